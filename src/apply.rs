@@ -1,0 +1,420 @@
+//! The only code that writes source files: applies a [`Plan`] under the "verify,
+//! don't trust" rules of contract section 5, and undoes the last apply.
+//!
+//! 1. Re-read every selected file and compare with the preview digest (a vanished
+//!    file is stale too). Default: any stale file aborts the whole apply.
+//! 2. Re-run the rewrite on the fresh bytes; the result must equal the plan.
+//! 3. Stage every new file (temp in the same folder, mode kept, fsync) before the
+//!    first rename; if a rename fails, put back the files already renamed.
+//! 4. Re-read every written file and check it against the planned digest.
+//! 5. Journal the original bytes so `undo` can restore them.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use tempfile::NamedTempFile;
+
+use crate::engine::{self, Engine};
+use crate::error::{Error, Result};
+use crate::lang;
+use crate::pending::{write_atomic, Locked};
+use crate::plan::{FilePlan, Plan};
+use crate::preview::plural;
+
+/// Options taken from `resolve`'s `extra`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ApplyOptions {
+    /// Write the fresh files and report stale ones (`extra.stale = "skip"`).
+    pub skip_stale: bool,
+    /// Apply only these display paths (`extra.files`).
+    pub only: Option<Vec<String>>,
+    /// Apply files whose rewrite adds syntax errors (`extra.allowSyntaxErrors`).
+    pub allow_syntax_errors: bool,
+}
+
+impl ApplyOptions {
+    /// Reads the options from `extra` (a JSON object). Unknown keys are allowed
+    /// (they belong to other producers), but known keys must have the right type.
+    pub fn from_extra(extra: Option<&serde_json::Value>) -> Result<Self> {
+        let mut o = ApplyOptions::default();
+        let Some(extra) = extra else { return Ok(o) };
+        let obj = extra.as_object().ok_or_else(|| Error::bad("extra must be a JSON object, for example {\"stale\":\"skip\"}"))?;
+        if let Some(v) = obj.get("stale") {
+            o.skip_stale = match v.as_str() {
+                Some("skip") => true,
+                Some("abort") => false,
+                _ => return Err(Error::bad("extra.stale must be \"skip\" or \"abort\"")),
+            };
+        }
+        if let Some(v) = obj.get("files") {
+            let arr = v.as_array().ok_or_else(|| Error::bad("extra.files must be an array of paths"))?;
+            let mut files = Vec::new();
+            for f in arr {
+                files.push(f.as_str().ok_or_else(|| Error::bad("extra.files must be an array of paths"))?.to_string());
+            }
+            o.only = Some(files);
+        }
+        if let Some(v) = obj.get("allowSyntaxErrors") {
+            o.allow_syntax_errors = v.as_bool().ok_or_else(|| Error::bad("extra.allowSyntaxErrors must be true or false"))?;
+        }
+        Ok(o)
+    }
+}
+
+/// Per-file result of an apply.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AppliedFile {
+    /// Display path.
+    pub path: String,
+    /// Replacements written.
+    pub replacements: usize,
+    /// `applied`, `stale` or `failed`.
+    pub status: String,
+    /// The diff that was applied.
+    pub diff: String,
+}
+
+/// Something the apply did not do, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Outstanding {
+    /// Display path.
+    pub path: String,
+    /// `stale`, `failed` or `not_selected`.
+    pub status: String,
+    /// What happened.
+    pub reason: String,
+}
+
+/// The apply report (`sourceResultDetails` of an `ast_edit` resolve).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ApplyReport {
+    /// `applied` or `incomplete`.
+    pub status: String,
+    /// True when at least one file was written.
+    pub applied: bool,
+    /// Replacements written.
+    pub total_replacements: usize,
+    /// Files written.
+    pub files_touched: usize,
+    /// Per-file results.
+    pub files: Vec<AppliedFile>,
+    /// What was not done.
+    pub outstanding: Vec<Outstanding>,
+}
+
+impl ApplyReport {
+    /// The result text.
+    pub fn text(&self) -> String {
+        let mut s = format!(
+            "Applied {} in {}.",
+            plural(self.total_replacements, "replacement"),
+            plural(self.files_touched, "file")
+        );
+        for f in &self.files {
+            s.push_str(&format!("\n  {:<8} {} ({})", f.status, f.path, plural(f.replacements, "replacement")));
+        }
+        if !self.outstanding.is_empty() {
+            s.push_str(&format!("\nIncomplete: {} not applied:", plural(self.outstanding.len(), "file")));
+            for o in &self.outstanding {
+                s.push_str(&format!("\n  {:<8} {}: {}", o.status, o.path, o.reason));
+            }
+        }
+        s
+    }
+}
+
+/// A file ready to be written.
+struct Staged<'p> {
+    plan: &'p FilePlan,
+    original: Vec<u8>,
+    tmp: NamedTempFile,
+}
+
+fn read_current(path: &Path) -> Option<Vec<u8>> {
+    std::fs::read(path).ok()
+}
+
+/// Test-only fault injection: `AST_EDIT_FAIL_RENAME_AT=k` makes the k-th rename
+/// (1-based) of an apply fail, to prove the rollback. Compiled in debug builds only.
+fn injected_rename_failure(k: usize) -> bool {
+    if cfg!(debug_assertions) {
+        if let Some(v) = std::env::var_os("AST_EDIT_FAIL_RENAME_AT") {
+            return v.to_str().and_then(|s| s.parse::<usize>().ok()) == Some(k);
+        }
+    }
+    false
+}
+
+/// Applies `plan`. `journal` receives the undo record of what was written.
+pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>, &str)>) -> Result<ApplyReport> {
+    let mut outstanding = Vec::new();
+    // Select.
+    let selected: Vec<&FilePlan> = match &opts.only {
+        None => plan.files.iter().collect(),
+        Some(only) => {
+            let unknown: Vec<&String> = only.iter().filter(|p| !plan.files.iter().any(|f| &f.path == *p)).collect();
+            if !unknown.is_empty() {
+                return Err(Error::ApplyFailed(format!(
+                    "extra.files names {} not in this action; its files are: {}",
+                    unknown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "),
+                    plan.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>().join(", ")
+                )));
+            }
+            for f in &plan.files {
+                if !only.contains(&f.path) {
+                    outstanding.push(Outstanding {
+                        path: f.path.clone(),
+                        status: "not_selected".into(),
+                        reason: "not named in extra.files".into(),
+                    });
+                }
+            }
+            plan.files.iter().filter(|f| only.contains(&f.path)).collect()
+        }
+    };
+    // Syntax guard.
+    if !opts.allow_syntax_errors {
+        let bad: Vec<&str> = selected.iter().filter(|f| f.syntax_errors_introduced()).map(|f| f.path.as_str()).collect();
+        if !bad.is_empty() {
+            return Err(Error::ApplyFailed(format!(
+                "the rewrite introduces syntax errors in {}: {}; fix the pattern, leave the file out with extra {{\"files\": [...]}}, or pass extra {{\"allowSyntaxErrors\": true}}",
+                plural(bad.len(), "file"),
+                bad.join(", ")
+            )));
+        }
+    }
+    // Freshness.
+    let mut fresh: Vec<(&FilePlan, Vec<u8>)> = Vec::new();
+    let mut stale: Vec<&FilePlan> = Vec::new();
+    for f in &selected {
+        match read_current(&f.abs) {
+            Some(b) if engine::digest(&b) == f.digest => fresh.push((f, b)),
+            _ => stale.push(f),
+        }
+    }
+    if !stale.is_empty() && !opts.skip_stale {
+        return Err(Error::ApplyFailed(format!(
+            "{} changed since the preview: {}",
+            plural(stale.len(), "file"),
+            stale.iter().map(|f| f.path.as_str()).collect::<Vec<_>>().join(", ")
+        ) + ". Nothing was written; discard this action and preview again, or pass extra {\"stale\":\"skip\"} to apply the unchanged files"));
+    }
+    for f in &stale {
+        let reason = if f.abs.exists() { "changed since the preview" } else { "deleted since the preview" };
+        outstanding.push(Outstanding { path: f.path.clone(), status: "stale".into(), reason: reason.into() });
+    }
+    // Re-run the rewrite; it must reproduce the plan.
+    let mut langs: Vec<_> = fresh.iter().filter_map(|(f, _)| lang::parse_lang(&f.lang).ok()).collect();
+    langs.sort_by_key(|l| lang::name(*l));
+    langs.dedup();
+    let engine = Engine::new(&plan.request, langs)?;
+    let mut staged: Vec<Staged> = Vec::new();
+    for (f, original) in fresh {
+        let lang = lang::parse_lang(&f.lang)?;
+        let text = engine::check_text(&original).map_err(|s| Error::ApplyFailed(format!("{}: {}", f.path, s.0)))?;
+        let new = engine::rewrite(engine.ops(lang), lang, text).map(|r| r.new_text);
+        let ok = new.as_ref().is_some_and(|n| engine::digest(n) == f.new_digest);
+        let Some(new) = new.filter(|_| ok) else {
+            return Err(Error::ApplyFailed(format!(
+                "re-running the edit on {} did not reproduce the preview (was ast-edit upgraded in between?); nothing was written. Discard this action and preview again",
+                f.path
+            )));
+        };
+        let tmp = stage(&f.abs, &new).map_err(|e| {
+            Error::ApplyFailed(format!("cannot stage the new {}: {e}; nothing was written", f.path))
+        })?;
+        staged.push(Staged { plan: f, original, tmp });
+    }
+    // Commit: rename every staged file; on failure put back what was renamed.
+    let mut done: Vec<(&FilePlan, Vec<u8>)> = Vec::new();
+    for (k, s) in staged.into_iter().enumerate() {
+        let result = if injected_rename_failure(k + 1) {
+            Err(std::io::Error::other("injected rename failure (AST_EDIT_FAIL_RENAME_AT)"))
+        } else {
+            s.tmp.persist(&s.plan.abs).map(|_| ()).map_err(|e| e.error)
+        };
+        if let Err(e) = result {
+            let mut restore_errors = Vec::new();
+            for (f, orig) in done.iter().rev() {
+                if let Err(re) = write_atomic(&f.abs, orig) {
+                    restore_errors.push(format!("{}: {re}", f.path));
+                }
+            }
+            let mut msg = format!("cannot write {}: {e}; ", s.plan.path);
+            if restore_errors.is_empty() {
+                msg.push_str("every file already written was restored, nothing changed");
+            } else {
+                msg.push_str(&format!("restoring failed for {}", restore_errors.join(", ")));
+            }
+            return Err(Error::ApplyFailed(msg));
+        }
+        done.push((s.plan, s.original));
+    }
+    // Verify after write, journal.
+    let mut files = Vec::new();
+    let mut journal_entries = Vec::new();
+    for (f, original) in &done {
+        let now = read_current(&f.abs);
+        let ok = now.as_ref().is_some_and(|b| engine::digest(b) == f.new_digest);
+        if ok {
+            files.push(AppliedFile { path: f.path.clone(), replacements: f.edits.len(), status: "applied".into(), diff: f.diff.clone() });
+            journal_entries.push((*f, original.as_slice()));
+        } else {
+            files.push(AppliedFile { path: f.path.clone(), replacements: f.edits.len(), status: "failed".into(), diff: f.diff.clone() });
+            outstanding.push(Outstanding {
+                path: f.path.clone(),
+                status: "failed".into(),
+                reason: "after writing, the file does not hold the planned bytes (changed by another process?)".into(),
+            });
+        }
+    }
+    if let Some((store, id)) = journal {
+        if !journal_entries.is_empty() {
+            write_journal(store, id, &journal_entries)?;
+        }
+    }
+    let applied: Vec<&AppliedFile> = files.iter().filter(|f| f.status == "applied").collect();
+    let total = applied.iter().map(|f| f.replacements).sum();
+    let touched = applied.len();
+    for s in &stale {
+        files.push(AppliedFile { path: s.path.clone(), replacements: s.edits.len(), status: "stale".into(), diff: s.diff.clone() });
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    outstanding.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(ApplyReport {
+        status: if outstanding.is_empty() { "applied".into() } else { "incomplete".into() },
+        applied: touched > 0,
+        total_replacements: total,
+        files_touched: touched,
+        files,
+        outstanding,
+    })
+}
+
+fn stage(target: &Path, bytes: &[u8]) -> std::io::Result<NamedTempFile> {
+    let dir = target.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new().prefix(".ast-edit-").suffix(".tmp").tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    let perms = std::fs::metadata(target)?.permissions();
+    tmp.as_file().set_permissions(perms)?;
+    tmp.as_file().sync_all()?;
+    Ok(tmp)
+}
+
+/// An undo record.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct JournalRecord {
+    id: String,
+    files: Vec<JournalFile>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct JournalFile {
+    path: String,
+    abs: PathBuf,
+    /// Digest of what apply wrote: undo restores only where the file still has it.
+    written_digest: String,
+    /// File (in the record's folder) holding the original bytes.
+    original: String,
+}
+
+fn journal_err(path: &Path, e: std::io::Error) -> Error {
+    Error::Store { path: path.to_path_buf(), message: format!("cannot write the undo journal: {e}") }
+}
+
+fn write_journal(store: &Locked<'_>, id: &str, entries: &[(&FilePlan, &[u8])]) -> Result<()> {
+    let seq = store.next_seq()?;
+    let dir = store.journal_dir().join(format!("{seq:012}-{id}"));
+    std::fs::create_dir_all(&dir).map_err(|e| journal_err(&dir, e))?;
+    let mut files = Vec::new();
+    for (i, (f, orig)) in entries.iter().enumerate() {
+        let name = format!("{i}.orig");
+        let p = dir.join(&name);
+        write_atomic(&p, orig).map_err(|e| journal_err(&p, e))?;
+        files.push(JournalFile { path: f.path.clone(), abs: f.abs.clone(), written_digest: f.new_digest.clone(), original: name });
+    }
+    let rec = JournalRecord { id: id.to_string(), files };
+    let p = dir.join("record.json");
+    write_atomic(&p, &serde_json::to_vec(&rec).expect("serializes")).map_err(|e| journal_err(&p, e))
+}
+
+/// Result of `undo`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UndoReport {
+    /// The action undone.
+    pub id: String,
+    /// `restored` or `incomplete`.
+    pub status: String,
+    /// Files restored.
+    pub restored: Vec<String>,
+    /// Files left alone, with reasons.
+    pub outstanding: Vec<Outstanding>,
+}
+
+impl UndoReport {
+    /// The result text.
+    pub fn text(&self) -> String {
+        let mut s = format!("Undid {}: restored {}.", self.id, plural(self.restored.len(), "file"));
+        for r in &self.restored {
+            s.push_str(&format!("\n  restored {r}"));
+        }
+        for o in &self.outstanding {
+            s.push_str(&format!("\n  {:<8} {}: {}", o.status, o.path, o.reason));
+        }
+        s
+    }
+}
+
+/// Restores the files of the last applied action, where they still hold the bytes
+/// apply wrote. Returns `Ok(None)` when there is nothing to undo.
+pub fn undo(store: &Locked<'_>) -> Result<Option<UndoReport>> {
+    let jdir = store.journal_dir();
+    let mut records: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for e in std::fs::read_dir(&jdir).map_err(|e| journal_err(&jdir, e))?.flatten() {
+        if e.path().join("record.json").is_file() {
+            records.insert(e.file_name().to_string_lossy().into_owned(), e.path());
+        }
+    }
+    let Some((_, dir)) = records.into_iter().next_back() else { return Ok(None) };
+    let rp = dir.join("record.json");
+    let rec: JournalRecord = serde_json::from_slice(&std::fs::read(&rp).map_err(|e| journal_err(&rp, e))?)
+        .map_err(|e| Error::Store { path: rp.clone(), message: format!("unreadable undo record: {e}") })?;
+    let mut restored = Vec::new();
+    let mut outstanding = Vec::new();
+    for f in &rec.files {
+        let current = read_current(&f.abs);
+        if current.as_ref().map(|b| engine::digest(b)) != Some(f.written_digest.clone()) {
+            outstanding.push(Outstanding {
+                path: f.path.clone(),
+                status: "stale".into(),
+                reason: if current.is_none() { "deleted since the apply; left alone".into() } else { "changed since the apply; left alone".into() },
+            });
+            continue;
+        }
+        let orig_path = dir.join(&f.original);
+        let restore = std::fs::read(&orig_path).and_then(|orig| {
+            let perms = std::fs::metadata(&f.abs)?.permissions();
+            write_atomic(&f.abs, &orig)?;
+            std::fs::set_permissions(&f.abs, perms)
+        });
+        match restore {
+            Ok(()) => restored.push(f.path.clone()),
+            Err(e) => outstanding.push(Outstanding { path: f.path.clone(), status: "failed".into(), reason: e.to_string() }),
+        }
+    }
+    std::fs::remove_dir_all(&dir).map_err(|e| journal_err(&dir, e))?;
+    Ok(Some(UndoReport {
+        id: rec.id,
+        status: if outstanding.is_empty() { "restored".into() } else { "incomplete".into() },
+        restored,
+        outstanding,
+    }))
+}

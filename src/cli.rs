@@ -1,0 +1,439 @@
+//! The command line: clap definitions (with `--help` that teaches) and the dispatch
+//! of each subcommand onto the library. Output rules: with `--json`, stdout holds
+//! exactly one JSON value and messages go to stderr; without it, diffs and results
+//! go to stdout, coloured on a terminal unless `NO_COLOR` is set.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde::Serialize;
+
+use crate::apply::{self, ApplyOptions};
+use crate::error::{Error, Result};
+use crate::lang;
+use crate::pending::{self, ActionKind, Store};
+use crate::plan;
+use crate::preview;
+use crate::print::{self, Style};
+use crate::request::{Op, RawRequest, WalkOptions, DEFAULT_MAX_FILESIZE};
+use crate::resolve::{self, Action, ResolveRequest};
+
+const ABOUT: &str = "Structural code edits you can trust: preview a pattern rewrite across a repository, then apply or discard it.";
+
+const LONG_ABOUT: &str = "\
+Structural code edits you can trust.
+
+ast-edit matches ast-grep patterns on tree-sitter syntax trees, previews every
+change as a unified diff, and stages it as a pending action. Nothing is written
+until you resolve it: `resolve apply` re-checks that every file is unchanged since
+the preview, re-runs the edit, proves it equals the preview, and writes atomically;
+`resolve discard` drops it.
+
+Tour:
+  ast-edit run -p 'print($A)' -r 'log($A)' fixtures      # preview + stage
+  ast-edit pending                                       # what is staged
+  ast-edit resolve apply --reason 'switch to log'        # write it
+  ast-edit undo                                          # put it back";
+
+/// ast-edit command line.
+#[derive(Parser, Debug)]
+#[command(name = "ast-edit", version, about = ABOUT, long_about = LONG_ABOUT)]
+pub struct Cli {
+    /// When to colour output.
+    #[arg(long, value_enum, global = true, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// `--color`.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum ColorChoice {
+    /// Colour on a terminal when NO_COLOR is unset.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// Subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Preview a rewrite and stage it as a pending action (or apply at once with -U).
+    #[command(long_about = "\
+Preview a structural rewrite and stage it as a pending action.
+
+Prints a unified diff per changed file (git apply accepts them), a summary, and
+how to resolve. Nothing is written unless -U is given. Zero matches is success.
+
+Patterns use ast-grep syntax: $A matches one node, $$$ARGS any number, $_ one
+node without capturing. A pattern must be a complete piece of code of the
+language: C statements need their `;` (`kfree($A);`).
+
+Examples:
+  ast-edit run -p 'assertEquals($A, $B)' -r 'assertEqual($A, $B)' tests/
+  ast-edit run -l c -p 'kfree($A);' -r 'kvfree($A);' drivers/
+  ast-edit run -p 'foo($A)' -r 'bar($A)' -p 'baz' -r 'qux' -g '*.py' -g '!vendor/**'
+  echo '{\"ops\":[{\"pat\":\"foo($A)\",\"out\":\"bar($A)\"}]}' | ast-edit run --request -")]
+    Run(RunArgs),
+    /// Apply or discard a pending action (the newest, or --id).
+    Resolve(ResolveArgs),
+    /// List pending actions, newest first.
+    Pending(JsonFlag),
+    /// Show a pending action's preview (the newest, or ID).
+    Show(ShowArgs),
+    /// Restore the files of the last applied action (only those still as apply left them).
+    Undo(JsonFlag),
+    /// List the supported languages, their names and extensions.
+    Langs(JsonFlag),
+}
+
+/// `--json` alone.
+#[derive(Args, Debug)]
+pub struct JsonFlag {
+    /// Print one JSON value on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `run` flags.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// ast-grep pattern to match (repeat with -r for several ops applied in one pass).
+    #[arg(short = 'p', long = "pattern", value_name = "PAT")]
+    pub pattern: Vec<String>,
+    /// Rewrite for the pattern at the same position; may use its metavariables. '' deletes.
+    #[arg(short = 'r', long = "rewrite", value_name = "REW", allow_hyphen_values = true)]
+    pub rewrite: Vec<String>,
+    /// Language of the files (name or alias: py, rs, ts, tsx, js, c, cpp, go, ...).
+    /// Without it each file's language comes from its extension.
+    #[arg(short = 'l', long = "lang", value_name = "LANG")]
+    pub lang: Option<String>,
+    /// Tree-sitter node kind to match inside the pattern (as ast-grep --selector).
+    #[arg(long, value_name = "KIND")]
+    pub selector: Option<String>,
+    /// Match strictness: cst, smart (default), ast, relaxed, signature.
+    #[arg(long, value_name = "S")]
+    pub strictness: Option<String>,
+    /// Include or exclude files (`!` excludes), as ripgrep -g. Repeatable.
+    #[arg(short = 'g', long = "glob", value_name = "GLOB", allow_hyphen_values = true)]
+    pub globs: Vec<String>,
+    /// Search at most N files (in path order); reaching the cap is reported.
+    #[arg(long, value_name = "N")]
+    pub max_files: Option<u64>,
+    /// Skip (and report) files larger than this many bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_FILESIZE)]
+    pub max_filesize: u64,
+    /// Search hidden files and folders too.
+    #[arg(long)]
+    pub hidden: bool,
+    /// Do not respect .gitignore/.ignore files.
+    #[arg(long)]
+    pub no_ignore: bool,
+    /// Read the JSON request (contract section 2) from FILE, or stdin with `-`.
+    #[arg(long, value_name = "FILE|-", conflicts_with_all = ["pattern", "rewrite", "lang", "selector", "strictness", "globs", "max_files", "paths"])]
+    pub request: Option<String>,
+    /// Print the preview details as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Apply at once (no pending action): same engine, same verified writer, journalled for undo.
+    #[arg(short = 'U', long = "update-all")]
+    pub update_all: bool,
+    /// Print every diff line in full (no preview budget).
+    #[arg(long)]
+    pub full: bool,
+    /// Files or directories to search (default: .).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<String>,
+}
+
+/// `resolve` arguments.
+#[derive(Args, Debug)]
+pub struct ResolveArgs {
+    /// apply or discard.
+    #[arg(value_name = "apply|discard")]
+    pub action: String,
+    /// Why, in one sentence (required).
+    #[arg(long)]
+    pub reason: Option<String>,
+    /// JSON object of options: {"stale":"skip"}, {"files":[...]}, {"allowSyntaxErrors":true}.
+    #[arg(long, value_name = "JSON")]
+    pub extra: Option<String>,
+    /// Resolve this action instead of the newest.
+    #[arg(long)]
+    pub id: Option<String>,
+    /// Print the result {content, isError, details} as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `show` arguments.
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// Action id (default: the newest).
+    pub id: Option<String>,
+    /// Print the preview details as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Print every diff line in full.
+    #[arg(long)]
+    pub full: bool,
+}
+
+fn cwd() -> Result<PathBuf> {
+    std::env::current_dir().map_err(|e| Error::io("cannot read the working directory", e))
+}
+
+fn store(cwd: &Path) -> Result<Store> {
+    Store::open(pending::state_dir(cwd))
+}
+
+fn style(color: ColorChoice, full: bool) -> Style {
+    let on = match color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    };
+    Style { color: on, full }
+}
+
+fn json_line(v: &impl Serialize) -> String {
+    let mut s = serde_json::to_string_pretty(v).expect("serializes");
+    s.push('\n');
+    s
+}
+
+/// Runs the CLI; returns the exit code. Output errors (a closed pipe) surface as
+/// `io::Error` for `main` to treat.
+pub fn run(cli: Cli, out: &mut impl Write) -> anyhow::Result<i32> {
+    match cli.command {
+        Command::Run(a) => cmd_run(a, cli.color, out),
+        Command::Resolve(a) => cmd_resolve(a, out),
+        Command::Pending(a) => cmd_pending(a, out),
+        Command::Show(a) => cmd_show(a, cli.color, out),
+        Command::Undo(a) => cmd_undo(a, out),
+        Command::Langs(a) => cmd_langs(a, out),
+    }
+}
+
+fn build_raw(a: &RunArgs) -> Result<RawRequest> {
+    if let Some(src) = &a.request {
+        let text = if src == "-" {
+            let mut s = String::new();
+            std::io::stdin().read_to_string(&mut s).map_err(|e| Error::io("cannot read the request from stdin", e))?;
+            s
+        } else {
+            std::fs::read_to_string(src).map_err(|e| Error::bad(format!("cannot read the request file {src}: {e}")))?
+        };
+        return RawRequest::from_json(&text);
+    }
+    if a.pattern.is_empty() {
+        return Err(Error::bad("no ops given: pass a pattern and a rewrite (`-p PAT -r REW`) or a JSON request (`--request FILE`)"));
+    }
+    if a.pattern.len() != a.rewrite.len() {
+        return Err(Error::bad(format!(
+            "got {} pattern(s) (-p) but {} rewrite(s) (-r): give one -r for each -p, in the same order (`-r ''` deletes the match)",
+            a.pattern.len(),
+            a.rewrite.len()
+        )));
+    }
+    Ok(RawRequest {
+        ops: a.pattern.iter().zip(&a.rewrite).map(|(p, r)| Op { pat: p.clone(), out: r.clone() }).collect(),
+        paths: a.paths.clone(),
+        lang: a.lang.clone(),
+        selector: a.selector.clone(),
+        strictness: a.strictness.clone(),
+        globs: a.globs.clone(),
+        max_files: a.max_files,
+    })
+}
+
+fn cmd_run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
+    let cwd = cwd()?;
+    let walk = WalkOptions { hidden: a.hidden, no_ignore: a.no_ignore };
+    let req = build_raw(&a)?.validate(&cwd, walk, a.max_filesize)?;
+    let plan = plan::build(&req, &cwd)?;
+    let style = style(color, a.full);
+    if a.update_all {
+        return run_update_all(plan, &a, &cwd, style, out);
+    }
+    let store = store(&cwd)?;
+    let details = pending::stage(&store, plan)?;
+    if a.json {
+        out.write_all(json_line(&details).as_bytes())?;
+        return Ok(0);
+    }
+    print::diffs(out, &details, style)?;
+    print::summary(out, &details, style)?;
+    match &details.id {
+        Some(id) => print::how_to_resolve(out, id)?,
+        None => writeln!(out, "No changes: nothing staged.")?,
+    }
+    Ok(0)
+}
+
+fn run_update_all(plan: plan::Plan, a: &RunArgs, cwd: &Path, style: Style, out: &mut impl Write) -> anyhow::Result<i32> {
+    let mut details = preview::details(&plan, None, "no_changes");
+    if plan.files.is_empty() {
+        if a.json {
+            out.write_all(json_line(&details).as_bytes())?;
+        } else {
+            print::summary(out, &details, style)?;
+            writeln!(out, "No changes: nothing written.")?;
+        }
+        return Ok(0);
+    }
+    let store = store(cwd)?;
+    let locked = store.lock()?;
+    let report = apply::apply_plan(&plan, &ApplyOptions::default(), Some((&locked, "run-U")));
+    drop(locked);
+    let report = match report {
+        Ok(r) => r,
+        Err(e) => {
+            details.status = "failed".into();
+            details.warnings.push(e.to_string());
+            if a.json {
+                out.write_all(json_line(&details).as_bytes())?;
+            } else {
+                eprintln!("error: {e}");
+            }
+            return Ok(1);
+        }
+    };
+    details.status = report.status.clone();
+    details.applied = report.applied;
+    for o in &report.outstanding {
+        details.warnings.push(format!("{}: {} ({})", o.path, o.reason, o.status));
+    }
+    if a.json {
+        out.write_all(json_line(&details).as_bytes())?;
+    } else {
+        print::diffs(out, &details, style)?;
+        print::summary(out, &details, style)?;
+        writeln!(out, "{}", report.text())?;
+    }
+    Ok(if report.status == "incomplete" { 3 } else { 0 })
+}
+
+fn cmd_resolve(a: ResolveArgs, out: &mut impl Write) -> anyhow::Result<i32> {
+    let action = Action::parse(&a.action)?;
+    let extra = match &a.extra {
+        None => None,
+        Some(s) => Some(serde_json::from_str::<serde_json::Value>(s).map_err(|e| {
+            Error::bad(format!("--extra is not valid JSON ({e}); give a JSON object such as '{{\"stale\":\"skip\"}}'"))
+        })?),
+    };
+    let req = ResolveRequest::new(action, a.reason, extra, a.id)?;
+    let cwd = cwd()?;
+    let result = resolve::resolve(&store(&cwd)?, &req)?;
+    if a.json {
+        out.write_all(json_line(&result).as_bytes())?;
+    } else if result.is_error {
+        eprintln!("{}", result.content);
+    } else {
+        writeln!(out, "{}", result.content)?;
+    }
+    Ok(result.exit_code())
+}
+
+fn cmd_pending(a: JsonFlag, out: &mut impl Write) -> anyhow::Result<i32> {
+    let cwd = cwd()?;
+    let store = store(&cwd)?;
+    let list = store.lock()?.list()?;
+    if a.json {
+        let rows: Vec<_> = list.iter().map(|p| p.summary()).collect();
+        out.write_all(json_line(&rows).as_bytes())?;
+        return Ok(0);
+    }
+    if list.is_empty() {
+        writeln!(out, "No pending actions.")?;
+    }
+    for p in &list {
+        writeln!(out, "{}  {}  {}  [{}]", p.id, p.created_at, p.label, p.source_tool_name)?;
+    }
+    Ok(0)
+}
+
+fn cmd_show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
+    let cwd = cwd()?;
+    let store = store(&cwd)?;
+    let Some(action) = store.lock()?.get(a.id.as_deref())? else {
+        let msg = match &a.id {
+            Some(id) => Error::UnknownId(id.clone()).to_string(),
+            None => "No pending actions.".to_string(),
+        };
+        eprintln!("{msg}");
+        return Ok(1);
+    };
+    let ActionKind::AstEdit { plan } = &action.kind;
+    let details = preview::details(plan, Some(action.id.clone()), "pending");
+    if a.json {
+        out.write_all(json_line(&details).as_bytes())?;
+        return Ok(0);
+    }
+    let style = style(color, a.full);
+    writeln!(out, "{}  {}  [{}]", action.id, action.created_at, action.source_tool_name)?;
+    print::diffs(out, &details, style)?;
+    print::summary(out, &details, style)?;
+    print::how_to_resolve(out, &action.id)?;
+    Ok(0)
+}
+
+/// `undo --json` output.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct UndoResult {
+    content: String,
+    is_error: bool,
+    details: Option<apply::UndoReport>,
+}
+
+fn cmd_undo(a: JsonFlag, out: &mut impl Write) -> anyhow::Result<i32> {
+    let cwd = cwd()?;
+    let store = store(&cwd)?;
+    let report = apply::undo(&store.lock()?)?;
+    let (res, code) = match report {
+        None => (
+            UndoResult { content: "Nothing to undo: no applied action in the journal.".into(), is_error: true, details: None },
+            1,
+        ),
+        Some(r) => {
+            let code = if r.status == "restored" { 0 } else { 3 };
+            (UndoResult { content: r.text(), is_error: false, details: Some(r) }, code)
+        }
+    };
+    if a.json {
+        out.write_all(json_line(&res).as_bytes())?;
+    } else if res.is_error {
+        eprintln!("{}", res.content);
+    } else {
+        writeln!(out, "{}", res.content)?;
+    }
+    Ok(code)
+}
+
+/// `langs --json` row.
+#[derive(Serialize)]
+struct LangRow {
+    name: &'static str,
+    aliases: &'static [&'static str],
+    extensions: Vec<String>,
+}
+
+fn cmd_langs(a: JsonFlag, out: &mut impl Write) -> anyhow::Result<i32> {
+    let rows: Vec<LangRow> = lang::all()
+        .into_iter()
+        .map(|i| LangRow { name: i.aliases[0], aliases: i.aliases, extensions: i.extensions })
+        .collect();
+    if a.json {
+        out.write_all(json_line(&rows).as_bytes())?;
+        return Ok(0);
+    }
+    writeln!(out, "{:<12} {:<28} extensions", "language", "names")?;
+    for r in rows {
+        writeln!(out, "{:<12} {:<28} {}", r.name, r.aliases.join(", "), r.extensions.iter().map(|e| format!(".{e}")).collect::<Vec<_>>().join(" "))?;
+    }
+    Ok(0)
+}

@@ -1,0 +1,158 @@
+//! Compiles each op of a request once per language it meets: the ast-grep pattern
+//! (with selector and strictness) and the rewrite template, with the checks that
+//! turn a silent no-op into a clear error: a pattern that does not parse, a pattern
+//! whose tree holds an ERROR node (with a hint), and a rewrite that uses a
+//! metavariable the pattern does not define.
+
+use std::collections::BTreeSet;
+
+use ast_grep_core::replacer::TemplateFix;
+use ast_grep_core::tree_sitter::LanguageExt;
+use ast_grep_core::Pattern;
+use ast_grep_core::matcher::PatternNode;
+use ast_grep_language::SupportLang;
+
+use crate::lang;
+use crate::request::{Op, Request};
+
+/// One op compiled for one language.
+pub struct CompiledOp {
+    /// Index of the op in the request.
+    pub index: usize,
+    /// The matcher.
+    pub pattern: Pattern,
+    /// The rewrite.
+    pub fix: TemplateFix,
+}
+
+/// Why an op does not compile for a language. The message names the op, the
+/// language and the fix.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompileError(pub String);
+
+impl std::fmt::Display for CompileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Compiles every op of `req` for `lang`; the first failing op is reported.
+pub fn compile_all(req: &Request, lang: SupportLang) -> Result<Vec<CompiledOp>, CompileError> {
+    (0..req.ops.len()).map(|i| compile_op(i, req, lang)).collect()
+}
+
+/// Compiles `req.ops[index]` for `lang`.
+pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<CompiledOp, CompileError> {
+    let op: &Op = &req.ops[index];
+    let lname = lang::name(lang);
+    let built = match &req.selector {
+        Some(sel) => Pattern::contextual(&op.pat, sel, lang),
+        None => Pattern::try_new(&op.pat, lang),
+    };
+    let pattern = built
+        .map_err(|e| {
+            CompileError(format!(
+                "ops[{index}].pat `{}` is not a valid {lname} pattern: {e}{}",
+                op.pat,
+                hint(&op.pat, lang)
+            ))
+        })?
+        .with_strictness(req.strictness.to_core());
+    if has_error_node(&pattern.node) || pattern.has_error() || pattern_source_has_error(&op.pat, req, lang) {
+        return Err(CompileError(format!(
+            "ops[{index}].pat `{}` does not parse cleanly as {lname}: its syntax tree contains an ERROR or MISSING node, so it would match nothing or the wrong code.{}",
+            op.pat,
+            hint(&op.pat, lang)
+        )));
+    }
+    let fix = TemplateFix::try_new(&op.out, &lang).map_err(|e| {
+        CompileError(format!("ops[{index}].out `{}` is not a valid {lname} rewrite: {e:?}", op.out))
+    })?;
+    let defined = pattern.defined_vars();
+    let used = fix.used_vars();
+    let missing: BTreeSet<&str> = used.iter().copied().filter(|v| !defined.contains(v)).collect();
+    if !missing.is_empty() {
+        let mut have: Vec<String> = defined.iter().map(|v| format!("${v}")).collect();
+        have.sort();
+        return Err(CompileError(format!(
+            "ops[{index}].out uses {} which the pattern `{}` does not define as {lname} (it defines: {}); use only the pattern's metavariables",
+            missing.iter().map(|v| format!("${v}")).collect::<Vec<_>>().join(", "),
+            op.pat,
+            if have.is_empty() { "none".to_string() } else { have.join(", ") }
+        )));
+    }
+    Ok(CompiledOp { index, pattern, fix })
+}
+
+fn has_error_node(node: &PatternNode) -> bool {
+    match node {
+        PatternNode::MetaVar { .. } => false,
+        PatternNode::Terminal { kind_id, .. } => *kind_id == u16::MAX,
+        PatternNode::Internal { kind_id, children } => {
+            *kind_id == u16::MAX || children.iter().any(has_error_node)
+        }
+    }
+}
+
+/// The pattern tree drops MISSING nodes and keeps only the matched node, so look at
+/// the parsed snippet too. An ERROR node anywhere is refused. A MISSING node is
+/// refused in C and C++ only: there a call without its `;` (`kfree($A)`) parses as
+/// a type (`macro_type_specifier`) and would match nothing, while in Rust, Go or JS
+/// the missing `;` sits outside the expression the pattern keeps.
+fn pattern_source_has_error(pat: &str, req: &Request, lang: SupportLang) -> bool {
+    if req.selector.is_some() {
+        // A selector picks a node out of a larger context snippet; only that node counts.
+        return false;
+    }
+    let processed = ast_grep_core::Language::pre_process_pattern(&lang, pat);
+    let grep = lang.ast_grep(processed.as_ref());
+    let strict_missing = matches!(lang, SupportLang::C | SupportLang::Cpp);
+    grep.root().dfs().any(|n| n.is_error() || (strict_missing && n.is_missing()))
+}
+
+fn hint(pat: &str, lang: SupportLang) -> String {
+    use SupportLang::*;
+    let t = pat.trim_end();
+    let needs_semicolon = matches!(lang, C | Cpp | Java | CSharp | Php | Dart);
+    if needs_semicolon && !t.ends_with(';') && !t.ends_with('}') {
+        format!(
+            " Hint: in {} a statement needs its `;`: try `{t};` (to match an expression inside other code, pass the statement with --selector KIND, e.g. --selector call_expression).",
+            lang::name(lang)
+        )
+    } else {
+        " Hint: write a complete expression or statement of the target language; to match a part of a larger snippet, pass the snippet with --selector KIND.".to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request::{RawRequest, WalkOptions};
+
+    fn req(pat: &str, out: &str) -> Request {
+        let raw = RawRequest {
+            ops: vec![Op { pat: pat.into(), out: out.into() }],
+            ..Default::default()
+        };
+        raw.validate(&std::env::current_dir().unwrap(), WalkOptions::default(), 1).unwrap()
+    }
+
+    #[test]
+    fn c_call_without_semicolon_is_refused_with_a_hint() {
+        let e = compile_all(&req("kfree($A)", "kvfree($A)"), SupportLang::C).err().unwrap().0;
+        assert!(e.contains("ERROR node") && e.contains("try `kfree($A);`"), "{e}");
+        assert!(compile_all(&req("kfree($A);", "kvfree($A);"), SupportLang::C).is_ok());
+    }
+
+    #[test]
+    fn rewrite_with_undefined_metavariable_is_refused() {
+        let e = compile_all(&req("foo($A)", "bar($B)"), SupportLang::Python).err().unwrap().0;
+        assert!(e.contains("uses $B") && e.contains("defines: $A"), "{e}");
+    }
+
+    #[test]
+    fn broken_pattern_is_refused() {
+        assert!(compile_all(&req("foo(", "bar"), SupportLang::Python).is_err());
+        assert!(compile_all(&req("print($$$A)", "log($$$A)"), SupportLang::Python).is_ok());
+    }
+}

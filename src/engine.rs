@@ -1,0 +1,280 @@
+//! The rewrite engine: for one file's bytes and the ops compiled for its language,
+//! the list of edits, the new text and the syntax check. Plain data in, plain data
+//! out; it never touches the disk (reading is [`crate::plan`]'s job, writing is
+//! [`crate::apply`]'s).
+//!
+//! Rules, as the contract fixes them:
+//! - all ops match the *original* tree in one pass; where matches nest or overlap the
+//!   outermost (earliest start, then longest) wins, as `ast-grep -U` does, and the
+//!   others are counted in `overlaps`;
+//! - a UTF-8 BOM is kept, and in a CRLF file every line the rewrite inserts ends in
+//!   CRLF too;
+//! - the new text is built in one forward pass;
+//! - the file is re-parsed after the rewrite and ERROR/MISSING nodes are counted
+//!   before and after.
+
+use std::collections::HashMap;
+
+use ast_grep_core::tree_sitter::LanguageExt;
+use ast_grep_core::{AstGrep, Doc};
+use ast_grep_language::SupportLang;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::compile::{self, CompileError, CompiledOp};
+use crate::error::{Error, Result};
+use crate::lang;
+use crate::request::Request;
+
+/// The UTF-8 byte order mark.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// One replacement: the bytes `start..end` of the original file become `text`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Edit {
+    /// Byte offset where the replaced range starts (in the whole file, BOM included).
+    pub start: usize,
+    /// Byte offset where it ends (exclusive).
+    pub end: usize,
+    /// Replacement text.
+    pub text: String,
+    /// Index of the op that produced it.
+    pub op: usize,
+}
+
+/// What the engine made of one file.
+#[derive(Debug)]
+pub struct Rewrite {
+    /// Edits kept, sorted by offset, non-overlapping, none a no-op.
+    pub edits: Vec<Edit>,
+    /// Matches dropped because they nest in or overlap a kept one.
+    pub overlaps: usize,
+    /// The whole new file.
+    pub new_text: Vec<u8>,
+    /// ERROR + MISSING nodes in the original tree.
+    pub errors_before: usize,
+    /// ERROR + MISSING nodes after the rewrite.
+    pub errors_after: usize,
+}
+
+/// Why a file was not searched. The text is shown to users as the skip reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skip(pub String);
+
+/// `sha256:<hex>` of some bytes: the content digest used to prove staleness.
+pub fn digest(bytes: &[u8]) -> String {
+    let h = Sha256::digest(bytes);
+    let mut s = String::with_capacity(7 + 64);
+    s.push_str("sha256:");
+    for b in h {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+/// Checks that `bytes` are text the engine can edit safely.
+pub fn check_text(bytes: &[u8]) -> std::result::Result<&str, Skip> {
+    if memchr::memchr(0, bytes).is_some() {
+        return Err(Skip("binary file (contains NUL bytes)".into()));
+    }
+    std::str::from_utf8(bytes).map_err(|e| {
+        Skip(format!(
+            "not valid UTF-8 (invalid byte at offset {}); convert it to UTF-8 to edit it",
+            e.valid_up_to()
+        ))
+    })
+}
+
+/// True when most line breaks of `text` are CRLF.
+pub fn is_crlf(text: &str) -> bool {
+    let lf = memchr::memchr_iter(b'\n', text.as_bytes()).count();
+    let crlf = memchr::memmem::find_iter(text.as_bytes(), b"\r\n").count();
+    crlf > 0 && crlf * 2 >= lf
+}
+
+/// Turns every bare `\n` into `\r\n`.
+fn to_crlf(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut prev = '\0';
+    for c in s.chars() {
+        if c == '\n' && prev != '\r' {
+            out.push('\r');
+        }
+        out.push(c);
+        prev = c;
+    }
+    out
+}
+
+fn count_errors<D: Doc>(grep: &AstGrep<D>) -> usize {
+    grep.root().dfs().filter(|n| n.is_error() || n.is_missing()).count()
+}
+
+/// Rewrites one file's text. Returns `None` when nothing changes.
+pub fn rewrite(ops: &[CompiledOp], lang: SupportLang, text: &str) -> Option<Rewrite> {
+    let (bom, body) = match text.strip_prefix('\u{feff}') {
+        Some(rest) => (BOM.len(), rest),
+        None => (0, text),
+    };
+    let grep = lang.ast_grep(body);
+    let root = grep.root();
+    let mut found: Vec<Edit> = Vec::new();
+    for op in ops {
+        for nm in root.find_all(&op.pattern) {
+            let e = nm.make_edit(&op.pattern, &op.fix);
+            let start = e.position + bom;
+            let end = start + e.deleted_length;
+            let text = String::from_utf8(e.inserted_text).unwrap_or_else(|e| {
+                String::from_utf8_lossy(e.as_bytes()).into_owned()
+            });
+            found.push(Edit { start, end, text, op: op.index });
+        }
+    }
+    if found.is_empty() {
+        return None;
+    }
+    // Outermost wins: earliest start, then the longest, then the first op.
+    found.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)).then(a.op.cmp(&b.op)));
+    let mut kept: Vec<Edit> = Vec::with_capacity(found.len());
+    let mut overlaps = 0;
+    let mut last_end = 0;
+    for e in found {
+        if !kept.is_empty() && e.start < last_end {
+            overlaps += 1;
+            continue;
+        }
+        last_end = e.end;
+        kept.push(e);
+    }
+    kept.retain(|e| text.as_bytes()[e.start..e.end] != *e.text.as_bytes());
+    if kept.is_empty() {
+        return None;
+    }
+    if is_crlf(text) {
+        for e in &mut kept {
+            if e.text.contains('\n') {
+                e.text = to_crlf(&e.text);
+            }
+        }
+    }
+    let new_text = splice(text.as_bytes(), &kept);
+    let errors_before = count_errors(&grep);
+    let new_body = std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8");
+    let errors_after = count_errors(&lang.ast_grep(new_body));
+    Some(Rewrite { edits: kept, overlaps, new_text, errors_before, errors_after })
+}
+
+/// Applies sorted, non-overlapping edits in one forward pass.
+pub fn splice(old: &[u8], edits: &[Edit]) -> Vec<u8> {
+    let grow: usize = edits.iter().map(|e| e.text.len()).sum();
+    let mut out = Vec::with_capacity(old.len() + grow);
+    let mut at = 0;
+    for e in edits {
+        out.extend_from_slice(&old[at..e.start]);
+        out.extend_from_slice(e.text.as_bytes());
+        at = e.end;
+    }
+    out.extend_from_slice(&old[at..]);
+    out
+}
+
+/// The ops of a request compiled for every language the run meets.
+pub struct Engine {
+    by_lang: HashMap<SupportLang, Vec<CompiledOp>>,
+    /// Ops that do not compile for some (not all) languages: shown as warnings.
+    pub warnings: Vec<String>,
+}
+
+impl Engine {
+    /// Compiles `req`'s ops for each language in `langs`.
+    ///
+    /// An op that compiles for none of them is bad input; one that fails for only
+    /// some languages is left out for those and reported in `warnings`. With a
+    /// forced language every op must compile for it.
+    pub fn new(req: &Request, langs: impl IntoIterator<Item = SupportLang>) -> Result<Self> {
+        let mut langs: Vec<SupportLang> = langs.into_iter().collect();
+        if let Some(l) = req.lang {
+            langs = vec![l];
+        }
+        langs.sort_by_key(|l| lang::name(*l));
+        langs.dedup();
+        let mut by_lang: HashMap<SupportLang, Vec<CompiledOp>> = HashMap::new();
+        let mut failures: Vec<Vec<CompileError>> = vec![Vec::new(); req.ops.len()];
+        for &l in &langs {
+            let mut ops = Vec::new();
+            for i in 0..req.ops.len() {
+                match compile::compile_op(i, req, l) {
+                    Ok(op) => ops.push(op),
+                    Err(e) => failures[i].push(e),
+                }
+            }
+            by_lang.insert(l, ops);
+        }
+        let mut warnings = Vec::new();
+        for (i, errs) in failures.iter().enumerate() {
+            if errs.is_empty() {
+                continue;
+            }
+            if errs.len() == langs.len() {
+                let msgs: Vec<String> = errs.iter().map(|e| e.0.clone()).collect();
+                return Err(Error::bad(msgs.join("\n")));
+            }
+            for e in errs {
+                warnings.push(format!("{e}; its files are not searched for ops[{i}]"));
+            }
+        }
+        Ok(Engine { by_lang, warnings })
+    }
+
+    /// The ops compiled for `lang` (empty when none compiled).
+    pub fn ops(&self, lang: SupportLang) -> &[CompiledOp] {
+        self.by_lang.get(&lang).map(|v| v.as_slice()).unwrap_or(&[])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request::{Op, RawRequest, WalkOptions};
+
+    fn engine(pat: &str, out: &str, l: SupportLang) -> Engine {
+        let raw = RawRequest { ops: vec![Op { pat: pat.into(), out: out.into() }], ..Default::default() };
+        let req = raw.validate(&std::env::current_dir().unwrap(), WalkOptions::default(), 1).unwrap();
+        Engine::new(&req, [l]).unwrap()
+    }
+
+    #[test]
+    fn nested_matches_outermost_wins_and_rest_are_counted() {
+        let e = engine("f($A)", "g($A)", SupportLang::Python);
+        let r = rewrite(e.ops(SupportLang::Python), SupportLang::Python, "f(f(1))\n").unwrap();
+        assert_eq!(String::from_utf8(r.new_text).unwrap(), "g(f(1))\n");
+        assert_eq!(r.overlaps, 1);
+    }
+
+    #[test]
+    fn crlf_and_bom_are_kept() {
+        let e = engine("f($A)", "g(\n$A)", SupportLang::Python);
+        let src = "\u{feff}x = 1\r\nf(2)\r\n";
+        let r = rewrite(e.ops(SupportLang::Python), SupportLang::Python, src).unwrap();
+        assert_eq!(String::from_utf8(r.new_text).unwrap(), "\u{feff}x = 1\r\ng(\r\n2)\r\n");
+    }
+
+    #[test]
+    fn no_op_rewrites_are_not_changes() {
+        let e = engine("f($A)", "f($A)", SupportLang::Python);
+        assert!(rewrite(e.ops(SupportLang::Python), SupportLang::Python, "f(1)\n").is_none());
+    }
+
+    #[test]
+    fn syntax_errors_introduced_are_counted() {
+        let e = engine("f($A)", "g($A", SupportLang::Python);
+        let r = rewrite(e.ops(SupportLang::Python), SupportLang::Python, "f(1)\n").unwrap();
+        assert!(r.errors_after > r.errors_before);
+    }
+
+    #[test]
+    fn binary_and_non_utf8_are_refused() {
+        assert!(check_text(b"a\0b").unwrap_err().0.contains("binary"));
+        assert!(check_text(b"caf\xe9").unwrap_err().0.contains("not valid UTF-8"));
+    }
+}

@@ -1,0 +1,71 @@
+//! Typed errors of the library, and the exit code each maps to.
+//!
+//! Every message names the thing that is wrong and says what to do about it. The
+//! binary prints them with `anyhow` at the edge; the MCP layer turns them into tool
+//! results with `isError: true`. Exit codes follow the contract: 1 for "nothing to
+//! resolve" and failed applies (the action is kept), 2 for bad input (nothing done).
+
+use std::path::PathBuf;
+
+/// The exact text when `resolve` finds nothing to act on (contract section 5).
+pub const NOTHING_PENDING: &str = "No pending action to resolve. Nothing to apply or discard.";
+
+/// Errors of the library.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The request (flags, JSON, pattern, rewrite) is invalid; nothing was done.
+    #[error("{0}")]
+    BadInput(String),
+    /// `resolve` found no pending action and no standing handler.
+    #[error("{}", NOTHING_PENDING)]
+    NothingPending,
+    /// `resolve --id` named an action that is not pending.
+    #[error(
+        "No pending action with id `{0}`. Run `ast-edit pending` to list the pending actions."
+    )]
+    UnknownId(String),
+    /// Applying an action failed; the action stays pending.
+    #[error("Apply failed: {0}")]
+    ApplyFailed(String),
+    /// The pending-action store could not be read or written.
+    #[error("pending-action store at {path}: {message}")]
+    Store {
+        /// The file or folder involved.
+        path: PathBuf,
+        /// What went wrong and how to fix it.
+        message: String,
+    },
+    /// An I/O error outside any single file of the run.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// Shorthand for a bad-input error.
+    pub fn bad(msg: impl Into<String>) -> Self {
+        Error::BadInput(msg.into())
+    }
+
+    /// Shorthand for an I/O error with context.
+    pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+        Error::Io { context: context.into(), source }
+    }
+
+    /// The process exit code for this error (contract section 6).
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::BadInput(_) => 2,
+            Error::NothingPending | Error::UnknownId(_) | Error::ApplyFailed(_) => 1,
+            Error::Store { .. } | Error::Io { .. } => 1,
+        }
+    }
+}
+
+/// Result alias for the library.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,116 @@
+//! Languages: names, aliases and file extensions of every builtin grammar of
+//! `ast-grep-language`, and the per-file inference used when `lang` is absent.
+
+use ast_grep_core::Language;
+use ast_grep_language::SupportLang;
+use std::path::Path;
+
+use crate::error::{Error, Result};
+
+/// Parses a language name or alias (`python`, `py`, `ts`, `c++`, ...), case-insensitive.
+pub fn parse_lang(name: &str) -> Result<SupportLang> {
+    name.trim().parse::<SupportLang>().map_err(|_| {
+        Error::bad(format!(
+            "unknown language `{name}`; use one of: {}. Run `ast-edit langs` to see every name with its extensions.",
+            all().iter().map(|l| l.aliases[0]).collect::<Vec<_>>().join(", ")
+        ))
+    })
+}
+
+/// The language a file is written in, from its extension.
+pub fn infer(path: &Path) -> Option<SupportLang> {
+    SupportLang::from_path(path)
+}
+
+/// The canonical lower-case name we print for a language.
+pub fn name(lang: SupportLang) -> &'static str {
+    info(lang).aliases[0]
+}
+
+/// A row of `ast-edit langs`.
+pub struct LangInfo {
+    /// The language.
+    pub lang: SupportLang,
+    /// Names accepted by `--lang` (the first is the canonical one).
+    pub aliases: &'static [&'static str],
+    /// File extensions inferred as this language.
+    pub extensions: Vec<String>,
+}
+
+fn aliases(lang: SupportLang) -> &'static [&'static str] {
+    use SupportLang::*;
+    // Same monikers as ast-grep-language's `FromStr`, canonical name first.
+    match lang {
+        Bash => &["bash"],
+        C => &["c"],
+        Cpp => &["cpp", "cc", "c++", "cxx"],
+        CSharp => &["csharp", "cs"],
+        Css => &["css"],
+        Dart => &["dart"],
+        Elixir => &["elixir", "ex"],
+        Go => &["go", "golang"],
+        Haskell => &["haskell", "hs"],
+        Hcl => &["hcl"],
+        Html => &["html"],
+        Java => &["java"],
+        JavaScript => &["javascript", "js", "jsx"],
+        Json => &["json"],
+        Kotlin => &["kotlin", "kt"],
+        Lua => &["lua"],
+        Markdown => &["markdown", "md"],
+        Nix => &["nix"],
+        Php => &["php"],
+        Python => &["python", "py"],
+        Ruby => &["ruby", "rb"],
+        Rust => &["rust", "rs"],
+        Scala => &["scala"],
+        Solidity => &["solidity", "sol"],
+        Swift => &["swift"],
+        Tsx => &["tsx"],
+        TypeScript => &["typescript", "ts"],
+        Yaml => &["yaml", "yml"],
+        Zig => &["zig"],
+    }
+}
+
+/// Name, aliases and extensions of one language.
+pub fn info(lang: SupportLang) -> LangInfo {
+    let types = lang.file_types();
+    let mut extensions: Vec<String> = types
+        .definitions()
+        .iter()
+        .flat_map(|d| d.globs().iter())
+        .map(|g| g.trim_start_matches("*.").to_string())
+        .collect();
+    extensions.sort();
+    extensions.dedup();
+    LangInfo { lang, aliases: aliases(lang), extensions }
+}
+
+/// Every builtin language, sorted by canonical name.
+pub fn all() -> Vec<LangInfo> {
+    let mut v: Vec<LangInfo> = SupportLang::all_langs().iter().map(|&l| info(l)).collect();
+    v.sort_by_key(|i| i.aliases[0]);
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_alias_parses_back_to_its_language() {
+        for i in all() {
+            for a in i.aliases {
+                assert_eq!(parse_lang(a).unwrap(), i.lang, "{a}");
+            }
+            assert!(!i.extensions.is_empty());
+        }
+    }
+
+    #[test]
+    fn unknown_language_names_the_fix() {
+        let e = parse_lang("cobol").unwrap_err().to_string();
+        assert!(e.contains("unknown language `cobol`") && e.contains("ast-edit langs"), "{e}");
+    }
+}

@@ -1,0 +1,197 @@
+//! The dry run: walk, read each file once, rewrite it with the engine (in parallel,
+//! results in path order), render its diff, and return a [`Plan`]: plain data that
+//! the printers, the pending store and the applier consume. Nothing here writes.
+//!
+//! Per file the plan keeps the digest of the bytes read, the edits, and the digest
+//! of the new text; never a copy of the file.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::diff;
+use crate::engine::{self, Edit, Engine, Skip};
+use crate::error::Result;
+use crate::lang;
+use crate::request::Request;
+use crate::walk::{self, Candidate};
+
+/// A file the plan changes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FilePlan {
+    /// Display path (relative to the working directory of the preview).
+    pub path: String,
+    /// Absolute path the file was read from.
+    pub abs: PathBuf,
+    /// Language it was parsed as.
+    pub lang: String,
+    /// Digest of the bytes read at preview.
+    pub digest: String,
+    /// Digest of the planned new bytes.
+    pub new_digest: String,
+    /// The replacements, sorted by offset.
+    pub edits: Vec<Edit>,
+    /// ERROR/MISSING nodes before the rewrite.
+    pub errors_before: usize,
+    /// ERROR/MISSING nodes after the rewrite.
+    pub errors_after: usize,
+    /// The unified diff.
+    pub diff: String,
+}
+
+impl FilePlan {
+    /// True when the rewrite adds syntax errors to the file.
+    pub fn syntax_errors_introduced(&self) -> bool {
+        self.errors_after > self.errors_before
+    }
+}
+
+/// A file that was not searched, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skipped {
+    /// Display path.
+    pub path: String,
+    /// Why it was skipped.
+    pub reason: String,
+}
+
+/// The result of a dry run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Plan {
+    /// The request that produced it.
+    pub request: Request,
+    /// The working directory it ran in.
+    pub cwd: PathBuf,
+    /// Changed files, sorted by path.
+    pub files: Vec<FilePlan>,
+    /// Files searched (after the `maxFiles` cap).
+    pub files_searched: usize,
+    /// Matches dropped because they nest in or overlap another.
+    pub overlaps: usize,
+    /// Files not searched, with reasons, sorted by path.
+    pub skipped: Vec<Skipped>,
+    /// Messages for the user.
+    pub warnings: Vec<String>,
+    /// True when `maxFiles` cut the walk.
+    pub limit_reached: bool,
+}
+
+impl Plan {
+    /// Total replacements over all files.
+    pub fn total_replacements(&self) -> usize {
+        self.files.iter().map(|f| f.edits.len()).sum()
+    }
+}
+
+/// Reads a file for the engine, with the size cap and the text checks.
+pub fn read_text(path: &Path, max_filesize: u64) -> std::result::Result<Vec<u8>, Skip> {
+    let meta = std::fs::metadata(path).map_err(|e| Skip(format!("unreadable: {e}")))?;
+    if meta.len() > max_filesize {
+        return Err(Skip(format!(
+            "too large ({} bytes; the cap is {} bytes, raise it with --max-filesize)",
+            meta.len(),
+            max_filesize
+        )));
+    }
+    std::fs::read(path).map_err(|e| Skip(format!("unreadable: {e}")))
+}
+
+enum Outcome {
+    Unchanged,
+    Changed(FilePlan, usize),
+    Skipped(Skipped),
+}
+
+fn plan_file(engine: &Engine, req: &Request, c: &Candidate) -> Outcome {
+    let skip = |s: Skip| Outcome::Skipped(Skipped { path: c.display.clone(), reason: s.0 });
+    let bytes = match read_text(&c.path, req.max_filesize) {
+        Ok(b) => b,
+        Err(s) => return skip(s),
+    };
+    let text = match engine::check_text(&bytes) {
+        Ok(t) => t,
+        Err(s) => return skip(s),
+    };
+    let ops = engine.ops(c.lang);
+    if ops.is_empty() || text.is_empty() {
+        return Outcome::Unchanged;
+    }
+    let Some(rw) = engine::rewrite(ops, c.lang, text) else {
+        return Outcome::Unchanged;
+    };
+    let new_text = std::str::from_utf8(&rw.new_text).expect("edits keep UTF-8");
+    let plan = FilePlan {
+        path: c.display.clone(),
+        abs: c.path.clone(),
+        lang: lang::name(c.lang).to_string(),
+        digest: engine::digest(&bytes),
+        new_digest: engine::digest(&rw.new_text),
+        diff: diff::unified(&c.display, text, new_text),
+        edits: rw.edits,
+        errors_before: rw.errors_before,
+        errors_after: rw.errors_after,
+    };
+    Outcome::Changed(plan, rw.overlaps)
+}
+
+/// Runs the dry run of `req` from `cwd`.
+pub fn build(req: &Request, cwd: &Path) -> Result<Plan> {
+    let cwd = walk::normalize(cwd);
+    let walked = walk::walk(req, &cwd)?;
+    let mut langs: Vec<_> = walked.files.iter().map(|c| c.lang).collect();
+    langs.sort_by_key(|l| lang::name(*l));
+    langs.dedup();
+    let engine = Engine::new(req, langs)?;
+    let outcomes: Vec<Outcome> = walked.files.par_iter().map(|c| plan_file(&engine, req, c)).collect();
+    let mut files = Vec::new();
+    let mut skipped = Vec::new();
+    let mut overlaps = 0;
+    for o in outcomes {
+        match o {
+            Outcome::Unchanged => {}
+            Outcome::Changed(f, n) => {
+                overlaps += n;
+                files.push(f);
+            }
+            Outcome::Skipped(s) => skipped.push(s),
+        }
+    }
+    let mut warnings = engine.warnings.clone();
+    for (path, err) in &walked.errors {
+        let _ = path;
+        warnings.push(format!("walk: {err}"));
+    }
+    if walked.limit_reached() {
+        warnings.push(format!(
+            "Limit reached: searched the first {} of {} files (maxFiles); narrow the paths or raise maxFiles to search the rest.",
+            walked.files.len(),
+            walked.total
+        ));
+    }
+    if overlaps > 0 {
+        warnings.push(format!(
+            "{overlaps} match(es) nested in or overlapping another match were not rewritten (the outermost wins); run the same edit again after applying to rewrite them."
+        ));
+    }
+    for f in &files {
+        if f.syntax_errors_introduced() {
+            warnings.push(format!(
+                "{}: the rewrite introduces syntax errors ({} ERROR/MISSING nodes before, {} after); apply refuses this file unless extra {{\"allowSyntaxErrors\": true}}.",
+                f.path, f.errors_before, f.errors_after
+            ));
+        }
+    }
+    Ok(Plan {
+        request: req.clone(),
+        cwd,
+        files,
+        files_searched: walked.files.len(),
+        overlaps,
+        skipped,
+        warnings,
+        limit_reached: walked.limit_reached(),
+    })
+}

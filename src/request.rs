@@ -1,0 +1,269 @@
+//! The one validated request type shared by the CLI and (later) the MCP server.
+//!
+//! Built in two stages, as ripgrep builds its flags: a [`RawRequest`] is what a user
+//! typed (CLI flags or the JSON of contract section 2, unknown keys refused), and
+//! [`RawRequest::validate`] turns it into a [`Request`] or a bad-input error that says
+//! what to fix. Pattern compilation needs the languages of the files, so it happens
+//! later in [`crate::compile`], still before anything is staged or written.
+
+use std::path::Path;
+
+use ast_grep_core::MatchStrictness;
+use ast_grep_language::SupportLang;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::lang;
+
+/// Default cap on the size of a file the engine will read (bytes).
+pub const DEFAULT_MAX_FILESIZE: u64 = 16 * 1024 * 1024;
+
+/// One pattern -> rewrite pair.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Op {
+    /// ast-grep pattern (`$A`, `$$$ARGS`, `$_`).
+    pub pat: String,
+    /// Rewrite template; may use the pattern's metavariables. Empty deletes the match.
+    pub out: String,
+}
+
+/// A request as typed: the JSON of contract section 2, or the same built from flags.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawRequest {
+    /// Pattern -> rewrite pairs applied in one pass.
+    #[serde(default)]
+    pub ops: Vec<Op>,
+    /// Files or directories, relative to the working directory (default `["."]`).
+    #[serde(default)]
+    pub paths: Vec<String>,
+    /// Language name or alias; absent: inferred per file from its extension.
+    #[serde(default)]
+    pub lang: Option<String>,
+    /// Tree-sitter node kind to match inside the pattern (ast-grep `--selector`).
+    #[serde(default)]
+    pub selector: Option<String>,
+    /// `cst`, `smart` (default), `ast`, `relaxed`, `signature`.
+    #[serde(default)]
+    pub strictness: Option<String>,
+    /// Include/exclude globs (`!` excludes), as ripgrep `-g`.
+    #[serde(default)]
+    pub globs: Vec<String>,
+    /// Cap on files searched; reaching it is reported.
+    #[serde(default)]
+    pub max_files: Option<u64>,
+}
+
+/// How the walk treats ignore files and hidden files (CLI flags, as ripgrep's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WalkOptions {
+    /// Search hidden files and folders too.
+    pub hidden: bool,
+    /// Do not respect `.gitignore` / `.ignore` files.
+    pub no_ignore: bool,
+}
+
+/// Match strictness, as ast-grep's `--strictness`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Strictness {
+    /// Every node, including trivia, must match.
+    Cst,
+    /// Unnamed nodes in the code may be skipped (default).
+    #[default]
+    Smart,
+    /// Only named nodes are compared.
+    Ast,
+    /// Named nodes, ignoring comments.
+    Relaxed,
+    /// Named nodes' kinds only, ignoring text.
+    Signature,
+}
+
+impl Strictness {
+    /// Parses a strictness name.
+    pub fn parse(s: &str) -> Result<Self> {
+        Ok(match s.trim().to_ascii_lowercase().as_str() {
+            "cst" => Strictness::Cst,
+            "smart" => Strictness::Smart,
+            "ast" => Strictness::Ast,
+            "relaxed" => Strictness::Relaxed,
+            "signature" => Strictness::Signature,
+            _ => {
+                return Err(Error::bad(format!(
+                    "unknown strictness `{s}`; use one of: cst, smart, ast, relaxed, signature"
+                )));
+            }
+        })
+    }
+
+    /// The ast-grep-core value.
+    pub fn to_core(self) -> MatchStrictness {
+        match self {
+            Strictness::Cst => MatchStrictness::Cst,
+            Strictness::Smart => MatchStrictness::Smart,
+            Strictness::Ast => MatchStrictness::Ast,
+            Strictness::Relaxed => MatchStrictness::Relaxed,
+            Strictness::Signature => MatchStrictness::Signature,
+        }
+    }
+}
+
+/// A checked request. Everything in it has been validated except the patterns
+/// themselves, which are compiled per language by [`crate::compile`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Request {
+    /// At least one op, no duplicate patterns.
+    pub ops: Vec<Op>,
+    /// Paths as given (relative to the working directory), each existing.
+    pub paths: Vec<String>,
+    /// Forced language, or `None` to infer per file.
+    #[serde(with = "opt_lang")]
+    pub lang: Option<SupportLang>,
+    /// Selector node kind.
+    pub selector: Option<String>,
+    /// Strictness.
+    pub strictness: Strictness,
+    /// Include/exclude globs.
+    pub globs: Vec<String>,
+    /// Cap on files searched.
+    pub max_files: Option<usize>,
+    /// Walk options.
+    pub walk: WalkOptions,
+    /// Files larger than this are skipped with a reason.
+    pub max_filesize: u64,
+}
+
+mod opt_lang {
+    use ast_grep_language::SupportLang;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Option<SupportLang>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(l) => s.serialize_some(crate::lang::name(*l)),
+            None => s.serialize_none(),
+        }
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<SupportLang>, D::Error> {
+        let v: Option<String> = Option::deserialize(d)?;
+        v.map(|s| s.parse::<SupportLang>().map_err(serde::de::Error::custom)).transpose()
+    }
+}
+
+impl RawRequest {
+    /// Parses the JSON request of contract section 2. Unknown keys are refused.
+    pub fn from_json(text: &str) -> Result<Self> {
+        serde_json::from_str(text).map_err(|e| {
+            Error::bad(format!(
+                "invalid request JSON: {e}. Expected an object like {{\"ops\":[{{\"pat\":\"foo($A)\",\"out\":\"bar($A)\"}}],\"paths\":[\"src\"]}}"
+            ))
+        })
+    }
+
+    /// Stage two: check every field, resolve `paths` against `cwd`.
+    pub fn validate(self, cwd: &Path, walk: WalkOptions, max_filesize: u64) -> Result<Request> {
+        if self.ops.is_empty() {
+            return Err(Error::bad(
+                "no ops given: pass at least one pattern and rewrite (`-p PAT -r REW`, or `ops: [{\"pat\": ..., \"out\": ...}]`)",
+            ));
+        }
+        for (i, op) in self.ops.iter().enumerate() {
+            if op.pat.trim().is_empty() {
+                return Err(Error::bad(format!(
+                    "ops[{i}].pat is empty: give an ast-grep pattern such as `foo($A)`"
+                )));
+            }
+            if let Some(j) = self.ops[..i].iter().position(|o| o.pat == op.pat) {
+                return Err(Error::bad(format!(
+                    "ops[{i}] repeats the pattern of ops[{j}] (`{}`): give each pattern once",
+                    op.pat
+                )));
+            }
+        }
+        let paths = if self.paths.is_empty() { vec![".".to_string()] } else { self.paths };
+        for p in &paths {
+            if p.trim().is_empty() {
+                return Err(Error::bad("a path is empty: give a file or directory, or omit paths to search `.`"));
+            }
+            let full = cwd.join(p);
+            if std::fs::symlink_metadata(&full).is_err() {
+                return Err(Error::bad(format!(
+                    "path not found: {p} (relative to {}); check the spelling or give an existing file or directory",
+                    cwd.display()
+                )));
+            }
+        }
+        let lang = self.lang.as_deref().map(lang::parse_lang).transpose()?;
+        let strictness = match self.strictness.as_deref() {
+            Some(s) => Strictness::parse(s)?,
+            None => Strictness::Smart,
+        };
+        let selector = match self.selector {
+            Some(s) if s.trim().is_empty() => {
+                return Err(Error::bad("selector is empty: give a tree-sitter node kind such as `call_expression`, or omit it"));
+            }
+            other => other,
+        };
+        for g in &self.globs {
+            if g.trim().is_empty() || g.trim() == "!" {
+                return Err(Error::bad("a glob is empty: give a glob such as `*.py` or `!tests/**`"));
+            }
+        }
+        let max_files = match self.max_files {
+            Some(0) => return Err(Error::bad("maxFiles must be at least 1 (omit it for no cap)")),
+            Some(n) => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+            None => None,
+        };
+        Ok(Request {
+            ops: self.ops,
+            paths,
+            lang,
+            selector,
+            strictness,
+            globs: self.globs,
+            max_files,
+            walk,
+            max_filesize,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(json: &str) -> RawRequest {
+        RawRequest::from_json(json).unwrap()
+    }
+
+    #[test]
+    fn unknown_keys_are_refused() {
+        let e = RawRequest::from_json(r#"{"ops":[],"bogus":1}"#).unwrap_err().to_string();
+        assert!(e.contains("unknown field `bogus`"), "{e}");
+    }
+
+    #[test]
+    fn empty_ops_duplicate_patterns_and_zero_cap_are_bad_input() {
+        let cwd = std::env::current_dir().unwrap();
+        let v = |j: &str| raw(j).validate(&cwd, WalkOptions::default(), 1).unwrap_err().to_string();
+        assert!(v(r#"{"ops":[]}"#).contains("no ops given"));
+        assert!(v(r#"{"ops":[{"pat":"a","out":"b"},{"pat":"a","out":"c"}]}"#).contains("repeats the pattern"));
+        assert!(v(r#"{"ops":[{"pat":"a","out":"b"}],"maxFiles":0}"#).contains("maxFiles"));
+        assert!(v(r#"{"ops":[{"pat":"a","out":"b"}],"paths":["nope/nope"]}"#).contains("path not found: nope/nope"));
+        assert!(v(r#"{"ops":[{"pat":"a","out":"b"}],"strictness":"loose"}"#).contains("unknown strictness"));
+    }
+
+    #[test]
+    fn request_round_trips_through_json() {
+        let cwd = std::env::current_dir().unwrap();
+        let r = raw(r#"{"ops":[{"pat":"a","out":"b"}],"lang":"py"}"#)
+            .validate(&cwd, WalkOptions::default(), 5)
+            .unwrap();
+        let back: Request = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+        assert_eq!(r, back);
+        assert_eq!(r.paths, vec!["."]);
+    }
+}

@@ -1,0 +1,142 @@
+//! Finds the files a request searches: `ignore`'s parallel walker (`.gitignore` and
+//! `.ignore` respected even outside a git repository, hidden files skipped, symlinks
+//! not followed, unless the walk options say otherwise), the request's globs, and the
+//! language of each file. The result is sorted by path so every later stage is
+//! deterministic at any thread count.
+
+use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
+
+use ast_grep_language::SupportLang;
+use ignore::overrides::OverrideBuilder;
+use ignore::{WalkBuilder, WalkState};
+
+use crate::error::{Error, Result};
+use crate::lang;
+use crate::request::Request;
+
+/// A file to search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    /// Path used to read the file (absolute).
+    pub path: PathBuf,
+    /// Path shown to users: relative to the working directory, `/`-separated.
+    pub display: String,
+    /// Language the file is parsed as.
+    pub lang: SupportLang,
+}
+
+/// The walk's result.
+#[derive(Debug, Default)]
+pub struct Walked {
+    /// Files to search, sorted by display path, at most `maxFiles` of them.
+    pub files: Vec<Candidate>,
+    /// How many candidate files the walk found before the cap.
+    pub total: usize,
+    /// Problems met while walking (unreadable folders, broken ignore files).
+    pub errors: Vec<(String, String)>,
+}
+
+impl Walked {
+    /// True when `maxFiles` cut the list.
+    pub fn limit_reached(&self) -> bool {
+        self.files.len() < self.total
+    }
+}
+
+/// Lexically normalises `p` (drops `.`, folds `..`) without touching the disk.
+pub fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// The path users see for `abs`: relative to `cwd` when inside it, `/`-separated.
+pub fn display_path(abs: &Path, cwd: &Path) -> String {
+    let rel = abs.strip_prefix(cwd).unwrap_or(abs);
+    let s = rel.to_string_lossy().replace('\\', "/");
+    if s.is_empty() { ".".to_string() } else { s }
+}
+
+/// Walks the request's paths from `cwd`.
+pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
+    let cwd = normalize(cwd);
+    let roots: Vec<PathBuf> = req.paths.iter().map(|p| normalize(&cwd.join(p))).collect();
+    let mut builder = WalkBuilder::new(&roots[0]);
+    for r in &roots[1..] {
+        builder.add(r);
+    }
+    builder
+        .hidden(!req.walk.hidden)
+        .ignore(!req.walk.no_ignore)
+        .git_ignore(!req.walk.no_ignore)
+        .git_global(!req.walk.no_ignore)
+        .git_exclude(!req.walk.no_ignore)
+        .parents(!req.walk.no_ignore)
+        .require_git(false)
+        .follow_links(false)
+        .threads(rayon::current_num_threads().max(1));
+    if !req.globs.is_empty() {
+        let mut ob = OverrideBuilder::new(&cwd);
+        for g in &req.globs {
+            ob.add(g).map_err(|e| Error::bad(format!("invalid glob `{g}`: {e}")))?;
+        }
+        builder.overrides(ob.build().map_err(|e| Error::bad(format!("invalid globs: {e}")))?);
+    }
+    let found: Mutex<Vec<Candidate>> = Mutex::new(Vec::new());
+    let errors: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
+    let forced = req.lang;
+    builder.build_parallel().run(|| {
+        let found = &found;
+        let errors = &errors;
+        let cwd = &cwd;
+        Box::new(move |entry| {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(err) => {
+                    errors.lock().unwrap().push((String::new(), err.to_string()));
+                    return WalkState::Continue;
+                }
+            };
+            let is_file = entry.file_type().is_some_and(|t| t.is_file());
+            if !is_file {
+                return WalkState::Continue;
+            }
+            let path = entry.path();
+            let explicit = entry.depth() == 0;
+            let inferred = lang::infer(path);
+            let lang = match (forced, inferred) {
+                (Some(f), _) if explicit => Some(f),
+                (Some(f), Some(i)) if f == i => Some(f),
+                (Some(_), _) => None,
+                (None, i) => i,
+            };
+            if let Some(lang) = lang {
+                let abs = path.to_path_buf();
+                let display = display_path(&abs, cwd);
+                found.lock().unwrap().push(Candidate { path: abs, display, lang });
+            }
+            WalkState::Continue
+        })
+    });
+    let mut files = found.into_inner().unwrap();
+    files.sort_by(|a, b| a.display.cmp(&b.display));
+    files.dedup_by(|a, b| a.path == b.path);
+    let total = files.len();
+    if let Some(cap) = req.max_files {
+        files.truncate(cap);
+    }
+    let mut errors = errors.into_inner().unwrap();
+    errors.sort();
+    Ok(Walked { files, total, errors })
+}
