@@ -121,7 +121,10 @@ pub fn rewrite(ops: &[CompiledOp], lang: SupportLang, text: &str) -> Option<Rewr
     let mut found: Vec<Edit> = Vec::new();
     for op in ops {
         for nm in root.find_all(&op.pattern) {
-            let e = nm.make_edit(&op.pattern, &op.fix);
+            // The whole matched node is replaced, as `ast-grep run -r -U` does (its
+            // CLI does not trim to the pattern's own length, so `var $A = $B` on
+            // `var a = 1;` drops the `;`). tests/parity.rs pins the equality.
+            let e = nm.replace_by(&op.fix);
             let start = e.position + bom;
             let end = start + e.deleted_length;
             let text = String::from_utf8(e.inserted_text).unwrap_or_else(|e| {
@@ -199,13 +202,13 @@ impl Engine {
         langs.sort_by_key(|l| lang::name(*l));
         langs.dedup();
         let mut by_lang: HashMap<SupportLang, Vec<CompiledOp>> = HashMap::new();
-        let mut failures: Vec<Vec<CompileError>> = vec![Vec::new(); req.ops.len()];
+        let mut failures: Vec<Vec<(SupportLang, CompileError)>> = vec![Vec::new(); req.ops.len()];
         for &l in &langs {
             let mut ops = Vec::new();
             for i in 0..req.ops.len() {
                 match compile::compile_op(i, req, l) {
                     Ok(op) => ops.push(op),
-                    Err(e) => failures[i].push(e),
+                    Err(e) => failures[i].push((l, e)),
                 }
             }
             by_lang.insert(l, ops);
@@ -216,11 +219,11 @@ impl Engine {
                 continue;
             }
             if errs.len() == langs.len() {
-                let msgs: Vec<String> = errs.iter().map(|e| e.0.clone()).collect();
+                let msgs: Vec<String> = errs.iter().map(|(_, e)| e.0.clone()).collect();
                 return Err(Error::bad(msgs.join("\n")));
             }
-            for e in errs {
-                warnings.push(format!("{e}; its files are not searched for ops[{i}]"));
+            for (_, e) in errs {
+                warnings.push(format!("{e} Files of that language are not searched for ops[{i}]."));
             }
         }
         Ok(Engine { by_lang, warnings })

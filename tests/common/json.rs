@@ -1,0 +1,115 @@
+//! The JSON shapes of the contract, as test-only types that refuse unknown fields:
+//! any drift in what the binary prints fails a test.
+
+#![allow(dead_code)]
+
+use serde::Deserialize;
+use serde_json::Value;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Preview {
+    pub id: Option<String>,
+    pub label: String,
+    pub source_tool_name: String,
+    pub status: String,
+    pub applied: bool,
+    pub total_replacements: usize,
+    pub files_touched: usize,
+    pub files_searched: usize,
+    pub files: Vec<PreviewFile>,
+    pub overlaps: usize,
+    pub skipped: Vec<Skipped>,
+    pub warnings: Vec<String>,
+    pub limit_reached: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PreviewFile {
+    pub path: String,
+    pub replacements: usize,
+    pub diff: String,
+    pub syntax_errors_introduced: bool,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Skipped {
+    pub path: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ResolveResult {
+    pub content: String,
+    pub is_error: bool,
+    pub details: ResolveDetails,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ResolveDetails {
+    pub action: String,
+    pub reason: String,
+    pub extra: Option<Value>,
+    pub source_tool_name: Option<String>,
+    pub label: Option<String>,
+    pub source_result_details: Option<ApplyReport>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ApplyReport {
+    pub status: String,
+    pub applied: bool,
+    pub total_replacements: usize,
+    pub files_touched: usize,
+    pub files: Vec<AppliedFile>,
+    pub outstanding: Vec<Outstanding>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AppliedFile {
+    pub path: String,
+    pub replacements: usize,
+    pub status: String,
+    pub diff: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Outstanding {
+    pub path: String,
+    pub status: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PendingRow {
+    pub id: String,
+    pub label: String,
+    pub source_tool_name: String,
+    pub created_at: String,
+    pub files: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct UndoResult {
+    pub content: String,
+    pub is_error: bool,
+    pub details: Option<UndoReport>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct UndoReport {
+    pub id: String,
+    pub status: String,
+    pub restored: Vec<String>,
+    pub outstanding: Vec<Outstanding>,
+}

@@ -1,0 +1,154 @@
+//! Test harness: a temporary copy of `fixtures/` (or an empty tree), its own state
+//! dir, and a wrapper that runs the real `ast-edit` binary there.
+
+#![allow(dead_code)]
+
+pub mod json;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A temporary work tree with its own pending-action store.
+pub struct Tree {
+    pub dir: tempfile::TempDir,
+    pub state: tempfile::TempDir,
+}
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dst = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dst);
+        } else {
+            std::fs::copy(e.path(), dst).unwrap();
+        }
+    }
+}
+
+/// Result of one run of the binary.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    fn from(o: Output) -> Self {
+        Run {
+            code: o.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        }
+    }
+    pub fn json<T: serde::de::DeserializeOwned>(&self) -> T {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not the expected JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
+    }
+    #[track_caller]
+    pub fn ok(self) -> Self {
+        assert_eq!(self.code, 0, "exit code\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        self
+    }
+    #[track_caller]
+    pub fn code(self, code: i32) -> Self {
+        assert_eq!(self.code, code, "exit code\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        self
+    }
+}
+
+impl Tree {
+    /// An empty tree.
+    pub fn empty() -> Self {
+        Tree { dir: tempfile::tempdir().unwrap(), state: tempfile::tempdir().unwrap() }
+    }
+
+    /// A copy of `fixtures/`.
+    pub fn fixtures() -> Self {
+        let t = Tree::empty();
+        copy_dir(&fixtures(), t.dir.path());
+        t
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn write(&self, rel: &str, contents: impl AsRef<[u8]>) {
+        let p = self.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, contents).unwrap();
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path().join(rel)).unwrap()
+    }
+
+    pub fn read_bytes(&self, rel: &str) -> Vec<u8> {
+        std::fs::read(self.path().join(rel)).unwrap()
+    }
+
+    /// Every file of the tree with its bytes.
+    pub fn snapshot(&self) -> BTreeMap<String, Vec<u8>> {
+        fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+            for e in std::fs::read_dir(dir).unwrap() {
+                let e = e.unwrap();
+                let ft = e.file_type().unwrap();
+                if ft.is_dir() {
+                    walk(root, &e.path(), out);
+                } else if ft.is_file() {
+                    let rel = e.path().strip_prefix(root).unwrap().to_string_lossy().into_owned();
+                    out.insert(rel, std::fs::read(e.path()).unwrap());
+                }
+            }
+        }
+        let mut m = BTreeMap::new();
+        walk(self.path(), self.path(), &mut m);
+        m
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_ast-edit"));
+        c.args(args)
+            .current_dir(self.path())
+            .env("AST_EDIT_STATE_DIR", self.state.path())
+            .env_remove("RAYON_NUM_THREADS")
+            .env_remove("AST_EDIT_FAIL_RENAME_AT")
+            .env("NO_COLOR", "1");
+        c
+    }
+
+    /// Runs the binary in the tree.
+    pub fn run(&self, args: &[&str]) -> Run {
+        Run::from(self.command(args).output().unwrap())
+    }
+
+    /// Runs the binary with extra environment.
+    pub fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut c = self.command(args);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        Run::from(c.output().unwrap())
+    }
+
+    /// Runs with `stdin` fed.
+    pub fn run_stdin(&self, args: &[&str], stdin: &str) -> Run {
+        use std::io::Write;
+        let mut c = self.command(args);
+        c.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        Run::from(child.wait_with_output().unwrap())
+    }
+}
+
+/// The py op used by many tests: 2 replacements in python/test_app.py.
+pub const ASSERT_PAT: &str = "self.assertEquals($A, $B)";
+pub const ASSERT_OUT: &str = "self.assertEqual($A, $B)";
