@@ -230,6 +230,12 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
         })?;
         staged.push(Staged { plan: f, original, tmp });
     }
+    // Journal before the first rename: the originals, and the temp files in flight,
+    // so that a run killed half-way can be cleaned up and undone by the next one.
+    let jdir = match journal {
+        Some((store, id)) if !staged.is_empty() => Some(begin_journal(store, id, &staged)?),
+        _ => None,
+    };
     // Commit: rename every staged file; on failure put back what was renamed.
     let mut done: Vec<(&FilePlan, Vec<u8>)> = Vec::new();
     for (k, s) in staged.into_iter().enumerate() {
@@ -248,24 +254,28 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
             let mut msg = format!("cannot write {}: {e}; ", s.plan.path);
             if restore_errors.is_empty() {
                 msg.push_str("every file already written was restored, nothing changed");
+                if let Some(d) = &jdir {
+                    let _ = std::fs::remove_dir_all(d);
+                }
             } else {
-                msg.push_str(&format!("restoring failed for {}", restore_errors.join(", ")));
+                msg.push_str(&format!("restoring failed for {} (run `ast-edit undo` to retry)", restore_errors.join(", ")));
+                if let Some(d) = &jdir {
+                    let _ = std::fs::remove_file(d.join(INFLIGHT));
+                }
             }
             return Err(Error::ApplyFailed(msg));
         }
+        injected_pause(k + 1);
         done.push((s.plan, s.original));
     }
-    // Verify after write, journal.
+    // Verify after write: do not trust our own counters.
     let mut files = Vec::new();
-    let mut journal_entries = Vec::new();
-    for (f, original) in &done {
+    for (f, _) in &done {
         let now = read_current(&f.abs);
         let ok = now.as_ref().is_some_and(|b| engine::digest(b) == f.new_digest);
-        if ok {
-            files.push(AppliedFile { path: f.path.clone(), replacements: f.edits.len(), status: "applied".into(), diff: f.diff.clone() });
-            journal_entries.push((*f, original.as_slice()));
-        } else {
-            files.push(AppliedFile { path: f.path.clone(), replacements: f.edits.len(), status: "failed".into(), diff: f.diff.clone() });
+        let status = if ok { "applied" } else { "failed" };
+        files.push(AppliedFile { path: f.path.clone(), replacements: f.edits.len(), status: status.into(), diff: f.diff.clone() });
+        if !ok {
             outstanding.push(Outstanding {
                 path: f.path.clone(),
                 status: "failed".into(),
@@ -273,10 +283,8 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
             });
         }
     }
-    if let Some((store, id)) = journal {
-        if !journal_entries.is_empty() {
-            write_journal(store, id, &journal_entries)?;
-        }
+    if let Some(d) = &jdir {
+        std::fs::remove_file(d.join(INFLIGHT)).map_err(|e| journal_err(d, e))?;
     }
     let applied: Vec<&AppliedFile> = files.iter().filter(|f| f.status == "applied").collect();
     let total = applied.iter().map(|f| f.replacements).sum();
@@ -321,28 +329,107 @@ struct JournalFile {
     abs: PathBuf,
     /// Digest of what apply wrote: undo restores only where the file still has it.
     written_digest: String,
+    /// Digest of the bytes before the apply.
+    original_digest: String,
     /// File (in the record's folder) holding the original bytes.
     original: String,
+    /// The temp file staged for it (removed by `recover` if a crash left it).
+    temp: PathBuf,
 }
 
 fn journal_err(path: &Path, e: std::io::Error) -> Error {
     Error::Store { path: path.to_path_buf(), message: format!("cannot write the undo journal: {e}") }
 }
 
-fn write_journal(store: &Locked<'_>, id: &str, entries: &[(&FilePlan, &[u8])]) -> Result<()> {
+/// Marker file of a journal record whose apply has not finished.
+const INFLIGHT: &str = "inflight";
+
+fn begin_journal(store: &Locked<'_>, id: &str, staged: &[Staged<'_>]) -> Result<PathBuf> {
     let seq = store.next_seq()?;
     let dir = store.journal_dir().join(format!("{seq:012}-{id}"));
     std::fs::create_dir_all(&dir).map_err(|e| journal_err(&dir, e))?;
     let mut files = Vec::new();
-    for (i, (f, orig)) in entries.iter().enumerate() {
+    for (i, s) in staged.iter().enumerate() {
         let name = format!("{i}.orig");
         let p = dir.join(&name);
-        write_atomic(&p, orig).map_err(|e| journal_err(&p, e))?;
-        files.push(JournalFile { path: f.path.clone(), abs: f.abs.clone(), written_digest: f.new_digest.clone(), original: name });
+        write_atomic(&p, &s.original).map_err(|e| journal_err(&p, e))?;
+        files.push(JournalFile {
+            path: s.plan.path.clone(),
+            abs: s.plan.abs.clone(),
+            written_digest: s.plan.new_digest.clone(),
+            original_digest: s.plan.digest.clone(),
+            original: name,
+            temp: s.tmp.path().to_path_buf(),
+        });
     }
+    let marker = dir.join(INFLIGHT);
+    std::fs::write(&marker, b"").map_err(|e| journal_err(&marker, e))?;
     let rec = JournalRecord { id: id.to_string(), files };
     let p = dir.join("record.json");
-    write_atomic(&p, &serde_json::to_vec(&rec).expect("serializes")).map_err(|e| journal_err(&p, e))
+    write_atomic(&p, &serde_json::to_vec(&rec).expect("serializes")).map_err(|e| journal_err(&p, e))?;
+    Ok(dir)
+}
+
+/// Test-only: `AST_EDIT_PAUSE_AFTER_RENAME=k` stops for a minute after the k-th
+/// rename, so a test can kill the process in the middle of an apply. Debug builds only.
+fn injected_pause(k: usize) {
+    if cfg!(debug_assertions)
+        && std::env::var("AST_EDIT_PAUSE_AFTER_RENAME").ok().and_then(|s| s.parse::<usize>().ok()) == Some(k)
+    {
+        eprintln!("paused after rename {k}");
+        std::thread::sleep(std::time::Duration::from_secs(60));
+    }
+}
+
+fn journal_records(store: &Locked<'_>) -> Result<Vec<PathBuf>> {
+    let jdir = store.journal_dir();
+    let mut records: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for e in std::fs::read_dir(&jdir).map_err(|e| journal_err(&jdir, e))?.flatten() {
+        if e.path().join("record.json").is_file() {
+            records.insert(e.file_name().to_string_lossy().into_owned(), e.path());
+        }
+    }
+    Ok(records.into_values().collect())
+}
+
+fn read_record(dir: &Path) -> Result<JournalRecord> {
+    let rp = dir.join("record.json");
+    serde_json::from_slice(&std::fs::read(&rp).map_err(|e| journal_err(&rp, e))?)
+        .map_err(|e| Error::Store { path: rp.clone(), message: format!("unreadable undo record: {e}") })
+}
+
+/// Cleans up after an apply that was killed half-way: removes its temp files and
+/// turns its journal into a normal undo record. Returns one message per interrupted
+/// apply, for the caller to show. Every whole file is either the old or the new one
+/// (renames are atomic); the messages say which were written.
+pub fn recover(store: &Locked<'_>) -> Result<Vec<String>> {
+    let mut msgs = Vec::new();
+    for dir in journal_records(store)? {
+        if !dir.join(INFLIGHT).exists() {
+            continue;
+        }
+        let rec = read_record(&dir)?;
+        let mut removed = 0;
+        let mut written = Vec::new();
+        for f in &rec.files {
+            if f.temp.exists() && std::fs::remove_file(&f.temp).is_ok() {
+                removed += 1;
+            }
+            if read_current(&f.abs).is_some_and(|b| engine::digest(&b) == f.written_digest) {
+                written.push(f.path.as_str());
+            }
+        }
+        std::fs::remove_file(dir.join(INFLIGHT)).map_err(|e| journal_err(&dir, e))?;
+        msgs.push(format!(
+            "an earlier apply of {} was interrupted: {} of {} written ({}), {} removed; run `ast-edit undo` to restore them",
+            rec.id,
+            written.len(),
+            plural(rec.files.len(), "file"),
+            if written.is_empty() { "none".to_string() } else { written.join(", ") },
+            plural(removed, "leftover temp file"),
+        ));
+    }
+    Ok(msgs)
 }
 
 /// Result of `undo`.
@@ -376,22 +463,19 @@ impl UndoReport {
 /// Restores the files of the last applied action, where they still hold the bytes
 /// apply wrote. Returns `Ok(None)` when there is nothing to undo.
 pub fn undo(store: &Locked<'_>) -> Result<Option<UndoReport>> {
-    let jdir = store.journal_dir();
-    let mut records: BTreeMap<String, PathBuf> = BTreeMap::new();
-    for e in std::fs::read_dir(&jdir).map_err(|e| journal_err(&jdir, e))?.flatten() {
-        if e.path().join("record.json").is_file() {
-            records.insert(e.file_name().to_string_lossy().into_owned(), e.path());
-        }
-    }
-    let Some((_, dir)) = records.into_iter().next_back() else { return Ok(None) };
-    let rp = dir.join("record.json");
-    let rec: JournalRecord = serde_json::from_slice(&std::fs::read(&rp).map_err(|e| journal_err(&rp, e))?)
-        .map_err(|e| Error::Store { path: rp.clone(), message: format!("unreadable undo record: {e}") })?;
+    let Some(dir) = journal_records(store)?.pop() else { return Ok(None) };
+    let rec = read_record(&dir)?;
     let mut restored = Vec::new();
     let mut outstanding = Vec::new();
     for f in &rec.files {
         let current = read_current(&f.abs);
-        if current.as_ref().map(|b| engine::digest(b)) != Some(f.written_digest.clone()) {
+        let now = current.as_ref().map(|b| engine::digest(b));
+        if now.as_deref() == Some(f.original_digest.as_str()) {
+            // Never written (an interrupted apply) or already put back.
+            restored.push(f.path.clone());
+            continue;
+        }
+        if now.as_deref() != Some(f.written_digest.as_str()) {
             outstanding.push(Outstanding {
                 path: f.path.clone(),
                 status: "stale".into(),

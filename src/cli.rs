@@ -186,8 +186,14 @@ fn cwd() -> Result<PathBuf> {
     std::env::current_dir().map_err(|e| Error::io("cannot read the working directory", e))
 }
 
+/// Opens the workspace's store, first cleaning up after an apply that was killed
+/// half-way (reported on stderr).
 fn store(cwd: &Path) -> Result<Store> {
-    Store::open(pending::state_dir(cwd))
+    let store = Store::open(pending::state_dir(cwd))?;
+    for msg in apply::recover(&store.lock()?)? {
+        eprintln!("warning: {msg}");
+    }
+    Ok(store)
 }
 
 fn style(color: ColorChoice, full: bool) -> Style {
