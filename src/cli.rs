@@ -144,6 +144,10 @@ pub struct RunArgs {
     /// Print every diff line in full (no preview budget).
     #[arg(long)]
     pub full: bool,
+    /// Parse every file instead of skipping those that lack the pattern's literal
+    /// tokens (slower; the result is the same, which this flag lets you check).
+    #[arg(long)]
+    pub no_prefilter: bool,
     /// Files or directories to search (default: .).
     #[arg(value_name = "PATH")]
     pub paths: Vec<String>,
@@ -259,7 +263,8 @@ fn build_raw(a: &RunArgs) -> Result<RawRequest> {
 fn cmd_run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
     let cwd = cwd()?;
     let walk = WalkOptions { hidden: a.hidden, no_ignore: a.no_ignore };
-    let req = build_raw(&a)?.validate(&cwd, walk, a.max_filesize)?;
+    let mut req = build_raw(&a)?.validate(&cwd, walk, a.max_filesize)?;
+    req.no_prefilter = a.no_prefilter;
     let plan = plan::build(&req, &cwd)?;
     let style = style(color, a.full);
     if a.update_all {

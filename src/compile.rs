@@ -13,7 +13,7 @@ use ast_grep_core::matcher::PatternNode;
 use ast_grep_language::SupportLang;
 
 use crate::lang;
-use crate::request::{Op, Request};
+use crate::request::{Op, Request, Strictness};
 
 /// One op compiled for one language.
 pub struct CompiledOp {
@@ -23,6 +23,44 @@ pub struct CompiledOp {
     pub pattern: Pattern,
     /// The rewrite.
     pub fix: TemplateFix,
+    /// Texts every match must contain, literally: the pattern's named leaf tokens
+    /// (identifiers, literals). A file lacking one of them cannot match, so it is
+    /// skipped before parsing. Empty when no such token is sound to require.
+    pub literals: Vec<String>,
+}
+
+/// The literal texts that every match of `pattern` must contain.
+///
+/// ast-grep-core compares a named leaf of the pattern with the code by kind *and*
+/// text under every strictness but `signature` (which ignores text); unnamed leaves
+/// (punctuation, keywords) are compared by kind only, so they are not required.
+/// See `MatchStrictness::match_terminal` in ast-grep-core.
+pub fn required_literals(pattern: &Pattern, strictness: Strictness) -> Vec<String> {
+    fn walk(n: &PatternNode, out: &mut Vec<String>) {
+        match n {
+            PatternNode::MetaVar { .. } => {}
+            PatternNode::Terminal { text, is_named, kind_id } => {
+                if *is_named && *kind_id != u16::MAX && !text.trim().is_empty() && !out.contains(text) {
+                    out.push(text.clone());
+                }
+            }
+            PatternNode::Internal { children, .. } => children.iter().for_each(|c| walk(c, out)),
+        }
+    }
+    let mut out = Vec::new();
+    if strictness != Strictness::Signature {
+        walk(&pattern.node, &mut out);
+    }
+    // Longest first: the rarest text usually rejects a file soonest.
+    out.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+    out
+}
+
+impl CompiledOp {
+    /// True when `text` contains every required literal (so it may match).
+    pub fn may_match(&self, text: &[u8]) -> bool {
+        self.literals.iter().all(|l| memchr::memmem::find(text, l.as_bytes()).is_some())
+    }
 }
 
 /// Why an op does not compile for a language. The message names the op, the
@@ -81,7 +119,8 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
             if have.is_empty() { "none".to_string() } else { have.join(", ") }
         )));
     }
-    Ok(CompiledOp { index, pattern, fix })
+    let literals = required_literals(&pattern, req.strictness);
+    Ok(CompiledOp { index, pattern, fix, literals })
 }
 
 fn has_error_node(node: &PatternNode) -> bool {
@@ -148,6 +187,17 @@ mod tests {
     fn rewrite_with_undefined_metavariable_is_refused() {
         let e = compile_all(&req("foo($A)", "bar($B)"), SupportLang::Python).err().unwrap().0;
         assert!(e.contains("uses $B") && e.contains("defines: $A"), "{e}");
+    }
+
+    #[test]
+    fn literals_are_the_named_leaves_of_the_pattern() {
+        let ops = compile_all(&req("JSON.parse(JSON.stringify($A))", "structuredClone($A)"), SupportLang::JavaScript).unwrap();
+        assert_eq!(ops[0].literals, vec!["stringify", "parse", "JSON"]);
+        let ops = compile_all(&req("$A.unwrap()", "$A.expect(\"x\")"), SupportLang::Rust).unwrap();
+        assert_eq!(ops[0].literals, vec!["unwrap"]);
+        assert!(ops[0].may_match(b"x.unwrap()") && !ops[0].may_match(b"x.expect()"));
+        let ops = compile_all(&req("print($$$A)", "log($$$A)"), SupportLang::Python).unwrap();
+        assert_eq!(ops[0].literals, vec!["print"]);
     }
 
     #[test]

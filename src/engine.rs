@@ -111,7 +111,19 @@ fn count_errors<D: Doc>(grep: &AstGrep<D>) -> usize {
 }
 
 /// Rewrites one file's text. Returns `None` when nothing changes.
-pub fn rewrite(ops: &[CompiledOp], lang: SupportLang, text: &str) -> Option<Rewrite> {
+///
+/// Ops whose required literals are missing from the text are not run, and when no
+/// op is left the file is not even parsed (the literal prefilter, issue 6), unless
+/// `prefilter` is false.
+pub fn rewrite(ops: &[CompiledOp], lang: SupportLang, text: &str, prefilter: bool) -> Option<Rewrite> {
+    let live: Vec<&CompiledOp> = if prefilter {
+        ops.iter().filter(|op| op.may_match(text.as_bytes())).collect()
+    } else {
+        ops.iter().collect()
+    };
+    if live.is_empty() {
+        return None;
+    }
     let (bom, body) = match text.strip_prefix('\u{feff}') {
         Some(rest) => (BOM.len(), rest),
         None => (0, text),
@@ -119,7 +131,7 @@ pub fn rewrite(ops: &[CompiledOp], lang: SupportLang, text: &str) -> Option<Rewr
     let grep = lang.ast_grep(body);
     let root = grep.root();
     let mut found: Vec<Edit> = Vec::new();
-    for op in ops {
+    for op in live {
         for nm in root.find_all(&op.pattern) {
             // The whole matched node is replaced, as `ast-grep run -r -U` does (its
             // CLI does not trim to the pattern's own length, so `var $A = $B` on
@@ -249,7 +261,7 @@ mod tests {
     #[test]
     fn nested_matches_outermost_wins_and_rest_are_counted() {
         let e = engine("f($A)", "g($A)", SupportLang::Python);
-        let r = rewrite(e.ops(SupportLang::Python), SupportLang::Python, "f(f(1))\n").unwrap();
+        let r = rewrite(e.ops(SupportLang::Python), SupportLang::Python, "f(f(1))\n", true).unwrap();
         assert_eq!(String::from_utf8(r.new_text).unwrap(), "g(f(1))\n");
         assert_eq!(r.overlaps, 1);
     }
@@ -258,20 +270,20 @@ mod tests {
     fn crlf_and_bom_are_kept() {
         let e = engine("f($A)", "g(\n$A)", SupportLang::Python);
         let src = "\u{feff}x = 1\r\nf(2)\r\n";
-        let r = rewrite(e.ops(SupportLang::Python), SupportLang::Python, src).unwrap();
+        let r = rewrite(e.ops(SupportLang::Python), SupportLang::Python, src, true).unwrap();
         assert_eq!(String::from_utf8(r.new_text).unwrap(), "\u{feff}x = 1\r\ng(\r\n2)\r\n");
     }
 
     #[test]
     fn no_op_rewrites_are_not_changes() {
         let e = engine("f($A)", "f($A)", SupportLang::Python);
-        assert!(rewrite(e.ops(SupportLang::Python), SupportLang::Python, "f(1)\n").is_none());
+        assert!(rewrite(e.ops(SupportLang::Python), SupportLang::Python, "f(1)\n", true).is_none());
     }
 
     #[test]
     fn syntax_errors_introduced_are_counted() {
         let e = engine("f($A)", "g($A", SupportLang::Python);
-        let r = rewrite(e.ops(SupportLang::Python), SupportLang::Python, "f(1)\n").unwrap();
+        let r = rewrite(e.ops(SupportLang::Python), SupportLang::Python, "f(1)\n", true).unwrap();
         assert!(r.errors_after > r.errors_before);
     }
 

@@ -135,6 +135,9 @@ pub struct Request {
     pub walk: WalkOptions,
     /// Files larger than this are skipped with a reason.
     pub max_filesize: u64,
+    /// Parse every file, without the literal prefilter (to check the prefilter).
+    #[serde(default)]
+    pub no_prefilter: bool,
 }
 
 mod opt_lang {
@@ -227,6 +230,7 @@ impl RawRequest {
             max_files,
             walk,
             max_filesize,
+            no_prefilter: false,
         })
     }
 }

@@ -324,3 +324,40 @@ fn broken_pipe_exits_quietly() {
     let out = child.wait_with_output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn literal_prefilter_changes_nothing_but_speed() {
+    let t = Tree::fixtures();
+    t.write("extra/n.py", "f(f(1))\nif x:\n    print(2)\n");
+    t.write("extra/s.ts", "const a = b as any;\nObject.assign({}, c);\n");
+    let cases: &[&[&str]] = &[
+        &["-p", "fetch_data($$$A)", "-r", "load_data($$$A)"],
+        &["-p", "self.assertEquals($A, $B)", "-r", "self.assertEqual($A, $B)"],
+        &["-p", "f($A)", "-r", "g($A)", "-l", "py"],
+        &["-p", "print($A)", "-r", "log($A)", "-l", "py", "--strictness", "ast"],
+        &["-p", "$A.unwrap()", "-r", "$A.expect(\"checked\")", "-l", "rs"],
+        &["-p", "$A as any", "-r", "$A as unknown", "-l", "ts"],
+        &["-p", "Object.assign({}, $A)", "-r", "({ ...$A })", "-l", "ts"],
+        &["-p", "JSON.parse(JSON.stringify($A))", "-r", "structuredClone($A)", "-l", "js"],
+        &["-p", "var $A = $B", "-r", "let $A = $B", "-l", "js"],
+        &["-p", "func f() { ioutil.ReadFile($A) }", "--selector", "call_expression", "-r", "os.ReadFile($A)", "-l", "go"],
+        &["-p", "kfree($A);", "-r", "kvfree($A);", "-l", "c"],
+        &["-p", "fetch_data($$$A);", "-r", "load_data($$$A);", "-l", "c", "--strictness", "signature"],
+        &["-p", "$F($$$A)", "-r", "call($F)", "-l", "go"],
+    ];
+    let plan = |args: &[&str], off: bool| {
+        let mut v = vec!["run", "--json"];
+        v.extend_from_slice(args);
+        if off {
+            v.push("--no-prefilter");
+        }
+        let mut j: serde_json::Value = serde_json::from_str(&t.run(&v).ok().stdout).unwrap();
+        j["id"] = serde_json::Value::Null;
+        j
+    };
+    for args in cases {
+        let on = plan(args, false);
+        assert!(on["totalReplacements"].as_u64().unwrap() > 0, "{args:?} must change something");
+        assert_eq!(on, plan(args, true), "{args:?}");
+    }
+}
