@@ -63,15 +63,23 @@ impl CompiledOp {
     }
 }
 
-/// Why an op does not compile for a language. The message names the op, the
-/// language and the fix.
+/// Why an op does not compile for a language.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CompileError(pub String);
+pub struct CompileError {
+    /// The full message: names the op, the language and the fix.
+    pub message: String,
+    /// A few words for a summary line listing several languages.
+    pub short: String,
+}
 
 impl std::fmt::Display for CompileError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
+}
+
+fn cerr(message: String, short: impl Into<String>) -> CompileError {
+    CompileError { message, short: short.into() }
 }
 
 /// Compiles every op of `req` for `lang`; the first failing op is reported.
@@ -89,22 +97,28 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
     };
     let pattern = built
         .map_err(|e| {
-            CompileError(format!(
-                "ops[{index}].pat `{}` is not a valid {lname} pattern: {e}{}",
-                op.pat,
-                hint(&op.pat, lang)
-            ))
+            cerr(
+                format!("ops[{index}].pat `{}` is not a valid {lname} pattern: {e}{}", op.pat, hint(&op.pat, lang)),
+                "not a valid pattern",
+            )
         })?
         .with_strictness(req.strictness.to_core());
     if has_error_node(&pattern.node) || pattern.has_error() || pattern_source_has_error(&op.pat, req, lang) {
-        return Err(CompileError(format!(
-            "ops[{index}].pat `{}` does not parse cleanly as {lname}: its syntax tree contains an ERROR or MISSING node, so it would match nothing or the wrong code.{}",
-            op.pat,
-            hint(&op.pat, lang)
-        )));
+        let short = match semicolon_hint(&op.pat, lang) {
+            Some(t) => format!("the pattern has an ERROR or MISSING node; try `{t};`"),
+            None => "the pattern has an ERROR or MISSING node".to_string(),
+        };
+        return Err(cerr(
+            format!(
+                "ops[{index}].pat `{}` does not parse cleanly as {lname}: its syntax tree contains an ERROR or MISSING node, so it would match nothing or the wrong code.{}",
+                op.pat,
+                hint(&op.pat, lang)
+            ),
+            short,
+        ));
     }
     let fix = TemplateFix::try_new(&op.out, &lang).map_err(|e| {
-        CompileError(format!("ops[{index}].out `{}` is not a valid {lname} rewrite: {e:?}", op.out))
+        cerr(format!("ops[{index}].out `{}` is not a valid {lname} rewrite: {e:?}", op.out), "not a valid rewrite")
     })?;
     let defined = pattern.defined_vars();
     let used = fix.used_vars();
@@ -112,12 +126,15 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
     if !missing.is_empty() {
         let mut have: Vec<String> = defined.iter().map(|v| format!("${v}")).collect();
         have.sort();
-        return Err(CompileError(format!(
-            "ops[{index}].out uses {} which the pattern `{}` does not define as {lname} (it defines: {}); use only the pattern's metavariables",
-            missing.iter().map(|v| format!("${v}")).collect::<Vec<_>>().join(", "),
-            op.pat,
-            if have.is_empty() { "none".to_string() } else { have.join(", ") }
-        )));
+        let names = missing.iter().map(|v| format!("${v}")).collect::<Vec<_>>().join(", ");
+        return Err(cerr(
+            format!(
+                "ops[{index}].out uses {names} which the pattern `{}` does not define as {lname} (it defines: {}); use only the pattern's metavariables",
+                op.pat,
+                if have.is_empty() { "none".to_string() } else { have.join(", ") }
+            ),
+            if have.is_empty() { "the pattern has no metavariables in this language".to_string() } else { format!("the rewrite uses {names}, undefined here") },
+        ));
     }
     let literals = required_literals(&pattern, req.strictness);
     Ok(CompiledOp { index, pattern, fix, literals })
@@ -149,11 +166,16 @@ fn pattern_source_has_error(pat: &str, req: &Request, lang: SupportLang) -> bool
     grep.root().dfs().any(|n| n.is_error() || (strict_missing && n.is_missing()))
 }
 
-fn hint(pat: &str, lang: SupportLang) -> String {
+/// For languages whose statements end in `;`, the pattern without its `;`.
+fn semicolon_hint(pat: &str, lang: SupportLang) -> Option<&str> {
     use SupportLang::*;
     let t = pat.trim_end();
     let needs_semicolon = matches!(lang, C | Cpp | Java | CSharp | Php | Dart);
-    if needs_semicolon && !t.ends_with(';') && !t.ends_with('}') {
+    (needs_semicolon && !t.ends_with(';') && !t.ends_with('}')).then_some(t)
+}
+
+fn hint(pat: &str, lang: SupportLang) -> String {
+    if let Some(t) = semicolon_hint(pat, lang) {
         format!(
             " Hint: in {} a statement needs its `;`: try `{t};` (to match an expression inside other code, pass the statement with --selector KIND, e.g. --selector call_expression).",
             lang::name(lang)
@@ -178,14 +200,14 @@ mod tests {
 
     #[test]
     fn c_call_without_semicolon_is_refused_with_a_hint() {
-        let e = compile_all(&req("kfree($A)", "kvfree($A)"), SupportLang::C).err().unwrap().0;
+        let e = compile_all(&req("kfree($A)", "kvfree($A)"), SupportLang::C).err().unwrap().message;
         assert!(e.contains("ERROR or MISSING node") && e.contains("try `kfree($A);`"), "{e}");
         assert!(compile_all(&req("kfree($A);", "kvfree($A);"), SupportLang::C).is_ok());
     }
 
     #[test]
     fn rewrite_with_undefined_metavariable_is_refused() {
-        let e = compile_all(&req("foo($A)", "bar($B)"), SupportLang::Python).err().unwrap().0;
+        let e = compile_all(&req("foo($A)", "bar($B)"), SupportLang::Python).err().unwrap().message;
         assert!(e.contains("uses $B") && e.contains("defines: $A"), "{e}");
     }
 

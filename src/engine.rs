@@ -231,11 +231,19 @@ impl Engine {
                 continue;
             }
             if errs.len() == langs.len() {
-                let msgs: Vec<String> = errs.iter().map(|(_, e)| e.0.clone()).collect();
+                let msgs: Vec<String> = errs.iter().map(|(_, e)| e.message.clone()).collect();
                 return Err(Error::bad(msgs.join("\n")));
             }
-            for (_, e) in errs {
+            if let [(_, e)] = errs.as_slice() {
                 warnings.push(format!("{e} Files of that language are not searched for ops[{i}]."));
+            } else {
+                let why: Vec<String> = errs.iter().map(|(l, e)| format!("{} ({})", lang::name(*l), e.short)).collect();
+                warnings.push(format!(
+                    "ops[{i}].pat `{}` is not searched in files of {} languages it cannot express there: {}. Pass -l LANG for the full error, or -l to pick the language you mean.",
+                    req.ops[i].pat,
+                    errs.len(),
+                    why.join(", ")
+                ));
             }
         }
         Ok(Engine { by_lang, warnings })
