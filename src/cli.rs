@@ -18,6 +18,7 @@ use crate::preview;
 use crate::print::{self, Style};
 use crate::request::{Op, RawRequest, WalkOptions, DEFAULT_MAX_FILESIZE};
 use crate::resolve::{self, Action, ResolveRequest};
+use crate::rules;
 
 const ABOUT: &str = "Structural code edits you can trust: preview a pattern rewrite across a repository, then apply or discard it.";
 
@@ -88,6 +89,60 @@ Examples:
     Undo(JsonFlag),
     /// List the supported languages, their names and extensions.
     Langs(JsonFlag),
+    /// Run rule files (a codemod catalog such as queries/) in one pass per file.
+    #[command(long_about = "\
+Run rule files in one pass per file: every file is parsed once per language and
+all rules of that language are matched on the same tree. The result is one
+pending action whose label names the rules (or, with -U, applied at once).
+Where edits of different rules overlap, the outermost wins and the others are
+reported with their line, to be applied by a second scan.
+
+Examples:
+  ast-edit scan --rules queries/ src/
+  ast-edit scan --rules queries/python/py-assert-equals.json tests/ -U")]
+    Scan(ScanArgs),
+    /// Check every test case of every rule file (default folder: queries/).
+    Test(TestArgs),
+}
+
+/// `scan` flags.
+#[derive(Args, Debug)]
+pub struct ScanArgs {
+    /// A rule file, or a folder searched recursively for *.json rule files.
+    #[arg(long, value_name = "FILE|DIR", required = true)]
+    pub rules: PathBuf,
+    /// Include or exclude files (`!` excludes), as ripgrep -g. Repeatable.
+    #[arg(short = 'g', long = "glob", value_name = "GLOB", allow_hyphen_values = true)]
+    pub globs: Vec<String>,
+    /// Skip (and report) files larger than this many bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_FILESIZE)]
+    pub max_filesize: u64,
+    /// Search hidden files and folders too.
+    #[arg(long)]
+    pub hidden: bool,
+    /// Do not respect .gitignore/.ignore files.
+    #[arg(long)]
+    pub no_ignore: bool,
+    /// Print the preview details as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Apply at once (no pending action), journalled for undo.
+    #[arg(short = 'U', long = "update-all")]
+    pub update_all: bool,
+    /// Print every diff line in full.
+    #[arg(long)]
+    pub full: bool,
+    /// Files or directories to search (default: .).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<String>,
+}
+
+/// `test` arguments.
+#[derive(Args, Debug)]
+pub struct TestArgs {
+    /// Rule file or folder (default: queries).
+    #[arg(value_name = "FILE|DIR", default_value = "queries")]
+    pub dir: PathBuf,
 }
 
 /// `--json` alone.
@@ -225,6 +280,8 @@ pub fn run(cli: Cli, out: &mut impl Write) -> anyhow::Result<i32> {
         Command::Show(a) => cmd_show(a, cli.color, out),
         Command::Undo(a) => cmd_undo(a, out),
         Command::Langs(a) => cmd_langs(a, out),
+        Command::Scan(a) => cmd_scan(a, cli.color, out),
+        Command::Test(a) => cmd_test(a, cli.color, out),
     }
 }
 
@@ -266,18 +323,31 @@ fn cmd_run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Resu
     let mut req = build_raw(&a)?.validate(&cwd, walk, a.max_filesize)?;
     req.no_prefilter = a.no_prefilter;
     let plan = plan::build(&req, &cwd)?;
-    let style = style(color, a.full);
-    if a.update_all {
-        return run_update_all(plan, &a, &cwd, style, out);
+    emit(plan, &cwd, Emit { json: a.json, update_all: a.update_all, style: style(color, a.full) }, out)
+}
+
+/// How to present a plan.
+struct Emit {
+    json: bool,
+    update_all: bool,
+    style: Style,
+}
+
+/// Stages (or with -U applies) a plan and prints it: shared by `run` and `scan`.
+fn emit(plan: plan::Plan, cwd: &Path, how: Emit, out: &mut impl Write) -> anyhow::Result<i32> {
+    let per_rule = plan.per_rule();
+    if how.update_all {
+        return run_update_all(plan, how.json, cwd, how.style, out);
     }
-    let store = store(&cwd)?;
+    let store = store(cwd)?;
     let details = pending::stage(&store, plan)?;
-    if a.json {
+    if how.json {
         out.write_all(json_line(&details).as_bytes())?;
         return Ok(0);
     }
-    print::diffs(out, &details, style)?;
-    print::summary(out, &details, style)?;
+    print::diffs(out, &details, how.style)?;
+    print::per_rule(out, &per_rule)?;
+    print::summary(out, &details, how.style)?;
     match &details.id {
         Some(id) => print::how_to_resolve(out, id)?,
         None => writeln!(out, "No changes: nothing staged.")?,
@@ -285,10 +355,56 @@ fn cmd_run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Resu
     Ok(0)
 }
 
-fn run_update_all(plan: plan::Plan, a: &RunArgs, cwd: &Path, style: Style, out: &mut impl Write) -> anyhow::Result<i32> {
+fn cmd_scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
+    let cwd = cwd()?;
+    let rules = rules::load(&a.rules)?;
+    let walk = WalkOptions { hidden: a.hidden, no_ignore: a.no_ignore };
+    // The same checks as `run` for the paths and globs, then the rules' ops.
+    let probe = RawRequest {
+        ops: vec![Op { pat: "x".into(), out: "x".into() }],
+        paths: a.paths.clone(),
+        globs: a.globs.clone(),
+        ..Default::default()
+    }
+    .validate(&cwd, walk, a.max_filesize)?;
+    let req = rules::request(&rules, probe.paths, probe.globs, walk, a.max_filesize);
+    let plan = plan::build(&req, &cwd)?;
+    emit(plan, &cwd, Emit { json: a.json, update_all: a.update_all, style: style(color, a.full) }, out)
+}
+
+fn cmd_test(a: TestArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
+    let rules = rules::load(&a.dir)?;
+    let style = style(color, false);
+    let (mut passed, mut failed) = (0usize, 0usize);
+    for r in &rules {
+        let results = rules::test_rule(r);
+        let bad: Vec<_> = results.iter().filter(|c| c.failure.is_some()).collect();
+        passed += results.len() - bad.len();
+        failed += bad.len();
+        if bad.is_empty() {
+            writeln!(out, "{} {} ({})", print::paint(style.color, "32", "PASS"), r.def.id, preview::plural(results.len(), "case"))?;
+        }
+        for c in bad {
+            writeln!(
+                out,
+                "{} {} {} ({})\n{}",
+                print::paint(style.color, "31", "FAIL"),
+                c.rule,
+                c.case,
+                r.file.display(),
+                c.failure.as_deref().unwrap_or_default()
+            )?;
+        }
+    }
+    writeln!(out, "\n{} checked", preview::plural(rules.len(), "rule"))?;
+    writeln!(out, "test: {passed} passed, {failed} failed")?;
+    Ok(if failed == 0 { 0 } else { 1 })
+}
+
+fn run_update_all(plan: plan::Plan, json: bool, cwd: &Path, style: Style, out: &mut impl Write) -> anyhow::Result<i32> {
     let mut details = preview::details(&plan, None, "no_changes");
     if plan.files.is_empty() {
-        if a.json {
+        if json {
             out.write_all(json_line(&details).as_bytes())?;
         } else {
             print::summary(out, &details, style)?;
@@ -305,7 +421,7 @@ fn run_update_all(plan: plan::Plan, a: &RunArgs, cwd: &Path, style: Style, out: 
         Err(e) => {
             details.status = "failed".into();
             details.warnings.push(e.to_string());
-            if a.json {
+            if json {
                 out.write_all(json_line(&details).as_bytes())?;
             } else {
                 eprintln!("error: {e}");
@@ -318,7 +434,7 @@ fn run_update_all(plan: plan::Plan, a: &RunArgs, cwd: &Path, style: Style, out: 
     for o in &report.outstanding {
         details.warnings.push(format!("{}: {} ({})", o.path, o.reason, o.status));
     }
-    if a.json {
+    if json {
         out.write_all(json_line(&details).as_bytes())?;
     } else {
         print::diffs(out, &details, style)?;

@@ -91,7 +91,7 @@ pub fn compile_all(req: &Request, lang: SupportLang) -> Result<Vec<CompiledOp>, 
 pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<CompiledOp, CompileError> {
     let op: &Op = &req.ops[index];
     let lname = lang::name(lang);
-    let built = match &req.selector {
+    let built = match req.selector(index) {
         Some(sel) => Pattern::contextual(&op.pat, sel, lang),
         None => Pattern::try_new(&op.pat, lang),
     };
@@ -102,8 +102,8 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
                 "not a valid pattern",
             )
         })?
-        .with_strictness(req.strictness.to_core());
-    if has_error_node(&pattern.node) || pattern.has_error() || pattern_source_has_error(&op.pat, req, lang) {
+        .with_strictness(req.strictness(index).to_core());
+    if has_error_node(&pattern.node) || pattern.has_error() || pattern_source_has_error(&op.pat, req.selector(index).is_some(), lang) {
         let short = match semicolon_hint(&op.pat, lang) {
             Some(t) => format!("the pattern has an ERROR or MISSING node; try `{t};`"),
             None => "the pattern has an ERROR or MISSING node".to_string(),
@@ -136,7 +136,7 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
             if have.is_empty() { "the pattern has no metavariables in this language".to_string() } else { format!("the rewrite uses {names}, undefined here") },
         ));
     }
-    let literals = required_literals(&pattern, req.strictness);
+    let literals = required_literals(&pattern, req.strictness(index));
     Ok(CompiledOp { index, pattern, fix, literals })
 }
 
@@ -155,8 +155,8 @@ fn has_error_node(node: &PatternNode) -> bool {
 /// refused in C and C++ only: there a call without its `;` (`kfree($A)`) parses as
 /// a type (`macro_type_specifier`) and would match nothing, while in Rust, Go or JS
 /// the missing `;` sits outside the expression the pattern keeps.
-fn pattern_source_has_error(pat: &str, req: &Request, lang: SupportLang) -> bool {
-    if req.selector.is_some() {
+fn pattern_source_has_error(pat: &str, has_selector: bool, lang: SupportLang) -> bool {
+    if has_selector {
         // A selector picks a node out of a larger context snippet; only that node counts.
         return false;
     }

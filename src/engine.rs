@@ -14,6 +14,9 @@
 //!   before and after.
 
 use std::collections::HashMap;
+use std::path::Path;
+
+use ignore::overrides::{Override, OverrideBuilder};
 
 use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_core::{AstGrep, Doc};
@@ -49,6 +52,9 @@ pub struct Rewrite {
     pub edits: Vec<Edit>,
     /// Matches dropped because they nest in or overlap a kept one.
     pub overlaps: usize,
+    /// For each dropped match: (its op, the op of the kept edit it collides with,
+    /// its start offset).
+    pub dropped: Vec<(usize, usize, usize)>,
     /// The whole new file.
     pub new_text: Vec<u8>,
     /// ERROR + MISSING nodes in the original tree.
@@ -115,11 +121,11 @@ fn count_errors<D: Doc>(grep: &AstGrep<D>) -> usize {
 /// Ops whose required literals are missing from the text are not run, and when no
 /// op is left the file is not even parsed (the literal prefilter, issue 6), unless
 /// `prefilter` is false.
-pub fn rewrite(ops: &[CompiledOp], lang: SupportLang, text: &str, prefilter: bool) -> Option<Rewrite> {
+pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, prefilter: bool) -> Option<Rewrite> {
     let live: Vec<&CompiledOp> = if prefilter {
-        ops.iter().filter(|op| op.may_match(text.as_bytes())).collect()
+        ops.iter().copied().filter(|op| op.may_match(text.as_bytes())).collect()
     } else {
-        ops.iter().collect()
+        ops.to_vec()
     };
     if live.is_empty() {
         return None;
@@ -151,11 +157,11 @@ pub fn rewrite(ops: &[CompiledOp], lang: SupportLang, text: &str, prefilter: boo
     // Outermost wins: earliest start, then the longest, then the first op.
     found.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)).then(a.op.cmp(&b.op)));
     let mut kept: Vec<Edit> = Vec::with_capacity(found.len());
-    let mut overlaps = 0;
+    let mut dropped = Vec::new();
     let mut last_end = 0;
     for e in found {
-        if !kept.is_empty() && e.start < last_end {
-            overlaps += 1;
+        if let Some(k) = kept.last().filter(|_| e.start < last_end) {
+            dropped.push((e.op, k.op, e.start));
             continue;
         }
         last_end = e.end;
@@ -176,7 +182,7 @@ pub fn rewrite(ops: &[CompiledOp], lang: SupportLang, text: &str, prefilter: boo
     let errors_before = count_errors(&grep);
     let new_body = std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8");
     let errors_after = count_errors(&lang.ast_grep(new_body));
-    Some(Rewrite { edits: kept, overlaps, new_text, errors_before, errors_after })
+    Some(Rewrite { edits: kept, overlaps: dropped.len(), dropped, new_text, errors_before, errors_after })
 }
 
 /// Applies sorted, non-overlapping edits in one forward pass.
@@ -196,6 +202,8 @@ pub fn splice(old: &[u8], edits: &[Edit]) -> Vec<u8> {
 /// The ops of a request compiled for every language the run meets.
 pub struct Engine {
     by_lang: HashMap<SupportLang, Vec<CompiledOp>>,
+    /// Per op, the rule's globs (scan only), rooted at the working directory.
+    globs: Vec<Option<Override>>,
     /// Ops that do not compile for some (not all) languages: shown as warnings.
     pub warnings: Vec<String>,
 }
@@ -206,7 +214,7 @@ impl Engine {
     /// An op that compiles for none of them is bad input; one that fails for only
     /// some languages is left out for those and reported in `warnings`. With a
     /// forced language every op must compile for it.
-    pub fn new(req: &Request, langs: impl IntoIterator<Item = SupportLang>) -> Result<Self> {
+    pub fn new(req: &Request, langs: impl IntoIterator<Item = SupportLang>, cwd: &Path) -> Result<Self> {
         let mut langs: Vec<SupportLang> = langs.into_iter().collect();
         if let Some(l) = req.lang {
             langs = vec![l];
@@ -215,9 +223,14 @@ impl Engine {
         langs.dedup();
         let mut by_lang: HashMap<SupportLang, Vec<CompiledOp>> = HashMap::new();
         let mut failures: Vec<Vec<(SupportLang, CompileError)>> = vec![Vec::new(); req.ops.len()];
+        let mut tried = vec![0usize; req.ops.len()];
         for &l in &langs {
             let mut ops = Vec::new();
             for i in 0..req.ops.len() {
+                if !req.op_applies_to(i, l) {
+                    continue;
+                }
+                tried[i] += 1;
                 match compile::compile_op(i, req, l) {
                     Ok(op) => ops.push(op),
                     Err(e) => failures[i].push((l, e)),
@@ -230,7 +243,7 @@ impl Engine {
             if errs.is_empty() {
                 continue;
             }
-            if errs.len() == langs.len() {
+            if errs.len() == tried[i] {
                 let msgs: Vec<String> = errs.iter().map(|(_, e)| e.message.clone()).collect();
                 return Err(Error::bad(msgs.join("\n")));
             }
@@ -246,12 +259,30 @@ impl Engine {
                 ));
             }
         }
-        Ok(Engine { by_lang, warnings })
+        let mut globs = Vec::with_capacity(req.ops.len());
+        for i in 0..req.ops.len() {
+            let Some(scope) = req.scopes.get(i).filter(|s| !s.globs.is_empty()) else {
+                globs.push(None);
+                continue;
+            };
+            let mut ob = OverrideBuilder::new(cwd);
+            for g in &scope.globs {
+                ob.add(g).map_err(|e| Error::bad(format!("rule `{}`: invalid glob `{g}`: {e}", scope.rule)))?;
+            }
+            globs.push(Some(ob.build().map_err(|e| Error::bad(format!("rule `{}`: invalid globs: {e}", scope.rule)))?));
+        }
+        Ok(Engine { by_lang, globs, warnings })
     }
 
-    /// The ops compiled for `lang` (empty when none compiled).
-    pub fn ops(&self, lang: SupportLang) -> &[CompiledOp] {
-        self.by_lang.get(&lang).map(|v| v.as_slice()).unwrap_or(&[])
+    /// The ops that apply to the file at `path` (absolute) of language `lang`.
+    pub fn ops_for(&self, lang: SupportLang, path: &Path) -> Vec<&CompiledOp> {
+        let Some(ops) = self.by_lang.get(&lang) else { return Vec::new() };
+        ops.iter()
+            .filter(|op| match &self.globs[op.index] {
+                None => true,
+                Some(ov) => !ov.matched(path, false).is_ignore(),
+            })
+            .collect()
     }
 }
 
@@ -263,13 +294,13 @@ mod tests {
     fn engine(pat: &str, out: &str, l: SupportLang) -> Engine {
         let raw = RawRequest { ops: vec![Op { pat: pat.into(), out: out.into() }], ..Default::default() };
         let req = raw.validate(&std::env::current_dir().unwrap(), WalkOptions::default(), 1).unwrap();
-        Engine::new(&req, [l]).unwrap()
+        Engine::new(&req, [l], Path::new("/")).unwrap()
     }
 
     #[test]
     fn nested_matches_outermost_wins_and_rest_are_counted() {
         let e = engine("f($A)", "g($A)", SupportLang::Python);
-        let r = rewrite(e.ops(SupportLang::Python), SupportLang::Python, "f(f(1))\n", true).unwrap();
+        let r = rewrite(&e.ops_for(SupportLang::Python, Path::new("/x.py")), SupportLang::Python, "f(f(1))\n", true).unwrap();
         assert_eq!(String::from_utf8(r.new_text).unwrap(), "g(f(1))\n");
         assert_eq!(r.overlaps, 1);
     }
@@ -278,20 +309,20 @@ mod tests {
     fn crlf_and_bom_are_kept() {
         let e = engine("f($A)", "g(\n$A)", SupportLang::Python);
         let src = "\u{feff}x = 1\r\nf(2)\r\n";
-        let r = rewrite(e.ops(SupportLang::Python), SupportLang::Python, src, true).unwrap();
+        let r = rewrite(&e.ops_for(SupportLang::Python, Path::new("/x.py")), SupportLang::Python, src, true).unwrap();
         assert_eq!(String::from_utf8(r.new_text).unwrap(), "\u{feff}x = 1\r\ng(\r\n2)\r\n");
     }
 
     #[test]
     fn no_op_rewrites_are_not_changes() {
         let e = engine("f($A)", "f($A)", SupportLang::Python);
-        assert!(rewrite(e.ops(SupportLang::Python), SupportLang::Python, "f(1)\n", true).is_none());
+        assert!(rewrite(&e.ops_for(SupportLang::Python, Path::new("/x.py")), SupportLang::Python, "f(1)\n", true).is_none());
     }
 
     #[test]
     fn syntax_errors_introduced_are_counted() {
         let e = engine("f($A)", "g($A", SupportLang::Python);
-        let r = rewrite(e.ops(SupportLang::Python), SupportLang::Python, "f(1)\n", true).unwrap();
+        let r = rewrite(&e.ops_for(SupportLang::Python, Path::new("/x.py")), SupportLang::Python, "f(1)\n", true).unwrap();
         assert!(r.errors_after > r.errors_before);
     }
 

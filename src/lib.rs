@@ -22,3 +22,4 @@ pub mod resolve;
 pub mod walk;
 
 pub use error::{Error, Result};
+pub mod rules;

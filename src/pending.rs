@@ -259,7 +259,7 @@ pub fn stage(store: &Store, plan: Plan) -> Result<crate::preview::PreviewDetails
         return Ok(crate::preview::details(&plan, None, "no_changes"));
     }
     let locked = store.lock()?;
-    let label = crate::preview::label(plan.total_replacements(), plan.files.len());
+    let label = crate::preview::plan_label(&plan);
     let files = plan.files.iter().map(|f| f.path.clone()).collect();
     let action = locked.push(|id, seq, created_at| PendingAction {
         id,

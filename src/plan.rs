@@ -84,6 +84,31 @@ impl Plan {
     pub fn total_replacements(&self) -> usize {
         self.files.iter().map(|f| f.edits.len()).sum()
     }
+
+    /// For a rule scan: per rule that changed something, (rule id, replacements,
+    /// files), in the order of the rules.
+    pub fn per_rule(&self) -> Vec<(String, usize, usize)> {
+        let mut rows: Vec<(String, usize, usize)> = Vec::new();
+        for s in &self.request.scopes {
+            if !rows.iter().any(|r| r.0 == s.rule) {
+                rows.push((s.rule.clone(), 0, 0));
+            }
+        }
+        for f in &self.files {
+            let mut seen: Vec<usize> = Vec::new();
+            for e in &f.edits {
+                let Some(scope) = self.request.scopes.get(e.op) else { continue };
+                let i = rows.iter().position(|r| r.0 == scope.rule).expect("listed above");
+                rows[i].1 += 1;
+                if !seen.contains(&i) {
+                    seen.push(i);
+                    rows[i].2 += 1;
+                }
+            }
+        }
+        rows.retain(|r| r.1 > 0);
+        rows
+    }
 }
 
 /// Reads a file for the engine, with the size cap and the text checks.
@@ -101,8 +126,23 @@ pub fn read_text(path: &Path, max_filesize: u64) -> std::result::Result<Vec<u8>,
 
 enum Outcome {
     Unchanged,
-    Changed(FilePlan, usize),
+    Changed(FilePlan, usize, Vec<String>),
     Skipped(Skipped),
+}
+
+/// For a rule scan: one note per match of one rule dropped because it collides
+/// with another rule's edit.
+fn cross_rule_notes(req: &Request, path: &str, text: &str, dropped: &[(usize, usize, usize)]) -> Vec<String> {
+    dropped
+        .iter()
+        .filter_map(|&(lost, won, at)| {
+            let (a, b) = (req.scopes.get(lost)?, req.scopes.get(won)?);
+            (a.rule != b.rule).then(|| {
+                let line = memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count() + 1;
+                format!("{path}:{line}: rule `{}` overlaps an edit of rule `{}` and was not applied here; run the scan again after applying to apply it", a.rule, b.rule)
+            })
+        })
+        .collect()
 }
 
 fn plan_file(engine: &Engine, req: &Request, c: &Candidate) -> Outcome {
@@ -115,14 +155,15 @@ fn plan_file(engine: &Engine, req: &Request, c: &Candidate) -> Outcome {
         Ok(t) => t,
         Err(s) => return skip(s),
     };
-    let ops = engine.ops(c.lang);
+    let ops = engine.ops_for(c.lang, &c.path);
     if ops.is_empty() || text.is_empty() {
         return Outcome::Unchanged;
     }
-    let Some(rw) = engine::rewrite(ops, c.lang, text, !req.no_prefilter) else {
+    let Some(rw) = engine::rewrite(&ops, c.lang, text, !req.no_prefilter) else {
         return Outcome::Unchanged;
     };
     let new_text = std::str::from_utf8(&rw.new_text).expect("edits keep UTF-8");
+    let notes = cross_rule_notes(req, &c.display, text, &rw.dropped);
     let plan = FilePlan {
         path: c.display.clone(),
         abs: c.path.clone(),
@@ -134,7 +175,7 @@ fn plan_file(engine: &Engine, req: &Request, c: &Candidate) -> Outcome {
         errors_before: rw.errors_before,
         errors_after: rw.errors_after,
     };
-    Outcome::Changed(plan, rw.overlaps)
+    Outcome::Changed(plan, rw.overlaps, notes)
 }
 
 /// Runs the dry run of `req` from `cwd`.
@@ -144,24 +185,25 @@ pub fn build(req: &Request, cwd: &Path) -> Result<Plan> {
     let mut langs: Vec<_> = walked.files.iter().map(|c| c.lang).collect();
     langs.sort_by_key(|l| lang::name(*l));
     langs.dedup();
-    let engine = Engine::new(req, langs)?;
+    let engine = Engine::new(req, langs, &cwd)?;
     let outcomes: Vec<Outcome> = walked.files.par_iter().map(|c| plan_file(&engine, req, c)).collect();
     let mut files = Vec::new();
     let mut skipped = Vec::new();
     let mut overlaps = 0;
+    let mut notes = Vec::new();
     for o in outcomes {
         match o {
             Outcome::Unchanged => {}
-            Outcome::Changed(f, n) => {
+            Outcome::Changed(f, n, mut more) => {
                 overlaps += n;
+                notes.append(&mut more);
                 files.push(f);
             }
             Outcome::Skipped(s) => skipped.push(s),
         }
     }
     let mut warnings = engine.warnings.clone();
-    for (path, err) in &walked.errors {
-        let _ = path;
+    for err in &walked.errors {
         warnings.push(format!("walk: {err}"));
     }
     if walked.limit_reached() {
@@ -176,6 +218,13 @@ pub fn build(req: &Request, cwd: &Path) -> Result<Plan> {
             "{overlaps} match(es) nested in or overlapping another match were not rewritten (the outermost wins); run the same edit again after applying to rewrite them."
         ));
     }
+    const MAX_NOTES: usize = 20;
+    if notes.len() > MAX_NOTES {
+        let rest = notes.len() - MAX_NOTES;
+        notes.truncate(MAX_NOTES);
+        notes.push(format!("... and {rest} more matches where rules overlap"));
+    }
+    warnings.extend(notes);
     for f in &files {
         if f.syntax_errors_introduced() {
             warnings.push(format!(

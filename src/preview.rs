@@ -13,6 +13,23 @@ pub fn label(replacements: usize, files: usize) -> String {
     format!("AST Edit: {} in {}", plural(replacements, "replacement"), plural(files, "file"))
 }
 
+/// The label of a plan: [`label`] for an ad-hoc edit; for a rule scan
+/// `AST Scan: <N> replacement(s) in <M> file(s) (rules: a, b)` naming the rules
+/// that changed something.
+pub fn plan_label(plan: &Plan) -> String {
+    let base = label(plan.total_replacements(), plan.files.len());
+    if plan.request.scopes.is_empty() {
+        return base;
+    }
+    let rules: Vec<String> = plan.per_rule().into_iter().map(|r| r.0).collect();
+    let scan = base.replacen("AST Edit", "AST Scan", 1);
+    match rules.len() {
+        0 => scan,
+        n if n <= 5 => format!("{scan} (rules: {})", rules.join(", ")),
+        n => format!("{scan} (rules: {} and {} more)", rules[..5].join(", "), n - 5),
+    }
+}
+
 /// `1 file`, `2 files`.
 pub fn plural(n: usize, word: &str) -> String {
     if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
@@ -69,7 +86,7 @@ pub fn details(plan: &Plan, id: Option<String>, status: &str) -> PreviewDetails 
     let total = plan.total_replacements();
     PreviewDetails {
         id,
-        label: label(total, plan.files.len()),
+        label: plan_label(plan),
         source_tool_name: SOURCE_TOOL.to_string(),
         status: status.to_string(),
         applied: matches!(status, "applied" | "incomplete"),

@@ -19,7 +19,8 @@ pub struct Style {
     pub full: bool,
 }
 
-fn paint(color: bool, code: &str, s: &str) -> String {
+/// Wraps `s` in an ANSI colour when `color` is on.
+pub fn paint(color: bool, code: &str, s: &str) -> String {
     if color { format!("\x1b[{code}m{s}\x1b[0m") } else { s.to_string() }
 }
 
@@ -110,6 +111,19 @@ pub fn summary(out: &mut impl Write, d: &PreviewDetails, style: Style) -> io::Re
     }
     line.push(')');
     writeln!(out, "{}", paint(style.color, "1", &line))
+}
+
+/// For a rule scan, a table of what each rule changed.
+pub fn per_rule(out: &mut impl Write, rows: &[(String, usize, usize)]) -> io::Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(4).max(4);
+    writeln!(out, "{:<w$}  {:>12}  {:>6}", "rule", "replacements", "files")?;
+    for (rule, n, files) in rows {
+        writeln!(out, "{rule:<w$}  {n:>12}  {files:>6}")?;
+    }
+    Ok(())
 }
 
 /// Prints how to resolve a staged preview.

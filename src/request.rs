@@ -138,6 +138,60 @@ pub struct Request {
     /// Parse every file, without the literal prefilter (to check the prefilter).
     #[serde(default)]
     pub no_prefilter: bool,
+    /// Per-op scopes, one per op, when the ops come from rule files (`scan`): each
+    /// op then has its own rule id, language, selector, strictness and globs.
+    /// Empty for an ad-hoc request, whose settings apply to every op.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<OpScope>,
+}
+
+/// Where and how one op of a rule-file scan applies.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpScope {
+    /// The rule the op comes from.
+    pub rule: String,
+    /// The only language the op is compiled for.
+    #[serde(with = "one_lang")]
+    pub lang: SupportLang,
+    /// Selector node kind.
+    pub selector: Option<String>,
+    /// Strictness.
+    pub strictness: Strictness,
+    /// Include/exclude globs, matched against the file's path (`!` excludes).
+    pub globs: Vec<String>,
+}
+
+mod one_lang {
+    use ast_grep_language::SupportLang;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &SupportLang, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(crate::lang::name(*v))
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<SupportLang, D::Error> {
+        String::deserialize(d)?.parse::<SupportLang>().map_err(serde::de::Error::custom)
+    }
+}
+
+impl Request {
+    /// The selector of op `i`.
+    pub fn selector(&self, i: usize) -> Option<&str> {
+        match self.scopes.get(i) {
+            Some(s) => s.selector.as_deref(),
+            None => self.selector.as_deref(),
+        }
+    }
+
+    /// The strictness of op `i`.
+    pub fn strictness(&self, i: usize) -> Strictness {
+        self.scopes.get(i).map(|s| s.strictness).unwrap_or(self.strictness)
+    }
+
+    /// True when op `i` is to be compiled for `lang`.
+    pub fn op_applies_to(&self, i: usize, lang: SupportLang) -> bool {
+        self.scopes.get(i).is_none_or(|s| s.lang == lang)
+    }
 }
 
 mod opt_lang {
@@ -231,6 +285,7 @@ impl RawRequest {
             walk,
             max_filesize,
             no_prefilter: false,
+            scopes: Vec::new(),
         })
     }
 }

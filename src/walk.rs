@@ -34,7 +34,7 @@ pub struct Walked {
     /// How many candidate files the walk found before the cap.
     pub total: usize,
     /// Problems met while walking (unreadable folders, broken ignore files).
-    pub errors: Vec<(String, String)>,
+    pub errors: Vec<String>,
 }
 
 impl Walked {
@@ -94,7 +94,7 @@ pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
         builder.overrides(ob.build().map_err(|e| Error::bad(format!("invalid globs: {e}")))?);
     }
     let found: Mutex<Vec<Candidate>> = Mutex::new(Vec::new());
-    let errors: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
+    let errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let forced = req.lang;
     builder.build_parallel().run(|| {
         let found = &found;
@@ -104,7 +104,7 @@ pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
             let entry = match entry {
                 Ok(e) => e,
                 Err(err) => {
-                    errors.lock().unwrap().push((String::new(), err.to_string()));
+                    errors.lock().unwrap().push(err.to_string());
                     return WalkState::Continue;
                 }
             };
