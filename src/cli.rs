@@ -103,6 +103,41 @@ Examples:
     Scan(ScanArgs),
     /// Check every test case of every rule file (default folder: queries/).
     Test(TestArgs),
+    /// Stage a command-backed custom action, to be applied or discarded with resolve.
+    #[command(long_about = "\
+Stage a command-backed custom action. `resolve apply` runs the apply command with
+`sh -c` in the current directory; `resolve discard` runs the reject command, if
+any. Both get AST_EDIT_ACTION (apply/discard), AST_EDIT_REASON and AST_EDIT_EXTRA
+(a JSON object) in their environment. The command's stdout becomes the result
+text; a non-zero exit is `Apply failed: ...` and the action stays pending.
+
+Example:
+  ast-edit propose --label 'Regenerate bindings' --apply-cmd 'make bindings' \\
+      --reject-cmd 'git checkout -- bindings/'")]
+    Propose(ProposeArgs),
+}
+
+/// `propose` flags.
+#[derive(Args, Debug)]
+pub struct ProposeArgs {
+    /// Human label of the action.
+    #[arg(long)]
+    pub label: String,
+    /// Shell command run on apply.
+    #[arg(long, value_name = "CMD")]
+    pub apply_cmd: String,
+    /// Shell command run on discard.
+    #[arg(long, value_name = "CMD")]
+    pub reject_cmd: Option<String>,
+    /// sourceToolName of the action (default: custom_tool).
+    #[arg(long, value_name = "NAME")]
+    pub source: Option<String>,
+    /// JSON details kept with the action.
+    #[arg(long, value_name = "JSON")]
+    pub details: Option<String>,
+    /// Print the staged action as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `scan` flags.
@@ -223,6 +258,9 @@ pub struct ResolveArgs {
     /// Resolve this action instead of the newest.
     #[arg(long)]
     pub id: Option<String>,
+    /// Shell command consulted only when nothing is pending (also AST_EDIT_STANDING_CMD).
+    #[arg(long, value_name = "CMD")]
+    pub standing_cmd: Option<String>,
     /// Print the result {content, isError, details} as JSON.
     #[arg(long)]
     pub json: bool,
@@ -282,6 +320,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> anyhow::Result<i32> {
         Command::Langs(a) => cmd_langs(a, out),
         Command::Scan(a) => cmd_scan(a, cli.color, out),
         Command::Test(a) => cmd_test(a, cli.color, out),
+        Command::Propose(a) => cmd_propose(a, out),
     }
 }
 
@@ -454,7 +493,15 @@ fn cmd_resolve(a: ResolveArgs, out: &mut impl Write) -> anyhow::Result<i32> {
     };
     let req = ResolveRequest::new(action, a.reason, extra, a.id)?;
     let cwd = cwd()?;
-    let result = resolve::resolve(&store(&cwd)?, &req)?;
+    let store = store(&cwd)?;
+    let result = match &a.standing_cmd {
+        Some(cmd) => {
+            let mut handlers = crate::custom::Handlers::default();
+            handlers.standing = Some(Box::new(crate::custom::CommandStanding { cmd: cmd.clone(), cwd: cwd.clone() }));
+            resolve::resolve_with(&store, &req, &mut handlers)?
+        }
+        None => resolve::resolve(&store, &req)?,
+    };
     if a.json {
         out.write_all(json_line(&result).as_bytes())?;
     } else if result.is_error {
@@ -494,7 +541,32 @@ fn cmd_show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Re
         eprintln!("{msg}");
         return Ok(1);
     };
-    let ActionKind::AstEdit { plan } = &action.kind;
+    let plan = match &action.kind {
+        ActionKind::AstEdit { plan } => plan,
+        ActionKind::Command { apply_cmd, reject_cmd, cwd, details } => {
+            let shown = ProposedCommand {
+                id: action.id.clone(),
+                label: action.label.clone(),
+                source_tool_name: action.source_tool_name.clone(),
+                created_at: action.created_at.clone(),
+                apply_cmd: apply_cmd.clone(),
+                reject_cmd: reject_cmd.clone(),
+                cwd: cwd.clone(),
+                details: details.clone(),
+            };
+            if a.json {
+                out.write_all(json_line(&shown).as_bytes())?;
+            } else {
+                writeln!(out, "{}  {}  {}  [{}]", shown.id, shown.created_at, shown.label, shown.source_tool_name)?;
+                writeln!(out, "  apply:   sh -c {:?}  (in {})", shown.apply_cmd, shown.cwd.display())?;
+                if let Some(r) = &shown.reject_cmd {
+                    writeln!(out, "  discard: sh -c {r:?}")?;
+                }
+                print::how_to_resolve(out, &action.id)?;
+            }
+            return Ok(0);
+        }
+    };
     let details = preview::details(plan, Some(action.id.clone()), "pending");
     if a.json {
         out.write_all(json_line(&details).as_bytes())?;
@@ -505,6 +577,63 @@ fn cmd_show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Re
     print::diffs(out, &details, style)?;
     print::summary(out, &details, style)?;
     print::how_to_resolve(out, &action.id)?;
+    Ok(0)
+}
+
+/// `show --json` and `propose --json` output for a command-backed action.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ProposedCommand {
+    id: String,
+    label: String,
+    source_tool_name: String,
+    created_at: String,
+    apply_cmd: String,
+    reject_cmd: Option<String>,
+    cwd: PathBuf,
+    details: Option<serde_json::Value>,
+}
+
+fn cmd_propose(a: ProposeArgs, out: &mut impl Write) -> anyhow::Result<i32> {
+    if a.label.trim().is_empty() {
+        return Err(Error::bad("--label must not be empty: say what the action does").into());
+    }
+    if a.apply_cmd.trim().is_empty() {
+        return Err(Error::bad("--apply-cmd must not be empty: give the shell command that applies the action").into());
+    }
+    let details = match &a.details {
+        None => None,
+        Some(s) => Some(serde_json::from_str::<serde_json::Value>(s).map_err(|e| Error::bad(format!("--details is not valid JSON: {e}")))?),
+    };
+    let cwd = cwd()?;
+    let store = store(&cwd)?;
+    let locked = store.lock()?;
+    let source = a.source.clone().unwrap_or_else(|| crate::custom::CUSTOM_TOOL.to_string());
+    let action = locked.push(|id, seq, created_at| pending::PendingAction {
+        id,
+        seq,
+        created_at,
+        label: a.label.clone(),
+        source_tool_name: source,
+        files: Vec::new(),
+        kind: ActionKind::Command { apply_cmd: a.apply_cmd.clone(), reject_cmd: a.reject_cmd.clone(), cwd: cwd.clone(), details },
+    })?;
+    if a.json {
+        let ActionKind::Command { apply_cmd, reject_cmd, cwd, details } = &action.kind else { unreachable!("staged just above") };
+        let shown = ProposedCommand {
+            id: action.id.clone(),
+            label: action.label.clone(),
+            source_tool_name: action.source_tool_name.clone(),
+            created_at: action.created_at.clone(),
+            apply_cmd: apply_cmd.clone(),
+            reject_cmd: reject_cmd.clone(),
+            cwd: cwd.clone(),
+            details: details.clone(),
+        };
+        out.write_all(json_line(&shown).as_bytes())?;
+    } else {
+        print::how_to_resolve(out, &action.id)?;
+    }
     Ok(0)
 }
 

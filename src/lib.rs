@@ -23,3 +23,4 @@ pub mod walk;
 
 pub use error::{Error, Result};
 pub mod rules;
+pub mod custom;

@@ -31,6 +31,17 @@ pub enum ActionKind {
         /// The plan to apply.
         plan: Plan,
     },
+    /// A command-backed custom action staged by `ast-edit propose`.
+    Command {
+        /// Run with `sh -c` on apply.
+        apply_cmd: String,
+        /// Run with `sh -c` on discard, if any.
+        reject_cmd: Option<String>,
+        /// Where the commands run (the working directory of `propose`).
+        cwd: PathBuf,
+        /// Free-form details given at `propose`.
+        details: Option<serde_json::Value>,
+    },
 }
 
 /// A staged action, as stored.
@@ -270,6 +281,6 @@ pub fn stage(store: &Store, plan: Plan) -> Result<crate::preview::PreviewDetails
         files,
         kind: ActionKind::AstEdit { plan },
     })?;
-    let ActionKind::AstEdit { plan } = &action.kind;
+    let ActionKind::AstEdit { plan } = &action.kind else { unreachable!("staged just above") };
     Ok(crate::preview::details(plan, Some(action.id.clone()), "pending"))
 }

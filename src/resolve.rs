@@ -9,8 +9,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::apply::{self, ApplyOptions};
+use crate::custom::{CommandAction, CommandStanding, Handlers, Outcome, PendingHandler};
 use crate::error::{Error, Result, NOTHING_PENDING};
-use crate::pending::{ActionKind, Store};
+use crate::pending::{ActionKind, Locked, PendingAction, Store};
 
 /// `apply` or `discard`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -117,8 +118,55 @@ impl ResolveResult {
     }
 }
 
-/// Resolves one pending action in `store`.
+/// The built-in `ast_edit` action: applies its plan with the verified writer.
+struct AstEditAction<'a> {
+    label: String,
+    plan: &'a crate::plan::Plan,
+    locked: &'a Locked<'a>,
+    id: String,
+}
+
+impl PendingHandler for AstEditAction<'_> {
+    fn label(&self) -> String {
+        self.label.clone()
+    }
+    fn source_tool_name(&self) -> String {
+        crate::preview::SOURCE_TOOL.to_string()
+    }
+    fn apply(&mut self, _reason: &str, extra: Option<&Value>) -> std::result::Result<Outcome, String> {
+        let opts = ApplyOptions::from_extra(extra).map_err(|e| e.to_string())?;
+        match apply::apply_plan(self.plan, &opts, Some((self.locked, &self.id))) {
+            Ok(report) => Ok(Outcome {
+                text: report.text(),
+                details: Some(serde_json::to_value(&report).expect("serializes")),
+            }),
+            Err(Error::ApplyFailed(m)) => Err(m),
+            Err(other) => Err(other.to_string()),
+        }
+    }
+}
+
+/// Resolves one pending action in `store`, with the standing handler configured
+/// by `AST_EDIT_STANDING_CMD` (a shell command run in the working directory), if set.
 pub fn resolve(store: &Store, req: &ResolveRequest) -> Result<ResolveResult> {
+    let mut handlers = Handlers::default();
+    if let Some(cmd) = std::env::var("AST_EDIT_STANDING_CMD").ok().filter(|c| !c.trim().is_empty()) {
+        let cwd = std::env::current_dir().map_err(|e| Error::io("cannot read the working directory", e))?;
+        handlers.standing = Some(Box::new(CommandStanding { cmd, cwd }));
+    }
+    resolve_with(store, req, &mut handlers)
+}
+
+/// Where the chosen action lives.
+enum Chosen {
+    Disk(PendingAction),
+    Memory(usize),
+}
+
+/// Resolves the newest pending action (or `req.id`) among the actions on disk and
+/// the in-process ones of `handlers`; with none, the standing handler; with no
+/// standing handler, the nothing-pending error. Runs under the store's lock.
+pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers) -> Result<ResolveResult> {
     let mut details = ResolveDetails {
         action: req.action,
         reason: req.reason.clone(),
@@ -128,43 +176,89 @@ pub fn resolve(store: &Store, req: &ResolveRequest) -> Result<ResolveResult> {
         source_result_details: None,
     };
     let locked = store.lock()?;
-    let Some(action) = locked.get(req.id.as_deref())? else {
-        let content = match &req.id {
-            Some(id) => Error::UnknownId(id.clone()).to_string(),
-            None => NOTHING_PENDING.to_string(),
-        };
-        return Ok(ResolveResult { content, is_error: true, details });
-    };
-    details.source_tool_name = Some(action.source_tool_name.clone());
-    details.label = Some(action.label.clone());
-    match req.action {
-        Action::Discard => {
-            locked.remove(&action.id)?;
-            Ok(ResolveResult {
-                content: format!("Discarded: {}. Reason: {}", action.label, req.reason),
-                is_error: false,
-                details,
-            })
+    let disk = locked.get(req.id.as_deref())?;
+    let memory = handlers
+        .custom
+        .iter()
+        .enumerate()
+        .filter(|(_, (id, _, _))| req.id.as_deref().is_none_or(|want| want == id))
+        .max_by_key(|(_, (_, seq, _))| *seq)
+        .map(|(i, (_, seq, _))| (i, *seq));
+    let chosen = match (disk, memory) {
+        (Some(d), Some((i, seq))) => {
+            if seq > d.seq { Chosen::Memory(i) } else { Chosen::Disk(d) }
         }
-        Action::Apply => {
-            let outcome = match &action.kind {
-                ActionKind::AstEdit { plan } => ApplyOptions::from_extra(req.extra.as_ref())
-                    .and_then(|opts| apply::apply_plan(plan, &opts, Some((&locked, &action.id)))),
+        (Some(d), None) => Chosen::Disk(d),
+        (None, Some((i, _))) => Chosen::Memory(i),
+        (None, None) => {
+            if let Some(id) = &req.id {
+                return Ok(ResolveResult { content: Error::UnknownId(id.clone()).to_string(), is_error: true, details });
+            }
+            let Some(standing) = handlers.standing.as_mut() else {
+                return Ok(ResolveResult { content: NOTHING_PENDING.to_string(), is_error: true, details });
             };
-            match outcome {
-                Ok(report) => {
-                    locked.remove(&action.id)?;
-                    details.source_result_details = Some(serde_json::to_value(&report).expect("serializes"));
-                    Ok(ResolveResult { content: report.text(), is_error: false, details })
+            details.source_tool_name = Some(standing.source_tool_name());
+            details.label = Some(standing.label());
+            let verb = match req.action {
+                Action::Apply => "apply",
+                Action::Discard => "discard",
+            };
+            return Ok(match standing.handle(verb, &req.reason, req.extra.as_ref()) {
+                Ok(o) => {
+                    details.source_result_details = o.details;
+                    ResolveResult { content: o.text, is_error: false, details }
                 }
-                Err(e) => {
-                    let msg = match e {
-                        Error::ApplyFailed(_) => e.to_string(),
-                        other => format!("Apply failed: {other}"),
-                    };
-                    Ok(ResolveResult { content: msg, is_error: true, details })
+                Err(m) => ResolveResult { content: format!("{} failed: {m}", if verb == "apply" { "Apply" } else { "Discard" }), is_error: true, details },
+            });
+        }
+    };
+    // The handler of the chosen action.
+    let mut command;
+    let mut ast;
+    let handler: &mut dyn PendingHandler = match &chosen {
+        Chosen::Memory(i) => handlers.custom[*i].2.as_mut(),
+        Chosen::Disk(a) => match &a.kind {
+            ActionKind::AstEdit { plan } => {
+                ast = AstEditAction { label: a.label.clone(), plan, locked: &locked, id: a.id.clone() };
+                &mut ast
+            }
+            ActionKind::Command { apply_cmd, reject_cmd, cwd, details } => {
+                command = CommandAction {
+                    label: a.label.clone(),
+                    source_tool_name: a.source_tool_name.clone(),
+                    apply_cmd: apply_cmd.clone(),
+                    reject_cmd: reject_cmd.clone(),
+                    cwd: cwd.clone(),
+                    details: details.clone(),
+                };
+                &mut command
+            }
+        },
+    };
+    let label = handler.label();
+    details.source_tool_name = Some(handler.source_tool_name());
+    details.label = Some(label.clone());
+    let outcome = match req.action {
+        Action::Apply => handler.apply(&req.reason, req.extra.as_ref()).map(Some).map_err(|m| format!("Apply failed: {m}")),
+        Action::Discard => handler.reject(&req.reason, req.extra.as_ref()).map_err(|m| format!("Discard failed: {m}")),
+    };
+    match outcome {
+        Err(content) => Ok(ResolveResult { content, is_error: true, details }),
+        Ok(o) => {
+            match chosen {
+                Chosen::Disk(a) => locked.remove(&a.id)?,
+                Chosen::Memory(i) => {
+                    handlers.custom.remove(i);
                 }
             }
+            let content = match o {
+                Some(o) => {
+                    details.source_result_details = o.details;
+                    o.text
+                }
+                None => format!("Discarded: {label}. Reason: {}", req.reason),
+            };
+            Ok(ResolveResult { content, is_error: false, details })
         }
     }
 }
