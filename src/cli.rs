@@ -164,6 +164,9 @@ pub struct ScanArgs {
     /// Apply at once (no pending action), journalled for undo.
     #[arg(short = 'U', long = "update-all")]
     pub update_all: bool,
+    /// Review each file's diff in the terminal and apply the accepted ones.
+    #[arg(short = 'i', long, conflicts_with_all = ["update_all", "json"])]
+    pub interactive: bool,
     /// Print every diff line in full.
     #[arg(long)]
     pub full: bool,
@@ -231,6 +234,10 @@ pub struct RunArgs {
     /// Apply at once (no pending action): same engine, same verified writer, journalled for undo.
     #[arg(short = 'U', long = "update-all")]
     pub update_all: bool,
+    /// Review each file's diff in the terminal and apply the accepted ones
+    /// (y = yes, n = no, a = this and all the rest, q = stop).
+    #[arg(short = 'i', long, conflicts_with_all = ["update_all", "json"])]
+    pub interactive: bool,
     /// Print every diff line in full (no preview budget).
     #[arg(long)]
     pub full: bool,
@@ -361,20 +368,58 @@ fn cmd_run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Resu
     let walk = WalkOptions { hidden: a.hidden, no_ignore: a.no_ignore };
     let mut req = build_raw(&a)?.validate(&cwd, walk, a.max_filesize)?;
     req.no_prefilter = a.no_prefilter;
-    let plan = plan::build(&req, &cwd)?;
-    emit(plan, &cwd, Emit { json: a.json, update_all: a.update_all, style: style(color, a.full) }, out)
+    let how = Emit { json: a.json, update_all: a.update_all, interactive: a.interactive, style: style(color, a.full) };
+    check_interactive(&how)?;
+    let started = std::time::Instant::now();
+    let plan = build_plan(&req, &cwd)?;
+    emit(plan, &cwd, how, started, out)
+}
+
+fn check_interactive(how: &Emit) -> Result<()> {
+    if how.interactive && !std::io::stdin().is_terminal() {
+        return Err(Error::bad(
+            "--interactive needs a terminal on stdin; without one, preview and `resolve`, or apply everything with -U",
+        ));
+    }
+    Ok(())
+}
+
+/// Plans with a progress bar on stderr when it is a terminal.
+fn build_plan(req: &crate::request::Request, cwd: &Path) -> Result<plan::Plan> {
+    if !std::io::stderr().is_terminal() {
+        return plan::build(req, cwd);
+    }
+    let bar = indicatif::ProgressBar::new(0);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} planning {pos}/{len} files [{elapsed}]")
+            .expect("valid template"),
+    );
+    let plan = plan::build_with_progress(req, cwd, &|done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    });
+    bar.finish_and_clear();
+    plan
 }
 
 /// How to present a plan.
 struct Emit {
     json: bool,
     update_all: bool,
+    interactive: bool,
     style: Style,
 }
 
-/// Stages (or with -U applies) a plan and prints it: shared by `run` and `scan`.
-fn emit(plan: plan::Plan, cwd: &Path, how: Emit, out: &mut impl Write) -> anyhow::Result<i32> {
+/// Stages (or with -U applies, or with -i reviews) a plan and prints it: shared
+/// by `run` and `scan`.
+fn emit(plan: plan::Plan, cwd: &Path, how: Emit, started: std::time::Instant, out: &mut impl Write) -> anyhow::Result<i32> {
     let per_rule = plan.per_rule();
+    if !how.json {
+        print::table(&mut std::io::stderr(), &preview::details(&plan, None, "no_changes"), started.elapsed())?;
+    }
+    if how.interactive {
+        return review(plan, cwd, how.style, out);
+    }
     if how.update_all {
         return run_update_all(plan, how.json, cwd, how.style, out);
     }
@@ -407,8 +452,88 @@ fn cmd_scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Re
     }
     .validate(&cwd, walk, a.max_filesize)?;
     let req = rules::request(&rules, probe.paths, probe.globs, walk, a.max_filesize);
-    let plan = plan::build(&req, &cwd)?;
-    emit(plan, &cwd, Emit { json: a.json, update_all: a.update_all, style: style(color, a.full) }, out)
+    let how = Emit { json: a.json, update_all: a.update_all, interactive: a.interactive, style: style(color, a.full) };
+    check_interactive(&how)?;
+    let started = std::time::Instant::now();
+    let plan = build_plan(&req, &cwd)?;
+    emit(plan, &cwd, how, started, out)
+}
+
+/// Interactive review: per file, the diff and a question; the accepted files are
+/// applied with the verified writer (journalled for undo).
+fn review(plan: plan::Plan, cwd: &Path, style: Style, out: &mut impl Write) -> anyhow::Result<i32> {
+    let details = preview::details(&plan, None, "pending");
+    if plan.files.is_empty() {
+        print::summary(out, &details, style)?;
+        writeln!(out, "No changes: nothing to review.")?;
+        return Ok(0);
+    }
+    let stdin = std::io::stdin();
+    let mut accepted: Vec<String> = Vec::new();
+    let n = details.files.len();
+    let mut all = false;
+    for (k, f) in details.files.iter().enumerate() {
+        if all {
+            accepted.push(f.path.clone());
+            continue;
+        }
+        let one = preview::PreviewDetails { files: vec![f.clone()], ..details.clone() };
+        print::diffs(out, &one, style)?;
+        let answer = loop {
+            write!(out, "[{}/{n}] Apply this change to {}? [y]es [n]o [a]ll remaining [q]uit: ", k + 1, f.path)?;
+            out.flush()?;
+            let mut line = String::new();
+            if stdin.read_line(&mut line)? == 0 {
+                break 'q';
+            }
+            match line.trim().chars().next().map(|c| c.to_ascii_lowercase()) {
+                Some(c @ ('y' | 'n' | 'a' | 'q')) => break c,
+                _ => writeln!(out, "Please answer y, n, a or q.")?,
+            }
+        };
+        match answer {
+            'y' => accepted.push(f.path.clone()),
+            'a' => {
+                all = true;
+                accepted.push(f.path.clone());
+            }
+            'q' => break,
+            _ => {}
+        }
+    }
+    if accepted.is_empty() {
+        writeln!(out, "Nothing accepted: nothing written.")?;
+        return Ok(0);
+    }
+    let store = store(cwd)?;
+    let locked = store.lock()?;
+    let opts = ApplyOptions { only: Some(accepted), ..Default::default() };
+    let report = match apply::apply_plan(&plan, &opts, Some((&locked, "review"))) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(1);
+        }
+    };
+    drop(locked);
+    let declined = report.outstanding.iter().filter(|o| o.status == "not_selected").count();
+    let mut text = format!(
+        "Applied {} in {}.",
+        preview::plural(report.total_replacements, "replacement"),
+        preview::plural(report.files_touched, "file")
+    );
+    for f in report.files.iter().filter(|f| f.status == "applied") {
+        text.push_str(&format!("\n  applied  {}", f.path));
+    }
+    if declined > 0 {
+        text.push_str(&format!("\nDeclined: {} left unchanged.", preview::plural(declined, "file")));
+    }
+    let problems: Vec<_> = report.outstanding.iter().filter(|o| o.status != "not_selected").collect();
+    for o in &problems {
+        text.push_str(&format!("\n  {:<8} {}: {}", o.status, o.path, o.reason));
+    }
+    writeln!(out, "{text}")?;
+    Ok(if problems.is_empty() { 0 } else { 3 })
 }
 
 fn cmd_test(a: TestArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {

@@ -180,13 +180,29 @@ fn plan_file(engine: &Engine, req: &Request, c: &Candidate) -> Outcome {
 
 /// Runs the dry run of `req` from `cwd`.
 pub fn build(req: &Request, cwd: &Path) -> Result<Plan> {
+    build_with_progress(req, cwd, &|_, _| {})
+}
+
+/// [`build`], calling `progress(done, total)` as files are planned (from worker
+/// threads, in no particular order), so a front end can show a progress bar.
+pub fn build_with_progress(req: &Request, cwd: &Path, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Plan> {
     let cwd = walk::normalize(cwd);
     let walked = walk::walk(req, &cwd)?;
     let mut langs: Vec<_> = walked.files.iter().map(|c| c.lang).collect();
     langs.sort_by_key(|l| lang::name(*l));
     langs.dedup();
     let engine = Engine::new(req, langs, &cwd)?;
-    let outcomes: Vec<Outcome> = walked.files.par_iter().map(|c| plan_file(&engine, req, c)).collect();
+    let total = walked.files.len();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let outcomes: Vec<Outcome> = walked
+        .files
+        .par_iter()
+        .map(|c| {
+            let o = plan_file(&engine, req, c);
+            progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
+            o
+        })
+        .collect();
     let mut files = Vec::new();
     let mut skipped = Vec::new();
     let mut overlaps = 0;

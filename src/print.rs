@@ -126,6 +126,29 @@ pub fn per_rule(out: &mut impl Write, rows: &[(String, usize, usize)]) -> io::Re
     Ok(())
 }
 
+/// The end-of-run table (on stderr: it holds a time, so it is not part of the
+/// deterministic output): files searched, changed, skipped with reasons, time.
+pub fn table(out: &mut impl Write, d: &PreviewDetails, elapsed: std::time::Duration) -> io::Result<()> {
+    let mut reasons: Vec<(String, usize)> = Vec::new();
+    for s in &d.skipped {
+        let key = s.reason.split([';', '(']).next().unwrap_or("").trim().to_string();
+        match reasons.iter_mut().find(|r| r.0 == key) {
+            Some(r) => r.1 += 1,
+            None => reasons.push((key, 1)),
+        }
+    }
+    let why = reasons.iter().map(|(k, n)| format!("{k}: {n}")).collect::<Vec<_>>().join(", ");
+    writeln!(out, "  files searched  {:>8}", d.files_searched)?;
+    writeln!(out, "  files changed   {:>8}", d.files_touched)?;
+    if why.is_empty() {
+        writeln!(out, "  files skipped   {:>8}", 0)?;
+    } else {
+        writeln!(out, "  files skipped   {:>8}  ({why})", d.skipped.len())?;
+    }
+    writeln!(out, "  replacements    {:>8}", d.total_replacements)?;
+    writeln!(out, "  time            {:>7.2}s", elapsed.as_secs_f64())
+}
+
 /// Prints how to resolve a staged preview.
 pub fn how_to_resolve(out: &mut impl Write, id: &str) -> io::Result<()> {
     writeln!(out, "Staged as pending action {id}. Nothing was written yet.")?;

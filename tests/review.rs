@@ -1,0 +1,76 @@
+//! Interactive review (`run -i`, `scan -i`) driven through a real pseudo-terminal:
+//! per file the diff and a question; only the accepted files are written.
+
+#![cfg(unix)]
+
+mod common;
+
+use common::Tree;
+use rexpect::session::spawn_command;
+
+const PY: [&str; 8] = ["run", "-i", "-l", "py", "-p", "fetch_data($$$A)", "-r", "load_data($$$A)"];
+
+#[test]
+fn interactive_review_writes_only_the_accepted_files() {
+    let t = Tree::fixtures();
+    let orig = Tree::fixtures();
+    let mut p = spawn_command(t.command(&PY), Some(20_000)).unwrap();
+    p.exp_string("+    text = load_data(os.path.join(cwd, \"data.txt\"))").unwrap();
+    p.exp_string("[1/3] Apply this change to python/app.py? [y]es [n]o [a]ll remaining [q]uit: ").unwrap();
+    p.send_line("n").unwrap();
+    p.exp_string("+    return load_data(\"crlf.txt\")").unwrap();
+    p.exp_string("[2/3] Apply this change to python/crlf.py?").unwrap();
+    p.send_line("maybe").unwrap();
+    p.exp_string("Please answer y, n, a or q.").unwrap();
+    p.exp_string("[2/3] Apply this change to python/crlf.py?").unwrap();
+    p.send_line("y").unwrap();
+    p.exp_string("[3/3] Apply this change to python/test_app.py?").unwrap();
+    p.send_line("q").unwrap();
+    p.exp_string("Applied 1 replacement in 1 file.").unwrap();
+    p.exp_string("applied  python/crlf.py").unwrap();
+    p.exp_string("Declined: 2 files left unchanged.").unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(t.read_bytes("python/crlf.py"), b"def run():\r\n    return load_data(\"crlf.txt\")\r\n");
+    assert_eq!(t.read("python/app.py"), orig.read("python/app.py"));
+    assert_eq!(t.read("python/test_app.py"), orig.read("python/test_app.py"));
+    // Journalled like any apply.
+    t.run(&["undo"]).ok();
+    assert_eq!(t.snapshot(), orig.snapshot());
+}
+
+#[test]
+fn answering_all_accepts_this_and_every_remaining_file() {
+    let t = Tree::fixtures();
+    let mut p = spawn_command(t.command(&PY), Some(20_000)).unwrap();
+    p.exp_string("[1/3] Apply this change to python/app.py?").unwrap();
+    p.send_line("y").unwrap();
+    p.exp_string("[2/3] Apply this change to python/crlf.py?").unwrap();
+    p.send_line("a").unwrap();
+    p.exp_string("Applied 5 replacements in 3 files.").unwrap();
+    p.exp_eof().unwrap();
+    assert!(t.read("python/test_app.py").contains("load_data(\"a.txt\")"));
+    assert!(t.read("python/app.py").contains("load_data(os.path.join"));
+}
+
+#[test]
+fn scan_interactive_reviews_rule_edits() {
+    let t = Tree::fixtures();
+    t.write(
+        "r.json",
+        r#"{"id": "py-assert", "language": "python", "description": "d", "ops": [{"pat": "$S.assertEquals($A, $B)", "out": "$S.assertEqual($A, $B)"}]}"#,
+    );
+    let mut p = spawn_command(t.command(&["scan", "-i", "--rules", "r.json"]), Some(20_000)).unwrap();
+    p.exp_string("[1/1] Apply this change to python/test_app.py?").unwrap();
+    p.send_line("y").unwrap();
+    p.exp_string("Applied 2 replacements in 1 file.").unwrap();
+    p.exp_eof().unwrap();
+    assert!(t.read("python/test_app.py").contains("self.assertEqual(len("));
+}
+
+#[test]
+fn interactive_without_a_terminal_is_refused() {
+    let t = Tree::fixtures();
+    let r = t.run_stdin(&PY, "y\n").code(2);
+    assert!(r.stderr.contains("--interactive needs a terminal on stdin"), "{}", r.stderr);
+    assert_eq!(t.snapshot(), Tree::fixtures().snapshot());
+}
