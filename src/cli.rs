@@ -384,6 +384,16 @@ fn check_interactive(how: &Emit) -> Result<()> {
     Ok(())
 }
 
+/// A spinner on stderr while a long step runs, when stderr is a terminal.
+fn spinner(msg: &'static str) -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new_spinner().with_message(msg);
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    Some(bar)
+}
+
 /// Plans with a progress bar on stderr when it is a terminal.
 fn build_plan(req: &crate::request::Request, cwd: &Path) -> Result<plan::Plan> {
     if !std::io::stderr().is_terminal() {
@@ -578,7 +588,11 @@ fn run_update_all(plan: plan::Plan, json: bool, cwd: &Path, style: Style, out: &
     }
     let store = store(cwd)?;
     let locked = store.lock()?;
+    let bar = spinner("applying (verifying and writing files)");
     let report = apply::apply_plan(&plan, &ApplyOptions::default(), Some((&locked, "run-U")));
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
     drop(locked);
     let report = match report {
         Ok(r) => r,
@@ -619,6 +633,7 @@ fn cmd_resolve(a: ResolveArgs, out: &mut impl Write) -> anyhow::Result<i32> {
     let req = ResolveRequest::new(action, a.reason, extra, a.id)?;
     let cwd = cwd()?;
     let store = store(&cwd)?;
+    let bar = spinner("resolving (verifying and writing files)");
     let result = match &a.standing_cmd {
         Some(cmd) => {
             let mut handlers = crate::custom::Handlers::default();
@@ -627,6 +642,9 @@ fn cmd_resolve(a: ResolveArgs, out: &mut impl Write) -> anyhow::Result<i32> {
         }
         None => resolve::resolve(&store, &req)?,
     };
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
     if a.json {
         out.write_all(json_line(&result).as_bytes())?;
     } else if result.is_error {
