@@ -710,7 +710,17 @@ fn cmd_show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Re
             return Ok(0);
         }
     };
-    let details = preview::details(plan, Some(action.id.clone()), "pending");
+    let mut details = preview::details(plan, Some(action.id.clone()), "pending");
+    if a.full {
+        for (shown, f) in details.files.iter_mut().zip(&plan.files) {
+            if f.diff_lines_cut > 0 {
+                match plan::full_diff(f) {
+                    Some(d) => shown.diff = d,
+                    None => eprintln!("warning: {} changed since the preview; its diff stays cut", f.path),
+                }
+            }
+        }
+    }
     if a.json {
         out.write_all(json_line(&details).as_bytes())?;
         return Ok(0);

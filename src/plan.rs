@@ -37,8 +37,11 @@ pub struct FilePlan {
     pub errors_before: usize,
     /// ERROR/MISSING nodes after the rewrite.
     pub errors_after: usize,
-    /// The unified diff.
+    /// The unified diff (lines over [`diff::MAX_DIFF_LINE`] bytes cut).
     pub diff: String,
+    /// How many diff lines were cut.
+    #[serde(default)]
+    pub diff_lines_cut: usize,
 }
 
 impl FilePlan {
@@ -111,6 +114,19 @@ impl Plan {
     }
 }
 
+/// The whole diff of `f`, re-rendered from the file on disk and the planned edits
+/// (for `show --full` when the stored diff had long lines cut). `None` when the
+/// file changed since the preview.
+pub fn full_diff(f: &FilePlan) -> Option<String> {
+    let bytes = std::fs::read(&f.abs).ok()?;
+    if engine::digest(&bytes) != f.digest {
+        return None;
+    }
+    let old = std::str::from_utf8(&bytes).ok()?;
+    let new = engine::splice(&bytes, &f.edits);
+    Some(diff::unified(&f.path, old, std::str::from_utf8(&new).ok()?))
+}
+
 /// Reads a file for the engine, with the size cap and the text checks.
 pub fn read_text(path: &Path, max_filesize: u64) -> std::result::Result<Vec<u8>, Skip> {
     let meta = std::fs::metadata(path).map_err(|e| Skip(format!("unreadable: {e}")))?;
@@ -164,13 +180,15 @@ fn plan_file(engine: &Engine, req: &Request, c: &Candidate) -> Outcome {
     };
     let new_text = std::str::from_utf8(&rw.new_text).expect("edits keep UTF-8");
     let notes = cross_rule_notes(req, &c.display, text, &rw.dropped);
+    let (diff, diff_lines_cut) = diff::unified_bounded(&c.display, text, new_text, diff::MAX_DIFF_LINE);
     let plan = FilePlan {
         path: c.display.clone(),
         abs: c.path.clone(),
         lang: lang::name(c.lang).to_string(),
         digest: engine::digest(&bytes),
         new_digest: engine::digest(&rw.new_text),
-        diff: diff::unified(&c.display, text, new_text),
+        diff,
+        diff_lines_cut,
         edits: rw.edits,
         errors_before: rw.errors_before,
         errors_after: rw.errors_after,
@@ -241,6 +259,14 @@ pub fn build_with_progress(req: &Request, cwd: &Path, progress: &(dyn Fn(usize, 
         notes.push(format!("... and {rest} more matches where rules overlap"));
     }
     warnings.extend(notes);
+    for f in files.iter().filter(|f| f.diff_lines_cut > 0) {
+        warnings.push(format!(
+            "{}: {} diff line(s) longer than {} bytes cut in this preview (minified code?); the edits are whole, `ast-edit show --full` prints the whole diff.",
+            f.path,
+            f.diff_lines_cut,
+            diff::MAX_DIFF_LINE
+        ));
+    }
     for f in &files {
         if f.syntax_errors_introduced() {
             warnings.push(format!(

@@ -361,3 +361,26 @@ fn literal_prefilter_changes_nothing_but_speed() {
         assert_eq!(on, plan(args, true), "{args:?}");
     }
 }
+
+#[test]
+fn minified_lines_are_cut_in_the_preview_but_applied_whole() {
+    let t = Tree::empty();
+    let line = format!("var a=1;{}console.log(a);{}\n", "x=1;".repeat(3000), "y=2;".repeat(3000));
+    t.write("dist/app.min.js", &line);
+    let p: Preview = t.run(&["run", "-p", "console.log($A)", "-r", "logger.debug($A)", "--json"]).ok().json();
+    let diff = &p.files[0].diff;
+    assert!(diff.len() < 2 * 4096 + 500, "bounded: {} bytes", diff.len());
+    assert!(diff.contains(" more bytes cut]"), "{diff}");
+    assert!(p.warnings.iter().any(|w| w.starts_with("dist/app.min.js: 2 diff line(s) longer than 4096 bytes cut")), "{:?}", p.warnings);
+    // show --full renders the whole diff again, which git apply accepts.
+    let full: Preview = t.run(&["show", "--full", "--json"]).ok().json();
+    assert!(full.files[0].diff.len() > 24_000);
+    let other = Tree::empty();
+    other.write("dist/app.min.js", &line);
+    other.write("p.patch", &full.files[0].diff);
+    let st = std::process::Command::new("git").args(["apply", "p.patch"]).current_dir(other.path()).status().unwrap();
+    assert!(st.success());
+    t.run(&["resolve", "apply", "--reason", "r"]).ok();
+    assert_eq!(t.read("dist/app.min.js"), line.replace("console.log(a)", "logger.debug(a)"));
+    assert_eq!(t.read("dist/app.min.js"), other.read("dist/app.min.js"));
+}
