@@ -140,12 +140,9 @@ pub struct ProposeArgs {
     pub json: bool,
 }
 
-/// `scan` flags.
+/// Which files to search: flags shared by `run` and `scan`.
 #[derive(Args, Debug)]
-pub struct ScanArgs {
-    /// A rule file, or a folder searched recursively for *.json rule files.
-    #[arg(long, value_name = "FILE|DIR", required = true)]
-    pub rules: PathBuf,
+pub struct InputArgs {
     /// Include or exclude files (`!` excludes), as ripgrep -g. Repeatable.
     #[arg(short = 'g', long = "glob", value_name = "GLOB", allow_hyphen_values = true)]
     pub globs: Vec<String>,
@@ -158,18 +155,48 @@ pub struct ScanArgs {
     /// Do not respect .gitignore/.ignore files.
     #[arg(long)]
     pub no_ignore: bool,
+}
+
+impl InputArgs {
+    fn walk(&self) -> WalkOptions {
+        WalkOptions { hidden: self.hidden, no_ignore: self.no_ignore }
+    }
+}
+
+/// What to do with the plan: flags shared by `run` and `scan`.
+#[derive(Args, Debug)]
+pub struct OutputArgs {
     /// Print the preview details as JSON on stdout.
     #[arg(long)]
     pub json: bool,
-    /// Apply at once (no pending action), journalled for undo.
+    /// Apply at once (no pending action): same engine, same verified writer, journalled for undo.
     #[arg(short = 'U', long = "update-all")]
     pub update_all: bool,
-    /// Review each file's diff in the terminal and apply the accepted ones.
+    /// Review each file's diff in the terminal and apply the accepted ones
+    /// (y = yes, n = no, a = this and all the rest, q = stop).
     #[arg(short = 'i', long, conflicts_with_all = ["update_all", "json"])]
     pub interactive: bool,
-    /// Print every diff line in full.
+    /// Print every diff line in full (no preview budget).
     #[arg(long)]
     pub full: bool,
+}
+
+impl OutputArgs {
+    fn emit(&self, color: ColorChoice) -> Emit {
+        Emit { json: self.json, update_all: self.update_all, interactive: self.interactive, style: style(color, self.full) }
+    }
+}
+
+/// `scan` flags.
+#[derive(Args, Debug)]
+pub struct ScanArgs {
+    /// A rule file, or a folder searched recursively for *.json rule files.
+    #[arg(long, value_name = "FILE|DIR", required = true)]
+    pub rules: PathBuf,
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// Files or directories to search (default: .).
     #[arg(value_name = "PATH")]
     pub paths: Vec<String>,
@@ -210,41 +237,20 @@ pub struct RunArgs {
     /// Match strictness: cst, smart (default), ast, relaxed, signature.
     #[arg(long, value_name = "S")]
     pub strictness: Option<String>,
-    /// Include or exclude files (`!` excludes), as ripgrep -g. Repeatable.
-    #[arg(short = 'g', long = "glob", value_name = "GLOB", allow_hyphen_values = true)]
-    pub globs: Vec<String>,
     /// Search at most N files (in path order); reaching the cap is reported.
     #[arg(long, value_name = "N")]
     pub max_files: Option<u64>,
-    /// Skip (and report) files larger than this many bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_FILESIZE)]
-    pub max_filesize: u64,
-    /// Search hidden files and folders too.
-    #[arg(long)]
-    pub hidden: bool,
-    /// Do not respect .gitignore/.ignore files.
-    #[arg(long)]
-    pub no_ignore: bool,
     /// Read the JSON request (contract section 2) from FILE, or stdin with `-`.
     #[arg(long, value_name = "FILE|-", conflicts_with_all = ["pattern", "rewrite", "lang", "selector", "strictness", "globs", "max_files", "paths"])]
     pub request: Option<String>,
-    /// Print the preview details as JSON on stdout.
-    #[arg(long)]
-    pub json: bool,
-    /// Apply at once (no pending action): same engine, same verified writer, journalled for undo.
-    #[arg(short = 'U', long = "update-all")]
-    pub update_all: bool,
-    /// Review each file's diff in the terminal and apply the accepted ones
-    /// (y = yes, n = no, a = this and all the rest, q = stop).
-    #[arg(short = 'i', long, conflicts_with_all = ["update_all", "json"])]
-    pub interactive: bool,
-    /// Print every diff line in full (no preview budget).
-    #[arg(long)]
-    pub full: bool,
     /// Parse every file instead of skipping those that lack the pattern's literal
     /// tokens (slower; the result is the same, which this flag lets you check).
     #[arg(long)]
     pub no_prefilter: bool,
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// Files or directories to search (default: .).
     #[arg(value_name = "PATH")]
     pub paths: Vec<String>,
@@ -358,17 +364,16 @@ fn build_raw(a: &RunArgs) -> Result<RawRequest> {
         lang: a.lang.clone(),
         selector: a.selector.clone(),
         strictness: a.strictness.clone(),
-        globs: a.globs.clone(),
+        globs: a.input.globs.clone(),
         max_files: a.max_files,
     })
 }
 
 fn cmd_run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
     let cwd = cwd()?;
-    let walk = WalkOptions { hidden: a.hidden, no_ignore: a.no_ignore };
-    let mut req = build_raw(&a)?.validate(&cwd, walk, a.max_filesize)?;
+    let mut req = build_raw(&a)?.validate(&cwd, a.input.walk(), a.input.max_filesize)?;
     req.no_prefilter = a.no_prefilter;
-    let how = Emit { json: a.json, update_all: a.update_all, interactive: a.interactive, style: style(color, a.full) };
+    let how = a.output.emit(color);
     check_interactive(&how)?;
     let started = std::time::Instant::now();
     let plan = build_plan(&req, &cwd)?;
@@ -452,17 +457,17 @@ fn emit(plan: plan::Plan, cwd: &Path, how: Emit, started: std::time::Instant, ou
 fn cmd_scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
     let cwd = cwd()?;
     let rules = rules::load(&a.rules)?;
-    let walk = WalkOptions { hidden: a.hidden, no_ignore: a.no_ignore };
+    let walk = a.input.walk();
     // The same checks as `run` for the paths and globs, then the rules' ops.
     let probe = RawRequest {
         ops: vec![Op { pat: "x".into(), out: "x".into() }],
         paths: a.paths.clone(),
-        globs: a.globs.clone(),
+        globs: a.input.globs.clone(),
         ..Default::default()
     }
-    .validate(&cwd, walk, a.max_filesize)?;
-    let req = rules::request(&rules, probe.paths, probe.globs, walk, a.max_filesize);
-    let how = Emit { json: a.json, update_all: a.update_all, interactive: a.interactive, style: style(color, a.full) };
+    .validate(&cwd, walk, a.input.max_filesize)?;
+    let req = rules::request(&rules, probe.paths, probe.globs, walk, a.input.max_filesize);
+    let how = a.output.emit(color);
     check_interactive(&how)?;
     let started = std::time::Instant::now();
     let plan = build_plan(&req, &cwd)?;
@@ -686,17 +691,8 @@ fn cmd_show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Re
     };
     let plan = match &action.kind {
         ActionKind::AstEdit { plan } => plan,
-        ActionKind::Command { apply_cmd, reject_cmd, cwd, details } => {
-            let shown = ProposedCommand {
-                id: action.id.clone(),
-                label: action.label.clone(),
-                source_tool_name: action.source_tool_name.clone(),
-                created_at: action.created_at.clone(),
-                apply_cmd: apply_cmd.clone(),
-                reject_cmd: reject_cmd.clone(),
-                cwd: cwd.clone(),
-                details: details.clone(),
-            };
+        ActionKind::Command { .. } => {
+            let shown = ProposedCommand::of(&action).expect("a command action");
             if a.json {
                 out.write_all(json_line(&shown).as_bytes())?;
             } else {
@@ -731,6 +727,23 @@ fn cmd_show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Re
     print::summary(out, &details, style)?;
     print::how_to_resolve(out, &action.id)?;
     Ok(0)
+}
+
+impl ProposedCommand {
+    /// The shown form of a command-backed action; `None` for other kinds.
+    fn of(action: &pending::PendingAction) -> Option<Self> {
+        let ActionKind::Command { apply_cmd, reject_cmd, cwd, details } = &action.kind else { return None };
+        Some(ProposedCommand {
+            id: action.id.clone(),
+            label: action.label.clone(),
+            source_tool_name: action.source_tool_name.clone(),
+            created_at: action.created_at.clone(),
+            apply_cmd: apply_cmd.clone(),
+            reject_cmd: reject_cmd.clone(),
+            cwd: cwd.clone(),
+            details: details.clone(),
+        })
+    }
 }
 
 /// `show --json` and `propose --json` output for a command-backed action.
@@ -772,17 +785,7 @@ fn cmd_propose(a: ProposeArgs, out: &mut impl Write) -> anyhow::Result<i32> {
         kind: ActionKind::Command { apply_cmd: a.apply_cmd.clone(), reject_cmd: a.reject_cmd.clone(), cwd: cwd.clone(), details },
     })?;
     if a.json {
-        let ActionKind::Command { apply_cmd, reject_cmd, cwd, details } = &action.kind else { unreachable!("staged just above") };
-        let shown = ProposedCommand {
-            id: action.id.clone(),
-            label: action.label.clone(),
-            source_tool_name: action.source_tool_name.clone(),
-            created_at: action.created_at.clone(),
-            apply_cmd: apply_cmd.clone(),
-            reject_cmd: reject_cmd.clone(),
-            cwd: cwd.clone(),
-            details: details.clone(),
-        };
+        let shown = ProposedCommand::of(&action).expect("staged just above");
         out.write_all(json_line(&shown).as_bytes())?;
     } else {
         print::how_to_resolve(out, &action.id)?;
