@@ -19,7 +19,8 @@ use std::path::Path;
 use ignore::overrides::{Override, OverrideBuilder};
 
 use ast_grep_core::tree_sitter::LanguageExt;
-use ast_grep_core::{AstGrep, Doc};
+use ast_grep_core::tree_sitter::StrDoc;
+use ast_grep_core::AstGrep;
 use ast_grep_language::SupportLang;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -112,8 +113,14 @@ fn to_crlf(s: &str) -> String {
     out
 }
 
-fn count_errors<D: Doc>(grep: &AstGrep<D>) -> usize {
-    grep.root().dfs().filter(|n| n.is_error() || n.is_missing()).count()
+/// ERROR and MISSING nodes in a tree; tree-sitter's `has_error` flag answers the
+/// common case (none) without walking the tree.
+fn count_errors(grep: &AstGrep<StrDoc<SupportLang>>) -> usize {
+    let root = grep.root();
+    if !root.get_inner_node().has_error() {
+        return 0;
+    }
+    root.dfs().filter(|n| n.is_error() || n.is_missing()).count()
 }
 
 /// Rewrites one file's text. Returns `None` when nothing changes.
