@@ -123,13 +123,23 @@ fn count_errors(grep: &AstGrep<StrDoc<SupportLang>>) -> usize {
     root.dfs().filter(|n| n.is_error() || n.is_missing()).count()
 }
 
+/// How [`rewrite`] works.
+#[derive(Clone, Copy, Debug)]
+pub struct RewriteOptions {
+    /// Skip ops (and the parse) when the text lacks their literal tokens.
+    pub prefilter: bool,
+    /// Re-parse the new text and count ERROR/MISSING nodes before and after
+    /// (otherwise both counts are 0: apply only needs the new text).
+    pub check_syntax: bool,
+}
+
 /// Rewrites one file's text. Returns `None` when nothing changes.
 ///
 /// Ops whose required literals are missing from the text are not run, and when no
-/// op is left the file is not even parsed (the literal prefilter, issue 6), unless
-/// `prefilter` is false.
-pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, prefilter: bool) -> Option<Rewrite> {
-    let live: Vec<&CompiledOp> = if prefilter {
+/// op is left the file is not even parsed (the literal prefilter), unless
+/// `opts.prefilter` is false.
+pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: RewriteOptions) -> Option<Rewrite> {
+    let live: Vec<&CompiledOp> = if opts.prefilter {
         ops.iter().copied().filter(|op| op.may_match(text.as_bytes())).collect()
     } else {
         ops.to_vec()
@@ -186,9 +196,12 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, prefilter: bo
         }
     }
     let new_text = splice(text.as_bytes(), &kept);
-    let errors_before = count_errors(&grep);
-    let new_body = std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8");
-    let errors_after = count_errors(&lang.ast_grep(new_body));
+    let (errors_before, errors_after) = if opts.check_syntax {
+        let new_body = std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8");
+        (count_errors(&grep), count_errors(&lang.ast_grep(new_body)))
+    } else {
+        (0, 0)
+    };
     Some(Rewrite { edits: kept, overlaps: dropped.len(), dropped, new_text, errors_before, errors_after })
 }
 
@@ -298,6 +311,8 @@ mod tests {
     use super::*;
     use crate::request::{Op, RawRequest, WalkOptions};
 
+    const FULL: RewriteOptions = RewriteOptions { prefilter: true, check_syntax: true };
+
     fn engine(pat: &str, out: &str, l: SupportLang) -> Engine {
         let raw = RawRequest { ops: vec![Op { pat: pat.into(), out: out.into() }], ..Default::default() };
         let req = raw.validate(&std::env::current_dir().unwrap(), WalkOptions::default(), 1).unwrap();
@@ -307,7 +322,7 @@ mod tests {
     #[test]
     fn nested_matches_outermost_wins_and_rest_are_counted() {
         let e = engine("f($A)", "g($A)", SupportLang::Python);
-        let r = rewrite(&e.ops_for(SupportLang::Python, Path::new("/x.py")), SupportLang::Python, "f(f(1))\n", true).unwrap();
+        let r = rewrite(&e.ops_for(SupportLang::Python, Path::new("/x.py")), SupportLang::Python, "f(f(1))\n", FULL).unwrap();
         assert_eq!(String::from_utf8(r.new_text).unwrap(), "g(f(1))\n");
         assert_eq!(r.overlaps, 1);
     }
@@ -316,20 +331,20 @@ mod tests {
     fn crlf_and_bom_are_kept() {
         let e = engine("f($A)", "g(\n$A)", SupportLang::Python);
         let src = "\u{feff}x = 1\r\nf(2)\r\n";
-        let r = rewrite(&e.ops_for(SupportLang::Python, Path::new("/x.py")), SupportLang::Python, src, true).unwrap();
+        let r = rewrite(&e.ops_for(SupportLang::Python, Path::new("/x.py")), SupportLang::Python, src, FULL).unwrap();
         assert_eq!(String::from_utf8(r.new_text).unwrap(), "\u{feff}x = 1\r\ng(\r\n2)\r\n");
     }
 
     #[test]
     fn no_op_rewrites_are_not_changes() {
         let e = engine("f($A)", "f($A)", SupportLang::Python);
-        assert!(rewrite(&e.ops_for(SupportLang::Python, Path::new("/x.py")), SupportLang::Python, "f(1)\n", true).is_none());
+        assert!(rewrite(&e.ops_for(SupportLang::Python, Path::new("/x.py")), SupportLang::Python, "f(1)\n", FULL).is_none());
     }
 
     #[test]
     fn syntax_errors_introduced_are_counted() {
         let e = engine("f($A)", "g($A", SupportLang::Python);
-        let r = rewrite(&e.ops_for(SupportLang::Python, Path::new("/x.py")), SupportLang::Python, "f(1)\n", true).unwrap();
+        let r = rewrite(&e.ops_for(SupportLang::Python, Path::new("/x.py")), SupportLang::Python, "f(1)\n", FULL).unwrap();
         assert!(r.errors_after > r.errors_before);
     }
 

@@ -175,7 +175,7 @@ fn plan_file(engine: &Engine, req: &Request, c: &Candidate) -> Outcome {
     if ops.is_empty() || text.is_empty() {
         return Outcome::Unchanged;
     }
-    let Some(rw) = engine::rewrite(&ops, c.lang, text, !req.no_prefilter) else {
+    let Some(rw) = engine::rewrite(&ops, c.lang, text, engine::RewriteOptions { prefilter: !req.no_prefilter, check_syntax: true }) else {
         return Outcome::Unchanged;
     };
     let new_text = std::str::from_utf8(&rw.new_text).expect("edits keep UTF-8");

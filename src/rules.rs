@@ -246,7 +246,7 @@ pub fn test_rule(rule: &Rule) -> Vec<CaseResult> {
     };
     let ops = engine.ops_for(rule.lang, Path::new("/case"));
     let run = |text: &str| -> String {
-        match engine::rewrite(&ops, rule.lang, text, true) {
+        match engine::rewrite(&ops, rule.lang, text, engine::RewriteOptions { prefilter: true, check_syntax: false }) {
             Some(r) => String::from_utf8(r.new_text).expect("UTF-8 in, UTF-8 out"),
             None => text.to_string(),
         }
