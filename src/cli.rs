@@ -222,7 +222,7 @@ pub struct JsonFlag {
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// ast-grep pattern to match (repeat with -r for several ops applied in one pass).
-    #[arg(short = 'p', long = "pattern", value_name = "PAT")]
+    #[arg(short = 'p', long = "pattern", value_name = "PAT", allow_hyphen_values = true)]
     pub pattern: Vec<String>,
     /// Rewrite for the pattern at the same position; may use its metavariables. '' deletes.
     #[arg(short = 'r', long = "rewrite", value_name = "REW", allow_hyphen_values = true)]

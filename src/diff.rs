@@ -44,6 +44,8 @@ pub fn unified_bounded(path: &str, old: &str, new: &str, max_line: usize) -> (St
 
 /// The unified diff from `old` to `new` for `path` (display path).
 pub fn unified(path: &str, old: &str, new: &str) -> String {
+    // An absolute display path (outside the working directory) must not give `a//x`.
+    let path = path.trim_start_matches('/');
     let diff = TextDiff::from_lines(old, new);
     diff.unified_diff()
         .context_radius(CONTEXT)

@@ -56,6 +56,9 @@ pub struct Rewrite {
     /// For each dropped match: (its op, the op of the kept edit it collides with,
     /// its start offset).
     pub dropped: Vec<(usize, usize, usize)>,
+    /// Start offsets of matches left alone because the matched code holds a syntax
+    /// error: the rewrite could drop the text of the ERROR node.
+    pub unparsed: Vec<usize>,
     /// The whole new file.
     pub new_text: Vec<u8>,
     /// ERROR + MISSING nodes in the original tree.
@@ -133,7 +136,9 @@ pub struct RewriteOptions {
     pub check_syntax: bool,
 }
 
-/// Rewrites one file's text. Returns `None` when nothing changes.
+/// Rewrites one file's text. Returns `None` when nothing matched; a `Some` may
+/// hold no edits when every match was left alone (see [`Rewrite::unparsed`]), and
+/// then `new_text` equals the text.
 ///
 /// Ops whose required literals are missing from the text are not run, and when no
 /// op is left the file is not even parsed (the literal prefilter), unless
@@ -154,8 +159,15 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
     let grep = lang.ast_grep(body);
     let root = grep.root();
     let mut found: Vec<Edit> = Vec::new();
+    let mut unparsed = Vec::new();
     for op in live {
         for nm in root.find_all(&op.pattern) {
+            if nm.get_node().get_inner_node().has_error() {
+                // A match around an ERROR node: ast-grep rewrites it and loses the
+                // text no metavariable covers (a `)`, say). Leave it, report it.
+                unparsed.push(nm.range().start + bom);
+                continue;
+            }
             // The whole matched node is replaced, as `ast-grep run -r -U` does (its
             // CLI does not trim to the pattern's own length, so `var $A = $B` on
             // `var a = 1;` drops the `;`). tests/parity.rs pins the equality.
@@ -165,10 +177,14 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
             let text = String::from_utf8(e.inserted_text).unwrap_or_else(|e| {
                 String::from_utf8_lossy(e.as_bytes()).into_owned()
             });
-            found.push(Edit { start, end, text, op: op.index });
+            // A match the rewrite leaves as it is changes nothing and must not
+            // shadow the matches nested in it.
+            if text.as_bytes()[..] != body.as_bytes()[start - bom..end - bom] {
+                found.push(Edit { start, end, text, op: op.index });
+            }
         }
     }
-    if found.is_empty() {
+    if found.is_empty() && unparsed.is_empty() {
         return None;
     }
     // Outermost wins: earliest start, then the longest, then the first op.
@@ -184,10 +200,6 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
         last_end = e.end;
         kept.push(e);
     }
-    kept.retain(|e| text.as_bytes()[e.start..e.end] != *e.text.as_bytes());
-    if kept.is_empty() {
-        return None;
-    }
     if is_crlf(text) {
         for e in &mut kept {
             if e.text.contains('\n') {
@@ -196,13 +208,14 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
         }
     }
     let new_text = splice(text.as_bytes(), &kept);
-    let (errors_before, errors_after) = if opts.check_syntax {
+    let (errors_before, errors_after) = if opts.check_syntax && !kept.is_empty() {
         let new_body = std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8");
         (count_errors(&grep), count_errors(&lang.ast_grep(new_body)))
     } else {
         (0, 0)
     };
-    Some(Rewrite { edits: kept, overlaps: dropped.len(), dropped, new_text, errors_before, errors_after })
+    unparsed.sort_unstable();
+    Some(Rewrite { edits: kept, overlaps: dropped.len(), dropped, unparsed, new_text, errors_before, errors_after })
 }
 
 /// Applies sorted, non-overlapping edits in one forward pass.
@@ -336,9 +349,22 @@ mod tests {
     }
 
     #[test]
-    fn no_op_rewrites_are_not_changes() {
+    fn no_op_rewrites_are_not_changes_and_do_not_shadow_nested_matches() {
         let e = engine("f($A)", "f($A)", SupportLang::Python);
         assert!(rewrite(&e.ops_for(SupportLang::Python, Path::new("/x.py")), SupportLang::Python, "f(1)\n", FULL).is_none());
+        // The outer match swaps two equal operands (no change); the inner ones do change.
+        let e = engine("$A + $B", "$B + $A", SupportLang::Python);
+        let r = rewrite(&e.ops_for(SupportLang::Python, Path::new("/x.py")), SupportLang::Python, "x = (1 + 2) + (1 + 2)\n", FULL).unwrap();
+        assert_eq!(String::from_utf8(r.new_text).unwrap(), "x = (2 + 1) + (2 + 1)\n");
+        assert_eq!(r.overlaps, 0);
+    }
+
+    #[test]
+    fn matches_around_syntax_errors_are_left_alone_and_reported() {
+        let e = engine("f($A)", "g($A)", SupportLang::Python);
+        let r = rewrite(&e.ops_for(SupportLang::Python, Path::new("/x.py")), SupportLang::Python, "f(1 2 3)\nf(4)\n", FULL).unwrap();
+        assert_eq!(String::from_utf8(r.new_text).unwrap(), "f(1 2 3)\ng(4)\n");
+        assert_eq!(r.unparsed, vec![0]);
     }
 
     #[test]

@@ -141,9 +141,28 @@ pub fn read_text(path: &Path, max_filesize: u64) -> std::result::Result<Vec<u8>,
 }
 
 enum Outcome {
-    Unchanged,
+    /// No edit; the notes say why matches were left alone, if any were.
+    Unchanged(Vec<String>),
     Changed(FilePlan, usize, Vec<String>),
     Skipped(Skipped),
+}
+
+/// 1-based line of byte offset `at`.
+fn line_of(text: &str, at: usize) -> usize {
+    memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count() + 1
+}
+
+/// One note per match left alone because the matched code does not parse.
+fn unparsed_notes(path: &str, text: &str, starts: &[usize]) -> Vec<String> {
+    starts
+        .iter()
+        .map(|&at| {
+            format!(
+                "{path}:{}: a match contains code that does not parse (an ERROR node) and was not rewritten: the rewrite could lose that code; fix the syntax error first",
+                line_of(text, at)
+            )
+        })
+        .collect()
 }
 
 /// For a rule scan: one note per match of one rule dropped because it collides
@@ -154,7 +173,7 @@ fn cross_rule_notes(req: &Request, path: &str, text: &str, dropped: &[(usize, us
         .filter_map(|&(lost, won, at)| {
             let (a, b) = (req.scopes.get(lost)?, req.scopes.get(won)?);
             (a.rule != b.rule).then(|| {
-                let line = memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count() + 1;
+                let line = line_of(text, at);
                 format!("{path}:{line}: rule `{}` overlaps an edit of rule `{}` and was not applied here; run the scan again after applying to apply it", a.rule, b.rule)
             })
         })
@@ -173,13 +192,17 @@ fn plan_file(engine: &Engine, req: &Request, c: &Candidate) -> Outcome {
     };
     let ops = engine.ops_for(c.lang, &c.path);
     if ops.is_empty() || text.is_empty() {
-        return Outcome::Unchanged;
+        return Outcome::Unchanged(Vec::new());
     }
     let Some(rw) = engine::rewrite(&ops, c.lang, text, engine::RewriteOptions { prefilter: !req.no_prefilter, check_syntax: true }) else {
-        return Outcome::Unchanged;
+        return Outcome::Unchanged(Vec::new());
     };
+    let mut notes = unparsed_notes(&c.display, text, &rw.unparsed);
+    if rw.edits.is_empty() {
+        return Outcome::Unchanged(notes);
+    }
     let new_text = std::str::from_utf8(&rw.new_text).expect("edits keep UTF-8");
-    let notes = cross_rule_notes(req, &c.display, text, &rw.dropped);
+    notes.extend(cross_rule_notes(req, &c.display, text, &rw.dropped));
     let (diff, diff_lines_cut) = diff::unified_bounded(&c.display, text, new_text, diff::MAX_DIFF_LINE);
     let plan = FilePlan {
         path: c.display.clone(),
@@ -227,7 +250,7 @@ pub fn build_with_progress(req: &Request, cwd: &Path, progress: &(dyn Fn(usize, 
     let mut notes = Vec::new();
     for o in outcomes {
         match o {
-            Outcome::Unchanged => {}
+            Outcome::Unchanged(mut more) => notes.append(&mut more),
             Outcome::Changed(f, n, mut more) => {
                 overlaps += n;
                 notes.append(&mut more);
@@ -256,7 +279,7 @@ pub fn build_with_progress(req: &Request, cwd: &Path, progress: &(dyn Fn(usize, 
     if notes.len() > MAX_NOTES {
         let rest = notes.len() - MAX_NOTES;
         notes.truncate(MAX_NOTES);
-        notes.push(format!("... and {rest} more matches where rules overlap"));
+        notes.push(format!("... and {rest} more matches left alone (see the notes above)"));
     }
     warnings.extend(notes);
     for f in files.iter().filter(|f| f.diff_lines_cut > 0) {

@@ -384,3 +384,32 @@ fn minified_lines_are_cut_in_the_preview_but_applied_whole() {
     assert_eq!(t.read("dist/app.min.js"), line.replace("console.log(a)", "logger.debug(a)"));
     assert_eq!(t.read("dist/app.min.js"), other.read("dist/app.min.js"));
 }
+
+#[test]
+fn matches_around_syntax_errors_are_reported_not_rewritten() {
+    let t = Tree::empty();
+    t.write("broken.ts", "const a = foo(1 2) as any;\nconst b = y as any;\n");
+    let p: Preview = t.run(&["run", "-p", "$A as any", "-r", "$A as unknown", "--json"]).ok().json();
+    assert!(p.warnings.iter().any(|w| w.starts_with("broken.ts:1: a match contains code that does not parse")), "{:?}", p.warnings);
+    t.run(&["resolve", "apply", "--reason", "r", "--extra", r#"{"allowSyntaxErrors":true}"#]).ok();
+    assert_eq!(t.read("broken.ts"), "const a = foo(1 2) as any;\nconst b = y as unknown;\n");
+}
+
+#[test]
+fn patterns_and_rewrites_may_start_with_a_dash() {
+    let t = Tree::empty();
+    t.write("n.py", "x = -f(1)\n");
+    t.run(&["run", "-p", "-f($A)", "-r", "-g($A)", "-U"]).ok();
+    assert_eq!(t.read("n.py"), "x = -g(1)\n");
+}
+
+#[test]
+fn absolute_paths_outside_the_tree_give_clean_diff_headers() {
+    let t = Tree::empty();
+    let other = Tree::empty();
+    other.write("o.py", "f(1)\n");
+    let abs = other.path().join("o.py");
+    let p: Preview = t.run(&["run", "-p", "f($A)", "-r", "g($A)", abs.to_str().unwrap(), "--json"]).ok().json();
+    let header = p.files[0].diff.lines().next().unwrap().to_string();
+    assert!(header.starts_with("--- a/") && !header.starts_with("--- a//"), "{header}");
+}
