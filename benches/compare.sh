@@ -1,0 +1,428 @@
+#!/usr/bin/env bash
+# ast-edit vs ast-grep 0.51.1 on real corpora: same cases as ../shared/bench/peer.sh,
+# both tools interleaved in one run, with an identical-output check.
+#
+# Usage:  benches/compare.sh [CORPORA_DIR] [CASE_REGEX]
+#   CORPORA_DIR  where ../shared/bench/corpora.sh builds the corpora (also env CORPORA;
+#                default $HOME/ast-edit-corpora). Corpora already there are not rebuilt;
+#                only the corpora that the selected cases need are built.
+#   CASE_REGEX   only run cases whose id matches (also env FILTER; e.g. '^py-', 'common',
+#                '^c-(none|common)$'). Cases: {py,rs,ts,js,c}-{common,rare,none}.
+# Env:
+#   RUNS (5)        timed runs per tool for python/rust/ts cases;  RUNS_JS (3) for js;
+#   RUNS_C (2)      for the kernel (an ast-grep pass over it is ~70 s)
+#   APPLY (1)       0: skip the apply cases
+#   APPLY_CASES     regex of case ids that also get apply runs (default: '-common$')
+#   APPLY_RUNS      timed apply runs per tool (default: min(runs, 3))
+#   AST_EDIT        ast-edit binary to measure (default: `cargo build --release` here,
+#                   then target/release/ast-edit)
+#   AST_GREP        ast-grep binary (default: from PATH, pyenv shim resolved; installed
+#                   from PyPI as ast-grep-cli==0.51.1 the way peer.sh does if missing)
+#   QUIET_PCT (10), QUIET_MAX (300)  before each case, wait (at most QUIET_MAX s) until
+#                   the machine's CPU use is below QUIET_PCT % for 2 s (it is shared)
+#   KEEP_TMP=1      keep the check outputs and apply copies (in CORPORA_DIR/.compare-tmp)
+#
+# What is measured, per case (cwd = CORPORA_DIR, so both tools print paths as corpus/...):
+#   preview  ast-grep run -p P -r R -l L [EXTRA] CORPUS --json=compact > /dev/null
+#            ast-edit run -p P -r R -l L [EXTRA] --max-filesize M CORPUS --json > /dev/null
+#            (ast-edit stages a pending action: AST_EDIT_STATE_DIR is a fresh temp dir per run)
+#            One untimed run of each first (warms the page cache), whose JSON is kept for the
+#            check: same set of files, same match counts per file (ast-grep's JSON lists
+#            nested matches too; ast-edit keeps the outermost and reports the rest in
+#            `overlaps`, so per-file counts may differ by exactly that, which is shown).
+#            Then RUNS timed runs, alternating which tool goes first.
+#   apply    for APPLY_CASES: per run, fresh `cp -a` copies of the corpus (not timed), then
+#              ag-apply     ast-grep run ... COPY -U
+#              ae-apply     ast-edit run ... COPY -U            (plan + apply in one call)
+#              ae-resolve   ast-edit resolve apply --reason bench   after an untimed preview
+#                           on its copy (the "apply of a stored plan" of issue 6)
+#            after the last run, the three copies must be byte-identical (diff -r); the
+#            first differing files and a short diff are printed and the script exits 1.
+# Each timed run: wall time (date +%s%N around the command), peak RSS, user and sys
+# (GNU time: %M %U %S), and other_cpu_s = CPU seconds that *other* processes used
+# during the run (from /proc/stat; > ~5 % of the run's own CPU means it was disturbed).
+#
+# --max-filesize: ast-grep skips a file only if it is > 3 MB and > 200k lines; ast-edit
+# skips by size alone. Per corpus/lang the script finds the files ast-grep skips and
+# passes ast-edit a cap just below the smallest of them when every file ast-grep keeps is
+# smaller (then both parse the same files); else the default 16 MiB cap stays, and the
+# difference is reported. The value used is in the results.
+#
+# Output: benches/results/<case>.tsv (raw per-run rows), <case>.check (output check),
+# <case>.meta (machine, versions, commit); benches/RESULTS.md is regenerated from every
+# case file in benches/results/, so corpora can be run one at a time.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+SHARED=${SHARED_BENCH:-$ROOT/../shared/bench}
+CORPORA=${1:-${CORPORA:-$HOME/ast-edit-corpora}}
+FILTER=${2:-${FILTER:-.}}
+RUNS=${RUNS:-5}; RUNS_JS=${RUNS_JS:-3}; RUNS_C=${RUNS_C:-2}
+APPLY=${APPLY:-1}; APPLY_CASES=${APPLY_CASES:--common$}
+QUIET_PCT=${QUIET_PCT:-10}; QUIET_MAX=${QUIET_MAX:-300}
+RESDIR=${RESULTS_DIR:-$HERE/results}
+REPORT=${REPORT:-$HERE/RESULTS.md}
+HZ=$(getconf CLK_TCK); NCPU=$(nproc)
+AG_VERSION=0.51.1
+
+log() { printf '[compare] %s\n' "$*" >&2; }
+die() { log "ERROR: $*"; exit 2; }
+busy() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9}' /proc/stat; }   # user nice system irq softirq steal
+wait_quiet() {
+  local waited=0 b0 b1 pct
+  while :; do
+    b0=$(busy); sleep 2; b1=$(busy)
+    pct=$(( (b1 - b0) * 100 / (2 * HZ * NCPU) ))
+    [ "$pct" -lt "$QUIET_PCT" ] && return 0
+    if [ "$waited" -ge "$QUIET_MAX" ]; then log "machine still ${pct}% busy after ${waited}s; measuring anyway"; return 0; fi
+    [ "$waited" -eq 0 ] && log "machine ${pct}% busy (other processes); waiting for quiet"
+    sleep 3; waited=$((waited + 5))
+  done
+}
+
+# ---------------------------------------------------------------- cases (= peer.sh's)
+# id | corpus | lang | pattern | rewrite | literal for rg | extra ast-grep args
+CASES=$(cat <<'EOF'
+py-common|python|python|print($$$A)|logger.info($$$A)|print(|
+py-rare|python|python|os.getcwd()|Path.cwd()|os.getcwd()|
+py-none|python|python|zzz_no_such_fn($A)|zzz($A)|zzz_no_such_fn|
+rs-common|rust|rust|$A.unwrap()|$A.expect("checked")|.unwrap()|
+rs-rare|rust|rust|mem::transmute($A)|mem::transmute_copy(&$A)|mem::transmute(|
+rs-none|rust|rust|zzz_no_such_fn($A)|zzz($A)|zzz_no_such_fn|
+ts-common|js-ts|ts|$A as any|$A as unknown| as any|
+ts-rare|js-ts|ts|Object.assign({}, $A)|({ ...$A })|Object.assign({},|
+ts-none|js-ts|ts|zzzNoSuchCallee($A)|zzz($A)|zzzNoSuchCallee|
+js-common|js-ts|js|console.log($$$A)|logger.debug($$$A)|console.log(|
+js-rare|js-ts|js|JSON.parse(JSON.stringify($A))|structuredClone($A)|JSON.parse(JSON.stringify(|
+js-none|js-ts|js|zzzNoSuchCallee($A)|zzz($A)|zzzNoSuchCallee|
+c-common|c-linux|c|kfree($A);|kvfree($A);|kfree(|
+c-rare|c-linux|c|x = kmemdup_nul($A, $B, $C);|kmemdup_nul_checked($A, $B, $C)|kmemdup_nul(|--selector call_expression
+c-none|c-linux|c|zzz_no_such_fn($A);|zzz($A);|zzz_no_such_fn|
+EOF
+)
+if [ -f "$SHARED/peer.sh" ]; then
+  peer_cases=$(sed -n "/^CASES=\$(cat <<'EOF'/,/^EOF/p" "$SHARED/peer.sh" | sed '1d;$d')
+  [ "$peer_cases" = "$CASES" ] || log "WARNING: the case table differs from $SHARED/peer.sh's; results are not comparable with BASELINE.md"
+fi
+
+ext_of() {   # ast-grep 0.51's extension list for -l LANG (as corpora.sh counts files)
+  case $1 in
+    js) echo "js cjs mjs jsx" ;; ts) echo "ts cts mts" ;; python) echo "py py3 pyi bzl bazel" ;;
+    rust) echo "rs" ;; c) echo "c h" ;;
+  esac
+}
+ae_extra() {   # map ast-grep's extra args to ast-edit's
+  local out=() a
+  set -- $1
+  while [ $# -gt 0 ]; do
+    a=$1; shift
+    case $a in
+      --selector) out+=(--selector "$1"); shift ;;
+      --strictness) out+=(--strictness "$1"); shift ;;
+      *) die "no ast-edit equivalent known for ast-grep argument '$a'" ;;
+    esac
+  done
+  [ ${#out[@]} -eq 0 ] || printf '%s\n' "${out[@]}"
+}
+
+# ---------------------------------------------------------------- selected cases, corpora
+SELECTED=()
+declare -A NEED=()
+while IFS='|' read -r id corpus _rest; do
+  [ -n "$id" ] || continue
+  [[ $id =~ $FILTER ]] || continue
+  SELECTED+=("$id"); NEED[$corpus]=1
+done <<< "$CASES"
+[ ${#SELECTED[@]} -gt 0 ] || die "no case matches '$FILTER'"
+log "cases: ${SELECTED[*]}"
+
+mkdir -p "$CORPORA"; CORPORA=$(cd "$CORPORA" && pwd)
+missing=()
+for c in "${!NEED[@]}"; do
+  [ -f "$CORPORA/.stamps/$c.done" ] && [ -d "$CORPORA/$c" ] || missing+=("$c")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  log "building corpora: ${missing[*]} (into $CORPORA; the kernel needs ~2 GB)"
+  df -h "$CORPORA" >&2 || true
+  "$SHARED/corpora.sh" "$CORPORA" "${missing[@]}"
+else
+  log "corpora present in $CORPORA"
+fi
+
+# ---------------------------------------------------------------- tools
+for t in /usr/bin/time; do
+  if [ ! -x "$t" ]; then
+    log "installing GNU time (Debian package 'time')"
+    apt-get install -y -qq time >/dev/null || { apt-get update -qq && apt-get install -y -qq time >/dev/null; }
+  fi
+done
+if [ -z "${AST_GREP:-}" ]; then
+  if ! command -v ast-grep >/dev/null 2>&1 || [ "$(ast-grep --version 2>/dev/null)" != "ast-grep $AG_VERSION" ]; then
+    log "installing ast-grep-cli==$AG_VERSION (prebuilt binary wheel from PyPI)"
+    python3 -m pip install --quiet --disable-pip-version-check "ast-grep-cli==$AG_VERSION"
+    hash -r
+  fi
+  AST_GREP=$(command -v ast-grep)
+  # a pyenv shim is a shell script that costs ~40 ms per call: time the real binary
+  if command -v pyenv >/dev/null 2>&1 && pyenv which ast-grep >/dev/null 2>&1; then AST_GREP=$(pyenv which ast-grep); fi
+fi
+[ "$("$AST_GREP" --version)" = "ast-grep $AG_VERSION" ] || die "need ast-grep $AG_VERSION, got $("$AST_GREP" --version)"
+if [ -z "${AST_EDIT:-}" ]; then
+  log "cargo build --release (in $ROOT)"
+  (cd "$ROOT" && cargo build --release --quiet --bin ast-edit) >&2
+  AST_EDIT=$ROOT/target/release/ast-edit
+fi
+AST_EDIT=$(cd "$(dirname "$AST_EDIT")" && pwd)/$(basename "$AST_EDIT")
+[ -x "$AST_EDIT" ] || die "no ast-edit binary at $AST_EDIT"
+AE_COMMIT=$(cd "$ROOT" && git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+AE_DIRTY=$(cd "$ROOT" && git status --porcelain -- src Cargo.toml Cargo.lock 2>/dev/null | wc -l)
+[ "${AE_DIRTY:-0}" -gt 0 ] && AE_COMMIT="$AE_COMMIT+dirty(src)"
+[ -n "${AE_COMMIT_LABEL:-}" ] && AE_COMMIT=$AE_COMMIT_LABEL
+log "ast-edit: $AST_EDIT ($AE_COMMIT); ast-grep: $AST_GREP"
+
+TMP=$CORPORA/.compare-tmp
+rm -rf "$TMP"; mkdir -p "$TMP" "$RESDIR"
+cleanup() { [ "${KEEP_TMP:-0}" = 1 ] || rm -rf "$TMP"; }
+trap cleanup EXIT
+
+machine_meta() {
+  echo "date	$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "cpu	$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//') x $NCPU (nproc)"
+  echo "mem	$(awk '/MemTotal/{printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
+  echo "kernel	$(uname -srm)"
+  echo "ast-grep	$("$AST_GREP" --version)"
+  echo "ast-edit	$("$AST_EDIT" --version 2>/dev/null | head -1) commit $AE_COMMIT"
+  echo "time	$(/usr/bin/time --version 2>&1 | head -1)"
+}
+
+# ---------------------------------------------------------------- max-filesize per corpus/lang
+declare -A MAXFS=() MAXFS_NOTE=()
+max_filesize_for() {   # corpus lang -> sets MAXFS[corpus/lang]
+  local key=$1/$2
+  [ -n "${MAXFS[$key]:-}" ] && return 0
+  local exts; exts=$(ext_of "$2")
+  local r
+  r=$(cd "$CORPORA" && python3 - "$1" $exts <<'PY'
+import os, sys
+root, exts = sys.argv[1], tuple("." + e for e in sys.argv[2:])
+skipped, kept_max = [], 0
+for d, dirs, files in os.walk(root):
+    dirs[:] = [x for x in dirs if not x.startswith(".")]
+    for f in files:
+        if f.startswith(".") or not f.endswith(exts):
+            continue
+        p = os.path.join(d, f)
+        if os.path.islink(p) or not os.path.isfile(p):
+            continue
+        n = os.path.getsize(p)
+        big = False
+        if n > 3_000_000:
+            with open(p, "rb") as fh:
+                big = fh.read().count(b"\n") + 1 > 200_000
+        if big:
+            skipped.append((n, p))
+        else:
+            kept_max = max(kept_max, n)
+default = 16 * 1024 * 1024
+if not skipped:
+    cap = max(default, kept_max)
+    print(cap, f"ast-grep skips no file; largest file {kept_max} bytes")
+else:
+    smallest = min(skipped)[0]
+    names = ", ".join(f"{p} ({n} bytes)" for n, p in sorted(skipped))
+    if kept_max < smallest:
+        print(smallest - 1, f"ast-grep skips {len(skipped)} file(s) (> 3 MB and > 200k lines): {names}; largest file it parses {kept_max} bytes")
+    else:
+        print(max(default, kept_max), f"MISMATCH: ast-grep skips {names} but parses a file of {kept_max} bytes; no size cap selects the same files")
+PY
+)
+  MAXFS[$key]=${r%% *}
+  MAXFS_NOTE[$key]=${r#* }
+  log "$key: --max-filesize ${MAXFS[$key]} (${MAXFS_NOTE[$key]})"
+}
+
+# ---------------------------------------------------------------- one timed command
+# measure TSV CASE TOOL MODE RUN CWD STATE_DIR -- CMD...   (stdout -> /dev/null)
+measure() {
+  local tsv=$1 case=$2 tool=$3 mode=$4 run=$5 cwd=$6 state=$7; shift 8
+  local tf=$TMP/time.out ef=$TMP/$tool.stderr t0 t1 b0 b1 rc=0
+  b0=$(busy); t0=$(date +%s%N)
+  (cd "$cwd" && AST_EDIT_STATE_DIR=$state exec /usr/bin/time -f '%M %U %S' -o "$tf" "$@" >/dev/null 2>"$ef") || rc=$?
+  t1=$(date +%s%N); b1=$(busy)
+  local rss user sys
+  read -r rss user sys < <(tail -n 1 "$tf")
+  local row
+  row=$(awk -v t0="$t0" -v t1="$t1" -v b0="$b0" -v b1="$b1" -v hz="$HZ" -v u="$user" -v s="$sys" \
+    'BEGIN { w = (t1 - t0) / 1e9; o = (b1 - b0) / hz - u - s; if (o < 0) o = 0; printf "%.3f\t%.2f\t%.2f\t%.2f", w, u, s, o }')
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$tool" "$mode" "$run" "$row" "$rss" "$rc" >> "$tsv"
+  local wall=${row%%$'\t'*}
+  # ast-grep exits 1 when nothing matched; anything else non-zero is a failure
+  if [ "$rc" -ne 0 ] && ! { [ "$tool" = ast-grep ] && [ "$rc" -eq 1 ]; }; then
+    log "  $tool $mode run $run exited $rc: $(head -c 600 "$ef")"
+  fi
+  LAST="${wall}s, $((rss / 1024)) MB"
+}
+
+# ---------------------------------------------------------------- output checks
+check_preview() {   # ag.json ae.json -> prints a one-line verdict, returns 1 on mismatch
+  python3 - "$1" "$2" <<'PY'
+import json, sys, collections
+try:
+    ag = json.load(open(sys.argv[1]))
+    ae = json.load(open(sys.argv[2]))
+except Exception as e:
+    print(f"MISMATCH: cannot read a tool's JSON output ({e}); see its stderr above")
+    sys.exit(1)
+agc = collections.Counter(m["file"] for m in ag)
+aec = {f["path"]: f["replacements"] for f in ae["files"]}
+only_ag = sorted(set(agc) - set(aec)); only_ae = sorted(set(aec) - set(agc))
+diff = {p: (agc[p], aec[p]) for p in set(agc) & set(aec) if agc[p] != aec[p]}
+extra = sum(a - e for a, e in diff.values())
+ov = ae.get("overlaps", 0)
+ag_total, ae_total = sum(agc.values()), sum(aec.values())
+skipped = ae.get("skipped", [])
+head = f"ast-grep {ag_total} matches in {len(agc)} files; ast-edit {ae_total} replacements in {len(aec)} files (+{ov} overlaps), {ae.get('filesSearched')} files searched, {len(skipped)} skipped"
+ok = not only_ag and not only_ae and (not diff or (extra == ov and all(a > e for a, e in diff.values())))
+if ok:
+    why = "" if not diff else f"; {len(diff)} files differ in count only by nested matches (sum {extra} = ast-edit overlaps)"
+    print(f"OK same files and counts: {head}{why}")
+    sys.exit(0)
+print(f"MISMATCH: {head}")
+for p in only_ag[:10]: print(f"  only ast-grep: {p} ({agc[p]} matches)")
+for p in only_ae[:10]: print(f"  only ast-edit: {p} ({aec[p]} replacements)")
+for p, (a, e) in sorted(diff.items())[:10]: print(f"  count differs: {p}: ast-grep {a}, ast-edit {e}")
+if len(only_ag) > 10 or len(only_ae) > 10 or len(diff) > 10:
+    print(f"  ... {len(only_ag)} only-ast-grep, {len(only_ae)} only-ast-edit, {len(diff)} count differences in all")
+for s in skipped[:5]: print(f"  ast-edit skipped: {s['path']}: {s['reason']}")
+sys.exit(1)
+PY
+}
+
+compare_trees() {   # A B label -> 0 identical; prints the first differences
+  local a=$1 b=$2 label=$3 out=$TMP/diffq.txt
+  if diff -rq "$a" "$b" > "$out" 2>&1; then return 0; fi
+  log "MISMATCH ($label): $(wc -l < "$out") files differ; first ones:"
+  head -n 10 "$out" | sed 's/^/  /' >&2
+  local first; first=$(grep -m1 '^Files .* differ$' "$out" | sed -E 's/^Files (.*) and (.*) differ$/\1\t\2/' || true)
+  if [ -n "$first" ]; then
+    log "first difference (${first%%$'\t'*}), diff -u, first 30 lines:"
+    diff -u "${first%%$'\t'*}" "${first#*$'\t'}" | head -n 30 | cut -c1-300 >&2 || true
+  fi
+  return 1
+}
+
+# ---------------------------------------------------------------- run
+FAILED=0
+ncase=${#SELECTED[@]}; i=0
+while IFS='|' read -r id corpus lang pat rew lit extra; do
+  [ -n "$id" ] || continue
+  [[ $id =~ $FILTER ]] || continue
+  i=$((i + 1))
+  case $corpus in c-linux) runs=$RUNS_C ;; js-ts) [ "$lang" = js ] && runs=$RUNS_JS || runs=$RUNS ;; *) runs=$RUNS ;; esac
+  max_filesize_for "$corpus" "$lang"
+  mfs=${MAXFS[$corpus/$lang]}
+  mapfile -t aex < <(ae_extra "$extra")
+  AG=("$AST_GREP" run -p "$pat" -r "$rew" -l "$lang")
+  [ -n "$extra" ] && AG+=($extra)
+  AE=("$AST_EDIT" run -p "$pat" -r "$rew" -l "$lang" "${aex[@]}" --max-filesize "$mfs")
+  tsv=$RESDIR/$id.tsv chk=$RESDIR/$id.check meta=$RESDIR/$id.meta
+  printf 'case\ttool\tmode\trun\twall_s\tuser_s\tsys_s\tother_cpu_s\tpeak_rss_kb\texit\n' > "$tsv"
+  {
+    machine_meta
+    echo "corpus	$corpus"; echo "lang	$lang"; echo "pattern	$pat"; echo "rewrite	$rew"; echo "extra	$extra"
+    echo "max_filesize	$mfs (${MAXFS_NOTE[$corpus/$lang]})"
+    echo "runs	$runs"
+    echo "ag_cmd	ast-grep run -p '$pat' -r '$rew' -l $lang $extra $corpus --json=compact"
+    echo "ae_cmd	ast-edit run -p '$pat' -r '$rew' -l $lang ${aex[*]} --max-filesize $mfs $corpus --json"
+  } > "$meta"
+  : > "$chk"
+
+  log "($i/$ncase) $id: $corpus/$lang  \`$pat\` -> \`$rew\` $extra  ($runs runs per tool)"
+  wait_quiet
+  # untimed check run of each tool (also warms the page cache)
+  st=$TMP/state-check; rm -rf "$st"; mkdir -p "$st"
+  log "($i/$ncase) $id: check run, ast-grep"
+  (cd "$CORPORA" && "${AG[@]}" "$corpus" --json=compact > "$TMP/ag.json" 2>"$TMP/ag.err") || true
+  log "($i/$ncase) $id: check run, ast-edit"
+  (cd "$CORPORA" && AST_EDIT_STATE_DIR=$st "${AE[@]}" "$corpus" --json > "$TMP/ae.json" 2>"$TMP/ae.err") \
+    || { log "ast-edit failed: $(head -c 800 "$TMP/ae.err")"; }
+  rm -rf "$st"
+  echo "json_bytes	ast-grep $(stat -c %s "$TMP/ag.json")	ast-edit $(stat -c %s "$TMP/ae.json")" >> "$chk"
+  python3 - "$TMP/ae.json" >> "$chk" <<'PY' || true
+import json, sys
+d = json.load(open(sys.argv[1]))
+cut = [w for w in d.get("warnings", []) if "cut in this preview" in w]
+print(f"ae_warnings\t{len(d.get('warnings', []))} warnings, {len(cut)} about cut diff lines")
+PY
+  if verdict=$(check_preview "$TMP/ag.json" "$TMP/ae.json" 2>&1); then
+    log "($i/$ncase) $id: preview check: $verdict"
+  else
+    FAILED=1
+    log "($i/$ncase) $id: preview check FAILED:"; printf '%s\n' "$verdict" | sed 's/^/  /' >&2
+  fi
+  printf 'preview\t%s\n' "$verdict" | head -n 1 >> "$chk"
+  printf '%s\n' "$verdict" | tail -n +2 | sed 's/^/preview_detail\t/' >> "$chk"
+
+  for k in $(seq 1 "$runs"); do
+    order=(ast-grep ast-edit); [ $((k % 2)) -eq 0 ] && order=(ast-edit ast-grep)
+    for tool in "${order[@]}"; do
+      if [ "$tool" = ast-grep ]; then
+        measure "$tsv" "$id" ast-grep preview "$k" "$CORPORA" "" -- "${AG[@]}" "$corpus" --json=compact
+      else
+        st=$TMP/state-$k; rm -rf "$st"; mkdir -p "$st"
+        measure "$tsv" "$id" ast-edit preview "$k" "$CORPORA" "$st" -- "${AE[@]}" "$corpus" --json
+        rm -rf "$st"
+      fi
+      log "($i/$ncase) $id: preview $tool run $k/$runs: $LAST"
+    done
+  done
+
+  if [ "$APPLY" = 1 ] && [[ $id =~ $APPLY_CASES ]]; then
+    aruns=${APPLY_RUNS:-$(( runs < 3 ? runs : 3 ))}
+    for k in $(seq 1 "$aruns"); do
+      for t in ag ae ar; do
+        rm -rf "${TMP:?}/$t"; mkdir -p "$TMP/$t"; cp -a "$CORPORA/$corpus" "$TMP/$t/$corpus"
+      done
+      sync
+      st=$TMP/state-ar; rm -rf "$st"; mkdir -p "$st"
+      (cd "$TMP/ar" && AST_EDIT_STATE_DIR=$st "${AE[@]}" "$corpus" --json > "$TMP/ar.preview.json" 2>"$TMP/ar.err") \
+        || log "ast-edit preview for resolve failed: $(head -c 600 "$TMP/ar.err")"
+      wait_quiet
+      order=(ag ae ar); [ $((k % 2)) -eq 0 ] && order=(ar ae ag)
+      for t in "${order[@]}"; do
+        case $t in
+          ag) measure "$tsv" "$id" ast-grep apply "$k" "$TMP/ag" "" -- "${AG[@]}" "$corpus" -U
+              log "($i/$ncase) $id: apply ast-grep -U run $k/$aruns: $LAST" ;;
+          ae) st2=$TMP/state-ae; rm -rf "$st2"; mkdir -p "$st2"
+              measure "$tsv" "$id" ast-edit apply "$k" "$TMP/ae" "$st2" -- "${AE[@]}" "$corpus" -U --json
+              log "($i/$ncase) $id: apply ast-edit run -U run $k/$aruns: $LAST" ;;
+          ar) measure "$tsv" "$id" ast-edit resolve "$k" "$TMP/ar" "$st" -- "$AST_EDIT" resolve apply --reason bench --json
+              log "($i/$ncase) $id: apply ast-edit resolve apply run $k/$aruns: $LAST" ;;
+        esac
+      done
+    done
+    changed=$( (diff -rq "$CORPORA/$corpus" "$TMP/ag/$corpus" 2>/dev/null || true) | wc -l)
+    ok=1
+    compare_trees "$TMP/ag/$corpus" "$TMP/ae/$corpus" "$id: ast-grep -U vs ast-edit run -U" || ok=0
+    compare_trees "$TMP/ag/$corpus" "$TMP/ar/$corpus" "$id: ast-grep -U vs ast-edit resolve apply" || ok=0
+    if [ "$ok" = 1 ]; then
+      msg="OK byte-identical trees after ast-grep -U, ast-edit run -U and ast-edit resolve apply ($changed files changed)"
+      log "($i/$ncase) $id: apply check: $msg"
+    else
+      FAILED=1
+      n_ae=$( (diff -rq "$TMP/ag/$corpus" "$TMP/ae/$corpus" || true) | wc -l)
+      n_ar=$( (diff -rq "$TMP/ag/$corpus" "$TMP/ar/$corpus" || true) | wc -l)
+      msg="MISMATCH: trees differ after apply ($changed files changed by ast-grep; $n_ae differ from ast-edit run -U, $n_ar from resolve apply)"
+      { (diff -rq "$TMP/ag/$corpus" "$TMP/ae/$corpus" || true) | head -n 10 | sed "s|$TMP/||g; s/^/apply_detail\tvs run -U: /"
+        (diff -rq "$TMP/ag/$corpus" "$TMP/ar/$corpus" || true) | head -n 10 | sed "s|$TMP/||g; s/^/apply_detail\tvs resolve: /"; } >> "$chk" || true
+    fi
+    printf 'apply\t%s\n' "$msg" >> "$chk"
+    rm -rf "${TMP:?}/ag" "${TMP:?}/ae" "${TMP:?}/ar" "$st"
+  fi
+done <<< "$CASES"
+
+# ---------------------------------------------------------------- report
+python3 "$HERE/compare_report.py" "$RESDIR" "$REPORT"
+log "wrote $REPORT"
+[ "$FAILED" = 0 ] || { log "OUTPUT MISMATCH between the tools: see the checks above and in $REPORT"; exit 1; }
