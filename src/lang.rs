@@ -22,9 +22,10 @@ pub fn infer(path: &Path) -> Option<SupportLang> {
     SupportLang::from_path(path)
 }
 
-/// The canonical lower-case name we print for a language.
+/// The canonical lower-case name we print for a language. Cheap: called per
+/// file (unlike [`info`], which builds the extension globs).
 pub fn name(lang: SupportLang) -> &'static str {
-    info(lang).aliases[0]
+    aliases(lang)[0]
 }
 
 /// A row of `ast-edit langs`.

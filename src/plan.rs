@@ -229,9 +229,12 @@ pub fn build(req: &Request, cwd: &Path) -> Result<Plan> {
 pub fn build_with_progress(req: &Request, cwd: &Path, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Plan> {
     let cwd = walk::normalize(cwd);
     let walked = walk::walk(req, &cwd)?;
-    let mut langs: Vec<_> = walked.files.iter().map(|c| c.lang).collect();
-    langs.sort_by_key(|l| lang::name(*l));
-    langs.dedup();
+    let mut langs: Vec<_> = Vec::new();
+    for c in &walked.files {
+        if !langs.contains(&c.lang) {
+            langs.push(c.lang);
+        }
+    }
     let engine = Engine::new(req, langs, &cwd)?;
     let total = walked.files.len();
     let done = std::sync::atomic::AtomicUsize::new(0);
