@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use tempfile::NamedTempFile;
 
@@ -32,6 +33,10 @@ pub struct ApplyOptions {
     pub only: Option<Vec<String>>,
     /// Apply files whose rewrite adds syntax errors (`extra.allowSyntaxErrors`).
     pub allow_syntax_errors: bool,
+    /// Build the new text by splicing the planned edits onto the verified bytes
+    /// instead of re-running the rewrite: for `run -U` and `-i`, whose plan this
+    /// same process made moments before. `resolve apply` always re-runs.
+    pub trust_plan: bool,
 }
 
 impl ApplyOptions {
@@ -188,15 +193,15 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
             )));
         }
     }
-    // Freshness.
-    let mut fresh: Vec<(&FilePlan, Vec<u8>)> = Vec::new();
-    let mut stale: Vec<&FilePlan> = Vec::new();
-    for f in &selected {
-        match read_current(&f.abs) {
-            Some(b) if engine::digest(&b) == f.digest => fresh.push((f, b)),
-            _ => stale.push(f),
-        }
-    }
+    // Freshness, in parallel: re-read every selected file and compare digests.
+    let read: Vec<(&FilePlan, Option<Vec<u8>>)> = selected
+        .par_iter()
+        .map(|f| {
+            let b = read_current(&f.abs).filter(|b| engine::digest(b) == f.digest);
+            (*f, b)
+        })
+        .collect();
+    let stale: Vec<&FilePlan> = read.iter().filter(|(_, b)| b.is_none()).map(|(f, _)| *f).collect();
     if !stale.is_empty() && !opts.skip_stale {
         return Err(Error::ApplyFailed(format!(
             "{} changed since the preview: {}",
@@ -208,33 +213,40 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
         let reason = if f.abs.exists() { "changed since the preview" } else { "deleted since the preview" };
         outstanding.push(Outstanding { path: f.path.clone(), status: "stale".into(), reason: reason.into() });
     }
-    // Re-run the rewrite; it must reproduce the plan.
-    let mut langs: Vec<_> = fresh.iter().filter_map(|(f, _)| lang::parse_lang(&f.lang).ok()).collect();
-    langs.sort_by_key(|l| lang::name(*l));
-    langs.dedup();
-    let engine = Engine::new(&plan.request, langs, &plan.cwd)?;
-    let mut staged: Vec<Staged> = Vec::new();
-    for (f, original) in fresh {
-        let lang = lang::parse_lang(&f.lang)?;
-        let text = engine::check_text(&original).map_err(|s| Error::ApplyFailed(format!("{}: {}", f.path, s.0)))?;
-        let new = engine::rewrite(
-            &engine.ops_for(lang, &f.abs),
-            lang,
-            text,
-            engine::RewriteOptions { prefilter: !plan.request.no_prefilter, check_syntax: false },
-        ).map(|r| r.new_text);
-        let ok = new.as_ref().is_some_and(|n| engine::digest(n) == f.new_digest);
-        let Some(new) = new.filter(|_| ok) else {
-            return Err(Error::ApplyFailed(format!(
-                "re-running the edit on {} did not reproduce the preview (was ast-edit upgraded in between?); nothing was written. Discard this action and preview again",
-                f.path
-            )));
-        };
-        let tmp = stage(&f.abs, &new).map_err(|e| {
-            Error::ApplyFailed(format!("cannot stage the new {}: {e}; nothing was written", f.path))
-        })?;
-        staged.push(Staged { plan: f, original, tmp });
+    let fresh: Vec<(&FilePlan, Vec<u8>)> = read.into_iter().filter_map(|(f, b)| b.map(|b| (f, b))).collect();
+    // Re-run the rewrite (it must reproduce the plan) and stage every new file, in
+    // parallel; nothing is renamed before all of them are staged.
+    let mut langs: Vec<_> = Vec::new();
+    for (f, _) in &fresh {
+        let l = lang::parse_lang(&f.lang)?;
+        if !langs.contains(&l) {
+            langs.push(l);
+        }
     }
+    let engine = if opts.trust_plan { None } else { Some(Engine::new(&plan.request, langs, &plan.cwd)?) };
+    let staged: Vec<Staged> = fresh
+        .into_par_iter()
+        .map(|(f, original)| {
+            let new = match &engine {
+                None => engine::splice(&original, &f.edits),
+                Some(engine) => {
+                    let lang = lang::parse_lang(&f.lang)?;
+                    let text = engine::check_text(&original).map_err(|s| Error::ApplyFailed(format!("{}: {}", f.path, s.0)))?;
+                    let opts = engine::RewriteOptions { prefilter: !plan.request.no_prefilter, check_syntax: false };
+                    engine::rewrite(&engine.ops_for(lang, &f.abs), lang, text, opts).map(|r| r.new_text).unwrap_or_default()
+                }
+            };
+            if engine::digest(&new) != f.new_digest {
+                return Err(Error::ApplyFailed(format!(
+                    "re-running the edit on {} did not reproduce the preview (was ast-edit upgraded in between?); nothing was written. Discard this action and preview again",
+                    f.path
+                )));
+            }
+            let tmp = stage(&f.abs, &new)
+                .map_err(|e| Error::ApplyFailed(format!("cannot stage the new {}: {e}; nothing was written", f.path)))?;
+            Ok(Staged { plan: f, original, tmp })
+        })
+        .collect::<Result<Vec<_>>>()?;
     // Journal before the first rename: the originals, and the temp files in flight,
     // so that a run killed half-way can be cleaned up and undone by the next one.
     let jdir = match journal {
@@ -274,10 +286,12 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
         done.push((s.plan, s.original));
     }
     // Verify after write: do not trust our own counters.
+    let verified: Vec<bool> = done
+        .par_iter()
+        .map(|(f, _)| read_current(&f.abs).is_some_and(|b| engine::digest(&b) == f.new_digest))
+        .collect();
     let mut files = Vec::new();
-    for (f, _) in &done {
-        let now = read_current(&f.abs);
-        let ok = now.as_ref().is_some_and(|b| engine::digest(b) == f.new_digest);
+    for ((f, _), ok) in done.iter().zip(verified) {
         let status = if ok { "applied" } else { "failed" };
         files.push(AppliedFile { path: f.path.clone(), replacements: f.edits.len(), status: status.into(), diff: f.diff.clone() });
         if !ok {
@@ -336,8 +350,10 @@ struct JournalFile {
     written_digest: String,
     /// Digest of the bytes before the apply.
     original_digest: String,
-    /// File (in the record's folder) holding the original bytes.
-    original: String,
+    /// Where the original bytes sit in the record's `originals.bin`.
+    offset: usize,
+    /// How many bytes.
+    len: usize,
     /// The temp file staged for it (removed by `recover` if a crash left it).
     temp: PathBuf,
 }
@@ -353,20 +369,23 @@ fn begin_journal(store: &Locked<'_>, id: &str, staged: &[Staged<'_>]) -> Result<
     let seq = store.next_seq()?;
     let dir = store.journal_dir().join(format!("{seq:012}-{id}"));
     std::fs::create_dir_all(&dir).map_err(|e| journal_err(&dir, e))?;
+    // All originals in one file (one fsync, not one per file), with offsets.
+    let mut blob = Vec::with_capacity(staged.iter().map(|s| s.original.len()).sum());
     let mut files = Vec::new();
-    for (i, s) in staged.iter().enumerate() {
-        let name = format!("{i}.orig");
-        let p = dir.join(&name);
-        write_atomic(&p, &s.original).map_err(|e| journal_err(&p, e))?;
+    for s in staged {
         files.push(JournalFile {
             path: s.plan.path.clone(),
             abs: s.plan.abs.clone(),
             written_digest: s.plan.new_digest.clone(),
             original_digest: s.plan.digest.clone(),
-            original: name,
+            offset: blob.len(),
+            len: s.original.len(),
             temp: s.tmp.path().to_path_buf(),
         });
+        blob.extend_from_slice(&s.original);
     }
+    let p = dir.join(ORIGINALS);
+    write_atomic(&p, &blob).map_err(|e| journal_err(&p, e))?;
     let marker = dir.join(INFLIGHT);
     std::fs::write(&marker, b"").map_err(|e| journal_err(&marker, e))?;
     let rec = JournalRecord { id: id.to_string(), files };
@@ -374,6 +393,9 @@ fn begin_journal(store: &Locked<'_>, id: &str, staged: &[Staged<'_>]) -> Result<
     write_atomic(&p, &serde_json::to_vec(&rec).expect("serializes")).map_err(|e| journal_err(&p, e))?;
     Ok(dir)
 }
+
+/// The file of a journal record holding every original, back to back.
+const ORIGINALS: &str = "originals.bin";
 
 /// Test-only: `AST_EDIT_PAUSE_AFTER_RENAME=k` stops for a minute after the k-th
 /// rename, so a test can kill the process in the middle of an apply. Debug builds only.
@@ -470,6 +492,7 @@ impl UndoReport {
 pub fn undo(store: &Locked<'_>) -> Result<Option<UndoReport>> {
     let Some(dir) = journal_records(store)?.pop() else { return Ok(None) };
     let rec = read_record(&dir)?;
+    let originals = std::fs::read(dir.join(ORIGINALS));
     let mut restored = Vec::new();
     let mut outstanding = Vec::new();
     for f in &rec.files {
@@ -488,10 +511,10 @@ pub fn undo(store: &Locked<'_>) -> Result<Option<UndoReport>> {
             });
             continue;
         }
-        let orig_path = dir.join(&f.original);
-        let restore = std::fs::read(&orig_path).and_then(|orig| {
+        let restore = originals.as_ref().map_err(|e| std::io::Error::new(e.kind(), e.to_string())).and_then(|blob| {
+            let orig = blob.get(f.offset..f.offset + f.len).ok_or_else(|| std::io::Error::other("the undo journal is truncated"))?;
             let perms = std::fs::metadata(&f.abs)?.permissions();
-            write_atomic(&f.abs, &orig)?;
+            write_atomic(&f.abs, orig)?;
             std::fs::set_permissions(&f.abs, perms)
         });
         match restore {

@@ -522,7 +522,7 @@ fn review(plan: plan::Plan, cwd: &Path, style: Style, out: &mut impl Write) -> a
     }
     let store = store(cwd)?;
     let locked = store.lock()?;
-    let opts = ApplyOptions { only: Some(accepted), ..Default::default() };
+    let opts = ApplyOptions { only: Some(accepted), trust_plan: true, ..Default::default() };
     let report = match apply::apply_plan(&plan, &opts, Some((&locked, "review"))) {
         Ok(r) => r,
         Err(e) => {
@@ -594,7 +594,8 @@ fn run_update_all(plan: plan::Plan, json: bool, cwd: &Path, style: Style, out: &
     let store = store(cwd)?;
     let locked = store.lock()?;
     let bar = spinner("applying (verifying and writing files)");
-    let report = apply::apply_plan(&plan, &ApplyOptions::default(), Some((&locked, "run-U")));
+    let opts = ApplyOptions { trust_plan: true, ..Default::default() };
+    let report = apply::apply_plan(&plan, &opts, Some((&locked, "run-U")));
     if let Some(b) = bar {
         b.finish_and_clear();
     }

@@ -210,12 +210,86 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
     let new_text = splice(text.as_bytes(), &kept);
     let (errors_before, errors_after) = if opts.check_syntax && !kept.is_empty() {
         let new_body = std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8");
-        (count_errors(&grep), count_errors(&lang.ast_grep(new_body)))
+        (count_errors(&grep), errors_after_edit(&grep, lang, body, new_body, &kept, bom))
     } else {
         (0, 0)
     };
     unparsed.sort_unstable();
     Some(Rewrite { edits: kept, overlaps: dropped.len(), dropped, unparsed, new_text, errors_before, errors_after })
+}
+
+thread_local! {
+    static PARSER: std::cell::RefCell<tree_sitter::Parser> = std::cell::RefCell::new(tree_sitter::Parser::new());
+}
+
+/// ERROR/MISSING nodes of the new text, parsed incrementally: the old tree is told
+/// about every edit (last first, so earlier offsets stay valid) and tree-sitter
+/// re-parses only what changed, much cheaper than a second full parse. Falls back
+/// to a full parse if the incremental one is not available.
+fn errors_after_edit(
+    grep: &AstGrep<StrDoc<SupportLang>>,
+    lang: SupportLang,
+    old: &str,
+    new: &str,
+    edits: &[Edit],
+    bom: usize,
+) -> usize {
+    let mut tree = grep.root().get_doc().tree.clone();
+    let newlines: Vec<usize> = memchr::memchr_iter(b'\n', old.as_bytes()).collect();
+    let point = |at: usize| {
+        let row = newlines.partition_point(|&n| n < at);
+        let line_start = if row == 0 { 0 } else { newlines[row - 1] + 1 };
+        tree_sitter::Point { row, column: at - line_start }
+    };
+    for e in edits.iter().rev() {
+        let (start, old_end) = (e.start - bom, e.end - bom);
+        let start_position = point(start);
+        let inserted = e.text.as_bytes();
+        let new_end_position = match memchr::memrchr(b'\n', inserted) {
+            None => tree_sitter::Point { row: start_position.row, column: start_position.column + inserted.len() },
+            Some(last) => tree_sitter::Point {
+                row: start_position.row + memchr::memchr_iter(b'\n', inserted).count(),
+                column: inserted.len() - last - 1,
+            },
+        };
+        tree.edit(&tree_sitter::InputEdit {
+            start_byte: start,
+            old_end_byte: old_end,
+            new_end_byte: start + inserted.len(),
+            start_position,
+            old_end_position: point(old_end),
+            new_end_position,
+        });
+    }
+    let reparsed = PARSER.with(|p| {
+        let mut p = p.borrow_mut();
+        p.set_language(&lang.get_ts_language()).ok()?;
+        p.reset();
+        p.parse(new.as_bytes(), Some(&tree))
+    });
+    match reparsed {
+        Some(t) if !t.root_node().has_error() => 0,
+        Some(t) => {
+            let mut n = 0;
+            let mut cursor = t.walk();
+            'walk: loop {
+                let node = cursor.node();
+                if node.is_error() || node.is_missing() {
+                    n += 1;
+                }
+                if cursor.goto_first_child() {
+                    continue;
+                }
+                while !cursor.goto_next_sibling() {
+                    if !cursor.goto_parent() {
+                        break 'walk;
+                    }
+                }
+            }
+            n
+        }
+        None => count_errors(&lang.ast_grep(new)),
+    }
 }
 
 /// Applies sorted, non-overlapping edits in one forward pass.
@@ -372,6 +446,23 @@ mod tests {
         let e = engine("f($A)", "g($A", SupportLang::Python);
         let r = rewrite(&e.ops_for(SupportLang::Python, Path::new("/x.py")), SupportLang::Python, "f(1)\n", FULL).unwrap();
         assert!(r.errors_after > r.errors_before);
+    }
+
+    #[test]
+    fn incremental_error_count_equals_a_full_parse() {
+        let cases = [
+            ("f($A)", "g($A", "x = 1\nf(1)\ny = [f(2),\n  f(3)]\n"),
+            ("f($A)", "g(\n$A)", "\u{feff}def h():\n    return f(1) + f(2)\n"),
+            ("f($A)", ")", "a = f(1)\nb = (f(2))\n"),
+            ("f($A)", "g($A)", "broken = (\nf(1)\n"),
+        ];
+        for (pat, out, src) in cases {
+            let e = engine(pat, out, SupportLang::Python);
+            let r = rewrite(&e.ops_for(SupportLang::Python, Path::new("/x.py")), SupportLang::Python, src, FULL).unwrap();
+            let new = String::from_utf8(r.new_text.clone()).unwrap();
+            let body = new.strip_prefix('\u{feff}').unwrap_or(&new);
+            assert_eq!(r.errors_after, count_errors(&SupportLang::Python.ast_grep(body)), "{pat} -> {out} on {src:?}");
+        }
     }
 
     #[test]
