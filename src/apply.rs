@@ -20,7 +20,7 @@ use tempfile::NamedTempFile;
 use crate::engine::{self, Engine};
 use crate::error::{Error, Result};
 use crate::lang;
-use crate::pending::{write_atomic, Locked};
+use crate::pending::{write_atomic, write_atomic_with, Locked};
 use crate::plan::{FilePlan, Plan};
 use crate::preview::plural;
 
@@ -370,22 +370,22 @@ fn begin_journal(store: &Locked<'_>, id: &str, staged: &[Staged<'_>]) -> Result<
     let dir = store.journal_dir().join(format!("{seq:012}-{id}"));
     std::fs::create_dir_all(&dir).map_err(|e| journal_err(&dir, e))?;
     // All originals in one file (one fsync, not one per file), with offsets.
-    let mut blob = Vec::with_capacity(staged.iter().map(|s| s.original.len()).sum());
     let mut files = Vec::new();
+    let mut offset = 0;
     for s in staged {
         files.push(JournalFile {
             path: s.plan.path.clone(),
             abs: s.plan.abs.clone(),
             written_digest: s.plan.new_digest.clone(),
             original_digest: s.plan.digest.clone(),
-            offset: blob.len(),
+            offset,
             len: s.original.len(),
             temp: s.tmp.path().to_path_buf(),
         });
-        blob.extend_from_slice(&s.original);
+        offset += s.original.len();
     }
     let p = dir.join(ORIGINALS);
-    write_atomic(&p, &blob).map_err(|e| journal_err(&p, e))?;
+    write_atomic_with(&p, |w| staged.iter().try_for_each(|s| w.write_all(&s.original))).map_err(|e| journal_err(&p, e))?;
     let marker = dir.join(INFLIGHT);
     std::fs::write(&marker, b"").map_err(|e| journal_err(&marker, e))?;
     let rec = JournalRecord { id: id.to_string(), files };

@@ -315,10 +315,10 @@ fn style(color: ColorChoice, full: bool) -> Style {
     Style { color: on, full }
 }
 
-fn json_line(v: &impl Serialize) -> String {
-    let mut s = serde_json::to_string_pretty(v).expect("serializes");
-    s.push('\n');
-    s
+/// Writes `v` as pretty JSON and a newline, streaming (a preview can be large).
+fn write_json(out: &mut impl Write, v: &impl Serialize) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, v).map_err(std::io::Error::from)?;
+    out.write_all(b"\n")
 }
 
 /// Runs the CLI; returns the exit code. Output errors (a closed pipe) surface as
@@ -441,7 +441,7 @@ fn emit(plan: plan::Plan, cwd: &Path, how: Emit, started: std::time::Instant, ou
     let store = store(cwd)?;
     let details = pending::stage(&store, plan)?;
     if how.json {
-        out.write_all(json_line(&details).as_bytes())?;
+        write_json(out, &details)?;
         return Ok(0);
     }
     print::diffs(out, &details, how.style)?;
@@ -584,7 +584,7 @@ fn run_update_all(plan: plan::Plan, json: bool, cwd: &Path, style: Style, out: &
     let mut details = preview::details(&plan, None, "no_changes");
     if plan.files.is_empty() {
         if json {
-            out.write_all(json_line(&details).as_bytes())?;
+            write_json(out, &details)?;
         } else {
             print::summary(out, &details, style)?;
             writeln!(out, "No changes: nothing written.")?;
@@ -606,7 +606,7 @@ fn run_update_all(plan: plan::Plan, json: bool, cwd: &Path, style: Style, out: &
             details.status = "failed".into();
             details.warnings.push(e.to_string());
             if json {
-                out.write_all(json_line(&details).as_bytes())?;
+                write_json(out, &details)?;
             } else {
                 eprintln!("error: {e}");
             }
@@ -619,7 +619,7 @@ fn run_update_all(plan: plan::Plan, json: bool, cwd: &Path, style: Style, out: &
         details.warnings.push(format!("{}: {} ({})", o.path, o.reason, o.status));
     }
     if json {
-        out.write_all(json_line(&details).as_bytes())?;
+        write_json(out, &details)?;
     } else {
         print::diffs(out, &details, style)?;
         print::summary(out, &details, style)?;
@@ -652,7 +652,7 @@ fn cmd_resolve(a: ResolveArgs, out: &mut impl Write) -> anyhow::Result<i32> {
         b.finish_and_clear();
     }
     if a.json {
-        out.write_all(json_line(&result).as_bytes())?;
+        write_json(out, &result)?;
     } else if result.is_error {
         eprintln!("{}", result.content);
     } else {
@@ -667,7 +667,7 @@ fn cmd_pending(a: JsonFlag, out: &mut impl Write) -> anyhow::Result<i32> {
     let list = store.lock()?.list()?;
     if a.json {
         let rows: Vec<_> = list.iter().map(|p| p.summary()).collect();
-        out.write_all(json_line(&rows).as_bytes())?;
+        write_json(out, &rows)?;
         return Ok(0);
     }
     if list.is_empty() {
@@ -695,7 +695,7 @@ fn cmd_show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Re
         ActionKind::Command { .. } => {
             let shown = ProposedCommand::of(&action).expect("a command action");
             if a.json {
-                out.write_all(json_line(&shown).as_bytes())?;
+                write_json(out, &shown)?;
             } else {
                 writeln!(out, "{}  {}  {}  [{}]", shown.id, shown.created_at, shown.label, shown.source_tool_name)?;
                 writeln!(out, "  apply:   sh -c {:?}  (in {})", shown.apply_cmd, shown.cwd.display())?;
@@ -719,7 +719,7 @@ fn cmd_show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Re
         }
     }
     if a.json {
-        out.write_all(json_line(&details).as_bytes())?;
+        write_json(out, &details)?;
         return Ok(0);
     }
     let style = style(color, a.full);
@@ -787,7 +787,7 @@ fn cmd_propose(a: ProposeArgs, out: &mut impl Write) -> anyhow::Result<i32> {
     })?;
     if a.json {
         let shown = ProposedCommand::of(&action).expect("staged just above");
-        out.write_all(json_line(&shown).as_bytes())?;
+        write_json(out, &shown)?;
     } else {
         print::how_to_resolve(out, &action.id)?;
     }
@@ -818,7 +818,7 @@ fn cmd_undo(a: JsonFlag, out: &mut impl Write) -> anyhow::Result<i32> {
         }
     };
     if a.json {
-        out.write_all(json_line(&res).as_bytes())?;
+        write_json(out, &res)?;
     } else if res.is_error {
         eprintln!("{}", res.content);
     } else {
@@ -841,7 +841,7 @@ fn cmd_langs(a: JsonFlag, out: &mut impl Write) -> anyhow::Result<i32> {
         .map(|i| LangRow { name: i.aliases[0], aliases: i.aliases, extensions: i.extensions })
         .collect();
     if a.json {
-        out.write_all(json_line(&rows).as_bytes())?;
+        write_json(out, &rows)?;
         return Ok(0);
     }
     writeln!(out, "{:<12} {:<28} extensions", "language", "names")?;

@@ -164,9 +164,16 @@ impl Store {
 
 /// Writes `bytes` to `path` atomically: temp file in the same folder, fsync, rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomic_with(path, |w| w.write_all(bytes))
+}
+
+/// [`write_atomic`] for content produced by `fill` (streamed through a buffer).
+pub fn write_atomic_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new().prefix(".ast-edit-").suffix(".tmp").tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
+    let tmp = tempfile::Builder::new().prefix(".ast-edit-").suffix(".tmp").tempfile_in(dir)?;
+    let mut w = std::io::BufWriter::new(tmp);
+    fill(&mut w)?;
+    let tmp = w.into_inner().map_err(|e| e.into_error())?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
@@ -216,8 +223,8 @@ impl Locked<'_> {
     /// Writes (or rewrites) an action.
     pub fn save(&self, action: &PendingAction) -> Result<()> {
         let path = self.pending_path(&action.id);
-        let json = serde_json::to_vec(action).expect("actions serialize");
-        write_atomic(&path, &json).map_err(|e| self.store.err(&path, e))
+        write_atomic_with(&path, |w| serde_json::to_writer(w, action).map_err(std::io::Error::from))
+            .map_err(|e| self.store.err(&path, e))
     }
 
     /// Every pending action, newest first. Unreadable entries are reported as errors.
