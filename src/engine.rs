@@ -381,6 +381,11 @@ impl Engine {
         Ok(Engine { by_lang, globs, warnings })
     }
 
+    /// True when at least one op is compiled for `lang`.
+    pub fn has_ops(&self, lang: SupportLang) -> bool {
+        self.by_lang.get(&lang).is_some_and(|ops| !ops.is_empty())
+    }
+
     /// The ops that apply to the file at `path` (absolute) of language `lang`.
     pub fn ops_for(&self, lang: SupportLang, path: &Path) -> Vec<&CompiledOp> {
         let Some(ops) = self.by_lang.get(&lang) else { return Vec::new() };

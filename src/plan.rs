@@ -236,6 +236,14 @@ pub fn build_with_progress(req: &Request, cwd: &Path, progress: &(dyn Fn(usize, 
         }
     }
     let engine = Engine::new(req, langs, &cwd)?;
+    // Files of a language no op can run on (a scan's rules are all for other
+    // languages, or the pattern cannot be expressed there, as warned) are not read.
+    let mut walked = walked;
+    walked.files.retain(|c| engine.has_ops(c.lang));
+    walked.total = walked.files.len();
+    if let Some(cap) = req.max_files {
+        walked.files.truncate(cap);
+    }
     let total = walked.files.len();
     let done = std::sync::atomic::AtomicUsize::new(0);
     let outcomes: Vec<Outcome> = walked

@@ -29,7 +29,7 @@ pub struct Candidate {
 /// The walk's result.
 #[derive(Debug, Default)]
 pub struct Walked {
-    /// Files to search, sorted by display path, at most `maxFiles` of them.
+    /// Files to search, sorted by display path (the caller applies `maxFiles`).
     pub files: Vec<Candidate>,
     /// How many candidate files the walk found before the cap.
     pub total: usize,
@@ -133,9 +133,6 @@ pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
     files.sort_by(|a, b| a.display.cmp(&b.display));
     files.dedup_by(|a, b| a.path == b.path);
     let total = files.len();
-    if let Some(cap) = req.max_files {
-        files.truncate(cap);
-    }
     let mut errors = errors.into_inner().unwrap();
     errors.sort();
     Ok(Walked { files, total, errors })
