@@ -115,6 +115,16 @@ Example:
   ast-edit propose --label 'Regenerate bindings' --apply-cmd 'make bindings' \\
       --reject-cmd 'git checkout -- bindings/'")]
     Propose(ProposeArgs),
+    /// Serve the MCP tools `ast_edit` and `resolve` on stdio (for coding agents).
+    Mcp(McpArgs),
+}
+
+/// `mcp` flags.
+#[derive(Args, Debug)]
+pub struct McpArgs {
+    /// The folder the server works in; paths outside it are refused (default: the working directory).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
 }
 
 /// `propose` flags.
@@ -334,6 +344,14 @@ pub fn run(cli: Cli, out: &mut impl Write) -> anyhow::Result<i32> {
         Command::Scan(a) => cmd_scan(a, cli.color, out),
         Command::Test(a) => cmd_test(a, cli.color, out),
         Command::Propose(a) => cmd_propose(a, out),
+        Command::Mcp(a) => {
+            let root = match a.root {
+                Some(r) => r,
+                None => cwd()?,
+            };
+            crate::mcp::serve(&root)?;
+            Ok(0)
+        }
     }
 }
 

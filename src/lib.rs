@@ -24,3 +24,4 @@ pub mod walk;
 pub use error::{Error, Result};
 pub mod rules;
 pub mod custom;
+pub mod mcp;

@@ -1,0 +1,491 @@
+//! The MCP server end to end: the real binary (`ast-edit mcp`) as a child process,
+//! driven by rmcp's client over stdio, in a temp folder holding a copy of
+//! `fixtures/` and with its own `AST_EDIT_STATE_DIR`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, ProgressNotificationParam};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_ast-edit");
+
+const REMINDER: &str =
+    "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
+const NOTHING_PENDING: &str = "No pending action to resolve. Nothing to apply or discard.";
+
+const PREVIEW_KEYS: [&str; 13] = [
+    "applied",
+    "files",
+    "filesSearched",
+    "filesTouched",
+    "id",
+    "label",
+    "limitReached",
+    "overlaps",
+    "skipped",
+    "sourceToolName",
+    "status",
+    "totalReplacements",
+    "warnings",
+];
+
+/// Copies a folder recursively (files and folders only).
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        let kind = entry.file_type().unwrap();
+        if kind.is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Every file under `dir` with its bytes.
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let entry = entry.unwrap();
+            let kind = entry.file_type().unwrap();
+            if kind.is_dir() {
+                stack.push(entry.path());
+            } else if kind.is_file() {
+                out.insert(entry.path().strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(entry.path()).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// A temp folder: `root/` (a copy of fixtures/, the server's root), `state/`
+/// (AST_EDIT_STATE_DIR) and `outside/` (a file the server must not reach).
+struct Env {
+    _dir: tempfile::TempDir,
+    base: PathBuf,
+    root: PathBuf,
+    state: PathBuf,
+}
+
+impl Env {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let root = base.join("root");
+        copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"), &root);
+        let state = base.join("state");
+        std::fs::create_dir_all(base.join("outside")).unwrap();
+        std::fs::write(base.join("outside/secret.py"), "self.assertEquals(1, 1)\n").unwrap();
+        Env { _dir: dir, base, root, state }
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root.join(rel)).unwrap()
+    }
+
+    /// Runs the CLI in `cwd` with this env's state dir.
+    fn cli(&self, cwd: &Path, args: &[&str]) -> std::process::Output {
+        std::process::Command::new(BIN)
+            .args(args)
+            .current_dir(cwd)
+            .env("AST_EDIT_STATE_DIR", &self.state)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    }
+
+    async fn connect(&self) -> Client {
+        let mut cmd = tokio::process::Command::new(BIN);
+        cmd.arg("mcp").current_dir(&self.root).env("AST_EDIT_STATE_DIR", &self.state);
+        let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().unwrap();
+        let handler = Recorder::default();
+        let progress = handler.progress.clone();
+        let service = handler.serve(transport).await.expect("initialize");
+        Client { service, progress }
+    }
+}
+
+/// The client side: records progress notifications.
+#[derive(Clone, Default)]
+struct Recorder {
+    progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+}
+
+impl ClientHandler for Recorder {
+    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
+        self.progress.lock().unwrap().push(params);
+    }
+}
+
+struct Client {
+    service: RunningService<RoleClient, Recorder>,
+    progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+}
+
+impl Client {
+    async fn call(&self, tool: &str, args: Value) -> CallToolResult {
+        let Value::Object(map) = args else { panic!("arguments must be an object") };
+        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(map);
+        self.service.call_tool(params).await.expect("a tool result, not a protocol error")
+    }
+
+    async fn close(self) {
+        let _ = self.service.cancel().await;
+    }
+}
+
+fn text(r: &CallToolResult) -> String {
+    assert_eq!(r.content.len(), 1, "one text block: {r:?}");
+    r.content[0].as_text().expect("text content").text.clone()
+}
+
+fn is_error(r: &CallToolResult) -> bool {
+    r.is_error == Some(true)
+}
+
+fn structured(r: &CallToolResult) -> &Value {
+    r.structured_content.as_ref().expect("structuredContent")
+}
+
+fn assert_equals_op() -> Value {
+    json!({"ops": [{"pat": "self.assertEquals($A, $B)", "out": "self.assertEqual($A, $B)"}], "lang": "py", "paths": ["python/test_app.py"]})
+}
+
+fn fetch_op(paths: &[&str]) -> Value {
+    json!({"ops": [{"pat": "fetch_data($$$ARGS)", "out": "load_data($$$ARGS)"}], "paths": paths})
+}
+
+#[tokio::test]
+async fn initialize_and_list_tools_with_strict_schemas_and_annotations() {
+    let env = Env::new();
+    let client = env.connect().await;
+    let info = client.service.peer_info().expect("server info after initialize");
+    assert_eq!(info.server_info.as_ref().unwrap().name, "ast-edit");
+    assert!(info.capabilities.tools.is_some());
+    assert!(info.instructions.as_deref().unwrap_or("").contains("resolve"));
+
+    let tools = client.service.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["ast_edit", "resolve"]);
+    for t in &tools {
+        let input = Value::Object((*t.input_schema).clone());
+        assert_eq!(input["type"], "object", "{}", t.name);
+        assert!(input["properties"].is_object());
+        assert!(!input.to_string().contains("$ref"), "no $ref in {}", t.name);
+        assert!(!input.to_string().contains("$defs"), "no $defs in {}", t.name);
+        let output = Value::Object((**t.output_schema.as_ref().expect("output schema")).clone());
+        assert_eq!(output["type"], "object");
+        assert!(t.title.is_some());
+        assert!(t.description.as_deref().is_some_and(|d| d.len() > 200), "{} teaches its use", t.name);
+    }
+    let ast_edit = &tools[0];
+    let input = Value::Object((*ast_edit.input_schema).clone());
+    assert_eq!(input["required"], json!(["ops"]));
+    assert_eq!(input["properties"]["ops"]["minItems"], 1);
+    assert_eq!(input["properties"]["ops"]["items"]["required"], json!(["pat", "out"]));
+    assert_eq!(input["properties"]["strictness"]["enum"], json!(["cst", "smart", "ast", "relaxed", "signature"]));
+    for key in ["paths", "lang", "selector", "globs", "maxFiles"] {
+        assert!(input["properties"][key].is_object(), "{key}");
+    }
+    let desc = ast_edit.description.as_deref().unwrap();
+    for must in ["$A", "$$$ARGS", "`;`", "`resolve`"] {
+        assert!(desc.contains(must), "description teaches {must}");
+    }
+    let a = ast_edit.annotations.as_ref().unwrap();
+    assert_eq!(a.read_only_hint, Some(true));
+    let output = Value::Object((**ast_edit.output_schema.as_ref().unwrap()).clone());
+    let mut required: Vec<String> = serde_json::from_value(output["required"].clone()).unwrap();
+    required.sort();
+    assert_eq!(required, PREVIEW_KEYS);
+
+    let resolve = &tools[1];
+    let input = Value::Object((*resolve.input_schema).clone());
+    assert_eq!(input["required"], json!(["action", "reason"]));
+    assert_eq!(input["properties"]["action"]["enum"], json!(["apply", "discard"]));
+    assert_eq!(input["properties"]["extra"]["type"], "object");
+    assert_eq!(input["properties"]["id"]["type"], "string");
+    let a = resolve.annotations.as_ref().unwrap();
+    assert_eq!(a.destructive_hint, Some(true));
+    assert_eq!(a.read_only_hint, Some(false));
+    client.close().await;
+}
+
+#[tokio::test]
+async fn preview_leaves_files_alone_then_apply_writes_exactly_the_preview() {
+    let env = Env::new();
+    let before = snapshot(&env.root);
+    let original = env.read("python/test_app.py");
+    let client = env.connect().await;
+
+    let r = client.call("ast_edit", assert_equals_op()).await;
+    assert!(!is_error(&r), "{r:?}");
+    assert_eq!(snapshot(&env.root), before, "a preview writes nothing");
+    let t = text(&r);
+    assert!(t.ends_with(&format!("\n\n{REMINDER}")), "reminder at the end, exactly:\n{t}");
+    assert_eq!(t.matches("<system-reminder>").count(), 1);
+    assert!(t.starts_with("AST Edit: 2 replacements in 1 file (searched 1 file)"), "{t}");
+    assert!(t.contains("  python/test_app.py  2 replacements\n"), "{t}");
+    let d = structured(&r);
+    let mut keys: Vec<&str> = d.as_object().unwrap().keys().map(String::as_str).collect();
+    keys.sort();
+    assert_eq!(keys, PREVIEW_KEYS);
+    assert_eq!(d["status"], "pending");
+    assert_eq!(d["applied"], false);
+    assert_eq!(d["sourceToolName"], "ast_edit");
+    assert_eq!(d["label"], "AST Edit: 2 replacements in 1 file");
+    assert_eq!(d["totalReplacements"], 2);
+    assert_eq!(d["filesTouched"], 1);
+    let id = d["id"].as_str().unwrap().to_string();
+    assert!(t.contains(&id), "the text names the id");
+    let diff = d["files"][0]["diff"].as_str().unwrap();
+    assert!(diff.starts_with("--- a/python/test_app.py\n+++ b/python/test_app.py\n"), "{diff}");
+    assert!(t.contains(diff), "a small diff is shown whole in the text");
+
+    // Progress: start at 0, strictly increasing, ending at its total.
+    let mut seen = Vec::new();
+    for _ in 0..50 {
+        seen = client.progress.lock().unwrap().clone();
+        if seen.last().is_some_and(|p| Some(p.progress) == p.total) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(seen.len() >= 2, "{seen:?}");
+    assert_eq!(seen[0].progress, 0.0);
+    assert!(seen.windows(2).all(|w| w[1].progress > w[0].progress), "{seen:?}");
+    let last = seen.last().unwrap();
+    assert_eq!(Some(last.progress), last.total);
+    assert!(last.message.as_deref().unwrap().contains(&id), "{last:?}");
+
+    let r = client.call("resolve", json!({"action": "apply", "reason": "assertEquals is a deprecated alias"})).await;
+    assert!(!is_error(&r), "{r:?}");
+    assert_eq!(text(&r), "Applied 2 replacements in 1 file.\n  applied  python/test_app.py (2 replacements)");
+    let expected = original.replace("self.assertEquals(", "self.assertEqual(");
+    assert_ne!(expected, original);
+    assert_eq!(env.read("python/test_app.py"), expected);
+    let mut after = snapshot(&env.root);
+    after.insert(PathBuf::from("python/test_app.py"), before[Path::new("python/test_app.py")].clone());
+    assert_eq!(after, before, "no other file changed");
+    let d = structured(&r);
+    assert_eq!(d["action"], "apply");
+    assert_eq!(d["reason"], "assertEquals is a deprecated alias");
+    assert_eq!(d["sourceToolName"], "ast_edit");
+    assert_eq!(d["label"], "AST Edit: 2 replacements in 1 file");
+    assert_eq!(d["sourceResultDetails"]["status"], "applied");
+    assert_eq!(d["sourceResultDetails"]["files"][0]["diff"], diff);
+
+    let again = client.call("resolve", json!({"action": "apply", "reason": "once more"})).await;
+    assert!(is_error(&again));
+    assert_eq!(text(&again), NOTHING_PENDING);
+    client.close().await;
+}
+
+#[tokio::test]
+async fn discard_says_what_was_dropped_and_writes_nothing() {
+    let env = Env::new();
+    let before = snapshot(&env.root);
+    let client = env.connect().await;
+    let r = client.call("ast_edit", fetch_op(&["python"])).await;
+    let label = structured(&r)["label"].as_str().unwrap().to_string();
+    assert!(label.starts_with("AST Edit: "), "{label}");
+    let r = client.call("resolve", json!({"action": "discard", "reason": "wrong rename"})).await;
+    assert!(!is_error(&r), "{r:?}");
+    assert_eq!(text(&r), format!("Discarded: {label}. Reason: wrong rename"));
+    assert_eq!(structured(&r)["action"], "discard");
+    assert_eq!(snapshot(&env.root), before);
+    let r = client.call("resolve", json!({"action": "discard", "reason": "again"})).await;
+    assert_eq!(text(&r), NOTHING_PENDING);
+    client.close().await;
+}
+
+#[tokio::test]
+async fn stacked_previews_resolve_newest_first_and_id_picks_an_older_one() {
+    let env = Env::new();
+    let client = env.connect().await;
+    let go_before = env.read("go/main.go");
+    let app_before = env.read("python/app.py");
+    let test_before = env.read("python/test_app.py");
+
+    let a = client.call("ast_edit", assert_equals_op()).await;
+    let b = client.call("ast_edit", fetch_op(&["go"])).await;
+    let c = client.call("ast_edit", fetch_op(&["python/app.py"])).await;
+    let ids: Vec<String> = [&a, &b, &c].iter().map(|r| structured(r)["id"].as_str().unwrap().to_string()).collect();
+    assert_eq!(ids.len(), 3);
+    assert!(ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2]);
+
+    // Newest first: discarding without id drops c.
+    let r = client.call("resolve", json!({"action": "discard", "reason": "not this one"})).await;
+    let c_label = structured(&c)["label"].as_str().unwrap();
+    assert_eq!(text(&r), format!("Discarded: {c_label}. Reason: not this one"));
+    // `id` picks the oldest, a.
+    let r = client.call("resolve", json!({"action": "apply", "reason": "alias", "id": ids[0]})).await;
+    assert!(!is_error(&r), "{r:?}");
+    assert_eq!(env.read("python/test_app.py"), test_before.replace("self.assertEquals(", "self.assertEqual("));
+    assert_eq!(env.read("go/main.go"), go_before, "b is still pending");
+    // Then the only one left, b.
+    let r = client.call("resolve", json!({"action": "apply", "reason": "rename"})).await;
+    assert!(!is_error(&r), "{r:?}");
+    assert_eq!(env.read("go/main.go"), go_before.replace("fetch_data(\"config.json\")", "load_data(\"config.json\")"));
+    assert_eq!(env.read("python/app.py"), app_before, "c was discarded");
+    let r = client.call("resolve", json!({"action": "apply", "reason": "nothing left"})).await;
+    assert_eq!(text(&r), NOTHING_PENDING);
+    // An unknown id is a tool error too.
+    let r = client.call("resolve", json!({"action": "apply", "reason": "x", "id": ids[0]})).await;
+    assert!(is_error(&r));
+    assert!(text(&r).contains(&format!("No pending action with id `{}`", ids[0])), "{}", text(&r));
+    client.close().await;
+}
+
+#[tokio::test]
+async fn zero_matches_is_a_plain_result_with_nothing_staged() {
+    let env = Env::new();
+    let client = env.connect().await;
+    let r = client
+        .call("ast_edit", json!({"ops": [{"pat": "no_such_function($A)", "out": "other($A)"}], "paths": ["python"]}))
+        .await;
+    assert!(!is_error(&r), "{r:?}");
+    let t = text(&r);
+    assert!(!t.contains("<system-reminder>"), "{t}");
+    assert!(t.contains("nothing was staged"), "{t}");
+    let d = structured(&r);
+    assert_eq!(d["status"], "no_changes");
+    assert_eq!(d["id"], Value::Null);
+    assert_eq!(d["totalReplacements"], 0);
+    let r = client.call("resolve", json!({"action": "apply", "reason": "x"})).await;
+    assert_eq!(text(&r), NOTHING_PENDING);
+    client.close().await;
+}
+
+#[tokio::test]
+async fn bad_arguments_are_tool_errors_and_the_server_keeps_serving() {
+    let env = Env::new();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(env.base.join("outside"), env.root.join("escape")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(env.base.join("outside/secret.py"), env.root.join("python/linked.py")).unwrap();
+    let before = snapshot(&env.root);
+    let client = env.connect().await;
+    let op = json!([{"pat": "self.assertEquals($A, $B)", "out": "self.assertEqual($A, $B)"}]);
+    let mut cases: Vec<(&str, Value, &str)> = vec![
+        ("resolve", json!({"action": "apply"}), "`reason` is required"),
+        ("resolve", json!({"action": "apply", "reason": "  "}), "`reason` is required"),
+        ("resolve", json!({"reason": "why"}), "`action` is required"),
+        ("resolve", json!({"action": "maybe", "reason": "why"}), "`action` must be \"apply\" or \"discard\", not \"maybe\""),
+        ("resolve", json!({"action": "apply", "reason": "why", "extra": "skip"}), "`extra` must be a JSON object"),
+        ("resolve", json!({"action": "apply", "reason": "why", "force": true}), "unknown field `force`"),
+        ("ast_edit", json!({"ops": []}), "no ops given"),
+        ("ast_edit", json!({}), "no ops given"),
+        ("ast_edit", json!({"ops": [{"pat": "a"}]}), "`ops[0]`: missing field `out`"),
+        ("ast_edit", json!({"ops": op, "bogus": 1}), "unknown field `bogus`"),
+        ("ast_edit", json!({"ops": op, "paths": "python"}), "`paths`: invalid type"),
+        ("ast_edit", json!({"ops": op, "strictness": "loose"}), "unknown strictness `loose`"),
+        ("ast_edit", json!({"ops": op, "lang": "klingon"}), "klingon"),
+        ("ast_edit", json!({"ops": op, "paths": ["nope/missing.py"]}), "path not found: nope/missing.py"),
+        ("ast_edit", json!({"ops": [{"pat": "foo(", "out": "bar("}], "lang": "py"}), "`foo(` does not parse cleanly as python"),
+        ("ast_edit", json!({"ops": [{"pat": "foo($A)", "out": "bar($B)"}], "lang": "py"}), "$B"),
+        ("ast_edit", json!({"ops": op, "paths": ["/etc"]}), "path `/etc` is outside the server's root"),
+        ("ast_edit", json!({"ops": op, "paths": ["../outside"]}), "path `../outside` is outside the server's root"),
+        ("ast_edit", json!({"ops": op, "paths": ["python/../../outside/secret.py"]}), "outside the server's root"),
+    ];
+    #[cfg(unix)]
+    {
+        cases.push(("ast_edit", json!({"ops": op, "paths": ["escape"]}), "path `escape` leads outside the server's root"));
+        cases.push(("ast_edit", json!({"ops": op, "paths": ["escape/secret.py"]}), "through a symlink"));
+        cases.push(("ast_edit", json!({"ops": op, "paths": ["python/linked.py"]}), "through a symlink"));
+    }
+    for (tool, args, want) in &cases {
+        let r = client.call(tool, args.clone()).await;
+        assert!(is_error(&r), "{tool} {args}: expected a tool error, got {r:?}");
+        let t = text(&r);
+        assert!(t.contains(want), "{tool} {args}: `{t}` lacks `{want}`");
+        if *tool == "ast_edit" {
+            assert!(r.structured_content.is_none(), "no preview details on errors");
+        }
+    }
+    // An unknown tool is a protocol error, and the server survives that too.
+    let params = CallToolRequestParams::new("no_such_tool").with_arguments(serde_json::Map::new());
+    assert!(client.service.call_tool(params).await.is_err());
+
+    // Nothing was staged or written by any of that, nothing outside was touched...
+    assert_eq!(snapshot(&env.root), before);
+    assert_eq!(std::fs::read_to_string(env.base.join("outside/secret.py")).unwrap(), "self.assertEquals(1, 1)\n");
+    let r = client.call("resolve", json!({"action": "discard", "reason": "check"})).await;
+    assert_eq!(text(&r), NOTHING_PENDING);
+    // ...and the server still works.
+    let r = client.call("ast_edit", assert_equals_op()).await;
+    assert!(!is_error(&r), "{r:?}");
+    assert_eq!(structured(&r)["status"], "pending");
+    // A directory walk inside the root does not follow the symlinks out of it.
+    let r = client.call("ast_edit", json!({"ops": op, "lang": "py"})).await;
+    let files: Vec<&str> = structured(&r)["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(files, ["python/test_app.py"]);
+    client.close().await;
+}
+
+#[tokio::test]
+async fn cli_and_mcp_share_pending_actions() {
+    let env = Env::new();
+    let original = env.read("python/test_app.py");
+    // Staged by the CLI...
+    let out = env.cli(&env.root, &["run", "--json", "-l", "py", "-p", "self.assertEquals($A, $B)", "-r", "self.assertEqual($A, $B)", "python"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let staged: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = staged["id"].as_str().unwrap().to_string();
+    // ...resolved through MCP, by id.
+    let client = env.connect().await;
+    let r = client.call("resolve", json!({"action": "apply", "reason": "staged from the CLI", "id": id})).await;
+    assert!(!is_error(&r), "{r:?}");
+    assert_eq!(structured(&r)["label"], staged["label"]);
+    assert_eq!(env.read("python/test_app.py"), original.replace("self.assertEquals(", "self.assertEqual("));
+
+    // Staged through MCP, listed and resolved by the CLI.
+    let r = client.call("ast_edit", fetch_op(&["go"])).await;
+    let id = structured(&r)["id"].as_str().unwrap().to_string();
+    let out = env.cli(&env.root, &["pending", "--json"]);
+    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows[0]["id"], id.as_str());
+    assert_eq!(rows[0]["sourceToolName"], "ast_edit");
+    let out = env.cli(&env.root, &["resolve", "discard", "--reason", "from the shell", "--id", &id]);
+    assert!(out.status.success());
+
+    // A command action a person proposed is resolved through MCP.
+    let out = env.cli(&env.root, &["propose", "--label", "Touch a marker", "--apply-cmd", "echo done > marker.txt; echo wrote marker"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r = client.call("resolve", json!({"action": "apply", "reason": "person approved"})).await;
+    assert!(!is_error(&r), "{r:?}");
+    assert_eq!(text(&r).trim(), "wrote marker");
+    assert_eq!(structured(&r)["sourceToolName"], "custom_tool");
+    assert_eq!(env.read("marker.txt"), "done\n");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn apply_of_an_action_outside_the_root_is_refused_but_discard_works() {
+    let env = Env::new();
+    // A person previews in the parent folder (same state dir) an edit of outside/.
+    let out = env.cli(&env.base, &["run", "--json", "-l", "py", "-p", "self.assertEquals($A, $B)", "-r", "self.assertEqual($A, $B)", "outside"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let staged: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = staged["id"].as_str().unwrap();
+    let client = env.connect().await;
+    let r = client.call("resolve", json!({"action": "apply", "reason": "try"})).await;
+    assert!(is_error(&r));
+    let t = text(&r);
+    assert!(t.contains("outside this server's root") && t.contains(id), "{t}");
+    assert_eq!(std::fs::read_to_string(env.base.join("outside/secret.py")).unwrap(), "self.assertEquals(1, 1)\n");
+    let r = client.call("resolve", json!({"action": "discard", "reason": "not mine"})).await;
+    assert!(!is_error(&r), "{r:?}");
+    assert!(text(&r).starts_with("Discarded: AST Edit: 1 replacement in 1 file."), "{}", text(&r));
+    client.close().await;
+}
