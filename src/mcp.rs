@@ -331,7 +331,7 @@ impl AstEditServer {
                 let outside: Vec<&str> = plan
                     .files
                     .iter()
-                    .filter(|f| !inside(&self.root, &f.abs))
+                    .filter(|f| !really_inside(&self.root, &f.abs))
                     .map(|f| f.abs.to_str().unwrap_or(f.path.as_str()))
                     .collect();
                 if !outside.is_empty() {
@@ -451,6 +451,15 @@ impl ResolveArgs {
 /// True when `path` is `root` or inside it (both absolute).
 fn inside(root: &Path, path: &Path) -> bool {
     walk::normalize(path).starts_with(root)
+}
+
+/// True when the file `path` lives inside `root`: its real location (symlinks
+/// followed) when it exists, else its lexical path.
+fn really_inside(root: &Path, path: &Path) -> bool {
+    match path.canonicalize() {
+        Ok(real) => real.starts_with(root),
+        Err(_) => inside(root, path),
+    }
 }
 
 /// Refuses a request path that leaves `root` (canonical): lexically (an absolute
