@@ -35,6 +35,9 @@ pub enum Error {
         /// What went wrong and how to fix it.
         message: String,
     },
+    /// The caller cancelled the run before it finished; nothing was staged.
+    #[error("Cancelled: the run was stopped before it finished; nothing was staged")]
+    Cancelled,
     /// An I/O error outside any single file of the run.
     #[error("{context}: {source}")]
     Io {
@@ -62,7 +65,7 @@ impl Error {
         match self {
             Error::BadInput(_) => 2,
             Error::NothingPending | Error::UnknownId(_) | Error::ApplyFailed(_) => 1,
-            Error::Store { .. } | Error::Io { .. } => 1,
+            Error::Store { .. } | Error::Io { .. } | Error::Cancelled => 1,
         }
     }
 }

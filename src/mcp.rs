@@ -30,9 +30,8 @@
 //!
 //! Cancellation and progress: `ast_edit` plans on a blocking thread. When the
 //! client cancels the request (`notifications/cancelled`), the server stops waiting
-//! at once and stages nothing; the planning thread itself cannot be interrupted by
-//! the library today, so it runs to the end in the background and its result is
-//! dropped. `resolve` is never abandoned half-way: an apply runs to completion (all
+//! at once and stages nothing; the planning thread sees the cancelled token between
+//! files and stops too (`plan::build_with`). `resolve` is never abandoned half-way: an apply runs to completion (all
 //! files or none) even when cancelled. When the request carries a `progressToken`,
 //! both tools send `notifications/progress`: a start, per-file progress while
 //! planning (at most every 100 ms), and an end.
@@ -230,10 +229,18 @@ impl AstEditServer {
             })
         };
         let plan_root = root.clone();
+        // The token is checked between files: a cancelled request stops the planning
+        // itself, not only the wait for it.
+        let token = ctx.ct.clone();
         let planning = tokio::task::spawn_blocking(move || {
-            plan::build_with_progress(&req, &plan_root, &|done, total| {
-                let _ = tx.send((done, total));
-            })
+            plan::build_with(
+                &req,
+                &plan_root,
+                &|done, total| {
+                    let _ = tx.send((done, total));
+                },
+                &|| token.is_cancelled(),
+            )
         });
         let plan = tokio::select! {
             _ = ctx.ct.cancelled() => {

@@ -227,6 +227,18 @@ pub fn build(req: &Request, cwd: &Path) -> Result<Plan> {
 /// [`build`], calling `progress(done, total)` as files are planned (from worker
 /// threads, in no particular order), so a front end can show a progress bar.
 pub fn build_with_progress(req: &Request, cwd: &Path, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Plan> {
+    build_with(req, cwd, progress, &|| false)
+}
+
+/// [`build_with_progress`] that stops early when `stop()` turns true (a cancelled
+/// MCP request): the files not yet planned are skipped and the result is
+/// [`Error::Cancelled`], so nothing can be staged from a partial plan.
+pub fn build_with(
+    req: &Request,
+    cwd: &Path,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Plan> {
     let cwd = walk::normalize(cwd);
     let walked = walk::walk(req, &cwd)?;
     let mut langs: Vec<_> = Vec::new();
@@ -250,11 +262,17 @@ pub fn build_with_progress(req: &Request, cwd: &Path, progress: &(dyn Fn(usize, 
         .files
         .par_iter()
         .map(|c| {
+            if stop() {
+                return Outcome::Unchanged(Vec::new());
+            }
             let o = plan_file(&engine, req, c);
             progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
             o
         })
         .collect();
+    if stop() {
+        return Err(crate::error::Error::Cancelled);
+    }
     let mut files = Vec::new();
     let mut skipped = Vec::new();
     let mut overlaps = 0;
@@ -319,4 +337,32 @@ pub fn build_with_progress(req: &Request, cwd: &Path, progress: &(dyn Fn(usize, 
         warnings,
         limit_reached: walked.limit_reached(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request::{Op, RawRequest, WalkOptions};
+
+    #[test]
+    fn a_stopped_build_is_cancelled_and_plans_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..20 {
+            std::fs::write(dir.path().join(format!("f{i}.py")), "f(1)\n").unwrap();
+        }
+        let raw = RawRequest { ops: vec![Op { pat: "f($A)".into(), out: "g($A)".into() }], ..Default::default() };
+        let req = raw.validate(dir.path(), WalkOptions::default(), 1 << 20).unwrap();
+        let planned = std::sync::atomic::AtomicUsize::new(0);
+        let r = build_with(
+            &req,
+            dir.path(),
+            &|_, _| {
+                planned.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            },
+            &|| planned.load(std::sync::atomic::Ordering::SeqCst) >= 3,
+        );
+        assert!(matches!(r, Err(crate::error::Error::Cancelled)));
+        assert!(planned.load(std::sync::atomic::Ordering::SeqCst) < 20, "stopped before the end");
+        assert_eq!(build(&req, dir.path()).unwrap().files.len(), 20);
+    }
 }
