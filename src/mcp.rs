@@ -511,18 +511,7 @@ fn cut_line(line: &str) -> String {
 /// skipped files, warnings, then the diffs while they fit.
 pub fn preview_text(d: &PreviewDetails) -> String {
     let mut s = String::new();
-    let mut summary = format!("{} (searched {}", d.label, plural(d.files_searched, "file"));
-    if d.overlaps > 0 {
-        summary.push_str(&format!(", {} left for a second run", plural(d.overlaps, "nested match")));
-    }
-    if !d.skipped.is_empty() {
-        summary.push_str(&format!(", {} skipped", plural(d.skipped.len(), "file")));
-    }
-    if d.limit_reached {
-        summary.push_str(", limit reached");
-    }
-    summary.push(')');
-    s.push_str(&summary);
+    s.push_str(&crate::print::summary_line(d));
     s.push('\n');
     match &d.id {
         Some(id) => s.push_str(&format!(

@@ -99,6 +99,12 @@ pub fn summary(out: &mut impl Write, d: &PreviewDetails, style: Style) -> io::Re
     for w in &d.warnings {
         writeln!(out, "{}", paint(style.color, "33", &format!("warning: {w}")))?;
     }
+    writeln!(out, "{}", paint(style.color, "1", &summary_line(d)))
+}
+
+/// `AST Edit: 2 replacements in 1 file (searched 4 files, 1 file skipped)`: the
+/// one-line summary shared by the CLI and the MCP preview text.
+pub fn summary_line(d: &PreviewDetails) -> String {
     let mut line = format!("{} (searched {}", d.label, plural(d.files_searched, "file"));
     if d.overlaps > 0 {
         line.push_str(&format!(", {} left for a second run", plural(d.overlaps, "nested match")));
@@ -110,7 +116,7 @@ pub fn summary(out: &mut impl Write, d: &PreviewDetails, style: Style) -> io::Re
         line.push_str(", limit reached");
     }
     line.push(')');
-    writeln!(out, "{}", paint(style.color, "1", &line))
+    line
 }
 
 /// For a rule scan, a table of what each rule changed.
