@@ -446,10 +446,19 @@ struct Emit {
 /// Stages (or with -U applies, or with -i reviews) a plan and prints it: shared
 /// by `run` and `scan`.
 fn emit(plan: plan::Plan, cwd: &Path, how: Emit, started: std::time::Instant, out: &mut impl Write) -> anyhow::Result<i32> {
-    let per_rule = plan.per_rule();
-    if !how.json {
-        print::table(&mut std::io::stderr(), &preview::details(&plan, None, "no_changes"), started.elapsed())?;
+    // The end-of-run table goes to stderr after everything else (stdout flushed
+    // first, so on a terminal it really comes last).
+    let table = (!how.json).then(|| (preview::details(&plan, None, "no_changes"), started.elapsed()));
+    let code = emit_plan(plan, cwd, &how, out)?;
+    if let Some((d, elapsed)) = table {
+        out.flush()?;
+        print::table(&mut std::io::stderr(), &d, elapsed)?;
     }
+    Ok(code)
+}
+
+fn emit_plan(plan: plan::Plan, cwd: &Path, how: &Emit, out: &mut impl Write) -> anyhow::Result<i32> {
+    let per_rule = plan.per_rule();
     if how.interactive {
         return review(plan, cwd, how.style, out);
     }
