@@ -114,7 +114,7 @@ def main():
         ag, ae = stats(rows, "ast-grep", "preview"), stats(rows, "ast-edit", "preview")
         r = ratio(ag, ae)
         chk = data[c]["check"].get("preview", ["not checked"])[0]
-        ok = chk.startswith("OK")
+        verdict = "OK" if chk.startswith("OK") else ("DIVERGES by design" if chk.startswith("DIVERGES") else "**MISMATCH**")
         rss = "—" if not (ag and ae) else f"{ag['rss']:.0f} / {ae['rss']:.0f}"
         rss_ok = "—" if not (ag and ae) else ("yes" if ae["rss"] <= ag["rss"] else "**no**")
         cpu = "—" if not (ag and ae) else f"{ag['cpu']:.2f} / {ae['cpu']:.2f}"
@@ -122,7 +122,7 @@ def main():
         summary = chk.split(": ", 1)[1] if ": " in chk else chk
         L.append(
             f"| {c} | {ag['n'] if ag else 0} | {fmt_t(ag)} | {fmt_t(ae)} | {fmt_r(r)} | {met(r, TARGETS.get(c))} "
-            f"| {rss} | {rss_ok} | {cpu} | {other} | {'OK' if ok else '**MISMATCH**'}: {summary} |"
+            f"| {rss} | {rss_ok} | {cpu} | {other} | {verdict}: {summary} |"
         )
     apply_cases = [c for c in cases if stats(data[c]["rows"], "ast-grep", "apply")]
     if apply_cases:
