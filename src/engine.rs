@@ -20,7 +20,8 @@ use ignore::overrides::{Override, OverrideBuilder};
 
 use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_core::tree_sitter::StrDoc;
-use ast_grep_core::AstGrep;
+use ast_grep_core::matcher::{Matcher, MatcherExt, NodeMatch};
+use ast_grep_core::{AstGrep, Pattern};
 use ast_grep_language::SupportLang;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -116,14 +117,35 @@ fn to_crlf(s: &str) -> String {
     out
 }
 
-/// ERROR and MISSING nodes in a tree; tree-sitter's `has_error` flag answers the
-/// common case (none) without walking the tree.
+/// ERROR and MISSING nodes in a tree.
 fn count_errors(grep: &AstGrep<StrDoc<SupportLang>>) -> usize {
-    let root = grep.root();
-    if !root.get_inner_node().has_error() {
+    error_nodes(grep.root().get_inner_node())
+}
+
+/// ERROR and MISSING nodes at or under `node`. tree-sitter's `has_error` flag is
+/// set on every node whose subtree holds one, so subtrees without it are skipped:
+/// the cost is the path to each error, not the size of the tree.
+fn error_nodes(node: tree_sitter::Node<'_>) -> usize {
+    if !node.has_error() {
         return 0;
     }
-    root.dfs().filter(|n| n.is_error() || n.is_missing()).count()
+    let mut n = 0;
+    let mut cursor = node.walk();
+    'walk: loop {
+        let node = cursor.node();
+        if node.is_error() || node.is_missing() {
+            n += 1;
+        }
+        if node.has_error() && cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    n
 }
 
 /// How [`rewrite`] works.
@@ -161,7 +183,12 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
     let mut found: Vec<Edit> = Vec::new();
     let mut unparsed = Vec::new();
     for op in live {
-        for nm in root.find_all(&op.pattern) {
+        let anchor = if opts.prefilter { op.anchor(body.as_bytes()) } else { None };
+        let matches: Vec<NodeMatch<'_, StrDoc<SupportLang>>> = match &anchor {
+            Some((len, hits)) => find_spanning(&grep, &op.pattern, *len, hits),
+            None => root.find_all(&op.pattern).collect(),
+        };
+        for nm in matches {
             if nm.get_node().get_inner_node().has_error() {
                 // A match around an ERROR node: ast-grep rewrites it and loses the
                 // text no metavariable covers (a `)`, say). Leave it, report it.
@@ -218,6 +245,44 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
     Some(Rewrite { edits: kept, overlaps: dropped.len(), dropped, unparsed, new_text, errors_before, errors_after })
 }
 
+/// The matches of `pattern` in pre-order, as `find_all` gives them, visiting only
+/// the nodes that span an occurrence of the op's anchor literal (`len` bytes at each
+/// offset in the sorted `hits`): no node outside such a span can match, so the
+/// result is the same and most of the tree is never walked.
+fn find_spanning<'r>(
+    grep: &'r AstGrep<StrDoc<SupportLang>>,
+    pattern: &Pattern,
+    len: usize,
+    hits: &[usize],
+) -> Vec<NodeMatch<'r, StrDoc<SupportLang>>> {
+    let spans = |start: usize, end: usize| {
+        let i = hits.partition_point(|&h| h < start);
+        i < hits.len() && hits[i] + len <= end
+    };
+    let kinds = pattern.potential_kinds();
+    let mut out = Vec::new();
+    let mut cursor = grep.root().get_inner_node().walk();
+    'walk: loop {
+        let node = cursor.node();
+        if spans(node.start_byte(), node.end_byte()) {
+            if kinds.as_ref().is_none_or(|k| k.contains(node.kind_id().into())) {
+                if let Some(m) = pattern.match_node(grep.adopt(node)) {
+                    out.push(m);
+                }
+            }
+            if cursor.goto_first_child() {
+                continue;
+            }
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    out
+}
+
 thread_local! {
     static PARSER: std::cell::RefCell<tree_sitter::Parser> = std::cell::RefCell::new(tree_sitter::Parser::new());
 }
@@ -268,26 +333,7 @@ fn errors_after_edit(
         p.parse(new.as_bytes(), Some(&tree))
     });
     match reparsed {
-        Some(t) if !t.root_node().has_error() => 0,
-        Some(t) => {
-            let mut n = 0;
-            let mut cursor = t.walk();
-            'walk: loop {
-                let node = cursor.node();
-                if node.is_error() || node.is_missing() {
-                    n += 1;
-                }
-                if cursor.goto_first_child() {
-                    continue;
-                }
-                while !cursor.goto_next_sibling() {
-                    if !cursor.goto_parent() {
-                        break 'walk;
-                    }
-                }
-            }
-            n
-        }
+        Some(t) => error_nodes(t.root_node()),
         None => count_errors(&lang.ast_grep(new)),
     }
 }
@@ -466,7 +512,29 @@ mod tests {
             let r = rewrite(&e.ops_for(SupportLang::Python, Path::new("/x.py")), SupportLang::Python, src, FULL).unwrap();
             let new = String::from_utf8(r.new_text.clone()).unwrap();
             let body = new.strip_prefix('\u{feff}').unwrap_or(&new);
-            assert_eq!(r.errors_after, count_errors(&SupportLang::Python.ast_grep(body)), "{pat} -> {out} on {src:?}");
+            // Every node visited, no pruning: the reference the pruned walk must equal.
+            let full = SupportLang::Python.ast_grep(body).root().dfs().filter(|n| n.is_error() || n.is_missing()).count();
+            assert_eq!(r.errors_after, full, "{pat} -> {out} on {src:?}");
+            let before = SupportLang::Python.ast_grep(src.strip_prefix('\u{feff}').unwrap_or(src)).root().dfs().filter(|n| n.is_error() || n.is_missing()).count();
+            assert_eq!(r.errors_before, before, "{pat} -> {out} on {src:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The anchored walk must find exactly what ast-grep's `find_all` finds,
+        /// in the same order, on any text: nested calls, comments and strings
+        /// holding the literal, and broken code (ERROR nodes).
+        #[test]
+        fn anchored_walk_finds_what_find_all_finds(src in "[fgh()1, \n#x\"]{0,80}") {
+            for pat in ["f($A)", "f(g($A))", "g($$$A)", "h"] {
+                let e = engine(pat, "z", SupportLang::Python);
+                let op = e.ops_for(SupportLang::Python, Path::new("/x.py"))[0];
+                let grep = SupportLang::Python.ast_grep(&src);
+                let all: Vec<_> = grep.root().find_all(&op.pattern).map(|m| m.range()).collect();
+                let (len, hits) = op.anchor(src.as_bytes()).expect("these patterns have a literal");
+                let anchored: Vec<_> = find_spanning(&grep, &op.pattern, len, &hits).iter().map(|m| m.range()).collect();
+                proptest::prop_assert_eq!(all, anchored, "{} on {:?}", pat, src);
+            }
         }
     }
 
