@@ -129,15 +129,19 @@ pub fn full_diff(f: &FilePlan) -> Option<String> {
 
 /// Reads a file for the engine, with the size cap and the text checks.
 pub fn read_text(path: &Path, max_filesize: u64) -> std::result::Result<Vec<u8>, Skip> {
-    let meta = std::fs::metadata(path).map_err(|e| Skip(format!("unreadable: {e}")))?;
-    if meta.len() > max_filesize {
+    use std::io::Read;
+    let unreadable = |e: std::io::Error| Skip(format!("unreadable: {e}"));
+    // One open, one fstat, one read: the size check and the read see the same file.
+    let mut file = std::fs::File::open(path).map_err(unreadable)?;
+    let len = file.metadata().map_err(unreadable)?.len();
+    if len > max_filesize {
         return Err(Skip(format!(
-            "too large ({} bytes; the cap is {} bytes, raise it with --max-filesize)",
-            meta.len(),
-            max_filesize
+            "too large ({len} bytes; the cap is {max_filesize} bytes, raise it with --max-filesize)"
         )));
     }
-    std::fs::read(path).map_err(|e| Skip(format!("unreadable: {e}")))
+    let mut bytes = Vec::with_capacity(len as usize + 1);
+    file.read_to_end(&mut bytes).map_err(unreadable)?;
+    Ok(bytes)
 }
 
 enum Outcome {
@@ -258,18 +262,27 @@ pub fn build_with(
     }
     let total = walked.files.len();
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let outcomes: Vec<Outcome> = walked
-        .files
+    // Largest files first (longest-processing-time scheduling): a big file met
+    // last would run alone on one core while the others idle. The outcomes are put
+    // back in path order below, so the output does not depend on this order.
+    let mut order: Vec<usize> = (0..total).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(walked.files[i].size));
+    // One file per rayon job: rayon otherwise runs a quarter of the list as one
+    // sequential chunk, and with the largest files first that chunk is most of the work.
+    let mut outcomes: Vec<(usize, Outcome)> = order
         .par_iter()
-        .map(|c| {
+        .with_max_len(1)
+        .map(|&i| {
             if stop() {
-                return Outcome::Unchanged(Vec::new());
+                return (i, Outcome::Unchanged(Vec::new()));
             }
-            let o = plan_file(&engine, req, c);
+            let o = plan_file(&engine, req, &walked.files[i]);
             progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
-            o
+            (i, o)
         })
         .collect();
+    outcomes.sort_unstable_by_key(|(i, _)| *i);
+    let outcomes = outcomes.into_iter().map(|(_, o)| o);
     if stop() {
         return Err(crate::error::Error::Cancelled);
     }

@@ -24,6 +24,9 @@ pub struct Candidate {
     pub display: String,
     /// Language the file is parsed as.
     pub lang: SupportLang,
+    /// Size in bytes when walked (0 if unknown): the plan starts the largest files
+    /// first so no big file is left to run alone at the end.
+    pub size: u64,
 }
 
 /// The walk's result.
@@ -124,7 +127,8 @@ pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
             if let Some(lang) = lang {
                 let abs = path.to_path_buf();
                 let display = display_path(&abs, cwd);
-                found.lock().unwrap().push(Candidate { path: abs, display, lang });
+                let size = entry.metadata().map_or(0, |m| m.len());
+                found.lock().unwrap().push(Candidate { path: abs, display, lang, size });
             }
             WalkState::Continue
         })

@@ -330,6 +330,8 @@ fn literal_prefilter_changes_nothing_but_speed() {
     let t = Tree::fixtures();
     t.write("extra/n.py", "f(f(1))\nif x:\n    print(2)\n");
     t.write("extra/s.ts", "const a = b as any;\nObject.assign({}, c);\n");
+    // A BOM shifts every offset by 3 bytes: the literal anchors must still line up.
+    t.write("extra/bom.py", "\u{feff}# f(0) in a comment\nf(f(1))\ns = 'f(2)'\n");
     let cases: &[&[&str]] = &[
         &["-p", "fetch_data($$$A)", "-r", "load_data($$$A)"],
         &["-p", "self.assertEquals($A, $B)", "-r", "self.assertEqual($A, $B)"],
