@@ -224,9 +224,15 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
         }
     }
     let engine = if opts.trust_plan { None } else { Some(Engine::new(&plan.request, langs, &plan.cwd)?) };
-    let staged: Vec<Staged> = fresh
+    // Largest files first, one per rayon job (as the plan does), then back in path
+    // order so the journal, the renames and the first error reported do not depend
+    // on the scheduling.
+    let mut fresh: Vec<(usize, (&FilePlan, Vec<u8>))> = fresh.into_iter().enumerate().collect();
+    fresh.sort_by_key(|(_, (_, original))| std::cmp::Reverse(original.len()));
+    let mut staged: Vec<(usize, Result<Staged>)> = fresh
         .into_par_iter()
-        .map(|(f, original)| {
+        .with_max_len(1)
+        .map(|(i, (f, original))| (i, (|| {
             let new = match &engine {
                 None => engine::splice(&original, &f.edits),
                 Some(engine) => {
@@ -245,8 +251,10 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
             let tmp = stage(&f.abs, &new)
                 .map_err(|e| Error::ApplyFailed(format!("cannot stage the new {}: {e}; nothing was written", f.path)))?;
             Ok(Staged { plan: f, original, tmp })
-        })
-        .collect::<Result<Vec<_>>>()?;
+        })()))
+        .collect();
+    staged.sort_unstable_by_key(|(i, _)| *i);
+    let staged: Vec<Staged> = staged.into_iter().map(|(_, s)| s).collect::<Result<Vec<_>>>()?;
     // Journal before the first rename: the originals, and the temp files in flight,
     // so that a run killed half-way can be cleaned up and undone by the next one.
     let jdir = match journal {
