@@ -61,6 +61,18 @@ impl CompiledOp {
     pub fn may_match(&self, text: &[u8]) -> bool {
         self.literals.iter().all(|l| memchr::memmem::find(text, l.as_bytes()).is_some())
     }
+
+    /// The rarest required literal in `text`: its length and every offset where it
+    /// occurs, sorted. Every match's node spans one of these occurrences (the
+    /// literal is the text of a leaf inside it), so a subtree spanning none of
+    /// them holds no match and need not be visited. `None` when the op has no
+    /// required literal.
+    pub fn anchor(&self, text: &[u8]) -> Option<(usize, Vec<usize>)> {
+        self.literals
+            .iter()
+            .map(|l| (l.len(), memchr::memmem::find_iter(text, l.as_bytes()).collect::<Vec<_>>()))
+            .min_by_key(|(_, hits)| hits.len())
+    }
 }
 
 /// Why an op does not compile for a language.
