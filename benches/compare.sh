@@ -362,6 +362,7 @@ compare_trees() {   # A B label [strict] -> 0 identical except the files in $TMP
 
 # ---------------------------------------------------------------- run
 FAILED=0
+declare -A IGNFILES=()
 ncase=${#SELECTED[@]}; i=0
 while IFS='|' read -r id corpus lang pat rew lit extra; do
   [ -n "$id" ] || continue
@@ -374,6 +375,14 @@ while IFS='|' read -r id corpus lang pat rew lit extra; do
   AG=("$AST_GREP" run -p "$pat" -r "$rew" -l "$lang")
   [ -n "$extra" ] && AG+=($extra)
   AE=("$AST_EDIT" run -p "$pat" -r "$rew" -l "$lang" "${aex[@]}" --max-filesize "$mfs")
+  # ast-grep (like ripgrep) reads .gitignore only inside a git repository; ast-edit
+  # reads it everywhere (CONTRACT: walk rules). The corpora are not repositories, so
+  # where one holds ignore files ast-edit gets --no-ignore to search the same files
+  # (the Debian kernel's top-level .gitignore is `/*` + `!/debian/`: it hides all).
+  if [ -z "${IGNFILES[$corpus]:-}" ]; then
+    IGNFILES[$corpus]=$(find "$CORPORA/$corpus" \( -name .gitignore -o -name .ignore \) -print | wc -l)
+  fi
+  [ "${IGNFILES[$corpus]}" -gt 0 ] && AE+=(--no-ignore)
   tsv=$RESDIR/$id.tsv chk=$RESDIR/$id.check meta=$RESDIR/$id.meta
   printf 'case\ttool\tmode\trun\twall_s\tuser_s\tsys_s\tother_cpu_s\tpeak_rss_kb\texit\n' > "$tsv"
   {
@@ -382,7 +391,8 @@ while IFS='|' read -r id corpus lang pat rew lit extra; do
     echo "max_filesize	$mfs (${MAXFS_NOTE[$corpus/$lang]})"
     echo "runs	$runs"
     echo "ag_cmd	ast-grep run -p '$pat' -r '$rew' -l $lang $extra $corpus --json=compact"
-    echo "ae_cmd	ast-edit run -p '$pat' -r '$rew' -l $lang ${aex[*]} --max-filesize $mfs $corpus --json"
+    echo "ae_cmd	ast-edit run -p '$pat' -r '$rew' -l $lang ${aex[*]} --max-filesize $mfs $([ "${IGNFILES[$corpus]}" -gt 0 ] && echo "--no-ignore ")$corpus --json"
+    echo "ignore_files	${IGNFILES[$corpus]} .gitignore/.ignore files in the corpus$([ "${IGNFILES[$corpus]}" -gt 0 ] && echo "; ast-edit gets --no-ignore, as ast-grep ignores them outside a git repository")"
   } > "$meta"
   : > "$chk"
 
