@@ -20,7 +20,7 @@ use tempfile::NamedTempFile;
 use crate::engine::{self, Engine};
 use crate::error::{Error, Result};
 use crate::lang;
-use crate::pending::{write_atomic, write_atomic_with, Locked};
+use crate::pending::{write_atomic, Locked};
 use crate::plan::{FilePlan, Plan};
 use crate::preview::plural;
 
@@ -136,8 +136,125 @@ impl ApplyReport {
 /// A file ready to be written.
 struct Staged<'p> {
     plan: &'p FilePlan,
-    original: Vec<u8>,
-    tmp: NamedTempFile,
+    /// Where the original bytes sit in the spool.
+    offset: u64,
+    len: usize,
+    /// The new file, staged beside the target (renamed over it at commit).
+    tmp: tempfile::TempPath,
+}
+
+/// Re-runs the rewrite on one fresh file, checks it reproduces the preview,
+/// stages the new bytes beside the target and spools the original.
+fn stage_file<'p>(
+    f: &'p FilePlan,
+    original: &[u8],
+    engine: Option<&Engine>,
+    plan: &Plan,
+    spool: &Spool,
+) -> Result<Option<Staged<'p>>> {
+    let new = match engine {
+        None => engine::splice(original, &f.edits),
+        Some(engine) => {
+            let lang = lang::parse_lang(&f.lang)?;
+            let text = engine::check_text(original).map_err(|s| Error::ApplyFailed(format!("{}: {}", f.path, s.0)))?;
+            let opts = engine::RewriteOptions { prefilter: !plan.request.no_prefilter, check_syntax: false };
+            engine::rewrite(&engine.ops_for(lang, &f.abs), lang, text, opts).map(|r| r.new_text).unwrap_or_default()
+        }
+    };
+    if engine::digest(&new) != f.new_digest {
+        return Err(Error::ApplyFailed(format!(
+            "re-running the edit on {} did not reproduce the preview (was ast-edit upgraded in between?); nothing was written. Discard this action and preview again",
+            f.path
+        )));
+    }
+    let tmp = stage(&f.abs, &new)
+        .map_err(|e| Error::ApplyFailed(format!("cannot stage the new {}: {e}; nothing was written", f.path)))?
+        .into_temp_path();
+    let (offset, len) = spool.append(original)?;
+    Ok(Some(Staged { plan: f, offset, len, tmp }))
+}
+
+/// Where the originals go while an apply runs: the journal's `originals.bin`
+/// (when there is a journal) or an anonymous temp file, written as files are
+/// staged and read back only to restore after a failed rename.
+struct Spool<'s> {
+    /// The journal record's folder, its store and action id.
+    journal: Option<(PathBuf, &'s Locked<'s>)>,
+    file: std::sync::Mutex<(std::fs::File, u64)>,
+}
+
+impl<'s> Spool<'s> {
+    fn create(journal: Option<(&'s Locked<'s>, &str)>) -> Result<Self> {
+        let (journal, file) = match journal {
+            Some((store, id)) => {
+                let seq = store.next_seq()?;
+                let dir = store.journal_dir().join(format!("{seq:012}-{id}"));
+                std::fs::create_dir_all(&dir).map_err(|e| journal_err(&dir, e))?;
+                let p = dir.join(ORIGINALS);
+                let file = std::fs::File::options()
+                    .read(true)
+                    .write(true)
+                    .create_new(true)
+                    .open(&p)
+                    .map_err(|e| journal_err(&p, e))?;
+                (Some((dir, store)), file)
+            }
+            None => (None, tempfile::tempfile().map_err(|e| Error::ApplyFailed(format!("cannot create a temp file for the originals: {e}")))?),
+        };
+        Ok(Spool { journal, file: std::sync::Mutex::new((file, 0)) })
+    }
+
+    fn append(&self, bytes: &[u8]) -> Result<(u64, usize)> {
+        use std::io::{Seek, SeekFrom};
+        let mut g = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        let at = g.1;
+        let r = g.0.seek(SeekFrom::Start(at)).and_then(|_| g.0.write_all(bytes));
+        r.map_err(|e| Error::ApplyFailed(format!("cannot save the original bytes for undo: {e}; nothing was written")))?;
+        g.1 += bytes.len() as u64;
+        Ok((at, bytes.len()))
+    }
+
+    fn read(&self, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut g = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        g.0.seek(SeekFrom::Start(offset))?;
+        let mut buf = vec![0; len];
+        g.0.read_exact(&mut buf)?;
+        Ok(buf)
+    }
+
+    /// Nothing will be renamed: drop the record's folder.
+    fn abandon(&self) {
+        if let Some((dir, _)) = &self.journal {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+
+    /// Makes the journal record durable before the first rename: originals
+    /// fsynced, then the in-flight marker, then the record naming every file.
+    fn commit(&self, id: Option<&str>, staged: &[Staged<'_>]) -> Result<Option<PathBuf>> {
+        let (Some((dir, _)), Some(id)) = (&self.journal, id) else { return Ok(None) };
+        let p = dir.join(ORIGINALS);
+        self.file.lock().unwrap_or_else(|e| e.into_inner()).0.sync_all().map_err(|e| journal_err(&p, e))?;
+        let files = staged
+            .iter()
+            .map(|s| JournalFile {
+                path: s.plan.path.clone(),
+                abs: s.plan.abs.clone(),
+                written_digest: s.plan.new_digest.clone(),
+                original_digest: s.plan.digest.clone(),
+                offset: s.offset as usize,
+                len: s.len,
+                temp: s.tmp.to_path_buf(),
+            })
+            .collect();
+        let marker = dir.join(INFLIGHT);
+        std::fs::write(&marker, b"").map_err(|e| journal_err(&marker, e))?;
+        let rec = JournalRecord { id: id.to_string(), files };
+        let p = dir.join("record.json");
+        write_atomic(&p, &serde_json::to_vec(&rec).expect("serializes")).map_err(|e| journal_err(&p, e))?;
+        Ok(Some(dir.clone()))
+    }
 }
 
 fn read_current(path: &Path) -> Option<Vec<u8>> {
@@ -193,16 +310,42 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
             )));
         }
     }
-    // Freshness, in parallel: re-read every selected file and compare digests.
-    let read: Vec<(&FilePlan, Option<Vec<u8>>)> = selected
-        .par_iter()
-        .map(|f| {
-            let b = read_current(&f.abs).filter(|b| engine::digest(b) == f.digest);
-            (*f, b)
+    // Freshness, re-run and staging in one parallel pass, largest files first and
+    // one per rayon job (as the plan does): re-read each selected file, compare its
+    // digest with the preview's, re-run the rewrite (it must reproduce the plan) and
+    // stage the new file. Each original goes to the spool (the journal's
+    // originals.bin) and is dropped, so memory holds the files in flight, not every
+    // original. Nothing is renamed before all files are staged.
+    let mut langs: Vec<_> = Vec::new();
+    for f in &selected {
+        let l = lang::parse_lang(&f.lang)?;
+        if !langs.contains(&l) {
+            langs.push(l);
+        }
+    }
+    let engine = if opts.trust_plan { None } else { Some(Engine::new(&plan.request, langs, &plan.cwd)?) };
+    let spool = Spool::create(journal)?;
+    let mut order: Vec<(usize, u64)> =
+        selected.iter().enumerate().map(|(i, f)| (i, std::fs::metadata(&f.abs).map_or(0, |m| m.len()))).collect();
+    order.sort_by_key(|&(_, size)| std::cmp::Reverse(size));
+    let mut results: Vec<(usize, Result<Option<Staged>>)> = order
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|(i, _)| {
+            let f = selected[i];
+            let Some(original) = read_current(&f.abs).filter(|b| engine::digest(b) == f.digest) else {
+                return (i, Ok(None));
+            };
+            (i, stage_file(f, &original, engine.as_ref(), plan, &spool))
         })
         .collect();
-    let stale: Vec<&FilePlan> = read.iter().filter(|(_, b)| b.is_none()).map(|(f, _)| *f).collect();
+    // Back in path order, so the journal, the renames and the error reported do
+    // not depend on the scheduling.
+    results.sort_unstable_by_key(|(i, _)| *i);
+    let stale: Vec<&FilePlan> =
+        results.iter().filter(|(_, r)| matches!(r, Ok(None))).map(|(i, _)| selected[*i]).collect();
     if !stale.is_empty() && !opts.skip_stale {
+        spool.abandon();
         return Err(Error::ApplyFailed(format!(
             "{} changed since the preview: {}",
             plural(stale.len(), "file"),
@@ -213,66 +356,34 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
         let reason = if f.abs.exists() { "changed since the preview" } else { "deleted since the preview" };
         outstanding.push(Outstanding { path: f.path.clone(), status: "stale".into(), reason: reason.into() });
     }
-    let fresh: Vec<(&FilePlan, Vec<u8>)> = read.into_iter().filter_map(|(f, b)| b.map(|b| (f, b))).collect();
-    // Re-run the rewrite (it must reproduce the plan) and stage every new file, in
-    // parallel; nothing is renamed before all of them are staged.
-    let mut langs: Vec<_> = Vec::new();
-    for (f, _) in &fresh {
-        let l = lang::parse_lang(&f.lang)?;
-        if !langs.contains(&l) {
-            langs.push(l);
+    let staged: Vec<Staged> = match results.into_iter().filter_map(|(_, r)| r.transpose()).collect::<Result<Vec<_>>>() {
+        Ok(s) => s,
+        Err(e) => {
+            spool.abandon();
+            return Err(e);
         }
-    }
-    let engine = if opts.trust_plan { None } else { Some(Engine::new(&plan.request, langs, &plan.cwd)?) };
-    // Largest files first, one per rayon job (as the plan does), then back in path
-    // order so the journal, the renames and the first error reported do not depend
-    // on the scheduling.
-    let mut fresh: Vec<(usize, (&FilePlan, Vec<u8>))> = fresh.into_iter().enumerate().collect();
-    fresh.sort_by_key(|(_, (_, original))| std::cmp::Reverse(original.len()));
-    let mut staged: Vec<(usize, Result<Staged>)> = fresh
-        .into_par_iter()
-        .with_max_len(1)
-        .map(|(i, (f, original))| (i, (|| {
-            let new = match &engine {
-                None => engine::splice(&original, &f.edits),
-                Some(engine) => {
-                    let lang = lang::parse_lang(&f.lang)?;
-                    let text = engine::check_text(&original).map_err(|s| Error::ApplyFailed(format!("{}: {}", f.path, s.0)))?;
-                    let opts = engine::RewriteOptions { prefilter: !plan.request.no_prefilter, check_syntax: false };
-                    engine::rewrite(&engine.ops_for(lang, &f.abs), lang, text, opts).map(|r| r.new_text).unwrap_or_default()
-                }
-            };
-            if engine::digest(&new) != f.new_digest {
-                return Err(Error::ApplyFailed(format!(
-                    "re-running the edit on {} did not reproduce the preview (was ast-edit upgraded in between?); nothing was written. Discard this action and preview again",
-                    f.path
-                )));
-            }
-            let tmp = stage(&f.abs, &new)
-                .map_err(|e| Error::ApplyFailed(format!("cannot stage the new {}: {e}; nothing was written", f.path)))?;
-            Ok(Staged { plan: f, original, tmp })
-        })()))
-        .collect();
-    staged.sort_unstable_by_key(|(i, _)| *i);
-    let staged: Vec<Staged> = staged.into_iter().map(|(_, s)| s).collect::<Result<Vec<_>>>()?;
-    // Journal before the first rename: the originals, and the temp files in flight,
-    // so that a run killed half-way can be cleaned up and undone by the next one.
-    let jdir = match journal {
-        Some((store, id)) if !staged.is_empty() => Some(begin_journal(store, id, &staged)?),
-        _ => None,
+    };
+    // Journal before the first rename: the originals (fsynced), and the temp files
+    // in flight, so that a run killed half-way can be cleaned up and undone by the
+    // next one.
+    let jdir = if staged.is_empty() {
+        spool.abandon();
+        None
+    } else {
+        spool.commit(journal.map(|(_, id)| id), &staged)?
     };
     // Commit: rename every staged file; on failure put back what was renamed.
-    let mut done: Vec<(&FilePlan, Vec<u8>)> = Vec::new();
+    let mut done: Vec<(&FilePlan, u64, usize)> = Vec::new();
     for (k, s) in staged.into_iter().enumerate() {
         let result = if injected_rename_failure(k + 1) {
             Err(std::io::Error::other("injected rename failure (AST_EDIT_FAIL_RENAME_AT)"))
         } else {
-            s.tmp.persist(&s.plan.abs).map(|_| ()).map_err(|e| e.error)
+            s.tmp.persist(&s.plan.abs).map_err(|e| e.error)
         };
         if let Err(e) = result {
             let mut restore_errors = Vec::new();
-            for (f, orig) in done.iter().rev() {
-                if let Err(re) = write_atomic(&f.abs, orig) {
+            for &(f, offset, len) in done.iter().rev() {
+                if let Err(re) = spool.read(offset, len).and_then(|orig| write_atomic(&f.abs, &orig)) {
                     restore_errors.push(format!("{}: {re}", f.path));
                 }
             }
@@ -291,15 +402,15 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
             return Err(Error::ApplyFailed(msg));
         }
         injected_pause(k + 1);
-        done.push((s.plan, s.original));
+        done.push((s.plan, s.offset, s.len));
     }
     // Verify after write: do not trust our own counters.
     let verified: Vec<bool> = done
         .par_iter()
-        .map(|(f, _)| read_current(&f.abs).is_some_and(|b| engine::digest(&b) == f.new_digest))
+        .map(|(f, _, _)| read_current(&f.abs).is_some_and(|b| engine::digest(&b) == f.new_digest))
         .collect();
     let mut files = Vec::new();
-    for ((f, _), ok) in done.iter().zip(verified) {
+    for (f, ok) in done.iter().map(|d| d.0).zip(verified) {
         let status = if ok { "applied" } else { "failed" };
         files.push(AppliedFile { path: f.path.clone(), replacements: f.edits.len(), status: status.into(), diff: f.diff.clone() });
         if !ok {
@@ -372,35 +483,6 @@ fn journal_err(path: &Path, e: std::io::Error) -> Error {
 
 /// Marker file of a journal record whose apply has not finished.
 const INFLIGHT: &str = "inflight";
-
-fn begin_journal(store: &Locked<'_>, id: &str, staged: &[Staged<'_>]) -> Result<PathBuf> {
-    let seq = store.next_seq()?;
-    let dir = store.journal_dir().join(format!("{seq:012}-{id}"));
-    std::fs::create_dir_all(&dir).map_err(|e| journal_err(&dir, e))?;
-    // All originals in one file (one fsync, not one per file), with offsets.
-    let mut files = Vec::new();
-    let mut offset = 0;
-    for s in staged {
-        files.push(JournalFile {
-            path: s.plan.path.clone(),
-            abs: s.plan.abs.clone(),
-            written_digest: s.plan.new_digest.clone(),
-            original_digest: s.plan.digest.clone(),
-            offset,
-            len: s.original.len(),
-            temp: s.tmp.path().to_path_buf(),
-        });
-        offset += s.original.len();
-    }
-    let p = dir.join(ORIGINALS);
-    write_atomic_with(&p, |w| staged.iter().try_for_each(|s| w.write_all(&s.original))).map_err(|e| journal_err(&p, e))?;
-    let marker = dir.join(INFLIGHT);
-    std::fs::write(&marker, b"").map_err(|e| journal_err(&marker, e))?;
-    let rec = JournalRecord { id: id.to_string(), files };
-    let p = dir.join("record.json");
-    write_atomic(&p, &serde_json::to_vec(&rec).expect("serializes")).map_err(|e| journal_err(&p, e))?;
-    Ok(dir)
-}
 
 /// The file of a journal record holding every original, back to back.
 const ORIGINALS: &str = "originals.bin";

@@ -21,6 +21,24 @@ fn pending(t: &Tree) -> Vec<PendingRow> {
     t.run(&["pending", "--json"]).ok().json()
 }
 
+/// Folders of undo records in the state dir (any depth), named by their leaf.
+fn journal_records(t: &Tree) -> Vec<String> {
+    fn walk(d: &std::path::Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                if p.parent().and_then(|q| q.file_name()).is_some_and(|n| n == "journal") {
+                    out.push(e.file_name().to_string_lossy().into_owned());
+                }
+                walk(&p, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(t.state.path(), &mut out);
+    out
+}
+
 fn temp_files(t: &Tree) -> Vec<String> {
     t.snapshot().into_keys().filter(|k| k.contains(".ast-edit-")).collect()
 }
@@ -38,6 +56,10 @@ fn stale_file_aborts_the_whole_apply_and_keeps_the_action() {
         r.stderr
     );
     assert_eq!(t.snapshot(), before, "nothing written");
+    // The fresh files were staged in the same pass that found the stale one: their
+    // temp files and the journal record begun for them are gone again.
+    assert!(temp_files(&t).is_empty(), "{:?}", temp_files(&t));
+    assert_eq!(journal_records(&t), Vec::<String>::new());
     assert_eq!(pending(&t).len(), 1, "action kept");
     // Discard still works afterwards.
     t.run(&["resolve", "discard", "--reason", "stale"]).ok();
@@ -105,9 +127,11 @@ fn failed_rename_midway_rolls_back_every_file() {
         assert_eq!(t.snapshot(), before, "rename {k} failed: every file keeps its original bytes");
         assert_eq!(pending(&t).len(), 1);
     }
-    // Without the fault the same action applies.
+    assert_eq!(journal_records(&t), Vec::<String>::new(), "rolled back: no undo record");
+    // Without the fault the same action applies, and leaves one undo record.
     t.run(&["resolve", "apply", "--reason", "r"]).ok();
     assert!(temp_files(&t).is_empty());
+    assert_eq!(journal_records(&t).len(), 1, "{:?}", journal_records(&t));
 }
 
 #[cfg(unix)]
