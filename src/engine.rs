@@ -126,17 +126,20 @@ fn count_errors(grep: &AstGrep<StrDoc<SupportLang>>) -> usize {
 /// set on every node whose subtree holds one, so subtrees without it are skipped:
 /// the cost is the path to each error, not the size of the tree.
 fn error_nodes(node: tree_sitter::Node<'_>) -> usize {
-    if !node.has_error() {
-        return 0;
-    }
     let mut n = 0;
-    let mut cursor = node.walk();
+    walk_pruned(node, |node| {
+        n += usize::from(node.is_error() || node.is_missing());
+        node.has_error()
+    });
+    n
+}
+
+/// Pre-order walk of the subtree at `root`: calls `enter` on each node it reaches
+/// and goes into a node's children only when `enter` returned true for it.
+fn walk_pruned<'t>(root: tree_sitter::Node<'t>, mut enter: impl FnMut(tree_sitter::Node<'t>) -> bool) {
+    let mut cursor = root.walk();
     'walk: loop {
-        let node = cursor.node();
-        if node.is_error() || node.is_missing() {
-            n += 1;
-        }
-        if node.has_error() && cursor.goto_first_child() {
+        if enter(cursor.node()) && cursor.goto_first_child() {
             continue;
         }
         while !cursor.goto_next_sibling() {
@@ -145,7 +148,6 @@ fn error_nodes(node: tree_sitter::Node<'_>) -> usize {
             }
         }
     }
-    n
 }
 
 /// How [`rewrite`] works.
@@ -261,25 +263,15 @@ fn find_spanning<'r>(
     };
     let kinds = pattern.potential_kinds();
     let mut out = Vec::new();
-    let mut cursor = grep.root().get_inner_node().walk();
-    'walk: loop {
-        let node = cursor.node();
-        if spans(node.start_byte(), node.end_byte()) {
-            if kinds.as_ref().is_none_or(|k| k.contains(node.kind_id().into())) {
-                if let Some(m) = pattern.match_node(grep.adopt(node)) {
-                    out.push(m);
-                }
-            }
-            if cursor.goto_first_child() {
-                continue;
-            }
+    walk_pruned(grep.root().get_inner_node(), |node| {
+        if !spans(node.start_byte(), node.end_byte()) {
+            return false;
         }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                break 'walk;
-            }
+        if kinds.as_ref().is_none_or(|k| k.contains(node.kind_id().into())) {
+            out.extend(pattern.match_node(grep.adopt(node)));
         }
-    }
+        true
+    });
     out
 }
 
