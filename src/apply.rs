@@ -6,8 +6,11 @@
 //! 2. Re-run the rewrite on the fresh bytes; the result must equal the plan.
 //! 3. Stage every new file (temp in the same folder, mode kept, fsync) before the
 //!    first rename; if a rename fails, put back the files already renamed.
-//! 4. Re-read every written file and check it against the planned digest.
-//! 5. Journal the original bytes so `undo` can restore them.
+//!    Steps 1-3 are one parallel pass; each original is spooled to the journal as
+//!    its file is staged, not kept in memory.
+//! 4. Journal the original bytes (fsynced) before the first rename, so `undo`, and
+//!    the next run after a crash, can restore them.
+//! 5. Re-read every written file and check it against the planned digest.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -151,7 +154,7 @@ fn stage_file<'p>(
     engine: Option<&Engine>,
     plan: &Plan,
     spool: &Spool,
-) -> Result<Option<Staged<'p>>> {
+) -> Result<Staged<'p>> {
     let new = match engine {
         None => engine::splice(original, &f.edits),
         Some(engine) => {
@@ -171,20 +174,21 @@ fn stage_file<'p>(
         .map_err(|e| Error::ApplyFailed(format!("cannot stage the new {}: {e}; nothing was written", f.path)))?
         .into_temp_path();
     let (offset, len) = spool.append(original)?;
-    Ok(Some(Staged { plan: f, offset, len, tmp }))
+    Ok(Staged { plan: f, offset, len, tmp })
 }
 
 /// Where the originals go while an apply runs: the journal's `originals.bin`
 /// (when there is a journal) or an anonymous temp file, written as files are
 /// staged and read back only to restore after a failed rename.
-struct Spool<'s> {
-    /// The journal record's folder, its store and action id.
-    journal: Option<(PathBuf, &'s Locked<'s>)>,
+struct Spool {
+    /// The journal record's folder and the action's id.
+    journal: Option<(PathBuf, String)>,
+    /// The originals file and its length so far.
     file: std::sync::Mutex<(std::fs::File, u64)>,
 }
 
-impl<'s> Spool<'s> {
-    fn create(journal: Option<(&'s Locked<'s>, &str)>) -> Result<Self> {
+impl Spool {
+    fn create(journal: Option<(&Locked<'_>, &str)>) -> Result<Self> {
         let (journal, file) = match journal {
             Some((store, id)) => {
                 let seq = store.next_seq()?;
@@ -197,7 +201,7 @@ impl<'s> Spool<'s> {
                     .create_new(true)
                     .open(&p)
                     .map_err(|e| journal_err(&p, e))?;
-                (Some((dir, store)), file)
+                (Some((dir, id.to_string())), file)
             }
             None => (None, tempfile::tempfile().map_err(|e| Error::ApplyFailed(format!("cannot create a temp file for the originals: {e}")))?),
         };
@@ -232,8 +236,8 @@ impl<'s> Spool<'s> {
 
     /// Makes the journal record durable before the first rename: originals
     /// fsynced, then the in-flight marker, then the record naming every file.
-    fn commit(&self, id: Option<&str>, staged: &[Staged<'_>]) -> Result<Option<PathBuf>> {
-        let (Some((dir, _)), Some(id)) = (&self.journal, id) else { return Ok(None) };
+    fn commit(&self, staged: &[Staged<'_>]) -> Result<Option<PathBuf>> {
+        let Some((dir, id)) = &self.journal else { return Ok(None) };
         let p = dir.join(ORIGINALS);
         self.file.lock().unwrap_or_else(|e| e.into_inner()).0.sync_all().map_err(|e| journal_err(&p, e))?;
         let files = staged
@@ -250,7 +254,7 @@ impl<'s> Spool<'s> {
             .collect();
         let marker = dir.join(INFLIGHT);
         std::fs::write(&marker, b"").map_err(|e| journal_err(&marker, e))?;
-        let rec = JournalRecord { id: id.to_string(), files };
+        let rec = JournalRecord { id: id.clone(), files };
         let p = dir.join("record.json");
         write_atomic(&p, &serde_json::to_vec(&rec).expect("serializes")).map_err(|e| journal_err(&p, e))?;
         Ok(Some(dir.clone()))
@@ -336,7 +340,7 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
             let Some(original) = read_current(&f.abs).filter(|b| engine::digest(b) == f.digest) else {
                 return (i, Ok(None));
             };
-            (i, stage_file(f, &original, engine.as_ref(), plan, &spool))
+            (i, stage_file(f, &original, engine.as_ref(), plan, &spool).map(Some))
         })
         .collect();
     // Back in path order, so the journal, the renames and the error reported do
@@ -370,7 +374,7 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
         spool.abandon();
         None
     } else {
-        spool.commit(journal.map(|(_, id)| id), &staged)?
+        spool.commit(&staged)?
     };
     // Commit: rename every staged file; on failure put back what was renamed.
     let mut done: Vec<(&FilePlan, u64, usize)> = Vec::new();
