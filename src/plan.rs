@@ -302,6 +302,14 @@ pub fn build_with(
         }
     }
     let mut warnings = engine.warnings.clone();
+    if walked.total == 0 {
+        // Say so: "0 files searched" alone reads like "no match" (a tarball's
+        // .gitignore of `/*` hides every file, for one).
+        warnings.push(
+            "No file searched: nothing under the given paths is a file of a language this edit runs on, once files excluded by .gitignore/.ignore rules and hidden files are left out (the CLI's --no-ignore and --hidden include them)."
+                .to_string(),
+        );
+    }
     for err in &walked.errors {
         warnings.push(format!("walk: {err}"));
     }

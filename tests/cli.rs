@@ -326,6 +326,20 @@ fn broken_pipe_exits_quietly() {
 }
 
 #[test]
+fn gitignore_hiding_every_file_is_reported_not_silent() {
+    // The Debian kernel source ships a top-level .gitignore of `/*` + `!/debian/`.
+    let t = Tree::empty();
+    t.write(".gitignore", "/*\n!/debian/\n");
+    t.write("src/a.py", "f(1)\n");
+    let p: Preview = t.run(&["run", "-p", "f($A)", "-r", "g($A)", "--json"]).ok().json();
+    assert_eq!(p.files_searched, 0);
+    assert!(p.warnings.iter().any(|w| w.starts_with("No file searched:") && w.contains("--no-ignore")), "{:?}", p.warnings);
+    let p: Preview = t.run(&["run", "-p", "f($A)", "-r", "g($A)", "--json", "--no-ignore"]).ok().json();
+    assert_eq!((p.files_searched, p.files.len()), (1, 1));
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+}
+
+#[test]
 fn literal_prefilter_changes_nothing_but_speed() {
     let t = Tree::fixtures();
     t.write("extra/n.py", "f(f(1))\nif x:\n    print(2)\n");
