@@ -314,8 +314,8 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
             )));
         }
     }
-    // Freshness, re-run and staging in one parallel pass, largest files first and
-    // one per rayon job (as the plan does): re-read each selected file, compare its
+    // Freshness, re-run and staging in one parallel pass (`plan::largest_first`,
+    // as the dry run schedules it): re-read each selected file, compare its
     // digest with the preview's, re-run the rewrite (it must reproduce the plan) and
     // stage the new file. Each original goes to the spool (the journal's
     // originals.bin) and is dropped, so memory holds the files in flight, not every
@@ -329,25 +329,20 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
     }
     let engine = if opts.trust_plan { None } else { Some(Engine::new(&plan.request, langs, &plan.cwd)?) };
     let spool = Spool::create(journal)?;
-    let mut order: Vec<(usize, u64)> =
-        selected.iter().enumerate().map(|(i, f)| (i, std::fs::metadata(&f.abs).map_or(0, |m| m.len()))).collect();
-    order.sort_by_key(|&(_, size)| std::cmp::Reverse(size));
-    let mut results: Vec<(usize, Result<Option<Staged>>)> = order
-        .into_par_iter()
-        .with_max_len(1)
-        .map(|(i, _)| {
-            let f = selected[i];
-            let Some(original) = read_current(&f.abs).filter(|b| engine::digest(b) == f.digest) else {
-                return (i, Ok(None));
-            };
-            (i, stage_file(f, &original, engine.as_ref(), plan, &spool).map(Some))
-        })
-        .collect();
     // Back in path order, so the journal, the renames and the error reported do
     // not depend on the scheduling.
-    results.sort_unstable_by_key(|(i, _)| *i);
+    let results: Vec<Result<Option<Staged>>> = crate::plan::largest_first(
+        &selected,
+        |f| std::fs::metadata(&f.abs).map_or(0, |m| m.len()),
+        |f| {
+            let Some(original) = read_current(&f.abs).filter(|b| engine::digest(b) == f.digest) else {
+                return Ok(None);
+            };
+            stage_file(f, &original, engine.as_ref(), plan, &spool).map(Some)
+        },
+    );
     let stale: Vec<&FilePlan> =
-        results.iter().filter(|(_, r)| matches!(r, Ok(None))).map(|(i, _)| selected[*i]).collect();
+        results.iter().zip(&selected).filter(|(r, _)| matches!(r, Ok(None))).map(|(_, f)| *f).collect();
     if !stale.is_empty() && !opts.skip_stale {
         spool.abandon();
         return Err(Error::ApplyFailed(format!(
@@ -360,7 +355,7 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
         let reason = if f.abs.exists() { "changed since the preview" } else { "deleted since the preview" };
         outstanding.push(Outstanding { path: f.path.clone(), status: "stale".into(), reason: reason.into() });
     }
-    let staged: Vec<Staged> = match results.into_iter().filter_map(|(_, r)| r.transpose()).collect::<Result<Vec<_>>>() {
+    let staged: Vec<Staged> = match results.into_iter().filter_map(|r| r.transpose()).collect::<Result<Vec<_>>>() {
         Ok(s) => s,
         Err(e) => {
             spool.abandon();

@@ -223,6 +223,24 @@ fn plan_file(engine: &Engine, req: &Request, c: &Candidate) -> Outcome {
     Outcome::Changed(plan, rw.overlaps, notes)
 }
 
+/// `f` over `items` in parallel, largest first (longest-processing-time
+/// scheduling: a big file met last would run alone on one core while the other
+/// idles), one item per rayon job (rayon otherwise runs a quarter of the list as
+/// one sequential chunk, and with the largest first that chunk is most of the
+/// work). The results come back in the order of `items`, so nothing downstream
+/// depends on the scheduling.
+pub(crate) fn largest_first<T: Sync, R: Send>(
+    items: &[T],
+    size: impl Fn(&T) -> u64,
+    f: impl Fn(&T) -> R + Sync + Send,
+) -> Vec<R> {
+    let mut order: Vec<(usize, u64)> = items.iter().enumerate().map(|(i, t)| (i, size(t))).collect();
+    order.sort_by_key(|&(_, size)| std::cmp::Reverse(size));
+    let mut out: Vec<(usize, R)> = order.into_par_iter().with_max_len(1).map(|(i, _)| (i, f(&items[i]))).collect();
+    out.sort_unstable_by_key(|(i, _)| *i);
+    out.into_iter().map(|(_, r)| r).collect()
+}
+
 /// Runs the dry run of `req` from `cwd`.
 pub fn build(req: &Request, cwd: &Path) -> Result<Plan> {
     build_with_progress(req, cwd, &|_, _| {})
@@ -262,27 +280,14 @@ pub fn build_with(
     }
     let total = walked.files.len();
     let done = std::sync::atomic::AtomicUsize::new(0);
-    // Largest files first (longest-processing-time scheduling): a big file met
-    // last would run alone on one core while the others idle. The outcomes are put
-    // back in path order below, so the output does not depend on this order.
-    let mut order: Vec<usize> = (0..total).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(walked.files[i].size));
-    // One file per rayon job: rayon otherwise runs a quarter of the list as one
-    // sequential chunk, and with the largest files first that chunk is most of the work.
-    let mut outcomes: Vec<(usize, Outcome)> = order
-        .par_iter()
-        .with_max_len(1)
-        .map(|&i| {
-            if stop() {
-                return (i, Outcome::Unchanged(Vec::new()));
-            }
-            let o = plan_file(&engine, req, &walked.files[i]);
-            progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
-            (i, o)
-        })
-        .collect();
-    outcomes.sort_unstable_by_key(|(i, _)| *i);
-    let outcomes = outcomes.into_iter().map(|(_, o)| o);
+    let outcomes = largest_first(&walked.files, |c| c.size, |c| {
+        if stop() {
+            return Outcome::Unchanged(Vec::new());
+        }
+        let o = plan_file(&engine, req, c);
+        progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
+        o
+    });
     if stop() {
         return Err(crate::error::Error::Cancelled);
     }
