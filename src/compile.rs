@@ -32,28 +32,93 @@ pub struct CompiledOp {
 /// The literal texts that every match of `pattern` must contain.
 ///
 /// ast-grep-core compares a named leaf of the pattern with the code by kind *and*
-/// text under every strictness but `signature` (which ignores text); unnamed leaves
-/// (punctuation, keywords) are compared by kind only, so they are not required.
-/// See `MatchStrictness::match_terminal` in ast-grep-core.
-pub fn required_literals(pattern: &Pattern, strictness: Strictness) -> Vec<String> {
-    fn walk(n: &PatternNode, out: &mut Vec<String>) {
-        match n {
-            PatternNode::MetaVar { .. } => {}
-            PatternNode::Terminal { text, is_named, kind_id } => {
-                if *is_named && *kind_id != u16::MAX && !text.trim().is_empty() && !out.contains(text) {
-                    out.push(text.clone());
+/// text under every strictness but `signature` (which ignores text): its text is
+/// required. An unnamed leaf (punctuation, keyword) is compared by kind only, and
+/// only under `cst` and `smart` (the looser levels skip it), except right after a
+/// `$$$` ellipsis, where it is skipped: see `MatchStrictness::match_terminal` and
+/// `match_node.rs` in ast-grep-core. A node of a keyword's kind holds exactly the
+/// keyword's text when the grammar defines that kind by one string token, so under
+/// `cst` and `smart` a word-like keyword (`any`, `async`, `return`) is required too,
+/// in the languages where [`keyword_kinds_are_literal`] holds. The kind's name is
+/// used, not the pattern's text (tree-sitter-typescript gives some unnamed nodes a
+/// span wider than their token).
+pub fn required_literals(pattern: &Pattern, strictness: Strictness, lang: SupportLang) -> Vec<String> {
+    struct Walk {
+        keywords: bool,
+        lang: SupportLang,
+        ts: tree_sitter::Language,
+        out: Vec<String>,
+    }
+    impl Walk {
+        fn push(&mut self, text: &str) {
+            if !text.trim().is_empty() && !self.out.iter().any(|t| t == text) {
+                self.out.push(text.to_string());
+            }
+        }
+        fn node(&mut self, n: &PatternNode, after_ellipsis: bool) {
+            use ast_grep_core::meta_var::MetaVariable::{MultiCapture, Multiple};
+            match n {
+                PatternNode::MetaVar { .. } => {}
+                PatternNode::Terminal { kind_id: u16::MAX, .. } => {}
+                PatternNode::Terminal { text, is_named: true, .. } => self.push(text),
+                PatternNode::Terminal { is_named: false, kind_id, .. } => {
+                    if self.keywords && !after_ellipsis {
+                        let kind = self.ts.node_kind_for_id(*kind_id).unwrap_or_default().to_string();
+                        if is_word(&kind) && keyword_kinds_are_literal(self.lang, &kind) {
+                            self.push(&kind);
+                        }
+                    }
+                }
+                PatternNode::Internal { children, .. } => {
+                    let mut after = false;
+                    for c in children {
+                        self.node(c, after);
+                        after = match c {
+                            PatternNode::MetaVar { meta_var: Multiple | MultiCapture(_) } => true,
+                            c if c.is_trivial() => after,
+                            _ => false,
+                        };
+                    }
                 }
             }
-            PatternNode::Internal { children, .. } => children.iter().for_each(|c| walk(c, out)),
         }
     }
-    let mut out = Vec::new();
-    if strictness != Strictness::Signature {
-        walk(&pattern.node, &mut out);
+    if strictness == Strictness::Signature {
+        return Vec::new();
     }
+    let keywords = matches!(strictness, Strictness::Cst | Strictness::Smart);
+    let mut w = Walk { keywords, lang, ts: lang.get_ts_language(), out: Vec::new() };
+    w.node(&pattern.node, false);
+    let mut out = w.out;
     // Longest first: the rarest text usually rejects a file soonest.
     out.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
     out
+}
+
+fn is_word(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// True when every node of the unnamed, word-like `kind` in `lang` holds exactly
+/// the text `kind`: the grammar makes it only from the string token `kind`.
+///
+/// Derived from each grammar's `src/grammar.json` (the versions in Cargo.lock), by
+/// listing the unnamed aliases whose content is not that same string, and the
+/// external-scanner tokens named by a word. Excluded for that reason: PHP
+/// (case-insensitive keywords: `alias(/function/i, 'function')`), Swift (`as`,
+/// `async` from the scanner), Scala (`case` by alias; `else`, `with` and others from
+/// the scanner), HTML (`doctype`), Python's `except` and Bash's `esac` (scanner).
+/// Any other language is excluded too, until someone checks its grammar.
+pub fn keyword_kinds_are_literal(lang: SupportLang, kind: &str) -> bool {
+    use SupportLang::*;
+    match lang {
+        Python => kind != "except",
+        Bash => kind != "esac",
+        C | Cpp | CSharp | Css | Dart | Elixir | Go | Haskell | Hcl | Java | JavaScript | Json | Kotlin | Lua | Nix
+        | Ruby | Rust | Solidity | Tsx | TypeScript | Yaml => true,
+        _ => false,
+    }
 }
 
 impl CompiledOp {
@@ -159,7 +224,7 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
             if have.is_empty() { "the pattern has no metavariables in this language".to_string() } else { format!("the rewrite uses {names}, undefined here") },
         ));
     }
-    let literals = required_literals(&pattern, req.strictness(index));
+    let literals = required_literals(&pattern, req.strictness(index), lang);
     Ok(CompiledOp { index, pattern, fix, literals })
 }
 
@@ -250,6 +315,35 @@ mod tests {
         assert!(ops[0].may_match(b"x.unwrap()") && !ops[0].may_match(b"x.expect()"));
         let ops = compile_all(&req("print($$$A)", "log($$$A)"), SupportLang::Python).unwrap();
         assert_eq!(ops[0].literals, vec!["print"]);
+    }
+
+    fn lits(pat: &str, strictness: &str, lang: SupportLang) -> Vec<String> {
+        let mut r = req(pat, "x");
+        r.strictness = Strictness::parse(strictness).unwrap();
+        compile_all(&r, lang).unwrap().remove(0).literals
+    }
+
+    #[test]
+    fn keywords_are_required_only_where_the_match_compares_them() {
+        use SupportLang::*;
+        // `as` and `any` are unnamed keyword nodes: compared by kind under smart and cst.
+        assert_eq!(lits("$A as any", "smart", TypeScript), vec!["any", "as"]);
+        assert_eq!(lits("$A as any", "cst", TypeScript), vec!["any", "as"]);
+        // The looser levels skip unnamed nodes of the pattern; signature ignores text.
+        assert!(lits("$A as any", "ast", TypeScript).is_empty());
+        assert!(lits("$A as any", "relaxed", TypeScript).is_empty());
+        assert_eq!(lits("return foo($A)", "ast", JavaScript), vec!["foo"]);
+        assert!(lits("return foo($A)", "signature", JavaScript).is_empty());
+        assert_eq!(lits("return foo($A)", "smart", JavaScript), vec!["return", "foo"]);
+        // Punctuation is never required: `(`, `.` and `,` are not words.
+        assert_eq!(lits("$A.unwrap()", "smart", Rust), vec!["unwrap"]);
+        // An unnamed node right after `$$$` is skipped by the matcher, so not required.
+        assert_eq!(lits("$$$A as any", "smart", TypeScript), vec!["any"]);
+        // PHP keywords are case-insensitive (`FUNCTION f() {}`): never required.
+        assert!(lits("return $A;", "smart", Php).is_empty());
+        // Python's `except` comes from the external scanner.
+        assert!(!lits("try:\n    $A\nexcept:\n    $B", "smart", Python).contains(&"except".to_string()));
+        assert!(lits("try:\n    $A\nexcept:\n    $B", "smart", Python).contains(&"try".to_string()));
     }
 
     #[test]

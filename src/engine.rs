@@ -530,6 +530,33 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Keywords (unnamed leaves) as literals: on random TypeScript made of
+        /// keywords, look-alike words, comments and strings, a file the prefilter
+        /// rejects has no match, and the walk anchored on a keyword finds what
+        /// `find_all` finds.
+        #[test]
+        fn keyword_literals_lose_no_match(words in proptest::collection::vec(proptest::sample::select(vec![
+            "x", "as", "any", "many", "asany", "return", "(", ")", ";", " ", "\n", "/*", "*/", "//", "\"", "`", "<", ">", ".", "{", "}",
+        ]), 0..40)) {
+            let src: String = words.concat();
+            for pat in ["$A as any", "return $A", "($A as any)"] {
+                let e = engine(pat, "z", SupportLang::TypeScript);
+                let op = e.ops_for(SupportLang::TypeScript, Path::new("/x.ts"))[0];
+                proptest::prop_assert!(!op.literals.is_empty());
+                let grep = SupportLang::TypeScript.ast_grep(&src);
+                let all: Vec<_> = grep.root().find_all(&op.pattern).map(|m| m.range()).collect();
+                if !op.may_match(src.as_bytes()) {
+                    proptest::prop_assert!(all.is_empty(), "{} matches {:?} but the prefilter rejects it", pat, src);
+                    continue;
+                }
+                let (len, hits) = op.anchor(src.as_bytes()).expect("a literal");
+                let anchored: Vec<_> = find_spanning(&grep, &op.pattern, len, &hits).iter().map(|m| m.range()).collect();
+                proptest::prop_assert_eq!(all, anchored, "{} on {:?}", pat, src);
+            }
+        }
+    }
+
     #[test]
     fn binary_and_non_utf8_are_refused() {
         assert!(check_text(b"a\0b").unwrap_err().0.contains("binary"));
