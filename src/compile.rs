@@ -239,10 +239,14 @@ fn has_error_node(node: &PatternNode) -> bool {
 }
 
 /// The pattern tree drops MISSING nodes and keeps only the matched node, so look at
-/// the parsed snippet too. An ERROR node anywhere is refused. A MISSING node is
-/// refused in C and C++ only: there a call without its `;` (`kfree($A)`) parses as
-/// a type (`macro_type_specifier`) and would match nothing, while in Rust, Go or JS
-/// the missing `;` sits outside the expression the pattern keeps.
+/// the parsed snippet too. An ERROR node is refused, except one that merely wraps
+/// the whole snippet: ast-grep descends through nodes with a single child (and a
+/// trailing MISSING one) to the node it matches with, so there the ERROR is not part
+/// of the pattern (tree-sitter-rust wraps `$A.bar()` in one, but not
+/// `$A.unwrap()`; ast-grep matches both). A MISSING node is refused in C and C++
+/// only: there a call without its `;` (`kfree($A)`) parses as a type
+/// (`macro_type_specifier`) and would match nothing, while in Rust, Go or JS the
+/// missing `;` sits outside the expression the pattern keeps.
 fn pattern_source_has_error(pat: &str, has_selector: bool, lang: SupportLang) -> bool {
     if has_selector {
         // A selector picks a node out of a larger context snippet; only that node counts.
@@ -251,7 +255,25 @@ fn pattern_source_has_error(pat: &str, has_selector: bool, lang: SupportLang) ->
     let processed = ast_grep_core::Language::pre_process_pattern(&lang, pat);
     let grep = lang.ast_grep(processed.as_ref());
     let strict_missing = matches!(lang, SupportLang::C | SupportLang::Cpp);
-    grep.root().dfs().any(|n| n.is_error() || (strict_missing && n.is_missing()))
+    // The wrappers ast-grep descends through (`is_single_node` in ast-grep-core).
+    let mut wrappers = Vec::new();
+    let mut node = grep.root().get_inner_node();
+    loop {
+        let single = match node.child_count() {
+            1 => true,
+            2 => node.child(1).is_some_and(|c| c.is_missing() || c.kind().is_empty()),
+            _ => false,
+        };
+        if !single {
+            break;
+        }
+        wrappers.push(node.id());
+        node = node.child(0).expect("a single child");
+    }
+    grep.root().dfs().any(|n| {
+        let inner = n.get_inner_node();
+        (inner.is_error() && !wrappers.contains(&inner.id())) || (strict_missing && inner.is_missing())
+    })
 }
 
 /// For languages whose statements end in `;`, the pattern without its `;`.
@@ -344,6 +366,17 @@ mod tests {
         // Python's `except` comes from the external scanner.
         assert!(!lits("try:\n    $A\nexcept:\n    $B", "smart", Python).contains(&"except".to_string()));
         assert!(lits("try:\n    $A\nexcept:\n    $B", "smart", Python).contains(&"try".to_string()));
+    }
+
+    #[test]
+    fn rust_call_wrapped_in_an_error_node_is_a_valid_pattern() {
+        // tree-sitter-rust wraps these snippets in an ERROR node whose only child is
+        // the call; ast-grep matches with the call, and so must we.
+        for pat in ["$A.bar()", "foo::bar()", "foo.bar"] {
+            assert!(compile_all(&req(pat, "z"), SupportLang::Rust).is_ok(), "{pat}");
+        }
+        assert!(compile_all(&req("foo::bar(", "z"), SupportLang::Rust).is_err());
+        assert!(compile_all(&req("$A.bar() +", "z"), SupportLang::Rust).is_err());
     }
 
     #[test]

@@ -135,3 +135,12 @@ fn c_statement_matches_ast_grep() {
 fn deletion_matches_ast_grep() {
     check("js", "console.log($$$A)", "", &[]);
 }
+
+/// tree-sitter-rust parses `$A.bar()` and `foo::bar()` as an ERROR node wrapping the
+/// call; ast-grep matches with the call, and these patterns were once refused here.
+#[test]
+fn rust_call_pattern_wrapped_in_error_node_matches_ast_grep() {
+    let calls = [("rust/src/calls.rs", "fn main() {\n    x.bar();\n    foo::bar();\n    y.bar().bar();\n    let z = foo::bar();\n}\n")];
+    check("rs", "$A.bar()", "$A.baz()", &calls);
+    check("rs", "foo::bar()", "foo::baz()", &calls);
+}
