@@ -254,7 +254,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE|-", conflicts_with_all = ["pattern", "rewrite", "lang", "selector", "strictness", "globs", "max_files", "paths"])]
     pub request: Option<String>,
     /// Parse every file instead of skipping those that lack the pattern's literal
-    /// tokens (slower; the result is the same, which this flag lets you check).
+    /// tokens (slower; the edits are the same, which this flag lets you check, and
+    /// so are the warnings unless a match sits around a parse error).
     #[arg(long)]
     pub no_prefilter: bool,
     #[command(flatten)]

@@ -13,7 +13,8 @@ use ast_grep_core::matcher::PatternNode;
 use ast_grep_language::SupportLang;
 
 use crate::lang;
-use crate::request::{Op, Request, Strictness};
+use crate::prefilter::Prefilter;
+use crate::request::{Op, Request};
 
 /// One op compiled for one language.
 pub struct CompiledOp {
@@ -23,108 +24,15 @@ pub struct CompiledOp {
     pub pattern: Pattern,
     /// The rewrite.
     pub fix: TemplateFix,
-    /// Texts every match must contain, literally: the pattern's named leaf tokens
-    /// (identifiers, literals). A file lacking one of them cannot match, so it is
-    /// skipped before parsing. Empty when no such token is sound to require.
-    pub literals: Vec<String>,
-}
-
-/// The literal texts that every match of `pattern` must contain.
-///
-/// ast-grep-core compares a named leaf of the pattern with the code by kind *and*
-/// text under every strictness but `signature` (which ignores text): its text is
-/// required. An unnamed leaf (punctuation, keyword) is compared by kind only, and
-/// only under `cst` and `smart` (the looser levels skip it), except right after a
-/// `$$$` ellipsis, where it is skipped: see `MatchStrictness::match_terminal` and
-/// `match_node.rs` in ast-grep-core. A node of a keyword's kind holds exactly the
-/// keyword's text when the grammar defines that kind by one string token, so under
-/// `cst` and `smart` a word-like keyword (`any`, `async`, `return`) is required too,
-/// in the languages where [`keyword_kinds_are_literal`] holds. The kind's name is
-/// used, not the pattern's text (tree-sitter-typescript gives some unnamed nodes a
-/// span wider than their token).
-pub fn required_literals(pattern: &Pattern, strictness: Strictness, lang: SupportLang) -> Vec<String> {
-    struct Walk {
-        keywords: bool,
-        lang: SupportLang,
-        ts: tree_sitter::Language,
-        out: Vec<String>,
-    }
-    impl Walk {
-        fn push(&mut self, text: &str) {
-            if !text.trim().is_empty() && !self.out.iter().any(|t| t == text) {
-                self.out.push(text.to_string());
-            }
-        }
-        fn node(&mut self, n: &PatternNode, after_ellipsis: bool) {
-            use ast_grep_core::meta_var::MetaVariable::{MultiCapture, Multiple};
-            match n {
-                PatternNode::MetaVar { .. } => {}
-                PatternNode::Terminal { kind_id: u16::MAX, .. } => {}
-                PatternNode::Terminal { text, is_named: true, .. } => self.push(text),
-                PatternNode::Terminal { is_named: false, kind_id, .. } => {
-                    if self.keywords && !after_ellipsis {
-                        let kind = self.ts.node_kind_for_id(*kind_id).unwrap_or_default().to_string();
-                        if is_word(&kind) && keyword_kinds_are_literal(self.lang, &kind) {
-                            self.push(&kind);
-                        }
-                    }
-                }
-                PatternNode::Internal { children, .. } => {
-                    let mut after = false;
-                    for c in children {
-                        self.node(c, after);
-                        after = match c {
-                            PatternNode::MetaVar { meta_var: Multiple | MultiCapture(_) } => true,
-                            c if c.is_trivial() => after,
-                            _ => false,
-                        };
-                    }
-                }
-            }
-        }
-    }
-    if strictness == Strictness::Signature {
-        return Vec::new();
-    }
-    let keywords = matches!(strictness, Strictness::Cst | Strictness::Smart);
-    let mut w = Walk { keywords, lang, ts: lang.get_ts_language(), out: Vec::new() };
-    w.node(&pattern.node, false);
-    let mut out = w.out;
-    // Longest first: the rarest text usually rejects a file soonest.
-    out.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
-    out
-}
-
-fn is_word(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-/// True when every node of the unnamed, word-like `kind` in `lang` holds exactly
-/// the text `kind`: the grammar makes it only from the string token `kind`.
-///
-/// Derived from each grammar's `src/grammar.json` (the versions in Cargo.lock), by
-/// listing the unnamed aliases whose content is not that same string, and the
-/// external-scanner tokens named by a word. Excluded for that reason: PHP
-/// (case-insensitive keywords: `alias(/function/i, 'function')`), Swift (`as`,
-/// `async` from the scanner), Scala (`case` by alias; `else`, `with` and others from
-/// the scanner), HTML (`doctype`), Python's `except` and Bash's `esac` (scanner).
-/// Any other language is excluded too, until someone checks its grammar.
-pub fn keyword_kinds_are_literal(lang: SupportLang, kind: &str) -> bool {
-    use SupportLang::*;
-    match lang {
-        Python => kind != "except",
-        Bash => kind != "esac",
-        C | Cpp | CSharp | Css | Dart | Elixir | Go | Haskell | Hcl | Java | JavaScript | Json | Kotlin | Lua | Nix
-        | Ruby | Rust | Solidity | Tsx | TypeScript | Yaml => true,
-        _ => false,
-    }
+    /// What a file must contain to match (the literal prefilter): a file
+    /// lacking it is skipped before parsing.
+    pub prefilter: Prefilter,
 }
 
 impl CompiledOp {
-    /// True when `text` contains every required literal (so it may match).
+    /// True when `text` holds what every match holds (so it may match).
     pub fn may_match(&self, text: &[u8]) -> bool {
-        self.literals.iter().all(|l| memchr::memmem::find(text, l.as_bytes()).is_some())
+        self.prefilter.may_match(text)
     }
 
     /// The rarest required literal in `text`: its length and every offset where it
@@ -133,14 +41,14 @@ impl CompiledOp {
     /// them holds no match and need not be visited. `None` when the op has no
     /// required literal.
     pub fn anchor(&self, text: &[u8]) -> Option<(usize, Vec<usize>)> {
-        self.literals.iter().map(|l| (l.len(), occurrences(text, l.as_bytes()))).min_by_key(|(_, hits)| hits.len())
+        self.prefilter.literals.iter().map(|l| (l.len(), occurrences(text, l.as_bytes()))).min_by_key(|(_, hits)| hits.len())
     }
 }
 
 /// Every offset where `needle` starts in `text`, overlapping ones included:
 /// `memmem::find_iter` skips those ("aa" in "aaa" only at 0), and a skipped
 /// occurrence could be the one a match spans.
-fn occurrences(text: &[u8], needle: &[u8]) -> Vec<usize> {
+pub(crate) fn occurrences(text: &[u8], needle: &[u8]) -> Vec<usize> {
     let finder = memchr::memmem::Finder::new(needle);
     let mut out = Vec::new();
     let mut at = 0;
@@ -224,8 +132,8 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
             if have.is_empty() { "the pattern has no metavariables in this language".to_string() } else { format!("the rewrite uses {names}, undefined here") },
         ));
     }
-    let literals = required_literals(&pattern, req.strictness(index), lang);
-    Ok(CompiledOp { index, pattern, fix, literals })
+    let prefilter = Prefilter::new(&pattern, req.strictness(index), lang);
+    Ok(CompiledOp { index, pattern, fix, prefilter })
 }
 
 fn has_error_node(node: &PatternNode) -> bool {
@@ -298,7 +206,7 @@ fn hint(pat: &str, lang: SupportLang) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::request::{RawRequest, WalkOptions};
+    use crate::request::{RawRequest, Strictness, WalkOptions};
 
     fn req(pat: &str, out: &str) -> Request {
         let raw = RawRequest {
@@ -331,18 +239,18 @@ mod tests {
     #[test]
     fn literals_are_the_named_leaves_of_the_pattern() {
         let ops = compile_all(&req("JSON.parse(JSON.stringify($A))", "structuredClone($A)"), SupportLang::JavaScript).unwrap();
-        assert_eq!(ops[0].literals, vec!["stringify", "parse", "JSON"]);
+        assert_eq!(ops[0].prefilter.literals, vec!["stringify", "parse", "JSON"]);
         let ops = compile_all(&req("$A.unwrap()", "$A.expect(\"x\")"), SupportLang::Rust).unwrap();
-        assert_eq!(ops[0].literals, vec!["unwrap"]);
+        assert_eq!(ops[0].prefilter.literals, vec!["unwrap"]);
         assert!(ops[0].may_match(b"x.unwrap()") && !ops[0].may_match(b"x.expect()"));
         let ops = compile_all(&req("print($$$A)", "log($$$A)"), SupportLang::Python).unwrap();
-        assert_eq!(ops[0].literals, vec!["print"]);
+        assert_eq!(ops[0].prefilter.literals, vec!["print"]);
     }
 
     fn lits(pat: &str, strictness: &str, lang: SupportLang) -> Vec<String> {
         let mut r = req(pat, "x");
         r.strictness = Strictness::parse(strictness).unwrap();
-        compile_all(&r, lang).unwrap().remove(0).literals
+        compile_all(&r, lang).unwrap().remove(0).prefilter.literals
     }
 
     #[test]

@@ -530,30 +530,68 @@ mod tests {
         }
     }
 
-    proptest::proptest! {
-        /// Keywords (unnamed leaves) as literals: on random TypeScript made of
-        /// keywords, look-alike words, comments and strings, a file the prefilter
-        /// rejects has no match, and the walk anchored on a keyword finds what
-        /// `find_all` finds.
-        #[test]
-        fn keyword_literals_lose_no_match(words in proptest::collection::vec(proptest::sample::select(vec![
-            "x", "as", "any", "many", "asany", "return", "(", ")", ";", " ", "\n", "/*", "*/", "//", "\"", "`", "<", ">", ".", "{", "}",
-        ]), 0..40)) {
-            let src: String = words.concat();
-            for pat in ["$A as any", "return $A", "($A as any)"] {
-                let e = engine(pat, "z", SupportLang::TypeScript);
-                let op = e.ops_for(SupportLang::TypeScript, Path::new("/x.ts"))[0];
-                proptest::prop_assert!(!op.literals.is_empty());
-                let grep = SupportLang::TypeScript.ast_grep(&src);
-                let all: Vec<_> = grep.root().find_all(&op.pattern).map(|m| m.range()).collect();
-                if !op.may_match(src.as_bytes()) {
-                    proptest::prop_assert!(all.is_empty(), "{} matches {:?} but the prefilter rejects it", pat, src);
-                    continue;
-                }
-                let (len, hits) = op.anchor(src.as_bytes()).expect("a literal");
-                let anchored: Vec<_> = find_spanning(&grep, &op.pattern, len, &hits).iter().map(|m| m.range()).collect();
-                proptest::prop_assert_eq!(all, anchored, "{} on {:?}", pat, src);
+    /// The prefilter must never reject a file that has a match it could rewrite,
+    /// and the walk anchored on its rarest literal must find what `find_all`
+    /// finds. A match around a parse error is never rewritten; the pair check may
+    /// miss one whose ERROR node (an extra, which the matcher skips like a
+    /// comment) sits between two adjacent tokens of the pattern.
+    fn prefilter_is_sound(lang: SupportLang, ext: &str, pats: &[&str], src: &str) -> Result<(), proptest::test_runner::TestCaseError> {
+        for pat in pats {
+            let e = engine(pat, "z", lang);
+            let op = e.ops_for(lang, Path::new(&format!("/x.{ext}")))[0];
+            proptest::prop_assert!(!op.prefilter.literals.is_empty());
+            let grep = lang.ast_grep(src);
+            let all: Vec<_> = grep.root().find_all(&op.pattern).map(|m| (m.range(), m.get_node().get_inner_node().has_error())).collect();
+            if !op.may_match(src.as_bytes()) {
+                proptest::prop_assert!(all.iter().all(|(_, err)| *err), "{} matches {:?} but the prefilter rejects it", pat, src);
+                continue;
             }
+            let (len, hits) = op.anchor(src.as_bytes()).expect("a literal");
+            let anchored: Vec<_> = find_spanning(&grep, &op.pattern, len, &hits).iter().map(|m| m.range()).collect();
+            let all: Vec<_> = all.into_iter().map(|(r, _)| r).collect();
+            proptest::prop_assert_eq!(all, anchored, "{} on {:?}", pat, src);
+        }
+        Ok(())
+    }
+
+    /// Random text: tokens from `words`, each followed by nothing (half the
+    /// time) or by one of `seps` (whitespace, comments), so that matches with
+    /// comments between their tokens are common.
+    fn soup(words: &'static [&'static str], seps: &'static [&'static str]) -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::strategy::Strategy;
+        let sep = proptest::prop_oneof![proptest::strategy::Just(""), proptest::sample::select(seps)];
+        proptest::collection::vec((proptest::sample::select(words), sep), 0..30)
+            .prop_map(|w| w.into_iter().flat_map(|(a, b)| [a, b]).collect())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(1000))]
+
+        /// Keywords and adjacent pairs on random TypeScript made of keywords,
+        /// look-alike words, comments (also `<!--`) and strings.
+        #[test]
+        fn prefilter_loses_no_typescript_match(src in soup(&[
+            "x", "as", "any", "many", "return", "Object", "assign", ".", "?.", "(", ")", ";", "\"", "({}, a)",
+        ], &[" ", "\n", "/* x */", "// x\n", "<!-- x\n"])) {
+            prefilter_is_sound(SupportLang::TypeScript, "ts", &["$A as any", "return $A", "($A as any)", "Object.assign({}, $A)", "x.assign"], &src)?;
+        }
+
+        /// Adjacent pairs on random Rust: nested block comments, paths, calls.
+        #[test]
+        fn prefilter_loses_no_rust_match(src in soup(&[
+            "foo", "bar", "x", "::", ".", "()", ";", "{", "}", "\"", "as", "u8",
+        ], &[" ", "\n", "/* x /* y */ z */", "// x\n"])) {
+            prefilter_is_sound(SupportLang::Rust, "rs", &["foo::bar()", "$A.bar()", "foo.bar", "$A as u8"], &src)?;
+        }
+
+        /// Adjacent pairs on random Python and C: `#` comments, and C's `//`
+        /// comments continued by a backslash.
+        #[test]
+        fn prefilter_loses_no_python_or_c_match(src in soup(&[
+            "os", "getcwd", "a", "b", "()", "(", ")", ";", ".", "->", "=", "1", "\"", "not", "in",
+        ], &[" ", "\n", "# x\n", "// x \\\n y\n", "/* x */"])) {
+            prefilter_is_sound(SupportLang::Python, "py", &["os.getcwd()", "a not in b", "a.b = 1"], &src)?;
+            prefilter_is_sound(SupportLang::C, "c", &["a.b = 1;", "os->getcwd();", "getcwd(a);"], &src)?;
         }
     }
 

@@ -15,6 +15,7 @@ pub mod error;
 pub mod lang;
 pub mod pending;
 pub mod plan;
+pub mod prefilter;
 pub mod preview;
 pub mod print;
 pub mod request;

@@ -343,7 +343,12 @@ fn gitignore_hiding_every_file_is_reported_not_silent() {
 fn literal_prefilter_changes_nothing_but_speed() {
     let t = Tree::fixtures();
     t.write("extra/n.py", "f(f(1))\nif x:\n    print(2)\n");
+    // Comments between the halves of an adjacent pair (`as`/`any`, `Object`/`assign`).
+    // Files where the halves of an adjacent pair (`as`/`any`, `Object`/`assign`,
+    // `foo`/`bar`) meet only across comments.
     t.write("extra/s.ts", "const a = b as any;\nObject.assign({}, c);\n");
+    t.write("extra/s2.ts", "const d = e as /* c */ any;\nObject // x\n  .assign({}, f);\n");
+    t.write("extra/r.rs", "fn f() { let b = foo /* a /* b */ c */ :: bar(); }\n");
     // A BOM shifts every offset by 3 bytes: the literal anchors must still line up.
     t.write("extra/bom.py", "\u{feff}# f(0) in a comment\nf(f(1))\ns = 'f(2)'\n");
     let cases: &[&[&str]] = &[
@@ -360,6 +365,7 @@ fn literal_prefilter_changes_nothing_but_speed() {
         &["-p", "kfree($A);", "-r", "kvfree($A);", "-l", "c"],
         &["-p", "fetch_data($$$A);", "-r", "load_data($$$A);", "-l", "c", "--strictness", "signature"],
         &["-p", "$F($$$A)", "-r", "call($F)", "-l", "go"],
+        &["-p", "foo::bar()", "-r", "foo::baz()", "-l", "rs"],
     ];
     let plan = |args: &[&str], off: bool| {
         let mut v = vec!["run", "--json"];
