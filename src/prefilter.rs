@@ -57,8 +57,10 @@ impl Prefilter {
 
     /// True when `text` holds every literal and every pair (so it may match).
     pub fn may_match(&self, text: &[u8]) -> bool {
-        self.literals.iter().all(|l| memchr::memmem::find(text, l.as_bytes()).is_some())
-            && self.pairs.iter().all(|(a, b)| self.gap.as_ref().is_some_and(|g| g.has_pair(text, a.as_bytes(), b.as_bytes())))
+        self.literals.iter().all(|l| match &self.gap {
+            Some(_) => whole_tokens(text, l.as_bytes()).next().is_some(),
+            None => memchr::memmem::find(text, l.as_bytes()).is_some(),
+        }) && self.pairs.iter().all(|(a, b)| self.gap.as_ref().is_some_and(|g| g.has_pair(text, a.as_bytes(), b.as_bytes())))
     }
 }
 
@@ -188,6 +190,26 @@ fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
+/// The offsets where `lit` occurs in `text` (overlapping ones too) and may be a
+/// whole token: a word-like literal must not be followed by a letter, digit or
+/// `_`. Sound in the languages [`Gap`] knows: each has a `word` token
+/// (identifier) whose characters include those, so the lexer, which takes the
+/// longest match, never ends an identifier or a keyword before one of them, and
+/// their other tokens that can hold such a text (string content, template
+/// text) end only at a quote, a backslash, `{` or `$`. Not checked on the left:
+/// broken code such as `1foo` lexes as a number and then `foo`.
+fn whole_tokens<'a>(text: &'a [u8], lit: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
+    let finder = memchr::memmem::Finder::new(lit);
+    let word = is_word(std::str::from_utf8(lit).unwrap_or(""));
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let p = at + finder.find(&text[at..])?;
+        at = p + 1;
+        Some(p)
+    })
+    .filter(move |&p| !word || !text.get(p + lit.len()).is_some_and(|b| is_word_byte(*b)))
+}
+
 /// True when every node of the unnamed, word-like `kind` in `lang` holds exactly
 /// the text `kind`: the grammar makes it only from the string token `kind`.
 ///
@@ -274,15 +296,14 @@ impl Gap {
 
     /// True when some occurrence of `a` in `text` is followed by a gap and `b`.
     fn has_pair(&self, text: &[u8], a: &[u8], b: &[u8]) -> bool {
-        // Overlapping occurrences too: the token could be any of them.
-        crate::compile::occurrences(text, a).into_iter().any(|at| self.gap_then(text, at + a.len(), b))
+        whole_tokens(text, a).any(|at| self.gap_then(text, at + a.len(), b))
     }
 
     /// True when `text[from..]` may be a gap followed by `b`.
     fn gap_then(&self, text: &[u8], from: usize, b: &[u8]) -> bool {
         let mut i = from;
         loop {
-            if text[i..].starts_with(b) {
+            if text[i..].starts_with(b) && !(is_word(std::str::from_utf8(b).unwrap_or("")) && text.get(i + b.len()).is_some_and(|c| is_word_byte(*c))) {
                 return true;
             }
             let Some(&c) = text.get(i) else { return false };
@@ -377,6 +398,10 @@ mod tests {
         assert_eq!(pf("$A as any", TypeScript).pairs, vec![("as".to_string(), "any".to_string())]);
         // A metavariable between two leaves breaks the pair.
         assert!(pf("foo($A, bar)", JavaScript).pairs.is_empty());
+        // Whole tokens: `unwrap` must not run on into `unwrap_or`.
+        let p = pf("$A.unwrap()", Rust);
+        assert!(!p.may_match(b"x.unwrap_or(1); y.unwrapped()") && p.may_match(b"x.unwrap_or(1); y.unwrap()"));
+        assert!(p.may_match(b"aunwrap unwrap"), "not checked on the left");
         // No gap rules for this language: no pairs.
         assert!(pf("foo.bar", SupportLang::Ruby).pairs.is_empty());
     }
