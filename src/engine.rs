@@ -576,6 +576,15 @@ mod tests {
             prefilter_is_sound(SupportLang::TypeScript, "ts", &["$A as any", "return $A", "($A as any)", "Object.assign({}, $A)", "x.assign"], &src)?;
         }
 
+        /// Pairs across the end of a node (`parse` ends a member expression, then
+        /// the arguments start) on random JavaScript.
+        #[test]
+        fn prefilter_loses_no_javascript_match(src in soup(&[
+            "JSON", "parse", "stringify", "a", ".", "?.", "(", ")", ",", "[", "]", ";", "new",
+        ], &[" ", "\n", "/* x */", "// x\n"])) {
+            prefilter_is_sound(SupportLang::JavaScript, "js", &["JSON.parse(JSON.stringify($A))", "a.parse(a)", "new a.parse($A)", "a[parse]"], &src)?;
+        }
+
         /// Adjacent pairs on random Rust: nested block comments, paths, calls.
         #[test]
         fn prefilter_loses_no_rust_match(src in soup(&[

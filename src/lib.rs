@@ -16,6 +16,7 @@ pub mod lang;
 pub mod pending;
 pub mod plan;
 pub mod prefilter;
+mod tight_ends;
 pub mod preview;
 pub mod print;
 pub mod request;

@@ -119,20 +119,50 @@ impl Cx {
         }
     }
 
-    /// Pairs `(a, b)` where the leaf `a` is a child of some pattern node and `b`
-    /// is the first leaf after it, reached across unnamed leaves only: either a
-    /// later sibling or the first leaf of the next sibling (descending through
-    /// first children). Between the two code tokens the matcher then sees only
-    /// the pattern's unnamed leaves and the code nodes it skips, which are unnamed
-    /// or extras (comments). `a` must not be the last leaf of a nested node: under
-    /// `smart`, a node's trailing children are skipped whatever they are.
+    /// For each child, whether it comes right after a `$$$` ellipsis (with only
+    /// unnamed leaves between): the matcher skips such a leaf.
+    fn after_ellipsis(children: &[PatternNode]) -> Vec<bool> {
+        let mut after = false;
+        children
+            .iter()
+            .map(|c| {
+                let here = after;
+                after = match c {
+                    PatternNode::MetaVar { meta_var: MetaVariable::Multiple | MetaVariable::MultiCapture(_) } => true,
+                    c if c.is_trivial() => after,
+                    _ => false,
+                };
+                here
+            })
+            .collect()
+    }
+
+    fn kind(&self, n: &PatternNode) -> Option<&str> {
+        match n {
+            PatternNode::Terminal { kind_id, .. } | PatternNode::Internal { kind_id, .. } => self.ts.node_kind_for_id(*kind_id),
+            PatternNode::MetaVar { .. } => None,
+        }
+    }
+
+    /// Pairs `(a, b)`: the code token of `a` is followed, after only tokens the
+    /// matcher skips or lines up with the pattern's unnamed leaves, by the code
+    /// token of `b`. `a` is a leaf child of a pattern node, or the last literal
+    /// of one (see [`Cx::last_literal`]); `b` is the next leaf after it, reached
+    /// across unnamed leaves only: a later sibling, or the first leaf of the next
+    /// sibling (descending through first children). Between the two the matcher
+    /// skips only code nodes that are unnamed or extras (comments).
     fn pairs(&self, n: &PatternNode, out: &mut Vec<(String, String)>) {
         let PatternNode::Internal { children, .. } = n else { return };
+        let after = Self::after_ellipsis(children);
         for (i, c) in children.iter().enumerate() {
             self.pairs(c, out);
-            // A leaf right after an ellipsis is not a literal (see `literal`), and
-            // a metavariable between `a` and `b` stops the walk below.
-            let Some(a) = self.literal(c, false).filter(|_| matches!(c, PatternNode::Terminal { .. })) else { continue };
+            let a = match c {
+                PatternNode::Terminal { .. } => self.literal(c, after[i]),
+                PatternNode::Internal { .. } => self.last_literal(c),
+                PatternNode::MetaVar { .. } => None,
+            };
+            let Some(a) = a else { continue };
+            // A metavariable between `a` and `b` stops the walk.
             for next in &children[i + 1..] {
                 match next {
                     PatternNode::Terminal { is_named: false, .. } => match self.literal(next, false) {
@@ -157,7 +187,31 @@ impl Cx {
                 }
             }
         }
+        out.sort();
         out.dedup();
+    }
+
+    /// The literal leaf that ends `n` in every match, if only unnamed leaves
+    /// follow it in the pattern and the grammar lets only unnamed tokens follow
+    /// inside each node it ends ([`crate::tight_ends`]): under `smart` a node's
+    /// trailing children are skipped whatever they are, so without that
+    /// knowledge anything could sit between this leaf and the next one.
+    fn last_literal(&self, n: &PatternNode) -> Option<String> {
+        let PatternNode::Internal { children, .. } = n else { return None };
+        let last = children.last()?;
+        if !crate::tight_ends::tight(self.lang, self.kind(n)?, self.kind(last)?) {
+            return None;
+        }
+        let after = Self::after_ellipsis(children);
+        for (i, c) in children.iter().enumerate().rev() {
+            match c {
+                PatternNode::Terminal { is_named: false, .. } if self.literal(c, after[i]).is_none() => continue,
+                PatternNode::Terminal { .. } => return self.literal(c, after[i]),
+                PatternNode::Internal { .. } => return self.last_literal(c),
+                PatternNode::MetaVar { .. } => return None,
+            }
+        }
+        None
     }
 
     /// The first literal leaf of `n` if only unnamed leaves come before it.
@@ -391,9 +445,17 @@ mod tests {
         use SupportLang::*;
         let p = pf("Object.assign({}, $A)", TypeScript);
         assert_eq!(p.pairs, vec![("Object".to_string(), "assign".to_string())]);
-        // `parse` ends the member expression: its trailing children would be skipped.
+        // `parse` ends the member expression, and the grammar lets nothing follow a
+        // property there, so it pairs with the first leaf of the arguments.
         let p = pf("JSON.parse(JSON.stringify($A))", JavaScript);
-        assert_eq!(p.pairs, vec![("JSON".into(), "parse".into()), ("JSON".into(), "stringify".into())]);
+        assert_eq!(p.pairs, vec![("JSON".into(), "parse".into()), ("JSON".into(), "stringify".into()), ("parse".into(), "JSON".into())]);
+        // An `else` may trail the `if` (the matcher skips it), so `b` does not
+        // pair with `parse`, and a file where an else sits between still matches.
+        let p = pf("{ if (a) b; parse; }", JavaScript);
+        assert!(!p.pairs.contains(&("b".into(), "parse".into())), "{:?}", p.pairs);
+        assert!(p.may_match(b"{ if (a) b; else a; parse; }"));
+        // Only punctuation after `getcwd`: one pair.
+        assert_eq!(pf("os.getcwd()", Python).pairs, vec![("os".to_string(), "getcwd".to_string())]);
         // A keyword and the first leaf of the next sibling.
         assert_eq!(pf("$A as any", TypeScript).pairs, vec![("as".to_string(), "any".to_string())]);
         // A metavariable between two leaves breaks the pair.

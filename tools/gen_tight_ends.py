@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""Generates src/tight_ends.rs from the tree-sitter grammars ast-edit is built with.
+
+A pattern leaf that ends a pattern node (`parse` in `JSON.parse`) may be followed,
+inside the code's node of that kind, by trailing children the matcher skips under
+`smart`. For the prefilter's adjacent pairs that is fine only when the grammar lets
+nothing but unnamed string tokens (punctuation, keywords) follow that child kind in
+that node kind. This script works that out for every rule of each grammar, with a
+Glushkov automaton over the rule (hidden rules inlined), and writes the pairs
+(node kind, child kind) where it holds.
+
+Conservative by construction: an inline regex or a non-string token after the child,
+a hidden rule nested too deep or recursive, an external hidden token, or an alias
+onto the node kind from anything but a plain rule makes the answer "not tight".
+
+Usage: tools/gen_tight_ends.py [CARGO_REGISTRY_SRC_DIR] > src/tight_ends.rs
+(the grammar versions are read from Cargo.lock).
+"""
+import glob
+import json
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LANGS = [  # (SupportLang variant, crate, grammar.json inside the crate)
+    ("JavaScript", "tree-sitter-javascript", "src/grammar.json"),
+    ("TypeScript", "tree-sitter-typescript", "typescript/src/grammar.json"),
+    ("Tsx", "tree-sitter-typescript", "tsx/src/grammar.json"),
+    ("Rust", "tree-sitter-rust", "src/grammar.json"),
+    ("C", "tree-sitter-c", "src/grammar.json"),
+    ("Cpp", "tree-sitter-cpp", "src/grammar.json"),
+    ("Go", "tree-sitter-go", "src/grammar.json"),
+    ("Java", "tree-sitter-java", "src/grammar.json"),
+    ("Python", "tree-sitter-python", "src/grammar.json"),
+]
+MAX_DEPTH = 12
+
+
+def locked_versions():
+    text = open(os.path.join(ROOT, "Cargo.lock")).read()
+    return dict(re.findall(r'\[\[package\]\]\nname = "([^"]+)"\nversion = "([^"]+)"', text))
+
+
+def hidden_names(grammar):
+    """Rules that make no node of their own: `_`-named, supertypes, inlined."""
+    names = {n for n in grammar["rules"] if n.startswith("_")}
+    names |= {e["name"] if isinstance(e, dict) else e for e in grammar.get("supertypes", [])}
+    names |= {e["name"] if isinstance(e, dict) else e for e in grammar.get("inline", [])}
+    names |= {e["name"] for e in grammar.get("externals", []) if e.get("type") == "SYMBOL" and e["name"].startswith("_")}
+    return names
+
+
+class Glushkov:
+    """Positions of one rule's visible children, with first/last/follow sets."""
+
+    def __init__(self, grammar):
+        self.rules = grammar["rules"]
+        self.externals = {e["name"] for e in grammar.get("externals", []) if e.get("type") == "SYMBOL"}
+        self.hidden = hidden_names(grammar)
+        self.items = []  # per position: ("tok", kind, named) | ("opaque", why)
+        self.follow = []
+
+    def pos(self, item):
+        self.items.append(item)
+        self.follow.append(set())
+        p = len(self.items) - 1
+        return ({p}, {p}, False)
+
+    def build(self, e, stack):
+        t = e["type"]
+        if t == "BLANK" or (t == "STRING" and e["value"] == ""):
+            return (set(), set(), True)
+        if t == "STRING":
+            return self.pos(("tok", e["value"], False))
+        if t == "PATTERN":
+            return self.pos(("opaque", "inline regex token"))
+        if t in ("TOKEN", "IMMEDIATE_TOKEN"):
+            c = e["content"]
+            while c["type"] in ("PREC", "PREC_LEFT", "PREC_RIGHT", "PREC_DYNAMIC"):
+                c = c["content"]
+            if c["type"] == "STRING":
+                return self.pos(("tok", c["value"], False))
+            return self.pos(("opaque", "token"))
+        if t == "ALIAS":
+            return self.pos(("tok", e["value"], bool(e["named"])))
+        if t in ("FIELD", "PREC", "PREC_LEFT", "PREC_RIGHT", "PREC_DYNAMIC", "RESERVED"):
+            return self.build(e["content"], stack)
+        if t == "SYMBOL":
+            name = e["name"]
+            if name not in self.hidden:
+                return self.pos(("tok", name, True))
+            if name in self.externals or name not in self.rules:
+                return self.pos(("opaque", "hidden external " + name))
+            if name in stack or len(stack) >= MAX_DEPTH:
+                return self.pos(("opaque", "recursive hidden " + name))
+            return self.build(self.rules[name], stack + [name])
+        if t == "SEQ":
+            first, last, nullable = set(), set(), True
+            for m in e["members"]:
+                f, l, n = self.build(m, stack)
+                for p in last:
+                    self.follow[p] |= f
+                if nullable:
+                    first |= f
+                last = (last | l) if n else l
+                nullable = nullable and n
+            return (first, last, nullable)
+        if t == "CHOICE":
+            first, last, nullable = set(), set(), False
+            for m in e["members"]:
+                f, l, n = self.build(m, stack)
+                first |= f
+                last |= l
+                nullable = nullable or n
+            return (first, last, nullable)
+        if t in ("REPEAT", "REPEAT1"):
+            f, l, n = self.build(e["content"], stack)
+            for p in l:
+                self.follow[p] |= f
+            return (f, l, n or t == "REPEAT")
+        raise SystemExit(f"unknown rule type {t}")
+
+
+def tight_children(grammar, rule_name):
+    """Child kinds after which only unnamed string tokens can follow in rule_name."""
+    g = Glushkov(grammar)
+    g.build(grammar["rules"][rule_name], [rule_name])
+    if any(it[0] == "opaque" and it[1].startswith("recursive") for it in g.items):
+        return None  # a cut hidden rule could hold any child
+    kinds = {}
+    for p, it in enumerate(g.items):
+        if it[0] == "tok":
+            kinds.setdefault(it[1], []).append(p)
+    out = set()
+    for kind, ps in kinds.items():
+        seen, todo = set(), [q for p in ps for q in g.follow[p]]
+        while todo:
+            q = todo.pop()
+            if q not in seen:
+                seen.add(q)
+                todo.extend(g.follow[q])
+        if all(g.items[q][0] == "tok" and not g.items[q][2] for q in seen):
+            out.add(kind)
+    return out
+
+
+def analyse(grammar):
+    rules = grammar["rules"]
+    hidden = hidden_names(grammar)
+    # Node kinds made by aliasing: the aliased rule's children count too.
+    alias_sources = {}
+
+    def walk(e):
+        if isinstance(e, dict):
+            if e.get("type") == "ALIAS" and e.get("named"):
+                c = e["content"]
+                src = c["name"] if c.get("type") == "SYMBOL" else None
+                alias_sources.setdefault(e["value"], []).append(src)
+            for v in e.values():
+                walk(v)
+        elif isinstance(e, list):
+            for v in e:
+                walk(v)
+
+    walk(rules)
+    table = {}
+    for name in rules:
+        if name in hidden:
+            continue
+        sources = [name] + alias_sources.get(name, [])
+        result = None
+        for s in sources:
+            t = tight_children(grammar, s) if s in rules else None
+            if t is None:
+                result = set()
+                break
+            result = t if result is None else (result & t)
+        if result:
+            table[name] = sorted(result)
+    # Kinds that exist only as alias targets.
+    for name, sources in alias_sources.items():
+        if name in rules:
+            continue
+        result = None
+        for s in sources:
+            t = tight_children(grammar, s) if s in rules else None
+            if t is None:
+                result = set()
+                break
+            result = t if result is None else (result & t)
+        if result:
+            table[name] = sorted(result)
+    return table
+
+
+def main():
+    registry = sys.argv[1] if len(sys.argv) > 1 else glob.glob(os.path.expanduser("~/.cargo/registry/src/*"))[0]
+    versions = locked_versions()
+    print("// @generated by tools/gen_tight_ends.py from the grammars in Cargo.lock; do not edit.")
+    print("//! Which child kinds can end a node kind: after them the grammar lets only")
+    print("//! unnamed string tokens follow inside that node (see tools/gen_tight_ends.py).")
+    print()
+    print("use ast_grep_language::SupportLang;")
+    print()
+    print("/// True when, in `lang`, a `parent` node can hold after a `child` child only")
+    print("/// unnamed string tokens (punctuation, keywords).")
+    print("pub fn tight(lang: SupportLang, parent: &str, child: &str) -> bool {")
+    print("    let table: &[(&str, &[&str])] = match lang {")
+    for variant, crate, rel in LANGS:
+        path = os.path.join(registry, f"{crate}-{versions[crate]}", rel)
+        table = analyse(json.load(open(path)))
+        print(f"        // {crate} {versions[crate]}: {len(table)} node kinds")
+        print(f"        SupportLang::{variant} => &[")
+        for k in sorted(table):
+            kids = ", ".join(json.dumps(c) for c in table[k])
+            print(f"            ({json.dumps(k)}, &[{kids}]),")
+        print("        ],")
+    print("        _ => return false,")
+    print("    };")
+    print("    table")
+    print("        .binary_search_by(|(p, _)| (*p).cmp(parent))")
+    print("        .is_ok_and(|i| table[i].1.contains(&child))")
+    print("}")
+
+
+if __name__ == "__main__":
+    main()
