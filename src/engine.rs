@@ -571,7 +571,7 @@ mod tests {
         /// look-alike words, comments (also `<!--`) and strings.
         #[test]
         fn prefilter_loses_no_typescript_match(src in soup(&[
-            "x", "as", "any", "many", "return", "Object", "assign", ".", "?.", "(", ")", ";", "\"", "({}, a)",
+            "x", "as", "any", "many", "return", "Object", "assign", ".", "?.", "(", ")", ";", "\"", "({}, a)", "{", "}", ",",
         ], &[" ", "\n", "/* x */", "// x\n", "<!-- x\n"])) {
             prefilter_is_sound(SupportLang::TypeScript, "ts", &["$A as any", "return $A", "($A as any)", "Object.assign({}, $A)", "x.assign"], &src)?;
         }

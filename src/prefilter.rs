@@ -6,12 +6,16 @@
 //!
 //! - **Literals**: the text of every named leaf (identifier, number, string
 //!   content), and under `cst`/`smart` the pattern's word-like keywords.
-//! - **Adjacent pairs**: two literals that the matcher lines up with two code
-//!   tokens between which only tokens it skips can sit: unnamed tokens
-//!   (punctuation, keywords), comments and whitespace. `Object.assign` needs
-//!   `Object`, then such a gap, then `assign`: a file holding `Object` and
-//!   `assign` only far apart cannot match. Checked in the languages whose
-//!   comment syntax and unnamed tokens [`Gap`] knows.
+//! - **Chains**: runs of pattern leaves (words and punctuation) that the matcher
+//!   lines up with code tokens between which only tokens it skips can sit:
+//!   unnamed tokens (punctuation, keywords), comments and whitespace.
+//!   `Object.assign({}, $A)` needs `Object`, `.`, `assign`, `(`, `{`, `}`, `,`
+//!   in that order with only such gaps between: a file holding `Object` and
+//!   `assign` only far apart cannot match. Checked in the languages whose comment
+//!   syntax and unnamed tokens [`Gap`] knows. A run ends at a metavariable, and at
+//!   the end of a pattern node unless the grammar lets only unnamed tokens follow
+//!   there ([`crate::tight_ends`]): under `smart` a node's trailing children are
+//!   skipped whatever they are.
 //!
 //! Every rule here must stay sound: a file rejected by it has no match. The
 //! proptests in `engine` and the CLI test run with the prefilter on and off.
@@ -30,8 +34,9 @@ use crate::request::Strictness;
 pub struct Prefilter {
     /// Texts every match contains, longest first. Empty when none is sound.
     pub literals: Vec<String>,
-    /// Literal pairs `(a, b)`: every match holds `a`, then a [`Gap`], then `b`.
-    pub pairs: Vec<(String, String)>,
+    /// Token runs: every match holds the first, then a [`Gap`], then the next,
+    /// and so on. Each starts with a word and has at least two tokens.
+    pub chains: Vec<Vec<String>>,
     gap: Option<Gap>,
 }
 
@@ -40,7 +45,7 @@ impl Prefilter {
     pub fn new(pattern: &Pattern, strictness: Strictness, lang: SupportLang) -> Prefilter {
         if strictness == Strictness::Signature {
             // Signature compares kinds only, never text.
-            return Prefilter { literals: Vec::new(), pairs: Vec::new(), gap: None };
+            return Prefilter { literals: Vec::new(), chains: Vec::new(), gap: None };
         }
         let cx = Cx { keywords: matches!(strictness, Strictness::Cst | Strictness::Smart), lang, ts: lang.get_ts_language() };
         let mut literals = Vec::new();
@@ -48,11 +53,21 @@ impl Prefilter {
         // Longest first: the rarest text usually rejects a file soonest.
         literals.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
         let gap = Gap::for_lang(lang);
-        let mut pairs = Vec::new();
+        let mut chains = Vec::new();
         if gap.is_some() {
-            cx.pairs(&pattern.node, &mut pairs);
+            let mut seq = Vec::new();
+            cx.tokens(&pattern.node, false, &mut seq);
+            for run in seq.split(|t| matches!(t, Tok::Break)) {
+                let run: Vec<String> = run.iter().filter_map(|t| if let Tok::Text(x) = t { Some(x.clone()) } else { None }).collect();
+                // Start at the first word: a run of punctuation alone rejects nothing,
+                // and a word is rare enough to start the search from.
+                let Some(first) = run.iter().position(|t| is_word(t)) else { continue };
+                if run.len() - first >= 2 && !chains.contains(&run[first..].to_vec()) {
+                    chains.push(run[first..].to_vec());
+                }
+            }
         }
-        Prefilter { literals, pairs, gap }
+        Prefilter { literals, chains, gap }
     }
 
     /// True when `text` holds every literal and every pair (so it may match).
@@ -60,8 +75,18 @@ impl Prefilter {
         self.literals.iter().all(|l| match &self.gap {
             Some(_) => whole_tokens(text, l.as_bytes()).next().is_some(),
             None => memchr::memmem::find(text, l.as_bytes()).is_some(),
-        }) && self.pairs.iter().all(|(a, b)| self.gap.as_ref().is_some_and(|g| g.has_pair(text, a.as_bytes(), b.as_bytes())))
+        }) && self.chains.iter().all(|c| self.gap.as_ref().is_some_and(|g| g.has_chain(text, c)))
     }
+}
+
+/// One pattern leaf as the chains see it.
+enum Tok {
+    /// Text the code token holds.
+    Text(String),
+    /// A code token whose text is not known, but that the gap scanner skips.
+    Skip,
+    /// Anything may sit here: the run ends.
+    Break,
 }
 
 struct Cx {
@@ -144,93 +169,50 @@ impl Cx {
         }
     }
 
-    /// Pairs `(a, b)`: the code token of `a` is followed, after only tokens the
-    /// matcher skips or lines up with the pattern's unnamed leaves, by the code
-    /// token of `b`. `a` is a leaf child of a pattern node, or the last literal
-    /// of one (see [`Cx::last_literal`]); `b` is the next leaf after it, reached
-    /// across unnamed leaves only: a later sibling, or the first leaf of the next
-    /// sibling (descending through first children). Between the two the matcher
-    /// skips only code nodes that are unnamed or extras (comments).
-    fn pairs(&self, n: &PatternNode, out: &mut Vec<(String, String)>) {
-        let PatternNode::Internal { children, .. } = n else { return };
-        let after = Self::after_ellipsis(children);
-        for (i, c) in children.iter().enumerate() {
-            self.pairs(c, out);
-            let a = match c {
-                PatternNode::Terminal { .. } => self.literal(c, after[i]),
-                PatternNode::Internal { .. } => self.last_literal(c),
-                PatternNode::MetaVar { .. } => None,
-            };
-            let Some(a) = a else { continue };
-            // A metavariable between `a` and `b` stops the walk.
-            for next in &children[i + 1..] {
-                match next {
-                    PatternNode::Terminal { is_named: false, .. } => match self.literal(next, false) {
-                        Some(b) => {
-                            out.push((a.clone(), b));
-                            break;
-                        }
-                        None => continue,
-                    },
-                    PatternNode::Internal { .. } => {
-                        if let Some(b) = self.first_literal(next) {
-                            out.push((a.clone(), b));
-                        }
-                        break;
-                    }
-                    _ => {
-                        if let Some(b) = self.literal(next, false) {
-                            out.push((a.clone(), b));
-                        }
-                        break;
-                    }
-                }
-            }
-        }
-        out.sort();
-        out.dedup();
-    }
-
-    /// The literal leaf that ends `n` in every match, if only unnamed leaves
-    /// follow it in the pattern and the grammar lets only unnamed tokens follow
-    /// inside each node it ends ([`crate::tight_ends`]): under `smart` a node's
-    /// trailing children are skipped whatever they are, so without that
-    /// knowledge anything could sit between this leaf and the next one.
-    fn last_literal(&self, n: &PatternNode) -> Option<String> {
-        let PatternNode::Internal { children, .. } = n else { return None };
-        let last = children.last()?;
-        if !crate::tight_ends::tight(self.lang, self.kind(n)?, self.kind(last)?) {
-            return None;
-        }
-        let after = Self::after_ellipsis(children);
-        for (i, c) in children.iter().enumerate().rev() {
-            match c {
-                PatternNode::Terminal { is_named: false, .. } if self.literal(c, after[i]).is_none() => continue,
-                PatternNode::Terminal { .. } => return self.literal(c, after[i]),
-                PatternNode::Internal { .. } => return self.last_literal(c),
-                PatternNode::MetaVar { .. } => return None,
-            }
-        }
-        None
-    }
-
-    /// The first literal leaf of `n` if only unnamed leaves come before it.
-    fn first_literal(&self, n: &PatternNode) -> Option<String> {
+    /// Appends the leaves of `n`, in order, as the chains see them.
+    ///
+    /// Between two leaves of a match the matcher skips only code nodes that are
+    /// unnamed or extras (comments), both before a node's first child and between
+    /// children. After a node's last pattern child it skips the code node's
+    /// trailing children whatever they are, so a [`Tok::Break`] follows unless
+    /// the grammar lets only unnamed string tokens follow that child kind there.
+    fn tokens(&self, n: &PatternNode, after_ellipsis: bool, out: &mut Vec<Tok>) {
         match n {
-            PatternNode::Internal { children, .. } => {
-                for c in children {
-                    match c {
-                        PatternNode::Terminal { is_named: false, .. } => match self.literal(c, false) {
-                            Some(b) => return Some(b),
-                            None => continue,
-                        },
-                        PatternNode::Internal { .. } => return self.first_literal(c),
-                        _ => return self.literal(c, false),
+            PatternNode::MetaVar { .. } => out.push(Tok::Break),
+            PatternNode::Terminal { is_named: true, .. } => {
+                out.push(self.literal(n, after_ellipsis).map_or(Tok::Break, Tok::Text))
+            }
+            PatternNode::Terminal { is_named: false, kind_id, .. } => {
+                if after_ellipsis {
+                    // The matcher skips this leaf: it may be absent.
+                    out.push(Tok::Break);
+                } else if let Some(k) = self.literal(n, false) {
+                    out.push(Tok::Text(k));
+                } else {
+                    let kind = self.ts.node_kind_for_id(*kind_id).unwrap_or("");
+                    let punct = !kind.is_empty() && kind.bytes().all(|b| b.is_ascii_punctuation());
+                    if self.keywords && punct && !crate::tight_ends::unsure_unnamed(self.lang, kind) {
+                        out.push(Tok::Text(kind.to_string()));
+                    } else {
+                        // Under ast/relaxed an unnamed leaf may be missing from the
+                        // code; elsewhere its text is unknown but skippable.
+                        out.push(if self.keywords { Tok::Skip } else { Tok::Break });
                     }
                 }
-                None
             }
-            _ => self.literal(n, false),
+            PatternNode::Internal { children, .. } => {
+                let after = Self::after_ellipsis(children);
+                for (c, a) in children.iter().zip(after) {
+                    self.tokens(c, a, out);
+                }
+                let tight = children.last().is_some_and(|last| match (self.kind(n), self.kind(last)) {
+                    (Some(p), Some(c)) => crate::tight_ends::tight(self.lang, p, c),
+                    _ => false,
+                });
+                if !tight {
+                    out.push(Tok::Break);
+                }
+            }
         }
     }
 }
@@ -283,6 +265,16 @@ pub fn keyword_kinds_are_literal(lang: SupportLang, kind: &str) -> bool {
         | Ruby | Rust | Solidity | Tsx | TypeScript | Yaml => true,
         _ => false,
     }
+}
+
+/// What [`Gap::gap_then`] found.
+enum Found {
+    /// The token starts here.
+    At(usize),
+    /// The scanner cannot judge (non-ASCII, unterminated comment, long gap).
+    Unsure,
+    /// No gap leads to the token.
+    No,
 }
 
 /// How comments are written, for the languages [`Gap`] knows.
@@ -348,33 +340,52 @@ impl Gap {
         Some(Gap { comments, words })
     }
 
-    /// True when some occurrence of `a` in `text` is followed by a gap and `b`.
-    fn has_pair(&self, text: &[u8], a: &[u8], b: &[u8]) -> bool {
-        whole_tokens(text, a).any(|at| self.gap_then(text, at + a.len(), b))
+    /// True when some occurrence of the chain's first token in `text` is
+    /// followed by a gap and the next token, and so on to the end.
+    ///
+    /// Each next token is taken at its first place after a gap. That loses no
+    /// match: everything between that place and the real token is gap or a
+    /// token the scanner also skips (punctuation, a keyword, or a word equal to
+    /// a keyword, since a real gap holds no other word), so the search goes on
+    /// from the earlier place just as well.
+    fn has_chain(&self, text: &[u8], chain: &[String]) -> bool {
+        let first = chain[0].as_bytes();
+        whole_tokens(text, first).any(|at| {
+            let mut i = at + first.len();
+            for t in &chain[1..] {
+                match self.gap_then(text, i, t.as_bytes()) {
+                    Found::At(p) => i = p + t.len(),
+                    Found::Unsure => return true,
+                    Found::No => return false,
+                }
+            }
+            true
+        })
     }
 
-    /// True when `text[from..]` may be a gap followed by `b`.
-    fn gap_then(&self, text: &[u8], from: usize, b: &[u8]) -> bool {
+    /// Where `b` starts after `text[from..]` begins with a gap, if it does.
+    fn gap_then(&self, text: &[u8], from: usize, b: &[u8]) -> Found {
+        let word = is_word(std::str::from_utf8(b).unwrap_or(""));
         let mut i = from;
         loop {
-            if text[i..].starts_with(b) && !(is_word(std::str::from_utf8(b).unwrap_or("")) && text.get(i + b.len()).is_some_and(|c| is_word_byte(*c))) {
-                return true;
+            if text[i..].starts_with(b) && !(word && text.get(i + b.len()).is_some_and(|c| is_word_byte(*c))) {
+                return Found::At(i);
             }
-            let Some(&c) = text.get(i) else { return false };
+            let Some(&c) = text.get(i) else { return Found::No };
             if c >= 0x80 || i - from > Self::MAX_GAP {
-                return true;
+                return Found::Unsure;
             }
             if let Some(end) = self.comment_end(text, i) {
                 match end {
                     Some(e) => i = e,
-                    None => return true,
+                    None => return Found::Unsure,
                 }
                 continue;
             }
             if is_word_byte(c) {
                 let end = i + text[i..].iter().take_while(|b| is_word_byte(**b)).count();
                 if !self.words.contains(&text[i..end]) {
-                    return false;
+                    return Found::No;
                 }
                 i = end;
                 continue;
@@ -440,32 +451,39 @@ mod tests {
         Prefilter::new(&Pattern::new(pat, lang), Strictness::Smart, lang)
     }
 
+    fn chains(p: &Prefilter) -> Vec<String> {
+        p.chains.iter().map(|c| c.join(" ")).collect()
+    }
+
     #[test]
-    fn pairs_are_leaves_with_only_unnamed_leaves_between() {
+    fn chains_are_leaves_with_only_skipped_code_between() {
         use SupportLang::*;
-        let p = pf("Object.assign({}, $A)", TypeScript);
-        assert_eq!(p.pairs, vec![("Object".to_string(), "assign".to_string())]);
+        // A metavariable ends a run.
+        assert_eq!(chains(&pf("Object.assign({}, $A)", TypeScript)), vec!["Object . assign ( { } ,"]);
         // `parse` ends the member expression, and the grammar lets nothing follow a
-        // property there, so it pairs with the first leaf of the arguments.
-        let p = pf("JSON.parse(JSON.stringify($A))", JavaScript);
-        assert_eq!(p.pairs, vec![("JSON".into(), "parse".into()), ("JSON".into(), "stringify".into()), ("parse".into(), "JSON".into())]);
-        // An `else` may trail the `if` (the matcher skips it), so `b` does not
-        // pair with `parse`, and a file where an else sits between still matches.
+        // property there, so the run goes on into the arguments.
+        assert_eq!(chains(&pf("JSON.parse(JSON.stringify($A))", JavaScript)), vec!["JSON . parse ( JSON . stringify ("]);
+        // An `else` may trail the `if` (the matcher skips it): the run ends after
+        // `b ;`, and a file where an else sits between still matches.
         let p = pf("{ if (a) b; parse; }", JavaScript);
-        assert!(!p.pairs.contains(&("b".into(), "parse".into())), "{:?}", p.pairs);
+        assert_eq!(chains(&p), vec!["if ( a ) b ;", "parse ; }"]);
         assert!(p.may_match(b"{ if (a) b; else a; parse; }"));
-        // Only punctuation after `getcwd`: one pair.
-        assert_eq!(pf("os.getcwd()", Python).pairs, vec![("os".to_string(), "getcwd".to_string())]);
-        // A keyword and the first leaf of the next sibling.
-        assert_eq!(pf("$A as any", TypeScript).pairs, vec![("as".to_string(), "any".to_string())]);
-        // A metavariable between two leaves breaks the pair.
-        assert!(pf("foo($A, bar)", JavaScript).pairs.is_empty());
+        // Python's attribute holds an identifier on both sides of the `.`, and the
+        // table is by kind, not position: after `getcwd` the run ends.
+        assert_eq!(chains(&pf("os.getcwd()", Python)), vec!["os . getcwd"]);
+        // Keywords, and runs that start at the first word.
+        assert_eq!(chains(&pf("$A as any", TypeScript)), vec!["as any"]);
+        assert_eq!(chains(&pf("$A.unwrap()", Rust)), vec!["unwrap ( )"]);
+        assert_eq!(chains(&pf("kfree($A);", C)), vec!["kfree ("]);
+        // Under ast the unnamed leaves may be missing: only named ones are kept.
+        let ast = Prefilter::new(&Pattern::new("os.getcwd()", Python), Strictness::Ast, Python);
+        assert!(ast.chains.is_empty(), "{:?}", ast.chains);
         // Whole tokens: `unwrap` must not run on into `unwrap_or`.
         let p = pf("$A.unwrap()", Rust);
         assert!(!p.may_match(b"x.unwrap_or(1); y.unwrapped()") && p.may_match(b"x.unwrap_or(1); y.unwrap()"));
-        assert!(p.may_match(b"aunwrap unwrap"), "not checked on the left");
-        // No gap rules for this language: no pairs.
-        assert!(pf("foo.bar", SupportLang::Ruby).pairs.is_empty());
+        assert!(p.may_match(b"aunwrap unwrap ()"), "not checked on the left");
+        // No gap rules for this language: no chains.
+        assert!(pf("foo.bar", SupportLang::Ruby).chains.is_empty());
     }
 
     #[test]
@@ -473,22 +491,24 @@ mod tests {
         let p = pf("Object.assign({}, $A)", SupportLang::TypeScript);
         let ok = |s: &str| p.may_match(s.as_bytes());
         assert!(ok("Object.assign({}, a)"));
-        assert!(ok("Object /* c */ . // line\n assign"));
-        assert!(ok("Object?.assign"));
+        assert!(ok("Object /* c */ . // line\n assign ( {\n} ,"));
+        assert!(ok("Object?.assign({},"), "`?.` is skipped like `.`");
         assert!(ok("Object\u{a0}.assign"), "non-ASCII is not judged");
-        assert!(ok("Object <!-- old html comment\n.assign"));
-        assert!(!ok("Object.keys(x); assign(y)"), "an identifier between");
-        assert!(!ok("ObjectX.assign"), "`Object` is not the whole token: `X` is no keyword");
+        assert!(ok("Object <!-- old html comment\n.assign({},"));
+        assert!(!ok("Object.keys(x); assign({},"), "an identifier between");
+        assert!(!ok("ObjectX.assign({},"), "`Object` is not the whole token: `X` is no keyword");
+        assert!(!ok("Object.assign(a, {}, b)"), "a word where the chain needs `{{`");
+        assert!(!ok("Object.assign"), "the chain does not end there");
         assert!(ok("Object /* unterminated assign"), "not judged");
         // Rust block comments nest.
         let r = pf("foo::bar()", SupportLang::Rust);
         assert!(r.may_match(b"foo:: /* a /* b */ c */ bar()"));
+        assert!(!r.may_match(b"foo:: /* a /* b */ c */ baz(bar)"));
         // C line comments continue after a backslash.
         let c = pf("a.b = 1;", SupportLang::C);
         assert!(c.may_match(b"a // x \\\n y z\n .b = 1;"));
         // Python comments.
         let py = pf("os.getcwd()", SupportLang::Python);
-        assert_eq!(py.pairs, vec![("os".to_string(), "getcwd".to_string())]);
         assert!(py.may_match(b"(os  # c\n.getcwd())"));
         assert!(!py.may_match(b"os.path; x.getcwd()"));
     }

@@ -1146,3 +1146,22 @@ pub fn tight(lang: SupportLang, parent: &str, child: &str) -> bool {
         .binary_search_by(|(p, _)| (*p).cmp(parent))
         .is_ok_and(|i| table[i].1.contains(&child))
 }
+
+/// True when, in `lang`, a node of the unnamed `kind` may hold other text than
+/// `kind`: an alias of anything but that string, or an external token. Only
+/// the languages of [`tight`] are known; for any other the answer is true.
+pub fn unsure_unnamed(lang: SupportLang, kind: &str) -> bool {
+    let kinds: &[&str] = match lang {
+        SupportLang::JavaScript => &["?", "_automatic_semicolon", "_template_chars", "_ternary_qmark", "escape_sequence", "html_comment", "jsx_text", "regex_pattern", "static get", "||"],
+        SupportLang::TypeScript => &["?", "__error_recovery", "_automatic_semicolon", "_function_signature_automatic_semicolon", "_template_chars", "_ternary_qmark", "escape_sequence", "html_comment", "jsx_text", "regex_pattern", "unique symbol", "||"],
+        SupportLang::Tsx => &["?", "__error_recovery", "_automatic_semicolon", "_function_signature_automatic_semicolon", "_template_chars", "_ternary_qmark", "escape_sequence", "html_comment", "jsx_text", "regex_pattern", "unique symbol", "||"],
+        SupportLang::Rust => &["\"", "_block_comment_content", "_error_sentinel", "_inner_block_doc_comment_marker", "_line_doc_content", "_outer_block_doc_comment_marker", "_raw_string_literal_end", "_raw_string_literal_start", "float_literal", "raw_string_literal_content", "string_close", "string_content"],
+        SupportLang::C => &["#define", "#elif", "#elifdef", "#elifndef", "#else", "#endif", "#if", "#ifdef", "#ifndef", "#include"],
+        SupportLang::Cpp => &["#define", "#elif", "#elifdef", "#elifndef", "#else", "#endif", "#if", "#ifdef", "#ifndef", "#include", ">", "raw_string_content", "raw_string_delimiter"],
+        SupportLang::Go => &[],
+        SupportLang::Java => &[],
+        SupportLang::Python => &[")", "]", "_dedent", "_indent", "_newline", "_string_content", "comment", "escape_interpolation", "except", "is not", "not in", "string_end", "string_start", "}"],
+        _ => return true,
+    };
+    kinds.contains(&kind)
+}

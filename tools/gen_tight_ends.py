@@ -194,6 +194,29 @@ def analyse(grammar):
     return table
 
 
+def unsure_unnamed(grammar):
+    """Unnamed kinds whose text may differ from their name: aliases of anything
+    but that same string (C's `#if` from /#[ \t]*if/), and external tokens."""
+    out = set()
+
+    def walk(e):
+        if isinstance(e, dict):
+            if e.get("type") == "ALIAS" and not e.get("named"):
+                c = e["content"]
+                if not (c.get("type") == "STRING" and c.get("value") == e["value"]):
+                    out.add(e["value"])
+            for v in e.values():
+                walk(v)
+        elif isinstance(e, list):
+            for v in e:
+                walk(v)
+
+    walk(grammar["rules"])
+    for e in grammar.get("externals", []):
+        out.add(e.get("value") if e.get("type") == "STRING" else e.get("name"))
+    return sorted(x for x in out if x)
+
+
 def main():
     registry = sys.argv[1] if len(sys.argv) > 1 else glob.glob(os.path.expanduser("~/.cargo/registry/src/*"))[0]
     versions = locked_versions()
@@ -221,6 +244,20 @@ def main():
     print("    table")
     print("        .binary_search_by(|(p, _)| (*p).cmp(parent))")
     print("        .is_ok_and(|i| table[i].1.contains(&child))")
+    print("}")
+    print()
+    print("/// True when, in `lang`, a node of the unnamed `kind` may hold other text than")
+    print("/// `kind`: an alias of anything but that string, or an external token. Only")
+    print("/// the languages of [`tight`] are known; for any other the answer is true.")
+    print("pub fn unsure_unnamed(lang: SupportLang, kind: &str) -> bool {")
+    print("    let kinds: &[&str] = match lang {")
+    for variant, crate, rel in LANGS:
+        path = os.path.join(registry, f"{crate}-{versions[crate]}", rel)
+        kinds = unsure_unnamed(json.load(open(path)))
+        print(f"        SupportLang::{variant} => &[{', '.join(json.dumps(k) for k in kinds)}],")
+    print("        _ => return true,")
+    print("    };")
+    print("    kinds.contains(&kind)")
     print("}")
 
 
