@@ -191,13 +191,18 @@ impl Cx {
                 } else {
                     let kind = self.ts.node_kind_for_id(*kind_id).unwrap_or("");
                     let punct = !kind.is_empty() && kind.bytes().all(|b| b.is_ascii_punctuation());
-                    if self.keywords && punct && !crate::tight_ends::unsure_unnamed(self.lang, kind) {
-                        out.push(Tok::Text(kind.to_string()));
-                    } else {
+                    out.push(if !self.keywords || crate::tight_ends::unsure_unnamed(self.lang, kind) {
                         // Under ast/relaxed an unnamed leaf may be missing from the
-                        // code; elsewhere its text is unknown but skippable.
-                        out.push(if self.keywords { Tok::Skip } else { Tok::Break });
-                    }
+                        // code; and a kind that may hold other text than its name
+                        // (Rust's `"` is also `b"`) could hold a word the gap
+                        // scanner does not skip.
+                        Tok::Break
+                    } else if punct {
+                        Tok::Text(kind.to_string())
+                    } else {
+                        // Its text is its name, whose words the gap scanner skips.
+                        Tok::Skip
+                    });
                 }
             }
             PatternNode::Internal { children, .. } => {
@@ -482,6 +487,11 @@ mod tests {
         let p = pf("$A.unwrap()", Rust);
         assert!(!p.may_match(b"x.unwrap_or(1); y.unwrapped()") && p.may_match(b"x.unwrap_or(1); y.unwrap()"));
         assert!(p.may_match(b"aunwrap unwrap ()"), "not checked on the left");
+        // Rust's opening quote may be `b"` or `c"`: the run ends there, since the
+        // `b` is a word the gap scanner would not skip.
+        let p = pf("foo(\"bar\")", Rust);
+        assert_eq!(chains(&p), vec!["foo ("]);
+        assert!(p.may_match(b"foo(b\"bar\")"));
         // No gap rules for this language: no chains.
         assert!(pf("foo.bar", SupportLang::Ruby).chains.is_empty());
     }
