@@ -168,23 +168,9 @@ def analyse(grammar):
 
     walk(rules)
     table = {}
-    for name in rules:
-        if name in hidden:
-            continue
-        sources = [name] + alias_sources.get(name, [])
-        result = None
-        for s in sources:
-            t = tight_children(grammar, s) if s in rules else None
-            if t is None:
-                result = set()
-                break
-            result = t if result is None else (result & t)
-        if result:
-            table[name] = sorted(result)
-    # Kinds that exist only as alias targets.
-    for name, sources in alias_sources.items():
-        if name in rules:
-            continue
+    # Every kind a node can have: visible rules, and names only aliases give.
+    for name in sorted({n for n in rules if n not in hidden} | set(alias_sources)):
+        sources = ([name] if name in rules and name not in hidden else []) + alias_sources.get(name, [])
         result = None
         for s in sources:
             t = tight_children(grammar, s) if s in rules else None
