@@ -13,7 +13,7 @@ use ast_grep_core::matcher::PatternNode;
 use ast_grep_language::SupportLang;
 
 use crate::lang;
-use crate::prefilter::Prefilter;
+use crate::prefilter::{occurrences, Prefilter};
 use crate::request::{Op, Request};
 
 /// One op compiled for one language.
@@ -41,22 +41,12 @@ impl CompiledOp {
     /// them holds no match and need not be visited. `None` when the op has no
     /// required literal.
     pub fn anchor(&self, text: &[u8]) -> Option<(usize, Vec<usize>)> {
-        self.prefilter.literals.iter().map(|l| (l.len(), occurrences(text, l.as_bytes()))).min_by_key(|(_, hits)| hits.len())
+        self.prefilter
+            .literals
+            .iter()
+            .map(|l| (l.len(), occurrences(text, l.as_bytes()).collect::<Vec<_>>()))
+            .min_by_key(|(_, hits)| hits.len())
     }
-}
-
-/// Every offset where `needle` starts in `text`, overlapping ones included:
-/// `memmem::find_iter` skips those ("aa" in "aaa" only at 0), and a skipped
-/// occurrence could be the one a match spans.
-pub(crate) fn occurrences(text: &[u8], needle: &[u8]) -> Vec<usize> {
-    let finder = memchr::memmem::Finder::new(needle);
-    let mut out = Vec::new();
-    let mut at = 0;
-    while let Some(p) = finder.find(&text[at..]) {
-        out.push(at + p);
-        at += p + 1;
-    }
-    out
 }
 
 /// Why an op does not compile for a language.
@@ -229,12 +219,6 @@ mod tests {
         assert!(e.contains("uses $B") && e.contains("defines: $A"), "{e}");
     }
 
-    #[test]
-    fn anchor_occurrences_include_overlapping_ones() {
-        assert_eq!(occurrences(b"aaa", b"aa"), vec![0, 1]);
-        assert_eq!(occurrences(b"abab ab", b"ab"), vec![0, 2, 5]);
-        assert_eq!(occurrences(b"xyz", b"ab"), Vec::<usize>::new());
-    }
 
     #[test]
     fn literals_are_the_named_leaves_of_the_pattern() {

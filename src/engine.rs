@@ -532,7 +532,7 @@ mod tests {
 
     /// The prefilter must never reject a file that has a match it could rewrite,
     /// and the walk anchored on its rarest literal must find what `find_all`
-    /// finds. A match around a parse error is never rewritten; the pair check may
+    /// finds. A match around a parse error is never rewritten; the chain check may
     /// miss one whose ERROR node (an extra, which the matcher skips like a
     /// comment) sits between two adjacent tokens of the pattern.
     fn prefilter_is_sound(lang: SupportLang, ext: &str, pats: &[&str], src: &str) -> Result<(), proptest::test_runner::TestCaseError> {
@@ -567,7 +567,7 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::test_runner::Config::with_cases(1000))]
 
-        /// Keywords and adjacent pairs on random TypeScript made of keywords,
+        /// Keywords and chains on random TypeScript made of keywords,
         /// look-alike words, comments (also `<!--`) and strings.
         #[test]
         fn prefilter_loses_no_typescript_match(src in soup(&[
@@ -585,7 +585,7 @@ mod tests {
             prefilter_is_sound(SupportLang::JavaScript, "js", &["JSON.parse(JSON.stringify($A))", "a.parse(a)", "new a.parse($A)", "a[parse]"], &src)?;
         }
 
-        /// Adjacent pairs on random Rust: nested block comments, paths, calls.
+        /// Chains on random Rust: nested block comments, paths, calls.
         #[test]
         fn prefilter_loses_no_rust_match(src in soup(&[
             "foo", "bar", "x", "::", ".", "()", ";", "{", "}", "\"", "as", "u8",
@@ -593,7 +593,7 @@ mod tests {
             prefilter_is_sound(SupportLang::Rust, "rs", &["foo::bar()", "$A.bar()", "foo.bar", "$A as u8"], &src)?;
         }
 
-        /// Adjacent pairs on random Python and C: `#` comments, and C's `//`
+        /// Chains on random Python and C: `#` comments, and C's `//`
         /// comments continued by a backslash.
         #[test]
         fn prefilter_loses_no_python_or_c_match(src in soup(&[

@@ -70,7 +70,7 @@ impl Prefilter {
         Prefilter { literals, chains, gap }
     }
 
-    /// True when `text` holds every literal and every pair (so it may match).
+    /// True when `text` holds every literal and every chain (so it may match).
     pub fn may_match(&self, text: &[u8]) -> bool {
         self.literals.iter().all(|l| match &self.gap {
             Some(_) => whole_tokens(text, l.as_bytes()).next().is_some(),
@@ -124,14 +124,8 @@ impl Cx {
     fn literals(&self, n: &PatternNode, after_ellipsis: bool, out: &mut Vec<String>) {
         match n {
             PatternNode::Internal { children, .. } => {
-                let mut after = false;
-                for c in children {
+                for (c, after) in children.iter().zip(Self::after_ellipsis(children)) {
                     self.literals(c, after, out);
-                    after = match c {
-                        PatternNode::MetaVar { meta_var: MetaVariable::Multiple | MetaVariable::MultiCapture(_) } => true,
-                        c if c.is_trivial() => after,
-                        _ => false,
-                    };
                 }
             }
             _ => {
@@ -240,15 +234,21 @@ fn is_word_byte(b: u8) -> bool {
 /// text) end only at a quote, a backslash, `{` or `$`. Not checked on the left:
 /// broken code such as `1foo` lexes as a number and then `foo`.
 fn whole_tokens<'a>(text: &'a [u8], lit: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
-    let finder = memchr::memmem::Finder::new(lit);
     let word = is_word(std::str::from_utf8(lit).unwrap_or(""));
+    occurrences(text, lit).filter(move |&p| !word || !text.get(p + lit.len()).is_some_and(|b| is_word_byte(*b)))
+}
+
+/// Every offset where `needle` starts in `text`, in order, overlapping ones
+/// included: `memmem::find_iter` skips those ("aa" in "aaa" only at 0), and a
+/// skipped occurrence could be the token a match holds.
+pub(crate) fn occurrences<'a>(text: &'a [u8], needle: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
+    let finder = memchr::memmem::Finder::new(needle);
     let mut at = 0;
     std::iter::from_fn(move || {
-        let p = at + finder.find(&text[at..])?;
+        let p = at + finder.find(text.get(at..)?)?;
         at = p + 1;
         Some(p)
     })
-    .filter(move |&p| !word || !text.get(p + lit.len()).is_some_and(|b| is_word_byte(*b)))
 }
 
 /// True when every node of the unnamed, word-like `kind` in `lang` holds exactly
@@ -302,7 +302,7 @@ enum Comments {
 /// adjacent pattern leaves: whitespace, comments, punctuation, and the words
 /// of the language's unnamed tokens (keywords). A word outside that set is a
 /// named node (an identifier, a number), which the matcher does not skip, so an
-/// occurrence of the pair with such a word between its halves is not a match.
+/// occurrence of a chain with such a word between two of its tokens is not a match.
 ///
 /// The languages are those whose grammar (`src/grammar.json`, versions in
 /// Cargo.lock) has only whitespace, comments and line continuations as extras,
@@ -316,7 +316,7 @@ pub struct Gap {
 }
 
 impl Gap {
-    /// A longer gap is not scanned: the pair counts as present.
+    /// A longer gap is not scanned: the chain counts as present.
     pub const MAX_GAP: usize = 4096;
 
     fn for_lang(lang: SupportLang) -> Option<Gap> {
@@ -494,6 +494,13 @@ mod tests {
         assert!(p.may_match(b"foo(b\"bar\")"));
         // No gap rules for this language: no chains.
         assert!(pf("foo.bar", SupportLang::Ruby).chains.is_empty());
+    }
+
+    #[test]
+    fn anchor_occurrences_include_overlapping_ones() {
+        assert_eq!(occurrences(b"aaa", b"aa").collect::<Vec<_>>(), vec![0, 1]);
+        assert_eq!(occurrences(b"abab ab", b"ab").collect::<Vec<_>>(), vec![0, 2, 5]);
+        assert_eq!(occurrences(b"xyz", b"ab").collect::<Vec<_>>(), Vec::<usize>::new());
     }
 
     #[test]
