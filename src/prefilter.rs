@@ -380,7 +380,10 @@ impl Gap {
             if c >= 0x80 || i - from > Self::MAX_GAP {
                 return Found::Unsure;
             }
-            if let Some(end) = self.comment_end(text, i) {
+            // A comment is scanned no further than the gap's limit either, so
+            // one search costs at most MAX_GAP bytes, even on a minified line.
+            let limit = (from + Self::MAX_GAP).min(text.len());
+            if let Some(end) = self.comment_end(&text[..limit], i) {
                 match end {
                     Some(e) => i = e,
                     None => return Found::Unsure,
@@ -388,7 +391,10 @@ impl Gap {
                 continue;
             }
             if is_word_byte(c) {
-                let end = i + text[i..].iter().take_while(|b| is_word_byte(**b)).count();
+                let end = i + text[i..limit].iter().take_while(|b| is_word_byte(**b)).count();
+                if end == limit && limit < text.len() {
+                    return Found::Unsure;
+                }
                 if !self.words.contains(&text[i..end]) {
                     return Found::No;
                 }
@@ -400,7 +406,8 @@ impl Gap {
     }
 
     /// If a comment starts at `i`: `Some(end)` with the offset after it, or
-    /// `Some(None)` when it does not end.
+    /// `Some(None)` when it does not end within `text` (which the caller may
+    /// have cut short).
     fn comment_end(&self, text: &[u8], i: usize) -> Option<Option<usize>> {
         let rest = &text[i..];
         let line_end = |from: usize, backslash: bool| -> Option<usize> {
@@ -517,6 +524,12 @@ mod tests {
         assert!(!ok("Object.assign(a, {}, b)"), "a word where the chain needs `{{`");
         assert!(!ok("Object.assign"), "the chain does not end there");
         assert!(ok("Object /* unterminated assign"), "not judged");
+        // A search stops after MAX_GAP bytes, in a gap, a comment or a word.
+        let far = |gap: &str| ok(&format!("Object{gap} x; assign({{}},"));
+        assert!(far(&" ".repeat(Gap::MAX_GAP + 10)));
+        assert!(far(&format!(" // {}\n", "y".repeat(Gap::MAX_GAP + 10))));
+        assert!(far(&format!(".{}", "y".repeat(Gap::MAX_GAP + 10))));
+        assert!(!far(&format!(".{}", "y".repeat(Gap::MAX_GAP / 2))));
         // Rust block comments nest.
         let r = pf("foo::bar()", SupportLang::Rust);
         assert!(r.may_match(b"foo:: /* a /* b */ c */ bar()"));
