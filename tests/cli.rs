@@ -349,6 +349,8 @@ fn literal_prefilter_changes_nothing_but_speed() {
     t.write("extra/s.ts", "const a = b as any;\nObject.assign({}, c);\n");
     t.write("extra/s2.ts", "const d = e as /* c */ any;\nObject // x\n  .assign({}, f);\n");
     t.write("extra/r.rs", "fn f() { let b = foo /* a /* b */ c */ :: bar(); }\n");
+    // Rust's opening quote is one kind for `"` and `b"`: the `b` must not stop a chain.
+    t.write("extra/b.rs", "fn f() { foo(b\"bar\"); }\n");
     // A BOM shifts every offset by 3 bytes: the literal anchors must still line up.
     t.write("extra/bom.py", "\u{feff}# f(0) in a comment\nf(f(1))\ns = 'f(2)'\n");
     let cases: &[&[&str]] = &[
@@ -366,6 +368,7 @@ fn literal_prefilter_changes_nothing_but_speed() {
         &["-p", "fetch_data($$$A);", "-r", "load_data($$$A);", "-l", "c", "--strictness", "signature"],
         &["-p", "$F($$$A)", "-r", "call($F)", "-l", "go"],
         &["-p", "foo::bar()", "-r", "foo::baz()", "-l", "rs"],
+        &["-p", "foo(\"bar\")", "-r", "baz()", "-l", "rs"],
     ];
     let plan = |args: &[&str], off: bool| {
         let mut v = vec!["run", "--json"];
