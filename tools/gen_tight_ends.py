@@ -57,10 +57,10 @@ def hidden_names(grammar):
 class Glushkov:
     """Positions of one rule's visible children, with first/last/follow sets."""
 
-    def __init__(self, grammar):
+    def __init__(self, grammar, hidden):
         self.rules = grammar["rules"]
         self.externals = {e["name"] for e in grammar.get("externals", []) if e.get("type") == "SYMBOL"}
-        self.hidden = hidden_names(grammar)
+        self.hidden = hidden
         self.items = []  # per position: ("tok", kind, named) | ("opaque", why)
         self.follow = []
 
@@ -125,9 +125,9 @@ class Glushkov:
         raise SystemExit(f"unknown rule type {t}")
 
 
-def tight_children(grammar, rule_name):
+def tight_children(grammar, hidden, rule_name):
     """Child kinds after which only unnamed string tokens can follow in rule_name."""
-    g = Glushkov(grammar)
+    g = Glushkov(grammar, hidden)
     g.build(grammar["rules"][rule_name], [rule_name])
     if any(it[0] == "opaque" and it[1].startswith("recursive") for it in g.items):
         return None  # a cut hidden rule could hold any child
@@ -173,7 +173,7 @@ def analyse(grammar):
         sources = ([name] if name in rules and name not in hidden else []) + alias_sources.get(name, [])
         result = None
         for s in sources:
-            t = tight_children(grammar, s) if s in rules else None
+            t = tight_children(grammar, hidden, s) if s in rules else None
             if t is None:
                 result = set()
                 break
