@@ -11,6 +11,7 @@ use clap::Parser;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
+    no_transparent_huge_pages();
     // SAFETY: set before any tree-sitter object exists (nothing has been parsed or
     // compiled yet), so every tree-sitter allocation is made and freed by mimalloc.
     unsafe {
@@ -52,6 +53,22 @@ fn main() {
     }
     drop(out);
     std::process::exit(code);
+}
+
+/// Turns transparent huge pages off for this process. mimalloc asks for them
+/// (`MADV_HUGEPAGE` on each arena it maps), and the kernel then backs a touched
+/// 2 MiB range with a whole huge page: peak RSS was ~12 MB higher on every run
+/// (measured: `ast-edit --version` 11.1 MB with them, 5.5 MB without; the rust
+/// corpus `$A.unwrap()` preview 44 MB vs 32 MB), for no CPU gain on these
+/// short-lived, parse-bound runs. The flag is checked at page-fault time, so it also
+/// covers the arena mimalloc mapped before `main`, where little has been touched.
+fn no_transparent_huge_pages() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: PR_SET_THP_DISABLE takes plain integers and changes only this
+    // process's paging policy; failure (an old kernel) just leaves THP as it was.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
