@@ -585,19 +585,34 @@ mod tests {
             prefilter_is_sound(SupportLang::JavaScript, "js", &["JSON.parse(JSON.stringify($A))", "a.parse(a)", "new a.parse($A)", "a[parse]"], &src)?;
         }
 
-        /// Chains on random Rust: nested block comments, paths, calls.
+        /// Chains on random Rust: nested block comments, paths, calls, and `//`
+        /// lines inside strings and block comments begun above.
         #[test]
         fn prefilter_loses_no_rust_match(src in soup(&[
-            "foo", "bar", "x", "::", ".", "()", ";", "{", "}", "\"", "as", "u8",
+            "foo", "bar", "x", "::", ".", "()", ";", "{", "}", "\"", "as", "u8", "\n// ", "/*", "*/", "\\",
         ], &[" ", "\n", "/* x /* y */ z */", "// x\n"])) {
             prefilter_is_sound(SupportLang::Rust, "rs", &["foo::bar()", "$A.bar()", "foo.bar", "$A as u8"], &src)?;
         }
 
-        /// Chains on random Python and C: `#` comments, and C's `//`
-        /// comments continued by a backslash.
+        /// Occurrences on `//` lines, which the prefilter takes for comments, on
+        /// random Rust, C, Go and Java where such a line may sit in a string, a Go
+        /// raw string or a block comment begun above, and end it.
+        #[test]
+        fn prefilter_loses_no_match_after_a_comment_line(src in soup(&[
+            "a.b();", "\n// ", "\n  //", "/*", "\"", "`", "\\", "*/ a.b();", "\"; a.b();", "`; a.b();",
+        ], &[" ", "\n"])) {
+            // Inside a function body, where a statement parses without errors.
+            prefilter_is_sound(SupportLang::Rust, "rs", &["$A.b()", "a.b()"], &format!("fn f() {{\n{src}\n}}"))?;
+            prefilter_is_sound(SupportLang::C, "c", &["$A.b();", "a.b();"], &format!("void f() {{\n{src}\n}}"))?;
+            prefilter_is_sound(SupportLang::Go, "go", &["$A.b()"], &format!("package p\nfunc f() {{\n{src}\n}}"))?;
+            prefilter_is_sound(SupportLang::Java, "java", &["$A.b()"], &format!("class C {{ void f() {{\n{src}\n}} }}"))?;
+        }
+
+        /// Chains on random Python and C: `#` comments, C's `//` comments
+        /// continued by a backslash, and `//` lines inside strings and comments.
         #[test]
         fn prefilter_loses_no_python_or_c_match(src in soup(&[
-            "os", "getcwd", "a", "b", "()", "(", ")", ";", ".", "->", "=", "1", "\"", "not", "in",
+            "os", "getcwd", "a", "b", "()", "(", ")", ";", ".", "->", "=", "1", "\"", "not", "in", "\n// ", "/*", "*/", "\\",
         ], &[" ", "\n", "# x\n", "// x \\\n y\n", "/* x */"])) {
             prefilter_is_sound(SupportLang::Python, "py", &["os.getcwd()", "a not in b", "a.b = 1"], &src)?;
             prefilter_is_sound(SupportLang::C, "c", &["a.b = 1;", "os->getcwd();", "getcwd(a);"], &src)?;

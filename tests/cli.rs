@@ -351,6 +351,11 @@ fn literal_prefilter_changes_nothing_but_speed() {
     t.write("extra/r.rs", "fn f() { let b = foo /* a /* b */ c */ :: bar(); }\n");
     // Rust's opening quote is one kind for `"` and `b"`: the `b` must not stop a chain.
     t.write("extra/b.rs", "fn f() { foo(b\"bar\"); }\n");
+    // `//` lines: a doc-comment example holds no code, but a string or a block
+    // comment begun above may end on such a line, and code follows.
+    t.write("extra/doc.rs", "/// let x = y.unwrap();\nfn g() {\n    // z.unwrap()\n}\n");
+    t.write("extra/ends.rs", "fn f() {\n    let s = \"\n// \"; a.unwrap();\n    /*\n    // */ b.unwrap();\n}\n");
+    t.write("extra/ends.c", "void f(void) {\n/*\n// */ kfree(p);\n}\n");
     // A BOM shifts every offset by 3 bytes: the literal anchors must still line up.
     t.write("extra/bom.py", "\u{feff}# f(0) in a comment\nf(f(1))\ns = 'f(2)'\n");
     let cases: &[&[&str]] = &[
