@@ -21,7 +21,10 @@ fn main() {
         // with the default, 40 MB with 0, same CPU). 15 is `mi_option_purge_delay`
         // in mimalloc v3's mimalloc.h (libmimalloc-sys has no constant for it).
         const MI_OPTION_PURGE_DELAY: mi::mi_option_t = 15;
-        mi::mi_option_set(MI_OPTION_PURGE_DELAY, 0);
+        // mimalloc's own MIMALLOC_PURGE_DELAY still wins, for measuring.
+        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+            mi::mi_option_set(MI_OPTION_PURGE_DELAY, 0);
+        }
         tree_sitter::set_allocator(Some(tree_sitter::Allocator {
             malloc: mi::mi_malloc,
             calloc: mi::mi_calloc,
