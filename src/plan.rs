@@ -124,7 +124,7 @@ pub fn full_diff(f: &FilePlan) -> Option<String> {
     }
     let old = std::str::from_utf8(&bytes).ok()?;
     let new = engine::splice(&bytes, &f.edits);
-    Some(diff::unified(&f.path, old, std::str::from_utf8(&new).ok()?))
+    Some(diff::unified_edits(&f.path, old, std::str::from_utf8(&new).ok()?, &f.edits))
 }
 
 /// Reads a file for the engine, with the size cap and the text checks.
@@ -207,7 +207,7 @@ fn plan_file(engine: &Engine, req: &Request, c: &Candidate) -> Outcome {
     }
     let new_text = std::str::from_utf8(&rw.new_text).expect("edits keep UTF-8");
     notes.extend(cross_rule_notes(req, &c.display, text, &rw.dropped));
-    let (diff, diff_lines_cut) = diff::unified_bounded(&c.display, text, new_text, diff::MAX_DIFF_LINE);
+    let (diff, diff_lines_cut) = diff::unified_bounded(&c.display, text, new_text, &rw.edits, diff::MAX_DIFF_LINE);
     let plan = FilePlan {
         path: c.display.clone(),
         abs: c.path.clone(),
