@@ -239,7 +239,13 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
     let new_text = splice(text.as_bytes(), &kept);
     let (errors_before, errors_after) = if opts.check_syntax && !kept.is_empty() {
         let new_body = std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8");
-        (count_errors(&grep), errors_after_edit(&grep, lang, body, new_body, &kept, bom))
+        let before = count_errors(&grep);
+        // Keep only the tree: with no other reference to it, `Tree::edit` changes
+        // its nodes in place instead of copying each node on the way to an edit,
+        // and the source copy inside `grep` is freed before the re-parse.
+        let tree = grep.root().get_doc().tree.clone();
+        drop(grep);
+        (before, errors_after_edit(tree, lang, body, new_body, &kept, bom))
     } else {
         (0, 0)
     };
@@ -284,14 +290,13 @@ thread_local! {
 /// re-parses only what changed, much cheaper than a second full parse. Falls back
 /// to a full parse if the incremental one is not available.
 fn errors_after_edit(
-    grep: &AstGrep<StrDoc<SupportLang>>,
+    mut tree: tree_sitter::Tree,
     lang: SupportLang,
     old: &str,
     new: &str,
     edits: &[Edit],
     bom: usize,
 ) -> usize {
-    let mut tree = grep.root().get_doc().tree.clone();
     let newlines: Vec<usize> = memchr::memchr_iter(b'\n', old.as_bytes()).collect();
     let point = |at: usize| {
         let row = newlines.partition_point(|&n| n < at);

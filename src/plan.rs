@@ -229,6 +229,12 @@ fn plan_file(engine: &Engine, req: &Request, c: &Candidate) -> Outcome {
 /// one sequential chunk, and with the largest first that chunk is most of the
 /// work). The results come back in the order of `items`, so nothing downstream
 /// depends on the scheduling.
+///
+/// Rayon still halves the list, so while one worker goes down the biggest files the
+/// other starts on the small ones of the second half. That keeps two big trees from
+/// being in memory at once: a shared counter that hands every worker the largest
+/// file left (strict LPT) was measured and dropped, at +6-8 MB peak RSS on the
+/// rust and ts corpora for ~4% less wall time on js-rare.
 pub(crate) fn largest_first<T: Sync, R: Send>(
     items: &[T],
     size: impl Fn(&T) -> u64,
