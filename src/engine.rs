@@ -599,9 +599,11 @@ mod tests {
             prefilter_is_sound(SupportLang::Rust, "rs", &["foo::bar()", "$A.bar()", "foo.bar", "$A as u8"], &src)?;
         }
 
-        /// Occurrences on `//` lines, which the prefilter takes for comments, on
-        /// random Rust, C, Go and Java where such a line may sit in a string, a Go
-        /// raw string or a block comment begun above, and end it.
+        /// Occurrences on `//` lines on random Rust, C, Go and Java where such a
+        /// line may sit in a string, a Go raw string or a block comment begun
+        /// above, and end it, or follow a parse error that swallows the `//`. It
+        /// caught a rule that took such lines for comments (see
+        /// `prefilter::tests::a_comment_line_after_a_parse_error_may_be_code`).
         #[test]
         fn prefilter_loses_no_match_after_a_comment_line(src in soup(&[
             "a.b();", "\n// ", "\n  //", "/*", "\"", "`", "\\", "*/ a.b();", "\"; a.b();", "`; a.b();",
