@@ -19,7 +19,7 @@ pub const CONTEXT: usize = 3;
 /// itself is never cut, and `ast-edit show --full` re-renders the whole diff.
 pub const MAX_DIFF_LINE: usize = 4096;
 
-/// [`unified`] with every line longer than `max_line` bytes cut to `max_line`
+/// [`unified_edits`] with every line longer than `max_line` bytes cut to `max_line`
 /// bytes plus a marker saying how much was cut. Returns the diff and how many
 /// lines were cut (a diff with cut lines is for reading, not for `git apply`).
 pub fn unified_bounded(path: &str, old: &str, new: &str, edits: &[Edit], max_line: usize) -> (String, usize) {
@@ -138,7 +138,8 @@ pub fn unified_edits(path: &str, old: &str, new: &str, edits: &[Edit]) -> String
             push(&mut ops, shift(*op, lo, blo));
         }
         ai = hi;
-        bi = blo + Lines::new(&new[nlo..nhi]).count();
+        // `nhi` starts a line of `new`, or ends it (a last line without `\n` counts).
+        bi = if nhi == new.len() { nb } else { b.line_of(nhi) };
     }
     push(&mut ops, DiffOp::Equal { old_index: ai, new_index: bi, len: na - ai });
     debug_assert_eq!(bi + na.saturating_sub(ai), nb, "the edits give `new`");
