@@ -219,7 +219,6 @@ mod tests {
         assert!(e.contains("uses $B") && e.contains("defines: $A"), "{e}");
     }
 
-
     #[test]
     fn literals_are_the_named_leaves_of_the_pattern() {
         let ops = compile_all(&req("JSON.parse(JSON.stringify($A))", "structuredClone($A)"), SupportLang::JavaScript).unwrap();
