@@ -289,14 +289,23 @@ thread_local! {
 /// about every edit (last first, so earlier offsets stay valid) and tree-sitter
 /// re-parses only what changed, much cheaper than a second full parse. Falls back
 /// to a full parse if the incremental one is not available.
-fn errors_after_edit(
+fn errors_after_edit(tree: tree_sitter::Tree, lang: SupportLang, old: &str, new: &str, edits: &[Edit], bom: usize) -> usize {
+    match reparse(tree, lang, old, new, edits, bom) {
+        Some(t) => error_nodes(t.root_node()),
+        None => count_errors(&lang.ast_grep(new)),
+    }
+}
+
+/// The tree of `new`, re-parsed incrementally from `tree` (the tree of `old`) and
+/// the edits that turn `old` into `new`.
+fn reparse(
     mut tree: tree_sitter::Tree,
     lang: SupportLang,
     old: &str,
     new: &str,
     edits: &[Edit],
     bom: usize,
-) -> usize {
+) -> Option<tree_sitter::Tree> {
     let newlines: Vec<usize> = memchr::memchr_iter(b'\n', old.as_bytes()).collect();
     let point = |at: usize| {
         let row = newlines.partition_point(|&n| n < at);
@@ -323,16 +332,12 @@ fn errors_after_edit(
             new_end_position,
         });
     }
-    let reparsed = PARSER.with(|p| {
+    PARSER.with(|p| {
         let mut p = p.borrow_mut();
         p.set_language(&lang.get_ts_language()).ok()?;
         p.reset();
         p.parse(new.as_bytes(), Some(&tree))
-    });
-    match reparsed {
-        Some(t) => error_nodes(t.root_node()),
-        None => count_errors(&lang.ast_grep(new)),
-    }
+    })
 }
 
 /// Applies sorted, non-overlapping edits in one forward pass.
@@ -514,6 +519,42 @@ mod tests {
             assert_eq!(r.errors_after, full, "{pat} -> {out} on {src:?}");
             let before = SupportLang::Python.ast_grep(src.strip_prefix('\u{feff}').unwrap_or(src)).root().dfs().filter(|n| n.is_error() || n.is_missing()).count();
             assert_eq!(r.errors_before, before, "{pat} -> {out} on {src:?}");
+        }
+    }
+
+    /// Rewrites that keep, drop or break what they matched, on random Rust and C:
+    /// the incremental re-parse must give the tree a full parse of the new text
+    /// gives (so every `InputEdit` describes its edit right), and the same error
+    /// count. Dropping the edits, or a wrong old end, fails it at once.
+    fn incremental_is_full(lang: SupportLang, ext: &str, ops: &[(&str, &str)], src: &str) -> Result<(), proptest::test_runner::TestCaseError> {
+        let count = |t: &str| lang.ast_grep(t).root().dfs().filter(|n| n.is_error() || n.is_missing()).count();
+        for (pat, out) in ops {
+            let e = engine(pat, out, lang);
+            let Some(r) = rewrite(&e.ops_for(lang, Path::new(&format!("/x.{ext}"))), lang, src, FULL) else { continue };
+            if r.edits.is_empty() {
+                continue; // no re-parse, nothing counted
+            }
+            let new = std::str::from_utf8(&r.new_text).unwrap();
+            proptest::prop_assert_eq!(r.errors_after, count(new), "{} -> {} on {:?}", pat, out, src);
+            let old_tree = lang.ast_grep(src).root().get_doc().tree.clone();
+            let inc = reparse(old_tree, lang, src, new, &r.edits, 0).unwrap().root_node().to_sexp();
+            let full = lang.ast_grep(new).root().get_doc().tree.root_node().to_sexp();
+            proptest::prop_assert_eq!(inc, full, "{} -> {} on {:?}", pat, out, src);
+        }
+        Ok(())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(300))]
+
+        #[test]
+        fn incremental_error_count_equals_a_full_parse_on_random_code(src in soup(&[
+            "a", "b", "é", ".", "()", "(", ")", ";", "{", "}", "\"", "fn f() {", "/*", "*/", "->",
+        ], &[" ", "\n", "// x\n"])) {
+            let ops = [("$A.b()", "$A.c()"), ("$A.b()", "$A.b(1"), ("$A.b()", "{ $A"), ("a.b()", "a.é()"), ("$A.b()", "$A")];
+            incremental_is_full(SupportLang::Rust, "rs", &ops, &src)?;
+            let ops = [("$A.b();", "$A.bb();"), ("$A.b();", "$A.b(;"), ("$A->b();", "}$A->b();"), ("a.b();", "a.b();")];
+            incremental_is_full(SupportLang::C, "c", &ops, &src)?;
         }
     }
 
