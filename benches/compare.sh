@@ -31,6 +31,10 @@
 #            nested matches too; ast-edit keeps the outermost and reports the rest in
 #            `overlaps`, so per-file counts may differ by exactly that, which is shown).
 #            Then RUNS timed runs, alternating which tool goes first.
+#   ceiling  after each run's pair, ast-grep on only the files its check run matched
+#            (same command, those paths instead of CORPUS): the parse a tool cannot
+#            avoid if it parses each file it edits. ast-grep time / this time is the
+#            ceiling of the ratio for such a tool (reported beside each target).
 #   apply    for APPLY_CASES: per run, fresh `cp -a` copies of the corpus (not timed), then
 #              ag-apply     ast-grep run ... COPY -U
 #              ae-apply     ast-edit run ... COPY -U            (plan + apply in one call)
@@ -422,17 +426,31 @@ PY
   printf 'preview\t%s\n' "$verdict" | head -n 1 >> "$chk"
   printf '%s\n' "$verdict" | tail -n +2 | sed 's/^/preview_detail\t/' >> "$chk"
 
+  # The ceiling: ast-grep on only the files that hold a match (from its check run).
+  # Any tool that must parse each file it edits spends at least that, so
+  # ast-grep's time over it bounds the ratio such a tool can reach.
+  mapfile -t MATCHED < <(python3 -c 'import json, sys; print("\n".join(sorted({m["file"] for m in json.load(open(sys.argv[1]))})))' "$TMP/ag.json" 2>/dev/null | sed '/^$/d')
+  mbytes=0; [ ${#MATCHED[@]} -gt 0 ] && mbytes=$(cd "$CORPORA" && cat -- "${MATCHED[@]}" | wc -c)
+  if [ ${#MATCHED[@]} -gt 0 ]; then
+    echo "matched_files	${#MATCHED[@]} files hold a match ($mbytes bytes); ceiling runs: ast-grep on them alone" >> "$meta"
+  else
+    echo "matched_files	no file holds a match: no ceiling run" >> "$meta"
+  fi
   for k in $(seq 1 "$runs"); do
     order=(ast-grep ast-edit); [ $((k % 2)) -eq 0 ] && order=(ast-edit ast-grep)
+    [ ${#MATCHED[@]} -gt 0 ] && order+=(matched)
     for tool in "${order[@]}"; do
-      if [ "$tool" = ast-grep ]; then
+      if [ "$tool" = matched ]; then
+        measure "$tsv" "$id" ast-grep matched "$k" "$CORPORA" "" -- "${AG[@]}" --json=compact "${MATCHED[@]}"
+      elif [ "$tool" = ast-grep ]; then
         measure "$tsv" "$id" ast-grep preview "$k" "$CORPORA" "" -- "${AG[@]}" "$corpus" --json=compact
       else
         st=$TMP/state-$k; rm -rf "$st"; mkdir -p "$st"
         measure "$tsv" "$id" ast-edit preview "$k" "$CORPORA" "$st" -- "${AE[@]}" "$corpus" --json
         rm -rf "$st"
       fi
-      log "($i/$ncase) $id: preview $tool run $k/$runs: $LAST"
+      label=$tool; [ "$tool" = matched ] && label="ceiling (ast-grep on the ${#MATCHED[@]} matched files)"
+      log "($i/$ncase) $id: preview $label run $k/$runs: $LAST"
     done
   done
 
