@@ -430,8 +430,8 @@ PY
   # Any tool that must parse each file it edits spends at least that, so
   # ast-grep's time over it bounds the ratio such a tool can reach.
   mapfile -t MATCHED < <(python3 -c 'import json, sys; print("\n".join(sorted({m["file"] for m in json.load(open(sys.argv[1]))})))' "$TMP/ag.json" 2>/dev/null | sed '/^$/d')
-  mbytes=0; [ ${#MATCHED[@]} -gt 0 ] && mbytes=$(cd "$CORPORA" && cat -- "${MATCHED[@]}" | wc -c)
   if [ ${#MATCHED[@]} -gt 0 ]; then
+    mbytes=$(cd "$CORPORA" && cat -- "${MATCHED[@]}" | wc -c)
     echo "matched_files	${#MATCHED[@]} files hold a match ($mbytes bytes); ceiling runs: ast-grep on them alone" >> "$meta"
   else
     echo "matched_files	no file holds a match: no ceiling run" >> "$meta"

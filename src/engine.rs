@@ -514,12 +514,16 @@ mod tests {
             let r = rewrite(&e.ops_for(SupportLang::Python, Path::new("/x.py")), SupportLang::Python, src, FULL).unwrap();
             let new = String::from_utf8(r.new_text.clone()).unwrap();
             let body = new.strip_prefix('\u{feff}').unwrap_or(&new);
-            // Every node visited, no pruning: the reference the pruned walk must equal.
-            let full = SupportLang::Python.ast_grep(body).root().dfs().filter(|n| n.is_error() || n.is_missing()).count();
-            assert_eq!(r.errors_after, full, "{pat} -> {out} on {src:?}");
-            let before = SupportLang::Python.ast_grep(src.strip_prefix('\u{feff}').unwrap_or(src)).root().dfs().filter(|n| n.is_error() || n.is_missing()).count();
+            assert_eq!(r.errors_after, full_error_count(SupportLang::Python, body), "{pat} -> {out} on {src:?}");
+            let before = full_error_count(SupportLang::Python, src.strip_prefix('\u{feff}').unwrap_or(src));
             assert_eq!(r.errors_before, before, "{pat} -> {out} on {src:?}");
         }
+    }
+
+    /// ERROR and MISSING nodes of a fresh parse, every node visited (no pruning):
+    /// the reference the pruned walk must equal.
+    fn full_error_count(lang: SupportLang, text: &str) -> usize {
+        lang.ast_grep(text).root().dfs().filter(|n| n.is_error() || n.is_missing()).count()
     }
 
     /// Rewrites that keep, drop or break what they matched, on random Rust and C:
@@ -527,7 +531,6 @@ mod tests {
     /// gives (so every `InputEdit` describes its edit right), and the same error
     /// count. Dropping the edits, or a wrong old end, fails it at once.
     fn incremental_is_full(lang: SupportLang, ext: &str, ops: &[(&str, &str)], src: &str) -> Result<(), proptest::test_runner::TestCaseError> {
-        let count = |t: &str| lang.ast_grep(t).root().dfs().filter(|n| n.is_error() || n.is_missing()).count();
         for (pat, out) in ops {
             let e = engine(pat, out, lang);
             let Some(r) = rewrite(&e.ops_for(lang, Path::new(&format!("/x.{ext}"))), lang, src, FULL) else { continue };
@@ -535,7 +538,7 @@ mod tests {
                 continue; // no re-parse, nothing counted
             }
             let new = std::str::from_utf8(&r.new_text).unwrap();
-            proptest::prop_assert_eq!(r.errors_after, count(new), "{} -> {} on {:?}", pat, out, src);
+            proptest::prop_assert_eq!(r.errors_after, full_error_count(lang, new), "{} -> {} on {:?}", pat, out, src);
             let old_tree = lang.ast_grep(src).root().get_doc().tree.clone();
             let inc = reparse(old_tree, lang, src, new, &r.edits, 0).unwrap().root_node().to_sexp();
             let full = lang.ast_grep(new).root().get_doc().tree.root_node().to_sexp();
@@ -548,7 +551,7 @@ mod tests {
         #![proptest_config(proptest::test_runner::Config::with_cases(300))]
 
         #[test]
-        fn incremental_error_count_equals_a_full_parse_on_random_code(src in soup(&[
+        fn incremental_reparse_equals_a_full_parse_on_random_code(src in soup(&[
             "a", "b", "é", ".", "()", "(", ")", ";", "{", "}", "\"", "fn f() {", "/*", "*/", "->",
         ], &[" ", "\n", "// x\n"])) {
             let ops = [("$A.b()", "$A.c()"), ("$A.b()", "$A.b(1"), ("$A.b()", "{ $A"), ("a.b()", "a.é()"), ("$A.b()", "$A")];
