@@ -514,16 +514,16 @@ mod tests {
             let r = rewrite(&e.ops_for(SupportLang::Python, Path::new("/x.py")), SupportLang::Python, src, FULL).unwrap();
             let new = String::from_utf8(r.new_text.clone()).unwrap();
             let body = new.strip_prefix('\u{feff}').unwrap_or(&new);
-            assert_eq!(r.errors_after, full_error_count(SupportLang::Python, body), "{pat} -> {out} on {src:?}");
-            let before = full_error_count(SupportLang::Python, src.strip_prefix('\u{feff}').unwrap_or(src));
+            assert_eq!(r.errors_after, full_error_count(&SupportLang::Python.ast_grep(body)), "{pat} -> {out} on {src:?}");
+            let before = full_error_count(&SupportLang::Python.ast_grep(src.strip_prefix('\u{feff}').unwrap_or(src)));
             assert_eq!(r.errors_before, before, "{pat} -> {out} on {src:?}");
         }
     }
 
     /// ERROR and MISSING nodes of a fresh parse, every node visited (no pruning):
     /// the reference the pruned walk must equal.
-    fn full_error_count(lang: SupportLang, text: &str) -> usize {
-        lang.ast_grep(text).root().dfs().filter(|n| n.is_error() || n.is_missing()).count()
+    fn full_error_count(grep: &AstGrep<StrDoc<SupportLang>>) -> usize {
+        grep.root().dfs().filter(|n| n.is_error() || n.is_missing()).count()
     }
 
     /// Rewrites that keep, drop or break what they matched, on random Rust and C:
@@ -538,10 +538,11 @@ mod tests {
                 continue; // no re-parse, nothing counted
             }
             let new = std::str::from_utf8(&r.new_text).unwrap();
-            proptest::prop_assert_eq!(r.errors_after, full_error_count(lang, new), "{} -> {} on {:?}", pat, out, src);
+            let fresh = lang.ast_grep(new);
+            proptest::prop_assert_eq!(r.errors_after, full_error_count(&fresh), "{} -> {} on {:?}", pat, out, src);
             let old_tree = lang.ast_grep(src).root().get_doc().tree.clone();
             let inc = reparse(old_tree, lang, src, new, &r.edits, 0).unwrap().root_node().to_sexp();
-            let full = lang.ast_grep(new).root().get_doc().tree.root_node().to_sexp();
+            let full = fresh.root().get_doc().tree.root_node().to_sexp();
             proptest::prop_assert_eq!(inc, full, "{} -> {} on {:?}", pat, out, src);
         }
         Ok(())
