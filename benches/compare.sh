@@ -35,6 +35,11 @@
 #            (same command, those paths instead of CORPUS): the parse a tool cannot
 #            avoid if it parses each file it edits. ast-grep time / this time is the
 #            ceiling of the ratio for such a tool (reported beside each target).
+#   floor    then ast-edit on those same files (its command, those paths): what
+#            ast-edit itself spends on the files it must edit (parse, rewrite,
+#            re-parse for the syntax check, diffs, JSON). ast-grep time / this time is
+#            the best ratio ast-edit can reach however cheaply it skips the other
+#            files; a target above it cannot be met by a better prefilter or walk.
 #   apply    for APPLY_CASES: per run, fresh `cp -a` copies of the corpus (not timed), then
 #              ag-apply     ast-grep run ... COPY -U
 #              ae-apply     ast-edit run ... COPY -U            (plan + apply in one call)
@@ -438,10 +443,14 @@ PY
   fi
   for k in $(seq 1 "$runs"); do
     order=(ast-grep ast-edit); [ $((k % 2)) -eq 0 ] && order=(ast-edit ast-grep)
-    [ ${#MATCHED[@]} -gt 0 ] && order+=(matched)
+    [ ${#MATCHED[@]} -gt 0 ] && order+=(matched ae-matched)
     for tool in "${order[@]}"; do
       if [ "$tool" = matched ]; then
         measure "$tsv" "$id" ast-grep matched "$k" "$CORPORA" "" -- "${AG[@]}" --json=compact "${MATCHED[@]}"
+      elif [ "$tool" = ae-matched ]; then
+        st=$TMP/state-$k; rm -rf "$st"; mkdir -p "$st"
+        measure "$tsv" "$id" ast-edit matched "$k" "$CORPORA" "$st" -- "${AE[@]}" "${MATCHED[@]}" --json
+        rm -rf "$st"
       elif [ "$tool" = ast-grep ]; then
         measure "$tsv" "$id" ast-grep preview "$k" "$CORPORA" "" -- "${AG[@]}" "$corpus" --json=compact
       else
@@ -450,6 +459,7 @@ PY
         rm -rf "$st"
       fi
       label=$tool; [ "$tool" = matched ] && label="ceiling (ast-grep on the ${#MATCHED[@]} matched files)"
+      [ "$tool" = ae-matched ] && label="floor (ast-edit on the ${#MATCHED[@]} matched files)"
       log "($i/$ncase) $id: preview $label run $k/$runs: $LAST"
     done
   done
