@@ -128,7 +128,7 @@ fn bench_diff(c: &mut Criterion) {
             b.iter(|| black_box(diff::unified("python/app.py", o, n)))
         });
         g.bench_with_input(BenchmarkId::new("unified_bounded", name), &(&old, &new), |b, (o, n)| {
-            b.iter(|| black_box(diff::unified_bounded("python/app.py", o, n, diff::MAX_DIFF_LINE)))
+            b.iter(|| black_box(diff::unified_bounded("python/app.py", o, n, &rw.edits, diff::MAX_DIFF_LINE)))
         });
         g.bench_with_input(BenchmarkId::new("splice", name), &old, |b, o| {
             b.iter(|| black_box(engine::splice(o.as_bytes(), &rw.edits)))
