@@ -63,10 +63,13 @@ def met(r, target, ceiling=None, floor=None):
         return "—"
     if r[0] >= target:
         return f"≥ {target:g}×: **met**"
+    # ast-edit's own floor first: it is measured on ast-edit, while the ceiling holds
+    # ast-grep's per-match work too and a ratio can pass it (js-rare, js-common).
+    if floor is not None and floor[0] < target:
+        also = " and the ceiling" if ceiling is not None and ceiling[0] < target else ""
+        return f"≥ {target:g}×: not met, above ast-edit's floor{also}"
     if ceiling is not None and ceiling[0] < target:
         return f"≥ {target:g}×: not met, above the ceiling"
-    if floor is not None and floor[0] < target:
-        return f"≥ {target:g}×: not met, above ast-edit's floor"
     return f"≥ {target:g}×: not met"
 
 
