@@ -447,15 +447,14 @@ PY
     for tool in "${order[@]}"; do
       if [ "$tool" = matched ]; then
         measure "$tsv" "$id" ast-grep matched "$k" "$CORPORA" "" -- "${AG[@]}" --json=compact "${MATCHED[@]}"
-      elif [ "$tool" = ae-matched ]; then
-        st=$TMP/state-$k; rm -rf "$st"; mkdir -p "$st"
-        measure "$tsv" "$id" ast-edit matched "$k" "$CORPORA" "$st" -- "${AE[@]}" "${MATCHED[@]}" --json
-        rm -rf "$st"
       elif [ "$tool" = ast-grep ]; then
         measure "$tsv" "$id" ast-grep preview "$k" "$CORPORA" "" -- "${AG[@]}" "$corpus" --json=compact
       else
+        # ast-edit on the corpus, or (ae-matched) on the matched files only
+        mode=preview; paths=("$corpus")
+        [ "$tool" = ae-matched ] && { mode=matched; paths=("${MATCHED[@]}"); }
         st=$TMP/state-$k; rm -rf "$st"; mkdir -p "$st"
-        measure "$tsv" "$id" ast-edit preview "$k" "$CORPORA" "$st" -- "${AE[@]}" "$corpus" --json
+        measure "$tsv" "$id" ast-edit "$mode" "$k" "$CORPORA" "$st" -- "${AE[@]}" "${paths[@]}" --json
         rm -rf "$st"
       fi
       label=$tool; [ "$tool" = matched ] && label="ceiling (ast-grep on the ${#MATCHED[@]} matched files)"

@@ -17,12 +17,13 @@ fn main() {
     unsafe {
         use libmimalloc_sys as mi;
         // Give freed pages back to the OS 10 ms after they are freed (mimalloc v3's
-        // default waits 1 s, which keeps a run's garbage: rs-common peaked at 42.6 MB
-        // instead of 31.6, above ast-grep's 36). 10 rather than 0: measured in interleaved pairs without
-        // huge pages, 0 cost 3-6% more CPU (rs-common 3.46 vs 3.37 s over 8 pairs,
-        // ts-common 1.32 vs 1.24 s over 6) in madvise calls and page faults, and
-        // saved under 1 MB of peak RSS. 15 is `mi_option_purge_delay` in mimalloc
-        // v3's mimalloc.h (libmimalloc-sys has no constant for it).
+        // default waits 1 s, which keeps a run's garbage: rs-common peaked at
+        // 42.6 MB instead of 31.6, above ast-grep's 36). 10 rather than 0: measured
+        // in interleaved pairs without huge pages, 0 cost 3-6% more CPU (rs-common
+        // 3.46 vs 3.37 s over 8 pairs, ts-common 1.32 vs 1.24 s over 6) in madvise
+        // calls and page faults, and saved under 1 MB of peak RSS. 15 is
+        // `mi_option_purge_delay` in mimalloc v3's mimalloc.h (libmimalloc-sys has
+        // no constant for it).
         const MI_OPTION_PURGE_DELAY: mi::mi_option_t = 15;
         // mimalloc's own MIMALLOC_PURGE_DELAY still wins, for measuring.
         if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
