@@ -349,9 +349,10 @@ fn reparse(
 }
 
 /// Frees `value` (a syntax tree, or a parsed document holding one: freeing a tree
-/// visits every node, 5-7 ms for a 300 KB file) on whichever worker is free first, off the path to this file's
-/// result. When every worker is busy, the one that spawned it takes it next (rayon
-/// runs a worker's own jobs last-in first-out), so trees do not pile up.
+/// visits every node, 5-7 ms for a 300 KB file) on whichever worker is free first,
+/// off the path to this file's result. When every worker is busy, the one that
+/// spawned it takes it next (rayon runs a worker's own jobs last-in first-out), so
+/// trees do not pile up.
 fn drop_later<T: Send + 'static>(value: T) {
     rayon::spawn(move || drop(value));
 }
