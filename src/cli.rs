@@ -17,7 +17,8 @@ use crate::plan;
 use crate::preview;
 use crate::print::{self, Style};
 use crate::request::{Op, RawRequest, WalkOptions, DEFAULT_MAX_FILESIZE};
-use crate::resolve::{self, Action, ResolveRequest};
+use crate::message::Front;
+use crate::resolve::{self, RawResolve};
 use crate::rules;
 
 const ABOUT: &str = "Structural code edits you can trust: preview a pattern rewrite across a repository, then apply or discard it.";
@@ -657,14 +658,13 @@ fn run_update_all(plan: plan::Plan, json: bool, cwd: &Path, style: Style, out: &
 }
 
 fn cmd_resolve(a: ResolveArgs, out: &mut impl Write) -> anyhow::Result<i32> {
-    let action = Action::parse(&a.action)?;
     let extra = match &a.extra {
         None => None,
         Some(s) => Some(serde_json::from_str::<serde_json::Value>(s).map_err(|e| {
             Error::bad(format!("--extra is not valid JSON ({e}); give a JSON object such as '{{\"stale\":\"skip\"}}'"))
         })?),
     };
-    let req = ResolveRequest::new(action, a.reason, extra, a.id)?;
+    let req = RawResolve { action: Some(a.action), reason: a.reason, extra, id: a.id }.check(Front::Cli)?;
     let cwd = cwd()?;
     let store = store(&cwd)?;
     let bar = spinner("resolving (verifying and writing files)");
@@ -804,10 +804,7 @@ fn cmd_propose(a: ProposeArgs, out: &mut impl Write) -> anyhow::Result<i32> {
     let store = store(&cwd)?;
     let locked = store.lock()?;
     let source = a.source.clone().unwrap_or_else(|| crate::custom::CUSTOM_TOOL.to_string());
-    let action = locked.push(|id, seq, created_at| pending::PendingAction {
-        id,
-        seq,
-        created_at,
+    let action = locked.push(pending::NewAction {
         label: a.label.clone(),
         source_tool_name: source,
         files: Vec::new(),

@@ -13,6 +13,7 @@ pub mod diff;
 pub mod engine;
 pub mod error;
 pub mod lang;
+pub mod message;
 pub mod pending;
 pub mod plan;
 pub mod prefilter;

@@ -56,7 +56,8 @@ use crate::pending::{self, ActionKind, Store};
 use crate::plan;
 use crate::preview::{plural, PreviewDetails};
 use crate::request::{RawRequest, WalkOptions, DEFAULT_MAX_FILESIZE};
-use crate::resolve::{self, Action, ResolveRequest};
+use crate::message::Front;
+use crate::resolve::{self, Action, RawResolve, ResolveRequest};
 use crate::walk;
 
 /// The block that ends an `ast_edit` result text when something is pending
@@ -290,11 +291,11 @@ impl AstEditServer {
 
     async fn resolve(&self, args: Option<JsonObject>, ctx: RequestContext<RoleServer>) -> CallToolResult {
         let progress = Progress::new(&ctx);
-        let args: ResolveArgs = match parse_args("resolve", args) {
+        let args: RawResolve = match parse_args("resolve", args) {
             Ok(a) => a,
             Err(msg) => return tool_error(msg),
         };
-        let req = match args.check() {
+        let req = match args.check(Front::Mcp) {
             Ok(r) => r,
             Err(e) => return tool_error(e.to_string()),
         };
@@ -408,51 +409,6 @@ fn parse_args<T: for<'de> Deserialize<'de>>(tool: &str, args: Option<JsonObject>
             format!("invalid arguments for `{tool}`: `{path}`: {inner}. {hint}")
         }
     })
-}
-
-/// The arguments of `resolve` as sent (checked by [`ResolveArgs::check`]).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ResolveArgs {
-    #[serde(default)]
-    action: Option<String>,
-    #[serde(default)]
-    reason: Option<String>,
-    #[serde(default)]
-    extra: Option<Value>,
-    #[serde(default)]
-    id: Option<String>,
-}
-
-impl ResolveArgs {
-    fn check(self) -> Result<ResolveRequest> {
-        let action = match self.action.as_deref().map(str::trim) {
-            None | Some("") => {
-                return Err(Error::bad("`action` is required: \"apply\" writes the pending edit, \"discard\" drops it"));
-            }
-            Some("apply") => Action::Apply,
-            Some("discard") => Action::Discard,
-            Some(other) => {
-                return Err(Error::bad(format!("`action` must be \"apply\" or \"discard\", not \"{other}\"")));
-            }
-        };
-        if self.reason.as_deref().is_none_or(|r| r.trim().is_empty()) {
-            return Err(Error::bad(
-                "`reason` is required and must not be empty: say in one sentence why you apply or discard",
-            ));
-        }
-        let extra = match self.extra {
-            None | Some(Value::Null) => None,
-            Some(v) if v.is_object() => Some(v),
-            Some(v) => {
-                return Err(Error::bad(format!(
-                    "`extra` must be a JSON object, for example {{\"stale\": \"skip\"}}; got {v}"
-                )));
-            }
-        };
-        let id = self.id.filter(|s| !s.trim().is_empty());
-        ResolveRequest::new(action, self.reason, extra, id)
-    }
 }
 
 /// True when `path` is `root` or inside it (both absolute).

@@ -64,6 +64,19 @@ pub struct PendingAction {
     pub kind: ActionKind,
 }
 
+/// What a producer stages; the store adds the id, the order and the time.
+#[derive(Clone, Debug)]
+pub struct NewAction {
+    /// Human label.
+    pub label: String,
+    /// The tool that staged it.
+    pub source_tool_name: String,
+    /// Paths it would touch.
+    pub files: Vec<String>,
+    /// What it does.
+    pub kind: ActionKind,
+}
+
 /// One row of `ast-edit pending --json`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -205,8 +218,8 @@ impl Locked<'_> {
         Ok(next)
     }
 
-    /// Stages an action built by `make(id, seq, created_at)`; returns it.
-    pub fn push(&self, make: impl FnOnce(String, u64, String) -> PendingAction) -> Result<PendingAction> {
+    /// Stages `new` under a fresh id, as the newest action; returns it as stored.
+    pub fn push(&self, new: NewAction) -> Result<PendingAction> {
         let seq = self.next_seq()?;
         let mut id = new_id(seq);
         let mut n = 0;
@@ -214,8 +227,9 @@ impl Locked<'_> {
             n += 1;
             id = new_id(seq + n * 1_000_003);
         }
-        let created = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-        let action = make(id, seq, created);
+        let created_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+        let NewAction { label, source_tool_name, files, kind } = new;
+        let action = PendingAction { id, seq, created_at, label, source_tool_name, files, kind };
         self.save(&action)?;
         Ok(action)
     }
@@ -279,10 +293,7 @@ pub fn stage(store: &Store, plan: Plan) -> Result<crate::preview::PreviewDetails
     let locked = store.lock()?;
     let label = crate::preview::plan_label(&plan);
     let files = plan.files.iter().map(|f| f.path.clone()).collect();
-    let action = locked.push(|id, seq, created_at| PendingAction {
-        id,
-        seq,
-        created_at,
+    let action = locked.push(NewAction {
         label,
         source_tool_name: crate::preview::SOURCE_TOOL.to_string(),
         files,

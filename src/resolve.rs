@@ -11,6 +11,7 @@ use serde_json::Value;
 use crate::apply::{self, ApplyOptions};
 use crate::custom::{CommandAction, CommandStanding, Handlers, Outcome, PendingHandler};
 use crate::error::{Error, Result, NOTHING_PENDING};
+use crate::message::Front;
 use crate::pending::{ActionKind, Locked, PendingAction, Store};
 
 /// `apply` or `discard`.
@@ -21,17 +22,6 @@ pub enum Action {
     Apply,
     /// Drop it.
     Discard,
-}
-
-impl Action {
-    /// Parses `apply` / `discard`.
-    pub fn parse(s: &str) -> Result<Self> {
-        match s {
-            "apply" => Ok(Action::Apply),
-            "discard" => Ok(Action::Discard),
-            _ => Err(Error::bad(format!("action must be `apply` or `discard`, not `{s}`"))),
-        }
-    }
 }
 
 /// A checked resolve request.
@@ -48,21 +38,79 @@ pub struct ResolveRequest {
 }
 
 impl ResolveRequest {
-    /// Validates the parts of a resolve request.
+    /// Validates the parts of a resolve request (messages name the fields as the
+    /// CLI does; front ends use [`RawResolve::check`]).
     pub fn new(action: Action, reason: Option<String>, extra: Option<Value>, id: Option<String>) -> Result<Self> {
-        let reason = reason.unwrap_or_default();
-        if reason.trim().is_empty() {
-            return Err(Error::bad(
-                "reason is required and must not be empty: say in one sentence why you apply or discard (--reason TEXT)",
-            ));
-        }
-        if let Some(e) = &extra {
-            if !e.is_object() {
+        let verb = match action {
+            Action::Apply => "apply",
+            Action::Discard => "discard",
+        };
+        RawResolve { action: Some(verb.to_string()), reason, extra, id }.check(Front::Cli)
+    }
+}
+
+/// The arguments of `resolve` as a front end received them: the MCP tool's JSON
+/// arguments, or the CLI's flags. [`RawResolve::check`] turns them into a
+/// [`ResolveRequest`] with messages in the words of that front end.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawResolve {
+    /// `apply` or `discard`.
+    #[serde(default)]
+    pub action: Option<String>,
+    /// Why, in one sentence.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Options for the action's producer: a JSON object (or null).
+    #[serde(default)]
+    pub extra: Option<Value>,
+    /// The pending action to resolve; absent or empty: the newest.
+    #[serde(default)]
+    pub id: Option<String>,
+}
+
+impl RawResolve {
+    /// Checks the arguments; every problem is bad input naming the field.
+    pub fn check(self, front: Front) -> Result<ResolveRequest> {
+        let field = |name: &str| front.field(name);
+        let action = match self.action.as_deref().map(str::trim) {
+            None | Some("") => {
                 return Err(Error::bad(format!(
-                    "extra must be a JSON object, for example {{\"stale\":\"skip\"}}; got {e}"
+                    "{} is required: \"apply\" writes the pending edit, \"discard\" drops it",
+                    field("action")
                 )));
             }
+            Some("apply") => Action::Apply,
+            Some("discard") => Action::Discard,
+            Some(other) => {
+                return Err(Error::bad(match front {
+                    Front::Cli => format!("action must be `apply` or `discard`, not `{other}`"),
+                    Front::Mcp => format!("`action` must be \"apply\" or \"discard\", not \"{other}\""),
+                }));
+            }
+        };
+        let reason = self.reason.unwrap_or_default();
+        if reason.trim().is_empty() {
+            let how = match front {
+                Front::Cli => " (--reason TEXT)",
+                Front::Mcp => "",
+            };
+            return Err(Error::bad(format!(
+                "{} is required and must not be empty: say in one sentence why you apply or discard{how}",
+                field("reason")
+            )));
         }
+        let extra = match self.extra {
+            None | Some(Value::Null) => None,
+            Some(v) if v.is_object() => Some(v),
+            Some(v) => {
+                return Err(Error::bad(format!(
+                    "{} must be a JSON object, for example {{\"stale\": \"skip\"}}; got {v}",
+                    field("extra")
+                )));
+            }
+        };
+        let id = self.id.filter(|s| !s.trim().is_empty());
         Ok(ResolveRequest { action, reason, extra, id })
     }
 }
