@@ -23,9 +23,11 @@ use tempfile::NamedTempFile;
 use crate::engine::{self, Engine};
 use crate::error::{Error, Result};
 use crate::lang;
-use crate::pending::{write_atomic, Locked};
+use crate::atomic::write_atomic;
+use crate::pending::Locked;
 use crate::plan::{FilePlan, Plan};
-use crate::preview::plural;
+use crate::status::{ApplyStatus, FileStatus, OutstandingStatus, UndoStatus};
+use crate::text::plural;
 
 /// Options taken from `resolve`'s `extra`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -80,7 +82,7 @@ pub struct AppliedFile {
     /// Replacements written.
     pub replacements: usize,
     /// `applied`, `stale` or `failed`.
-    pub status: String,
+    pub status: FileStatus,
     /// The diff that was applied.
     pub diff: String,
 }
@@ -92,7 +94,7 @@ pub struct Outstanding {
     /// Display path.
     pub path: String,
     /// `stale`, `failed` or `not_selected`.
-    pub status: String,
+    pub status: OutstandingStatus,
     /// What happened.
     pub reason: String,
 }
@@ -102,7 +104,7 @@ pub struct Outstanding {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ApplyReport {
     /// `applied` or `incomplete`.
-    pub status: String,
+    pub status: ApplyStatus,
     /// True when at least one file was written.
     pub applied: bool,
     /// Replacements written.
@@ -295,7 +297,7 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
                 if !only.contains(&f.path) {
                     outstanding.push(Outstanding {
                         path: f.path.clone(),
-                        status: "not_selected".into(),
+                        status: OutstandingStatus::NotSelected,
                         reason: "not named in extra.files".into(),
                     });
                 }
@@ -353,7 +355,7 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
     }
     for f in &stale {
         let reason = if f.abs.exists() { "changed since the preview" } else { "deleted since the preview" };
-        outstanding.push(Outstanding { path: f.path.clone(), status: "stale".into(), reason: reason.into() });
+        outstanding.push(Outstanding { path: f.path.clone(), status: OutstandingStatus::Stale, reason: reason.into() });
     }
     let staged: Vec<Staged> = match results.into_iter().filter_map(|r| r.transpose()).collect::<Result<Vec<_>>>() {
         Ok(s) => s,
@@ -410,12 +412,12 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
         .collect();
     let mut files = Vec::new();
     for (f, ok) in done.iter().map(|d| d.0).zip(verified) {
-        let status = if ok { "applied" } else { "failed" };
-        files.push(AppliedFile { path: f.path.clone(), replacements: f.edits.len(), status: status.into(), diff: f.diff.clone() });
+        let status = if ok { FileStatus::Applied } else { FileStatus::Failed };
+        files.push(AppliedFile { path: f.path.clone(), replacements: f.edits.len(), status, diff: f.diff.clone() });
         if !ok {
             outstanding.push(Outstanding {
                 path: f.path.clone(),
-                status: "failed".into(),
+                status: OutstandingStatus::Failed,
                 reason: "after writing, the file does not hold the planned bytes (changed by another process?)".into(),
             });
         }
@@ -423,16 +425,16 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
     if let Some(d) = &jdir {
         std::fs::remove_file(d.join(INFLIGHT)).map_err(|e| journal_err(d, e))?;
     }
-    let applied: Vec<&AppliedFile> = files.iter().filter(|f| f.status == "applied").collect();
+    let applied: Vec<&AppliedFile> = files.iter().filter(|f| f.status == FileStatus::Applied).collect();
     let total = applied.iter().map(|f| f.replacements).sum();
     let touched = applied.len();
     for s in &stale {
-        files.push(AppliedFile { path: s.path.clone(), replacements: s.edits.len(), status: "stale".into(), diff: s.diff.clone() });
+        files.push(AppliedFile { path: s.path.clone(), replacements: s.edits.len(), status: FileStatus::Stale, diff: s.diff.clone() });
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     outstanding.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(ApplyReport {
-        status: if outstanding.is_empty() { "applied".into() } else { "incomplete".into() },
+        status: if outstanding.is_empty() { ApplyStatus::Applied } else { ApplyStatus::Incomplete },
         applied: touched > 0,
         total_replacements: total,
         files_touched: touched,
@@ -555,7 +557,7 @@ pub struct UndoReport {
     /// The action undone.
     pub id: String,
     /// `restored` or `incomplete`.
-    pub status: String,
+    pub status: UndoStatus,
     /// Files restored.
     pub restored: Vec<String>,
     /// Files left alone, with reasons.
@@ -573,6 +575,42 @@ impl UndoReport {
             s.push_str(&format!("\n  {:<8} {}: {}", o.status, o.path, o.reason));
         }
         s
+    }
+}
+
+/// The result of `undo` as both front ends report it: `{content, isError,
+/// details}` (the shape of a resolve result).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoResult {
+    /// The result text.
+    pub content: String,
+    /// True when there was nothing to undo.
+    pub is_error: bool,
+    /// The report, when something was undone.
+    pub details: Option<UndoReport>,
+}
+
+impl UndoResult {
+    /// Undoes the last applied action (see [`undo`]).
+    pub fn run(store: &Locked<'_>) -> Result<Self> {
+        Ok(match undo(store)? {
+            None => UndoResult {
+                content: "Nothing to undo: no applied action in the journal.".into(),
+                is_error: true,
+                details: None,
+            },
+            Some(r) => UndoResult { content: r.text(), is_error: false, details: Some(r) },
+        })
+    }
+
+    /// Exit code: 0 restored, 1 nothing to undo, 3 some files left alone.
+    pub fn exit_code(&self) -> i32 {
+        match &self.details {
+            None => 1,
+            Some(r) if r.status == UndoStatus::Restored => 0,
+            Some(_) => 3,
+        }
     }
 }
 
@@ -595,7 +633,7 @@ pub fn undo(store: &Locked<'_>) -> Result<Option<UndoReport>> {
         if now.as_deref() != Some(f.written_digest.as_str()) {
             outstanding.push(Outstanding {
                 path: f.path.clone(),
-                status: "stale".into(),
+                status: OutstandingStatus::Stale,
                 reason: if current.is_none() { "deleted since the apply; left alone".into() } else { "changed since the apply; left alone".into() },
             });
             continue;
@@ -608,13 +646,13 @@ pub fn undo(store: &Locked<'_>) -> Result<Option<UndoReport>> {
         });
         match restore {
             Ok(()) => restored.push(f.path.clone()),
-            Err(e) => outstanding.push(Outstanding { path: f.path.clone(), status: "failed".into(), reason: e.to_string() }),
+            Err(e) => outstanding.push(Outstanding { path: f.path.clone(), status: OutstandingStatus::Failed, reason: e.to_string() }),
         }
     }
     std::fs::remove_dir_all(&dir).map_err(|e| journal_err(&dir, e))?;
     Ok(Some(UndoReport {
         id: rec.id,
-        status: if outstanding.is_empty() { "restored".into() } else { "incomplete".into() },
+        status: if outstanding.is_empty() { UndoStatus::Restored } else { UndoStatus::Incomplete },
         restored,
         outstanding,
     }))

@@ -60,10 +60,20 @@ pub trait StandingHandler: Send {
     fn handle(&mut self, action: &str, reason: &str, extra: Option<&Value>) -> Result<Outcome, String>;
 }
 
+/// An in-process pending action registered with [`Handlers::push`].
+pub(crate) struct InProcess {
+    /// Its id (`ae-mem<N>`).
+    pub(crate) id: String,
+    /// Its place in the LIFO order shared with the actions on disk.
+    pub(crate) seq: u64,
+    /// What it does.
+    pub(crate) handler: Box<dyn PendingHandler>,
+}
+
 /// In-process actions and the standing handler, for library users.
 #[derive(Default)]
 pub struct Handlers {
-    pub(crate) custom: Vec<(String, u64, Box<dyn PendingHandler>)>,
+    pub(crate) custom: Vec<InProcess>,
     /// The standing handler, if any.
     pub standing: Option<Box<dyn StandingHandler>>,
 }
@@ -74,13 +84,13 @@ impl Handlers {
     pub fn push(&mut self, store: &crate::pending::Store, action: Box<dyn PendingHandler>) -> crate::Result<String> {
         let seq = store.lock()?.next_seq()?;
         let id = format!("ae-mem{seq}");
-        self.custom.push((id.clone(), seq, action));
+        self.custom.push(InProcess { id: id.clone(), seq, handler: action });
         Ok(id)
     }
 
     /// The ids of the in-process actions, newest first.
     pub fn ids(&self) -> Vec<String> {
-        let mut v: Vec<_> = self.custom.iter().map(|(id, seq, _)| (*seq, id.clone())).collect();
+        let mut v: Vec<_> = self.custom.iter().map(|c| (c.seq, c.id.clone())).collect();
         v.sort_by(|a, b| b.0.cmp(&a.0));
         v.into_iter().map(|x| x.1).collect()
     }
@@ -152,6 +162,45 @@ impl PendingHandler for CommandAction {
         let Some(cmd) = &self.reject_cmd else { return Ok(None) };
         let o = run_command(cmd, &self.cwd, "discard", reason, extra)?;
         Ok(if o.text.is_empty() { None } else { Some(o) })
+    }
+}
+
+/// How a command-backed action is shown (`show --json`, `propose --json`).
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommandView {
+    /// Id.
+    pub id: String,
+    /// Label.
+    pub label: String,
+    /// Tool name.
+    pub source_tool_name: String,
+    /// When staged.
+    pub created_at: String,
+    /// Run with `sh -c` on apply.
+    pub apply_cmd: String,
+    /// Run with `sh -c` on discard.
+    pub reject_cmd: Option<String>,
+    /// Where the commands run.
+    pub cwd: PathBuf,
+    /// Details given at `propose`.
+    pub details: Option<Value>,
+}
+
+impl CommandView {
+    /// The view of `action`; `None` when it is not command-backed.
+    pub fn of(action: &crate::pending::PendingAction) -> Option<Self> {
+        let crate::pending::ActionKind::Command { apply_cmd, reject_cmd, cwd, details } = &action.kind else { return None };
+        Some(CommandView {
+            id: action.id.clone(),
+            label: action.label.clone(),
+            source_tool_name: action.source_tool_name.clone(),
+            created_at: action.created_at.clone(),
+            apply_cmd: apply_cmd.clone(),
+            reject_cmd: reject_cmd.clone(),
+            cwd: cwd.clone(),
+            details: details.clone(),
+        })
     }
 }
 

@@ -88,6 +88,22 @@ pub fn info(lang: SupportLang) -> LangInfo {
     LangInfo { lang, aliases: aliases(lang), extensions }
 }
 
+/// One row of `ast-edit langs --json`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LangRow {
+    /// The canonical name.
+    pub name: &'static str,
+    /// Every accepted name.
+    pub aliases: &'static [&'static str],
+    /// File extensions inferred as this language.
+    pub extensions: Vec<String>,
+}
+
+/// The rows of `ast-edit langs`, sorted by name.
+pub fn rows() -> Vec<LangRow> {
+    all().into_iter().map(|i| LangRow { name: i.aliases[0], aliases: i.aliases, extensions: i.extensions }).collect()
+}
+
 /// Every builtin language, sorted by canonical name.
 pub fn all() -> Vec<LangInfo> {
     let mut v: Vec<LangInfo> = SupportLang::all_langs().iter().map(|&l| info(l)).collect();

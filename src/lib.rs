@@ -7,6 +7,7 @@
 //! writes source files.
 
 pub mod apply;
+pub mod atomic;
 pub mod cli;
 pub mod compile;
 pub mod diff;
@@ -19,10 +20,13 @@ pub mod plan;
 pub mod prefilter;
 mod tight_ends;
 pub mod preview;
-pub mod print;
 pub mod request;
 pub mod resolve;
+pub mod status;
+pub mod text;
 pub mod walk;
+pub mod workflow;
+pub mod workspace;
 
 pub use error::{Error, Result};
 pub mod rules;

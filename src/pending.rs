@@ -2,7 +2,8 @@
 //! later CLI call, or the MCP server on the same tree) can resolve them.
 //!
 //! Layout of the state dir (`$AST_EDIT_STATE_DIR`, else a per-workspace folder under
-//! `$XDG_STATE_HOME/ast-edit/` or `~/.local/state/ast-edit/`, see [`state_dir`]):
+//! `$XDG_STATE_HOME/ast-edit/` or `~/.local/state/ast-edit/`, see
+//! [`crate::workspace::state_dir`]):
 //!
 //! ```text
 //! lock                 exclusive lock held by every reader-writer of the store
@@ -14,11 +15,11 @@
 //! Every change happens under the lock, so two resolves of one action apply it once.
 
 use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::atomic::{write_atomic, write_atomic_with};
 use crate::error::{Error, Result};
 use crate::plan::Plan;
 
@@ -106,28 +107,6 @@ impl PendingAction {
     }
 }
 
-/// The folder a workspace's state lives in, per the rules in the module docs.
-///
-/// The workspace is the nearest ancestor of `cwd` holding `.git`, else `cwd`
-/// itself, so a preview made in a sub-folder of a repository can be resolved from
-/// its root and the other way round.
-pub fn state_dir(cwd: &Path) -> PathBuf {
-    if let Some(d) = std::env::var_os("AST_EDIT_STATE_DIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(d);
-    }
-    let cwd = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
-    let ws = cwd.ancestors().find(|a| a.join(".git").exists()).unwrap_or(&cwd).to_path_buf();
-    let hash = crate::engine::digest(ws.to_string_lossy().as_bytes());
-    let base = ws.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".into());
-    let key = format!("{base}-{}", &hash[7..19]);
-    let root = std::env::var_os("XDG_STATE_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))
-        .unwrap_or_else(std::env::temp_dir);
-    root.join("ast-edit").join("workspaces").join(key)
-}
-
 /// The store.
 pub struct Store {
     dir: PathBuf,
@@ -173,23 +152,6 @@ impl Store {
     fn err(&self, path: &Path, e: std::io::Error) -> Error {
         Error::Store { path: path.to_path_buf(), message: e.to_string() }
     }
-}
-
-/// Writes `bytes` to `path` atomically: temp file in the same folder, fsync, rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_atomic_with(path, |w| w.write_all(bytes))
-}
-
-/// [`write_atomic`] for content produced by `fill` (streamed through a buffer).
-pub fn write_atomic_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let tmp = tempfile::Builder::new().prefix(".ast-edit-").suffix(".tmp").tempfile_in(dir)?;
-    let mut w = std::io::BufWriter::new(tmp);
-    fill(&mut w)?;
-    let tmp = w.into_inner().map_err(|e| e.into_error())?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
 }
 
 fn new_id(seq: u64) -> String {
@@ -282,23 +244,4 @@ impl Locked<'_> {
     pub fn journal_dir(&self) -> PathBuf {
         self.store.dir.join("journal")
     }
-}
-
-/// Stages `plan` as a pending `ast_edit` action when it has replacements, and
-/// returns the preview details (`status` `pending`, or `no_changes` with no id).
-pub fn stage(store: &Store, plan: Plan) -> Result<crate::preview::PreviewDetails> {
-    if plan.files.is_empty() {
-        return Ok(crate::preview::details(&plan, None, "no_changes"));
-    }
-    let locked = store.lock()?;
-    let label = crate::preview::plan_label(&plan);
-    let files = plan.files.iter().map(|f| f.path.clone()).collect();
-    let action = locked.push(NewAction {
-        label,
-        source_tool_name: crate::preview::SOURCE_TOOL.to_string(),
-        files,
-        kind: ActionKind::AstEdit { plan },
-    })?;
-    let ActionKind::AstEdit { plan } = &action.kind else { unreachable!("staged just above") };
-    Ok(crate::preview::details(plan, Some(action.id.clone()), "pending"))
 }

@@ -60,6 +60,17 @@ pub struct Skipped {
     pub reason: String,
 }
 
+/// What one rule of a scan changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleCount {
+    /// The rule id.
+    pub rule: String,
+    /// Replacements it made.
+    pub replacements: usize,
+    /// Files it changed.
+    pub files: usize,
+}
+
 /// The result of a dry run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -88,28 +99,28 @@ impl Plan {
         self.files.iter().map(|f| f.edits.len()).sum()
     }
 
-    /// For a rule scan: per rule that changed something, (rule id, replacements,
-    /// files), in the order of the rules.
-    pub fn per_rule(&self) -> Vec<(String, usize, usize)> {
-        let mut rows: Vec<(String, usize, usize)> = Vec::new();
+    /// For a rule scan: each rule that changed something, in the order of the
+    /// rules. Empty for an ad-hoc edit.
+    pub fn per_rule(&self) -> Vec<RuleCount> {
+        let mut rows: Vec<RuleCount> = Vec::new();
         for s in &self.request.scopes {
-            if !rows.iter().any(|r| r.0 == s.rule) {
-                rows.push((s.rule.clone(), 0, 0));
+            if !rows.iter().any(|r| r.rule == s.rule) {
+                rows.push(RuleCount { rule: s.rule.clone(), replacements: 0, files: 0 });
             }
         }
         for f in &self.files {
             let mut seen: Vec<usize> = Vec::new();
             for e in &f.edits {
                 let Some(scope) = self.request.scopes.get(e.op) else { continue };
-                let i = rows.iter().position(|r| r.0 == scope.rule).expect("listed above");
-                rows[i].1 += 1;
+                let i = rows.iter().position(|r| r.rule == scope.rule).expect("listed above");
+                rows[i].replacements += 1;
                 if !seen.contains(&i) {
                     seen.push(i);
-                    rows[i].2 += 1;
+                    rows[i].files += 1;
                 }
             }
         }
-        rows.retain(|r| r.1 > 0);
+        rows.retain(|r| r.replacements > 0);
         rows
     }
 }

@@ -3,7 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::plan::{Plan, Skipped};
+use crate::apply::ApplyReport;
+use crate::plan::{Plan, RuleCount, Skipped};
+use crate::status::{ApplyStatus, PreviewStatus};
+use crate::text::plural;
 
 /// The tool name of built-in previews.
 pub const SOURCE_TOOL: &str = "ast_edit";
@@ -15,24 +18,19 @@ pub fn label(replacements: usize, files: usize) -> String {
 
 /// The label of a plan: [`label`] for an ad-hoc edit; for a rule scan
 /// `AST Scan: <N> replacement(s) in <M> file(s) (rules: a, b)` naming the rules
-/// that changed something.
-pub fn plan_label(plan: &Plan) -> String {
+/// that changed something (`per_rule`, from [`Plan::per_rule`]).
+pub fn plan_label(plan: &Plan, per_rule: &[RuleCount]) -> String {
     let base = label(plan.total_replacements(), plan.files.len());
     if plan.request.scopes.is_empty() {
         return base;
     }
-    let rules: Vec<String> = plan.per_rule().into_iter().map(|r| r.0).collect();
+    let rules: Vec<&str> = per_rule.iter().map(|r| r.rule.as_str()).collect();
     let scan = base.replacen("AST Edit", "AST Scan", 1);
     match rules.len() {
         0 => scan,
         n if n <= 5 => format!("{scan} (rules: {})", rules.join(", ")),
         n => format!("{scan} (rules: {} and {} more)", rules[..5].join(", "), n - 5),
     }
-}
-
-/// `1 file`, `2 files`.
-pub fn plural(n: usize, word: &str) -> String {
-    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
 }
 
 /// One changed file in the preview.
@@ -59,8 +57,8 @@ pub struct PreviewDetails {
     pub label: String,
     /// `ast_edit`.
     pub source_tool_name: String,
-    /// `pending`, `no_changes`, or after `run -U`: `applied` / `incomplete`.
-    pub status: String,
+    /// `pending`, `no_changes`, or after `run -U`: `applied` / `incomplete` / `failed`.
+    pub status: PreviewStatus,
     /// True only after `run -U` wrote the files.
     pub applied: bool,
     /// Replacements over all files.
@@ -81,15 +79,16 @@ pub struct PreviewDetails {
     pub limit_reached: bool,
 }
 
-/// Builds the details of `plan` under `id` with `status`.
-pub fn details(plan: &Plan, id: Option<String>, status: &str) -> PreviewDetails {
+/// Builds the details of `plan` as a dry run left them: no id, `no_changes`
+/// (staging sets the id and `pending`; `run -U` records its apply).
+pub fn details(plan: &Plan, per_rule: &[RuleCount]) -> PreviewDetails {
     let total = plan.total_replacements();
     PreviewDetails {
-        id,
-        label: plan_label(plan),
+        id: None,
+        label: plan_label(plan, per_rule),
         source_tool_name: SOURCE_TOOL.to_string(),
-        status: status.to_string(),
-        applied: matches!(status, "applied" | "incomplete"),
+        status: PreviewStatus::NoChanges,
+        applied: false,
         total_replacements: total,
         files_touched: plan.files.len(),
         files_searched: plan.files_searched,
@@ -107,6 +106,51 @@ pub fn details(plan: &Plan, id: Option<String>, status: &str) -> PreviewDetails 
         skipped: plan.skipped.clone(),
         warnings: plan.warnings.clone(),
         limit_reached: plan.limit_reached,
+    }
+}
+
+impl PreviewDetails {
+    /// Marks the details as staged under `id`.
+    pub fn staged(mut self, id: String) -> Self {
+        self.id = Some(id);
+        self.status = PreviewStatus::Pending;
+        self
+    }
+
+    /// Records what `run -U` did: its status, and each outstanding file as a
+    /// warning.
+    pub fn record_apply(&mut self, report: &ApplyReport) {
+        self.status = match report.status {
+            ApplyStatus::Applied => PreviewStatus::Applied,
+            ApplyStatus::Incomplete => PreviewStatus::Incomplete,
+        };
+        self.applied = report.applied;
+        for o in &report.outstanding {
+            self.warnings.push(format!("{}: {} ({})", o.path, o.reason, o.status));
+        }
+    }
+
+    /// Records that `run -U` failed and wrote nothing.
+    pub fn record_failure(&mut self, message: String) {
+        self.status = PreviewStatus::Failed;
+        self.warnings.push(message);
+    }
+
+    /// `AST Edit: 2 replacements in 1 file (searched 4 files, 1 file skipped)`:
+    /// the one-line summary of the CLI and the MCP preview text.
+    pub fn summary_line(&self) -> String {
+        let mut line = format!("{} (searched {}", self.label, plural(self.files_searched, "file"));
+        if self.overlaps > 0 {
+            line.push_str(&format!(", {} left for a second run", plural(self.overlaps, "nested match")));
+        }
+        if !self.skipped.is_empty() {
+            line.push_str(&format!(", {} skipped", plural(self.skipped.len(), "file")));
+        }
+        if self.limit_reached {
+            line.push_str(", limit reached");
+        }
+        line.push(')');
+        line
     }
 }
 

@@ -9,10 +9,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::apply::{self, ApplyOptions};
+use crate::apply::ApplyReport;
 use crate::custom::{CommandAction, CommandStanding, Handlers, Outcome, PendingHandler};
 use crate::error::{Error, Result, NOTHING_PENDING};
 use crate::message::Front;
 use crate::pending::{ActionKind, Locked, PendingAction, Store};
+use crate::plan::Plan;
+use crate::status::ApplyStatus;
 
 /// `apply` or `discard`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -137,6 +140,23 @@ pub struct ResolveDetails {
     pub source_result_details: Option<Value>,
 }
 
+/// How a resolve ended: what the exit code and the callers go by. Not part of
+/// the JSON (which says it with `isError` and the details).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ending {
+    /// Applied (every file) or discarded.
+    #[default]
+    Done,
+    /// Applied, with something `outstanding`.
+    Incomplete,
+    /// Nothing pending and no standing handler.
+    NothingPending,
+    /// `id` names no pending action.
+    UnknownId,
+    /// The apply or discard callback failed; the action stays pending.
+    Failed,
+}
+
 /// A resolve result: `{content, isError, details}`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -147,50 +167,34 @@ pub struct ResolveResult {
     pub is_error: bool,
     /// The details.
     pub details: ResolveDetails,
+    /// How it ended (not serialized).
+    #[serde(skip)]
+    pub ending: Ending,
 }
 
 impl ResolveResult {
+    fn new(ending: Ending, content: String, details: ResolveDetails) -> Self {
+        let is_error = matches!(ending, Ending::NothingPending | Ending::UnknownId | Ending::Failed);
+        ResolveResult { content, is_error, details, ending }
+    }
+
     /// Exit code: 0 ok, 1 nothing to resolve / apply failed, 3 applied but incomplete.
     pub fn exit_code(&self) -> i32 {
-        if self.is_error {
-            return 1;
+        match self.ending {
+            Ending::Done => 0,
+            Ending::Incomplete => 3,
+            Ending::NothingPending | Ending::UnknownId | Ending::Failed => 1,
         }
-        let incomplete = self
-            .details
-            .source_result_details
-            .as_ref()
-            .and_then(|d| d.get("status"))
-            .and_then(|s| s.as_str())
-            == Some("incomplete");
-        if incomplete { 3 } else { 0 }
     }
 }
 
-/// The built-in `ast_edit` action: applies its plan with the verified writer.
-struct AstEditAction<'a> {
-    label: String,
-    plan: &'a crate::plan::Plan,
-    locked: &'a Locked<'a>,
-    id: String,
-}
-
-impl PendingHandler for AstEditAction<'_> {
-    fn label(&self) -> String {
-        self.label.clone()
-    }
-    fn source_tool_name(&self) -> String {
-        crate::preview::SOURCE_TOOL.to_string()
-    }
-    fn apply(&mut self, _reason: &str, extra: Option<&Value>) -> std::result::Result<Outcome, String> {
-        let opts = ApplyOptions::from_extra(extra).map_err(|e| e.to_string())?;
-        match apply::apply_plan(self.plan, &opts, Some((self.locked, &self.id))) {
-            Ok(report) => Ok(Outcome {
-                text: report.text(),
-                details: Some(serde_json::to_value(&report).expect("serializes")),
-            }),
-            Err(Error::ApplyFailed(m)) => Err(m),
-            Err(other) => Err(other.to_string()),
-        }
+/// Applies an `ast_edit` plan with the verified writer, journalled under its id.
+fn apply_ast_edit(plan: &Plan, locked: &Locked<'_>, id: &str, extra: Option<&Value>) -> std::result::Result<ApplyReport, String> {
+    let opts = ApplyOptions::from_extra(extra).map_err(|e| e.to_string())?;
+    match apply::apply_plan(plan, &opts, Some((locked, id))) {
+        Ok(report) => Ok(report),
+        Err(Error::ApplyFailed(m)) => Err(m),
+        Err(other) => Err(other.to_string()),
     }
 }
 
@@ -199,7 +203,7 @@ impl PendingHandler for AstEditAction<'_> {
 pub fn resolve(store: &Store, req: &ResolveRequest) -> Result<ResolveResult> {
     let mut handlers = Handlers::default();
     if let Some(cmd) = std::env::var("AST_EDIT_STANDING_CMD").ok().filter(|c| !c.trim().is_empty()) {
-        let cwd = std::env::current_dir().map_err(|e| Error::io("cannot read the working directory", e))?;
+        let cwd = crate::workspace::current_dir()?;
         handlers.standing = Some(Box::new(CommandStanding { cmd, cwd }));
     }
     resolve_with(store, req, &mut handlers)
@@ -229,84 +233,100 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
         .custom
         .iter()
         .enumerate()
-        .filter(|(_, (id, _, _))| req.id.as_deref().is_none_or(|want| want == id))
-        .max_by_key(|(_, (_, seq, _))| *seq)
-        .map(|(i, (_, seq, _))| (i, *seq));
+        .filter(|(_, c)| req.id.as_deref().is_none_or(|want| want == c.id))
+        .max_by_key(|(_, c)| c.seq)
+        .map(|(i, c)| (i, c.seq));
     let chosen = match (disk, memory) {
         (Some(d), Some((i, seq))) => {
             if seq > d.seq { Chosen::Memory(i) } else { Chosen::Disk(d) }
         }
         (Some(d), None) => Chosen::Disk(d),
         (None, Some((i, _))) => Chosen::Memory(i),
-        (None, None) => {
-            if let Some(id) = &req.id {
-                return Ok(ResolveResult { content: Error::UnknownId(id.clone()).to_string(), is_error: true, details });
-            }
-            let Some(standing) = handlers.standing.as_mut() else {
-                return Ok(ResolveResult { content: NOTHING_PENDING.to_string(), is_error: true, details });
-            };
-            details.source_tool_name = Some(standing.source_tool_name());
-            details.label = Some(standing.label());
-            let verb = match req.action {
-                Action::Apply => "apply",
-                Action::Discard => "discard",
-            };
-            return Ok(match standing.handle(verb, &req.reason, req.extra.as_ref()) {
-                Ok(o) => {
-                    details.source_result_details = o.details;
-                    ResolveResult { content: o.text, is_error: false, details }
-                }
-                Err(m) => ResolveResult { content: format!("{} failed: {m}", if verb == "apply" { "Apply" } else { "Discard" }), is_error: true, details },
-            });
-        }
+        (None, None) => return Ok(resolve_standing(req, handlers, details)),
     };
-    // The handler of the chosen action.
-    let mut command;
-    let mut ast;
-    let handler: &mut dyn PendingHandler = match &chosen {
-        Chosen::Memory(i) => handlers.custom[*i].2.as_mut(),
-        Chosen::Disk(a) => match &a.kind {
-            ActionKind::AstEdit { plan } => {
-                ast = AstEditAction { label: a.label.clone(), plan, locked: &locked, id: a.id.clone() };
-                &mut ast
-            }
-            ActionKind::Command { apply_cmd, reject_cmd, cwd, details } => {
-                command = CommandAction {
-                    label: a.label.clone(),
-                    source_tool_name: a.source_tool_name.clone(),
-                    apply_cmd: apply_cmd.clone(),
-                    reject_cmd: reject_cmd.clone(),
-                    cwd: cwd.clone(),
-                    details: details.clone(),
-                };
-                &mut command
-            }
-        },
+    let (label, source) = match &chosen {
+        Chosen::Memory(i) => (handlers.custom[*i].handler.label(), handlers.custom[*i].handler.source_tool_name()),
+        Chosen::Disk(a) => (a.label.clone(), a.source_tool_name.clone()),
     };
-    let label = handler.label();
-    details.source_tool_name = Some(handler.source_tool_name());
+    details.source_tool_name = Some(source);
     details.label = Some(label.clone());
-    let outcome = match req.action {
-        Action::Apply => handler.apply(&req.reason, req.extra.as_ref()).map(Some).map_err(|m| format!("Apply failed: {m}")),
-        Action::Discard => handler.reject(&req.reason, req.extra.as_ref()).map_err(|m| format!("Discard failed: {m}")),
-    };
-    match outcome {
-        Err(content) => Ok(ResolveResult { content, is_error: true, details }),
-        Ok(o) => {
-            match chosen {
-                Chosen::Disk(a) => locked.remove(&a.id)?,
-                Chosen::Memory(i) => {
-                    handlers.custom.remove(i);
-                }
-            }
-            let content = match o {
-                Some(o) => {
-                    details.source_result_details = o.details;
-                    o.text
-                }
-                None => format!("Discarded: {label}. Reason: {}", req.reason),
+    let outcome = match &chosen {
+        Chosen::Disk(PendingAction { kind: ActionKind::AstEdit { plan }, id, .. }) => match req.action {
+            Action::Apply => apply_ast_edit(plan, &locked, id, req.extra.as_ref()).map(|report| {
+                let ending = if report.status == ApplyStatus::Incomplete { Ending::Incomplete } else { Ending::Done };
+                let text = report.text();
+                (ending, Some(Outcome { text, details: Some(serde_json::to_value(&report).expect("serializes")) }))
+            }),
+            Action::Discard => Ok((Ending::Done, None)),
+        },
+        Chosen::Disk(a) => {
+            let ActionKind::Command { apply_cmd, reject_cmd, cwd, details } = &a.kind else { unreachable!("matched above") };
+            let mut command = CommandAction {
+                label: a.label.clone(),
+                source_tool_name: a.source_tool_name.clone(),
+                apply_cmd: apply_cmd.clone(),
+                reject_cmd: reject_cmd.clone(),
+                cwd: cwd.clone(),
+                details: details.clone(),
             };
-            Ok(ResolveResult { content, is_error: false, details })
+            run_handler(&mut command, req)
+        }
+        Chosen::Memory(i) => run_handler(handlers.custom[*i].handler.as_mut(), req),
+    };
+    let (ending, outcome) = match outcome {
+        Err(m) => {
+            let verb = if req.action == Action::Apply { "Apply" } else { "Discard" };
+            return Ok(ResolveResult::new(Ending::Failed, format!("{verb} failed: {m}"), details));
+        }
+        Ok(o) => o,
+    };
+    match chosen {
+        Chosen::Disk(a) => locked.remove(&a.id)?,
+        Chosen::Memory(i) => {
+            handlers.custom.remove(i);
+        }
+    }
+    let content = match outcome {
+        Some(o) => {
+            details.source_result_details = o.details;
+            o.text
+        }
+        None => format!("Discarded: {label}. Reason: {}", req.reason),
+    };
+    Ok(ResolveResult::new(ending, content, details))
+}
+
+/// Runs a custom action's apply or reject callback.
+fn run_handler(handler: &mut dyn PendingHandler, req: &ResolveRequest) -> std::result::Result<(Ending, Option<Outcome>), String> {
+    match req.action {
+        Action::Apply => handler.apply(&req.reason, req.extra.as_ref()).map(|o| (Ending::Done, Some(o))),
+        Action::Discard => handler.reject(&req.reason, req.extra.as_ref()).map(|o| (Ending::Done, o)),
+    }
+}
+
+/// Nothing is pending: the unknown-id message, the standing handler, or the
+/// nothing-pending message.
+fn resolve_standing(req: &ResolveRequest, handlers: &mut Handlers, mut details: ResolveDetails) -> ResolveResult {
+    if let Some(id) = &req.id {
+        return ResolveResult::new(Ending::UnknownId, Error::UnknownId(id.clone()).to_string(), details);
+    }
+    let Some(standing) = handlers.standing.as_mut() else {
+        return ResolveResult::new(Ending::NothingPending, NOTHING_PENDING.to_string(), details);
+    };
+    details.source_tool_name = Some(standing.source_tool_name());
+    details.label = Some(standing.label());
+    let verb = match req.action {
+        Action::Apply => "apply",
+        Action::Discard => "discard",
+    };
+    match standing.handle(verb, &req.reason, req.extra.as_ref()) {
+        Ok(o) => {
+            details.source_result_details = o.details;
+            ResolveResult::new(Ending::Done, o.text, details)
+        }
+        Err(m) => {
+            let verb = if req.action == Action::Apply { "Apply" } else { "Discard" };
+            ResolveResult::new(Ending::Failed, format!("{verb} failed: {m}"), details)
         }
     }
 }

@@ -3,7 +3,9 @@
 
 use std::io::{self, Write};
 
-use crate::preview::{plural, PreviewDetails};
+use crate::plan::RuleCount;
+use crate::preview::PreviewDetails;
+use crate::text::{self, plural, Fit, Unit};
 
 /// Longest diff line printed in full; longer lines are cut with a note.
 pub const MAX_LINE: usize = 400;
@@ -24,59 +26,47 @@ pub fn paint(color: bool, code: &str, s: &str) -> String {
     if color { format!("\x1b[{code}m{s}\x1b[0m") } else { s.to_string() }
 }
 
-fn cut(line: &str) -> String {
-    if line.len() <= MAX_LINE {
-        return line.to_string();
-    }
-    let mut end = MAX_LINE;
-    while !line.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{} … [{} more bytes cut; see --full or --json]", &line[..end], line.len() - end)
+/// A diff line as printed: cut to [`MAX_LINE`] bytes unless `--full`, and
+/// coloured by its kind.
+fn diff_line(line: &str, style: Style) -> String {
+    let line = if style.full { line.to_string() } else { text::cut_with_note(line, MAX_LINE, Unit::Bytes, "; see --full or --json") };
+    let code = if line.starts_with("+++") || line.starts_with("---") {
+        "1"
+    } else if line.starts_with('+') {
+        "32"
+    } else if line.starts_with('-') {
+        "31"
+    } else if line.starts_with("@@") {
+        "36"
+    } else {
+        return line;
+    };
+    paint(style.color, code, &line)
 }
 
-/// Prints the diffs of a preview, within the budget.
+/// Prints the diffs of a preview, within the budget of [`MAX_LINES`] lines.
 pub fn diffs(out: &mut impl Write, d: &PreviewDetails, style: Style) -> io::Result<()> {
     let mut printed = 0usize;
-    let mut hidden_lines = 0usize;
-    let mut hidden_files = 0usize;
+    let mut fit = Fit::default();
+    let mut result: io::Result<()> = Ok(());
     for f in &d.files {
-        let lines: Vec<&str> = f.diff.split_inclusive('\n').collect();
-        if !style.full && printed >= MAX_LINES {
-            hidden_lines += lines.len();
-            hidden_files += 1;
-            continue;
-        }
-        for raw in lines {
+        let shown = fit.file(&f.diff, |line| {
             if !style.full && printed >= MAX_LINES {
-                hidden_lines += 1;
-                continue;
+                return false;
             }
-            let line = raw.trim_end_matches(['\n', '\r']);
-            let line = if style.full { line.to_string() } else { cut(line) };
-            let code = if line.starts_with("+++") || line.starts_with("---") {
-                "1"
-            } else if line.starts_with('+') {
-                "32"
-            } else if line.starts_with('-') {
-                "31"
-            } else if line.starts_with("@@") {
-                "36"
-            } else {
-                ""
-            };
-            if code.is_empty() {
-                writeln!(out, "{line}")?;
-            } else {
-                writeln!(out, "{}", paint(style.color, code, &line))?;
+            if result.is_ok() {
+                result = writeln!(out, "{}", diff_line(line, style));
             }
             printed += 1;
-        }
-        if f.syntax_errors_introduced {
+            true
+        });
+        std::mem::replace(&mut result, Ok(()))?;
+        if shown && f.syntax_errors_introduced {
             writeln!(out, "{}", paint(style.color, "33", &format!("warning: {}: this rewrite introduces syntax errors", f.path)))?;
         }
     }
-    if hidden_lines > 0 {
+    let hidden = fit.hidden();
+    if hidden.lines > 0 {
         let how = match &d.id {
             Some(id) => format!("`ast-edit show {id} --full` or `--json`"),
             None => "`--full` or `--json`".to_string(),
@@ -84,8 +74,8 @@ pub fn diffs(out: &mut impl Write, d: &PreviewDetails, style: Style) -> io::Resu
         writeln!(
             out,
             "… {} more diff lines ({} not shown at all) hidden to keep this preview short; see them all with {how}",
-            hidden_lines,
-            plural(hidden_files, "file")
+            hidden.lines,
+            plural(hidden.files, "file")
         )?;
     }
     Ok(())
@@ -99,35 +89,18 @@ pub fn summary(out: &mut impl Write, d: &PreviewDetails, style: Style) -> io::Re
     for w in &d.warnings {
         writeln!(out, "{}", paint(style.color, "33", &format!("warning: {w}")))?;
     }
-    writeln!(out, "{}", paint(style.color, "1", &summary_line(d)))
-}
-
-/// `AST Edit: 2 replacements in 1 file (searched 4 files, 1 file skipped)`: the
-/// one-line summary shared by the CLI and the MCP preview text.
-pub fn summary_line(d: &PreviewDetails) -> String {
-    let mut line = format!("{} (searched {}", d.label, plural(d.files_searched, "file"));
-    if d.overlaps > 0 {
-        line.push_str(&format!(", {} left for a second run", plural(d.overlaps, "nested match")));
-    }
-    if !d.skipped.is_empty() {
-        line.push_str(&format!(", {} skipped", plural(d.skipped.len(), "file")));
-    }
-    if d.limit_reached {
-        line.push_str(", limit reached");
-    }
-    line.push(')');
-    line
+    writeln!(out, "{}", paint(style.color, "1", &d.summary_line()))
 }
 
 /// For a rule scan, a table of what each rule changed.
-pub fn per_rule(out: &mut impl Write, rows: &[(String, usize, usize)]) -> io::Result<()> {
+pub fn per_rule(out: &mut impl Write, rows: &[RuleCount]) -> io::Result<()> {
     if rows.is_empty() {
         return Ok(());
     }
-    let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(4).max(4);
+    let w = rows.iter().map(|r| r.rule.len()).max().unwrap_or(4).max(4);
     writeln!(out, "{:<w$}  {:>12}  {:>6}", "rule", "replacements", "files")?;
-    for (rule, n, files) in rows {
-        writeln!(out, "{rule:<w$}  {n:>12}  {files:>6}")?;
+    for r in rows {
+        writeln!(out, "{:<w$}  {:>12}  {:>6}", r.rule, r.replacements, r.files)?;
     }
     Ok(())
 }

@@ -1,0 +1,168 @@
+//! The pending-action commands: `resolve`, `pending`, `show`, `undo` and
+//! `propose`. Each opens the workspace's store, makes one library call and
+//! renders its result (JSON with `--json`, text otherwise).
+
+use std::io::Write;
+
+use super::print;
+use super::{open_store, spinner, style, write_json, ColorChoice, JsonFlag, ProposeArgs, ResolveArgs, ShowArgs};
+use crate::apply::UndoResult;
+use crate::custom::{CommandStanding, CommandView, Handlers, CUSTOM_TOOL};
+use crate::error::Error;
+use crate::message::Front;
+use crate::pending::{ActionKind, NewAction};
+use crate::resolve::{self, RawResolve};
+use crate::workflow::Preview;
+
+/// Parses a flag holding a JSON value.
+fn json_flag(flag: &str, text: &Option<String>, example: &str) -> Result<Option<serde_json::Value>, Error> {
+    text.as_deref()
+        .map(|s| {
+            serde_json::from_str(s)
+                .map_err(|e| Error::bad(format!("{flag} is not valid JSON ({e}); give a JSON object such as '{example}'")))
+        })
+        .transpose()
+}
+
+/// `ast-edit resolve`.
+pub(super) fn resolve(a: ResolveArgs, out: &mut impl Write) -> anyhow::Result<i32> {
+    let extra = json_flag("--extra", &a.extra, r#"{"stale":"skip"}"#)?;
+    let req = RawResolve { action: Some(a.action), reason: a.reason, extra, id: a.id }.check(Front::Cli)?;
+    let (ws, store) = open_store()?;
+    let bar = spinner("resolving (verifying and writing files)");
+    let result = match &a.standing_cmd {
+        Some(cmd) => {
+            let mut handlers = Handlers::default();
+            handlers.standing = Some(Box::new(CommandStanding { cmd: cmd.clone(), cwd: ws.root().to_path_buf() }));
+            resolve::resolve_with(&store, &req, &mut handlers)?
+        }
+        None => resolve::resolve(&store, &req)?,
+    };
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    if a.json {
+        write_json(out, &result)?;
+    } else if result.is_error {
+        eprintln!("{}", result.content);
+    } else {
+        writeln!(out, "{}", result.content)?;
+    }
+    Ok(result.exit_code())
+}
+
+/// `ast-edit pending`.
+pub(super) fn pending(a: JsonFlag, out: &mut impl Write) -> anyhow::Result<i32> {
+    let (_, store) = open_store()?;
+    let list = store.lock()?.list()?;
+    if a.json {
+        let rows: Vec<_> = list.iter().map(|p| p.summary()).collect();
+        write_json(out, &rows)?;
+        return Ok(0);
+    }
+    if list.is_empty() {
+        writeln!(out, "No pending actions.")?;
+    }
+    for p in &list {
+        writeln!(out, "{}  {}  {}  [{}]", p.id, p.created_at, p.label, p.source_tool_name)?;
+    }
+    Ok(0)
+}
+
+/// `ast-edit show`.
+pub(super) fn show(a: super::ShowArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
+    let ShowArgs { id, json, full } = a;
+    let (_, store) = open_store()?;
+    let Some(action) = store.lock()?.get(id.as_deref())? else {
+        let msg = match &id {
+            Some(id) => Error::UnknownId(id.clone()).to_string(),
+            None => "No pending actions.".to_string(),
+        };
+        eprintln!("{msg}");
+        return Ok(1);
+    };
+    let plan = match &action.kind {
+        ActionKind::AstEdit { plan } => plan,
+        ActionKind::Command { .. } => {
+            let shown = CommandView::of(&action).expect("a command action");
+            if json {
+                write_json(out, &shown)?;
+            } else {
+                writeln!(out, "{}  {}  {}  [{}]", shown.id, shown.created_at, shown.label, shown.source_tool_name)?;
+                writeln!(out, "  apply:   sh -c {:?}  (in {})", shown.apply_cmd, shown.cwd.display())?;
+                if let Some(r) = &shown.reject_cmd {
+                    writeln!(out, "  discard: sh -c {r:?}")?;
+                }
+                print::how_to_resolve(out, &action.id)?;
+            }
+            return Ok(0);
+        }
+    };
+    let mut details = Preview::of(plan).details.staged(action.id.clone());
+    if full {
+        for (shown, f) in details.files.iter_mut().zip(&plan.files) {
+            if f.diff_lines_cut > 0 {
+                match crate::plan::full_diff(f) {
+                    Some(d) => shown.diff = d,
+                    None => eprintln!("warning: {} changed since the preview; its diff stays cut", f.path),
+                }
+            }
+        }
+    }
+    if json {
+        write_json(out, &details)?;
+        return Ok(0);
+    }
+    let style = style(color, full);
+    writeln!(out, "{}  {}  [{}]", action.id, action.created_at, action.source_tool_name)?;
+    print::diffs(out, &details, style)?;
+    print::summary(out, &details, style)?;
+    print::how_to_resolve(out, &action.id)?;
+    Ok(0)
+}
+
+/// `ast-edit propose`.
+pub(super) fn propose(a: ProposeArgs, out: &mut impl Write) -> anyhow::Result<i32> {
+    if a.label.trim().is_empty() {
+        return Err(Error::bad("--label must not be empty: say what the action does").into());
+    }
+    if a.apply_cmd.trim().is_empty() {
+        return Err(Error::bad("--apply-cmd must not be empty: give the shell command that applies the action").into());
+    }
+    let details = match &a.details {
+        None => None,
+        Some(s) => Some(serde_json::from_str::<serde_json::Value>(s).map_err(|e| Error::bad(format!("--details is not valid JSON: {e}")))?),
+    };
+    let (ws, store) = open_store()?;
+    let action = store.lock()?.push(NewAction {
+        label: a.label.clone(),
+        source_tool_name: a.source.clone().unwrap_or_else(|| CUSTOM_TOOL.to_string()),
+        files: Vec::new(),
+        kind: ActionKind::Command {
+            apply_cmd: a.apply_cmd.clone(),
+            reject_cmd: a.reject_cmd.clone(),
+            cwd: ws.root().to_path_buf(),
+            details,
+        },
+    })?;
+    if a.json {
+        write_json(out, &CommandView::of(&action).expect("staged just above"))?;
+    } else {
+        print::how_to_resolve(out, &action.id)?;
+    }
+    Ok(0)
+}
+
+/// `ast-edit undo`.
+pub(super) fn undo(a: JsonFlag, out: &mut impl Write) -> anyhow::Result<i32> {
+    let (_, store) = open_store()?;
+    let res = UndoResult::run(&store.lock()?)?;
+    if a.json {
+        write_json(out, &res)?;
+    } else if res.is_error {
+        eprintln!("{}", res.content);
+    } else {
+        writeln!(out, "{}", res.content)?;
+    }
+    Ok(res.exit_code())
+}

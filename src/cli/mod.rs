@@ -1,0 +1,363 @@
+//! The command line: clap definitions (with `--help` that teaches) and the
+//! dispatch of each subcommand to its file, which turns the flags into one library
+//! call and renders the result. Output rules: with `--json`, stdout holds exactly
+//! one JSON value and messages go to stderr; without it, diffs and results go to
+//! stdout, coloured on a terminal unless `NO_COLOR` is set.
+//!
+//! - `edit`: `run` and `scan` (preview and stage, `-U`, `-i`)
+//! - `review`: the interactive review of `-i`
+//! - `actions`: `resolve`, `pending`, `show`, `undo`, `propose`
+//! - `info`: `test`, `langs`
+//! - `print`: human rendering of previews
+
+mod actions;
+mod edit;
+mod info;
+mod print;
+mod review;
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::pending::Store;
+use crate::request::{WalkOptions, DEFAULT_MAX_FILESIZE};
+use crate::workspace::Workspace;
+use print::Style;
+
+const ABOUT: &str = "Structural code edits you can trust: preview a pattern rewrite across a repository, then apply or discard it.";
+
+const LONG_ABOUT: &str = "\
+Structural code edits you can trust.
+
+ast-edit matches ast-grep patterns on tree-sitter syntax trees, previews every
+change as a unified diff, and stages it as a pending action. Nothing is written
+until you resolve it: `resolve apply` re-checks that every file is unchanged since
+the preview, re-runs the edit, proves it equals the preview, and writes atomically;
+`resolve discard` drops it.
+
+Tour:
+  ast-edit run -p 'print($A)' -r 'log($A)' fixtures      # preview + stage
+  ast-edit pending                                       # what is staged
+  ast-edit resolve apply --reason 'switch to log'        # write it
+  ast-edit undo                                          # put it back";
+
+/// ast-edit command line.
+#[derive(Parser, Debug)]
+#[command(name = "ast-edit", version, about = ABOUT, long_about = LONG_ABOUT)]
+pub struct Cli {
+    /// When to colour output.
+    #[arg(long, value_enum, global = true, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// `--color`.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum ColorChoice {
+    /// Colour on a terminal when NO_COLOR is unset.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// Subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Preview a rewrite and stage it as a pending action (or apply at once with -U).
+    #[command(long_about = "\
+Preview a structural rewrite and stage it as a pending action.
+
+Prints a unified diff per changed file (git apply accepts them), a summary, and
+how to resolve. Nothing is written unless -U is given. Zero matches is success.
+
+Patterns use ast-grep syntax: $A matches one node, $$$ARGS any number, $_ one
+node without capturing. A pattern must be a complete piece of code of the
+language: C statements need their `;` (`kfree($A);`).
+
+Examples:
+  ast-edit run -p 'assertEquals($A, $B)' -r 'assertEqual($A, $B)' tests/
+  ast-edit run -l c -p 'kfree($A);' -r 'kvfree($A);' drivers/
+  ast-edit run -p 'foo($A)' -r 'bar($A)' -p 'baz' -r 'qux' -g '*.py' -g '!vendor/**'
+  echo '{\"ops\":[{\"pat\":\"foo($A)\",\"out\":\"bar($A)\"}]}' | ast-edit run --request -")]
+    Run(RunArgs),
+    /// Apply or discard a pending action (the newest, or --id).
+    Resolve(ResolveArgs),
+    /// List pending actions, newest first.
+    Pending(JsonFlag),
+    /// Show a pending action's preview (the newest, or ID).
+    Show(ShowArgs),
+    /// Restore the files of the last applied action (only those still as apply left them).
+    Undo(JsonFlag),
+    /// List the supported languages, their names and extensions.
+    Langs(JsonFlag),
+    /// Run rule files (a codemod catalog such as queries/) in one pass per file.
+    #[command(long_about = "\
+Run rule files in one pass per file: every file is parsed once per language and
+all rules of that language are matched on the same tree. The result is one
+pending action whose label names the rules (or, with -U, applied at once).
+Where edits of different rules overlap, the outermost wins and the others are
+reported with their line, to be applied by a second scan.
+
+Examples:
+  ast-edit scan --rules queries/ src/
+  ast-edit scan --rules queries/python/py-assert-equals.json tests/ -U")]
+    Scan(ScanArgs),
+    /// Check every test case of every rule file (default folder: queries/).
+    Test(TestArgs),
+    /// Stage a command-backed custom action, to be applied or discarded with resolve.
+    #[command(long_about = "\
+Stage a command-backed custom action. `resolve apply` runs the apply command with
+`sh -c` in the current directory; `resolve discard` runs the reject command, if
+any. Both get AST_EDIT_ACTION (apply/discard), AST_EDIT_REASON and AST_EDIT_EXTRA
+(a JSON object) in their environment. The command's stdout becomes the result
+text; a non-zero exit is `Apply failed: ...` and the action stays pending.
+
+Example:
+  ast-edit propose --label 'Regenerate bindings' --apply-cmd 'make bindings' \\
+      --reject-cmd 'git checkout -- bindings/'")]
+    Propose(ProposeArgs),
+    /// Serve the MCP tools `ast_edit` and `resolve` on stdio (for coding agents).
+    Mcp(McpArgs),
+}
+
+/// `mcp` flags.
+#[derive(Args, Debug)]
+pub struct McpArgs {
+    /// The folder the server works in; paths outside it are refused (default: the working directory).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+}
+
+/// `propose` flags.
+#[derive(Args, Debug)]
+pub struct ProposeArgs {
+    /// Human label of the action.
+    #[arg(long)]
+    pub label: String,
+    /// Shell command run on apply.
+    #[arg(long, value_name = "CMD")]
+    pub apply_cmd: String,
+    /// Shell command run on discard.
+    #[arg(long, value_name = "CMD")]
+    pub reject_cmd: Option<String>,
+    /// sourceToolName of the action (default: custom_tool).
+    #[arg(long, value_name = "NAME")]
+    pub source: Option<String>,
+    /// JSON details kept with the action.
+    #[arg(long, value_name = "JSON")]
+    pub details: Option<String>,
+    /// Print the staged action as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Which files to search: flags shared by `run` and `scan`.
+#[derive(Args, Debug)]
+pub struct InputArgs {
+    /// Include or exclude files (`!` excludes), as ripgrep -g. Repeatable.
+    #[arg(short = 'g', long = "glob", value_name = "GLOB", allow_hyphen_values = true)]
+    pub globs: Vec<String>,
+    /// Skip (and report) files larger than this many bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_FILESIZE)]
+    pub max_filesize: u64,
+    /// Search hidden files and folders too.
+    #[arg(long)]
+    pub hidden: bool,
+    /// Do not respect .gitignore/.ignore files.
+    #[arg(long)]
+    pub no_ignore: bool,
+}
+
+impl InputArgs {
+    fn walk(&self) -> WalkOptions {
+        WalkOptions { hidden: self.hidden, no_ignore: self.no_ignore }
+    }
+}
+
+/// What to do with the plan: flags shared by `run` and `scan`.
+#[derive(Args, Debug)]
+pub struct OutputArgs {
+    /// Print the preview details as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Apply at once (no pending action): same engine, same verified writer, journalled for undo.
+    #[arg(short = 'U', long = "update-all")]
+    pub update_all: bool,
+    /// Review each file's diff in the terminal and apply the accepted ones
+    /// (y = yes, n = no, a = this and all the rest, q = stop).
+    #[arg(short = 'i', long, conflicts_with_all = ["update_all", "json"])]
+    pub interactive: bool,
+    /// Print every diff line in full (no preview budget).
+    #[arg(long)]
+    pub full: bool,
+}
+
+/// `scan` flags.
+#[derive(Args, Debug)]
+pub struct ScanArgs {
+    /// A rule file, or a folder searched recursively for *.json rule files.
+    #[arg(long, value_name = "FILE|DIR", required = true)]
+    pub rules: PathBuf,
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Files or directories to search (default: .).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<String>,
+}
+
+/// `test` arguments.
+#[derive(Args, Debug)]
+pub struct TestArgs {
+    /// Rule file or folder (default: queries).
+    #[arg(value_name = "FILE|DIR", default_value = "queries")]
+    pub dir: PathBuf,
+}
+
+/// `--json` alone.
+#[derive(Args, Debug)]
+pub struct JsonFlag {
+    /// Print one JSON value on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `run` flags.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// ast-grep pattern to match (repeat with -r for several ops applied in one pass).
+    #[arg(short = 'p', long = "pattern", value_name = "PAT", allow_hyphen_values = true)]
+    pub pattern: Vec<String>,
+    /// Rewrite for the pattern at the same position; may use its metavariables. '' deletes.
+    #[arg(short = 'r', long = "rewrite", value_name = "REW", allow_hyphen_values = true)]
+    pub rewrite: Vec<String>,
+    /// Language of the files (name or alias: py, rs, ts, tsx, js, c, cpp, go, ...).
+    /// Without it each file's language comes from its extension.
+    #[arg(short = 'l', long = "lang", value_name = "LANG")]
+    pub lang: Option<String>,
+    /// Tree-sitter node kind to match inside the pattern (as ast-grep --selector).
+    #[arg(long, value_name = "KIND")]
+    pub selector: Option<String>,
+    /// Match strictness: cst, smart (default), ast, relaxed, signature.
+    #[arg(long, value_name = "S")]
+    pub strictness: Option<String>,
+    /// Search at most N files (in path order); reaching the cap is reported.
+    #[arg(long, value_name = "N")]
+    pub max_files: Option<u64>,
+    /// Read the JSON request (README "JSON") from FILE, or stdin with `-`.
+    #[arg(long, value_name = "FILE|-", conflicts_with_all = ["pattern", "rewrite", "lang", "selector", "strictness", "globs", "max_files", "paths"])]
+    pub request: Option<String>,
+    /// Parse every file instead of skipping those that lack the pattern's literal
+    /// tokens (slower; the edits are the same, which this flag lets you check, and
+    /// so are the warnings unless a match sits around a parse error).
+    #[arg(long)]
+    pub no_prefilter: bool,
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Files or directories to search (default: .).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<String>,
+}
+
+/// `resolve` arguments.
+#[derive(Args, Debug)]
+pub struct ResolveArgs {
+    /// apply or discard.
+    #[arg(value_name = "apply|discard")]
+    pub action: String,
+    /// Why, in one sentence (required).
+    #[arg(long)]
+    pub reason: Option<String>,
+    /// JSON object of options: {"stale":"skip"}, {"files":[...]}, {"allowSyntaxErrors":true}.
+    #[arg(long, value_name = "JSON")]
+    pub extra: Option<String>,
+    /// Resolve this action instead of the newest.
+    #[arg(long)]
+    pub id: Option<String>,
+    /// Shell command consulted only when nothing is pending (also AST_EDIT_STANDING_CMD).
+    #[arg(long, value_name = "CMD")]
+    pub standing_cmd: Option<String>,
+    /// Print the result {content, isError, details} as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `show` arguments.
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// Action id (default: the newest).
+    pub id: Option<String>,
+    /// Print the preview details as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Print every diff line in full.
+    #[arg(long)]
+    pub full: bool,
+}
+
+/// Opens the store of the working directory's workspace, reporting the clean-up
+/// after an interrupted apply on stderr.
+fn open_store() -> Result<(Workspace, Store)> {
+    let ws = Workspace::current()?;
+    let store = ws.store(&mut |msg| eprintln!("warning: {msg}"))?;
+    Ok((ws, store))
+}
+
+fn style(color: ColorChoice, full: bool) -> Style {
+    let on = match color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    };
+    Style { color: on, full }
+}
+
+/// Writes `v` as pretty JSON and a newline, streaming (a preview can be large).
+fn write_json(out: &mut impl Write, v: &impl Serialize) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, v).map_err(std::io::Error::from)?;
+    out.write_all(b"\n")
+}
+
+/// A spinner on stderr while a long step runs, when stderr is a terminal.
+fn spinner(msg: &'static str) -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new_spinner().with_message(msg);
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    Some(bar)
+}
+
+/// Runs the CLI; returns the exit code. Output errors (a closed pipe) surface as
+/// `io::Error` for `main` to treat.
+pub fn run(cli: Cli, out: &mut impl Write) -> anyhow::Result<i32> {
+    match cli.command {
+        Command::Run(a) => edit::run(a, cli.color, out),
+        Command::Scan(a) => edit::scan(a, cli.color, out),
+        Command::Resolve(a) => actions::resolve(a, out),
+        Command::Pending(a) => actions::pending(a, out),
+        Command::Show(a) => actions::show(a, cli.color, out),
+        Command::Undo(a) => actions::undo(a, out),
+        Command::Propose(a) => actions::propose(a, out),
+        Command::Langs(a) => info::langs(a, out),
+        Command::Test(a) => info::test(a, cli.color, out),
+        Command::Mcp(a) => {
+            let root = match a.root {
+                Some(r) => r,
+                None => crate::workspace::current_dir()?,
+            };
+            crate::mcp::serve(&root)?;
+            Ok(0)
+        }
+    }
+}

@@ -1,0 +1,120 @@
+//! `ast-edit mcp`: the Model Context Protocol server (stdio), built on the official
+//! Rust SDK `rmcp`.
+//!
+//! Two tools, always listed, with JSON schemas that strict clients accept (plain
+//! object roots, no `$ref`, enums inline; `tools`):
+//!
+//! - `ast_edit` (read-only): validates the request (docs/DESIGN.md section 2),
+//!   builds the dry-run plan, stages it in the same on-disk store as the CLI
+//!   ([`crate::workspace::state_dir`], so `AST_EDIT_STATE_DIR` works and
+//!   `ast-edit pending` sees MCP previews), and returns a preview text budgeted to
+//!   [`PREVIEW_CHAR_BUDGET`] characters (`preview_text`) followed by the exact
+//!   [`REMINDER`] block, with the whole preview details in `structuredContent`.
+//! - `resolve` (destructive): applies or discards the newest pending action (or `id`)
+//!   through [`crate::resolve::resolve`]; the result text, `isError` and details are the
+//!   library's, unchanged.
+//!
+//! Every failure of a tool call (bad arguments, bad patterns, paths outside the
+//! root, store errors) is a tool result with `isError: true` and a message that
+//! says what to fix; the server keeps serving. Nothing but JSON-RPC is written to
+//! stdout; the few log lines go to stderr.
+//!
+//! Confinement: the server works inside one root (its working directory, or
+//! `--root DIR`), canonicalised at start. Every path of a request must stay inside
+//! it lexically (no absolute path elsewhere, no `..` escape) and after following
+//! symlinks; the check runs before anything is read. `apply` of an `ast_edit`
+//! action is refused when the action's files lie outside the root (a preview staged
+//! by the CLI in another folder sharing the state dir); such an action can still be
+//! discarded, which writes nothing. There is no MCP way to stage a shell command;
+//! a command action that a person staged with `ast-edit propose` may be resolved.
+//!
+//! Cancellation and progress: `ast_edit` plans on a blocking thread. When the
+//! client cancels the request (`notifications/cancelled`), the server stops waiting
+//! at once and stages nothing; the planning thread sees the cancelled token between
+//! files and stops too (`plan::build_with`). `resolve` is never abandoned half-way: an apply runs to completion (all
+//! files or none) even when cancelled. When the request carries a `progressToken`,
+//! both tools send `notifications/progress`: a start, per-file progress while
+//! planning (at most every 100 ms), and an end.
+
+
+mod preview_text;
+mod server;
+mod tools;
+
+use std::path::Path;
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+
+use crate::error::Error;
+
+pub use preview_text::preview_text;
+pub use server::AstEditServer;
+pub use tools::{ast_edit_input_schema, ast_edit_output_schema, resolve_input_schema, resolve_output_schema, tools};
+
+
+/// The block that ends an `ast_edit` result text when something is pending
+/// (docs/DESIGN.md section 5), byte for byte.
+pub const REMINDER: &str =
+    "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
+
+/// Cap on the characters of an `ast_edit` preview text (before [`REMINDER`]). The
+/// summary, the per-file lines (up to [`MAX_FILE_LINES`]), skipped files and
+/// warnings come first; diffs fill what is left, whole lines at a time, and a note
+/// says how to see the rest. `structuredContent` always holds every diff in full.
+pub const PREVIEW_CHAR_BUDGET: usize = 20_000;
+
+/// Per-file summary lines shown before the rest are counted in one line.
+pub const MAX_FILE_LINES: usize = 200;
+
+
+/// The nothing-pending message, byte for byte (docs/DESIGN.md section 5).
+pub use crate::error::NOTHING_PENDING;
+
+pub fn serve(root: &Path) -> anyhow::Result<()> {
+    let root = root.canonicalize().map_err(|e| Error::bad(format!("--root {}: {e}", root.display())))?;
+    if !root.is_dir() {
+        return Err(Error::bad(format!("--root {}: not a directory", root.display())).into());
+    }
+    // The root is the working directory of everything the server runs (the
+    // standing handler of `resolve`, if configured, runs there too).
+    std::env::set_current_dir(&root).map_err(|e| Error::io(format!("cannot enter {}", root.display()), e))?;
+    let server = AstEditServer::new(root)?;
+    eprintln!(
+        "ast-edit mcp {}: serving {} (pending actions in {})",
+        env!("CARGO_PKG_VERSION"),
+        server.root().display(),
+        server.state_dir().display()
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::io("cannot start the async runtime", e))?;
+    let outcome = rt.block_on(async move {
+        let running = server.serve((tokio::io::stdin(), stdout_writer()?)).await?;
+        running.waiting().await?;
+        anyhow::Ok(())
+    });
+    // A planning thread abandoned by a cancelled request may still run; do not wait long.
+    rt.shutdown_timeout(Duration::from_secs(1));
+    outcome
+}
+
+/// An async writer on a duplicate of file descriptor 1. The binary's `main` holds
+/// the lock of `std::io::stdout()` for the whole run, so `tokio::io::stdout()`
+/// (which writes through `std::io::stdout()` on another thread) would block forever;
+/// a duplicated descriptor does not take that lock.
+fn stdout_writer() -> std::io::Result<tokio::fs::File> {
+    #[cfg(unix)]
+    let owned = {
+        use std::os::fd::AsFd;
+        std::io::stdout().as_fd().try_clone_to_owned()?
+    };
+    #[cfg(windows)]
+    let owned = {
+        use std::os::windows::io::AsHandle;
+        std::io::stdout().as_handle().try_clone_to_owned()?
+    };
+    Ok(tokio::fs::File::from_std(std::fs::File::from(owned)))
+}
+

@@ -1,0 +1,314 @@
+//! The server itself: the `ast_edit` and `resolve` handlers, progress
+//! notifications and cancellation. Each handler checks its arguments, makes one
+//! library call on a blocking thread and turns the result into a tool result.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ServerCapabilities,
+    ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::tools::{tools, INSTRUCTIONS};
+use super::{preview_text, REMINDER};
+use crate::error::{Error, Result};
+use crate::message::Front;
+use crate::pending::{ActionKind, Store};
+use crate::plan;
+use crate::request::{RawRequest, WalkOptions, DEFAULT_MAX_FILESIZE};
+use crate::resolve::{self, Action, Ending, RawResolve, ResolveRequest};
+use crate::workflow;
+use crate::workspace::Workspace;
+
+/// The server: the workspace of its root.
+#[derive(Clone, Debug)]
+pub struct AstEditServer {
+    ws: Arc<Workspace>,
+}
+
+/// The message of a cancelled `ast_edit`.
+const CANCELLED: &str = "Cancelled: the preview was abandoned and nothing was staged.";
+
+impl AstEditServer {
+    /// A server confined to `root` (canonical), with the CLI's state-dir rules.
+    /// Cleans up after an apply that was killed half-way (reported on stderr).
+    pub fn new(root: PathBuf) -> Result<Self> {
+        let server = AstEditServer { ws: Arc::new(Workspace::new(root)) };
+        server.store()?;
+        Ok(server)
+    }
+
+    /// The root the server is confined to.
+    pub fn root(&self) -> &std::path::Path {
+        self.ws.root()
+    }
+
+    /// The state dir of its store.
+    pub fn state_dir(&self) -> &std::path::Path {
+        self.ws.state_dir()
+    }
+
+    fn store(&self) -> Result<Store> {
+        self.ws.store(&mut |msg| eprintln!("ast-edit mcp: warning: {msg}"))
+    }
+
+    async fn ast_edit(&self, args: Option<JsonObject>, ctx: RequestContext<RoleServer>) -> CallToolResult {
+        let progress = Progress::new(&ctx);
+        let raw: RawRequest = match parse_args("ast_edit", args) {
+            Ok(r) => r,
+            Err(msg) => return tool_error(msg),
+        };
+        for p in &raw.paths {
+            if let Err(e) = self.ws.confine(p) {
+                return tool_error(e.to_string());
+            }
+        }
+        let req = match raw.validate(self.ws.root(), WalkOptions::default(), DEFAULT_MAX_FILESIZE) {
+            Ok(r) => r,
+            Err(e) => return tool_error(e.to_string()),
+        };
+        progress.send(0.0, None, "searching files").await;
+        let plan = match self.plan(req, &ctx, &progress).await {
+            Ok(plan) => plan,
+            Err(msg) => return tool_error(msg),
+        };
+        let searched = plan.files_searched;
+        let server = self.clone();
+        let staged = tokio::task::spawn_blocking(move || workflow::stage(&server.store()?, plan)).await;
+        let details = match staged {
+            Ok(Ok(shown)) => shown.details,
+            Ok(Err(e)) => return tool_error(e.to_string()),
+            Err(e) => return tool_error(format!("internal error while staging: {e}")),
+        };
+        let end = searched as f64 + 1.0;
+        let msg = match &details.id {
+            Some(id) => format!("staged {id}: {}", details.label),
+            None => "no changes".to_string(),
+        };
+        progress.send(end, Some(end), &msg).await;
+        let mut text = preview_text(&details);
+        if details.id.is_some() {
+            text.push_str("\n\n");
+            text.push_str(REMINDER);
+        }
+        let structured = serde_json::to_value(&details).expect("preview details serialize");
+        let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+        result.structured_content = Some(structured);
+        result
+    }
+
+    /// Plans `req` on a blocking thread, forwarding per-file progress (at most
+    /// every 100 ms, strictly increasing). A cancelled request stops waiting at
+    /// once, and the planning itself stops at the next file (the token is checked
+    /// between files). `Err` is the message of the tool error.
+    async fn plan(&self, req: crate::request::Request, ctx: &RequestContext<RoleServer>, progress: &Progress) -> std::result::Result<plan::Plan, String> {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(usize, usize)>();
+        let forward = {
+            let progress = progress.clone();
+            tokio::spawn(async move {
+                let mut last_sent = 0usize;
+                let mut last_at: Option<Instant> = None;
+                while let Some((done, total)) = rx.recv().await {
+                    let due = last_at.is_none_or(|t| t.elapsed() >= Duration::from_millis(100)) || done == total;
+                    if done > last_sent && due {
+                        progress.send(done as f64, Some(total as f64 + 1.0), "planning files").await;
+                        last_sent = done;
+                        last_at = Some(Instant::now());
+                    }
+                }
+            })
+        };
+        let root = self.ws.root().to_path_buf();
+        let token = ctx.ct.clone();
+        let planning = tokio::task::spawn_blocking(move || {
+            let report = |done, total| {
+                let _ = tx.send((done, total));
+            };
+            plan::build_with(&req, &root, &report, &|| token.is_cancelled())
+        });
+        let plan = tokio::select! {
+            _ = ctx.ct.cancelled() => {
+                forward.abort();
+                eprintln!("ast-edit mcp: ast_edit request {} cancelled; nothing staged", ctx.id);
+                return Err(CANCELLED.to_string());
+            }
+            joined = planning => joined,
+        };
+        let _ = forward.await;
+        let plan = match plan {
+            Ok(Ok(plan)) => plan,
+            Ok(Err(e)) => return Err(e.to_string()),
+            Err(e) => return Err(format!("internal error while planning: {e}")),
+        };
+        if ctx.ct.is_cancelled() {
+            return Err(CANCELLED.to_string());
+        }
+        Ok(plan)
+    }
+
+    async fn resolve(&self, args: Option<JsonObject>, ctx: RequestContext<RoleServer>) -> CallToolResult {
+        let progress = Progress::new(&ctx);
+        let args: RawResolve = match parse_args("resolve", args) {
+            Ok(a) => a,
+            Err(msg) => return tool_error(msg),
+        };
+        let req = match args.check(Front::Mcp) {
+            Ok(r) => r,
+            Err(e) => return tool_error(e.to_string()),
+        };
+        progress.send(0.0, None, "resolving").await;
+        let server = self.clone();
+        // Not abandoned on cancellation: an apply writes all files or none, and
+        // stopping half-way is exactly what it must not do.
+        let joined = tokio::task::spawn_blocking(move || server.resolve_confined(&req)).await;
+        progress.send(1.0, Some(1.0), "resolved").await;
+        match joined {
+            Ok(Ok(r)) => {
+                let details = serde_json::to_value(&r.details).expect("resolve details serialize");
+                let mut result = if r.is_error {
+                    CallToolResult::error(vec![ContentBlock::text(r.content)])
+                } else {
+                    CallToolResult::success(vec![ContentBlock::text(r.content)])
+                };
+                result.structured_content = Some(details);
+                result
+            }
+            Ok(Err(e)) => tool_error(e.to_string()),
+            Err(e) => tool_error(format!("internal error while resolving: {e}")),
+        }
+    }
+
+    /// [`resolve::resolve`], after checking that an `ast_edit` action to apply
+    /// touches only files inside the root. The action checked is pinned by id so
+    /// that a newer action staged meanwhile is not applied unchecked.
+    fn resolve_confined(&self, req: &ResolveRequest) -> Result<resolve::ResolveResult> {
+        let store = self.store()?;
+        for _attempt in 0..3 {
+            let chosen = store.lock()?.get(req.id.as_deref())?;
+            let Some(action) = chosen else {
+                // Nothing on disk: the library answers (standing handler, or the
+                // exact nothing-pending / unknown-id message).
+                return resolve::resolve(&store, req);
+            };
+            if req.action == Action::Apply
+                && let ActionKind::AstEdit { plan } = &action.kind
+            {
+                let outside = self.ws.files_outside(plan);
+                if !outside.is_empty() {
+                    return Err(Error::bad(format!(
+                        "pending action {} edits files outside this server's root {}: {}. The MCP server writes only inside its root; apply it from a shell with `ast-edit resolve apply --id {} --reason ...`, or discard it.",
+                        action.id,
+                        self.ws.root().display(),
+                        outside.join(", "),
+                        action.id
+                    )));
+                }
+            }
+            let pinned = ResolveRequest { id: Some(action.id.clone()), ..req.clone() };
+            let result = resolve::resolve(&store, &pinned)?;
+            if result.ending == Ending::UnknownId && req.id.is_none() {
+                // Resolved by another process between the check and now: pick again.
+                continue;
+            }
+            return Ok(result);
+        }
+        resolve::resolve(&store, req)
+    }
+}
+
+/// Progress notifications for one request, when the client sent a token.
+#[derive(Clone)]
+struct Progress {
+    target: Option<(Peer<RoleServer>, ProgressToken)>,
+}
+
+impl Progress {
+    fn new(ctx: &RequestContext<RoleServer>) -> Self {
+        Progress { target: ctx.meta.get_progress_token().map(|t| (ctx.peer.clone(), t)) }
+    }
+
+    async fn send(&self, progress: f64, total: Option<f64>, message: &str) {
+        let Some((peer, token)) = &self.target else { return };
+        let mut p = ProgressNotificationParam::new(token.clone(), progress).with_message(message);
+        if let Some(t) = total {
+            p = p.with_total(t);
+        }
+        if let Err(e) = peer.notify_progress(p).await {
+            eprintln!("ast-edit mcp: cannot send a progress notification: {e}");
+        }
+    }
+}
+
+/// A tool result with `isError: true` and `msg`, without structured content.
+fn tool_error(msg: String) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(msg)])
+}
+
+/// Deserializes a tool's arguments, naming the field at fault.
+fn parse_args<T: for<'de> Deserialize<'de>>(tool: &str, args: Option<JsonObject>) -> std::result::Result<T, String> {
+    let value = Value::Object(args.unwrap_or_default());
+    serde_path_to_error::deserialize::<_, T>(value).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        let hint = match tool {
+            "ast_edit" => "Expected an object like {\"ops\": [{\"pat\": \"foo($A)\", \"out\": \"bar($A)\"}], \"paths\": [\"src\"]}.",
+            _ => "Expected an object like {\"action\": \"apply\", \"reason\": \"why, in one sentence\"}.",
+        };
+        if path == "." || path.is_empty() {
+            format!("invalid arguments for `{tool}`: {inner}. {hint}")
+        } else {
+            format!("invalid arguments for `{tool}`: `{path}`: {inner}. {hint}")
+        }
+    })
+}
+
+/// True when `path` is `root` or inside it (both absolute).
+impl ServerHandler for AstEditServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(
+                Implementation::new("ast-edit", env!("CARGO_PKG_VERSION"))
+                    .with_title("ast-edit")
+                    .with_description("Structural code edits with a preview -> resolve step"),
+            )
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> std::result::Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(tools()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        tools().into_iter().find(|t| t.name == name)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<CallToolResponse, McpError> {
+        let result = match request.name.as_ref() {
+            "ast_edit" => self.ast_edit(request.arguments, context).await,
+            "resolve" => self.resolve(request.arguments, context).await,
+            other => {
+                return Err(McpError::invalid_params(
+                    format!("unknown tool `{other}`: this server has `ast_edit` and `resolve`"),
+                    None,
+                ));
+            }
+        };
+        Ok(result.into())
+    }
+}
+

@@ -1,0 +1,219 @@
+//! The tools the server lists: their descriptions (which teach an agent how to
+//! write `pat` and `out`), annotations, and input and output schemas.
+
+use std::sync::Arc;
+
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use serde_json::{json, Value};
+
+pub(super) const INSTRUCTIONS: &str = "\
+ast-edit makes structural (syntax-aware) code edits with a preview step. Call `ast_edit` with \
+one or more pattern -> rewrite ops: it shows a unified diff per file and stages the edit as a \
+pending action without writing anything. Then call `resolve` with action \"apply\" (writes the \
+files, after checking none changed since the preview) or \"discard\", and a one-sentence reason. \
+Paths are relative to the server's root folder and must stay inside it.";
+
+const AST_EDIT_DESCRIPTION: &str = "\
+Preview a structural search-and-replace over code (ast-grep patterns on tree-sitter syntax trees). \
+Nothing is written: the result is a unified diff per file, staged as a pending action with an `id`; \
+then call `resolve` with action \"apply\" or \"discard\".
+
+How to write `pat` and `out`:
+- A pattern is code of the target language. `$A` (any capital name) matches exactly one node \
+(an expression, identifier or argument); `$$$ARGS` matches zero or more nodes (arguments, statements); \
+`$_` matches one node without capturing it. `out` reuses the captures: \
+{\"pat\": \"self.assertEquals($A, $B)\", \"out\": \"self.assertEqual($A, $B)\"}, \
+{\"pat\": \"fetch_data($$$ARGS)\", \"out\": \"load_data($$$ARGS)\"}.
+- Everything else is literal and matches whole tokens only: a metavariable stands for a whole \
+node, never part of a token (`get_$X()` does not work), and `foo` never matches `foobar`.
+- A pattern must parse on its own: C, C++ and Java statements need their `;` (`kfree($A);`). \
+Set `lang` (py, rs, ts, tsx, js, c, cpp, go, java, ...) when the file extensions do not say it.
+- Several ops run in one pass; an empty `out` deletes the match. Zero matches is not an error: \
+nothing is staged and there is nothing to resolve.";
+
+const RESOLVE_DESCRIPTION: &str = "\
+Apply or discard a pending action staged by `ast_edit` (or by a person with the ast-edit CLI). \
+Without `id` it takes the newest pending action; pass the `id` from ast_edit's result to pick one. \
+\"apply\" first checks that every file still has the bytes it had at the preview and that the edit \
+gives exactly the previewed text, then writes all files or none. If a file changed since the \
+preview it fails with `Apply failed: ...` and the action stays pending: discard it and preview again, \
+or pass extra {\"stale\": \"skip\"} to write only the unchanged files. Other `extra` options: \
+{\"files\": [\"path\", ...]} applies only those files; {\"allowSyntaxErrors\": true} applies files \
+whose rewrite adds syntax errors. \"discard\" drops the action and writes nothing.";
+
+/// Runs the server on stdin/stdout, confined to `root`, until the client closes
+/// stdin (`ast-edit mcp [--root DIR]`; the CLI passes the working directory when
+/// `--root` is absent).
+
+fn obj(v: Value) -> Arc<JsonObject> {
+    match v {
+        Value::Object(m) => Arc::new(m),
+        _ => unreachable!("schemas are objects"),
+    }
+}
+
+/// The input schema of `ast_edit` (docs/DESIGN.md section 2).
+pub fn ast_edit_input_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "ops": {
+                "type": "array",
+                "minItems": 1,
+                "description": "Pattern -> rewrite pairs, applied in one pass. At least one.",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "pat": {"type": "string", "description": "ast-grep pattern: code of the language with $A (one node), $$$ARGS (zero or more nodes), $_ (one node, not captured). Example: self.assertEquals($A, $B)"},
+                        "out": {"type": "string", "description": "Rewrite; may use the pattern's metavariables. Empty deletes the match. Example: self.assertEqual($A, $B)"}
+                    },
+                    "required": ["pat", "out"],
+                    "additionalProperties": false
+                }
+            },
+            "paths": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "Files or directories relative to the server's root (default [\".\"]). Must stay inside the root."
+            },
+            "lang": {"type": "string", "description": "Language name or alias: python/py, rust/rs, typescript/ts, tsx, javascript/js, c, cpp, go, java, ... Default: inferred per file from its extension."},
+            "selector": {"type": "string", "description": "Tree-sitter node kind to match inside the pattern (as ast-grep --selector), e.g. call_expression."},
+            "strictness": {
+                "type": "string",
+                "enum": ["cst", "smart", "ast", "relaxed", "signature"],
+                "description": "Match strictness (default smart): cst every node; smart skips unnamed nodes in the code; ast named nodes only; relaxed also ignores comments; signature compares node kinds only."
+            },
+            "globs": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "Include/exclude globs as ripgrep -g (`!` excludes), e.g. [\"*.py\", \"!tests/**\"]."
+            },
+            "maxFiles": {"type": "integer", "minimum": 1, "description": "Search at most this many files (in path order); reaching it is reported."}
+        },
+        "required": ["ops"],
+        "additionalProperties": false
+    })
+}
+
+/// The input schema of `resolve` (docs/DESIGN.md section 4).
+pub fn resolve_input_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "action": {"type": "string", "enum": ["apply", "discard"], "description": "apply writes the pending edit (verified against the preview); discard drops it."},
+            "reason": {"type": "string", "minLength": 1, "description": "Why, in one sentence."},
+            "extra": {
+                "type": "object",
+                "description": "Options for apply: {\"stale\": \"skip\"} writes the unchanged files and reports the changed ones; {\"files\": [\"path\", ...]} applies only these; {\"allowSyntaxErrors\": true} applies files whose rewrite adds syntax errors."
+            },
+            "id": {"type": "string", "description": "The pending action to resolve (the `id` of an ast_edit result). Default: the newest."}
+        },
+        "required": ["action", "reason"],
+        "additionalProperties": false
+    })
+}
+
+/// The output schema of `ast_edit`: the preview details (docs/DESIGN.md section 5).
+pub fn ast_edit_output_schema() -> Value {
+    let count = json!({"type": "integer", "minimum": 0});
+    json!({
+        "type": "object",
+        "properties": {
+            "id": {"type": ["string", "null"], "description": "The pending action's id; null when nothing was staged."},
+            "label": {"type": "string"},
+            "sourceToolName": {"type": "string"},
+            "status": {"type": "string", "enum": ["pending", "no_changes"]},
+            "applied": {"type": "boolean"},
+            "totalReplacements": count,
+            "filesTouched": count,
+            "filesSearched": count,
+            "files": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "path": {"type": "string"},
+                        "replacements": count,
+                        "diff": {"type": "string", "description": "Unified diff (a/ and b/ prefixes)."},
+                        "syntaxErrorsIntroduced": {"type": "boolean"}
+                    },
+                    "required": ["path", "replacements", "diff", "syntaxErrorsIntroduced"]
+                }
+            },
+            "overlaps": count,
+            "skipped": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"path": {"type": "string"}, "reason": {"type": "string"}},
+                    "required": ["path", "reason"]
+                }
+            },
+            "warnings": {"type": "array", "items": {"type": "string"}},
+            "limitReached": {"type": "boolean"}
+        },
+        "required": ["id", "label", "sourceToolName", "status", "applied", "totalReplacements", "filesTouched",
+                     "filesSearched", "files", "overlaps", "skipped", "warnings", "limitReached"]
+    })
+}
+
+/// The output schema of `resolve`: the resolve details (docs/DESIGN.md section 5).
+pub fn resolve_output_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "action": {"type": "string", "enum": ["apply", "discard"]},
+            "reason": {"type": "string"},
+            "extra": {"type": "object"},
+            "sourceToolName": {"type": "string", "description": "Who staged the action: ast_edit, or custom_tool / a name for actions staged with `ast-edit propose`."},
+            "label": {"type": "string"},
+            "sourceResultDetails": {"description": "What the action's apply/discard returned. For ast_edit: {status, applied, totalReplacements, filesTouched, files: [{path, replacements, status, diff}], outstanding}."}
+        },
+        "required": ["action", "reason"]
+    })
+}
+
+/// The two tools, in a fixed order.
+pub fn tools() -> Vec<Tool> {
+    vec![
+        Tool::new("ast_edit", AST_EDIT_DESCRIPTION, obj(ast_edit_input_schema()))
+            .with_title("Structural edit (preview)")
+            .with_raw_output_schema(obj(ast_edit_output_schema()))
+            .with_annotations(
+                ToolAnnotations::with_title("Structural edit (preview)")
+                    .read_only(true)
+                    .destructive(false)
+                    .idempotent(false)
+                    .open_world(false),
+            ),
+        Tool::new("resolve", RESOLVE_DESCRIPTION, obj(resolve_input_schema()))
+            .with_title("Apply or discard a pending edit")
+            .with_raw_output_schema(obj(resolve_output_schema()))
+            .with_annotations(
+                ToolAnnotations::with_title("Apply or discard a pending edit")
+                    .read_only(false)
+                    .destructive(true)
+                    .idempotent(false)
+                    .open_world(false),
+            ),
+    ]
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schemas_are_plain_object_roots() {
+        for t in tools() {
+            let s = Value::Object((*t.input_schema).clone());
+            assert_eq!(s["type"], "object");
+            assert!(s.get("$ref").is_none() && s.get("$defs").is_none());
+            assert!(s["required"].is_array());
+            let o = Value::Object((*t.output_schema.unwrap()).clone());
+            assert_eq!(o["type"], "object");
+        }
+    }
+}
+
