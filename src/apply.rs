@@ -280,90 +280,22 @@ fn injected_rename_failure(k: usize) -> bool {
 
 /// Applies `plan`. `journal` receives the undo record of what was written.
 pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>, &str)>) -> Result<ApplyReport> {
-    let mut outstanding = Vec::new();
-    // Select.
-    let selected: Vec<&FilePlan> = match &opts.only {
-        None => plan.files.iter().collect(),
-        Some(only) => {
-            let unknown: Vec<&String> = only.iter().filter(|p| !plan.files.iter().any(|f| &f.path == *p)).collect();
-            if !unknown.is_empty() {
-                return Err(Error::ApplyFailed(format!(
-                    "extra.files names {} not in this action; its files are: {}",
-                    unknown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "),
-                    plan.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>().join(", ")
-                )));
-            }
-            for f in &plan.files {
-                if !only.contains(&f.path) {
-                    outstanding.push(Outstanding {
-                        path: f.path.clone(),
-                        status: OutstandingStatus::NotSelected,
-                        reason: "not named in extra.files".into(),
-                    });
-                }
-            }
-            plan.files.iter().filter(|f| only.contains(&f.path)).collect()
-        }
-    };
-    // Syntax guard.
+    let (selected, mut outstanding) = select(plan, opts.only.as_deref())?;
     if !opts.allow_syntax_errors {
-        let bad: Vec<&str> = selected.iter().filter(|f| f.syntax_errors_introduced()).map(|f| f.path.as_str()).collect();
-        if !bad.is_empty() {
-            return Err(Error::ApplyFailed(format!(
-                "the rewrite introduces syntax errors in {}: {}; fix the pattern, leave the file out with extra {{\"files\": [...]}}, or pass extra {{\"allowSyntaxErrors\": true}}",
-                plural(bad.len(), "file"),
-                bad.join(", ")
-            )));
-        }
+        syntax_guard(&selected)?;
     }
-    // Freshness, re-run and staging in one parallel pass (`plan::largest_first`,
-    // as the dry run schedules it): re-read each selected file, compare its
-    // digest with the preview's, re-run the rewrite (it must reproduce the plan) and
-    // stage the new file. Each original goes to the spool (the journal's
-    // originals.bin) and is dropped, so memory holds the files in flight, not every
-    // original. Nothing is renamed before all files are staged.
-    let mut langs: Vec<_> = Vec::new();
-    for f in &selected {
-        let l = lang::parse_lang(&f.lang)?;
-        if !langs.contains(&l) {
-            langs.push(l);
-        }
-    }
-    let engine = if opts.trust_plan { None } else { Some(Engine::new(&plan.request, langs, &plan.cwd)?) };
     let spool = Spool::create(journal)?;
-    // Back in path order, so the journal, the renames and the error reported do
-    // not depend on the scheduling.
-    let results: Vec<Result<Option<Staged>>> = crate::plan::largest_first(
-        &selected,
-        |f| std::fs::metadata(&f.abs).map_or(0, |m| m.len()),
-        |f| {
-            let Some(original) = read_current(&f.abs).filter(|b| engine::digest(b) == f.digest) else {
-                return Ok(None);
-            };
-            stage_file(f, &original, engine.as_ref(), plan, &spool).map(Some)
-        },
-    );
-    let stale: Vec<&FilePlan> =
-        results.iter().zip(&selected).filter(|(r, _)| matches!(r, Ok(None))).map(|(_, f)| *f).collect();
-    if !stale.is_empty() && !opts.skip_stale {
-        spool.abandon();
-        return Err(Error::ApplyFailed(format!(
-            "{} changed since the preview: {}",
-            plural(stale.len(), "file"),
-            stale.iter().map(|f| f.path.as_str()).collect::<Vec<_>>().join(", ")
-        ) + ". Nothing was written; discard this action and preview again, or pass extra {\"stale\":\"skip\"} to apply the unchanged files"));
-    }
-    for f in &stale {
-        let reason = if f.abs.exists() { "changed since the preview" } else { "deleted since the preview" };
-        outstanding.push(Outstanding { path: f.path.clone(), status: OutstandingStatus::Stale, reason: reason.into() });
-    }
-    let staged: Vec<Staged> = match results.into_iter().filter_map(|r| r.transpose()).collect::<Result<Vec<_>>>() {
+    let (staged, stale) = match stage_all(plan, &selected, opts, &spool) {
         Ok(s) => s,
         Err(e) => {
             spool.abandon();
             return Err(e);
         }
     };
+    for f in &stale {
+        let reason = if f.abs.exists() { "changed since the preview" } else { "deleted since the preview" };
+        outstanding.push(Outstanding { path: f.path.clone(), status: OutstandingStatus::Stale, reason: reason.into() });
+    }
     // Journal before the first rename: the originals (fsynced), and the temp files
     // in flight, so that a run killed half-way can be cleaned up and undone by the
     // next one.
@@ -373,55 +305,8 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
     } else {
         spool.commit(&staged)?
     };
-    // Commit: rename every staged file; on failure put back what was renamed.
-    let mut done: Vec<(&FilePlan, u64, usize)> = Vec::new();
-    for (k, s) in staged.into_iter().enumerate() {
-        let result = if injected_rename_failure(k + 1) {
-            Err(std::io::Error::other("injected rename failure (AST_EDIT_FAIL_RENAME_AT)"))
-        } else {
-            s.tmp.persist(&s.plan.abs).map_err(|e| e.error)
-        };
-        if let Err(e) = result {
-            let mut restore_errors = Vec::new();
-            for &(f, offset, len) in done.iter().rev() {
-                if let Err(re) = spool.read(offset, len).and_then(|orig| write_atomic(&f.abs, &orig)) {
-                    restore_errors.push(format!("{}: {re}", f.path));
-                }
-            }
-            let mut msg = format!("cannot write {}: {e}; ", s.plan.path);
-            if restore_errors.is_empty() {
-                msg.push_str("every file already written was restored, nothing changed");
-                if let Some(d) = &jdir {
-                    let _ = std::fs::remove_dir_all(d);
-                }
-            } else {
-                msg.push_str(&format!("restoring failed for {} (run `ast-edit undo` to retry)", restore_errors.join(", ")));
-                if let Some(d) = &jdir {
-                    let _ = std::fs::remove_file(d.join(INFLIGHT));
-                }
-            }
-            return Err(Error::ApplyFailed(msg));
-        }
-        injected_pause(k + 1);
-        done.push((s.plan, s.offset, s.len));
-    }
-    // Verify after write: do not trust our own counters.
-    let verified: Vec<bool> = done
-        .par_iter()
-        .map(|(f, _, _)| read_current(&f.abs).is_some_and(|b| engine::digest(&b) == f.new_digest))
-        .collect();
-    let mut files = Vec::new();
-    for (f, ok) in done.iter().map(|d| d.0).zip(verified) {
-        let status = if ok { FileStatus::Applied } else { FileStatus::Failed };
-        files.push(AppliedFile { path: f.path.clone(), replacements: f.edits.len(), status, diff: f.diff.clone() });
-        if !ok {
-            outstanding.push(Outstanding {
-                path: f.path.clone(),
-                status: OutstandingStatus::Failed,
-                reason: "after writing, the file does not hold the planned bytes (changed by another process?)".into(),
-            });
-        }
-    }
+    let done = rename_all(staged, &spool, jdir.as_deref())?;
+    let mut files = verify_written(&done, &mut outstanding);
     if let Some(d) = &jdir {
         std::fs::remove_file(d.join(INFLIGHT)).map_err(|e| journal_err(d, e))?;
     }
@@ -441,6 +326,137 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
         files,
         outstanding,
     })
+}
+
+/// The files of `plan` to apply (all, or those named in `only`), and an
+/// `outstanding` entry for each file left out.
+fn select<'p>(plan: &'p Plan, only: Option<&[String]>) -> Result<(Vec<&'p FilePlan>, Vec<Outstanding>)> {
+    let Some(only) = only else { return Ok((plan.files.iter().collect(), Vec::new())) };
+    let unknown: Vec<&String> = only.iter().filter(|p| !plan.files.iter().any(|f| &f.path == *p)).collect();
+    if !unknown.is_empty() {
+        return Err(Error::ApplyFailed(format!(
+            "extra.files names {} not in this action; its files are: {}",
+            unknown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "),
+            plan.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>().join(", ")
+        )));
+    }
+    let left_out = plan.files.iter().filter(|f| !only.contains(&f.path)).map(|f| Outstanding {
+        path: f.path.clone(),
+        status: OutstandingStatus::NotSelected,
+        reason: "not named in extra.files".into(),
+    });
+    Ok((plan.files.iter().filter(|f| only.contains(&f.path)).collect(), left_out.collect()))
+}
+
+/// Refuses files whose rewrite adds syntax errors.
+fn syntax_guard(selected: &[&FilePlan]) -> Result<()> {
+    let bad: Vec<&str> = selected.iter().filter(|f| f.syntax_errors_introduced()).map(|f| f.path.as_str()).collect();
+    if bad.is_empty() {
+        return Ok(());
+    }
+    Err(Error::ApplyFailed(format!(
+        "the rewrite introduces syntax errors in {}: {}; fix the pattern, leave the file out with extra {{\"files\": [...]}}, or pass extra {{\"allowSyntaxErrors\": true}}",
+        plural(bad.len(), "file"),
+        bad.join(", ")
+    )))
+}
+
+/// Freshness, re-run and staging in one parallel pass (`plan::largest_first`,
+/// as the dry run schedules it): re-reads each selected file, compares its
+/// digest with the preview's, re-runs the rewrite (it must reproduce the plan)
+/// and stages the new file. Each original goes to the spool (the journal's
+/// originals.bin) and is dropped, so memory holds the files in flight, not every
+/// original. Nothing is renamed here. Returns the staged files and the stale
+/// ones, in path order; stale files are an error unless `opts.skip_stale`.
+fn stage_all<'p>(plan: &Plan, selected: &[&'p FilePlan], opts: &ApplyOptions, spool: &Spool) -> Result<(Vec<Staged<'p>>, Vec<&'p FilePlan>)> {
+    let mut langs: Vec<_> = Vec::new();
+    for f in selected {
+        let l = lang::parse_lang(&f.lang)?;
+        if !langs.contains(&l) {
+            langs.push(l);
+        }
+    }
+    let engine = if opts.trust_plan { None } else { Some(Engine::new(&plan.request, langs, &plan.cwd)?) };
+    // Back in path order, so the journal, the renames and the error reported do
+    // not depend on the scheduling.
+    let results: Vec<Result<Option<Staged>>> = crate::plan::largest_first(
+        selected,
+        |f| std::fs::metadata(&f.abs).map_or(0, |m| m.len()),
+        |f| {
+            let Some(original) = read_current(&f.abs).filter(|b| engine::digest(b) == f.digest) else {
+                return Ok(None);
+            };
+            stage_file(f, &original, engine.as_ref(), plan, spool).map(Some)
+        },
+    );
+    let stale: Vec<&FilePlan> =
+        results.iter().zip(selected).filter(|(r, _)| matches!(r, Ok(None))).map(|(_, f)| *f).collect();
+    if !stale.is_empty() && !opts.skip_stale {
+        return Err(Error::ApplyFailed(format!(
+            "{} changed since the preview: {}",
+            plural(stale.len(), "file"),
+            stale.iter().map(|f| f.path.as_str()).collect::<Vec<_>>().join(", ")
+        ) + ". Nothing was written; discard this action and preview again, or pass extra {\"stale\":\"skip\"} to apply the unchanged files"));
+    }
+    let staged = results.into_iter().filter_map(|r| r.transpose()).collect::<Result<Vec<_>>>()?;
+    Ok((staged, stale))
+}
+
+/// Renames every staged file over its target, in order; on a failure, puts back
+/// the files already renamed (from the spool) and fails. Returns what was renamed.
+fn rename_all<'p>(staged: Vec<Staged<'p>>, spool: &Spool, jdir: Option<&Path>) -> Result<Vec<&'p FilePlan>> {
+    let mut done: Vec<(&FilePlan, u64, usize)> = Vec::new();
+    for (k, s) in staged.into_iter().enumerate() {
+        let result = if injected_rename_failure(k + 1) {
+            Err(std::io::Error::other("injected rename failure (AST_EDIT_FAIL_RENAME_AT)"))
+        } else {
+            s.tmp.persist(&s.plan.abs).map_err(|e| e.error)
+        };
+        if let Err(e) = result {
+            let mut restore_errors = Vec::new();
+            for &(f, offset, len) in done.iter().rev() {
+                if let Err(re) = spool.read(offset, len).and_then(|orig| write_atomic(&f.abs, &orig)) {
+                    restore_errors.push(format!("{}: {re}", f.path));
+                }
+            }
+            let mut msg = format!("cannot write {}: {e}; ", s.plan.path);
+            if restore_errors.is_empty() {
+                msg.push_str("every file already written was restored, nothing changed");
+                if let Some(d) = jdir {
+                    let _ = std::fs::remove_dir_all(d);
+                }
+            } else {
+                msg.push_str(&format!("restoring failed for {} (run `ast-edit undo` to retry)", restore_errors.join(", ")));
+                if let Some(d) = jdir {
+                    let _ = std::fs::remove_file(d.join(INFLIGHT));
+                }
+            }
+            return Err(Error::ApplyFailed(msg));
+        }
+        injected_pause(k + 1);
+        done.push((s.plan, s.offset, s.len));
+    }
+    Ok(done.into_iter().map(|d| d.0).collect())
+}
+
+/// Verify after write, not trusting our own counters: re-reads every written
+/// file and checks it against the planned digest.
+fn verify_written(done: &[&FilePlan], outstanding: &mut Vec<Outstanding>) -> Vec<AppliedFile> {
+    let verified: Vec<bool> =
+        done.par_iter().map(|f| read_current(&f.abs).is_some_and(|b| engine::digest(&b) == f.new_digest)).collect();
+    let mut files = Vec::new();
+    for (f, ok) in done.iter().zip(verified) {
+        let status = if ok { FileStatus::Applied } else { FileStatus::Failed };
+        files.push(AppliedFile { path: f.path.clone(), replacements: f.edits.len(), status, diff: f.diff.clone() });
+        if !ok {
+            outstanding.push(Outstanding {
+                path: f.path.clone(),
+                status: OutstandingStatus::Failed,
+                reason: "after writing, the file does not hold the planned bytes (changed by another process?)".into(),
+            });
+        }
+    }
+    files
 }
 
 fn stage(target: &Path, bytes: &[u8]) -> std::io::Result<NamedTempFile> {

@@ -49,9 +49,30 @@ impl CompiledOp {
     }
 }
 
+/// Which part of an op is at fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpField {
+    /// The pattern (`pat`).
+    Pat,
+    /// The rewrite (`out`).
+    Out,
+}
+
+impl OpField {
+    /// The field's name in a request or a rule file (`pat`, `out`).
+    pub fn name(self) -> &'static str {
+        match self {
+            OpField::Pat => "pat",
+            OpField::Out => "out",
+        }
+    }
+}
+
 /// Why an op does not compile for a language.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompileError {
+    /// The field at fault.
+    pub field: OpField,
     /// The full message: names the op, the language and the fix.
     pub message: String,
     /// A few words for a summary line listing several languages.
@@ -64,8 +85,8 @@ impl std::fmt::Display for CompileError {
     }
 }
 
-fn cerr(message: String, short: impl Into<String>) -> CompileError {
-    CompileError { message, short: short.into() }
+fn cerr(field: OpField, message: String, short: impl Into<String>) -> CompileError {
+    CompileError { field, message, short: short.into() }
 }
 
 /// Compiles every op of `req` for `lang`; the first failing op is reported.
@@ -84,6 +105,7 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
     let pattern = built
         .map_err(|e| {
             cerr(
+                OpField::Pat,
                 format!("ops[{index}].pat `{}` is not a valid {lname} pattern: {e}{}", op.pat, hint(&op.pat, lang)),
                 "not a valid pattern",
             )
@@ -95,6 +117,7 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
             None => "the pattern has an ERROR or MISSING node".to_string(),
         };
         return Err(cerr(
+            OpField::Pat,
             format!(
                 "ops[{index}].pat `{}` does not parse cleanly as {lname}: its syntax tree contains an ERROR or MISSING node, so it would match nothing or the wrong code.{}",
                 op.pat,
@@ -104,7 +127,7 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
         ));
     }
     let fix = TemplateFix::try_new(&op.out, &lang).map_err(|e| {
-        cerr(format!("ops[{index}].out `{}` is not a valid {lname} rewrite: {e:?}", op.out), "not a valid rewrite")
+        cerr(OpField::Out, format!("ops[{index}].out `{}` is not a valid {lname} rewrite: {e:?}", op.out), "not a valid rewrite")
     })?;
     let defined = pattern.defined_vars();
     let used = fix.used_vars();
@@ -114,6 +137,7 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
         have.sort();
         let names = missing.iter().map(|v| format!("${v}")).collect::<Vec<_>>().join(", ");
         return Err(cerr(
+            OpField::Out,
             format!(
                 "ops[{index}].out uses {names} which the pattern `{}` does not define as {lname} (it defines: {}); use only the pattern's metavariables",
                 op.pat,

@@ -37,12 +37,7 @@ pub fn unified_bounded(path: &str, old: &str, new: &str, edits: &[Edit], max_lin
             continue;
         }
         cut += 1;
-        let mut end = max_line;
-        while !body.is_char_boundary(end) {
-            end -= 1;
-        }
-        out.push_str(&body[..end]);
-        out.push_str(&format!(" … [{} more bytes cut]", body.len() - end));
+        out.push_str(&crate::text::cut_with_note(body, max_line, crate::text::Unit::Bytes, ""));
         if line.ends_with('\n') {
             out.push('\n');
         }

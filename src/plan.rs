@@ -323,6 +323,23 @@ pub fn build_with(
             Outcome::Skipped(s) => skipped.push(s),
         }
     }
+    let warnings = run_warnings(&engine, &walked, overlaps, notes, &files);
+    Ok(Plan {
+        request: req.clone(),
+        cwd,
+        files,
+        files_searched: walked.files.len(),
+        overlaps,
+        skipped,
+        warnings,
+        limit_reached: walked.limit_reached(),
+    })
+}
+
+/// The run's warnings, in a fixed order: the engine's (ops that cannot run in a
+/// language), an empty walk, walk errors, the `maxFiles` cap, nested matches,
+/// the per-file notes (capped), cut diff lines, added syntax errors.
+fn run_warnings(engine: &Engine, walked: &walk::Walked, overlaps: usize, mut notes: Vec<String>, files: &[FilePlan]) -> Vec<String> {
     let mut warnings = engine.warnings.clone();
     if walked.total == 0 {
         // Say so: "0 files searched" alone reads like "no match" (a tarball's
@@ -362,7 +379,7 @@ pub fn build_with(
             diff::MAX_DIFF_LINE
         ));
     }
-    for f in &files {
+    for f in files {
         if f.syntax_errors_introduced() {
             warnings.push(format!(
                 "{}: the rewrite introduces syntax errors ({} ERROR/MISSING nodes before, {} after); apply refuses this file unless extra {{\"allowSyntaxErrors\": true}}.",
@@ -370,16 +387,7 @@ pub fn build_with(
             ));
         }
     }
-    Ok(Plan {
-        request: req.clone(),
-        cwd,
-        files,
-        files_searched: walked.files.len(),
-        overlaps,
-        skipped,
-        warnings,
-        limit_reached: walked.limit_reached(),
-    })
+    warnings
 }
 
 #[cfg(test)]

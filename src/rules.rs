@@ -179,8 +179,7 @@ fn check(file: &Path, def: RuleFile) -> Result<Rule> {
             return Err(bad(&format!("ops[{i}].pat"), "must not be empty".into()));
         }
         compile::compile_op(i, &req, lang).map_err(|e| {
-            let field = if e.message.contains(".out ") { format!("ops[{i}].out") } else { format!("ops[{i}].pat") };
-            bad(&field, e.message)
+            bad(&format!("ops[{i}].{}", e.field.name()), e.message)
         })?;
     }
     for g in &rule.def.globs {
