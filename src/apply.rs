@@ -270,10 +270,10 @@ fn read_current(path: &Path) -> Option<Vec<u8>> {
 /// Test-only fault injection: `AST_EDIT_FAIL_RENAME_AT=k` makes the k-th rename
 /// (1-based) of an apply fail, to prove the rollback. Compiled in debug builds only.
 fn injected_rename_failure(k: usize) -> bool {
-    if cfg!(debug_assertions) {
-        if let Some(v) = std::env::var_os("AST_EDIT_FAIL_RENAME_AT") {
-            return v.to_str().and_then(|s| s.parse::<usize>().ok()) == Some(k);
-        }
+    if cfg!(debug_assertions)
+        && let Some(v) = std::env::var_os("AST_EDIT_FAIL_RENAME_AT")
+    {
+        return v.to_str().and_then(|s| s.parse::<usize>().ok()) == Some(k);
     }
     false
 }

@@ -91,7 +91,7 @@ impl Handlers {
     /// The ids of the in-process actions, newest first.
     pub fn ids(&self) -> Vec<String> {
         let mut v: Vec<_> = self.custom.iter().map(|c| (c.seq, c.id.clone())).collect();
-        v.sort_by(|a, b| b.0.cmp(&a.0));
+        v.sort_by_key(|a| std::cmp::Reverse(a.0));
         v.into_iter().map(|x| x.1).collect()
     }
 }

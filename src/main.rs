@@ -52,11 +52,11 @@ fn main() {
             }
         }
     };
-    if let Err(e) = std::io::Write::flush(&mut out) {
-        if e.kind() != std::io::ErrorKind::BrokenPipe {
-            eprintln!("error: cannot write output: {e}");
-            std::process::exit(1);
-        }
+    if let Err(e) = std::io::Write::flush(&mut out)
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        eprintln!("error: cannot write output: {e}");
+        std::process::exit(1);
     }
     drop(out);
     std::process::exit(code);

@@ -221,7 +221,7 @@ impl Locked<'_> {
             })?;
             v.push(a);
         }
-        v.sort_by(|a, b| b.seq.cmp(&a.seq));
+        v.sort_by_key(|a| std::cmp::Reverse(a.seq));
         Ok(v)
     }
 

@@ -129,10 +129,10 @@ impl Cx {
                 }
             }
             _ => {
-                if let Some(t) = self.literal(n, after_ellipsis) {
-                    if !out.contains(&t) {
-                        out.push(t);
-                    }
+                if let Some(t) = self.literal(n, after_ellipsis)
+                    && !out.contains(&t)
+                {
+                    out.push(t);
                 }
             }
         }

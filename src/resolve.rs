@@ -211,7 +211,7 @@ pub fn resolve(store: &Store, req: &ResolveRequest) -> Result<ResolveResult> {
 
 /// Where the chosen action lives.
 enum Chosen {
-    Disk(PendingAction),
+    Disk(Box<PendingAction>),
     Memory(usize),
 }
 
@@ -228,21 +228,8 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
         source_result_details: None,
     };
     let locked = store.lock()?;
-    let disk = locked.get(req.id.as_deref())?;
-    let memory = handlers
-        .custom
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| req.id.as_deref().is_none_or(|want| want == c.id))
-        .max_by_key(|(_, c)| c.seq)
-        .map(|(i, c)| (i, c.seq));
-    let chosen = match (disk, memory) {
-        (Some(d), Some((i, seq))) => {
-            if seq > d.seq { Chosen::Memory(i) } else { Chosen::Disk(d) }
-        }
-        (Some(d), None) => Chosen::Disk(d),
-        (None, Some((i, _))) => Chosen::Memory(i),
-        (None, None) => return Ok(resolve_standing(req, handlers, details)),
+    let Some(chosen) = choose(&locked, req, handlers)? else {
+        return Ok(resolve_standing(req, handlers, details));
     };
     let (label, source) = match &chosen {
         Chosen::Memory(i) => (handlers.custom[*i].handler.label(), handlers.custom[*i].handler.source_tool_name()),
@@ -250,8 +237,15 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
     };
     details.source_tool_name = Some(source);
     details.label = Some(label.clone());
-    let outcome = match &chosen {
-        Chosen::Disk(PendingAction { kind: ActionKind::AstEdit { plan }, id, .. }) => match req.action {
+    let ast_plan = match &chosen {
+        Chosen::Disk(a) => match &a.kind {
+            ActionKind::AstEdit { plan } => Some((plan, a.id.as_str())),
+            ActionKind::Command { .. } => None,
+        },
+        Chosen::Memory(_) => None,
+    };
+    let outcome = match (&chosen, ast_plan) {
+        (_, Some((plan, id))) => match req.action {
             Action::Apply => apply_ast_edit(plan, &locked, id, req.extra.as_ref()).map(|report| {
                 let ending = if report.status == ApplyStatus::Incomplete { Ending::Incomplete } else { Ending::Done };
                 let text = report.text();
@@ -259,7 +253,7 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
             }),
             Action::Discard => Ok((Ending::Done, None)),
         },
-        Chosen::Disk(a) => {
+        (Chosen::Disk(a), None) => {
             let ActionKind::Command { apply_cmd, reject_cmd, cwd, details } = &a.kind else { unreachable!("matched above") };
             let mut command = CommandAction {
                 label: a.label.clone(),
@@ -271,7 +265,7 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
             };
             run_handler(&mut command, req)
         }
-        Chosen::Memory(i) => run_handler(handlers.custom[*i].handler.as_mut(), req),
+        (Chosen::Memory(i), None) => run_handler(handlers.custom[*i].handler.as_mut(), req),
     };
     let (ending, outcome) = match outcome {
         Err(m) => {
@@ -294,6 +288,24 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
         None => format!("Discarded: {label}. Reason: {}", req.reason),
     };
     Ok(ResolveResult::new(ending, content, details))
+}
+
+/// The newest action (or `req.id`) among those on disk and the in-process ones.
+fn choose(locked: &Locked<'_>, req: &ResolveRequest, handlers: &Handlers) -> Result<Option<Chosen>> {
+    let disk = locked.get(req.id.as_deref())?;
+    let memory = handlers
+        .custom
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| req.id.as_deref().is_none_or(|want| want == c.id))
+        .max_by_key(|(_, c)| c.seq)
+        .map(|(i, c)| (i, c.seq));
+    Ok(match (disk, memory) {
+        (Some(d), Some((i, seq))) => Some(if seq > d.seq { Chosen::Memory(i) } else { Chosen::Disk(Box::new(d)) }),
+        (Some(d), None) => Some(Chosen::Disk(Box::new(d))),
+        (None, Some((i, _))) => Some(Chosen::Memory(i)),
+        (None, None) => None,
+    })
 }
 
 /// Runs a custom action's apply or reject callback.

@@ -32,8 +32,8 @@ pub(super) fn resolve(a: ResolveArgs, out: &mut impl Write) -> anyhow::Result<i3
     let bar = spinner("resolving (verifying and writing files)");
     let result = match &a.standing_cmd {
         Some(cmd) => {
-            let mut handlers = Handlers::default();
-            handlers.standing = Some(Box::new(CommandStanding { cmd: cmd.clone(), cwd: ws.root().to_path_buf() }));
+            let standing = CommandStanding { cmd: cmd.clone(), cwd: ws.root().to_path_buf() };
+            let mut handlers = Handlers { standing: Some(Box::new(standing)), ..Default::default() };
             resolve::resolve_with(&store, &req, &mut handlers)?
         }
         None => resolve::resolve(&store, &req)?,

@@ -41,10 +41,6 @@ or pass extra {\"stale\": \"skip\"} to write only the unchanged files. Other `ex
 {\"files\": [\"path\", ...]} applies only those files; {\"allowSyntaxErrors\": true} applies files \
 whose rewrite adds syntax errors. \"discard\" drops the action and writes nothing.";
 
-/// Runs the server on stdin/stdout, confined to `root`, until the client closes
-/// stdin (`ast-edit mcp [--root DIR]`; the CLI passes the working directory when
-/// `--root` is absent).
-
 fn obj(v: Value) -> Arc<JsonObject> {
     match v {
         Value::Object(m) => Arc::new(m),
