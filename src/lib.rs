@@ -22,6 +22,7 @@ pub mod preview;
 pub mod print;
 pub mod request;
 pub mod resolve;
+pub mod schema;
 pub mod walk;
 
 pub use error::{Error, Result};
