@@ -22,6 +22,7 @@ mod tight_ends;
 pub mod preview;
 pub mod request;
 pub mod resolve;
+pub mod schema;
 pub mod status;
 pub mod text;
 pub mod walk;

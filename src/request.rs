@@ -10,6 +10,7 @@ use std::path::Path;
 
 use ast_grep_core::MatchStrictness;
 use ast_grep_language::SupportLang;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -19,39 +20,76 @@ use crate::lang;
 pub const DEFAULT_MAX_FILESIZE: u64 = 16 * 1024 * 1024;
 
 /// One pattern -> rewrite pair.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+// Its doc comments are for Rust readers; the `schemars` descriptions are the texts
+// of the MCP input schema of `ast_edit` (`crate::schema::ast_edit_input`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Op {
     /// ast-grep pattern (`$A`, `$$$ARGS`, `$_`).
+    #[schemars(
+        description = "ast-grep pattern: code of the language with $A (one node), $$$ARGS (zero or more nodes), $_ (one node, not captured). Example: self.assertEquals($A, $B)"
+    )]
     pub pat: String,
     /// Rewrite template; may use the pattern's metavariables. Empty deletes the match.
+    #[schemars(
+        description = "Rewrite; may use the pattern's metavariables. Empty deletes the match. Example: self.assertEqual($A, $B)"
+    )]
     pub out: String,
 }
 
 /// A request as typed: the JSON of contract section 2, or the same built from flags.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+///
+/// It is also the input schema of the MCP tool `ast_edit`
+/// ([`crate::schema::ast_edit_input`]). The doc comments are for Rust readers; the
+/// `schemars` attributes hold the schema's texts and what serde cannot say. `ops`
+/// is required and non-empty there, although serde defaults it: a missing or empty
+/// `ops` then gets the message of [`RawRequest::validate`] rather than a serde
+/// error. The `enum` of `strictness` lists the names [`Strictness::parse`] accepts.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(extend("required" = ["ops"]))]
 pub struct RawRequest {
     /// Pattern -> rewrite pairs applied in one pass.
     #[serde(default)]
+    #[schemars(length(min = 1), description = "Pattern -> rewrite pairs, applied in one pass. At least one.")]
     pub ops: Vec<Op>,
     /// Files or directories, relative to the working directory (default `["."]`).
     #[serde(default)]
+    #[schemars(
+        description = "Files or directories relative to the server's root (default [\".\"]). Must stay inside the root."
+    )]
     pub paths: Vec<String>,
     /// Language name or alias; absent: inferred per file from its extension.
     #[serde(default)]
+    #[schemars(
+        description = "Language name or alias: python/py, rust/rs, typescript/ts, tsx, javascript/js, c, cpp, go, java, ... Default: inferred per file from its extension."
+    )]
     pub lang: Option<String>,
     /// Tree-sitter node kind to match inside the pattern (ast-grep `--selector`).
     #[serde(default)]
+    #[schemars(
+        description = "Tree-sitter node kind to match inside the pattern (as ast-grep --selector), e.g. call_expression."
+    )]
     pub selector: Option<String>,
     /// `cst`, `smart` (default), `ast`, `relaxed`, `signature`.
     #[serde(default)]
+    #[schemars(
+        extend("enum" = ["cst", "smart", "ast", "relaxed", "signature"]),
+        description = "Match strictness (default smart): cst every node; smart skips unnamed nodes in the code; ast named nodes only; relaxed also ignores comments; signature compares node kinds only."
+    )]
     pub strictness: Option<String>,
     /// Include/exclude globs (`!` excludes), as ripgrep `-g`.
     #[serde(default)]
+    #[schemars(
+        description = "Include/exclude globs as ripgrep -g (`!` excludes), e.g. [\"*.py\", \"!tests/**\"]."
+    )]
     pub globs: Vec<String>,
     /// Cap on files searched; reaching it is reported.
     #[serde(default)]
+    #[schemars(
+        range(min = 1),
+        description = "Search at most this many files (in path order); reaching it is reported."
+    )]
     pub max_files: Option<u64>,
 }
 

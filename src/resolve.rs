@@ -5,6 +5,7 @@
 //! The whole resolve runs under the store's lock, so an action is applied once even
 //! when two processes resolve it at the same time. A failed apply keeps the action.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -55,20 +56,41 @@ impl ResolveRequest {
 /// The arguments of `resolve` as a front end received them: the MCP tool's JSON
 /// arguments, or the CLI's flags. [`RawResolve::check`] turns them into a
 /// [`ResolveRequest`] with messages in the words of that front end.
-#[derive(Clone, Debug, Default, Deserialize)]
+///
+/// It is also the input schema of the MCP tool `resolve`
+/// ([`crate::schema::resolve_input`]). The doc comments are for Rust readers; the
+/// `schemars` attributes hold the schema's texts and what serde cannot say. Every
+/// field is an `Option` so that a missing or wrong one gets the message of
+/// [`RawResolve::check`] rather than a serde error; the schema still marks `action`
+/// and `reason` required and states what `check` accepts (`enum`, `minLength`,
+/// `extra` an object).
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("required" = ["action", "reason"]))]
 pub struct RawResolve {
     /// `apply` or `discard`.
     #[serde(default)]
+    #[schemars(
+        extend("enum" = ["apply", "discard"]),
+        description = "apply writes the pending edit (verified against the preview); discard drops it."
+    )]
     pub action: Option<String>,
     /// Why, in one sentence.
     #[serde(default)]
+    #[schemars(length(min = 1), description = "Why, in one sentence.")]
     pub reason: Option<String>,
     /// Options for the action's producer: a JSON object (or null).
     #[serde(default)]
+    #[schemars(
+        extend("type" = "object"),
+        description = "Options for apply: {\"stale\": \"skip\"} writes the unchanged files and reports the changed ones; {\"files\": [\"path\", ...]} applies only these; {\"allowSyntaxErrors\": true} applies files whose rewrite adds syntax errors."
+    )]
     pub extra: Option<Value>,
     /// The pending action to resolve; absent or empty: the newest.
     #[serde(default)]
+    #[schemars(
+        description = "The pending action to resolve (the `id` of an ast_edit result). Default: the newest."
+    )]
     pub id: Option<String>,
 }
 

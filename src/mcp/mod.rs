@@ -2,7 +2,9 @@
 //! Rust SDK `rmcp`.
 //!
 //! Two tools, always listed, with JSON schemas that strict clients accept (plain
-//! object roots, no `$ref`, enums inline; `tools`):
+//! object roots, no `$ref`, enums inline; `tools`). The input schemas are
+//! generated from the serde types the server parses (`crate::schema`); the
+//! output schemas are written out:
 //!
 //! - `ast_edit` (read-only): validates the request (docs/DESIGN.md section 2),
 //!   builds the dry-run plan, stages it in the same on-disk store as the CLI

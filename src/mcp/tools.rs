@@ -48,65 +48,14 @@ fn obj(v: Value) -> Arc<JsonObject> {
     }
 }
 
-/// The input schema of `ast_edit` (docs/DESIGN.md section 2).
+/// The input schema of `ast_edit`, generated from [`crate::request::RawRequest`].
 pub fn ast_edit_input_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "ops": {
-                "type": "array",
-                "minItems": 1,
-                "description": "Pattern -> rewrite pairs, applied in one pass. At least one.",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "pat": {"type": "string", "description": "ast-grep pattern: code of the language with $A (one node), $$$ARGS (zero or more nodes), $_ (one node, not captured). Example: self.assertEquals($A, $B)"},
-                        "out": {"type": "string", "description": "Rewrite; may use the pattern's metavariables. Empty deletes the match. Example: self.assertEqual($A, $B)"}
-                    },
-                    "required": ["pat", "out"],
-                    "additionalProperties": false
-                }
-            },
-            "paths": {
-                "type": "array",
-                "items": {"type": "string"},
-                "description": "Files or directories relative to the server's root (default [\".\"]). Must stay inside the root."
-            },
-            "lang": {"type": "string", "description": "Language name or alias: python/py, rust/rs, typescript/ts, tsx, javascript/js, c, cpp, go, java, ... Default: inferred per file from its extension."},
-            "selector": {"type": "string", "description": "Tree-sitter node kind to match inside the pattern (as ast-grep --selector), e.g. call_expression."},
-            "strictness": {
-                "type": "string",
-                "enum": ["cst", "smart", "ast", "relaxed", "signature"],
-                "description": "Match strictness (default smart): cst every node; smart skips unnamed nodes in the code; ast named nodes only; relaxed also ignores comments; signature compares node kinds only."
-            },
-            "globs": {
-                "type": "array",
-                "items": {"type": "string"},
-                "description": "Include/exclude globs as ripgrep -g (`!` excludes), e.g. [\"*.py\", \"!tests/**\"]."
-            },
-            "maxFiles": {"type": "integer", "minimum": 1, "description": "Search at most this many files (in path order); reaching it is reported."}
-        },
-        "required": ["ops"],
-        "additionalProperties": false
-    })
+    crate::schema::ast_edit_input()
 }
 
-/// The input schema of `resolve` (docs/DESIGN.md section 4).
+/// The input schema of `resolve`, generated from [`crate::resolve::RawResolve`].
 pub fn resolve_input_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "action": {"type": "string", "enum": ["apply", "discard"], "description": "apply writes the pending edit (verified against the preview); discard drops it."},
-            "reason": {"type": "string", "minLength": 1, "description": "Why, in one sentence."},
-            "extra": {
-                "type": "object",
-                "description": "Options for apply: {\"stale\": \"skip\"} writes the unchanged files and reports the changed ones; {\"files\": [\"path\", ...]} applies only these; {\"allowSyntaxErrors\": true} applies files whose rewrite adds syntax errors."
-            },
-            "id": {"type": "string", "description": "The pending action to resolve (the `id` of an ast_edit result). Default: the newest."}
-        },
-        "required": ["action", "reason"],
-        "additionalProperties": false
-    })
+    crate::schema::resolve_input()
 }
 
 /// The output schema of `ast_edit`: the preview details (docs/DESIGN.md section 5).
