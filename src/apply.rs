@@ -1,5 +1,5 @@
 //! The only code that writes source files: applies a [`Plan`] under the "verify,
-//! don't trust" rules of contract section 5, and undoes the last apply.
+//! don't trust" rules of docs/DESIGN.md section 4.3, and undoes the last apply.
 //!
 //! 1. Re-read every selected file and compare with the preview digest (a vanished
 //!    file is stale too). Default: any stale file aborts the whole apply.

@@ -90,6 +90,7 @@ fn cerr(field: OpField, message: String, short: impl Into<String>) -> CompileErr
 }
 
 /// Compiles every op of `req` for `lang`; the first failing op is reported.
+#[cfg(test)]
 pub fn compile_all(req: &Request, lang: SupportLang) -> Result<Vec<CompiledOp>, CompileError> {
     (0..req.ops.len()).map(|i| compile_op(i, req, lang)).collect()
 }

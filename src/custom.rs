@@ -1,4 +1,4 @@
-//! Custom pending actions (the `pushPendingAction` idea of the seeds): anything a
+//! Custom pending actions (docs/DESIGN.md section 3.5): anything a
 //! tool wants applied or discarded through `resolve`, not only `ast_edit` previews.
 //!
 //! In the library a pending action is a [`PendingHandler`]: a label, an

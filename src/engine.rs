@@ -3,7 +3,7 @@
 //! out; it never touches the disk (reading is [`crate::plan`]'s job, writing is
 //! [`crate::apply`]'s).
 //!
-//! Rules, as the contract fixes them:
+//! Rules (docs/DESIGN.md sections 2.5 and 6):
 //! - all ops match the *original* tree in one pass; where matches nest or overlap the
 //!   outermost (earliest start, then longest) wins, as `ast-grep -U` does, and the
 //!   others are counted in `overlaps`;

@@ -2,12 +2,12 @@
 //!
 //! Every message names the thing that is wrong and says what to do about it. The
 //! binary prints them with `anyhow` at the edge; the MCP layer turns them into tool
-//! results with `isError: true`. Exit codes follow the contract: 1 for "nothing to
+//! results with `isError: true`. Exit codes follow docs/DESIGN.md section 5.10: 1 for "nothing to
 //! resolve" and failed applies (the action is kept), 2 for bad input (nothing done).
 
 use std::path::PathBuf;
 
-/// The exact text when `resolve` finds nothing to act on (contract section 5).
+/// The exact text when `resolve` finds nothing to act on (docs/DESIGN.md section 5.3).
 pub const NOTHING_PENDING: &str = "No pending action to resolve. Nothing to apply or discard.";
 
 /// Errors of the library.
@@ -60,7 +60,7 @@ impl Error {
         Error::Io { context: context.into(), source }
     }
 
-    /// The process exit code for this error (contract section 6).
+    /// The process exit code for this error (docs/DESIGN.md section 5.10).
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::BadInput(_) => 2,

@@ -271,7 +271,7 @@ pub fn build_with_progress(req: &Request, cwd: &Path, progress: &(dyn Fn(usize, 
 
 /// [`build_with_progress`] that stops early when `stop()` turns true (a cancelled
 /// MCP request): the files not yet planned are skipped and the result is
-/// [`Error::Cancelled`], so nothing can be staged from a partial plan.
+/// [`crate::Error::Cancelled`], so nothing can be staged from a partial plan.
 pub fn build_with(
     req: &Request,
     cwd: &Path,

@@ -1,4 +1,4 @@
-//! The preview details object of contract section 3 (what `run --json` prints and
+//! The preview details object of docs/DESIGN.md section 5.5 (what `run --json` prints and
 //! what MCP puts in `structuredContent`), derived from a [`Plan`]; and the label.
 
 use serde::{Deserialize, Serialize};
@@ -47,7 +47,7 @@ pub struct PreviewFile {
     pub syntax_errors_introduced: bool,
 }
 
-/// The preview details (contract section 3), camelCase keys, every key always present.
+/// The preview details (docs/DESIGN.md section 5.5), camelCase keys, every key always present.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PreviewDetails {

@@ -1,10 +1,10 @@
 //! The one validated request type shared by the CLI and (later) the MCP server.
 //!
 //! Built in two stages, as ripgrep builds its flags: a [`RawRequest`] is what a user
-//! typed (CLI flags or the JSON of contract section 2, unknown keys refused), and
+//! typed (CLI flags or the JSON of docs/DESIGN.md section 2.1, unknown keys refused), and
 //! [`RawRequest::validate`] turns it into a [`Request`] or a bad-input error that says
 //! what to fix. Pattern compilation needs the languages of the files, so it happens
-//! later in [`crate::compile`], still before anything is staged or written.
+//! later in `compile` (per language), still before anything is staged or written.
 
 use std::path::Path;
 
@@ -37,10 +37,10 @@ pub struct Op {
     pub out: String,
 }
 
-/// A request as typed: the JSON of contract section 2, or the same built from flags.
+/// A request as typed: the JSON of docs/DESIGN.md section 2.1, or the same built from flags.
 ///
 /// It is also the input schema of the MCP tool `ast_edit`
-/// ([`crate::schema::ast_edit_input`]). The doc comments are for Rust readers; the
+/// ([`crate::mcp::ast_edit_input_schema`]). The doc comments are for Rust readers; the
 /// `schemars` attributes hold the schema's texts and what serde cannot say. `ops`
 /// is required and non-empty there, although serde defaults it: a missing or empty
 /// `ops` then gets the message of [`RawRequest::validate`] rather than a serde
@@ -150,7 +150,7 @@ impl Strictness {
 }
 
 /// A checked request. Everything in it has been validated except the patterns
-/// themselves, which are compiled per language by [`crate::compile`].
+/// themselves, which are compiled per language (the `compile` module).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Request {
@@ -249,7 +249,7 @@ mod opt_lang {
 }
 
 impl RawRequest {
-    /// Parses the JSON request of contract section 2. Unknown keys are refused.
+    /// Parses the JSON request (docs/DESIGN.md section 2.1). Unknown keys are refused.
     pub fn from_json(text: &str) -> Result<Self> {
         serde_json::from_str(text).map_err(|e| {
             Error::bad(format!(

@@ -1,5 +1,5 @@
 //! `resolve`: applies or discards a pending action (the newest, or the one named by
-//! `id`) and returns the result of contract section 5: a text, an error flag and the
+//! `id`) and returns the result of docs/DESIGN.md section 4.1: a text, an error flag and the
 //! details `{action, reason, extra?, sourceToolName, label, sourceResultDetails?}`.
 //!
 //! The whole resolve runs under the store's lock, so an action is applied once even
@@ -58,7 +58,7 @@ impl ResolveRequest {
 /// [`ResolveRequest`] with messages in the words of that front end.
 ///
 /// It is also the input schema of the MCP tool `resolve`
-/// ([`crate::schema::resolve_input`]). The doc comments are for Rust readers; the
+/// ([`crate::mcp::resolve_input_schema`]). The doc comments are for Rust readers; the
 /// `schemars` attributes hold the schema's texts and what serde cannot say. Every
 /// field is an `Option` so that a missing or wrong one gets the message of
 /// [`RawResolve::check`] rather than a serde error; the schema still marks `action`

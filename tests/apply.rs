@@ -1,6 +1,6 @@
 //! Apply you can trust: each test is named after the failure it pins (the ones users
-//! of agent edit tools and codemods report, see shared/research) and asserts the
-//! bytes on disk.
+//! of agent edit tools and codemods report; docs/DESIGN.md section 4 is the protocol
+//! they check) and asserts the bytes on disk.
 
 mod common;
 

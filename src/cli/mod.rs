@@ -52,6 +52,7 @@ pub struct Cli {
     /// When to colour output.
     #[arg(long, value_enum, global = true, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// The subcommand.
     #[command(subcommand)]
     pub command: Command,
 }
@@ -205,8 +206,10 @@ pub struct ScanArgs {
     /// A rule file, or a folder searched recursively for *.json rule files.
     #[arg(long, value_name = "FILE|DIR", required = true)]
     pub rules: PathBuf,
+    /// Which files to search.
     #[command(flatten)]
     pub input: InputArgs,
+    /// What to do with the plan.
     #[command(flatten)]
     pub output: OutputArgs,
     /// Files or directories to search (default: .).
@@ -260,8 +263,10 @@ pub struct RunArgs {
     /// so are the warnings unless a match sits around a parse error).
     #[arg(long)]
     pub no_prefilter: bool,
+    /// Which files to search.
     #[command(flatten)]
     pub input: InputArgs,
+    /// What to do with the plan.
     #[command(flatten)]
     pub output: OutputArgs,
     /// Files or directories to search (default: .).

@@ -73,6 +73,9 @@ pub const MAX_FILE_LINES: usize = 200;
 /// The nothing-pending message, byte for byte (docs/DESIGN.md section 5).
 pub use crate::error::NOTHING_PENDING;
 
+/// Runs the server on stdin/stdout, confined to `root`, until the client closes
+/// stdin (`ast-edit mcp [--root DIR]`; the CLI passes the working directory when
+/// `--root` is absent).
 pub fn serve(root: &Path) -> anyhow::Result<()> {
     let root = root.canonicalize().map_err(|e| Error::bad(format!("--root {}: {e}", root.display())))?;
     if !root.is_dir() {

@@ -1,4 +1,4 @@
-//! The JSON shapes of the contract, as test-only types that refuse unknown fields:
+//! The JSON shapes of docs/DESIGN.md section 5, as test-only types that refuse unknown fields:
 //! any drift in what the binary prints fails a test.
 
 #![allow(dead_code)]
