@@ -26,6 +26,12 @@ impl Workspace {
         Workspace { root, state_dir }
     }
 
+    /// The workspace of `root` with its store in `state_dir` (a library user's
+    /// choice; the front ends use [`Workspace::new`]).
+    pub fn with_state_dir(root: impl Into<PathBuf>, state_dir: impl Into<PathBuf>) -> Self {
+        Workspace { root: root.into(), state_dir: state_dir.into() }
+    }
+
     /// The workspace of the process's working directory.
     pub fn current() -> Result<Self> {
         Ok(Workspace::new(current_dir()?))

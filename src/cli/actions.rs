@@ -24,6 +24,19 @@ fn json_flag(flag: &str, text: &Option<String>, example: &str) -> Result<Option<
         .transpose()
 }
 
+/// Prints a `{content, isError, details}` result: the whole JSON with `--json`;
+/// otherwise the text, on stderr when it is an error.
+fn print_result(out: &mut impl Write, json: bool, whole: &impl serde::Serialize, is_error: bool, content: &str) -> std::io::Result<()> {
+    if json {
+        write_json(out, whole)
+    } else if is_error {
+        eprintln!("{content}");
+        Ok(())
+    } else {
+        writeln!(out, "{content}")
+    }
+}
+
 /// `ast-edit resolve`.
 pub(super) fn resolve(a: ResolveArgs, out: &mut impl Write) -> anyhow::Result<i32> {
     let extra = json_flag("--extra", &a.extra, r#"{"stale":"skip"}"#)?;
@@ -41,13 +54,7 @@ pub(super) fn resolve(a: ResolveArgs, out: &mut impl Write) -> anyhow::Result<i3
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    if a.json {
-        write_json(out, &result)?;
-    } else if result.is_error {
-        eprintln!("{}", result.content);
-    } else {
-        writeln!(out, "{}", result.content)?;
-    }
+    print_result(out, a.json, &result, result.is_error, &result.content)?;
     Ok(result.exit_code())
 }
 
@@ -157,12 +164,6 @@ pub(super) fn propose(a: ProposeArgs, out: &mut impl Write) -> anyhow::Result<i3
 pub(super) fn undo(a: JsonFlag, out: &mut impl Write) -> anyhow::Result<i32> {
     let (_, store) = open_store()?;
     let res = UndoResult::run(&store.lock()?)?;
-    if a.json {
-        write_json(out, &res)?;
-    } else if res.is_error {
-        eprintln!("{}", res.content);
-    } else {
-        writeln!(out, "{}", res.content)?;
-    }
+    print_result(out, a.json, &res, res.is_error, &res.content)?;
     Ok(res.exit_code())
 }
