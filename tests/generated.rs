@@ -36,3 +36,11 @@ fn regenerates(script: &str, file: &str) {
 fn tight_ends_table_matches_the_grammars() {
     regenerates("gen_tight_ends.py", "src/tight_ends.rs");
 }
+
+/// `THIRD-PARTY-NOTICES.md` is what `tools/gen_notices.py` makes from the crates
+/// Cargo.lock compiles into the binary on Linux (`cargo tree -e normal,no-proc-macro`)
+/// and the licence files in their packages.
+#[test]
+fn third_party_notices_match_the_lockfile() {
+    regenerates("gen_notices.py", "THIRD-PARTY-NOTICES.md");
+}
