@@ -5,8 +5,8 @@
 # matches left alone around parse errors (the one thing the prefilter may change,
 # see README "Performance"). Prints one line per pattern; exits 1 if any edit differs.
 #
-#   benches/prefilter_check.sh [CORPORA]    (default ~/ast-edit-corpora, from
-#                                            ../shared/bench/corpora.sh)
+#   benches/prefilter_check.sh [CORPORA]    (default ~/ast-edit-corpora, built by
+#                                            benches/corpora.sh)
 #   AST_EDIT=path/to/ast-edit               (default: cargo build --release here)
 #
 # Every pattern costs a full parse of its corpus without the prefilter: about

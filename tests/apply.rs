@@ -1,6 +1,5 @@
 //! Apply you can trust: each test is named after the failure it pins (the ones users
-//! of agent edit tools and codemods report, see shared/research) and asserts the
-//! bytes on disk.
+//! of agent edit tools and codemods report) and asserts the bytes on disk.
 
 mod common;
 
