@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# ast-edit vs ast-grep 0.51.1 on real corpora: same cases as ../shared/bench/peer.sh,
+# ast-edit vs ast-grep 0.51.1 on real corpora: same cases as benches/peer.sh,
 # both tools interleaved in one run, with an identical-output check.
 #
 # Usage:  benches/compare.sh [CORPORA_DIR] [CASE_REGEX]
-#   CORPORA_DIR  where ../shared/bench/corpora.sh builds the corpora (also env CORPORA;
+#   CORPORA_DIR  where benches/corpora.sh builds the corpora (also env CORPORA;
 #                default $HOME/ast-edit-corpora). Corpora already there are not rebuilt;
 #                only the corpora that the selected cases need are built.
 #   CASE_REGEX   only run cases whose id matches (also env FILTER; e.g. '^py-', 'common',
@@ -44,7 +44,7 @@
 #              ag-apply     ast-grep run ... COPY -U
 #              ae-apply     ast-edit run ... COPY -U            (plan + apply in one call)
 #              ae-resolve   ast-edit resolve apply --reason bench   after an untimed preview
-#                           on its copy (the "apply of a stored plan" of issue 6)
+#                           on its copy (the apply of a stored plan)
 #            after the last run, the three copies must be byte-identical (diff -r); the
 #            first differing files and a short diff are printed and the script exits 1.
 # Each timed run: wall time (date +%s%N around the command), peak RSS, user and sys
@@ -64,7 +64,6 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
-SHARED=${SHARED_BENCH:-$ROOT/../shared/bench}
 CORPORA=${1:-${CORPORA:-$HOME/ast-edit-corpora}}
 FILTER=${2:-${FILTER:-.}}
 RUNS=${RUNS:-5}; RUNS_JS=${RUNS_JS:-3}; RUNS_C=${RUNS_C:-2}
@@ -110,10 +109,8 @@ c-rare|c-linux|c|x = kmemdup_nul($A, $B, $C);|kmemdup_nul_checked($A, $B, $C)|km
 c-none|c-linux|c|zzz_no_such_fn($A);|zzz($A);|zzz_no_such_fn|
 EOF
 )
-if [ -f "$SHARED/peer.sh" ]; then
-  peer_cases=$(sed -n "/^CASES=\$(cat <<'EOF'/,/^EOF/p" "$SHARED/peer.sh" | sed '1d;$d')
-  [ "$peer_cases" = "$CASES" ] || log "WARNING: the case table differs from $SHARED/peer.sh's; results are not comparable with BASELINE.md"
-fi
+peer_cases=$(sed -n "/^CASES=\$(cat <<'EOF'/,/^EOF/p" "$HERE/peer.sh" | sed '1d;$d')
+[ "$peer_cases" = "$CASES" ] || log "WARNING: the case table differs from $HERE/peer.sh's; results are not comparable with that script's"
 
 ext_of() {   # ast-grep 0.51's extension list for -l LANG (as corpora.sh counts files)
   case $1 in
@@ -154,7 +151,7 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
   log "building corpora: ${missing[*]} (into $CORPORA; the kernel needs ~2 GB)"
   df -h "$CORPORA" >&2 || true
-  "$SHARED/corpora.sh" "$CORPORA" "${missing[@]}"
+  "$HERE/corpora.sh" "$CORPORA" "${missing[@]}"
 else
   log "corpora present in $CORPORA"
 fi
@@ -385,7 +382,7 @@ while IFS='|' read -r id corpus lang pat rew lit extra; do
   [ -n "$extra" ] && AG+=($extra)
   AE=("$AST_EDIT" run -p "$pat" -r "$rew" -l "$lang" "${aex[@]}" --max-filesize "$mfs")
   # ast-grep (like ripgrep) reads .gitignore only inside a git repository; ast-edit
-  # reads it everywhere (CONTRACT: walk rules). The corpora are not repositories, so
+  # reads it everywhere (README.md, `--no-ignore`). The corpora are not repositories, so
   # where one holds ignore files ast-edit gets --no-ignore to search the same files
   # (the Debian kernel's top-level .gitignore is `/*` + `!/debian/`: it hides all).
   if [ -z "${IGNFILES[$corpus]:-}" ]; then

@@ -3,10 +3,11 @@
 # runs `ast-edit run` on a corpus with the prefilter and with --no-prefilter and
 # compares the files, replacement counts and diffs, and the count of warnings about
 # matches left alone around parse errors (the one thing the prefilter may change,
-# see README "Performance"). Prints one line per pattern; exits 1 if any edit differs.
+# see benches/RESULTS.md, "Analysis"). Prints one line per pattern; exits 1 if any edit
+# differs.
 #
-#   benches/prefilter_check.sh [CORPORA]    (default ~/ast-edit-corpora, from
-#                                            ../shared/bench/corpora.sh)
+#   benches/prefilter_check.sh [CORPORA]    (default ~/ast-edit-corpora, built by
+#                                            benches/corpora.sh)
 #   AST_EDIT=path/to/ast-edit               (default: cargo build --release here)
 #
 # Every pattern costs a full parse of its corpus without the prefilter: about
