@@ -139,7 +139,7 @@ impl ApplyReport {
 }
 
 /// A file ready to be written.
-struct Staged<'p> {
+struct Prepared<'p> {
     plan: &'p FilePlan,
     /// Where the original bytes sit in the spool.
     offset: u64,
@@ -150,13 +150,13 @@ struct Staged<'p> {
 
 /// Re-runs the rewrite on one fresh file, checks it reproduces the preview,
 /// stages the new bytes beside the target and spools the original.
-fn stage_file<'p>(
+fn prepare_file<'p>(
     f: &'p FilePlan,
     original: &[u8],
     engine: Option<&Engine>,
     plan: &Plan,
     spool: &Spool,
-) -> Result<Staged<'p>> {
+) -> Result<Prepared<'p>> {
     let new = match engine {
         None => engine::splice(original, &f.edits),
         Some(engine) => {
@@ -172,11 +172,11 @@ fn stage_file<'p>(
             f.path
         )));
     }
-    let tmp = stage(&f.abs, &new)
+    let tmp = temp_beside(&f.abs, &new)
         .map_err(|e| Error::ApplyFailed(format!("cannot stage the new {}: {e}; nothing was written", f.path)))?
         .into_temp_path();
     let (offset, len) = spool.append(original)?;
-    Ok(Staged { plan: f, offset, len, tmp })
+    Ok(Prepared { plan: f, offset, len, tmp })
 }
 
 /// Where the originals go while an apply runs: the journal's `originals.bin`
@@ -238,7 +238,7 @@ impl Spool {
 
     /// Makes the journal record durable before the first rename: originals
     /// fsynced, then the in-flight marker, then the record naming every file.
-    fn commit(&self, staged: &[Staged<'_>]) -> Result<Option<PathBuf>> {
+    fn commit(&self, staged: &[Prepared<'_>]) -> Result<Option<PathBuf>> {
         let Some((dir, id)) = &self.journal else { return Ok(None) };
         let p = dir.join(ORIGINALS);
         self.file.lock().unwrap_or_else(|e| e.into_inner()).0.sync_all().map_err(|e| journal_err(&p, e))?;
@@ -285,7 +285,7 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
         syntax_guard(&selected)?;
     }
     let spool = Spool::create(journal)?;
-    let (staged, stale) = match stage_all(plan, &selected, opts, &spool) {
+    let (staged, stale) = match prepare_all(plan, &selected, opts, &spool) {
         Ok(s) => s,
         Err(e) => {
             spool.abandon();
@@ -368,7 +368,7 @@ fn syntax_guard(selected: &[&FilePlan]) -> Result<()> {
 /// originals.bin) and is dropped, so memory holds the files in flight, not every
 /// original. Nothing is renamed here. Returns the staged files and the stale
 /// ones, in path order; stale files are an error unless `opts.skip_stale`.
-fn stage_all<'p>(plan: &Plan, selected: &[&'p FilePlan], opts: &ApplyOptions, spool: &Spool) -> Result<(Vec<Staged<'p>>, Vec<&'p FilePlan>)> {
+fn prepare_all<'p>(plan: &Plan, selected: &[&'p FilePlan], opts: &ApplyOptions, spool: &Spool) -> Result<(Vec<Prepared<'p>>, Vec<&'p FilePlan>)> {
     let mut langs: Vec<_> = Vec::new();
     for f in selected {
         let l = lang::parse_lang(&f.lang)?;
@@ -379,14 +379,14 @@ fn stage_all<'p>(plan: &Plan, selected: &[&'p FilePlan], opts: &ApplyOptions, sp
     let engine = if opts.trust_plan { None } else { Some(Engine::new(&plan.request, langs, &plan.cwd)?) };
     // Back in path order, so the journal, the renames and the error reported do
     // not depend on the scheduling.
-    let results: Vec<Result<Option<Staged>>> = crate::plan::largest_first(
+    let results: Vec<Result<Option<Prepared>>> = crate::plan::largest_first(
         selected,
         |f| std::fs::metadata(&f.abs).map_or(0, |m| m.len()),
         |f| {
             let Some(original) = read_current(&f.abs).filter(|b| engine::digest(b) == f.digest) else {
                 return Ok(None);
             };
-            stage_file(f, &original, engine.as_ref(), plan, spool).map(Some)
+            prepare_file(f, &original, engine.as_ref(), plan, spool).map(Some)
         },
     );
     let stale: Vec<&FilePlan> =
@@ -404,7 +404,7 @@ fn stage_all<'p>(plan: &Plan, selected: &[&'p FilePlan], opts: &ApplyOptions, sp
 
 /// Renames every staged file over its target, in order; on a failure, puts back
 /// the files already renamed (from the spool) and fails. Returns what was renamed.
-fn rename_all<'p>(staged: Vec<Staged<'p>>, spool: &Spool, jdir: Option<&Path>) -> Result<Vec<&'p FilePlan>> {
+fn rename_all<'p>(staged: Vec<Prepared<'p>>, spool: &Spool, jdir: Option<&Path>) -> Result<Vec<&'p FilePlan>> {
     let mut done: Vec<(&FilePlan, u64, usize)> = Vec::new();
     for (k, s) in staged.into_iter().enumerate() {
         let result = if injected_rename_failure(k + 1) {
@@ -459,7 +459,9 @@ fn verify_written(done: &[&FilePlan], outstanding: &mut Vec<Outstanding>) -> Vec
     files
 }
 
-fn stage(target: &Path, bytes: &[u8]) -> std::io::Result<NamedTempFile> {
+/// Writes `bytes` to a new temp file beside `target` with `target`'s mode, fsynced;
+/// renamed over `target` later by [`rename_all`].
+fn temp_beside(target: &Path, bytes: &[u8]) -> std::io::Result<NamedTempFile> {
     let dir = target.parent().unwrap_or(Path::new("."));
     let mut tmp = tempfile::Builder::new().prefix(".ast-edit-").suffix(".tmp").tempfile_in(dir)?;
     tmp.write_all(bytes)?;

@@ -155,7 +155,7 @@ pub fn read_text(path: &Path, max_filesize: u64) -> std::result::Result<Vec<u8>,
     Ok(bytes)
 }
 
-enum Outcome {
+enum FileOutcome {
     /// No edit; the notes say why matches were left alone, if any were.
     Unchanged(Vec<String>),
     Changed(FilePlan, usize, Vec<String>),
@@ -195,8 +195,8 @@ fn cross_rule_notes(req: &Request, path: &str, text: &str, dropped: &[(usize, us
         .collect()
 }
 
-fn plan_file(engine: &Engine, req: &Request, c: &Candidate) -> Outcome {
-    let skip = |s: Skip| Outcome::Skipped(Skipped { path: c.display.clone(), reason: s.0 });
+fn plan_file(engine: &Engine, req: &Request, c: &Candidate) -> FileOutcome {
+    let skip = |s: Skip| FileOutcome::Skipped(Skipped { path: c.display.clone(), reason: s.0 });
     let bytes = match read_text(&c.path, req.max_filesize) {
         Ok(b) => b,
         Err(s) => return skip(s),
@@ -207,14 +207,14 @@ fn plan_file(engine: &Engine, req: &Request, c: &Candidate) -> Outcome {
     };
     let ops = engine.ops_for(c.lang, &c.path);
     if ops.is_empty() || text.is_empty() {
-        return Outcome::Unchanged(Vec::new());
+        return FileOutcome::Unchanged(Vec::new());
     }
     let Some(rw) = engine::rewrite(&ops, c.lang, text, engine::RewriteOptions { prefilter: !req.no_prefilter, check_syntax: true }) else {
-        return Outcome::Unchanged(Vec::new());
+        return FileOutcome::Unchanged(Vec::new());
     };
     let mut notes = unparsed_notes(&c.display, text, &rw.unparsed);
     if rw.edits.is_empty() {
-        return Outcome::Unchanged(notes);
+        return FileOutcome::Unchanged(notes);
     }
     let new_text = std::str::from_utf8(&rw.new_text).expect("edits keep UTF-8");
     notes.extend(cross_rule_notes(req, &c.display, text, &rw.dropped));
@@ -231,7 +231,7 @@ fn plan_file(engine: &Engine, req: &Request, c: &Candidate) -> Outcome {
         errors_before: rw.errors_before,
         errors_after: rw.errors_after,
     };
-    Outcome::Changed(plan, rw.overlaps, notes)
+    FileOutcome::Changed(plan, rw.overlaps, notes)
 }
 
 /// `f` over `items` in parallel, largest first (longest-processing-time
@@ -299,7 +299,7 @@ pub fn build_with(
     let done = std::sync::atomic::AtomicUsize::new(0);
     let outcomes = largest_first(&walked.files, |c| c.size, |c| {
         if stop() {
-            return Outcome::Unchanged(Vec::new());
+            return FileOutcome::Unchanged(Vec::new());
         }
         let o = plan_file(&engine, req, c);
         progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
@@ -314,13 +314,13 @@ pub fn build_with(
     let mut notes = Vec::new();
     for o in outcomes {
         match o {
-            Outcome::Unchanged(mut more) => notes.append(&mut more),
-            Outcome::Changed(f, n, mut more) => {
+            FileOutcome::Unchanged(mut more) => notes.append(&mut more),
+            FileOutcome::Changed(f, n, mut more) => {
                 overlaps += n;
                 notes.append(&mut more);
                 files.push(f);
             }
-            Outcome::Skipped(s) => skipped.push(s),
+            FileOutcome::Skipped(s) => skipped.push(s),
         }
     }
     let warnings = run_warnings(&engine, &walked, overlaps, notes, &files);
