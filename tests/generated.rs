@@ -39,7 +39,8 @@ fn tight_ends_table_matches_the_grammars() {
 
 /// `THIRD-PARTY-NOTICES.md` is what `tools/gen_notices.py` makes from the crates
 /// Cargo.lock compiles into the binary on Linux (`cargo tree -e normal,no-proc-macro`)
-/// and the licence files in their packages.
+/// and the licence files in their packages (or, for a crate whose package has none,
+/// the upstream repository's text kept in `tools/licences/`).
 #[test]
 fn third_party_notices_match_the_lockfile() {
     regenerates("gen_notices.py", "THIRD-PARTY-NOTICES.md");

@@ -18,8 +18,12 @@ For each crate: name, version, licence expression and repository from its
 Cargo.toml, and the text of every licence file in its package: a file named
 LICENSE*, LICENCE*, COPYING*, UNLICENSE* or NOTICE*, anywhere in the package but
 under node_modules/ (npm build tooling some grammar crates ship), plus the file its
-`license-file` names. Texts that are identical (after normalising line ends and
-trailing blanks) are printed once, with every crate and file that has them.
+`license-file` names. A crate whose package has no licence file gets the text
+kept in tools/licences/<crate>.txt, copied verbatim from the licence file of its
+upstream repository (tools/licences/README.md says from where); a crate with
+neither is listed with its licence name only. Texts that are identical (after
+normalising line ends and trailing blanks) are printed once, with every crate and
+file that has them.
 
 Usage: tools/gen_notices.py > THIRD-PARTY-NOTICES.md
 tests/generated.rs runs this script and fails when the file differs from its output.
@@ -34,6 +38,9 @@ import cargo_locked  # noqa: E402  (tools/cargo_locked.py, next to this script)
 TARGET = "x86_64-unknown-linux-gnu"
 ROOT_PACKAGE = "ast-edit"
 LICENCE_NAME = re.compile(r"^(LICEN[CS]E|COPYING|UNLICENSE|NOTICE)", re.IGNORECASE)
+# Licence texts from upstream repositories, for crates whose package ships none.
+UPSTREAM_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "licences")
+UPSTREAM_REL = "tools/licences"
 
 
 def shipped():
@@ -68,6 +75,18 @@ def licence_files(package):
     return sorted(out)
 
 
+def upstream_texts():
+    """{crate name: file name} of the texts in tools/licences/ (<crate>.txt)."""
+    return {f[:-len(".txt")]: f for f in sorted(os.listdir(UPSTREAM_DIR)) if f.endswith(".txt")}
+
+
+def source(name, version, f, upstream):
+    """Where a text comes from, for the notices."""
+    if upstream:
+        return f"{name} {version} (licence text from the upstream repository, `{UPSTREAM_REL}/{f}`)"
+    return f"{name} {version} (`{f}`)"
+
+
 def normalise(text):
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
     while lines and not lines[0]:
@@ -90,7 +109,9 @@ def cell(s):
 def main():
     meta = cargo_locked.packages(TARGET)
     crates = shipped()
-    texts = {}  # normalised text -> [(crate, version, file)]
+    upstream = upstream_texts()
+    used = set()
+    texts = {}  # normalised text -> [(crate, version, file, from upstream)]
     rows = []
     for name, version in crates:
         p = meta.get((name, version))
@@ -100,9 +121,22 @@ def main():
         root = os.path.dirname(p["manifest_path"])
         for f in files:
             with open(os.path.join(root, f), encoding="utf-8", errors="replace") as fh:
-                texts.setdefault(normalise(fh.read()), []).append((name, version, f))
+                texts.setdefault(normalise(fh.read()), []).append((name, version, f, False))
+        shown = ", ".join(files) or "none shipped"
+        if not files and name in upstream:
+            used.add(name)
+            with open(os.path.join(UPSTREAM_DIR, upstream[name]), encoding="utf-8") as fh:
+                texts.setdefault(normalise(fh.read()), []).append((name, version, upstream[name], True))
+            shown = "none shipped; text from the upstream repository"
         licence = p.get("license") or (f"see {p['license_file']}" if p.get("license_file") else "not declared")
-        rows.append((name, version, licence, p.get("repository") or "", ", ".join(files) or "none shipped"))
+        rows.append((name, version, licence, p.get("repository") or "", shown))
+    stale = sorted(set(upstream) - used)
+    if stale:
+        raise SystemExit(
+            f"{UPSTREAM_REL}/ has texts for crates that are not in the binary or whose package "
+            f"now ships its own licence file: {', '.join(stale)}; remove them "
+            f"(and their rows in {UPSTREAM_REL}/README.md)"
+        )
 
     print("# Third-party notices")
     print()
@@ -128,6 +162,15 @@ def main():
     print("| --- | --- | --- | --- | --- |")
     for name, version, licence, repo, files in rows:
         print(f"| {cell(name)} | {cell(version)} | {cell(licence)} | {cell(repo)} | {cell(files)} |")
+    fetched = [(n, v, repo) for n, v, lic, repo, files in rows if files.startswith("none shipped;")]
+    if fetched:
+        print()
+        print("These crates' published packages hold no licence file; the text that follows for")
+        print("each is the licence file of its upstream repository, kept verbatim in")
+        print(f"`{UPSTREAM_REL}/` (its README.md says from which revision):")
+        print()
+        for n, v, repo in fetched:
+            print(f"- {n} {v}: {repo or 'no repository declared'}")
     bare = [(n, v, lic, repo) for n, v, lic, repo, files in rows if files == "none shipped"]
     if bare:
         print()
@@ -144,9 +187,10 @@ def main():
     for i, (text, users) in enumerate(order, 1):
         print()
         first = users[0]
-        print(f"### {i}. {first[0]} {first[1]}: {first[2]}")
+        heading = f"{UPSTREAM_REL}/{first[2]}" if first[3] else first[2]
+        print(f"### {i}. {first[0]} {first[1]}: {heading}")
         print()
-        print("From: " + ", ".join(f"{n} {v} (`{f}`)" for n, v, f in users) + ".")
+        print("From: " + ", ".join(source(*u) for u in users) + ".")
         print()
         f = fence(text)
         print(f + "text")
