@@ -77,7 +77,7 @@ pub(super) fn pending(a: JsonFlag, out: &mut impl Write) -> anyhow::Result<i32> 
 }
 
 /// `ast-edit show`.
-pub(super) fn show(a: super::ShowArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
+pub(super) fn show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
     let ShowArgs { id, json, full } = a;
     let (_, store) = open_store()?;
     let Some(action) = store.lock()?.get(id.as_deref())? else {
