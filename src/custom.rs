@@ -70,17 +70,19 @@ pub struct Handlers {
 
 impl Handlers {
     /// Registers an in-process pending action; it takes its place in the same LIFO
-    /// order as the actions on disk. Returns its id.
+    /// order as the actions on disk (the store's next order, and newer than every
+    /// in-process action already registered). Returns its id, `ae-mem<order>`.
     pub fn push(&mut self, store: &crate::pending::Store, action: Box<dyn PendingHandler>) -> crate::Result<String> {
-        let seq = store.lock()?.next_seq()?;
-        let id = format!("ae-mem{seq}");
-        self.custom.push((id.clone(), seq, action));
+        let on_disk = store.lock()?.next_order()?;
+        let order = self.custom.iter().map(|(_, o, _)| o.saturating_add(1)).fold(on_disk, u64::max);
+        let id = format!("ae-mem{order}");
+        self.custom.push((id.clone(), order, action));
         Ok(id)
     }
 
     /// The ids of the in-process actions, newest first.
     pub fn ids(&self) -> Vec<String> {
-        let mut v: Vec<_> = self.custom.iter().map(|(id, seq, _)| (*seq, id.clone())).collect();
+        let mut v: Vec<_> = self.custom.iter().map(|(id, order, _)| (*order, id.clone())).collect();
         v.sort_by(|a, b| b.0.cmp(&a.0));
         v.into_iter().map(|x| x.1).collect()
     }

@@ -15,6 +15,7 @@ pub mod error;
 pub mod lang;
 pub mod message;
 pub mod pending;
+pub mod pending_format;
 pub mod plan;
 pub mod prefilter;
 mod tight_ends;

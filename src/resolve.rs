@@ -3,7 +3,9 @@
 //! details `{action, reason, extra?, sourceToolName, label, sourceResultDetails?}`.
 //!
 //! The whole resolve runs under the store's lock, so an action is applied once even
-//! when two processes resolve it at the same time. A failed apply keeps the action.
+//! when two processes resolve it at the same time. A failed apply keeps the action;
+//! a successful apply or discard of an action on disk leaves its record in
+//! `resolved/` ([`Locked::finish`]).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -12,7 +14,7 @@ use crate::apply::{self, ApplyOptions};
 use crate::custom::{CommandAction, CommandStanding, Handlers, Outcome, PendingHandler};
 use crate::error::{Error, Result, NOTHING_PENDING};
 use crate::message::Front;
-use crate::pending::{ActionKind, Locked, PendingAction, Store};
+use crate::pending::{ActionKind, Locked, PendingAction, Resolution, Store};
 
 /// `apply` or `discard`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -230,11 +232,11 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
         .iter()
         .enumerate()
         .filter(|(_, (id, _, _))| req.id.as_deref().is_none_or(|want| want == id))
-        .max_by_key(|(_, (_, seq, _))| *seq)
-        .map(|(i, (_, seq, _))| (i, *seq));
+        .max_by_key(|(_, (_, order, _))| *order)
+        .map(|(i, (_, order, _))| (i, *order));
     let chosen = match (disk, memory) {
-        (Some(d), Some((i, seq))) => {
-            if seq > d.seq { Chosen::Memory(i) } else { Chosen::Disk(d) }
+        (Some(d), Some((i, order))) => {
+            if order > d.order { Chosen::Memory(i) } else { Chosen::Disk(d) }
         }
         (Some(d), None) => Chosen::Disk(d),
         (None, Some((i, _))) => Chosen::Memory(i),
@@ -294,7 +296,13 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
         Err(content) => Ok(ResolveResult { content, is_error: true, details }),
         Ok(o) => {
             match chosen {
-                Chosen::Disk(a) => locked.remove(&a.id)?,
+                Chosen::Disk(a) => {
+                    let resolution = match req.action {
+                        Action::Apply => Resolution::Applied,
+                        Action::Discard => Resolution::Discarded,
+                    };
+                    locked.finish(&a, resolution)?;
+                }
                 Chosen::Memory(i) => {
                     handlers.custom.remove(i);
                 }
