@@ -309,12 +309,14 @@ fn cwd() -> Result<PathBuf> {
 }
 
 /// Opens the workspace's store, first cleaning up after an apply that was killed
-/// half-way (reported on stderr).
+/// half-way; that and any unreadable pending entry are reported on stderr.
 fn store(cwd: &Path) -> Result<Store> {
     let store = Store::open(pending::state_dir(cwd))?;
-    for msg in apply::recover(&store.lock()?)? {
+    let locked = store.lock()?;
+    for msg in apply::recover(&locked)?.into_iter().chain(locked.problems()?) {
         eprintln!("warning: {msg}");
     }
+    drop(locked);
     Ok(store)
 }
 

@@ -187,9 +187,11 @@ impl AstEditServer {
 
     fn store(&self) -> Result<Store> {
         let store = Store::open(self.state_dir.as_path())?;
-        for msg in apply::recover(&store.lock()?)? {
+        let locked = store.lock()?;
+        for msg in apply::recover(&locked)?.into_iter().chain(locked.problems()?) {
             eprintln!("ast-edit mcp: warning: {msg}");
         }
+        drop(locked);
         Ok(store)
     }
 
