@@ -24,7 +24,7 @@ use crate::engine::{self, Engine};
 use crate::error::{Error, Result};
 use crate::lang;
 use crate::atomic::write_atomic;
-use crate::pending::Locked;
+use crate::pending::{Locked, Resolution};
 use crate::plan::{FilePlan, Plan};
 use crate::status::{ApplyStatus, FileStatus, OutstandingStatus, UndoStatus};
 use crate::text::plural;
@@ -193,8 +193,8 @@ impl Spool {
     fn create(journal: Option<(&Locked<'_>, &str)>) -> Result<Self> {
         let (journal, file) = match journal {
             Some((store, id)) => {
-                let seq = store.next_seq()?;
-                let dir = store.journal_dir().join(format!("{seq:012}-{id}"));
+                let order = store.next_order()?;
+                let dir = store.journal_dir().join(format!("{order:020}-{id}"));
                 std::fs::create_dir_all(&dir).map_err(|e| journal_err(&dir, e))?;
                 let p = dir.join(ORIGINALS);
                 let file = std::fs::File::options()
@@ -517,12 +517,16 @@ fn injected_pause(k: usize) {
     }
 }
 
+/// The journal's records, oldest first: by the order their folder name starts
+/// with (`{order:020}-{id}`; folders from before the pending format's version 1
+/// are `{seq:012}-{id}`, whose small numbers sort before every order), then by name.
 fn journal_records(store: &Locked<'_>) -> Result<Vec<PathBuf>> {
     let jdir = store.journal_dir();
-    let mut records: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut records: BTreeMap<(u64, String), PathBuf> = BTreeMap::new();
     for e in std::fs::read_dir(&jdir).map_err(|e| journal_err(&jdir, e))?.flatten() {
         if e.path().join("record.json").is_file() {
-            records.insert(e.file_name().to_string_lossy().into_owned(), e.path());
+            let name = e.file_name().to_string_lossy().into_owned();
+            records.insert((crate::pending_format::journal_order(&name).unwrap_or(0), name), e.path());
         }
     }
     Ok(records.into_values().collect())
@@ -666,6 +670,13 @@ pub fn undo(store: &Locked<'_>) -> Result<Option<UndoReport>> {
             Ok(()) => restored.push(f.path.clone()),
             Err(e) => outstanding.push(Outstanding { path: f.path.clone(), status: OutstandingStatus::Failed, reason: e.to_string() }),
         }
+    }
+    // The action's resolved record (a pending action's; `run -U` and `review` have
+    // none) says it was undone. Before the journal record goes: if this fails, the
+    // next undo finds the files restored and tries again. A record that cannot be
+    // read is left as it is.
+    if let Ok(Some(_)) = store.resolution(&rec.id) {
+        store.mark(&rec.id, Resolution::Undone)?;
     }
     std::fs::remove_dir_all(&dir).map_err(|e| journal_err(&dir, e))?;
     Ok(Some(UndoReport {

@@ -65,7 +65,7 @@ pub(crate) struct InProcess {
     /// Its id (`ae-mem<N>`).
     pub(crate) id: String,
     /// Its place in the LIFO order shared with the actions on disk.
-    pub(crate) seq: u64,
+    pub(crate) order: u64,
     /// What it does.
     pub(crate) handler: Box<dyn PendingHandler>,
 }
@@ -80,17 +80,19 @@ pub struct Handlers {
 
 impl Handlers {
     /// Registers an in-process pending action; it takes its place in the same LIFO
-    /// order as the actions on disk. Returns its id.
+    /// order as the actions on disk (the store's next order, and newer than every
+    /// in-process action already registered). Returns its id, `ae-mem<order>`.
     pub fn push(&mut self, store: &crate::pending::Store, action: Box<dyn PendingHandler>) -> crate::Result<String> {
-        let seq = store.lock()?.next_seq()?;
-        let id = format!("ae-mem{seq}");
-        self.custom.push(InProcess { id: id.clone(), seq, handler: action });
+        let on_disk = store.lock()?.next_order()?;
+        let order = self.custom.iter().map(|c| c.order.saturating_add(1)).fold(on_disk, u64::max);
+        let id = format!("ae-mem{order}");
+        self.custom.push(InProcess { id: id.clone(), order, handler: action });
         Ok(id)
     }
 
     /// The ids of the in-process actions, newest first.
     pub fn ids(&self) -> Vec<String> {
-        let mut v: Vec<_> = self.custom.iter().map(|c| (c.seq, c.id.clone())).collect();
+        let mut v: Vec<_> = self.custom.iter().map(|c| (c.order, c.id.clone())).collect();
         v.sort_by_key(|a| std::cmp::Reverse(a.0));
         v.into_iter().map(|x| x.1).collect()
     }

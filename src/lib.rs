@@ -38,6 +38,7 @@ pub mod lang;
 pub mod mcp;
 pub mod message;
 pub mod pending;
+pub mod pending_format;
 pub mod plan;
 mod prefilter;
 pub mod preview;

@@ -7,12 +7,82 @@
 //!
 //! ```text
 //! lock                 exclusive lock held by every reader-writer of the store
-//! seq                  last sequence number handed out
 //! pending/<id>.json    one staged action each, written atomically (temp + rename)
-//! journal/             undo records of applied actions (see crate::apply)
+//! resolved/<id>.json   what became of each action resolved from pending/
+//! journal/<order:020>-<id>/
+//!                      undo record of one apply (see crate::apply)
+//! seq                  counter file of builds before format version 1; never read
+//!                      or written now (left in place if there)
 //! ```
 //!
 //! Every change happens under the lock, so two resolves of one action apply it once.
+//!
+//! # Format (version 1)
+//!
+//! Each file is one JSON object whose first key is `formatVersion`; a reader looks
+//! at that number before anything else (see [`crate::pending_format`], which holds
+//! the readers and writers). A pending entry:
+//!
+//! ```json
+//! {"formatVersion": 1, "id": "ae-3f9c1a", "order": 1795504009142099251,
+//!  "seq": 1795504009142099251, "createdAt": "2026-11-24T07:06:49Z",
+//!  "label": "AST Edit: 2 replacements in 1 file", "sourceToolName": "ast_edit",
+//!  "files": ["test_app.py"],
+//!  "engineBuild": "sha256:<hex of the executable that staged it>",
+//!  "rules": [{"id": "op-0", "language": "python",
+//!             "rule": {"pattern": "self.assertEquals($A, $B)"},
+//!             "fix": "self.assertEqual($A, $B)"}],
+//!  "rulesDigest": "sha256:<hex>",
+//!  "kind": {"type": "astEdit", "plan": {...}}}
+//! ```
+//!
+//! - `order`: see the order rule below. `seq` repeats it for builds older than
+//!   version 1 (they sort by `seq`), and is never read.
+//! - `engineBuild`: [`pending_format::engine_build`], the SHA-256 of the running
+//!   executable (hashed once per process, when it first stages); `null` if unknown.
+//! - `rules`: for `ast_edit`, the ops of the plan's request as ast-grep rule configs
+//!   ([`pending_format::rules_of`]; `rule.pattern` is `{"context", "selector",
+//!   "strictness"}` when a selector or a strictness other than `smart` applies);
+//!   `[]` for command actions.
+//! - `rulesDigest`: for `ast_edit`, [`pending_format::rules_digest`] over the rules
+//!   and the request options that change what a planned file becomes (the per-rule
+//!   globs and `noPrefilter`); `null` for command actions.
+//! - `kind`: [`ActionKind`], as before version 1.
+//!
+//! An entry without `formatVersion` was written before version 1: it has `seq` (its
+//! order) and no `order`, `engineBuild`, `rules` or `rulesDigest`; it loads with
+//! `order` = `seq`, so it sorts before every newer entry.
+//!
+//! A resolved record, written by [`Locked::finish`] when `resolve` applies or
+//! discards an action from `pending/`, and rewritten by `undo` ([`Locked::mark`]):
+//!
+//! ```json
+//! {"formatVersion": 1, "id": "ae-3f9c1a", "label": "AST Edit: 2 replacements in 1 file",
+//!  "sourceToolName": "ast_edit", "resolution": "applied", "at": "2026-11-24T07:07:02Z",
+//!  "order": 1795504009142099251}
+//! ```
+//!
+//! `resolution` is `applied`, `discarded` or `undone`; `at` is when it became so;
+//! `order` is the order the action had while pending. In-process actions of
+//! [`crate::custom::Handlers`] leave no record.
+//!
+//! # Order
+//!
+//! The newest action is the one with the largest `order`. Under the lock, a new
+//! pending entry, in-process action or journal record gets [`Locked::next_order`]:
+//! the larger of now in nanoseconds since the Unix epoch and one more than the
+//! largest order of every pending entry, resolved record and journal record. No
+//! counter file is involved, so nothing can hand out a number twice, and a clock
+//! set back still gives increasing orders.
+//!
+//! # Bad entries
+//!
+//! A pending entry that cannot be read (I/O error, not JSON, not the shape of its
+//! version, a `formatVersion` newer than this build's, an `id` that is not its file
+//! name) is skipped by [`Locked::list`] and [`Locked::get`] and never blocks the
+//! others; [`Locked::problems`] describes each (path, what is wrong, "delete the file
+//! to drop it"), and the CLI and the MCP server print those as warnings when they
+//! open the store. The file is left as it is.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -21,6 +91,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::atomic::{write_atomic, write_atomic_with};
 use crate::error::{Error, Result};
+use crate::pending_format::{self, RuleConfig};
 use crate::plan::Plan;
 
 /// What a pending action does when applied.
@@ -45,14 +116,14 @@ pub enum ActionKind {
     },
 }
 
-/// A staged action, as stored.
+/// A staged action, as stored (the shape of format version 1; see the module docs).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PendingAction {
     /// Handle used by `resolve --id`.
     pub id: String,
-    /// Order of staging (higher = newer).
-    pub seq: u64,
+    /// Order of staging (higher = newer), per the order rule of the module docs.
+    pub order: u64,
     /// When it was staged (RFC 3339, UTC).
     pub created_at: String,
     /// Human label.
@@ -61,8 +132,52 @@ pub struct PendingAction {
     pub source_tool_name: String,
     /// Paths it would touch.
     pub files: Vec<String>,
+    /// The build that staged it ([`crate::pending_format::engine_build`]); `None`
+    /// when unknown (an entry older than format version 1, or an unreadable
+    /// executable).
+    #[serde(default)]
+    pub engine_build: Option<String>,
+    /// For an `ast_edit` action, the ops of its plan's request as ast-grep rule
+    /// configs ([`crate::pending_format::rules_of`]); empty for command actions and
+    /// entries older than format version 1.
+    #[serde(default)]
+    pub rules: Vec<RuleConfig>,
+    /// For an `ast_edit` action, [`crate::pending_format::rules_digest`] of its
+    /// rules and request; `None` otherwise.
+    #[serde(default)]
+    pub rules_digest: Option<String>,
     /// What it does.
     pub kind: ActionKind,
+}
+
+/// How a pending action ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Resolution {
+    /// `resolve apply` carried it out.
+    Applied,
+    /// `resolve discard` dropped it.
+    Discarded,
+    /// It was applied, then `undo` restored its files.
+    Undone,
+}
+
+/// What the store keeps of a resolved action: `resolved/<id>.json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResolvedRecord {
+    /// The action's id.
+    pub id: String,
+    /// Its label.
+    pub label: String,
+    /// The tool that staged it.
+    pub source_tool_name: String,
+    /// How it ended (the latest of applied/discarded, then undone).
+    pub resolution: Resolution,
+    /// When that happened (RFC 3339, UTC).
+    pub at: String,
+    /// The order the action had while pending.
+    pub order: u64,
 }
 
 /// What a producer stages; the store adds the id, the order and the time.
@@ -122,7 +237,7 @@ impl Store {
     /// Opens (creating if needed) the store in `dir`.
     pub fn open(dir: impl Into<PathBuf>) -> Result<Self> {
         let dir = dir.into();
-        for d in [dir.clone(), dir.join("pending"), dir.join("journal")] {
+        for d in [dir.clone(), dir.join("pending"), dir.join("resolved"), dir.join("journal")] {
             std::fs::create_dir_all(&d).map_err(|e| Error::Store {
                 path: d.clone(),
                 message: format!("cannot create it ({e}); set AST_EDIT_STATE_DIR to a writable folder"),
@@ -154,13 +269,33 @@ impl Store {
     }
 }
 
-fn new_id(seq: u64) -> String {
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    let h = crate::engine::digest(format!("{t}-{}-{seq}", std::process::id()).as_bytes());
+fn new_id(salt: u64) -> String {
+    let h = crate::engine::digest(format!("{}-{}-{salt}", now_nanos(), std::process::id()).as_bytes());
     format!("ae-{}", &h[7..13])
+}
+
+/// Nanoseconds since the Unix epoch (0 for a clock before it).
+fn now_nanos() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+/// An id as handed out by the store: used in file names, so nothing but ASCII
+/// letters, digits, `-` and `_`.
+fn is_plain_id(id: &str) -> bool {
+    !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// What [`Locked::scan`] found in `pending/`.
+struct Scan {
+    actions: Vec<PendingAction>,
+    problems: Vec<String>,
 }
 
 impl Locked<'_> {
@@ -168,61 +303,132 @@ impl Locked<'_> {
         self.store.dir.join("pending").join(format!("{id}.json"))
     }
 
-    /// Hands out the next sequence number.
-    pub fn next_seq(&self) -> Result<u64> {
-        let path = self.store.dir.join("seq");
-        let cur = match std::fs::read_to_string(&path) {
-            Ok(s) => s.trim().parse::<u64>().unwrap_or(0),
-            Err(_) => 0,
+    fn resolved_path(&self, id: &str) -> PathBuf {
+        self.store.dir.join("resolved").join(format!("{id}.json"))
+    }
+
+    /// The `*.json` files of the store's folder `sub`; none if it is missing.
+    fn json_files(&self, sub: &str) -> Result<Vec<PathBuf>> {
+        let dir = self.store.dir.join(sub);
+        let rd = match std::fs::read_dir(&dir) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(self.store.err(&dir, e)),
         };
-        let next = cur + 1;
-        write_atomic(&path, next.to_string().as_bytes()).map_err(|e| self.store.err(&path, e))?;
-        Ok(next)
+        let mut v = Vec::new();
+        for entry in rd {
+            let p = entry.map_err(|e| self.store.err(&dir, e))?.path();
+            if p.extension().is_some_and(|x| x == "json") {
+                v.push(p);
+            }
+        }
+        Ok(v)
+    }
+
+    /// The order for something new: the larger of now (nanoseconds since the
+    /// epoch) and one more than the largest order of every pending entry, resolved
+    /// record and journal record. Nothing is written: the caller stores it.
+    pub fn next_order(&self) -> Result<u64> {
+        let mut last: Option<u64> = None;
+        for p in self.json_files("pending")?.into_iter().chain(self.json_files("resolved")?) {
+            if let Some(o) = std::fs::read(&p).ok().and_then(|b| pending_format::order_of(&b)) {
+                last = last.max(Some(o));
+            }
+        }
+        let jdir = self.journal_dir();
+        if let Ok(rd) = std::fs::read_dir(&jdir) {
+            for e in rd.flatten() {
+                last = last.max(pending_format::journal_order(&e.file_name().to_string_lossy()));
+            }
+        }
+        let now = now_nanos();
+        Ok(last.map_or(now, |l| now.max(l.saturating_add(1))))
+    }
+
+    /// Former name of [`Locked::next_order`] (there is no `seq` file any more).
+    #[deprecated(note = "use next_order")]
+    pub fn next_seq(&self) -> Result<u64> {
+        self.next_order()
     }
 
     /// Stages `new` under a fresh id, as the newest action; returns it as stored.
     pub fn push(&self, new: NewAction) -> Result<PendingAction> {
-        let seq = self.next_seq()?;
-        let mut id = new_id(seq);
+        let order = self.next_order()?;
+        let mut id = new_id(order);
         let mut n = 0;
-        while self.pending_path(&id).exists() {
+        while self.pending_path(&id).exists() || self.resolved_path(&id).exists() {
             n += 1;
-            id = new_id(seq + n * 1_000_003);
+            id = new_id(order.wrapping_add(n * 1_000_003));
         }
-        let created_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
         let NewAction { label, source_tool_name, files, kind } = new;
-        let action = PendingAction { id, seq, created_at, label, source_tool_name, files, kind };
+        let (rules, rules_digest) = match &kind {
+            ActionKind::AstEdit { plan } => {
+                let rules = pending_format::rules_of(&plan.request);
+                let digest = pending_format::rules_digest(&rules, &plan.request);
+                (rules, Some(digest))
+            }
+            ActionKind::Command { .. } => (Vec::new(), None),
+        };
+        let action = PendingAction {
+            id,
+            order,
+            created_at: now_rfc3339(),
+            label,
+            source_tool_name,
+            files,
+            engine_build: pending_format::engine_build(),
+            rules,
+            rules_digest,
+            kind,
+        };
         self.save(&action)?;
         Ok(action)
     }
 
-    /// Writes (or rewrites) an action.
+    /// Writes (or rewrites) an action, in the current format version.
     pub fn save(&self, action: &PendingAction) -> Result<()> {
         let path = self.pending_path(&action.id);
-        write_atomic_with(&path, |w| serde_json::to_writer(w, action).map_err(std::io::Error::from))
-            .map_err(|e| self.store.err(&path, e))
+        write_atomic_with(&path, |w| pending_format::encode_entry(action, w)).map_err(|e| self.store.err(&path, e))
     }
 
-    /// Every pending action, newest first. Unreadable entries are reported as errors.
-    pub fn list(&self) -> Result<Vec<PendingAction>> {
-        let dir = self.store.dir.join("pending");
-        let rd = std::fs::read_dir(&dir).map_err(|e| self.store.err(&dir, e))?;
-        let mut v = Vec::new();
-        for entry in rd {
-            let entry = entry.map_err(|e| self.store.err(&dir, e))?;
-            let p = entry.path();
-            if p.extension().is_none_or(|x| x != "json") {
-                continue;
+    /// Reads every entry of `pending/`: the good ones newest first, and one
+    /// message per bad one.
+    fn scan(&self) -> Result<Scan> {
+        let mut actions = Vec::new();
+        let mut problems = Vec::new();
+        for p in self.json_files("pending")? {
+            let bad = |what: String| format!("{}: {what}; delete the file to drop it", p.display());
+            let bytes = match std::fs::read(&p) {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => {
+                    problems.push(bad(format!("cannot read this pending action ({e})")));
+                    continue;
+                }
+            };
+            match pending_format::decode_entry(&bytes) {
+                Err(e) => problems.push(bad(e.to_string())),
+                Ok(a) if p.file_stem() != Some(std::ffi::OsStr::new(&a.id)) || !is_plain_id(&a.id) => {
+                    problems.push(bad(format!("its id `{}` does not match its file name", a.id)));
+                }
+                Ok(a) => actions.push(a),
             }
-            let bytes = std::fs::read(&p).map_err(|e| self.store.err(&p, e))?;
-            let a: PendingAction = serde_json::from_slice(&bytes).map_err(|e| Error::Store {
-                path: p.clone(),
-                message: format!("unreadable pending action ({e}); delete the file to drop it"),
-            })?;
-            v.push(a);
         }
-        v.sort_by_key(|a| std::cmp::Reverse(a.seq));
-        Ok(v)
+        actions.sort_by(|a, b| b.order.cmp(&a.order).then_with(|| b.id.cmp(&a.id)));
+        problems.sort();
+        Ok(Scan { actions, problems })
+    }
+
+    /// Every pending action, newest first. Unreadable entries are skipped (see
+    /// [`Locked::problems`]).
+    pub fn list(&self) -> Result<Vec<PendingAction>> {
+        Ok(self.scan()?.actions)
+    }
+
+    /// One message per entry of `pending/` that [`Locked::list`] skips: its path,
+    /// what is wrong, and that deleting the file drops it.
+    pub fn problems(&self) -> Result<Vec<String>> {
+        Ok(self.scan()?.problems)
     }
 
     /// The action `id`, or the newest one when `id` is `None`.
@@ -234,10 +440,70 @@ impl Locked<'_> {
         })
     }
 
-    /// Drops the action `id`.
+    /// Drops the action `id` without a record.
     pub fn remove(&self, id: &str) -> Result<()> {
         let p = self.pending_path(id);
         std::fs::remove_file(&p).map_err(|e| self.store.err(&p, e))
+    }
+
+    /// Ends the pending `action`: writes its record `resolved/<id>.json` with
+    /// `resolution` and the time, then drops its entry. The entry is dropped even
+    /// if the record cannot be written (the action was carried out); that error is
+    /// returned after.
+    pub fn finish(&self, action: &PendingAction, resolution: Resolution) -> Result<ResolvedRecord> {
+        let record = ResolvedRecord {
+            id: action.id.clone(),
+            label: action.label.clone(),
+            source_tool_name: action.source_tool_name.clone(),
+            resolution,
+            at: now_rfc3339(),
+            order: action.order,
+        };
+        let written = self.write_resolved(&record);
+        self.remove(&action.id)?;
+        written?;
+        Ok(record)
+    }
+
+    /// Sets the resolution of the resolved action `id` (with the time); `None`
+    /// when it has no record.
+    pub fn mark(&self, id: &str, resolution: Resolution) -> Result<Option<ResolvedRecord>> {
+        let Some(mut record) = self.resolution(id)? else { return Ok(None) };
+        record.resolution = resolution;
+        record.at = now_rfc3339();
+        self.write_resolved(&record)?;
+        Ok(Some(record))
+    }
+
+    fn write_resolved(&self, record: &ResolvedRecord) -> Result<()> {
+        let path = self.resolved_path(&record.id);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| self.store.err(dir, e))?;
+        }
+        write_atomic(&path, &pending_format::encode_resolved(record)).map_err(|e| self.store.err(&path, e))
+    }
+
+    /// The record of the resolved action `id`, if it has one. An unreadable record
+    /// is an error naming its file.
+    pub fn resolution(&self, id: &str) -> Result<Option<ResolvedRecord>> {
+        if !is_plain_id(id) {
+            return Ok(None);
+        }
+        let path = self.resolved_path(id);
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(self.store.err(&path, e)),
+        };
+        let record = pending_format::decode_resolved(&bytes)
+            .map_err(|e| Error::Store { path: path.clone(), message: format!("{e}; delete the file to drop it") })?;
+        if record.id != id {
+            return Err(Error::Store {
+                path,
+                message: format!("its id `{}` does not match its file name; delete the file to drop it", record.id),
+            });
+        }
+        Ok(Some(record))
     }
 
     /// The journal folder.

@@ -3,7 +3,9 @@
 //! details `{action, reason, extra?, sourceToolName, label, sourceResultDetails?}`.
 //!
 //! The whole resolve runs under the store's lock, so an action is applied once even
-//! when two processes resolve it at the same time. A failed apply keeps the action.
+//! when two processes resolve it at the same time. A failed apply keeps the action;
+//! a successful apply or discard of an action on disk leaves its record in
+//! `resolved/` ([`Locked::finish`]).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -14,7 +16,7 @@ use crate::apply::ApplyReport;
 use crate::custom::{CommandAction, CommandStanding, Handlers, Outcome, PendingHandler};
 use crate::error::{Error, Result, NOTHING_PENDING};
 use crate::message::Front;
-use crate::pending::{ActionKind, Locked, PendingAction, Store};
+use crate::pending::{ActionKind, Locked, PendingAction, Resolution, Store};
 use crate::plan::Plan;
 use crate::status::ApplyStatus;
 
@@ -297,7 +299,13 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
         Ok(o) => o,
     };
     match chosen {
-        Chosen::Disk(a) => locked.remove(&a.id)?,
+        Chosen::Disk(a) => {
+            let resolution = match req.action {
+                Action::Apply => Resolution::Applied,
+                Action::Discard => Resolution::Discarded,
+            };
+            locked.finish(&a, resolution)?;
+        }
         Chosen::Memory(i) => {
             handlers.custom.remove(i);
         }
@@ -320,10 +328,10 @@ fn choose(locked: &Locked<'_>, req: &ResolveRequest, handlers: &Handlers) -> Res
         .iter()
         .enumerate()
         .filter(|(_, c)| req.id.as_deref().is_none_or(|want| want == c.id))
-        .max_by_key(|(_, c)| c.seq)
-        .map(|(i, c)| (i, c.seq));
+        .max_by_key(|(_, c)| c.order)
+        .map(|(i, c)| (i, c.order));
     Ok(match (disk, memory) {
-        (Some(d), Some((i, seq))) => Some(if seq > d.seq { Chosen::Memory(i) } else { Chosen::Disk(Box::new(d)) }),
+        (Some(d), Some((i, order))) => Some(if order > d.order { Chosen::Memory(i) } else { Chosen::Disk(Box::new(d)) }),
         (Some(d), None) => Some(Chosen::Disk(Box::new(d))),
         (None, Some((i, _))) => Some(Chosen::Memory(i)),
         (None, None) => None,

@@ -47,13 +47,16 @@ impl Workspace {
         &self.state_dir
     }
 
-    /// Opens the store, first cleaning up after an apply that was killed half-way:
-    /// each message (what was written, what to run) goes to `warn`.
+    /// Opens the store, first cleaning up after an apply that was killed half-way.
+    /// Each message goes to `warn`: what recovery did (what was written, what to
+    /// run) and every unreadable pending entry (skipped, never blocking the others).
     pub fn store(&self, warn: &mut dyn FnMut(&str)) -> Result<Store> {
         let store = Store::open(&self.state_dir)?;
-        for msg in crate::apply::recover(&store.lock()?)? {
+        let locked = store.lock()?;
+        for msg in crate::apply::recover(&locked)?.into_iter().chain(locked.problems()?) {
             warn(&msg);
         }
+        drop(locked);
         Ok(store)
     }
 
