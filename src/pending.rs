@@ -11,6 +11,8 @@
 //! resolved/<id>.json   what became of each action resolved from pending/
 //! journal/<order:020>-<id>/
 //!                      undo record of one apply (see crate::apply)
+//! engine-builds.json   the running executable's digest per executable file
+//!                      (see `engineBuild` below), so it is hashed once per binary
 //! seq                  counter file of builds before format version 1; never read
 //!                      or written now (left in place if there)
 //! ```
@@ -39,7 +41,8 @@
 //! - `order`: see the order rule below. `seq` repeats it for builds older than
 //!   version 1 (they sort by `seq`), and is never read.
 //! - `engineBuild`: [`pending_format::engine_build`], the SHA-256 of the running
-//!   executable (hashed once per process, when it first stages); `null` if unknown.
+//!   executable (hashed once per executable file, cached in `engine-builds.json`
+//!   under the file's identity); `null` if unknown.
 //! - `rules`: for `ast_edit`, the ops of the plan's request as ast-grep rule configs
 //!   ([`pending_format::rules_of`]; `rule.pattern` is `{"context", "selector",
 //!   "strictness"}` when a selector or a strictness other than `smart` applies);
@@ -376,7 +379,7 @@ impl Locked<'_> {
             label,
             source_tool_name,
             files,
-            engine_build: pending_format::engine_build(),
+            engine_build: pending_format::engine_build(&self.store.dir),
             rules,
             rules_digest,
             kind,
