@@ -5,23 +5,8 @@
 
 mod common;
 
-use common::Tree;
+use common::{ast_grep, Tree};
 
-fn ast_grep() -> Option<String> {
-    let bin = std::env::var("AST_GREP").unwrap_or_else(|_| "ast-grep".into());
-    let ok = std::process::Command::new(&bin)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "ast-grep 0.51.1");
-    if ok {
-        return Some(bin);
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!("ast-grep 0.51.1 is required in CI (pip install ast-grep-cli==0.51.1)");
-    }
-    eprintln!("skipping: ast-grep 0.51.1 not found (pip install ast-grep-cli==0.51.1)");
-    None
-}
 
 fn tree() -> Tree {
     let t = Tree::fixtures();

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use ast_edit::pending::{Resolution, Store};
 use common::json::PendingRow;
-use common::{Tree, ASSERT_OUT, ASSERT_PAT};
+use common::{ast_grep, Tree, ASSERT_OUT, ASSERT_PAT};
 use serde_json::{json, Value};
 
 const APPLIED_TEST_APP: &str = "import unittest\n\nfrom app import fetch_data\n\n\nclass AppTest(unittest.TestCase):\n    def test_fetch(self):\n        self.assertEqual(fetch_data(\"a.txt\"), \"a\")\n        self.assertEqual(len(fetch_data(\"b.txt\")), 1)\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
@@ -285,23 +285,6 @@ fn undo_takes_the_newest_journal_record_over_one_named_before_version_1() {
     assert_ne!(t.read("python/test_app.py"), APPLIED_TEST_APP);
 }
 
-/// ast-grep 0.51.1, as tests/parity.rs finds it: `None` (skip) when missing,
-/// except in CI.
-fn ast_grep() -> Option<String> {
-    let bin = std::env::var("AST_GREP").unwrap_or_else(|_| "ast-grep".into());
-    let ok = std::process::Command::new(&bin)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "ast-grep 0.51.1");
-    if ok {
-        return Some(bin);
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!("ast-grep 0.51.1 is required in CI (pip install ast-grep-cli==0.51.1)");
-    }
-    eprintln!("skipping: ast-grep 0.51.1 not found (pip install ast-grep-cli==0.51.1)");
-    None
-}
 
 #[test]
 fn the_recorded_rules_are_configs_ast_grep_reads_and_writes_the_same_files_with() {

@@ -153,3 +153,21 @@ impl Tree {
 /// The py op used by many tests: 2 replacements in python/test_app.py.
 pub const ASSERT_PAT: &str = "self.assertEquals($A, $B)";
 pub const ASSERT_OUT: &str = "self.assertEqual($A, $B)";
+
+/// The peer, ast-grep 0.51.1 (`$AST_GREP`, else `ast-grep` on the PATH): `None`
+/// (the caller skips) when it is missing, except in CI, where it must be there.
+pub fn ast_grep() -> Option<String> {
+    let bin = std::env::var("AST_GREP").unwrap_or_else(|_| "ast-grep".into());
+    let ok = std::process::Command::new(&bin)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "ast-grep 0.51.1");
+    if ok {
+        return Some(bin);
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("ast-grep 0.51.1 is required in CI (pip install ast-grep-cli==0.51.1)");
+    }
+    eprintln!("skipping: ast-grep 0.51.1 not found (pip install ast-grep-cli==0.51.1)");
+    None
+}
