@@ -26,6 +26,7 @@ use crate::lang;
 use crate::atomic::write_atomic;
 use crate::pending::{Locked, Resolution};
 use crate::plan::{FilePlan, Plan};
+use crate::quote::{display_name, escape_controls};
 use crate::status::{ApplyStatus, FileStatus, OutstandingStatus, UndoStatus};
 use crate::text::plural;
 
@@ -126,12 +127,12 @@ impl ApplyReport {
             plural(self.files_touched, "file")
         );
         for f in &self.files {
-            s.push_str(&format!("\n  {:<8} {} ({})", f.status, f.path, plural(f.replacements, "replacement")));
+            s.push_str(&format!("\n  {:<8} {} ({})", f.status, display_name(&f.path), plural(f.replacements, "replacement")));
         }
         if !self.outstanding.is_empty() {
             s.push_str(&format!("\nIncomplete: {} not applied:", plural(self.outstanding.len(), "file")));
             for o in &self.outstanding {
-                s.push_str(&format!("\n  {:<8} {}: {}", o.status, o.path, o.reason));
+                s.push_str(&format!("\n  {:<8} {}: {}", o.status, display_name(&o.path), escape_controls(&o.reason)));
             }
         }
         s
@@ -591,10 +592,10 @@ impl UndoReport {
     pub fn text(&self) -> String {
         let mut s = format!("Undid {}: restored {}.", self.id, plural(self.restored.len(), "file"));
         for r in &self.restored {
-            s.push_str(&format!("\n  restored {r}"));
+            s.push_str(&format!("\n  restored {}", display_name(r)));
         }
         for o in &self.outstanding {
-            s.push_str(&format!("\n  {:<8} {}: {}", o.status, o.path, o.reason));
+            s.push_str(&format!("\n  {:<8} {}: {}", o.status, display_name(&o.path), escape_controls(&o.reason)));
         }
         s
     }

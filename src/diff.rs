@@ -1,5 +1,8 @@
 //! Unified diffs of a planned rewrite, with `a/` and `b/` prefixes so that
 //! `git apply` accepts them, rendered once per file by the worker that planned it.
+//! A name that needs it is quoted in the headers as git quotes it
+//! (`--- "a/tab\there.py"`, [`crate::quote::prefixed`]), so no file name can break
+//! a header or reach a terminal raw.
 //!
 //! A plan's diff is built from its edits ([`unified_edits`]): only the lines an
 //! edit touches are compared, since every other line is equal by construction.
@@ -10,6 +13,7 @@ use similar::udiff::UnifiedHunkHeader;
 use similar::{DiffOp, TextDiff};
 
 use crate::engine::Edit;
+use crate::quote;
 
 /// Lines of context around each hunk.
 pub const CONTEXT: usize = 3;
@@ -53,7 +57,7 @@ pub fn unified(path: &str, old: &str, new: &str) -> String {
     diff.unified_diff()
         .context_radius(CONTEXT)
         .missing_newline_hint(true)
-        .header(&format!("a/{path}"), &format!("b/{path}"))
+        .header(&quote::prefixed("a/", path), &quote::prefixed("b/", path))
         .to_string()
 }
 
@@ -145,7 +149,7 @@ pub fn unified_edits(path: &str, old: &str, new: &str, edits: &[Edit]) -> String
             continue;
         }
         if out.is_empty() {
-            out.push_str(&format!("--- a/{path}\n+++ b/{path}\n"));
+            out.push_str(&format!("--- {}\n+++ {}\n", quote::prefixed("a/", path), quote::prefixed("b/", path)));
         }
         out.push_str(&format!("{}\n", UnifiedHunkHeader::new(&group)));
         for op in &group {
@@ -209,6 +213,15 @@ mod tests {
     fn diff_has_git_prefixes_and_hunks() {
         let d = unified("src/a.py", "x\nf(1)\n", "x\ng(1)\n");
         assert_eq!(d, "--- a/src/a.py\n+++ b/src/a.py\n@@ -1,2 +1,2 @@\n x\n-f(1)\n+g(1)\n");
+    }
+
+    #[test]
+    fn headers_quote_names_as_git_does() {
+        let d = unified_edits("tab\there.py", "f(1)\n", "g(1)\n", &[Edit { start: 0, end: 1, text: "g".into(), op: 0 }]);
+        assert!(d.starts_with("--- \"a/tab\\there.py\"\n+++ \"b/tab\\there.py\"\n@@ -1 +1 @@\n"), "{d}");
+        assert_eq!(d, unified("tab\there.py", "f(1)\n", "g(1)\n"));
+        // An absolute display path loses its leading `/` before quoting.
+        assert!(unified("/tmp/é.py", "a\n", "b\n").starts_with("--- \"a/tmp/\\303\\251.py\"\n"));
     }
 
     #[test]

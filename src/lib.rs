@@ -41,6 +41,7 @@ pub mod pending;
 pub mod pending_format;
 pub mod plan;
 mod prefilter;
+mod quote;
 pub mod preview;
 pub mod request;
 pub mod resolve;

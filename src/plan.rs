@@ -54,10 +54,20 @@ impl FilePlan {
 /// A file that was not searched, and why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Skipped {
-    /// Display path.
+    /// Display path; for a name that is not valid UTF-8 (reason
+    /// [`walk::NAME_NOT_UTF8`]), its git-quoted form (`"\377.py"`).
     pub path: String,
     /// Why it was skipped.
     pub reason: String,
+}
+
+impl Skipped {
+    /// The path as shown to people: git-quoted when it needs it
+    /// ([`crate::quote::display_name`]), except a name that is not UTF-8, whose
+    /// `path` already is its quoted form.
+    pub fn shown(&self) -> std::borrow::Cow<'_, str> {
+        if self.reason == walk::NAME_NOT_UTF8 { self.path.as_str().into() } else { crate::quote::display_name(&self.path) }
+    }
 }
 
 /// What one rule of a scan changed.
@@ -169,6 +179,7 @@ fn line_of(text: &str, at: usize) -> usize {
 
 /// One note per match left alone because the matched code does not parse.
 fn unparsed_notes(path: &str, text: &str, starts: &[usize]) -> Vec<String> {
+    let path = crate::quote::display_name(path);
     starts
         .iter()
         .map(|&at| {
@@ -183,6 +194,7 @@ fn unparsed_notes(path: &str, text: &str, starts: &[usize]) -> Vec<String> {
 /// For a rule scan: one note per match of one rule dropped because it collides
 /// with another rule's edit.
 fn cross_rule_notes(req: &Request, path: &str, text: &str, dropped: &[(usize, usize, usize)]) -> Vec<String> {
+    let path = crate::quote::display_name(path);
     dropped
         .iter()
         .filter_map(|&(lost, won, at)| {
@@ -281,9 +293,11 @@ pub fn build_with(
     let cwd = walk::normalize(cwd);
     let walked = walk::walk(req, &cwd)?;
     let mut langs: Vec<_> = Vec::new();
-    for c in &walked.files {
-        if !langs.contains(&c.lang) {
-            langs.push(c.lang);
+    // A file skipped for its name still counts as met, so that its skip is
+    // reported whenever an op runs on its language.
+    for lang in walked.files.iter().map(|c| c.lang).chain(walked.skipped.iter().filter_map(|s| s.0)) {
+        if !langs.contains(&lang) {
+            langs.push(lang);
         }
     }
     let engine = Engine::new(req, langs, &cwd)?;
@@ -291,6 +305,7 @@ pub fn build_with(
     // languages, or the pattern cannot be expressed there, as warned) are not read.
     let mut walked = walked;
     walked.files.retain(|c| engine.has_ops(c.lang));
+    walked.skipped.retain(|(lang, _)| lang.is_none_or(|l| engine.has_ops(l)));
     walked.total = walked.files.len();
     if let Some(cap) = req.max_files {
         walked.files.truncate(cap);
@@ -323,6 +338,10 @@ pub fn build_with(
             FileOutcome::Skipped(s) => skipped.push(s),
         }
     }
+    if !walked.skipped.is_empty() {
+        skipped.extend(walked.skipped.iter().map(|(_, s)| s.clone()));
+        skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    }
     let warnings = run_warnings(&engine, &walked, overlaps, notes, &files);
     Ok(Plan {
         request: req.clone(),
@@ -350,7 +369,8 @@ fn run_warnings(engine: &Engine, walked: &walk::Walked, overlaps: usize, mut not
         );
     }
     for err in &walked.errors {
-        warnings.push(format!("walk: {err}"));
+        // `ignore`'s messages hold raw paths.
+        warnings.push(format!("walk: {}", crate::quote::escape_controls(err)));
     }
     if walked.limit_reached() {
         warnings.push(format!(
@@ -374,7 +394,7 @@ fn run_warnings(engine: &Engine, walked: &walk::Walked, overlaps: usize, mut not
     for f in files.iter().filter(|f| f.diff_lines_cut > 0) {
         warnings.push(format!(
             "{}: {} diff line(s) longer than {} bytes cut in this preview (minified code?); the edits are whole, `ast-edit show --full` prints the whole diff.",
-            f.path,
+            crate::quote::display_name(&f.path),
             f.diff_lines_cut,
             diff::MAX_DIFF_LINE
         ));
@@ -383,7 +403,9 @@ fn run_warnings(engine: &Engine, walked: &walk::Walked, overlaps: usize, mut not
         if f.syntax_errors_introduced() {
             warnings.push(format!(
                 "{}: the rewrite introduces syntax errors ({} ERROR/MISSING nodes before, {} after); apply refuses this file unless extra {{\"allowSyntaxErrors\": true}}.",
-                f.path, f.errors_before, f.errors_after
+                crate::quote::display_name(&f.path),
+                f.errors_before,
+                f.errors_after
             ));
         }
     }

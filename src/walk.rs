@@ -13,6 +13,8 @@ use ignore::{WalkBuilder, WalkState};
 
 use crate::error::{Error, Result};
 use crate::lang;
+use crate::plan::Skipped;
+use crate::quote;
 use crate::request::Request;
 
 /// A file to search.
@@ -20,7 +22,8 @@ use crate::request::Request;
 pub struct Candidate {
     /// Path used to read the file (absolute).
     pub path: PathBuf,
-    /// Path shown to users: relative to the working directory, `/`-separated.
+    /// Path shown to users: relative to the working directory, valid UTF-8 (see
+    /// [`display_path`]); the exact name, quoted only when printed for people.
     pub display: String,
     /// Language the file is parsed as.
     pub lang: SupportLang,
@@ -38,6 +41,9 @@ pub struct Walked {
     pub total: usize,
     /// Problems met while walking (unreadable folders, broken ignore files).
     pub errors: Vec<String>,
+    /// Files never read, with the reason, sorted by path: a candidate whose name is
+    /// not valid UTF-8 (with the language it would have been searched as).
+    pub skipped: Vec<(Option<SupportLang>, Skipped)>,
 }
 
 impl Walked {
@@ -64,12 +70,37 @@ pub fn normalize(p: &Path) -> PathBuf {
     out
 }
 
-/// The path users see for `abs`: relative to `cwd` when inside it, `/`-separated.
-pub fn display_path(abs: &Path, cwd: &Path) -> String {
+/// The path users see for `abs`: relative to `cwd` when inside it. On Windows the
+/// separators become `/`; elsewhere `\` is an ordinary character of a file name
+/// and stays, so `back\slash.py` and `back/slash.py` are two files (docs/DESIGN.md
+/// §2.2). `Err` holds the git-quoted form of a path that is not valid UTF-8
+/// (`"\377.py"`): JSON cannot carry it exactly, so such a file is skipped.
+pub fn display_path(abs: &Path, cwd: &Path) -> std::result::Result<String, String> {
     let rel = abs.strip_prefix(cwd).unwrap_or(abs);
-    let s = rel.to_string_lossy().replace('\\', "/");
-    if s.is_empty() { ".".to_string() } else { s }
+    let Some(s) = rel.to_str() else { return Err(quoted_os(rel)) };
+    #[cfg(windows)]
+    let s = s.replace('\\', "/");
+    #[cfg(not(windows))]
+    let s = s.to_string();
+    Ok(if s.is_empty() { ".".to_string() } else { s })
 }
+
+/// The git-quoted form of a path that is not valid UTF-8: its bytes, every one
+/// from 0x80 as an octal escape.
+fn quoted_os(p: &Path) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        quote::quote_bytes(p.as_os_str().as_bytes())
+    }
+    #[cfg(not(unix))]
+    {
+        quote::quote_bytes(p.to_string_lossy().as_bytes())
+    }
+}
+
+/// The skip reason of a file whose path is not valid UTF-8 (docs/DESIGN.md §5.5).
+pub const NAME_NOT_UTF8: &str = "file name is not valid UTF-8; rename it to edit it";
 
 /// Walks the request's paths from `cwd`.
 pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
@@ -98,10 +129,12 @@ pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
     }
     let found: Mutex<Vec<Candidate>> = Mutex::new(Vec::new());
     let errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let skipped: Mutex<Vec<(Option<SupportLang>, Skipped)>> = Mutex::new(Vec::new());
     let forced = req.lang;
     builder.build_parallel().run(|| {
         let found = &found;
         let errors = &errors;
+        let skipped = &skipped;
         let cwd = &cwd;
         Box::new(move |entry| {
             let entry = match entry {
@@ -111,12 +144,12 @@ pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
                     return WalkState::Continue;
                 }
             };
-            let is_file = entry.file_type().is_some_and(|t| t.is_file());
-            if !is_file {
-                return WalkState::Continue;
-            }
+            let Some(ft) = entry.file_type() else { return WalkState::Continue };
             let path = entry.path();
             let explicit = entry.depth() == 0;
+            if !ft.is_file() {
+                return WalkState::Continue;
+            }
             let inferred = lang::infer(path);
             let lang = match (forced, inferred) {
                 (Some(f), _) if explicit => Some(f),
@@ -126,9 +159,18 @@ pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
             };
             if let Some(lang) = lang {
                 let abs = path.to_path_buf();
-                let display = display_path(&abs, cwd);
-                let size = entry.metadata().map_or(0, |m| m.len());
-                found.lock().unwrap().push(Candidate { path: abs, display, lang, size });
+                // Never a lossy name: U+FFFD would name another file (or none).
+                // (The absolute path is checked too: the store keeps it as a string.)
+                match display_path(&abs, cwd) {
+                    Ok(display) if abs.to_str().is_some() => {
+                        let size = entry.metadata().map_or(0, |m| m.len());
+                        found.lock().unwrap().push(Candidate { path: abs, display, lang, size });
+                    }
+                    shown => {
+                        let path = shown.err().unwrap_or_else(|| quoted_os(&abs));
+                        skipped.lock().unwrap().push((Some(lang), Skipped { path, reason: NAME_NOT_UTF8.to_string() }));
+                    }
+                }
             }
             WalkState::Continue
         })
@@ -139,5 +181,8 @@ pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
     let total = files.len();
     let mut errors = errors.into_inner().unwrap();
     errors.sort();
-    Ok(Walked { files, total, errors })
+    let mut skipped = skipped.into_inner().unwrap();
+    skipped.sort_by(|a, b| a.1.path.cmp(&b.1.path));
+    skipped.dedup();
+    Ok(Walked { files, total, errors, skipped })
 }

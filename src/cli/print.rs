@@ -1,10 +1,16 @@
 //! Human output: coloured, budgeted diffs and summaries. Consumes plain data
 //! (preview details, reports); never decides anything and never touches the files.
+//!
+//! File names are shown git-quoted when they need it (`crate::quote`: a tab, a
+//! newline, an ESC sequence or a non-ASCII byte in a name never reaches the
+//! terminal raw), and free text (skip reasons, warnings) has its control
+//! characters escaped; JSON output keeps the exact names.
 
 use std::io::{self, Write};
 
 use crate::plan::RuleCount;
 use crate::preview::PreviewDetails;
+use crate::quote::{display_name, escape_controls};
 use crate::text::{self, plural, Fit, Unit};
 
 /// Longest diff line printed in full; longer lines are cut with a note.
@@ -62,7 +68,7 @@ pub fn diffs(out: &mut impl Write, d: &PreviewDetails, style: Style) -> io::Resu
         });
         std::mem::replace(&mut result, Ok(()))?;
         if shown && f.syntax_errors_introduced {
-            writeln!(out, "{}", paint(style.color, "33", &format!("warning: {}: this rewrite introduces syntax errors", f.path)))?;
+            writeln!(out, "{}", paint(style.color, "33", &format!("warning: {}: this rewrite introduces syntax errors", display_name(&f.path))))?;
         }
     }
     let hidden = fit.hidden();
@@ -84,10 +90,10 @@ pub fn diffs(out: &mut impl Write, d: &PreviewDetails, style: Style) -> io::Resu
 /// Prints skipped files, warnings and the summary line.
 pub fn summary(out: &mut impl Write, d: &PreviewDetails, style: Style) -> io::Result<()> {
     for s in &d.skipped {
-        writeln!(out, "{}", paint(style.color, "33", &format!("skipped {}: {}", s.path, s.reason)))?;
+        writeln!(out, "{}", paint(style.color, "33", &format!("skipped {}: {}", s.shown(), escape_controls(&s.reason))))?;
     }
     for w in &d.warnings {
-        writeln!(out, "{}", paint(style.color, "33", &format!("warning: {w}")))?;
+        writeln!(out, "{}", paint(style.color, "33", &format!("warning: {}", escape_controls(w))))?;
     }
     writeln!(out, "{}", paint(style.color, "1", &d.summary_line()))
 }
@@ -100,7 +106,7 @@ pub fn per_rule(out: &mut impl Write, rows: &[RuleCount]) -> io::Result<()> {
     let w = rows.iter().map(|r| r.rule.len()).max().unwrap_or(4).max(4);
     writeln!(out, "{:<w$}  {:>12}  {:>6}", "rule", "replacements", "files")?;
     for r in rows {
-        writeln!(out, "{:<w$}  {:>12}  {:>6}", r.rule, r.replacements, r.files)?;
+        writeln!(out, "{:<w$}  {:>12}  {:>6}", escape_controls(&r.rule), r.replacements, r.files)?;
     }
     Ok(())
 }
@@ -110,7 +116,7 @@ pub fn per_rule(out: &mut impl Write, rows: &[RuleCount]) -> io::Result<()> {
 pub fn table(out: &mut impl Write, d: &PreviewDetails, elapsed: std::time::Duration) -> io::Result<()> {
     let mut reasons: Vec<(String, usize)> = Vec::new();
     for s in &d.skipped {
-        let key = s.reason.split([';', '(']).next().unwrap_or("").trim().to_string();
+        let key = escape_controls(s.reason.split([';', '(']).next().unwrap_or("").trim()).into_owned();
         match reasons.iter_mut().find(|r| r.0 == key) {
             Some(r) => r.1 += 1,
             None => reasons.push((key, 1)),

@@ -1,0 +1,219 @@
+//! File names as people see them: git's C-style quoting with `core.quotePath` on
+//! (git's default), so a name holding a newline, a tab, an ESC sequence or a
+//! double quote can neither break a line of output, nor drive the terminal, nor
+//! break a diff header that `git apply` reads (docs/DESIGN.md §2.7, §5.1).
+//!
+//! A name that needs no quoting (printable ASCII other than `"` and `\`; spaces
+//! are fine) is shown as it is. Otherwise it is written between double quotes
+//! with `\a \b \t \n \v \f \r \" \\` for those bytes and `\ooo` (three octal
+//! digits) for every other control byte, DEL and every byte from 0x80: `é.py`
+//! is `"\303\251.py"`, as `git ls-files` and `git diff` print it.
+//!
+//! Machine output (JSON `path` fields, the store, `extra.files`) keeps the exact
+//! name; only text meant for a person or for `git apply` goes through here.
+
+use std::borrow::Cow;
+
+/// How byte `b` is written inside a quoted name; `None`: as it is.
+fn escape(b: u8) -> Option<[u8; 4]> {
+    let short = match b {
+        0x07 => b'a',
+        0x08 => b'b',
+        b'\t' => b't',
+        b'\n' => b'n',
+        0x0b => b'v',
+        0x0c => b'f',
+        b'\r' => b'r',
+        b'"' => b'"',
+        b'\\' => b'\\',
+        0x20..=0x7e => return None,
+        _ => return Some([b'\\', b'0' + (b >> 6), b'0' + ((b >> 3) & 7), b'0' + (b & 7)]),
+    };
+    Some([b'\\', short, 0, 0])
+}
+
+/// Appends `bytes` to `out` with every byte that needs it escaped (no quotes).
+fn push_escaped(out: &mut String, bytes: &[u8]) {
+    for &b in bytes {
+        match escape(b) {
+            None => out.push(b as char),
+            Some(e) => {
+                let n = if e[2] == 0 { 2 } else { 4 };
+                // Escapes are ASCII.
+                out.extend(e[..n].iter().map(|&c| c as char));
+            }
+        }
+    }
+}
+
+/// True when `bytes` must be quoted to be shown.
+pub fn needs_quoting(bytes: &[u8]) -> bool {
+    bytes.iter().any(|&b| escape(b).is_some())
+}
+
+/// The quoted form of a name given as bytes (a name that is not UTF-8 included):
+/// the name itself when it needs no quoting, else `"..."` with escapes.
+pub fn quote_bytes(bytes: &[u8]) -> String {
+    if !needs_quoting(bytes) {
+        // Only printable ASCII is left unquoted.
+        return bytes.iter().map(|&b| b as char).collect();
+    }
+    let mut out = String::with_capacity(bytes.len() + 8);
+    out.push('"');
+    push_escaped(&mut out, bytes);
+    out.push('"');
+    out
+}
+
+/// `name` as shown to people: as it is when that is safe, else git-quoted.
+pub fn display_name(name: &str) -> Cow<'_, str> {
+    if needs_quoting(name.as_bytes()) { Cow::Owned(quote_bytes(name.as_bytes())) } else { Cow::Borrowed(name) }
+}
+
+/// `prefix` + `name` quoted as one, as git writes `--- "a/tab\there.py"` in a
+/// diff header (git's `quote_two_c_style`): the quotes go around both when
+/// either needs them.
+pub fn prefixed(prefix: &str, name: &str) -> String {
+    if !needs_quoting(prefix.as_bytes()) && !needs_quoting(name.as_bytes()) {
+        return format!("{prefix}{name}");
+    }
+    let mut out = String::with_capacity(prefix.len() + name.len() + 8);
+    out.push('"');
+    push_escaped(&mut out, prefix.as_bytes());
+    push_escaped(&mut out, name.as_bytes());
+    out.push('"');
+    out
+}
+
+/// True for characters that must not reach a terminal raw: C0 and C1 controls,
+/// DEL, and the bidirectional overrides and isolates that reorder what is shown.
+fn is_unsafe(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Free text (a warning, a skip reason) made safe for one line of a terminal:
+/// every control character and bidirectional override is written as its escape
+/// (`\t`, `\n`, `\033`, ...); everything else, `\` and `"` included, stays. File
+/// names inside the text should already be quoted with [`display_name`]; this
+/// catches text that came from elsewhere (a walk error, an OS message).
+pub fn escape_controls(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_unsafe) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut buf = [0u8; 4];
+    for c in text.chars() {
+        if is_unsafe(c) {
+            for &b in c.encode_utf8(&mut buf).as_bytes() {
+                let e = escape(b).expect("control bytes and bytes from 0x80 have escapes");
+                let n = if e[2] == 0 { 2 } else { 4 };
+                out.extend(e[..n].iter().map(|&c| c as char));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_names_are_left_alone() {
+        for name in ["src/app.py", "a b.py", "x-y_z.rs", "dir/with space/f.js", "~weird!#$%&'()*+,;<=>?@[]^`{|}.py"] {
+            assert!(matches!(display_name(name), Cow::Borrowed(_)), "{name}");
+            assert_eq!(display_name(name), name);
+        }
+    }
+
+    /// As `git ls-files` prints names with the default core.quotePath: short
+    /// escapes, octal for other controls and for every byte from 0x80 (UTF-8
+    /// names included).
+    #[test]
+    fn names_are_quoted_as_git_quotes_them() {
+        let cases: &[(&[u8], &str)] = &[
+            (b"tab\there.py", r#""tab\there.py""#),
+            (b"nl\nx.py", r#""nl\nx.py""#),
+            (b"esc\x1b[31mred.py", r#""esc\033[31mred.py""#),
+            (b"back\\slash.py", r#""back\\slash.py""#),
+            (b"q\"uote.py", r#""q\"uote.py""#),
+            ("é.py".as_bytes(), r#""\303\251.py""#),
+            (b"\xff.py", r#""\377.py""#),
+            (b"del\x7f", r#""del\177""#),
+            (b"\x07\x08\x0b\x0c\r", r#""\a\b\v\f\r""#),
+            (b"\x01\x1f", r#""\001\037""#),
+            ("濱野\t純".as_bytes(), r#""\346\277\261\351\207\216\t\347\264\224""#),
+        ];
+        for (bytes, want) in cases {
+            assert_eq!(quote_bytes(bytes), *want, "{bytes:?}");
+            if let Ok(s) = std::str::from_utf8(bytes) {
+                assert_eq!(display_name(s), *want);
+            }
+        }
+    }
+
+    #[test]
+    fn diff_headers_quote_prefix_and_name_together() {
+        assert_eq!(prefixed("a/", "src/app.py"), "a/src/app.py");
+        assert_eq!(prefixed("a/", "tab\there.py"), r#""a/tab\there.py""#);
+        assert_eq!(prefixed("b/", "é.py"), r#""b/\303\251.py""#);
+    }
+
+    #[test]
+    fn free_text_loses_only_its_control_characters() {
+        assert_eq!(escape_controls("plain \\ \"text\" é"), "plain \\ \"text\" é");
+        assert_eq!(escape_controls("a\x1b[31mb\nc\td"), r"a\033[31mb\nc\td");
+        assert_eq!(escape_controls("x\u{202e}y\u{9b}z"), r"x\342\200\256y\302\233z");
+    }
+
+    /// With git on the machine: our quoting is what `git ls-files` prints for
+    /// the same names (skipped when git is missing).
+    #[cfg(unix)]
+    #[test]
+    fn quoting_matches_git_ls_files() {
+        use std::os::unix::ffi::OsStrExt;
+        let Ok(v) = std::process::Command::new("git").arg("--version").output() else {
+            eprintln!("skipping: git not found");
+            return;
+        };
+        assert!(v.status.success());
+        let dir = tempfile::tempdir().unwrap();
+        let names: &[&[u8]] = &[
+            b"tab\there.py",
+            b"nl\nx.py",
+            b"esc\x1b[31mred.py",
+            b"back\\slash.py",
+            b"q\"uote.py",
+            "é.py".as_bytes(),
+            b"\xff.py",
+            b"del\x7f.py",
+            b"\x01ctl.py",
+            b"plain name.py",
+        ];
+        for n in names {
+            std::fs::write(dir.path().join(std::ffi::OsStr::from_bytes(n)), "x\n").unwrap();
+        }
+        let git = |args: &[&str]| {
+            let o = std::process::Command::new("git")
+                .args(["-c", "core.quotePath=true"])
+                .args(args)
+                .current_dir(dir.path())
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("HOME", dir.path())
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            o.stdout
+        };
+        git(&["init", "-q"]);
+        git(&["add", "-A"]);
+        let listed = String::from_utf8(git(&["ls-files"])).unwrap();
+        let mut got: Vec<&str> = listed.lines().collect();
+        let mut want: Vec<String> = names.iter().map(|n| quote_bytes(n)).collect();
+        got.sort();
+        want.sort();
+        assert_eq!(got, want);
+    }
+}
