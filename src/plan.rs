@@ -153,8 +153,29 @@ pub fn read_text(path: &Path, max_filesize: u64) -> std::result::Result<Vec<u8>,
     use std::io::Read;
     let unreadable = |e: std::io::Error| Skip(format!("unreadable: {e}"));
     // One open, one fstat, one read: the size check and the read see the same file.
-    let mut file = std::fs::File::open(path).map_err(unreadable)?;
-    let len = file.metadata().map_err(unreadable)?.len();
+    // The open never waits (a FIFO put where the walk saw a file would block until
+    // a writer came), and only a regular file is read (`/dev/zero` never ends).
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NONBLOCK);
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        if let Ok(m) = std::fs::metadata(path)
+            && !m.is_file()
+        {
+            return Err(Skip(walk::not_regular(&m.file_type())));
+        }
+    }
+    let mut file = opts.open(path).map_err(unreadable)?;
+    let meta = file.metadata().map_err(unreadable)?;
+    if !meta.is_file() {
+        return Err(Skip(walk::not_regular(&meta.file_type())));
+    }
+    let len = meta.len();
     if len > max_filesize {
         return Err(Skip(format!(
             "too large ({len} bytes; the cap is {max_filesize} bytes, raise it with --max-filesize)"
@@ -360,7 +381,8 @@ pub fn build_with(
 /// the per-file notes (capped), cut diff lines, added syntax errors.
 fn run_warnings(engine: &Engine, walked: &walk::Walked, overlaps: usize, mut notes: Vec<String>, files: &[FilePlan]) -> Vec<String> {
     let mut warnings = engine.warnings.clone();
-    if walked.total == 0 {
+    // (When the walk skipped a path named explicitly, the skip says why.)
+    if walked.total == 0 && walked.skipped.is_empty() {
         // Say so: "0 files searched" alone reads like "no match" (a tarball's
         // .gitignore of `/*` hides every file, for one).
         warnings.push(
@@ -416,6 +438,36 @@ fn run_warnings(engine: &Engine, walked: &walk::Walked, overlaps: usize, mut not
 mod tests {
     use super::*;
     use crate::request::{Op, RawRequest, WalkOptions};
+
+    /// A FIFO put where the walk saw a file is not read: the open does not wait
+    /// for a writer and the fstat refuses it. (Without that, the open would block;
+    /// the helper below then opens the write end to let it go on, and the empty
+    /// read would fail the assertion instead of hanging the test.)
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn read_text_never_waits_on_a_fifo() {
+        use std::os::unix::fs::OpenOptionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe.py");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let helper = {
+            let (fifo, done) = (fifo.clone(), done.clone());
+            std::thread::spawn(move || {
+                while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                    std::thread::sleep(std::time::Duration::from_millis(200));
+                    // Succeeds only while a reader holds the FIFO open.
+                    let w = std::fs::OpenOptions::new().write(true).custom_flags(libc::O_NONBLOCK).open(&fifo);
+                    drop(w);
+                }
+            })
+        };
+        let r = read_text(&fifo, 1 << 20);
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        helper.join().unwrap();
+        assert_eq!(r, Err(Skip("not a regular file (a FIFO)".into())));
+        assert_eq!(read_text(Path::new("/dev/zero"), 1 << 20), Err(Skip("not a regular file (a character device)".into())));
+    }
 
     #[test]
     fn a_stopped_build_is_cancelled_and_plans_nothing() {

@@ -41,8 +41,9 @@ pub struct Walked {
     pub total: usize,
     /// Problems met while walking (unreadable folders, broken ignore files).
     pub errors: Vec<String>,
-    /// Files never read, with the reason, sorted by path: a candidate whose name is
-    /// not valid UTF-8 (with the language it would have been searched as).
+    /// Files never read, with the reason, sorted by path: a path named explicitly
+    /// that is not a regular file (no language), a candidate whose name is not
+    /// valid UTF-8 (with the language it would have been searched as).
     pub skipped: Vec<(Option<SupportLang>, Skipped)>,
 }
 
@@ -102,6 +103,40 @@ fn quoted_os(p: &Path) -> String {
 /// The skip reason of a file whose path is not valid UTF-8 (docs/DESIGN.md §5.5).
 pub const NAME_NOT_UTF8: &str = "file name is not valid UTF-8; rename it to edit it";
 
+/// The skip reason of a path named explicitly that is not a regular file (a FIFO,
+/// a device, a socket, a symlink): reading a FIFO would wait for a writer and a
+/// device may never end, so such a path is never opened for reading.
+pub fn not_regular(ft: &std::fs::FileType) -> String {
+    #[cfg(unix)]
+    let kind = {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            "a FIFO"
+        } else if ft.is_char_device() {
+            "a character device"
+        } else if ft.is_block_device() {
+            "a block device"
+        } else if ft.is_socket() {
+            "a socket"
+        } else if ft.is_symlink() {
+            "a symbolic link; links are not followed: name the file it points to"
+        } else if ft.is_dir() {
+            "a folder"
+        } else {
+            "a special file"
+        }
+    };
+    #[cfg(not(unix))]
+    let kind = if ft.is_symlink() {
+        "a symbolic link; links are not followed: name the file it points to"
+    } else if ft.is_dir() {
+        "a folder"
+    } else {
+        "a special file"
+    };
+    format!("not a regular file ({kind})")
+}
+
 /// Walks the request's paths from `cwd`.
 pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
     let cwd = normalize(cwd);
@@ -148,6 +183,15 @@ pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
             let path = entry.path();
             let explicit = entry.depth() == 0;
             if !ft.is_file() {
+                // A folder is walked; anything else found inside one is not a
+                // candidate, but one named explicitly gets a reason, not silence.
+                if explicit && !ft.is_dir() {
+                    let s = match display_path(path, cwd) {
+                        Ok(display) => Skipped { path: display, reason: not_regular(&ft) },
+                        Err(q) => Skipped { path: q, reason: NAME_NOT_UTF8.to_string() },
+                    };
+                    skipped.lock().unwrap().push((None, s));
+                }
                 return WalkState::Continue;
             }
             let inferred = lang::infer(path);

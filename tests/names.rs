@@ -1,6 +1,6 @@
 //! Hostile file names (docs/DESIGN.md §2.2, §2.7, §5): a newline, a tab, an ESC
-//! sequence, a backslash, a double quote, non-ASCII, a name that is not UTF-8.
-//! Human output and diff headers show
+//! sequence, a backslash, a double quote, non-ASCII, a name that is not UTF-8,
+//! and paths that are not regular files. Human output and diff headers show
 //! names git-quoted, JSON carries them exactly, apply writes the right file, and
 //! nothing aliases or hangs.
 
@@ -203,6 +203,31 @@ fn name_not_utf8_is_skipped_with_a_reason_and_the_rest_is_staged() {
     t.run(&["resolve", "apply", "--reason", "r"]).ok();
     assert_eq!(t.read("ok.py"), "bar(2)\n");
     assert_eq!(std::fs::read(t.path().join(OsStr::from_bytes(b"\xff.py"))).unwrap(), b"foo(1)\n");
+}
+
+/// A FIFO or a device named explicitly is skipped with what it is, instead of
+/// the "No file searched" warning, and is never opened for reading (a FIFO
+/// without a writer would block the run).
+#[test]
+fn fifo_or_device_named_explicitly_is_skipped_as_not_a_regular_file() {
+    let t = Tree::empty();
+    let st = std::process::Command::new("mkfifo").arg(t.path().join("pipe.py")).status().unwrap();
+    assert!(st.success());
+    let p: Preview = t.run(&["run", "-l", "py", "-p", PAT, "-r", OUT, "pipe.py", "/dev/zero", "--json"]).ok().json();
+    let skipped: Vec<(&str, &str)> = p.skipped.iter().map(|s| (s.path.as_str(), s.reason.as_str())).collect();
+    assert_eq!(
+        skipped,
+        vec![("/dev/zero", "not a regular file (a character device)"), ("pipe.py", "not a regular file (a FIFO)")]
+    );
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    assert_eq!(p.files_searched, 0);
+    let r = t.run(&["run", "-l", "py", "-p", PAT, "-r", OUT, "pipe.py"]).ok();
+    assert!(r.stdout.starts_with("skipped pipe.py: not a regular file (a FIFO)\n"), "{}", r.stdout);
+    assert!(!r.stdout.contains("No file searched"), "{}", r.stdout);
+    // Inside a folder, a FIFO is not a candidate (and not read) either.
+    t.write("a.py", "foo(1)\n");
+    let p: Preview = t.run(&["run", "-p", PAT, "-r", OUT, "--json"]).ok().json();
+    assert_eq!((p.files_searched, p.files.len(), p.skipped.len()), (1, 1, 0));
 }
 
 /// Warnings that name a file quote it: the syntax-error warning of the preview
