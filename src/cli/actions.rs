@@ -111,7 +111,7 @@ pub(super) fn show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> any
             if f.diff_lines_cut > 0 {
                 match crate::plan::full_diff(f) {
                     Some(d) => shown.diff = d,
-                    None => eprintln!("warning: {} changed since the preview; its diff stays cut", f.path),
+                    None => eprintln!("warning: {} changed since the preview; its diff stays cut", crate::quote::display_name(&f.path)),
                 }
             }
         }

@@ -8,6 +8,7 @@ use super::open_store;
 use super::print::{self, Style};
 use crate::apply::ApplyReport;
 use crate::plan::Plan;
+use crate::quote::{display_name, escape_controls};
 use crate::preview::PreviewDetails;
 use crate::status::{FileStatus, OutstandingStatus};
 use crate::text::plural;
@@ -54,7 +55,7 @@ fn ask(details: &PreviewDetails, style: Style, out: &mut impl Write) -> std::io:
         let one = PreviewDetails { files: vec![f.clone()], ..details.clone() };
         print::diffs(out, &one, style)?;
         let answer = loop {
-            write!(out, "[{}/{n}] Apply this change to {}? [y]es [n]o [a]ll remaining [q]uit: ", k + 1, f.path)?;
+            write!(out, "[{}/{n}] Apply this change to {}? [y]es [n]o [a]ll remaining [q]uit: ", k + 1, display_name(&f.path))?;
             out.flush()?;
             let mut line = String::new();
             if stdin.read_line(&mut line)? == 0 {
@@ -88,7 +89,7 @@ fn report_text(report: &ApplyReport) -> (String, bool) {
         plural(report.files_touched, "file")
     );
     for f in report.files.iter().filter(|f| f.status == FileStatus::Applied) {
-        text.push_str(&format!("\n  applied  {}", f.path));
+        text.push_str(&format!("\n  applied  {}", display_name(&f.path)));
     }
     if declined > 0 {
         text.push_str(&format!("\nDeclined: {} left unchanged.", plural(declined, "file")));
@@ -96,7 +97,7 @@ fn report_text(report: &ApplyReport) -> (String, bool) {
     let mut complete = true;
     for o in report.outstanding.iter().filter(|o| o.status != OutstandingStatus::NotSelected) {
         complete = false;
-        text.push_str(&format!("\n  {:<8} {}: {}", o.status, o.path, o.reason));
+        text.push_str(&format!("\n  {:<8} {}: {}", o.status, display_name(&o.path), escape_controls(&o.reason)));
     }
     (text, complete)
 }

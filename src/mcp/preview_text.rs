@@ -34,8 +34,8 @@ pub fn preview_text(d: &PreviewDetails) -> String {
         ),
     }
     push_files(&mut s, d);
-    push_notes(&mut s, "\nSkipped ", &plural(d.skipped.len(), "file"), d.skipped.iter().map(|k| format!("  {}: {}", k.path, k.reason)), "skipped");
-    push_notes(&mut s, "\nWarnings", "", d.warnings.iter().map(|w| format!("  - {w}")), "warnings");
+    push_notes(&mut s, "\nSkipped ", &plural(d.skipped.len(), "file"), d.skipped.iter().map(|k| format!("  {}: {}", k.shown(), crate::quote::escape_controls(&k.reason))), "skipped");
+    push_notes(&mut s, "\nWarnings", "", d.warnings.iter().map(|w| format!("  - {}", crate::quote::escape_controls(w))), "warnings");
     if !d.files.is_empty() {
         push_diffs(&mut s, d);
     }
@@ -49,7 +49,7 @@ fn push_files(s: &mut String, d: &PreviewDetails) {
     }
     s.push_str("\nFiles:\n");
     for f in d.files.iter().take(MAX_FILE_LINES) {
-        s.push_str(&format!("  {}  {}", f.path, plural(f.replacements, "replacement")));
+        s.push_str(&format!("  {}  {}", crate::quote::display_name(&f.path), plural(f.replacements, "replacement")));
         if f.syntax_errors_introduced {
             s.push_str("  [adds syntax errors: apply refuses it unless extra {\"allowSyntaxErrors\": true}]");
         }
