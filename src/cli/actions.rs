@@ -39,7 +39,26 @@ fn print_result(out: &mut impl Write, json: bool, whole: &impl serde::Serialize,
 
 /// `ast-edit resolve`.
 pub(super) fn resolve(a: ResolveArgs, out: &mut impl Write) -> anyhow::Result<i32> {
-    let extra = json_flag("--extra", &a.extra, r#"{"stale":"skip"}"#)?;
+    let mut extra = json_flag("--extra", &a.extra, r#"{"stale":"skip"}"#)?;
+    if let Some(mode) = &a.verify {
+        if a.action.trim() != "apply" {
+            return Err(Error::bad(format!("--verify {mode} applies to `resolve apply` only: discard builds no new text")).into());
+        }
+        let mode = serde_json::Value::String(mode.clone());
+        match &mut extra {
+            None => extra = Some(serde_json::json!({ "verify": mode })),
+            Some(serde_json::Value::Object(m)) => match m.get("verify") {
+                Some(given) if *given != mode => {
+                    return Err(Error::bad(format!("--verify {mode} contradicts extra.verify {given}: give one of them")).into());
+                }
+                _ => {
+                    m.insert("verify".into(), mode);
+                }
+            },
+            // Not an object: RawResolve::check says so.
+            Some(_) => {}
+        }
+    }
     let req = RawResolve { action: Some(a.action), reason: a.reason, extra, id: a.id }.check(Front::Cli)?;
     let (ws, store) = open_store()?;
     let bar = spinner("resolving (verifying and writing files)");
@@ -55,6 +74,9 @@ pub(super) fn resolve(a: ResolveArgs, out: &mut impl Write) -> anyhow::Result<i3
         b.finish_and_clear();
     }
     print_result(out, a.json, &result, result.is_error, &result.content)?;
+    if let Some(v) = result.verified {
+        eprintln!("{}", v.note());
+    }
     Ok(result.exit_code())
 }
 
@@ -139,10 +161,20 @@ fn clear(a: &PendingArgs, store: &Store, out: &mut impl Write) -> anyhow::Result
 pub(super) fn show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
     let ShowArgs { id, json, full } = a;
     let (_, store) = open_store()?;
-    let Some(action) = store.lock()?.get(id.as_deref())? else {
-        let msg = match &id {
-            Some(id) => Error::UnknownId(id.clone()).to_string(),
-            None => "No pending actions.".to_string(),
+    let (found, resolved) = {
+        let locked = store.lock()?;
+        let found = locked.get(id.as_deref())?;
+        let resolved = match (&found, &id) {
+            (None, Some(id)) => locked.resolution(id)?,
+            _ => None,
+        };
+        (found, resolved)
+    };
+    let Some(action) = found else {
+        let msg = match (&id, resolved) {
+            (Some(id), Some(r)) => Error::Resolved { id: id.clone(), resolution: r.resolution, at: r.at }.to_string(),
+            (Some(id), None) => Error::UnknownId(id.clone()).to_string(),
+            (None, _) => "No pending actions.".to_string(),
         };
         eprintln!("{msg}");
         return Ok(1);

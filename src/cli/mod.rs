@@ -304,9 +304,15 @@ pub struct ResolveArgs {
     /// Why, in one sentence (required).
     #[arg(long)]
     pub reason: Option<String>,
-    /// JSON object of options: {"stale":"skip"}, {"files":[...]}, {"allowSyntaxErrors":true}.
+    /// JSON object of options (ast_edit actions take only these): {"stale":"skip"},
+    /// {"files":[...]}, {"allowSyntaxErrors":true}, {"verify":"rerun"}.
     #[arg(long, value_name = "JSON")]
     pub extra: Option<String>,
+    /// How apply proves the new text: `rerun` re-runs the edit on every file
+    /// (the same as extra {"verify":"rerun"}); by default the stored plan is
+    /// re-used when this build staged it from the same rules.
+    #[arg(long, value_name = "MODE", value_parser = ["rerun"])]
+    pub verify: Option<String>,
     /// Resolve this action instead of the newest.
     #[arg(long)]
     pub id: Option<String>,
