@@ -637,12 +637,12 @@ impl Locked<'_> {
         dated.sort_by(|a, b| b.cmp(a));
         let mut msgs = Vec::new();
         for (i, (when, p)) in dated.iter().enumerate() {
-            if i >= RESOLVED_MAX_COUNT || older_than(Some(*when), now, RESOLVED_MAX_AGE_DAYS) {
-                if let Err(e) = std::fs::remove_file(p)
-                    && e.kind() != std::io::ErrorKind::NotFound
-                {
-                    msgs.push(format!("could not remove the old resolved record {}: {e}", p.display()));
-                }
+            let expired = i >= RESOLVED_MAX_COUNT || older_than(Some(*when), now, RESOLVED_MAX_AGE_DAYS);
+            if expired
+                && let Err(e) = std::fs::remove_file(p)
+                && e.kind() != std::io::ErrorKind::NotFound
+            {
+                msgs.push(format!("could not remove the old resolved record {}: {e}", p.display()));
             }
         }
         msgs
