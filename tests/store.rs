@@ -577,3 +577,27 @@ fn a_command_waiting_for_the_store_lock_says_so_once() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("  A  [custom_tool]\n"));
 }
 
+
+#[cfg(unix)]
+#[test]
+fn pending_clear_on_a_terminal_asks_how_many_before_dropping() {
+    use rexpect::session::spawn_command;
+    let t = Tree::empty();
+    let a = propose_cmd(&t, "A", "true");
+    let b = propose_cmd(&t, "B", "true");
+    let mut p = spawn_command(t.command(&["pending", "--clear"]), Some(20_000)).unwrap();
+    p.exp_string(&format!("  {b}  ")).unwrap();
+    p.exp_string(&format!("  {a}  ")).unwrap();
+    p.exp_string("Drop these 2 pending actions unresolved (no command runs)? [y/N] ").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("Nothing dropped.").unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(pending(&t).len(), 2, "declined: nothing dropped");
+    let mut p = spawn_command(t.command(&["pending", "--clear"]), Some(20_000)).unwrap();
+    p.exp_string("Drop these 2 pending actions unresolved (no command runs)? [y/N] ").unwrap();
+    p.send_line("y").unwrap();
+    p.exp_string(&format!("Dropped 2 pending actions: {b}, {a}.")).unwrap();
+    p.exp_eof().unwrap();
+    assert!(pending(&t).is_empty());
+    assert_eq!(read_json(&resolved_path(&t, &a))["resolution"], "cleared");
+}
