@@ -40,37 +40,92 @@ pub struct ApplyOptions {
     /// Apply files whose rewrite adds syntax errors (`extra.allowSyntaxErrors`).
     pub allow_syntax_errors: bool,
     /// Build the new text by splicing the planned edits onto the verified bytes
-    /// instead of re-running the rewrite: for `run -U` and `-i`, whose plan this
-    /// same process made moments before. `resolve apply` always re-runs.
+    /// instead of re-running the rewrite. Set by `run -U` and `-i`, whose plan this
+    /// same process made moments before, and by `resolve apply` when the stored
+    /// action proves it was planned by this build from the same rules
+    /// (docs/DESIGN.md section 4.3, step 5) and `rerun` is not asked.
     pub trust_plan: bool,
+    /// The caller asked to re-run the engine whatever the stored plan proves
+    /// (`extra.verify = "rerun"`, CLI `--verify rerun`): `resolve` then never sets
+    /// `trust_plan`.
+    pub rerun: bool,
 }
 
 impl ApplyOptions {
-    /// Reads the options from `extra` (a JSON object). Unknown keys are allowed
-    /// (they belong to other producers), but known keys must have the right type.
+    /// The keys of `extra` that an `ast_edit` apply reads, in the order messages
+    /// list them (docs/DESIGN.md section 4.2).
+    pub const EXTRA_KEYS: [&str; 4] = ["stale", "files", "allowSyntaxErrors", "verify"];
+
+    /// Reads the options from `extra` (a JSON object). A key that is not one of
+    /// [`ApplyOptions::EXTRA_KEYS`], or a value of the wrong type or out of range, is bad input
+    /// naming the key and what it takes (docs/DESIGN.md section 4.2): an
+    /// `ast_edit` action takes nothing else, and a typo such as `file` for `files`
+    /// must not apply every file.
     pub fn from_extra(extra: Option<&serde_json::Value>) -> Result<Self> {
         let mut o = ApplyOptions::default();
         let Some(extra) = extra else { return Ok(o) };
         let obj = extra.as_object().ok_or_else(|| Error::bad("extra must be a JSON object, for example {\"stale\":\"skip\"}"))?;
+        let options = Self::EXTRA_KEYS.join(", ");
+        for key in obj.keys() {
+            if !Self::EXTRA_KEYS.contains(&key.as_str()) {
+                let hint = Self::closest_key(key).map(|k| format!(" (did you mean `{k}`?)")).unwrap_or_default();
+                return Err(Error::bad(format!(
+                    "extra has the key `{key}`{hint}, which an ast_edit action does not take; its options are: {options}. Nothing was written; the action stays pending"
+                )));
+            }
+        }
+        let bad = |key: &str, what: &str, got: &serde_json::Value| {
+            Error::bad(format!("extra.{key} must be {what}, not {got}. Nothing was written; the action stays pending"))
+        };
         if let Some(v) = obj.get("stale") {
             o.skip_stale = match v.as_str() {
                 Some("skip") => true,
                 Some("abort") => false,
-                _ => return Err(Error::bad("extra.stale must be \"skip\" or \"abort\"")),
+                _ => return Err(bad("stale", "\"skip\" or \"abort\"", v)),
             };
         }
         if let Some(v) = obj.get("files") {
-            let arr = v.as_array().ok_or_else(|| Error::bad("extra.files must be an array of paths"))?;
-            let mut files = Vec::new();
-            for f in arr {
-                files.push(f.as_str().ok_or_else(|| Error::bad("extra.files must be an array of paths"))?.to_string());
-            }
-            o.only = Some(files);
+            let what = "a non-empty array of the action's paths (as `ast-edit show` lists them)";
+            let arr = v.as_array().filter(|a| !a.is_empty()).ok_or_else(|| bad("files", what, v))?;
+            let files = arr.iter().map(|f| f.as_str().map(str::to_string)).collect::<Option<Vec<_>>>();
+            o.only = Some(files.ok_or_else(|| bad("files", what, v))?);
         }
         if let Some(v) = obj.get("allowSyntaxErrors") {
-            o.allow_syntax_errors = v.as_bool().ok_or_else(|| Error::bad("extra.allowSyntaxErrors must be true or false"))?;
+            o.allow_syntax_errors = v.as_bool().ok_or_else(|| bad("allowSyntaxErrors", "true or false", v))?;
+        }
+        if let Some(v) = obj.get("verify") {
+            o.rerun = match v.as_str() {
+                Some("rerun") => true,
+                _ => return Err(bad("verify", "\"rerun\" (re-run the engine on every file; leave it out to let apply choose)", v)),
+            };
         }
         Ok(o)
+    }
+
+    /// The key of [`ApplyOptions::EXTRA_KEYS`] that `key` most likely misspells:
+    /// within two edits, ignoring case, `_` and `-`.
+    fn closest_key(key: &str) -> Option<&'static str> {
+        let fold = |s: &str| s.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase).collect::<Vec<char>>();
+        let k = fold(key);
+        Self::EXTRA_KEYS
+            .iter()
+            .map(|cand| (Self::edit_distance(&k, &fold(cand)), *cand))
+            .filter(|(d, _)| *d <= 2)
+            .min_by_key(|(d, _)| *d)
+            .map(|(_, cand)| cand)
+    }
+
+    /// Levenshtein distance.
+    fn edit_distance(a: &[char], b: &[char]) -> usize {
+        let mut prev: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.iter().enumerate() {
+            let mut cur = vec![i + 1; b.len() + 1];
+            for (j, cb) in b.iter().enumerate() {
+                cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+            }
+            prev = cur;
+        }
+        prev[b.len()]
     }
 }
 

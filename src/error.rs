@@ -24,6 +24,18 @@ pub enum Error {
         "No pending action with id `{0}`. Run `ast-edit pending` to list the pending actions."
     )]
     UnknownId(String),
+    /// `resolve --id` or `show ID` named an action that is no longer pending
+    /// because it was resolved: what became of it, and when (docs/DESIGN.md
+    /// section 5.3).
+    #[error("{}", resolved_text(id, *resolution, at))]
+    Resolved {
+        /// The action's id.
+        id: String,
+        /// What became of it.
+        resolution: crate::pending::Resolution,
+        /// When (RFC 3339, UTC).
+        at: String,
+    },
     /// Applying an action failed; the action stays pending.
     #[error("Apply failed: {0}")]
     ApplyFailed(String),
@@ -64,10 +76,24 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::BadInput(_) => 2,
-            Error::NothingPending | Error::UnknownId(_) | Error::ApplyFailed(_) => 1,
+            Error::NothingPending | Error::UnknownId(_) | Error::Resolved { .. } | Error::ApplyFailed(_) => 1,
             Error::Store { .. } | Error::Io { .. } | Error::Cancelled => 1,
         }
     }
+}
+
+/// The text of [`Error::Resolved`]: ``Action `<id>` was already applied at <at>;
+/// nothing to do.`` and likewise for the other resolutions.
+fn resolved_text(id: &str, resolution: crate::pending::Resolution, at: &str) -> String {
+    use crate::pending::Resolution;
+    let what = match resolution {
+        Resolution::Applied => "was already applied",
+        Resolution::Discarded => "was already discarded",
+        Resolution::Undone => "was applied, then undone",
+        Resolution::Cleared => "was dropped by `ast-edit pending --clear`",
+        Resolution::Expired => "was dropped unresolved by the store's retention (`ast-edit pending` says what is kept)",
+    };
+    format!("Action `{id}` {what} at {at}; nothing to do.")
 }
 
 /// Result alias for the library.

@@ -65,9 +65,30 @@
 //!  "order": 1795504009142099251}
 //! ```
 //!
-//! `resolution` is `applied`, `discarded` or `undone`; `at` is when it became so;
-//! `order` is the order the action had while pending. In-process actions of
-//! [`crate::custom::Handlers`] leave no record.
+//! `resolution` is `applied`, `discarded`, `undone`, `cleared` (dropped by
+//! `ast-edit pending --clear`, [`Locked::clear`]) or `expired` (dropped by the
+//! retention below); `at` is when it became so; `order` is the order the action
+//! had while pending. In-process actions of [`crate::custom::Handlers`] leave no
+//! record. `resolve --id` and `show ID` of a resolved id say what became of it
+//! ([`crate::error::Error::Resolved`]).
+//!
+//! # Retention
+//!
+//! Nothing in the state dir grows without bound (docs/DESIGN.md section 3.7).
+//! [`Locked::maintain`] runs each time a front end opens the store, under the lock,
+//! after crash recovery; [`Locked::prune_journal`] also runs after each apply of
+//! `resolve`:
+//!
+//! - pending actions: dropped (recorded `expired`) when staged more than
+//!   [`PENDING_MAX_AGE_DAYS`] days ago, beyond the newest [`PENDING_MAX_COUNT`], or
+//!   once the newer entries hold [`PENDING_MAX_BYTES`]; the newest is never dropped
+//!   for count or size;
+//! - undo records (`journal/`): the newest [`JOURNAL_MAX_RECORDS`], while their
+//!   originals total at most [`JOURNAL_MAX_BYTES`] (the newest is always kept);
+//!   a folder without `record.json` (an apply killed before its journal was
+//!   written, so before any rename) is removed;
+//! - resolved records: kept [`RESOLVED_MAX_AGE_DAYS`] days after they were last
+//!   written, at most the newest [`RESOLVED_MAX_COUNT`].
 //!
 //! # Order
 //!
@@ -89,6 +110,7 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
@@ -163,6 +185,10 @@ pub enum Resolution {
     Discarded,
     /// It was applied, then `undo` restored its files.
     Undone,
+    /// `ast-edit pending --clear` dropped it unresolved (no command ran).
+    Cleared,
+    /// The store's retention dropped it unresolved (see the module docs).
+    Expired,
 }
 
 /// What the store keeps of a resolved action: `resolved/<id>.json`.
@@ -254,7 +280,9 @@ impl Store {
         &self.dir
     }
 
-    /// Takes the store's exclusive lock (blocking).
+    /// Takes the store's exclusive lock (blocking). When another process holds it
+    /// for longer than [`LOCK_QUIET_WAIT`] (a long apply), says once on stderr that
+    /// this one waits ([`LOCK_WAIT_MESSAGE`]), then blocks until it is free.
     pub fn lock(&self) -> Result<Locked<'_>> {
         let path = self.dir.join("lock");
         let file = File::options()
@@ -263,12 +291,38 @@ impl Store {
             .write(true)
             .open(&path)
             .map_err(|e| self.err(&path, e))?;
-        file.lock().map_err(|e| self.err(&path, e))?;
+        if !try_lock_for(&file, LOCK_QUIET_WAIT).map_err(|e| self.err(&path, e))? {
+            eprintln!("{LOCK_WAIT_MESSAGE}");
+            file.lock().map_err(|e| self.err(&path, e))?;
+        }
         Ok(Locked { store: self, _file: file })
     }
 
     fn err(&self, path: &Path, e: std::io::Error) -> Error {
         Error::Store { path: path.to_path_buf(), message: e.to_string() }
+    }
+}
+
+/// How long [`Store::lock`] waits for a held lock before it says so.
+pub const LOCK_QUIET_WAIT: Duration = Duration::from_millis(200);
+
+/// What [`Store::lock`] prints on stderr when it has to wait for the lock.
+pub const LOCK_WAIT_MESSAGE: &str = "waiting for another ast-edit process (pending-action store locked)...";
+
+/// Tries to take `file`'s exclusive lock for up to `wait` (polling every 10 ms);
+/// false when it is still held by someone else after that.
+fn try_lock_for(file: &File, wait: Duration) -> std::io::Result<bool> {
+    let start = std::time::Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(true),
+            Err(std::fs::TryLockError::WouldBlock) => {}
+            Err(std::fs::TryLockError::Error(e)) => return Err(e),
+        }
+        if start.elapsed() >= wait {
+            return Ok(false);
+        }
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
@@ -297,7 +351,8 @@ fn is_plain_id(id: &str) -> bool {
 
 /// What [`Locked::scan`] found in `pending/`.
 struct Scan {
-    actions: Vec<PendingAction>,
+    /// The good entries, newest first, with the size of their file.
+    actions: Vec<(PendingAction, u64)>,
     problems: Vec<String>,
 }
 
@@ -414,10 +469,10 @@ impl Locked<'_> {
                 Ok(a) if p.file_stem() != Some(std::ffi::OsStr::new(&a.id)) || !is_plain_id(&a.id) => {
                     problems.push(bad(format!("its id `{}` does not match its file name", a.id)));
                 }
-                Ok(a) => actions.push(a),
+                Ok(a) => actions.push((a, bytes.len() as u64)),
             }
         }
-        actions.sort_by(|a, b| b.order.cmp(&a.order).then_with(|| b.id.cmp(&a.id)));
+        actions.sort_by(|(a, _), (b, _)| b.order.cmp(&a.order).then_with(|| b.id.cmp(&a.id)));
         problems.sort();
         Ok(Scan { actions, problems })
     }
@@ -425,7 +480,7 @@ impl Locked<'_> {
     /// Every pending action, newest first. Unreadable entries are skipped (see
     /// [`Locked::problems`]).
     pub fn list(&self) -> Result<Vec<PendingAction>> {
-        Ok(self.scan()?.actions)
+        Ok(self.scan()?.actions.into_iter().map(|(a, _)| a).collect())
     }
 
     /// One message per entry of `pending/` that [`Locked::list`] skips: its path,
@@ -513,4 +568,242 @@ impl Locked<'_> {
     pub fn journal_dir(&self) -> PathBuf {
         self.store.dir.join("journal")
     }
+
+    /// The state dir.
+    pub fn dir(&self) -> &Path {
+        &self.store.dir
+    }
+
+    /// Drops the pending actions `ids` that are still pending, unresolved (no
+    /// command runs), each leaving a `cleared` record; returns those dropped,
+    /// newest first. Ids no longer pending are left out.
+    pub fn clear(&self, ids: &[String]) -> Result<Vec<PendingAction>> {
+        let mut dropped = Vec::new();
+        for a in self.list()? {
+            if ids.contains(&a.id) {
+                self.finish(&a, Resolution::Cleared)?;
+                dropped.push(a);
+            }
+        }
+        Ok(dropped)
+    }
+
+    /// What a front end runs when it opens the store (after crash recovery):
+    /// applies the retention of the module docs to pending actions, resolved
+    /// records and undo records, and returns the messages to show: one per pending
+    /// action the retention dropped, one per file it could not remove, and one per
+    /// bad pending entry ([`Locked::problems`]). Reads `pending/` once.
+    pub fn maintain(&self) -> Result<Vec<String>> {
+        let Scan { actions, problems } = self.scan()?;
+        let now = SystemTime::now();
+        let mut msgs = Vec::new();
+        let sizes: Vec<u64> = actions.iter().map(|(_, n)| *n).collect();
+        let keep = kept_count(&sizes, PENDING_MAX_COUNT, PENDING_MAX_BYTES);
+        for (i, (a, _)) in actions.iter().enumerate() {
+            let why = if older_than(humantime::parse_rfc3339(&a.created_at).ok(), now, PENDING_MAX_AGE_DAYS) {
+                format!("staged more than {PENDING_MAX_AGE_DAYS} days ago")
+            } else if i >= keep {
+                format!(
+                    "beyond the newest {PENDING_MAX_COUNT} pending actions or their {} in all",
+                    human_bytes(PENDING_MAX_BYTES)
+                )
+            } else {
+                continue;
+            };
+            match self.finish(a, Resolution::Expired) {
+                Ok(_) => msgs.push(format!(
+                    "dropped pending action {} ({}, staged {}): {why}; the store keeps pending actions {} days, at most {} of them",
+                    a.id, a.label, a.created_at, PENDING_MAX_AGE_DAYS, PENDING_MAX_COUNT
+                )),
+                Err(e) => msgs.push(format!("could not drop the expired pending action {}: {e}", a.id)),
+            }
+        }
+        msgs.extend(self.prune_resolved(now));
+        msgs.extend(self.prune_journal());
+        msgs.extend(problems);
+        Ok(msgs)
+    }
+
+    /// Drops resolved records last written more than [`RESOLVED_MAX_AGE_DAYS`]
+    /// days ago, and all but the newest [`RESOLVED_MAX_COUNT`]; returns a message
+    /// per record that could not be removed. Reads no record: the age is the
+    /// file's modification time (a record is written when its resolution is).
+    fn prune_resolved(&self, now: SystemTime) -> Vec<String> {
+        let Ok(files) = self.json_files("resolved") else { return Vec::new() };
+        let mut dated: Vec<(SystemTime, PathBuf)> = files
+            .into_iter()
+            .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+            .collect();
+        dated.sort_by(|a, b| b.cmp(a));
+        let mut msgs = Vec::new();
+        for (i, (when, p)) in dated.iter().enumerate() {
+            let expired = i >= RESOLVED_MAX_COUNT || older_than(Some(*when), now, RESOLVED_MAX_AGE_DAYS);
+            if expired
+                && let Err(e) = std::fs::remove_file(p)
+                && e.kind() != std::io::ErrorKind::NotFound
+            {
+                msgs.push(format!("could not remove the old resolved record {}: {e}", p.display()));
+            }
+        }
+        msgs
+    }
+
+    /// Applies the journal's retention (module docs): keeps the newest
+    /// [`JOURNAL_MAX_RECORDS`] undo records while their originals total at most
+    /// [`JOURNAL_MAX_BYTES`] (the newest always), and removes folders without a
+    /// `record.json`. A record still marked in flight is left to crash recovery.
+    /// Returns a message per folder that could not be removed.
+    pub fn prune_journal(&self) -> Vec<String> {
+        let mut msgs = Vec::new();
+        let mut records: Vec<((u64, String), PathBuf, u64)> = Vec::new();
+        for r in self.journal_records() {
+            if r.inflight {
+                continue;
+            }
+            if !r.complete {
+                remove_journal_folder(&r.path, &mut msgs);
+                continue;
+            }
+            records.push(((r.order, r.name), r.path, r.bytes));
+        }
+        records.sort_by(|a, b| b.0.cmp(&a.0));
+        let sizes: Vec<u64> = records.iter().map(|r| r.2).collect();
+        let keep = kept_count(&sizes, JOURNAL_MAX_RECORDS, JOURNAL_MAX_BYTES);
+        for (_, path, _) in &records[keep..] {
+            remove_journal_folder(path, &mut msgs);
+        }
+        msgs
+    }
+
+    /// The folders of `journal/`, as the retention sees them.
+    fn journal_records(&self) -> Vec<JournalFolder> {
+        let Ok(rd) = std::fs::read_dir(self.journal_dir()) else { return Vec::new() };
+        let mut v = Vec::new();
+        for e in rd.flatten() {
+            let path = e.path();
+            if !e.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            let name = e.file_name().to_string_lossy().into_owned();
+            v.push(JournalFolder {
+                order: pending_format::journal_order(&name).unwrap_or(0),
+                complete: path.join(JOURNAL_RECORD).is_file(),
+                inflight: path.join(JOURNAL_INFLIGHT).exists(),
+                bytes: std::fs::metadata(path.join(JOURNAL_ORIGINALS)).map_or(0, |m| m.len()),
+                name,
+                path,
+            });
+        }
+        v
+    }
+
+    /// What the store keeps now, for `ast-edit pending` to say.
+    pub fn kept(&self) -> Kept {
+        let undo: Vec<JournalFolder> = self.journal_records().into_iter().filter(|r| r.complete).collect();
+        Kept {
+            undo_records: undo.len(),
+            undo_bytes: undo.iter().map(|r| r.bytes).sum(),
+            resolved: self.json_files("resolved").map_or(0, |v| v.len()),
+        }
+    }
+}
+
+/// One folder of `journal/`.
+struct JournalFolder {
+    name: String,
+    path: PathBuf,
+    order: u64,
+    /// Has its `record.json`.
+    complete: bool,
+    /// Still marked in flight (left to crash recovery).
+    inflight: bool,
+    /// Size of its `originals.bin`.
+    bytes: u64,
+}
+
+fn remove_journal_folder(path: &Path, msgs: &mut Vec<String>) {
+    if let Err(e) = std::fs::remove_dir_all(path)
+        && e.kind() != std::io::ErrorKind::NotFound
+    {
+        msgs.push(format!("could not remove the old undo record {}: {e}", path.display()));
+    }
+}
+
+/// The file names of a journal record (written by [`crate::apply`]).
+const JOURNAL_RECORD: &str = "record.json";
+const JOURNAL_INFLIGHT: &str = "inflight";
+const JOURNAL_ORIGINALS: &str = "originals.bin";
+
+/// Pending actions staged more than this many days ago are dropped.
+pub const PENDING_MAX_AGE_DAYS: u64 = 30;
+/// At most this many pending actions are kept (the newest).
+pub const PENDING_MAX_COUNT: usize = 100;
+/// Pending entries are kept, newest first, while they hold at most this many
+/// bytes in all (the newest is always kept).
+pub const PENDING_MAX_BYTES: u64 = 1 << 30;
+/// At most this many undo records are kept (the newest).
+pub const JOURNAL_MAX_RECORDS: usize = 20;
+/// Undo records are kept, newest first, while their originals total at most this
+/// many bytes (the newest is always kept, whatever its size).
+pub const JOURNAL_MAX_BYTES: u64 = 1 << 30;
+/// Resolved records are kept this many days after they were last written.
+pub const RESOLVED_MAX_AGE_DAYS: u64 = 30;
+/// At most this many resolved records are kept (the newest).
+pub const RESOLVED_MAX_COUNT: usize = 1000;
+
+/// What the store keeps, as `ast-edit pending` reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Kept {
+    /// Undo records in the journal.
+    pub undo_records: usize,
+    /// The bytes of their originals.
+    pub undo_bytes: u64,
+    /// Resolved records (ids `resolve --id` and `show` still know).
+    pub resolved: usize,
+}
+
+impl Kept {
+    /// The footer line of `ast-edit pending` (docs/DESIGN.md section 5.8).
+    pub fn footer(&self) -> String {
+        format!(
+            "Keeping {} ({}; the newest {JOURNAL_MAX_RECORDS}, up to {}) and {} for {RESOLVED_MAX_AGE_DAYS} days; pending actions are dropped after {PENDING_MAX_AGE_DAYS} days.",
+            crate::text::plural(self.undo_records, "undo record"),
+            human_bytes(self.undo_bytes),
+            human_bytes(JOURNAL_MAX_BYTES),
+            crate::text::plural(self.resolved, "resolved id"),
+        )
+    }
+}
+
+/// How many of `sizes` (newest first) a retention of `max_count` items and
+/// `max_bytes` in all keeps: a prefix, never empty when `sizes` is not.
+fn kept_count(sizes: &[u64], max_count: usize, max_bytes: u64) -> usize {
+    let mut total = 0u64;
+    for (i, n) in sizes.iter().enumerate() {
+        total = total.saturating_add(*n);
+        if i >= max_count || (i > 0 && total > max_bytes) {
+            return i;
+        }
+    }
+    sizes.len()
+}
+
+/// True when `when` is more than `days` days before `now` (false when unknown).
+fn older_than(when: Option<SystemTime>, now: SystemTime, days: u64) -> bool {
+    when.and_then(|w| now.duration_since(w).ok()).is_some_and(|age| age > Duration::from_secs(days * 86_400))
+}
+
+/// A byte count for people: `512 B`, `12.0 KiB`, `301.4 MiB`, `1.0 GiB`.
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut v = n as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    format!("{v:.1} {}", UNITS[unit])
 }

@@ -5,14 +5,21 @@
 //! The whole resolve runs under the store's lock, so an action is applied once even
 //! when two processes resolve it at the same time. A failed apply keeps the action;
 //! a successful apply or discard of an action on disk leaves its record in
-//! `resolved/` ([`Locked::finish`]).
+//! `resolved/` ([`Locked::finish`]), and a later `resolve --id` of it says what
+//! became of it and when ([`Error::Resolved`]).
+//!
+//! For an `ast_edit` action, `extra` holds the options of docs/DESIGN.md section
+//! 4.2 and nothing else: it is checked once the action is picked, under the lock,
+//! and a wrong key or value is bad input with nothing written. Apply splices the
+//! stored edits when the entry proves they are what this build would compute
+//! (same `engineBuild`, `rulesDigest` matching its stored request), else re-runs
+//! the engine (section 4.3, step 5); [`ResolveResult::verified`] says which.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::apply::{self, ApplyOptions};
-use crate::apply::ApplyReport;
 use crate::custom::{CommandAction, CommandStanding, Handlers, Outcome, PendingHandler};
 use crate::error::{Error, Result, NOTHING_PENDING};
 use crate::message::Front;
@@ -85,7 +92,7 @@ pub struct RawResolve {
     #[serde(default)]
     #[schemars(
         extend("type" = "object"),
-        description = "Options for apply: {\"stale\": \"skip\"} writes the unchanged files and reports the changed ones; {\"files\": [\"path\", ...]} applies only these; {\"allowSyntaxErrors\": true} applies files whose rewrite adds syntax errors."
+        description = "Options for apply of an ast_edit action; no other key is accepted (an unknown key or a wrong value is an error and nothing is written): {\"stale\": \"skip\"} writes the unchanged files and reports the changed ones (default \"abort\"); {\"files\": [\"path\", ...]} applies only these; {\"allowSyntaxErrors\": true} applies files whose rewrite adds syntax errors; {\"verify\": \"rerun\"} re-runs the edit on every file instead of re-using the stored plan. An action staged with the ast-edit CLI's `propose` receives extra as is."
     )]
     pub extra: Option<Value>,
     /// The pending action to resolve; absent or empty: the newest.
@@ -175,7 +182,8 @@ pub enum Ending {
     Incomplete,
     /// Nothing pending and no standing handler.
     NothingPending,
-    /// `id` names no pending action.
+    /// `id` names no pending action: never staged (or forgotten), or resolved
+    /// already (the text then says what became of it and when).
     UnknownId,
     /// The apply or discard callback failed; the action stays pending.
     Failed,
@@ -194,12 +202,63 @@ pub struct ResolveResult {
     /// How it ended (not serialized).
     #[serde(skip)]
     pub ending: Ending,
+    /// For an `ast_edit` apply that got as far as building the new texts: how
+    /// they were verified (not serialized; the CLI says it on stderr).
+    #[serde(skip)]
+    pub verified: Option<Verified>,
+}
+
+/// How `resolve apply` built and checked the new text of an `ast_edit` action's
+/// files (docs/DESIGN.md section 4.3, step 5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verified {
+    /// The stored edits were spliced onto the verified bytes: the entry was staged
+    /// by this build (`engineBuild`) and its request gives its `rulesDigest`.
+    Spliced,
+    /// The engine was re-run on every file, for this reason.
+    Rerun(RerunWhy),
+}
+
+/// Why `resolve apply` re-ran the engine rather than re-using the stored plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RerunWhy {
+    /// `extra.verify = "rerun"` (CLI `--verify rerun`).
+    Asked,
+    /// The entry records no build (staged before format version 1, or by a
+    /// build that could not read its executable).
+    NoBuild,
+    /// Another build staged it.
+    OtherBuild,
+    /// The entry has no `rulesDigest`, or its stored request does not give it.
+    RulesDiffer,
+}
+
+impl Verified {
+    /// The line the CLI prints on stderr after an apply (also a failed one, which
+    /// it helps to explain).
+    pub fn note(self) -> &'static str {
+        match self {
+            Verified::Spliced => {
+                "verify: stored plan re-used (staged by this build from the same rules); each file's bytes and the result's digest checked"
+            }
+            Verified::Rerun(RerunWhy::Asked) => "verify: edit re-run on every file by this build (asked: verify rerun)",
+            Verified::Rerun(RerunWhy::NoBuild) => {
+                "verify: edit re-run on every file by this build (the action does not record the build that staged it)"
+            }
+            Verified::Rerun(RerunWhy::OtherBuild) => {
+                "verify: edit re-run on every file by this build (the action was staged by another ast-edit build)"
+            }
+            Verified::Rerun(RerunWhy::RulesDiffer) => {
+                "verify: edit re-run on every file by this build (the stored request does not match its rulesDigest)"
+            }
+        }
+    }
 }
 
 impl ResolveResult {
     fn new(ending: Ending, content: String, details: ResolveDetails) -> Self {
         let is_error = matches!(ending, Ending::NothingPending | Ending::UnknownId | Ending::Failed);
-        ResolveResult { content, is_error, details, ending }
+        ResolveResult { content, is_error, details, ending, verified: None }
     }
 
     /// Exit code: 0 ok, 1 nothing to resolve / apply failed, 3 applied but incomplete.
@@ -212,14 +271,45 @@ impl ResolveResult {
     }
 }
 
+/// How to build the new texts of `action`'s files (docs/DESIGN.md section 4.3,
+/// step 5): splice its stored edits when the entry proves they are what this
+/// build computes from its request (the same `engineBuild` as this process, and a
+/// `rulesDigest` equal to the digest of its stored request), else re-run.
+pub fn verification(action: &PendingAction, plan: &Plan, opts: &ApplyOptions, state_dir: &std::path::Path) -> Verified {
+    if opts.rerun {
+        return Verified::Rerun(RerunWhy::Asked);
+    }
+    let Some(staged_by) = &action.engine_build else { return Verified::Rerun(RerunWhy::NoBuild) };
+    if crate::pending_format::engine_build(state_dir).as_ref() != Some(staged_by) {
+        return Verified::Rerun(RerunWhy::OtherBuild);
+    }
+    let rules = crate::pending_format::rules_of(&plan.request);
+    if action.rules_digest.as_deref() != Some(crate::pending_format::rules_digest(&rules, &plan.request).as_str()) {
+        return Verified::Rerun(RerunWhy::RulesDiffer);
+    }
+    Verified::Spliced
+}
+
 /// Applies an `ast_edit` plan with the verified writer, journalled under its id.
-fn apply_ast_edit(plan: &Plan, locked: &Locked<'_>, id: &str, extra: Option<&Value>) -> std::result::Result<ApplyReport, String> {
-    let opts = ApplyOptions::from_extra(extra).map_err(|e| e.to_string())?;
-    match apply::apply_plan(plan, &opts, Some((locked, id))) {
+fn apply_ast_edit(plan: &Plan, locked: &Locked<'_>, id: &str, opts: &ApplyOptions) -> std::result::Result<apply::ApplyReport, String> {
+    match apply::apply_plan(plan, opts, Some((locked, id))) {
         Ok(report) => Ok(report),
         Err(Error::ApplyFailed(m)) => Err(m),
         Err(other) => Err(other.to_string()),
     }
+}
+
+/// The options of an `ast_edit` action's `extra`, checked (bad input otherwise,
+/// nothing done). Discard reads none of them, but `files` there would read as
+/// "discard only these", which discard cannot do.
+fn ast_edit_options(req: &ResolveRequest) -> Result<ApplyOptions> {
+    let opts = ApplyOptions::from_extra(req.extra.as_ref())?;
+    if req.action == Action::Discard && opts.only.is_some() {
+        return Err(Error::bad(
+            "extra.files selects files to apply, but discard drops the whole action: discard without extra.files (nothing was dropped)",
+        ));
+    }
+    Ok(opts)
 }
 
 /// Resolves one pending action in `store`, with the standing handler configured
@@ -253,6 +343,12 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
     };
     let locked = store.lock()?;
     let Some(chosen) = choose(&locked, req, handlers)? else {
+        if let Some(id) = &req.id
+            && let Some(record) = locked.resolution(id)?
+        {
+            let e = Error::Resolved { id: id.clone(), resolution: record.resolution, at: record.at };
+            return Ok(ResolveResult::new(Ending::UnknownId, e.to_string(), details));
+        }
         return Ok(resolve_standing(req, handlers, details));
     };
     let (label, source) = match &chosen {
@@ -263,20 +359,32 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
     details.label = Some(label.clone());
     let ast_plan = match &chosen {
         Chosen::Disk(a) => match &a.kind {
-            ActionKind::AstEdit { plan } => Some((plan, a.id.as_str())),
+            ActionKind::AstEdit { plan } => Some((plan, a.as_ref())),
             ActionKind::Command { .. } => None,
         },
         Chosen::Memory(_) => None,
     };
+    let mut verified = None;
     let outcome = match (&chosen, ast_plan) {
-        (_, Some((plan, id))) => match req.action {
-            Action::Apply => apply_ast_edit(plan, &locked, id, req.extra.as_ref()).map(|report| {
-                let ending = if report.status == ApplyStatus::Incomplete { Ending::Incomplete } else { Ending::Done };
-                let text = report.text();
-                (ending, Some(Outcome { text, details: Some(serde_json::to_value(&report).expect("serializes")) }))
-            }),
-            Action::Discard => Ok((Ending::Done, None)),
-        },
+        (_, Some((plan, action))) => {
+            // Checked once the action is known to be an ast_edit one (a custom
+            // action's extra belongs to it), before anything is read or written.
+            let mut opts = ast_edit_options(req)?;
+            match req.action {
+                Action::Apply => {
+                    let how = verification(action, plan, &opts, locked.dir());
+                    opts.trust_plan = how == Verified::Spliced;
+                    let applied = apply_ast_edit(plan, &locked, &action.id, &opts).map(|report| {
+                        let ending = if report.status == ApplyStatus::Incomplete { Ending::Incomplete } else { Ending::Done };
+                        let text = report.text();
+                        (ending, Some(Outcome { text, details: Some(serde_json::to_value(&report).expect("serializes")) }))
+                    });
+                    verified = Some(how);
+                    applied
+                }
+                Action::Discard => Ok((Ending::Done, None)),
+            }
+        }
         (Chosen::Disk(a), None) => {
             let ActionKind::Command { apply_cmd, reject_cmd, cwd, details } = &a.kind else { unreachable!("matched above") };
             let mut command = CommandAction {
@@ -294,7 +402,9 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
     let (ending, outcome) = match outcome {
         Err(m) => {
             let verb = if req.action == Action::Apply { "Apply" } else { "Discard" };
-            return Ok(ResolveResult::new(Ending::Failed, format!("{verb} failed: {m}"), details));
+            let mut result = ResolveResult::new(Ending::Failed, format!("{verb} failed: {m}"), details);
+            result.verified = verified;
+            return Ok(result);
         }
         Ok(o) => o,
     };
@@ -305,6 +415,12 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
                 Action::Discard => Resolution::Discarded,
             };
             locked.finish(&a, resolution)?;
+            if verified.is_some() {
+                // The apply added an undo record: keep the journal within its
+                // retention now (what cannot be removed is retried, and reported,
+                // when the store is next opened).
+                let _ = locked.prune_journal();
+            }
         }
         Chosen::Memory(i) => {
             handlers.custom.remove(i);
@@ -317,7 +433,9 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
         }
         None => format!("Discarded: {label}. Reason: {}", req.reason),
     };
-    Ok(ResolveResult::new(ending, content, details))
+    let mut result = ResolveResult::new(ending, content, details);
+    result.verified = verified;
+    Ok(result)
 }
 
 /// The newest action (or `req.id`) among those on disk and the in-process ones.

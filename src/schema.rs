@@ -392,7 +392,8 @@ mod tests {
     }
 
     /// (d) The generated schema of `resolve` is the hand-written one it replaced
-    /// (`mcp::resolve_input_schema` before this module), unchanged.
+    /// (`mcp::resolve_input_schema` before this module), unchanged but for the
+    /// description of `extra`, which lists every option (docs/DESIGN.md section 4.2).
     #[test]
     fn resolve_schema_is_the_hand_written_one() {
         let expected = json!({
@@ -402,7 +403,7 @@ mod tests {
                 "reason": {"type": "string", "minLength": 1, "description": "Why, in one sentence."},
                 "extra": {
                     "type": "object",
-                    "description": "Options for apply: {\"stale\": \"skip\"} writes the unchanged files and reports the changed ones; {\"files\": [\"path\", ...]} applies only these; {\"allowSyntaxErrors\": true} applies files whose rewrite adds syntax errors."
+                    "description": "Options for apply of an ast_edit action; no other key is accepted (an unknown key or a wrong value is an error and nothing is written): {\"stale\": \"skip\"} writes the unchanged files and reports the changed ones (default \"abort\"); {\"files\": [\"path\", ...]} applies only these; {\"allowSyntaxErrors\": true} applies files whose rewrite adds syntax errors; {\"verify\": \"rerun\"} re-runs the edit on every file instead of re-using the stored plan. An action staged with the ast-edit CLI's `propose` receives extra as is."
                 },
                 "id": {"type": "string", "description": "The pending action to resolve (the `id` of an ast_edit result). Default: the newest."}
             },

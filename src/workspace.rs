@@ -47,13 +47,15 @@ impl Workspace {
         &self.state_dir
     }
 
-    /// Opens the store, first cleaning up after an apply that was killed half-way.
+    /// Opens the store, first cleaning up after an apply that was killed half-way,
+    /// then applying the store's retention ([`crate::pending::Locked::maintain`]).
     /// Each message goes to `warn`: what recovery did (what was written, what to
-    /// run) and every unreadable pending entry (skipped, never blocking the others).
+    /// run), each pending action the retention dropped, and every unreadable
+    /// pending entry (skipped, never blocking the others).
     pub fn store(&self, warn: &mut dyn FnMut(&str)) -> Result<Store> {
         let store = Store::open(&self.state_dir)?;
         let locked = store.lock()?;
-        for msg in crate::apply::recover(&locked)?.into_iter().chain(locked.problems()?) {
+        for msg in crate::apply::recover(&locked)?.into_iter().chain(locked.maintain()?) {
             warn(&msg);
         }
         drop(locked);

@@ -340,10 +340,14 @@ async fn stacked_previews_resolve_newest_first_and_id_picks_an_older_one() {
     assert_eq!(env.read("python/app.py"), app_before, "c was discarded");
     let r = client.call("resolve", json!({"action": "apply", "reason": "nothing left"})).await;
     assert_eq!(text(&r), NOTHING_PENDING);
-    // An unknown id is a tool error too.
+    // An id resolved already is a tool error that says what became of it.
     let r = client.call("resolve", json!({"action": "apply", "reason": "x", "id": ids[0]})).await;
     assert!(is_error(&r));
-    assert!(text(&r).contains(&format!("No pending action with id `{}`", ids[0])), "{}", text(&r));
+    assert!(text(&r).starts_with(&format!("Action `{}` was already applied at ", ids[0])), "{}", text(&r));
+    // An unknown id is a tool error too.
+    let r = client.call("resolve", json!({"action": "apply", "reason": "x", "id": "ae-000000"})).await;
+    assert!(is_error(&r));
+    assert!(text(&r).contains("No pending action with id `ae-000000`"), "{}", text(&r));
     client.close().await;
 }
 

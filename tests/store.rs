@@ -1,11 +1,13 @@
 //! The pending-action store's format (version 1) through the real binary: the shape
 //! of a new entry, entries written before version 1, the order of actions without
-//! a counter file, bad entries that are reported and skipped, and the records of
-//! resolved actions.
+//! a counter file, bad entries that are reported and skipped, the records of
+//! resolved actions, the retention of what the store keeps and `pending --clear`
+//! (docs/DESIGN.md section 3.7), and a command waiting for the store's lock.
 
 mod common;
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use ast_edit::pending::{Resolution, Store};
 use common::json::PendingRow;
@@ -304,4 +306,298 @@ fn the_recorded_rules_are_configs_ast_grep_reads_and_writes_the_same_files_with(
     t.run(&["resolve", "apply", "--reason", "r"]).ok();
     assert_eq!(peer.read("python/test_app.py"), t.read("python/test_app.py"));
     assert_eq!(t.read("python/test_app.py"), APPLIED_TEST_APP);
+}
+
+// ---------------------------------------------------------------------------
+// Retention and pending --clear (docs/DESIGN.md section 3.7)
+// ---------------------------------------------------------------------------
+
+fn entry_path(t: &Tree, id: &str) -> PathBuf {
+    pending_dir(t).join(format!("{id}.json"))
+}
+
+fn resolved_path(t: &Tree, id: &str) -> PathBuf {
+    t.state.path().join("resolved").join(format!("{id}.json"))
+}
+
+/// Stages the assertEquals edit (python/test_app.py, 2 replacements); returns its id.
+fn stage(t: &Tree) -> String {
+    preview_id(t, &["-l", "py"])
+}
+
+fn propose_cmd(t: &Tree, label: &str, cmd: &str) -> String {
+    let v: Value = t.run(&["propose", "--label", label, "--apply-cmd", cmd, "--json"]).ok().json();
+    v["id"].as_str().unwrap().to_string()
+}
+
+/// The RFC 3339 time in `text` right after `prefix` and before `; nothing to do.`
+#[track_caller]
+fn time_after<'a>(text: &'a str, prefix: &str) -> &'a str {
+    let rest = text.strip_prefix(prefix).unwrap_or_else(|| panic!("`{text}` does not start with `{prefix}`"));
+    let at = rest.strip_suffix("; nothing to do.\n").unwrap_or_else(|| panic!("`{text}` does not end as expected"));
+    assert!(is_rfc3339(at), "`{at}` is not RFC 3339");
+    at
+}
+
+/// Rewrites the pending entry `id` with `change` applied to its JSON.
+fn edit_entry(t: &Tree, id: &str, change: impl FnOnce(&mut Value)) {
+    let p = entry_path(t, id);
+    let mut e = read_json(&p);
+    change(&mut e);
+    std::fs::write(&p, e.to_string()).unwrap();
+}
+
+fn days_ago(days: u64) -> SystemTime {
+    SystemTime::now() - Duration::from_secs(days * 86_400)
+}
+
+#[test]
+fn pending_actions_older_than_30_days_are_dropped_and_remembered_as_expired() {
+    let t = Tree::fixtures();
+    let old = stage(&t);
+    let young = propose_cmd(&t, "Young", "true");
+    let stamp = humantime::format_rfc3339_seconds(days_ago(31)).to_string();
+    edit_entry(&t, &old, |e| e["createdAt"] = json!(stamp));
+    let r = t.run(&["pending"]).ok();
+    assert_eq!(
+        r.stderr,
+        format!(
+            "warning: dropped pending action {old} (AST Edit: 2 replacements in 1 file, staged {stamp}): staged more than 30 days ago; the store keeps pending actions 30 days, at most 100 of them\n"
+        )
+    );
+    assert!(r.stdout.starts_with(&format!("{young}  ")), "{}", r.stdout);
+    assert_eq!(pending(&t).len(), 1);
+    assert!(!entry_path(&t, &old).exists());
+    assert_eq!(read_json(&resolved_path(&t, &old))["resolution"], "expired");
+    let r = t.run(&["resolve", "apply", "--reason", "r", "--id", &old]).code(1);
+    time_after(&r.stderr, &format!("Action `{old}` was dropped unresolved by the store's retention (`ast-edit pending` says what is kept) at "));
+    assert_eq!(t.read("python/test_app.py"), Tree::fixtures().read("python/test_app.py"));
+    // 29 days is kept.
+    let stamp = humantime::format_rfc3339_seconds(days_ago(29)).to_string();
+    edit_entry(&t, &young, |e| e["createdAt"] = json!(stamp));
+    assert_eq!(t.run(&["pending"]).ok().stderr, "");
+    assert_eq!(pending(&t).len(), 1);
+}
+
+#[test]
+fn beyond_100_pending_actions_the_oldest_are_dropped() {
+    let t = Tree::empty();
+    let first = propose_cmd(&t, "A", "true");
+    // 100 more entries, copies of the first with newer orders.
+    let e = read_json(&entry_path(&t, &first));
+    let base = e["order"].as_u64().unwrap();
+    let mut ids = vec![first.clone()];
+    for i in 1..=100u64 {
+        let id = format!("ae-copy{i:03}");
+        let mut c = e.clone();
+        c["id"] = json!(id);
+        c["order"] = json!(base + i);
+        c["seq"] = json!(base + i);
+        std::fs::write(entry_path(&t, &id), c.to_string()).unwrap();
+        ids.push(id);
+    }
+    let r = t.run(&["pending", "--json"]).ok();
+    assert!(r.stderr.contains(&format!("dropped pending action {first} (A, staged ")), "{}", r.stderr);
+    assert!(r.stderr.contains("beyond the newest 100 pending actions or their 1.0 GiB in all"), "{}", r.stderr);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    let rows: Vec<PendingRow> = r.json();
+    assert_eq!(rows.len(), 100);
+    assert_eq!(rows[0].id, "ae-copy100");
+    assert_eq!(rows[99].id, "ae-copy001");
+    assert_eq!(read_json(&resolved_path(&t, &first))["resolution"], "expired");
+}
+
+/// A fake undo record: `journal/<order:020>-<id>/` with an empty `record.json`
+/// file list and an `originals.bin` of `len` bytes (sparse, so no disk is used).
+fn fake_undo_record(t: &Tree, order: u64, id: &str, len: u64) -> PathBuf {
+    let dir = t.state.path().join("journal").join(format!("{order:020}-{id}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("record.json"), json!({"id": id, "files": []}).to_string()).unwrap();
+    std::fs::File::create(dir.join("originals.bin")).unwrap().set_len(len).unwrap();
+    dir
+}
+
+fn journal_names(t: &Tree) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(t.state.path().join("journal"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn the_journal_keeps_the_newest_20_undo_records() {
+    let t = Tree::empty();
+    t.run(&["pending"]).ok();
+    for i in 1..=25u64 {
+        fake_undo_record(&t, 1_000 + i, &format!("ae-old{i:03}"), 10);
+    }
+    // An apply killed before its record was written (so before any rename).
+    let orphan = t.state.path().join("journal").join(format!("{:020}-ae-orphan", 2_000));
+    std::fs::create_dir_all(&orphan).unwrap();
+    std::fs::write(orphan.join("originals.bin"), "x").unwrap();
+    let r = t.run(&["pending"]).ok();
+    assert_eq!(r.stderr, "");
+    let names = journal_names(&t);
+    assert_eq!(names.len(), 20, "{names:?}");
+    assert!(names[0].ends_with("-ae-old006") && names[19].ends_with("-ae-old025"), "{names:?}");
+    assert_eq!(
+        r.stdout,
+        "No pending actions.\nKeeping 20 undo records (200 B; the newest 20, up to 1.0 GiB) and 0 resolved ids for 30 days; pending actions are dropped after 30 days.\n"
+    );
+    // Undo takes the newest of those kept.
+    let r = t.run(&["undo", "--json"]).ok();
+    assert!(r.stdout.contains("\"id\": \"ae-old025\""), "{}", r.stdout);
+}
+
+#[test]
+fn the_journal_keeps_at_most_1_gib_of_originals_but_always_the_newest_record() {
+    let t = Tree::empty();
+    t.run(&["pending"]).ok();
+    let mib = 1 << 20;
+    fake_undo_record(&t, 1_001, "ae-a", 300 * mib);
+    fake_undo_record(&t, 1_002, "ae-b", 600 * mib);
+    fake_undo_record(&t, 1_003, "ae-c", 400 * mib);
+    t.run(&["pending"]).ok();
+    assert_eq!(journal_names(&t), [format!("{:020}-ae-b", 1_002), format!("{:020}-ae-c", 1_003)]);
+    // One record larger than the budget is still kept when it is the newest.
+    fake_undo_record(&t, 1_004, "ae-d", 1_200 * mib);
+    let r = t.run(&["pending"]).ok();
+    assert_eq!(journal_names(&t), [format!("{:020}-ae-d", 1_004)]);
+    assert!(r.stdout.contains("Keeping 1 undo record (1.2 GiB; the newest 20, up to 1.0 GiB)"), "{}", r.stdout);
+}
+
+#[test]
+fn an_apply_prunes_the_journal_right_away() {
+    let t = Tree::fixtures();
+    t.run(&["pending"]).ok();
+    for i in 1..=20u64 {
+        fake_undo_record(&t, 1_000 + i, &format!("ae-old{i:03}"), 10);
+    }
+    stage(&t);
+    t.run(&["resolve", "apply", "--reason", "r"]).ok();
+    let names = journal_names(&t);
+    assert_eq!(names.len(), 20, "{names:?}");
+    assert!(names[0].ends_with("-ae-old002"), "the oldest went: {names:?}");
+    assert!(!names.iter().any(|n| n.ends_with("-ae-old001")));
+    // The apply's own record is the newest, and undo restores it.
+    t.run(&["undo"]).ok();
+    assert_eq!(t.read("python/test_app.py"), Tree::fixtures().read("python/test_app.py"));
+}
+
+#[test]
+fn resolved_records_are_kept_30_days() {
+    let t = Tree::empty();
+    let old = propose_cmd(&t, "Old", "true");
+    t.run(&["resolve", "discard", "--reason", "r"]).ok();
+    let young = propose_cmd(&t, "Young", "true");
+    t.run(&["resolve", "discard", "--reason", "r"]).ok();
+    let f = std::fs::File::options().write(true).open(resolved_path(&t, &old)).unwrap();
+    f.set_modified(days_ago(31)).unwrap();
+    drop(f);
+    let f = std::fs::File::options().write(true).open(resolved_path(&t, &young)).unwrap();
+    f.set_modified(days_ago(29)).unwrap();
+    drop(f);
+    let r = t.run(&["pending"]).ok();
+    assert!(r.stdout.contains("and 1 resolved id for 30 days"), "{}", r.stdout);
+    assert!(!resolved_path(&t, &old).exists());
+    let r = t.run(&["resolve", "discard", "--reason", "r", "--id", &old]).code(1);
+    assert!(r.stderr.starts_with(&format!("No pending action with id `{old}`")), "{}", r.stderr);
+    let r = t.run(&["resolve", "discard", "--reason", "r", "--id", &young]).code(1);
+    assert!(r.stderr.starts_with(&format!("Action `{young}` was already discarded at ")), "{}", r.stderr);
+}
+
+#[test]
+fn pending_clear_drops_every_action_once_confirmed() {
+    let t = Tree::fixtures();
+    let a = stage(&t);
+    let b = propose_cmd(&t, "Cmd", "touch applied");
+    let before = t.snapshot();
+    // No terminal to ask on: --yes is required, and nothing is dropped without it.
+    let r = t.run(&["pending", "--clear"]).code(2);
+    assert_eq!(
+        r.stderr,
+        format!("error: pending --clear would drop 2 pending actions ({b}, {a}); confirm with --yes (stdin is not a terminal to ask on)\n")
+    );
+    assert_eq!(pending(&t).len(), 2);
+    t.run(&["pending", "--yes"]).code(2);
+    let r = t.run(&["pending", "--clear", "--yes", "--json"]).ok();
+    let j: Value = r.json();
+    let dropped: Vec<&str> = j["dropped"].as_array().unwrap().iter().map(|d| d["id"].as_str().unwrap()).collect();
+    assert_eq!(dropped, [b.as_str(), a.as_str()]);
+    assert_eq!(j["dropped"][1]["files"], json!(["python/test_app.py"]));
+    assert_eq!(t.snapshot(), before, "nothing applied, no command ran");
+    assert!(pending(&t).is_empty());
+    assert_eq!(read_json(&resolved_path(&t, &a))["resolution"], "cleared");
+    let r = t.run(&["resolve", "apply", "--reason", "r", "--id", &b]).code(1);
+    time_after(&r.stderr, &format!("Action `{b}` was dropped by `ast-edit pending --clear` at "));
+    let r = t.run(&["pending", "--clear", "--yes"]).ok();
+    assert_eq!(r.stdout, "No pending actions: nothing to clear.\n");
+    let c = propose_cmd(&t, "C", "true");
+    let r = t.run(&["pending", "--clear", "--yes"]).ok();
+    assert_eq!(r.stdout, format!("Dropped 1 pending action: {c}.\n"));
+}
+
+// ---------------------------------------------------------------------------
+// Waiting for the lock
+// ---------------------------------------------------------------------------
+
+/// True when a process waits for the flock of the file with inode `ino` (a
+/// `->` line of `/proc/locks`).
+#[cfg(target_os = "linux")]
+fn someone_waits_for(ino: u64) -> bool {
+    let locks = std::fs::read_to_string("/proc/locks").unwrap();
+    locks.lines().any(|l| l.contains("->") && l.split_whitespace().any(|f| f.ends_with(&format!(":{ino}"))))
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_command_waiting_for_the_store_lock_says_so_once() {
+    use std::os::unix::fs::MetadataExt;
+    let t = Tree::empty();
+    propose_cmd(&t, "A", "true");
+    let path = t.state.path().join("lock");
+    let lock = std::fs::File::options().write(true).open(&path).unwrap();
+    lock.lock().unwrap();
+    let mut c = t.command(&["pending"]);
+    c.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    // Let it go only once the kernel lists it as waiting for the lock: it has
+    // then given up on `try_lock` and blocks (without the message, before).
+    let ino = std::fs::metadata(&path).unwrap().ino();
+    while !someone_waits_for(ino) {
+        assert!(child.try_wait().unwrap().is_none(), "`pending` ended while the lock was held");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    lock.unlock().unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "waiting for another ast-edit process (pending-action store locked)...\n");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("  A  [custom_tool]\n"));
+}
+
+
+#[cfg(unix)]
+#[test]
+fn pending_clear_on_a_terminal_asks_how_many_before_dropping() {
+    use rexpect::session::spawn_command;
+    let t = Tree::empty();
+    let a = propose_cmd(&t, "A", "true");
+    let b = propose_cmd(&t, "B", "true");
+    let mut p = spawn_command(t.command(&["pending", "--clear"]), Some(20_000)).unwrap();
+    p.exp_string(&format!("  {b}  ")).unwrap();
+    p.exp_string(&format!("  {a}  ")).unwrap();
+    p.exp_string("Drop these 2 pending actions unresolved (no command runs)? [y/N] ").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("Nothing dropped.").unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(pending(&t).len(), 2, "declined: nothing dropped");
+    let mut p = spawn_command(t.command(&["pending", "--clear"]), Some(20_000)).unwrap();
+    p.exp_string("Drop these 2 pending actions unresolved (no command runs)? [y/N] ").unwrap();
+    p.send_line("y").unwrap();
+    p.exp_string(&format!("Dropped 2 pending actions: {b}, {a}.")).unwrap();
+    p.exp_eof().unwrap();
+    assert!(pending(&t).is_empty());
+    assert_eq!(read_json(&resolved_path(&t, &a))["resolution"], "cleared");
 }

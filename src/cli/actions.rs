@@ -2,15 +2,15 @@
 //! `propose`. Each opens the workspace's store, makes one library call and
 //! renders its result (JSON with `--json`, text otherwise).
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 use super::print;
-use super::{open_store, spinner, style, write_json, ColorChoice, JsonFlag, ProposeArgs, ResolveArgs, ShowArgs};
+use super::{open_store, spinner, style, write_json, ColorChoice, JsonFlag, PendingArgs, ProposeArgs, ResolveArgs, ShowArgs};
 use crate::apply::UndoResult;
 use crate::custom::{CommandStanding, CommandView, Handlers, CUSTOM_TOOL};
 use crate::error::Error;
 use crate::message::Front;
-use crate::pending::{ActionKind, NewAction};
+use crate::pending::{ActionKind, NewAction, PendingSummary, Store};
 use crate::resolve::{self, RawResolve};
 use crate::workflow::Preview;
 
@@ -39,7 +39,26 @@ fn print_result(out: &mut impl Write, json: bool, whole: &impl serde::Serialize,
 
 /// `ast-edit resolve`.
 pub(super) fn resolve(a: ResolveArgs, out: &mut impl Write) -> anyhow::Result<i32> {
-    let extra = json_flag("--extra", &a.extra, r#"{"stale":"skip"}"#)?;
+    let mut extra = json_flag("--extra", &a.extra, r#"{"stale":"skip"}"#)?;
+    if let Some(mode) = &a.verify {
+        if a.action.trim() != "apply" {
+            return Err(Error::bad(format!("--verify {mode} applies to `resolve apply` only: discard builds no new text")).into());
+        }
+        let mode = serde_json::Value::String(mode.clone());
+        match &mut extra {
+            None => extra = Some(serde_json::json!({ "verify": mode })),
+            Some(serde_json::Value::Object(m)) => match m.get("verify") {
+                Some(given) if *given != mode => {
+                    return Err(Error::bad(format!("--verify {mode} contradicts extra.verify {given}: give one of them")).into());
+                }
+                _ => {
+                    m.insert("verify".into(), mode);
+                }
+            },
+            // Not an object: RawResolve::check says so.
+            Some(_) => {}
+        }
+    }
     let req = RawResolve { action: Some(a.action), reason: a.reason, extra, id: a.id }.check(Front::Cli)?;
     let (ws, store) = open_store()?;
     let bar = spinner("resolving (verifying and writing files)");
@@ -55,13 +74,22 @@ pub(super) fn resolve(a: ResolveArgs, out: &mut impl Write) -> anyhow::Result<i3
         b.finish_and_clear();
     }
     print_result(out, a.json, &result, result.is_error, &result.content)?;
+    if let Some(v) = result.verified {
+        eprintln!("{}", v.note());
+    }
     Ok(result.exit_code())
 }
 
 /// `ast-edit pending`.
-pub(super) fn pending(a: JsonFlag, out: &mut impl Write) -> anyhow::Result<i32> {
+pub(super) fn pending(a: PendingArgs, out: &mut impl Write) -> anyhow::Result<i32> {
     let (_, store) = open_store()?;
-    let list = store.lock()?.list()?;
+    if a.clear {
+        return clear(&a, &store, out);
+    }
+    let (list, kept) = {
+        let locked = store.lock()?;
+        (locked.list()?, locked.kept())
+    };
     if a.json {
         let rows: Vec<_> = list.iter().map(|p| p.summary()).collect();
         write_json(out, &rows)?;
@@ -73,6 +101,59 @@ pub(super) fn pending(a: JsonFlag, out: &mut impl Write) -> anyhow::Result<i32> 
     for p in &list {
         writeln!(out, "{}  {}  {}  [{}]", p.id, p.created_at, p.label, p.source_tool_name)?;
     }
+    writeln!(out, "{}", kept.footer())?;
+    Ok(0)
+}
+
+/// Pending actions listed in the confirmation of `pending --clear`.
+const CLEAR_LISTED: usize = 20;
+
+/// `ast-edit pending --clear [--yes] [--json]`: drops every pending action after
+/// the confirmation (on a terminal) or `--yes`. Only the actions confirmed are
+/// dropped: one staged while the question was open stays.
+fn clear(a: &PendingArgs, store: &Store, out: &mut impl Write) -> anyhow::Result<i32> {
+    #[derive(serde::Serialize)]
+    struct Cleared {
+        dropped: Vec<PendingSummary>,
+    }
+    let list = store.lock()?.list()?;
+    let ids: Vec<String> = list.iter().map(|p| p.id.clone()).collect();
+    if !list.is_empty() && !a.yes {
+        let what = crate::text::plural(list.len(), "pending action");
+        if !std::io::stdin().is_terminal() {
+            return Err(Error::bad(format!(
+                "pending --clear would drop {what} ({}); confirm with --yes (stdin is not a terminal to ask on)",
+                ids.join(", ")
+            ))
+            .into());
+        }
+        for p in list.iter().take(CLEAR_LISTED) {
+            eprintln!("  {}  {}  {}  [{}]", p.id, p.created_at, p.label, p.source_tool_name);
+        }
+        if list.len() > CLEAR_LISTED {
+            eprintln!("  ... and {} more", list.len() - CLEAR_LISTED);
+        }
+        eprint!("Drop these {what} unresolved (no command runs)? [y/N] ");
+        let mut answer = String::new();
+        std::io::stdin().read_line(&mut answer)?;
+        if !matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes") {
+            if a.json {
+                write_json(out, &Cleared { dropped: Vec::new() })?;
+            } else {
+                writeln!(out, "Nothing dropped.")?;
+            }
+            return Ok(0);
+        }
+    }
+    let dropped = if ids.is_empty() { Vec::new() } else { store.lock()?.clear(&ids)? };
+    if a.json {
+        write_json(out, &Cleared { dropped: dropped.iter().map(|p| p.summary()).collect() })?;
+    } else if dropped.is_empty() {
+        writeln!(out, "No pending actions: nothing to clear.")?;
+    } else {
+        let ids: Vec<&str> = dropped.iter().map(|p| p.id.as_str()).collect();
+        writeln!(out, "Dropped {}: {}.", crate::text::plural(dropped.len(), "pending action"), ids.join(", "))?;
+    }
     Ok(0)
 }
 
@@ -80,10 +161,20 @@ pub(super) fn pending(a: JsonFlag, out: &mut impl Write) -> anyhow::Result<i32> 
 pub(super) fn show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
     let ShowArgs { id, json, full } = a;
     let (_, store) = open_store()?;
-    let Some(action) = store.lock()?.get(id.as_deref())? else {
-        let msg = match &id {
-            Some(id) => Error::UnknownId(id.clone()).to_string(),
-            None => "No pending actions.".to_string(),
+    let (found, resolved) = {
+        let locked = store.lock()?;
+        let found = locked.get(id.as_deref())?;
+        let resolved = match (&found, &id) {
+            (None, Some(id)) => locked.resolution(id)?,
+            _ => None,
+        };
+        (found, resolved)
+    };
+    let Some(action) = found else {
+        let msg = match (&id, resolved) {
+            (Some(id), Some(r)) => Error::Resolved { id: id.clone(), resolution: r.resolution, at: r.at }.to_string(),
+            (Some(id), None) => Error::UnknownId(id.clone()).to_string(),
+            (None, _) => "No pending actions.".to_string(),
         };
         eprintln!("{msg}");
         return Ok(1);

@@ -90,8 +90,15 @@ Examples:
     Run(RunArgs),
     /// Apply or discard a pending action (the newest, or --id).
     Resolve(ResolveArgs),
-    /// List pending actions, newest first.
-    Pending(JsonFlag),
+    /// List pending actions, newest first (--clear drops them all).
+    #[command(long_about = "\
+List pending actions, newest first, and say what the store keeps (undo records,
+resolved ids; pending actions expire after 30 days).
+
+--clear drops every pending action unresolved (no reject command runs); each is
+remembered as cleared, so `resolve --id` says what became of it. It asks for
+confirmation on a terminal; elsewhere pass --yes.")]
+    Pending(PendingArgs),
     /// Show a pending action's preview (the newest, or ID).
     Show(ShowArgs),
     /// Restore the files of the last applied action (only those still as apply left them).
@@ -274,6 +281,20 @@ pub struct RunArgs {
     pub paths: Vec<String>,
 }
 
+/// `pending` arguments.
+#[derive(Args, Debug)]
+pub struct PendingArgs {
+    /// Print one JSON value on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Drop every pending action unresolved, after confirming how many.
+    #[arg(long)]
+    pub clear: bool,
+    /// With --clear: do not ask (needed when stdin is not a terminal).
+    #[arg(long, requires = "clear")]
+    pub yes: bool,
+}
+
 /// `resolve` arguments.
 #[derive(Args, Debug)]
 pub struct ResolveArgs {
@@ -283,9 +304,15 @@ pub struct ResolveArgs {
     /// Why, in one sentence (required).
     #[arg(long)]
     pub reason: Option<String>,
-    /// JSON object of options: {"stale":"skip"}, {"files":[...]}, {"allowSyntaxErrors":true}.
+    /// JSON object of options (ast_edit actions take only these): {"stale":"skip"},
+    /// {"files":[...]}, {"allowSyntaxErrors":true}, {"verify":"rerun"}.
     #[arg(long, value_name = "JSON")]
     pub extra: Option<String>,
+    /// How apply proves the new text: `rerun` re-runs the edit on every file
+    /// (the same as extra {"verify":"rerun"}); by default the stored plan is
+    /// re-used when this build staged it from the same rules.
+    #[arg(long, value_name = "MODE", value_parser = ["rerun"])]
+    pub verify: Option<String>,
     /// Resolve this action instead of the newest.
     #[arg(long)]
     pub id: Option<String>,
