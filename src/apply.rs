@@ -877,7 +877,7 @@ impl UndoResult {
 pub fn undo(store: &Locked<'_>) -> Result<Option<UndoReport>> {
     let Some(dir) = journal_records(store)?.pop() else { return Ok(None) };
     let rec = read_record(&dir)?;
-    let mut originals = std::fs::File::open(dir.join(ORIGINALS));
+    let mut originals = std::fs::File::open(dir.join(ORIGINALS)).and_then(|f| Ok((f.metadata()?.len(), f)));
     let mut restored = Vec::new();
     let mut unchanged = Vec::new();
     let mut outstanding = Vec::new();
@@ -907,7 +907,7 @@ pub fn undo(store: &Locked<'_>) -> Result<Option<UndoReport>> {
         }
         let restore = match originals.as_mut() {
             Err(e) => Err(format!("cannot read the undo journal: {e}")),
-            Ok(blob) => restore_one(blob, f, &meta),
+            Ok((size, blob)) => restore_one(blob, *size, f, &meta),
         };
         match restore {
             Ok(()) => restored.push(f.path.clone()),
@@ -931,21 +931,19 @@ pub fn undo(store: &Locked<'_>) -> Result<Option<UndoReport>> {
     }))
 }
 
-/// Puts one file back from the journal's `originals.bin` (`blob`): the saved
-/// bytes must have the recorded original digest, and the file (which holds what
+/// Puts one file back from the journal's `originals.bin` (`blob`, of `size`
+/// bytes): the saved bytes must have the recorded original digest, and the file (which holds what
 /// apply wrote, `meta`) must have a single link; the original gets the file's
 /// current mode, owner and group (those apply kept).
-fn restore_one(blob: &mut std::fs::File, f: &JournalFile, meta: &std::fs::Metadata) -> std::result::Result<(), String> {
+fn restore_one(blob: &mut std::fs::File, size: u64, f: &JournalFile, meta: &std::fs::Metadata) -> std::result::Result<(), String> {
     use std::io::{Read, Seek, SeekFrom};
-    // Only this file's bytes, and no more than the journal holds (a damaged
-    // record's length allocates nothing it cannot fill).
-    let mut orig = Vec::new();
-    blob.seek(SeekFrom::Start(f.offset as u64))
-        .and_then(|_| (&mut *blob).take(f.len as u64).read_to_end(&mut orig))
-        .map_err(|e| e.to_string())?;
-    if orig.len() != f.len {
+    // Only this file's bytes, checked against the journal's size first (a damaged
+    // record's length allocates nothing).
+    if (f.offset as u64).checked_add(f.len as u64).is_none_or(|end| end > size) {
         return Err("the undo journal is truncated; left as it is".into());
     }
+    let mut orig = vec![0; f.len];
+    blob.seek(SeekFrom::Start(f.offset as u64)).and_then(|_| blob.read_exact(&mut orig)).map_err(|e| e.to_string())?;
     if engine::digest(&orig) != f.original_digest {
         return Err("the undo journal's copy of this file is corrupted (digest mismatch); left as it is".into());
     }
