@@ -2,10 +2,14 @@
 //! don't trust" rules of docs/DESIGN.md section 4.3, and undoes the last apply.
 //!
 //! 1. Re-read every selected file and compare with the preview digest (a vanished
-//!    file is stale too). Default: any stale file aborts the whole apply.
+//!    file, a symlink now, a size other than the planned one are stale too, the
+//!    last found without reading). Default: any stale file aborts the whole apply,
+//!    and so does a file that cannot be written without harm (hard links, an owner
+//!    that cannot be kept).
 //! 2. Re-run the rewrite on the fresh bytes; the result must equal the plan.
-//! 3. Stage every new file (temp in the same folder, mode kept, fsync) before the
-//!    first rename; if a rename fails, put back the files already renamed.
+//! 3. Stage every new file (temp in the same folder, mode, owner and group kept,
+//!    fsync) before the first rename; if a rename fails, put back the files
+//!    already renamed, with their mode, owner and group.
 //!    Steps 1-3 are one parallel pass; each original is spooled to the journal as
 //!    its file is staged, not kept in memory.
 //! 4. Journal the original bytes (fsynced) before the first rename, so `undo`, and
@@ -18,12 +22,11 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use tempfile::NamedTempFile;
 
+use crate::atomic::{self, Kept, StageError, write_atomic};
 use crate::engine::{self, Engine};
 use crate::error::{Error, Result};
 use crate::lang;
-use crate::atomic::write_atomic;
 use crate::pending::{Locked, Resolution};
 use crate::plan::{FilePlan, Plan};
 use crate::quote::{display_name, escape_controls};
@@ -200,19 +203,158 @@ struct Prepared<'p> {
     /// Where the original bytes sit in the spool.
     offset: u64,
     len: usize,
+    /// The length of the new file.
+    new_len: u64,
     /// The new file, staged beside the target (renamed over it at commit).
     tmp: tempfile::TempPath,
+    /// The original's mode, owner and group, for a rollback.
+    kept: Kept,
+}
+
+/// What the apply makes of one selected file.
+enum Outcome<'p> {
+    /// Fresh, re-run and staged.
+    Staged(Prepared<'p>),
+    /// Not as previewed (changed, deleted, a symlink now): the reason.
+    Stale(String),
+    /// As previewed, but writing it would do harm (hard links, an owner that
+    /// cannot be kept): the reason.
+    Refused(String),
+}
+
+/// Stale reasons of `outstanding` (docs/DESIGN.md §4.4).
+const CHANGED: &str = "changed since the preview";
+const DELETED: &str = "deleted since the preview";
+
+/// The stale check of one planned file, cheap tests first: what is at its path
+/// (a symlink or something other than a regular file is stale, and a symlink is
+/// never read through), its size against the planned size (a file that grew is
+/// not read at all), then the digest of its bytes; a fresh file with several hard
+/// links is refused. Returns the original bytes and the file's metadata.
+fn check_fresh(f: &FilePlan, cap: u64) -> std::result::Result<(Vec<u8>, std::fs::Metadata), Outcome<'static>> {
+    let (mut file, meta) = match open_regular(&f.abs) {
+        Opened::File(file, meta) => (file, meta),
+        Opened::Missing => return Err(Outcome::Stale(DELETED.into())),
+        Opened::Link => {
+            return Err(Outcome::Stale("now a symbolic link: writing would replace the link with a regular file".into()));
+        }
+        Opened::NotRegular => return Err(Outcome::Stale("no longer a regular file".into())),
+        Opened::Unreadable(e) => return Err(Outcome::Stale(format!("unreadable: {e}"))),
+    };
+    // A plan stored before sizes were recorded has size 0 (no planned file is
+    // empty): then the preview's size cap bounds the read.
+    let expected = if f.size > 0 { f.size } else { meta.len() };
+    if meta.len() != expected || expected > cap {
+        return Err(Outcome::Stale(CHANGED.into()));
+    }
+    match read_sized(&mut file, expected) {
+        Ok(Some(bytes)) if engine::digest(&bytes) == f.digest => {
+            if let Some(reason) = hard_links(&meta, "writing") {
+                return Err(Outcome::Refused(format!("{reason}; edit it by hand")));
+            }
+            Ok((bytes, meta))
+        }
+        Ok(_) => Err(Outcome::Stale(CHANGED.into())),
+        Err(e) => Err(Outcome::Stale(format!("unreadable: {e}"))),
+    }
+}
+
+/// The refusal of a file with several hard links (`doing`: "writing",
+/// "restoring"): a rename gives this name a new file and leaves the other names
+/// on the old bytes. `None` for a single link.
+fn hard_links(meta: &std::fs::Metadata, doing: &str) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let n = meta.nlink();
+        if n > 1 {
+            return Some(format!(
+                "has {n} hard links: {doing} it would break them, as only this name would get the new bytes"
+            ));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (meta, doing);
+    None
+}
+
+/// What is at a path, opened for reading without following a symlink in its last
+/// component (`O_NOFOLLOW` on Linux), with what `fstat` says of it.
+enum Opened {
+    File(std::fs::File, std::fs::Metadata),
+    Missing,
+    Link,
+    NotRegular,
+    Unreadable(std::io::Error),
+}
+
+fn open_regular(path: &Path) -> Opened {
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // O_NONBLOCK: a FIFO put in the file's place must not hang the apply (it is
+        // then refused as not a regular file); it changes nothing for regular files.
+        o.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    #[cfg(not(target_os = "linux"))]
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Opened::Link;
+    }
+    match o.open(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Opened::Missing,
+        #[cfg(target_os = "linux")]
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => Opened::Link,
+        Err(e) => Opened::Unreadable(e),
+        Ok(file) => match file.metadata() {
+            Ok(m) if m.is_file() => Opened::File(file, m),
+            Ok(_) => Opened::NotRegular,
+            Err(e) => Opened::Unreadable(e),
+        },
+    }
+}
+
+/// The bytes of `file` if it holds exactly `size` bytes, `None` if it holds
+/// more or fewer. Never reads more than `size + 1` bytes, so a file that grows
+/// after its `fstat` costs no more memory than the expected size.
+fn read_sized(file: &mut std::fs::File, size: u64) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(usize::MAX).saturating_add(1));
+    file.take(size.saturating_add(1)).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 == size).then_some(bytes))
+}
+
+/// The bytes at `path` if it is a regular file (not read through a symlink) whose
+/// size is one of `sizes` (any size when `sizes` is empty), with its metadata.
+/// `Err(true)` when nothing is there, `Err(false)` for anything else.
+fn read_if_size(path: &Path, sizes: &[u64]) -> std::result::Result<(Vec<u8>, std::fs::Metadata), bool> {
+    match open_regular(path) {
+        Opened::File(mut file, meta) => {
+            if !sizes.is_empty() && !sizes.contains(&meta.len()) {
+                return Err(false);
+            }
+            match read_sized(&mut file, meta.len()) {
+                Ok(Some(bytes)) => Ok((bytes, meta)),
+                _ => Err(false),
+            }
+        }
+        Opened::Missing => Err(true),
+        _ => Err(false),
+    }
 }
 
 /// Re-runs the rewrite on one fresh file, checks it reproduces the preview,
-/// stages the new bytes beside the target and spools the original.
+/// stages the new bytes beside the target (with the original's mode, owner and
+/// group) and spools the original. A file whose owner cannot be kept is refused.
 fn prepare_file<'p>(
     f: &'p FilePlan,
     original: &[u8],
+    meta: &std::fs::Metadata,
     engine: Option<&Engine>,
     plan: &Plan,
     spool: &Spool,
-) -> Result<Prepared<'p>> {
+) -> Result<Outcome<'p>> {
     let new = match engine {
         None => engine::splice(original, &f.edits),
         Some(engine) => {
@@ -228,11 +370,16 @@ fn prepare_file<'p>(
             f.path
         )));
     }
-    let tmp = temp_beside(&f.abs, &new)
-        .map_err(|e| Error::ApplyFailed(format!("cannot stage the new {}: {e}; nothing was written", f.path)))?
-        .into_temp_path();
+    let kept = Kept::of(meta);
+    let tmp = match atomic::stage_beside(&f.abs, &new, &kept) {
+        Ok(tmp) => tmp.into_temp_path(),
+        Err(StageError::Owner(reason)) => return Ok(Outcome::Refused(reason)),
+        Err(StageError::Io(e)) => {
+            return Err(Error::ApplyFailed(format!("cannot stage the new {}: {e}; nothing was written", f.path)));
+        }
+    };
     let (offset, len) = spool.append(original)?;
-    Ok(Prepared { plan: f, offset, len, tmp })
+    Ok(Outcome::Staged(Prepared { plan: f, offset, len, new_len: new.len() as u64, tmp, kept }))
 }
 
 /// Where the originals go while an apply runs: the journal's `originals.bin`
@@ -307,6 +454,7 @@ impl Spool {
                 original_digest: s.plan.digest.clone(),
                 offset: s.offset as usize,
                 len: s.len,
+                written_len: Some(s.new_len),
                 temp: s.tmp.to_path_buf(),
             })
             .collect();
@@ -317,10 +465,6 @@ impl Spool {
         write_atomic(&p, &serde_json::to_vec(&rec).expect("serializes")).map_err(|e| journal_err(&p, e))?;
         Ok(Some(dir.clone()))
     }
-}
-
-fn read_current(path: &Path) -> Option<Vec<u8>> {
-    std::fs::read(path).ok()
 }
 
 /// Test-only fault injection: `AST_EDIT_FAIL_RENAME_AT=k` makes the k-th rename
@@ -341,16 +485,16 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
         syntax_guard(&selected)?;
     }
     let spool = Spool::create(journal)?;
-    let (staged, stale) = match prepare_all(plan, &selected, opts, &spool) {
+    let (staged, left) = match prepare_all(plan, &selected, opts, &spool) {
         Ok(s) => s,
         Err(e) => {
             spool.abandon();
             return Err(e);
         }
     };
-    for f in &stale {
-        let reason = if f.abs.exists() { "changed since the preview" } else { "deleted since the preview" };
-        outstanding.push(Outstanding { path: f.path.clone(), status: OutstandingStatus::Stale, reason: reason.into() });
+    for (f, reason, refused) in &left {
+        let status = if *refused { OutstandingStatus::Failed } else { OutstandingStatus::Stale };
+        outstanding.push(Outstanding { path: f.path.clone(), status, reason: reason.clone() });
     }
     // Journal before the first rename: the originals (fsynced), and the temp files
     // in flight, so that a run killed half-way can be cleaned up and undone by the
@@ -369,8 +513,9 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
     let applied: Vec<&AppliedFile> = files.iter().filter(|f| f.status == FileStatus::Applied).collect();
     let total = applied.iter().map(|f| f.replacements).sum();
     let touched = applied.len();
-    for s in &stale {
-        files.push(AppliedFile { path: s.path.clone(), replacements: s.edits.len(), status: FileStatus::Stale, diff: s.diff.clone() });
+    for (s, _, refused) in &left {
+        let status = if *refused { FileStatus::Failed } else { FileStatus::Stale };
+        files.push(AppliedFile { path: s.path.clone(), replacements: s.edits.len(), status, diff: s.diff.clone() });
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     outstanding.sort_by(|a, b| a.path.cmp(&b.path));
@@ -417,14 +562,19 @@ fn syntax_guard(selected: &[&FilePlan]) -> Result<()> {
     )))
 }
 
+/// A selected file left unwritten: the file, the reason, and whether it was
+/// refused (`failed`) rather than found stale.
+type Left<'p> = (&'p FilePlan, String, bool);
+
 /// Freshness, re-run and staging in one parallel pass (`plan::largest_first`,
-/// as the dry run schedules it): re-reads each selected file, compares its
-/// digest with the preview's, re-runs the rewrite (it must reproduce the plan)
-/// and stages the new file. Each original goes to the spool (the journal's
-/// originals.bin) and is dropped, so memory holds the files in flight, not every
-/// original. Nothing is renamed here. Returns the staged files and the stale
-/// ones, in path order; stale files are an error unless `opts.skip_stale`.
-fn prepare_all<'p>(plan: &Plan, selected: &[&'p FilePlan], opts: &ApplyOptions, spool: &Spool) -> Result<(Vec<Prepared<'p>>, Vec<&'p FilePlan>)> {
+/// as the dry run schedules it, by the planned sizes): checks each selected file
+/// ([`check_fresh`]: a size other than the planned one is stale without a read),
+/// re-runs the rewrite (it must reproduce the plan) and stages the new file. Each
+/// original goes to the spool (the journal's originals.bin) and is dropped, so
+/// memory holds the files in flight, not every original. Nothing is renamed here.
+/// Returns the staged files and the files left (stale or refused), in path order;
+/// any file left is an error unless `opts.skip_stale`.
+fn prepare_all<'p>(plan: &Plan, selected: &[&'p FilePlan], opts: &ApplyOptions, spool: &Spool) -> Result<(Vec<Prepared<'p>>, Vec<Left<'p>>)> {
     let mut langs: Vec<_> = Vec::new();
     for f in selected {
         let l = lang::parse_lang(&f.lang)?;
@@ -435,47 +585,78 @@ fn prepare_all<'p>(plan: &Plan, selected: &[&'p FilePlan], opts: &ApplyOptions, 
     let engine = if opts.trust_plan { None } else { Some(Engine::new(&plan.request, langs, &plan.cwd)?) };
     // Back in path order, so the journal, the renames and the error reported do
     // not depend on the scheduling.
-    let results: Vec<Result<Option<Prepared>>> = crate::plan::largest_first(
+    let results: Vec<Result<Outcome>> = crate::plan::largest_first(
         selected,
-        |f| std::fs::metadata(&f.abs).map_or(0, |m| m.len()),
-        |f| {
-            let Some(original) = read_current(&f.abs).filter(|b| engine::digest(b) == f.digest) else {
-                return Ok(None);
-            };
-            prepare_file(f, &original, engine.as_ref(), plan, spool).map(Some)
+        |f| if f.size > 0 { f.size } else { std::fs::metadata(&f.abs).map_or(0, |m| m.len()) },
+        |f| match check_fresh(f, plan.request.max_filesize) {
+            Ok((original, meta)) => prepare_file(f, &original, &meta, engine.as_ref(), plan, spool),
+            Err(left) => Ok(left),
         },
     );
-    let stale: Vec<&FilePlan> =
-        results.iter().zip(selected).filter(|(r, _)| matches!(r, Ok(None))).map(|(_, f)| *f).collect();
-    if !stale.is_empty() && !opts.skip_stale {
-        return Err(Error::ApplyFailed(format!(
-            "{} changed since the preview: {}",
-            plural(stale.len(), "file"),
-            stale.iter().map(|f| f.path.as_str()).collect::<Vec<_>>().join(", ")
-        ) + ". Nothing was written; discard this action and preview again, or pass extra {\"stale\":\"skip\"} to apply the unchanged files"));
+    let mut staged = Vec::new();
+    let mut left = Vec::new();
+    for (r, f) in results.into_iter().zip(selected) {
+        match r? {
+            Outcome::Staged(p) => staged.push(p),
+            Outcome::Stale(reason) => left.push((*f, reason, false)),
+            Outcome::Refused(reason) => left.push((*f, reason, true)),
+        }
     }
-    let staged = results.into_iter().filter_map(|r| r.transpose()).collect::<Result<Vec<_>>>()?;
-    Ok((staged, stale))
+    if !left.is_empty() && !opts.skip_stale {
+        return Err(Error::ApplyFailed(not_written_message(&left)));
+    }
+    Ok((staged, left))
+}
+
+/// The failure of an apply that found files it cannot write (and no
+/// `stale: "skip"`). With stale files only, the exact text of docs/DESIGN.md
+/// §5.3 (a reason other than "changed" or "deleted" follows its path).
+fn not_written_message(left: &[Left<'_>]) -> String {
+    let list = |refused: bool| -> Vec<String> {
+        left.iter()
+            .filter(|l| l.2 == refused)
+            .map(|(f, reason, _)| {
+                if !refused && (reason == CHANGED || reason == DELETED) { f.path.clone() } else { format!("{} ({reason})", f.path) }
+            })
+            .collect()
+    };
+    let (stale, refused) = (list(false), list(true));
+    let mut parts = Vec::new();
+    if !stale.is_empty() {
+        parts.push(format!("{} changed since the preview: {}", plural(stale.len(), "file"), stale.join(", ")));
+    }
+    if !refused.is_empty() {
+        parts.push(format!("{} cannot be written safely: {}", plural(refused.len(), "file"), refused.join(", ")));
+    }
+    let todo = match (stale.is_empty(), refused.is_empty()) {
+        (_, true) => "discard this action and preview again, or pass extra {\"stale\":\"skip\"} to apply the unchanged files",
+        (true, false) => "pass extra {\"stale\":\"skip\"} to apply the other files and leave these out",
+        (false, false) => "discard this action and preview again, or pass extra {\"stale\":\"skip\"} to apply the other files",
+    };
+    format!("{}. Nothing was written; {todo}", parts.join("; "))
 }
 
 /// Renames every staged file over its target, in order; on a failure, puts back
-/// the files already renamed (from the spool) and fails. Returns what was renamed.
-fn rename_all<'p>(staged: Vec<Prepared<'p>>, spool: &Spool, jdir: Option<&Path>) -> Result<Vec<&'p FilePlan>> {
-    let mut done: Vec<(&FilePlan, u64, usize)> = Vec::new();
+/// the files already renamed (from the spool, each checked against its original
+/// digest, with its original mode, owner and group) and fails. Returns what was
+/// renamed, with the length written.
+fn rename_all<'p>(staged: Vec<Prepared<'p>>, spool: &Spool, jdir: Option<&Path>) -> Result<Vec<(&'p FilePlan, u64)>> {
+    let mut done: Vec<Renamed<'p>> = Vec::new();
     for (k, s) in staged.into_iter().enumerate() {
+        let Prepared { plan, offset, len, new_len, tmp, kept } = s;
         let result = if injected_rename_failure(k + 1) {
             Err(std::io::Error::other("injected rename failure (AST_EDIT_FAIL_RENAME_AT)"))
         } else {
-            s.tmp.persist(&s.plan.abs).map_err(|e| e.error)
+            tmp.persist(&plan.abs).map_err(|e| e.error)
         };
         if let Err(e) = result {
             let mut restore_errors = Vec::new();
-            for &(f, offset, len) in done.iter().rev() {
-                if let Err(re) = spool.read(offset, len).and_then(|orig| write_atomic(&f.abs, &orig)) {
-                    restore_errors.push(format!("{}: {re}", f.path));
+            for d in done.iter().rev() {
+                if let Err(re) = put_back(spool, d) {
+                    restore_errors.push(format!("{}: {re}", d.plan.path));
                 }
             }
-            let mut msg = format!("cannot write {}: {e}; ", s.plan.path);
+            let mut msg = format!("cannot write {}: {e}; ", plan.path);
             if restore_errors.is_empty() {
                 msg.push_str("every file already written was restored, nothing changed");
                 if let Some(d) = jdir {
@@ -490,18 +671,39 @@ fn rename_all<'p>(staged: Vec<Prepared<'p>>, spool: &Spool, jdir: Option<&Path>)
             return Err(Error::ApplyFailed(msg));
         }
         injected_pause(k + 1);
-        done.push((s.plan, s.offset, s.len));
+        done.push(Renamed { plan, offset, len, new_len, kept });
     }
-    Ok(done.into_iter().map(|d| d.0).collect())
+    Ok(done.into_iter().map(|d| (d.plan, d.new_len)).collect())
+}
+
+/// A file renamed into place: what a rollback needs to put its original back.
+struct Renamed<'p> {
+    plan: &'p FilePlan,
+    offset: u64,
+    len: usize,
+    new_len: u64,
+    kept: Kept,
+}
+
+/// Rollback of one renamed file: its original from the spool, checked against
+/// the preview digest, written back with the original's mode, owner and group.
+fn put_back(spool: &Spool, d: &Renamed<'_>) -> std::result::Result<(), String> {
+    let orig = spool.read(d.offset, d.len).map_err(|e| e.to_string())?;
+    if engine::digest(&orig) != d.plan.digest {
+        return Err("the saved copy of the original is corrupted (digest mismatch)".into());
+    }
+    atomic::replace_keeping(&d.plan.abs, &orig, &d.kept).map_err(|e| e.to_string())
 }
 
 /// Verify after write, not trusting our own counters: re-reads every written
-/// file and checks it against the planned digest.
-fn verify_written(done: &[&FilePlan], outstanding: &mut Vec<Outstanding>) -> Vec<AppliedFile> {
-    let verified: Vec<bool> =
-        done.par_iter().map(|f| read_current(&f.abs).is_some_and(|b| engine::digest(&b) == f.new_digest)).collect();
+/// file (no more than its written length) and checks it against the planned digest.
+fn verify_written(done: &[(&FilePlan, u64)], outstanding: &mut Vec<Outstanding>) -> Vec<AppliedFile> {
+    let verified: Vec<bool> = done
+        .par_iter()
+        .map(|(f, len)| read_if_size(&f.abs, &[*len]).is_ok_and(|(b, _)| engine::digest(&b) == f.new_digest))
+        .collect();
     let mut files = Vec::new();
-    for (f, ok) in done.iter().zip(verified) {
+    for ((f, _), ok) in done.iter().zip(verified) {
         let status = if ok { FileStatus::Applied } else { FileStatus::Failed };
         files.push(AppliedFile { path: f.path.clone(), replacements: f.edits.len(), status, diff: f.diff.clone() });
         if !ok {
@@ -513,18 +715,6 @@ fn verify_written(done: &[&FilePlan], outstanding: &mut Vec<Outstanding>) -> Vec
         }
     }
     files
-}
-
-/// Writes `bytes` to a new temp file beside `target` with `target`'s mode, fsynced;
-/// renamed over `target` later by [`rename_all`].
-fn temp_beside(target: &Path, bytes: &[u8]) -> std::io::Result<NamedTempFile> {
-    let dir = target.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new().prefix(".ast-edit-").suffix(".tmp").tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    let perms = std::fs::metadata(target)?.permissions();
-    tmp.as_file().set_permissions(perms)?;
-    tmp.as_file().sync_all()?;
-    Ok(tmp)
 }
 
 /// An undo record.
@@ -548,6 +738,10 @@ struct JournalFile {
     offset: usize,
     /// How many bytes.
     len: usize,
+    /// How many bytes apply wrote (absent in records of older builds): a file of
+    /// another size is not read to find it changed.
+    #[serde(default)]
+    written_len: Option<u64>,
     /// The temp file staged for it (removed by `recover` if a crash left it).
     temp: PathBuf,
 }
@@ -594,10 +788,30 @@ fn read_record(dir: &Path) -> Result<JournalRecord> {
         .map_err(|e| Error::Store { path: rp.clone(), message: format!("unreadable undo record: {e}") })
 }
 
+/// How many written paths the interrupted-apply warning of [`recover`] names;
+/// the rest are counted (`and <n> more`). See docs/DESIGN.md §7.
+pub const MAX_LISTED_WRITTEN: usize = 10;
+
+/// The sizes at which a journalled file is worth reading to compare it with its
+/// written bytes and / or its original bytes; empty (any size) for records of
+/// older builds, which do not have the written length.
+fn sizes_of(f: &JournalFile, written: bool, original: bool) -> Vec<u64> {
+    let Some(w) = f.written_len else { return Vec::new() };
+    let mut sizes = Vec::new();
+    if written {
+        sizes.push(w);
+    }
+    if original {
+        sizes.push(f.len as u64);
+    }
+    sizes
+}
+
 /// Cleans up after an apply that was killed half-way: removes its temp files and
 /// turns its journal into a normal undo record. Returns one message per interrupted
 /// apply, for the caller to show. Every whole file is either the old or the new one
-/// (renames are atomic); the messages say which were written.
+/// (renames are atomic); the messages say how many were written and name the
+/// first [`MAX_LISTED_WRITTEN`].
 pub fn recover(store: &Locked<'_>) -> Result<Vec<String>> {
     let mut msgs = Vec::new();
     for dir in journal_records(store)? {
@@ -611,17 +825,22 @@ pub fn recover(store: &Locked<'_>) -> Result<Vec<String>> {
             if f.temp.exists() && std::fs::remove_file(&f.temp).is_ok() {
                 removed += 1;
             }
-            if read_current(&f.abs).is_some_and(|b| engine::digest(&b) == f.written_digest) {
+            if read_if_size(&f.abs, &sizes_of(f, true, false)).is_ok_and(|(b, _)| engine::digest(&b) == f.written_digest) {
                 written.push(f.path.as_str());
             }
         }
         std::fs::remove_file(dir.join(INFLIGHT)).map_err(|e| journal_err(&dir, e))?;
+        let mut names = written.iter().take(MAX_LISTED_WRITTEN).copied().collect::<Vec<_>>().join(", ");
+        if written.is_empty() {
+            names = "none".into();
+        } else if written.len() > MAX_LISTED_WRITTEN {
+            names.push_str(&format!(" and {} more", written.len() - MAX_LISTED_WRITTEN));
+        }
         msgs.push(format!(
-            "an earlier apply of {} was interrupted: {} of {} written ({}), {} removed; run `ast-edit undo` to restore them",
+            "an earlier apply of {} was interrupted: {} of {} written ({names}), {} removed; run `ast-edit undo` to restore them",
             rec.id,
             written.len(),
             plural(rec.files.len(), "file"),
-            if written.is_empty() { "none".to_string() } else { written.join(", ") },
             plural(removed, "leftover temp file"),
         ));
     }
@@ -636,17 +855,32 @@ pub struct UndoReport {
     pub id: String,
     /// `restored` or `incomplete`.
     pub status: UndoStatus,
-    /// Files restored.
+    /// Files now holding their original bytes: those put back, and those that
+    /// already held them (never written by an interrupted apply, or put back since).
     pub restored: Vec<String>,
     /// Files left alone, with reasons.
     pub outstanding: Vec<Outstanding>,
+    /// The files of `restored` that already held their original bytes and were
+    /// not written: counted apart in the text, not a key of the JSON.
+    #[serde(skip)]
+    pub unchanged: Vec<String>,
 }
 
 impl UndoReport {
     /// The result text.
     pub fn text(&self) -> String {
-        let mut s = format!("Undid {}: restored {}.", self.id, plural(self.restored.len(), "file"));
-        for r in &self.restored {
+        let unchanged: std::collections::HashSet<&String> = self.unchanged.iter().collect();
+        let put_back: Vec<&String> = self.restored.iter().filter(|r| !unchanged.contains(r)).collect();
+        let mut s = format!("Undid {}: restored {}", self.id, plural(put_back.len(), "file"));
+        match self.unchanged.len() {
+            0 => {}
+            1 => s.push_str("; 1 file already held its original bytes (never written, or put back since) and was left as it is"),
+            n => s.push_str(&format!(
+                "; {n} files already held their original bytes (never written, or put back since) and were left as they are"
+            )),
+        }
+        s.push('.');
+        for r in put_back {
             s.push_str(&format!("\n  restored {}", display_name(r)));
         }
         for o in &self.outstanding {
@@ -693,38 +927,47 @@ impl UndoResult {
 }
 
 /// Restores the files of the last applied action, where they still hold the bytes
-/// apply wrote. Returns `Ok(None)` when there is nothing to undo.
+/// apply wrote: each original is read from the journal and checked against its
+/// recorded digest first, and written back keeping the file's mode, owner and
+/// group. Returns `Ok(None)` when there is nothing to undo.
 pub fn undo(store: &Locked<'_>) -> Result<Option<UndoReport>> {
     let Some(dir) = journal_records(store)?.pop() else { return Ok(None) };
     let rec = read_record(&dir)?;
-    let originals = std::fs::read(dir.join(ORIGINALS));
+    let mut originals = std::fs::File::open(dir.join(ORIGINALS)).and_then(|f| Ok((f.metadata()?.len(), f)));
     let mut restored = Vec::new();
+    let mut unchanged = Vec::new();
     let mut outstanding = Vec::new();
     for f in &rec.files {
-        let current = read_current(&f.abs);
-        let now = current.as_ref().map(|b| engine::digest(b));
-        if now.as_deref() == Some(f.original_digest.as_str()) {
+        let left = |reason: String| Outstanding { path: f.path.clone(), status: OutstandingStatus::Stale, reason };
+        let (current, meta) = match read_if_size(&f.abs, &sizes_of(f, true, true)) {
+            Ok(c) => c,
+            Err(true) => {
+                outstanding.push(left("deleted since the apply; left alone".into()));
+                continue;
+            }
+            Err(false) => {
+                outstanding.push(left("changed since the apply; left alone".into()));
+                continue;
+            }
+        };
+        let now = engine::digest(&current);
+        if now == f.original_digest {
             // Never written (an interrupted apply) or already put back.
             restored.push(f.path.clone());
+            unchanged.push(f.path.clone());
             continue;
         }
-        if now.as_deref() != Some(f.written_digest.as_str()) {
-            outstanding.push(Outstanding {
-                path: f.path.clone(),
-                status: OutstandingStatus::Stale,
-                reason: if current.is_none() { "deleted since the apply; left alone".into() } else { "changed since the apply; left alone".into() },
-            });
+        if now != f.written_digest {
+            outstanding.push(left("changed since the apply; left alone".into()));
             continue;
         }
-        let restore = originals.as_ref().map_err(|e| std::io::Error::new(e.kind(), e.to_string())).and_then(|blob| {
-            let orig = blob.get(f.offset..f.offset + f.len).ok_or_else(|| std::io::Error::other("the undo journal is truncated"))?;
-            let perms = std::fs::metadata(&f.abs)?.permissions();
-            write_atomic(&f.abs, orig)?;
-            std::fs::set_permissions(&f.abs, perms)
-        });
+        let restore = match originals.as_mut() {
+            Err(e) => Err(format!("cannot read the undo journal: {e}")),
+            Ok((size, blob)) => restore_one(blob, *size, f, &meta),
+        };
         match restore {
             Ok(()) => restored.push(f.path.clone()),
-            Err(e) => outstanding.push(Outstanding { path: f.path.clone(), status: OutstandingStatus::Failed, reason: e.to_string() }),
+            Err(reason) => outstanding.push(Outstanding { path: f.path.clone(), status: OutstandingStatus::Failed, reason }),
         }
     }
     // The action's resolved record (a pending action's; `run -U` and `review` have
@@ -740,5 +983,28 @@ pub fn undo(store: &Locked<'_>) -> Result<Option<UndoReport>> {
         status: if outstanding.is_empty() { UndoStatus::Restored } else { UndoStatus::Incomplete },
         restored,
         outstanding,
+        unchanged,
     }))
+}
+
+/// Puts one file back from the journal's `originals.bin` (`blob`, of `size`
+/// bytes): the saved bytes must have the recorded original digest, and the file (which holds what
+/// apply wrote, `meta`) must have a single link; the original gets the file's
+/// current mode, owner and group (those apply kept).
+fn restore_one(blob: &mut std::fs::File, size: u64, f: &JournalFile, meta: &std::fs::Metadata) -> std::result::Result<(), String> {
+    use std::io::{Read, Seek, SeekFrom};
+    // Only this file's bytes, checked against the journal's size first (a damaged
+    // record's length allocates nothing).
+    if (f.offset as u64).checked_add(f.len as u64).is_none_or(|end| end > size) {
+        return Err("the undo journal is truncated; left as it is".into());
+    }
+    let mut orig = vec![0; f.len];
+    blob.seek(SeekFrom::Start(f.offset as u64)).and_then(|_| blob.read_exact(&mut orig)).map_err(|e| e.to_string())?;
+    if engine::digest(&orig) != f.original_digest {
+        return Err("the undo journal's copy of this file is corrupted (digest mismatch); left as it is".into());
+    }
+    if let Some(reason) = hard_links(meta, "restoring") {
+        return Err(format!("{reason}; left as it is"));
+    }
+    atomic::replace_keeping(&f.abs, &orig, &Kept::of(meta)).map_err(|e| e.to_string())
 }

@@ -29,6 +29,10 @@ pub struct FilePlan {
     pub lang: String,
     /// Digest of the bytes read at preview.
     pub digest: String,
+    /// Length of the bytes read at preview: apply finds a file of another size
+    /// changed without reading it. 0 (unknown) in plans stored by older builds.
+    #[serde(default)]
+    pub size: u64,
     /// Digest of the planned new bytes.
     pub new_digest: String,
     /// The replacements, sorted by offset.
@@ -257,6 +261,7 @@ fn plan_file(engine: &Engine, req: &Request, c: &Candidate) -> FileOutcome {
         abs: c.path.clone(),
         lang: lang::name(c.lang).to_string(),
         digest: engine::digest(&bytes),
+        size: bytes.len() as u64,
         new_digest: engine::digest(&rw.new_text),
         diff,
         diff_lines_cut,

@@ -23,12 +23,17 @@ fn pending(t: &Tree) -> Vec<PendingRow> {
 
 /// Folders of undo records in the state dir (any depth), named by their leaf.
 fn journal_records(t: &Tree) -> Vec<String> {
-    fn walk(d: &std::path::Path, out: &mut Vec<String>) {
+    journal_record_dirs(t).iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect()
+}
+
+/// The undo records' folders: any folder in a `journal` folder of the state dir.
+fn journal_record_dirs(t: &Tree) -> Vec<std::path::PathBuf> {
+    fn walk(d: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         for e in std::fs::read_dir(d).into_iter().flatten().flatten() {
             let p = e.path();
             if p.is_dir() {
                 if p.parent().and_then(|q| q.file_name()).is_some_and(|n| n == "journal") {
-                    out.push(e.file_name().to_string_lossy().into_owned());
+                    out.push(p.clone());
                 }
                 walk(&p, out);
             }
@@ -36,6 +41,7 @@ fn journal_records(t: &Tree) -> Vec<String> {
     }
     let mut out = Vec::new();
     walk(t.state.path(), &mut out);
+    out.sort();
     out
 }
 
@@ -320,4 +326,327 @@ fn apply_killed_halfway_leaves_whole_files_and_the_next_run_cleans_up() {
     // Undo puts the one written file back.
     t.run(&["undo"]).ok();
     assert_eq!(t.snapshot(), orig.snapshot());
+}
+
+#[cfg(unix)]
+fn mode_of(t: &Tree, rel: &str) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(t.path().join(rel)).unwrap().permissions().mode() & 0o7777
+}
+
+#[cfg(unix)]
+fn set_mode(t: &Tree, rel: &str, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(t.path().join(rel), std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+#[cfg(target_os = "linux")]
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+#[cfg(unix)]
+#[test]
+fn failed_rename_rollback_and_undo_put_back_each_file_with_its_mode() {
+    let t = Tree::fixtures();
+    set_mode(&t, "python/app.py", 0o755);
+    set_mode(&t, "python/crlf.py", 0o640);
+    set_mode(&t, "python/test_app.py", 0o604);
+    let modes = |t: &Tree| [mode_of(t, "python/app.py"), mode_of(t, "python/crlf.py"), mode_of(t, "python/test_app.py")];
+    preview_py(&t);
+    for k in ["2", "3"] {
+        let r = t.run_env(&["resolve", "apply", "--reason", "r"], &[("AST_EDIT_FAIL_RENAME_AT", k)]).code(1);
+        assert!(r.stderr.contains("every file already written was restored, nothing changed"), "{}", r.stderr);
+        assert_eq!(modes(&t), [0o755, 0o640, 0o604], "rename {k} failed: the files put back keep their modes");
+    }
+    t.run(&["resolve", "apply", "--reason", "r"]).ok();
+    assert_eq!(modes(&t), [0o755, 0o640, 0o604], "applied");
+    t.run(&["undo"]).ok();
+    assert_eq!(t.snapshot(), Tree::fixtures().snapshot());
+    assert_eq!(modes(&t), [0o755, 0o640, 0o604], "undone");
+}
+
+/// Flips one byte of `rel`'s saved original in the newest undo record.
+fn corrupt_journal_copy(t: &Tree, rel: &str) {
+    let dir = journal_record_dirs(t).pop().expect("an undo record");
+    let rec: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("record.json")).unwrap()).unwrap();
+    let f = rec["files"].as_array().unwrap().iter().find(|f| f["path"] == rel).expect("the file is in the record");
+    let at = f["offset"].as_u64().unwrap() as usize + 10;
+    let p = dir.join("originals.bin");
+    let mut bytes = std::fs::read(&p).unwrap();
+    bytes[at] ^= 0x20;
+    std::fs::write(&p, bytes).unwrap();
+}
+
+#[test]
+fn undo_refuses_a_file_whose_journal_copy_is_corrupted() {
+    let t = Tree::fixtures();
+    preview_py(&t);
+    t.run(&["resolve", "apply", "--reason", "r"]).ok();
+    let applied = t.read_bytes("python/app.py");
+    corrupt_journal_copy(&t, "python/app.py");
+    let u: UndoResult = t.run(&["undo", "--json"]).code(3).json();
+    let rep = u.details.unwrap();
+    assert_eq!(rep.status, "incomplete");
+    assert_eq!(rep.restored, vec!["python/crlf.py", "python/test_app.py"]);
+    assert_eq!(rep.outstanding.len(), 1);
+    let o = &rep.outstanding[0];
+    assert_eq!((o.path.as_str(), o.status.as_str()), ("python/app.py", "failed"));
+    assert_eq!(o.reason, "the undo journal's copy of this file is corrupted (digest mismatch); left as it is");
+    assert!(u.content.contains("failed   python/app.py: the undo journal's copy of this file is corrupted"), "{}", u.content);
+    assert_eq!(t.read_bytes("python/app.py"), applied, "the applied bytes stay");
+    let orig = Tree::fixtures();
+    assert_eq!(t.read_bytes("python/crlf.py"), orig.read_bytes("python/crlf.py"));
+}
+
+/// Runs `c` to its end and returns its exit code, its stderr and its peak RSS in
+/// KiB (`ru_maxrss` of getrusage(RUSAGE_CHILDREN)), taken in a small python3
+/// parent whose only child it is. Measured from this process, the figure would
+/// be useless: Linux starts a child's `ru_maxrss` at the peak of the process that
+/// spawned it, and this test process, running the other tests in parallel, peaks
+/// far above an ast-edit run.
+#[cfg(target_os = "linux")]
+fn run_measured(c: std::process::Command) -> (i32, String, i64) {
+    const PARENT: &str = "import resource, subprocess, sys\n\
+        r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)\n\
+        print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)";
+    let mut p = std::process::Command::new("python3");
+    p.arg("-c").arg(PARENT).arg(c.get_program()).args(c.get_args());
+    for (k, v) in c.get_envs() {
+        match v {
+            Some(v) => p.env(k, v),
+            None => p.env_remove(k),
+        };
+    }
+    p.current_dir(c.get_current_dir().expect("the tree's command sets its folder"));
+    let o = p.output().expect("python3 runs");
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let nums: Vec<i64> = out.split_whitespace().map(|n| n.parse().unwrap()).collect();
+    assert!(o.status.success() && nums.len() == 2, "{out}\n{err}");
+    (nums[0] as i32, err, nums[1])
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn stale_check_of_a_grown_file_compares_sizes_before_reading_it() {
+    const GROWN: u64 = 64 << 20;
+    // Baseline: the same stale apply, where the file changed but stayed small.
+    let small = Tree::fixtures();
+    preview_py(&small);
+    small.write("python/app.py", "# changed\n");
+    let (code, err, baseline) = run_measured(small.command(&["resolve", "apply", "--reason", "r"]));
+    assert_eq!(code, 1, "{err}");
+    let t = Tree::fixtures();
+    preview_py(&t);
+    let before = t.snapshot();
+    let f = std::fs::OpenOptions::new().write(true).open(t.path().join("python/app.py")).unwrap();
+    f.set_len(GROWN).unwrap(); // sparse: costs no disk, but 64 MB to whoever reads it
+    drop(f);
+    let (code, err, grown) = run_measured(t.command(&["resolve", "apply", "--reason", "r"]));
+    assert_eq!(code, 1, "{err}");
+    assert!(err.starts_with("Apply failed: 1 file changed since the preview: python/app.py."), "{err}");
+    assert!(grown < baseline + (48 << 10), "peak RSS {grown} KiB against {baseline} KiB for a small stale file: the grown file was read");
+    assert_eq!(std::fs::metadata(t.path().join("python/app.py")).unwrap().len(), GROWN, "left alone");
+    let after = t.snapshot();
+    assert_eq!(after["python/crlf.py"], before["python/crlf.py"]);
+    assert_eq!(after["python/test_app.py"], before["python/test_app.py"]);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn owner_and_group_are_kept_by_apply_rollback_and_undo() {
+    use std::os::unix::fs::MetadataExt;
+    if !is_root() {
+        eprintln!("skipping: changing a file's owner needs root");
+        return;
+    }
+    let t = Tree::fixtures();
+    let owner = |rel: &str| {
+        let m = std::fs::metadata(t.path().join(rel)).unwrap();
+        (m.uid(), m.gid())
+    };
+    std::os::unix::fs::chown(t.path().join("python/app.py"), Some(1234), Some(1234)).unwrap();
+    std::os::unix::fs::chown(t.path().join("python/crlf.py"), Some(1235), Some(1236)).unwrap();
+    preview_py(&t);
+    // Rolled back after the third rename failed: both files were written, then put back.
+    t.run_env(&["resolve", "apply", "--reason", "r"], &[("AST_EDIT_FAIL_RENAME_AT", "3")]).code(1);
+    assert_eq!([owner("python/app.py"), owner("python/crlf.py")], [(1234, 1234), (1235, 1236)], "after the rollback");
+    t.run(&["resolve", "apply", "--reason", "r"]).ok();
+    assert!(t.read("python/app.py").contains("load_data("));
+    assert_eq!([owner("python/app.py"), owner("python/crlf.py")], [(1234, 1234), (1235, 1236)], "after the apply");
+    t.run(&["undo"]).ok();
+    assert_eq!(t.snapshot(), Tree::fixtures().snapshot());
+    assert_eq!([owner("python/app.py"), owner("python/crlf.py")], [(1234, 1234), (1235, 1236)], "after the undo");
+}
+
+/// Gives `p` and everything under it to `uid`.
+#[cfg(target_os = "linux")]
+fn chown_tree(p: &std::path::Path, uid: u32) {
+    std::os::unix::fs::lchown(p, Some(uid), Some(uid)).unwrap();
+    if p.is_dir() {
+        for e in std::fs::read_dir(p).unwrap() {
+            chown_tree(&e.unwrap().path(), uid);
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn file_owned_by_another_user_is_refused_when_its_owner_cannot_be_kept() {
+    use std::os::unix::fs::MetadataExt;
+    use std::os::unix::process::CommandExt;
+    if !is_root() {
+        eprintln!("skipping: running as another user needs root");
+        return;
+    }
+    // The tree and the store belong to uid 1234, who runs ast-edit; app.py belongs
+    // to uid 4321 (readable by all, in a folder 1234 may write: a rename would
+    // silently make it 1234's).
+    let t = Tree::fixtures();
+    chown_tree(t.path(), 1234);
+    chown_tree(t.state.path(), 1234);
+    std::os::unix::fs::chown(t.path().join("python/app.py"), Some(4321), Some(4321)).unwrap();
+    let as_user = |args: &[&str]| {
+        let mut c = t.command(args);
+        c.uid(1234).gid(1234);
+        let o = c.output().unwrap();
+        (o.status.code().unwrap(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let mut probe = t.command(&["--version"]);
+    if !probe.uid(1234).gid(1234).output().is_ok_and(|o| o.status.success()) {
+        eprintln!("skipping: uid 1234 cannot run the binary here (a target dir in a private folder?)");
+        return;
+    }
+    let (code, _, err) = as_user(&["run", "-p", PAT, "-r", OUT, "-l", "py", "python"]);
+    assert_eq!(code, 0, "{err}");
+    let before = t.snapshot();
+    let (code, _, err) = as_user(&["resolve", "apply", "--reason", "r"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.starts_with("Apply failed: 1 file cannot be written safely: python/app.py (owned by uid 4321, gid 4321"),
+        "{err}"
+    );
+    assert_eq!(t.snapshot(), before, "nothing written");
+    assert!(temp_files(&t).is_empty(), "{:?}", temp_files(&t));
+    // With stale: skip the other files are written; app.py is outstanding, untouched.
+    let (code, out, err) = as_user(&["resolve", "apply", "--reason", "r", "--extra", r#"{"stale":"skip"}"#, "--json"]);
+    assert_eq!(code, 3, "{err}");
+    let j: ResolveResult = serde_json::from_str(&out).unwrap();
+    let rep = j.details.source_result_details.unwrap();
+    assert_eq!(rep.files_touched, 2);
+    let o = &rep.outstanding[0];
+    assert_eq!((o.path.as_str(), o.status.as_str()), ("python/app.py", "failed"));
+    assert!(o.reason.contains("writing it would make it yours"), "{}", o.reason);
+    assert_eq!(t.read_bytes("python/app.py"), before["python/app.py"]);
+    let m = std::fs::metadata(t.path().join("python/app.py")).unwrap();
+    assert_eq!((m.uid(), m.gid()), (4321, 4321));
+    assert!(t.read("python/crlf.py").contains("load_data("));
+}
+
+#[cfg(unix)]
+#[test]
+fn file_with_hard_links_is_refused_so_its_links_are_not_broken() {
+    use std::os::unix::fs::MetadataExt;
+    let t = Tree::fixtures();
+    // A second name for app.py, outside the walk (no known extension).
+    std::fs::hard_link(t.path().join("python/app.py"), t.path().join("app.py.bak")).unwrap();
+    preview_py(&t);
+    let before = t.snapshot();
+    let r = t.run(&["resolve", "apply", "--reason", "r"]).code(1);
+    assert!(
+        r.stderr.starts_with(
+            "Apply failed: 1 file cannot be written safely: python/app.py (has 2 hard links: writing it would break them"
+        ),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(t.snapshot(), before, "nothing written");
+    assert_eq!(pending(&t).len(), 1, "action kept");
+    let j: ResolveResult = t.run(&["resolve", "apply", "--reason", "r", "--extra", r#"{"stale":"skip"}"#, "--json"]).code(3).json();
+    let rep = j.details.source_result_details.unwrap();
+    assert_eq!(rep.files_touched, 2);
+    let f = rep.files.iter().find(|f| f.path == "python/app.py").unwrap();
+    assert_eq!(f.status, "failed");
+    assert_eq!(rep.outstanding.len(), 1);
+    assert_eq!((rep.outstanding[0].path.as_str(), rep.outstanding[0].status.as_str()), ("python/app.py", "failed"));
+    assert!(rep.outstanding[0].reason.starts_with("has 2 hard links"), "{}", rep.outstanding[0].reason);
+    let ino = |rel: &str| std::fs::metadata(t.path().join(rel)).unwrap().ino();
+    assert_eq!(ino("python/app.py"), ino("app.py.bak"), "still one file under two names");
+    assert_eq!(t.read_bytes("python/app.py"), before["python/app.py"]);
+    assert!(t.read("python/crlf.py").contains("load_data("));
+    // Undo refuses the same way: crlf.py got a second name since the apply.
+    std::fs::hard_link(t.path().join("python/crlf.py"), t.path().join("crlf.py.bak")).unwrap();
+    let u: UndoResult = t.run(&["undo", "--json"]).code(3).json();
+    let rep = u.details.unwrap();
+    assert_eq!(rep.restored, vec!["python/test_app.py"]);
+    assert_eq!((rep.outstanding[0].path.as_str(), rep.outstanding[0].status.as_str()), ("python/crlf.py", "failed"));
+    assert!(rep.outstanding[0].reason.starts_with("has 2 hard links: restoring it would break them"), "{}", rep.outstanding[0].reason);
+    assert_eq!(ino("python/crlf.py"), ino("crlf.py.bak"));
+    assert!(t.read("python/crlf.py").contains("load_data("), "left as it is");
+}
+
+#[cfg(unix)]
+#[test]
+fn file_swapped_for_a_symlink_after_the_preview_is_stale() {
+    let t = Tree::fixtures();
+    preview_py(&t);
+    // Same bytes, but now through a link to a file outside the walk.
+    std::fs::copy(t.path().join("python/app.py"), t.path().join("elsewhere.txt")).unwrap();
+    std::fs::remove_file(t.path().join("python/app.py")).unwrap();
+    std::os::unix::fs::symlink("../elsewhere.txt", t.path().join("python/app.py")).unwrap();
+    let before = t.snapshot();
+    let r = t.run(&["resolve", "apply", "--reason", "r"]).code(1);
+    assert!(
+        r.stderr.starts_with("Apply failed: 1 file changed since the preview: python/app.py (now a symbolic link"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(t.snapshot(), before, "nothing written");
+    assert!(std::fs::symlink_metadata(t.path().join("python/app.py")).unwrap().file_type().is_symlink(), "still a link");
+    let j: ResolveResult = t.run(&["resolve", "apply", "--reason", "r", "--extra", r#"{"stale":"skip"}"#, "--json"]).code(3).json();
+    let rep = j.details.source_result_details.unwrap();
+    assert_eq!((rep.outstanding[0].path.as_str(), rep.outstanding[0].status.as_str()), ("python/app.py", "stale"));
+    assert!(rep.outstanding[0].reason.starts_with("now a symbolic link"), "{}", rep.outstanding[0].reason);
+    assert!(std::fs::symlink_metadata(t.path().join("python/app.py")).unwrap().file_type().is_symlink(), "still a link");
+    assert_eq!(t.read_bytes("elsewhere.txt"), before["elsewhere.txt"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn interrupted_apply_of_many_files_lists_ten_and_undo_counts_only_files_put_back() {
+    use std::io::BufRead;
+    let t = Tree::empty();
+    for i in 1..=15 {
+        t.write(&format!("f{i:02}.py"), format!("fetch_data({i})\n"));
+    }
+    let orig = t.snapshot();
+    t.run(&["run", "-p", "fetch_data($A)", "-r", "load_data($A)"]).ok();
+    let mut c = t.command(&["resolve", "apply", "--reason", "r"]);
+    c.env("AST_EDIT_PAUSE_AFTER_RENAME", "12").stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    assert_eq!(line, "paused after rename 12\n");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let r = t.run(&["pending"]).ok();
+    let listed: Vec<String> = (1..=10).map(|i| format!("f{i:02}.py")).collect();
+    let expected = format!("was interrupted: 12 of 15 files written ({} and 2 more), 3 leftover temp files removed", listed.join(", "));
+    assert!(r.stderr.contains(&expected), "{}", r.stderr);
+    let u: UndoResult = t.run(&["undo", "--json"]).ok().json();
+    let rep = u.details.unwrap();
+    assert_eq!(rep.status, "restored");
+    assert_eq!(rep.restored.len(), 15, "every file holds its original bytes");
+    let first = u.content.lines().next().unwrap();
+    assert!(
+        first.ends_with(": restored 12 files; 3 files already held their original bytes (never written, or put back since) and were left as they are."),
+        "{}",
+        u.content
+    );
+    assert_eq!(u.content.lines().filter(|l| l.starts_with("  restored ")).count(), 12, "{}", u.content);
+    assert!(!u.content.contains("f13.py"), "{}", u.content);
+    assert_eq!(t.snapshot(), orig);
 }
