@@ -375,7 +375,7 @@ fn prepare_file<'p>(
         Ok(tmp) => tmp.into_temp_path(),
         Err(StageError::Owner(reason)) => return Ok(Outcome::Refused(reason)),
         Err(StageError::Io(e)) => {
-            return Err(Error::ApplyFailed(format!("cannot stage the new {}: {e}; nothing was written", f.path)));
+            return Err(Error::ApplyFailed(format!("cannot stage the new {}: {e}; nothing was written", display_name(&f.path))));
         }
     };
     let (offset, len) = spool.append(original)?;
@@ -537,8 +537,8 @@ fn select<'p>(plan: &'p Plan, only: Option<&[String]>) -> Result<(Vec<&'p FilePl
     if !unknown.is_empty() {
         return Err(Error::ApplyFailed(format!(
             "extra.files names {} not in this action; its files are: {}",
-            unknown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "),
-            plan.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>().join(", ")
+            unknown.iter().map(|s| display_name(s)).collect::<Vec<_>>().join(", "),
+            plan.files.iter().map(|f| display_name(&f.path)).collect::<Vec<_>>().join(", ")
         )));
     }
     let left_out = plan.files.iter().filter(|f| !only.contains(&f.path)).map(|f| Outstanding {
@@ -551,7 +551,7 @@ fn select<'p>(plan: &'p Plan, only: Option<&[String]>) -> Result<(Vec<&'p FilePl
 
 /// Refuses files whose rewrite adds syntax errors.
 fn syntax_guard(selected: &[&FilePlan]) -> Result<()> {
-    let bad: Vec<&str> = selected.iter().filter(|f| f.syntax_errors_introduced()).map(|f| f.path.as_str()).collect();
+    let bad: Vec<_> = selected.iter().filter(|f| f.syntax_errors_introduced()).map(|f| display_name(&f.path)).collect();
     if bad.is_empty() {
         return Ok(());
     }
@@ -616,7 +616,7 @@ fn not_written_message(left: &[Left<'_>]) -> String {
         left.iter()
             .filter(|l| l.2 == refused)
             .map(|(f, reason, _)| {
-                if !refused && (reason == CHANGED || reason == DELETED) { f.path.clone() } else { format!("{} ({reason})", f.path) }
+                if !refused && (reason == CHANGED || reason == DELETED) { display_name(&f.path).into_owned() } else { format!("{} ({reason})", display_name(&f.path)) }
             })
             .collect()
     };
@@ -653,10 +653,10 @@ fn rename_all<'p>(staged: Vec<Prepared<'p>>, spool: &Spool, jdir: Option<&Path>)
             let mut restore_errors = Vec::new();
             for d in done.iter().rev() {
                 if let Err(re) = put_back(spool, d) {
-                    restore_errors.push(format!("{}: {re}", d.plan.path));
+                    restore_errors.push(format!("{}: {re}", display_name(&d.plan.path)));
                 }
             }
-            let mut msg = format!("cannot write {}: {e}; ", plan.path);
+            let mut msg = format!("cannot write {}: {e}; ", display_name(&plan.path));
             if restore_errors.is_empty() {
                 msg.push_str("every file already written was restored, nothing changed");
                 if let Some(d) = jdir {
@@ -830,7 +830,7 @@ pub fn recover(store: &Locked<'_>) -> Result<Vec<String>> {
             }
         }
         std::fs::remove_file(dir.join(INFLIGHT)).map_err(|e| journal_err(&dir, e))?;
-        let mut names = written.iter().take(MAX_LISTED_WRITTEN).copied().collect::<Vec<_>>().join(", ");
+        let mut names = written.iter().take(MAX_LISTED_WRITTEN).map(|p| display_name(p)).collect::<Vec<_>>().join(", ");
         if written.is_empty() {
             names = "none".into();
         } else if written.len() > MAX_LISTED_WRITTEN {
