@@ -18,8 +18,10 @@
 //!
 //! Every failure of a tool call (bad arguments, bad patterns, paths outside the
 //! root, store errors) is a tool result with `isError: true` and a message that
-//! says what to fix; the server keeps serving. Nothing but JSON-RPC is written to
-//! stdout; the few log lines go to stderr.
+//! says what to fix; the server keeps serving. Nothing but
+//! JSON-RPC is written to stdout; the few log lines go to stderr. The transport
+//! (`transport`) reads stdin itself: a line that is not JSON gets a `-32700` Parse
+//! error (id null), `tools/call` params of the wrong shape a `-32602`.
 //!
 //! Confinement: the server works inside one root (its working directory, or
 //! `--root DIR`), canonicalised at start. Every path of a request must stay inside
@@ -33,15 +35,21 @@
 //! Cancellation and progress: `ast_edit` plans on a blocking thread. When the
 //! client cancels the request (`notifications/cancelled`), the server stops waiting
 //! at once and stages nothing; the planning thread sees the cancelled token between
-//! files and stops too (`plan::build_with`). `resolve` is never abandoned half-way: an apply runs to completion (all
-//! files or none) even when cancelled. When the request carries a `progressToken`,
-//! both tools send `notifications/progress`: a start, per-file progress while
-//! planning (at most every 100 ms), and an end.
+//! files and stops too (`plan::build_with`). `resolve` is never abandoned half-way:
+//! an apply runs to completion (all files or none) even when cancelled. When the
+//! request carries a `progressToken`, both tools send `notifications/progress`: a
+//! start, per-file progress while planning (at most every 100 ms), and an end.
+//!
+//! Shutdown: the session ends when stdin closes or a write to stdout fails (the
+//! client is gone). Before the process exits, every `resolve` call read so far runs
+//! to its end, and so does the staging of an `ast_edit` (stderr says the server is
+//! waiting); only a planning thread may be left behind ([`SHUTDOWN_GRACE`]).
 
 
 mod preview_text;
 mod server;
 mod tools;
+mod transport;
 
 use std::path::Path;
 use std::time::Duration;
@@ -53,6 +61,7 @@ use crate::error::Error;
 pub use preview_text::preview_text;
 pub use server::AstEditServer;
 pub use tools::{ast_edit_input_schema, ast_edit_output_schema, resolve_input_schema, resolve_output_schema, tools};
+pub use transport::{MAX_MESSAGE_BYTES, RESOLVE_START_GRACE};
 
 
 /// The block that ends an `ast_edit` result text when something is pending
@@ -69,13 +78,19 @@ pub const PREVIEW_CHAR_BUDGET: usize = 20_000;
 /// Per-file summary lines shown before the rest are counted in one line.
 pub const MAX_FILE_LINES: usize = 200;
 
+/// How long the server waits, after the session ended, for a planning thread that a
+/// cancelled `ast_edit` left behind (it stops at its next file). A `resolve` is
+/// never left behind: it is waited for however long it takes.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
+
 
 /// The nothing-pending message, byte for byte (docs/DESIGN.md section 5).
 pub use crate::error::NOTHING_PENDING;
 
 /// Runs the server on stdin/stdout, confined to `root`, until the client closes
-/// stdin (`ast-edit mcp [--root DIR]`; the CLI passes the working directory when
-/// `--root` is absent).
+/// stdin or stdout (`ast-edit mcp [--root DIR]`; the CLI passes the working
+/// directory when `--root` is absent). A `resolve` call read before that runs to its
+/// end before this returns.
 pub fn serve(root: &Path) -> anyhow::Result<()> {
     let root = root.canonicalize().map_err(|e| Error::bad(format!("--root {}: {e}", root.display())))?;
     if !root.is_dir() {
@@ -95,13 +110,21 @@ pub fn serve(root: &Path) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .map_err(|e| Error::io("cannot start the async runtime", e))?;
+    let in_flight = server.in_flight();
     let outcome = rt.block_on(async move {
-        let running = server.serve((tokio::io::stdin(), stdout_writer()?)).await?;
-        running.waiting().await?;
-        anyhow::Ok(())
+        let transport = transport::LineTransport::new(tokio::io::stdin(), stdout_writer()?, in_flight.clone());
+        let running = server.serve(transport).await;
+        let outcome = match running {
+            Ok(running) => running.waiting().await.map(drop).map_err(anyhow::Error::from),
+            Err(e) => Err(e.into()),
+        };
+        // The transport already waited before it reported the end of the input;
+        // this covers a session that ended any other way.
+        in_flight.finish("the session ended", tokio::time::Instant::now() + RESOLVE_START_GRACE).await;
+        outcome
     });
     // A planning thread abandoned by a cancelled request may still run; do not wait long.
-    rt.shutdown_timeout(Duration::from_secs(1));
+    rt.shutdown_timeout(SHUTDOWN_GRACE);
     outcome
 }
 

@@ -17,6 +17,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::tools::{tools, INSTRUCTIONS};
+use super::transport::InFlight;
 use super::{preview_text, REMINDER};
 use crate::error::{Error, Result};
 use crate::message::Front;
@@ -27,10 +28,12 @@ use crate::resolve::{self, Action, Ending, RawResolve, ResolveRequest};
 use crate::workflow;
 use crate::workspace::Workspace;
 
-/// The server: the workspace of its root.
+/// The server: the workspace of its root, and the work in flight that the process
+/// waits for before it exits.
 #[derive(Clone, Debug)]
 pub struct AstEditServer {
     ws: Arc<Workspace>,
+    in_flight: Arc<InFlight>,
 }
 
 /// The message of a cancelled `ast_edit`.
@@ -40,7 +43,7 @@ impl AstEditServer {
     /// A server confined to `root` (canonical), with the CLI's state-dir rules.
     /// Cleans up after an apply that was killed half-way (reported on stderr).
     pub fn new(root: PathBuf) -> Result<Self> {
-        let server = AstEditServer { ws: Arc::new(Workspace::new(root)) };
+        let server = AstEditServer { ws: Arc::new(Workspace::new(root)), in_flight: Arc::default() };
         server.store()?;
         Ok(server)
     }
@@ -53,6 +56,12 @@ impl AstEditServer {
     /// The state dir of its store.
     pub fn state_dir(&self) -> &std::path::Path {
         self.ws.state_dir()
+    }
+
+    /// The work in flight that the process waits for before it exits, shared with
+    /// the transport.
+    pub(super) fn in_flight(&self) -> Arc<InFlight> {
+        self.in_flight.clone()
     }
 
     fn store(&self) -> Result<Store> {
@@ -81,7 +90,13 @@ impl AstEditServer {
         };
         let searched = plan.files_searched;
         let server = self.clone();
-        let staged = tokio::task::spawn_blocking(move || workflow::stage(&server.store()?, plan)).await;
+        // Staging is waited for before the process exits (the planning is not).
+        let staging = self.in_flight.start(&ctx.id, "ast_edit");
+        let staged = tokio::task::spawn_blocking(move || {
+            let _staging = staging;
+            workflow::stage(&server.store()?, plan)
+        })
+        .await;
         let details = match staged {
             Ok(Ok(shown)) => shown.details,
             Ok(Err(e)) => return tool_error(e.to_string()),
@@ -298,15 +313,18 @@ impl ServerHandler for AstEditServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> std::result::Result<CallToolResponse, McpError> {
-        let result = match request.name.as_ref() {
+        let tool = request.name.to_string();
+        if tool != "ast_edit" && tool != "resolve" {
+            return Err(McpError::invalid_params(
+                format!("unknown tool `{tool}`: this server has `ast_edit` and `resolve`"),
+                None,
+            ));
+        }
+        // A resolve is waited for before the process exits, until its handler ends.
+        let _running = (tool == "resolve").then(|| self.in_flight.start(&context.id, "resolve"));
+        let result = match tool.as_str() {
             "ast_edit" => self.ast_edit(request.arguments, context).await,
-            "resolve" => self.resolve(request.arguments, context).await,
-            other => {
-                return Err(McpError::invalid_params(
-                    format!("unknown tool `{other}`: this server has `ast_edit` and `resolve`"),
-                    None,
-                ));
-            }
+            _ => self.resolve(request.arguments, context).await,
         };
         Ok(result.into())
     }
