@@ -744,3 +744,36 @@ fn a_line_that_is_not_json_gets_a_parse_error_and_the_server_keeps_serving() {
     let (status, stderr) = raw.wait();
     assert!(status.success(), "{status}: {stderr}");
 }
+
+/// `pat` nested `depth` parentheses deep inside `foo(...)`.
+fn nested_pattern(depth: usize) -> String {
+    format!("foo({}1{})", "(".repeat(depth), ")".repeat(depth))
+}
+
+async fn deep_pattern_then_a_normal_call(depth: usize) -> CallToolResult {
+    let env = Env::new();
+    let client = env.connect().await;
+    let deep = client
+        .call("ast_edit", json!({"ops": [{"pat": nested_pattern(depth), "out": "bar()"}], "lang": "py", "paths": ["python"]}))
+        .await;
+    let r = client.call("ast_edit", assert_equals_op()).await;
+    assert!(!is_error(&r), "{r:?}");
+    assert_eq!(structured(&r)["status"], "pending");
+    client.close().await;
+    deep
+}
+
+#[tokio::test]
+async fn a_pattern_nested_5000_deep_does_not_end_the_server() {
+    // Either answer is fine (no match, or refused by a request limit); the server
+    // must answer and keep serving.
+    let deep = deep_pattern_then_a_normal_call(5_000).await;
+    assert_eq!(deep.content.len(), 1, "{deep:?}");
+}
+
+#[tokio::test]
+#[ignore = "needs the request limits of request.rs"]
+async fn a_pattern_nested_50000_deep_is_an_error_and_the_server_keeps_serving() {
+    let deep = deep_pattern_then_a_normal_call(50_000).await;
+    assert!(is_error(&deep), "{deep:?}");
+}

@@ -18,7 +18,8 @@
 //!
 //! Every failure of a tool call (bad arguments, bad patterns, paths outside the
 //! root, store errors) is a tool result with `isError: true` and a message that
-//! says what to fix; the server keeps serving. Nothing but
+//! says what to fix, and so is a panic in a handler (an internal error); the
+//! server keeps serving. Nothing but
 //! JSON-RPC is written to stdout; the few log lines go to stderr. The transport
 //! (`transport`) reads stdin itself: a line that is not JSON gets a `-32700` Parse
 //! error (id null), `tools/call` params of the wrong shape a `-32602`.
@@ -78,6 +79,18 @@ pub const PREVIEW_CHAR_BUDGET: usize = 20_000;
 /// Per-file summary lines shown before the rest are counted in one line.
 pub const MAX_FILE_LINES: usize = 200;
 
+/// Stack of the server's worker threads: tokio's blocking threads (which plan,
+/// stage and resolve) and rayon's (which match files). Compiling a pattern, and
+/// matching it, recurse as deep as the pattern nests, and a stack overflow ends the
+/// whole process, not one request. Measured on a debug build: 2 MiB (the default)
+/// compiled a Python pattern nested about 830 parentheses deep, 64 MiB about
+/// 27,000 (a release build, about 60,000); four files nested 2,000 deep matched by
+/// a pattern as deep overflowed rayon's default 2 MiB threads, and 20,000 deep
+/// passes with 64 MiB. Only the pages a thread touches become memory; the rest is
+/// address space. The request limits (docs/DESIGN.md section 7) refuse deep
+/// patterns before this matters; this is the second net.
+pub const THREAD_STACK_BYTES: usize = 64 * 1024 * 1024;
+
 /// How long the server waits, after the session ended, for a planning thread that a
 /// cancelled `ast_edit` left behind (it stops at its next file). A `resolve` is
 /// never left behind: it is waited for however long it takes.
@@ -106,8 +119,15 @@ pub fn serve(root: &Path) -> anyhow::Result<()> {
         server.root().display(),
         server.state_dir().display()
     );
+    // rayon's pool is built once per process; this process is the server's alone. A
+    // panic in a detached rayon job (freeing a tree) is logged, not an abort.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .stack_size(THREAD_STACK_BYTES)
+        .panic_handler(|p| eprintln!("ast-edit mcp: internal error in a worker thread: {}", panic_text(&*p)))
+        .build_global();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        .thread_stack_size(THREAD_STACK_BYTES)
         .build()
         .map_err(|e| Error::io("cannot start the async runtime", e))?;
     let in_flight = server.in_flight();
@@ -126,6 +146,11 @@ pub fn serve(root: &Path) -> anyhow::Result<()> {
     // A planning thread abandoned by a cancelled request may still run; do not wait long.
     rt.shutdown_timeout(SHUTDOWN_GRACE);
     outcome
+}
+
+/// The message of a panic payload.
+fn panic_text(p: &(dyn std::any::Any + Send)) -> &str {
+    p.downcast_ref::<&str>().copied().or_else(|| p.downcast_ref::<String>().map(String::as_str)).unwrap_or("a panic")
 }
 
 /// An async writer on a duplicate of file descriptor 1. The binary's `main` holds

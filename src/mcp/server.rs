@@ -119,9 +119,10 @@ impl AstEditServer {
         result
     }
 
-    /// Plans `req` on a blocking thread, forwarding per-file progress (at most
-    /// every 100 ms, strictly increasing). A cancelled request stops waiting at
-    /// once, and the planning itself stops at the next file (the token is checked
+    /// Plans `req` on a blocking thread (whose stack is [`super::THREAD_STACK_BYTES`]:
+    /// compiling a pattern recurses as deep as it nests), forwarding per-file progress
+    /// (at most every 100 ms, strictly increasing). A cancelled request stops waiting
+    /// at once, and the planning itself stops at the next file (the token is checked
     /// between files). `Err` is the message of the tool error.
     async fn plan(&self, req: crate::request::Request, ctx: &RequestContext<RoleServer>, progress: &Progress) -> std::result::Result<plan::Plan, String> {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(usize, usize)>();
@@ -320,11 +321,26 @@ impl ServerHandler for AstEditServer {
                 None,
             ));
         }
-        // A resolve is waited for before the process exits, until its handler ends.
-        let _running = (tool == "resolve").then(|| self.in_flight.start(&context.id, "resolve"));
-        let result = match tool.as_str() {
-            "ast_edit" => self.ast_edit(request.arguments, context).await,
-            _ => self.resolve(request.arguments, context).await,
+        // A resolve is waited for before the process exits, from here until its
+        // task ends (the guard lives in the task).
+        let running = (tool == "resolve").then(|| self.in_flight.start(&context.id, "resolve"));
+        let server = self.clone();
+        let name = tool.clone();
+        // Its own task, so that a panic anywhere in the handler is a tool error
+        // like any other, not a request left without an answer.
+        let task = tokio::spawn(async move {
+            let _running = running;
+            match name.as_str() {
+                "ast_edit" => server.ast_edit(request.arguments, context).await,
+                _ => server.resolve(request.arguments, context).await,
+            }
+        });
+        let result = match task.await {
+            Ok(result) => result,
+            Err(e) => {
+                eprintln!("ast-edit mcp: internal error in `{tool}`: {e}");
+                tool_error(format!("internal error in `{tool}`: {e}. This is a bug in ast-edit; the server keeps serving."))
+            }
         };
         Ok(result.into())
     }
