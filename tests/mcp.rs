@@ -106,8 +106,15 @@ impl Env {
     }
 
     async fn connect(&self) -> Client {
+        self.connect_with(&[]).await
+    }
+
+    async fn connect_with(&self, vars: &[(&str, &str)]) -> Client {
         let mut cmd = tokio::process::Command::new(BIN);
         cmd.arg("mcp").current_dir(&self.root).env("AST_EDIT_STATE_DIR", &self.state);
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
         let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().unwrap();
         let handler = Recorder::default();
         let progress = handler.progress.clone();
@@ -776,4 +783,24 @@ async fn a_pattern_nested_5000_deep_does_not_end_the_server() {
 async fn a_pattern_nested_50000_deep_is_an_error_and_the_server_keeps_serving() {
     let deep = deep_pattern_then_a_normal_call(50_000).await;
     assert!(is_error(&deep), "{deep:?}");
+}
+
+#[tokio::test]
+async fn a_panic_in_a_handler_is_a_tool_error_and_the_server_keeps_serving() {
+    let env = Env::new();
+    let client = env.connect_with(&[("AST_EDIT_MCP_PANIC", "1")]).await;
+    for place in ["handler", "plan"] {
+        let args = json!({"ops": [{"pat": format!("panic_in_{place}()"), "out": "x()"}], "lang": "py"});
+        // A watchdog, not a timing assertion: an unanswered request would hang.
+        let r = tokio::time::timeout(Duration::from_secs(60), client.call("ast_edit", args))
+            .await
+            .unwrap_or_else(|_| panic!("no answer after a panic in the {place}"));
+        assert!(is_error(&r), "{r:?}");
+        let t = text(&r);
+        assert!(t.starts_with("internal error") && t.contains(&format!("injected panic in the {place}")), "{t}");
+    }
+    let r = client.call("ast_edit", assert_equals_op()).await;
+    assert!(!is_error(&r), "{r:?}");
+    assert_eq!(structured(&r)["status"], "pending");
+    client.close().await;
 }

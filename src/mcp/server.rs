@@ -74,6 +74,7 @@ impl AstEditServer {
             Ok(r) => r,
             Err(msg) => return tool_error(msg),
         };
+        injected_panic(&raw.ops, "handler");
         for p in &raw.paths {
             if let Err(e) = self.ws.confine(p) {
                 return tool_error(e.to_string());
@@ -144,6 +145,7 @@ impl AstEditServer {
         let root = self.ws.root().to_path_buf();
         let token = ctx.ct.clone();
         let planning = tokio::task::spawn_blocking(move || {
+            injected_panic(&req.ops, "plan");
             let report = |done, total| {
                 let _ = tx.send((done, total));
             };
@@ -259,6 +261,19 @@ impl Progress {
         if let Err(e) = peer.notify_progress(p).await {
             eprintln!("ast-edit mcp: cannot send a progress notification: {e}");
         }
+    }
+}
+
+/// Test-only fault injection, compiled in debug builds only: with
+/// `AST_EDIT_MCP_PANIC` set, an `ast_edit` whose first pattern is `panic_in_handler()`
+/// panics in the async handler, one whose first pattern is `panic_in_plan()` on its
+/// planning thread (docs/DESIGN.md section 8.7).
+fn injected_panic(ops: &[crate::request::Op], place: &str) {
+    if cfg!(debug_assertions)
+        && std::env::var_os("AST_EDIT_MCP_PANIC").is_some()
+        && ops.first().is_some_and(|op| op.pat == format!("panic_in_{place}()"))
+    {
+        panic!("injected panic in the {place} (AST_EDIT_MCP_PANIC)");
     }
 }
 
