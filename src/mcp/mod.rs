@@ -19,10 +19,10 @@
 //! Every failure of a tool call (bad arguments, bad patterns, paths outside the
 //! root, store errors) is a tool result with `isError: true` and a message that
 //! says what to fix, and so is a panic in a handler (an internal error); the
-//! server keeps serving. Nothing but
-//! JSON-RPC is written to stdout; the few log lines go to stderr. The transport
-//! (`transport`) reads stdin itself: a line that is not JSON gets a `-32700` Parse
-//! error (id null), `tools/call` params of the wrong shape a `-32602`.
+//! server keeps serving. Nothing but JSON-RPC is written to stdout; the few log
+//! lines go to stderr. The transport (`transport`) reads stdin itself: a line that
+//! is not JSON gets a `-32700` Parse error (id null), `tools/call` params of the
+//! wrong shape a `-32602`.
 //!
 //! Confinement: the server works inside one root (its working directory, or
 //! `--root DIR`), canonicalised at start. Every path of a request must stay inside

@@ -329,7 +329,8 @@ fn tools_call_params_error(params: Option<&Value>) -> String {
     match serde_path_to_error::deserialize::<_, rmcp::model::CallToolRequestParams>(Value::Object(p.clone())) {
         Err(e) => {
             let path = e.path().to_string();
-            format!("`params.{path}`: {}", e.into_inner())
+            let at = if path == "." { "`params`".to_string() } else { format!("`params.{path}`") };
+            format!("{at}: {}", e.into_inner())
         }
         Ok(_) => "`params` do not match the MCP schema of `tools/call`".to_string(),
     }
@@ -367,6 +368,9 @@ fn classify(line: &[u8]) -> Incoming {
     };
     let id = obj.get("id").filter(|v| v.is_string() || v.is_i64());
     let method = obj.get("method").and_then(Value::as_str);
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") && obj.contains_key("id") && method.is_some() {
+        return Incoming::Reply(error_reply(id, INVALID_REQUEST, "Invalid Request: `jsonrpc` must be \"2.0\"".to_string()));
+    }
     match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(line) {
         Ok(JsonRpcMessage::Request(r)) => match &r.request {
             ClientRequest::CustomRequest(c) if SERVED_METHODS.contains(&c.method.as_str()) => {
@@ -380,8 +384,8 @@ fn classify(line: &[u8]) -> Incoming {
             _ => Incoming::Message(Box::new(JsonRpcMessage::Request(r))),
         },
         Ok(msg) => Incoming::Message(Box::new(msg)),
-        // A notification never gets a reply: one of a method rmcp does not know is
-        // ignored (as rmcp does), one it knows but cannot read is logged.
+        // Responses and notifications never get a reply: a notification of a method
+        // rmcp does not know is ignored (as rmcp does), one it knows is logged.
         Err(e) if obj.contains_key("id") && !obj.contains_key("method") && (obj.contains_key("result") || obj.contains_key("error")) => {
             eprintln!("ast-edit mcp: ignored a malformed response: {e}");
             Incoming::Skip
@@ -554,6 +558,9 @@ mod tests {
         assert_eq!(reply("3")["error"]["code"], -32600);
         let r = reply(r#"{"id": 7, "method": "tools/list"}"#);
         assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(7), json!(-32600)));
+        assert_eq!(r["error"]["message"], "Invalid Request: `jsonrpc` must be \"2.0\"");
+        let r = reply(r#"{"jsonrpc": "2.0", "id": 8, "method": 3}"#);
+        assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(8), json!(-32600)));
     }
 
     #[test]
