@@ -756,14 +756,16 @@ const INFLIGHT: &str = "inflight";
 /// The file of a journal record holding every original, back to back.
 const ORIGINALS: &str = "originals.bin";
 
-/// Test-only: `AST_EDIT_PAUSE_AFTER_RENAME=k` stops for a minute after the k-th
-/// rename, so a test can kill the process in the middle of an apply. Debug builds only.
+/// Test-only: `AST_EDIT_PAUSE_AFTER_RENAME=k` stops after the k-th rename, for a
+/// minute or `AST_EDIT_PAUSE_MS` milliseconds, so a test can kill the process (or
+/// close an MCP server's stdin) in the middle of an apply. Debug builds only.
 fn injected_pause(k: usize) {
     if cfg!(debug_assertions)
         && std::env::var("AST_EDIT_PAUSE_AFTER_RENAME").ok().and_then(|s| s.parse::<usize>().ok()) == Some(k)
     {
+        let ms = std::env::var("AST_EDIT_PAUSE_MS").ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(60_000);
         eprintln!("paused after rename {k}");
-        std::thread::sleep(std::time::Duration::from_secs(60));
+        std::thread::sleep(std::time::Duration::from_millis(ms));
     }
 }
 

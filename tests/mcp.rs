@@ -106,8 +106,15 @@ impl Env {
     }
 
     async fn connect(&self) -> Client {
+        self.connect_with(&[]).await
+    }
+
+    async fn connect_with(&self, vars: &[(&str, &str)]) -> Client {
         let mut cmd = tokio::process::Command::new(BIN);
         cmd.arg("mcp").current_dir(&self.root).env("AST_EDIT_STATE_DIR", &self.state);
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
         let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().unwrap();
         let handler = Recorder::default();
         let progress = handler.progress.clone();
@@ -491,5 +498,313 @@ async fn apply_of_an_action_outside_the_root_is_refused_but_discard_works() {
     let r = client.call("resolve", json!({"action": "discard", "reason": "not mine"})).await;
     assert!(!is_error(&r), "{r:?}");
     assert!(text(&r).starts_with("Discarded: AST Edit: 1 replacement in 1 file."), "{}", text(&r));
+    client.close().await;
+}
+
+// ---------------------------------------------------------------------------
+// The server as a raw child process: JSON-RPC lines written to its stdin and read
+// from its stdout, for what rmcp's client cannot do (send bad lines, close stdin or
+// stdout in the middle of a call).
+
+/// A server started by hand; its stderr goes to a file read at the end.
+struct Raw {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    stdout: Option<std::io::BufReader<std::process::ChildStdout>>,
+    stderr: PathBuf,
+}
+
+impl Raw {
+    fn start(env: &Env, vars: &[(&str, &str)]) -> Raw {
+        let stderr = env.base.join("server.stderr");
+        let mut cmd = std::process::Command::new(BIN);
+        cmd.arg("mcp")
+            .current_dir(&env.root)
+            .env("AST_EDIT_STATE_DIR", &env.state)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&stderr).unwrap());
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().unwrap();
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().map(std::io::BufReader::new);
+        let mut raw = Raw { child, stdin, stdout, stderr };
+        raw.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}).to_string());
+        assert_eq!(raw.recv()["result"]["serverInfo"]["name"], "ast-edit");
+        raw.send(r#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#);
+        raw
+    }
+
+    fn send(&mut self, line: &str) {
+        use std::io::Write;
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap()
+    }
+
+    /// The next line on stdout that is not a notification, or None at the end.
+    fn next_reply(&mut self) -> Option<Value> {
+        use std::io::BufRead;
+        loop {
+            let mut line = String::new();
+            if self.stdout.as_mut().expect("stdout open").read_line(&mut line).unwrap() == 0 {
+                return None;
+            }
+            let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout holds only JSON-RPC: {e}: {line}"));
+            if v.get("method").is_none() {
+                return Some(v);
+            }
+        }
+    }
+
+    fn recv(&mut self) -> Value {
+        match self.next_reply() {
+            Some(v) => v,
+            None => panic!("the server ended; stderr:\n{}", self.stderr()),
+        }
+    }
+
+    fn call_line(id: u64, tool: &str, args: Value, progress: bool) -> String {
+        let mut params = json!({"name": tool, "arguments": args});
+        if progress {
+            params["_meta"] = json!({"progressToken": id});
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string()
+    }
+
+    fn call(&mut self, id: u64, tool: &str, args: Value) -> Value {
+        self.send(&Raw::call_line(id, tool, args, false));
+        let reply = self.recv();
+        assert_eq!(reply["id"], id, "{reply}");
+        reply
+    }
+
+    fn wait(mut self) -> (std::process::ExitStatus, String) {
+        self.stdin = None;
+        let status = self.child.wait().unwrap();
+        (status, self.stderr())
+    }
+}
+
+/// `count` small Python files under `root/many/`, each with one call to rename.
+fn many_files(env: &Env, count: usize) -> Vec<PathBuf> {
+    let dir = env.root.join("many");
+    std::fs::create_dir_all(&dir).unwrap();
+    (0..count)
+        .map(|i| {
+            let p = dir.join(format!("f{i:04}.py"));
+            std::fs::write(&p, format!("x = old_name({i})\n")).unwrap();
+            p
+        })
+        .collect()
+}
+
+fn rename_op() -> Value {
+    json!({"ops": [{"pat": "old_name($A)", "out": "new_name($A)"}], "paths": ["many"]})
+}
+
+/// The files hold either all the new text, or (`false`) all the old.
+fn all_renamed(files: &[PathBuf]) -> bool {
+    let renamed: Vec<bool> = files
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let now = std::fs::read_to_string(p).unwrap();
+            assert!(now == format!("x = old_name({i})\n") || now == format!("x = new_name({i})\n"), "{}: {now}", p.display());
+            now.contains("new_name")
+        })
+        .collect();
+    let written = renamed.iter().filter(|r| **r).count();
+    assert!(written == 0 || written == files.len(), "half-applied: {written} of {} files written", files.len());
+    written > 0
+}
+
+/// Temp files an apply left behind anywhere under `dir`.
+fn leftover_temp_files(dir: &Path) -> Vec<PathBuf> {
+    snapshot(dir).into_keys().filter(|p| p.to_string_lossy().contains(".ast-edit-")).collect()
+}
+
+/// After the server is gone: nothing pending, no interrupted apply to clean up, no
+/// temp file left, and the journal complete (undo puts every file back).
+fn assert_apply_finished_cleanly(env: &Env, files: &[PathBuf]) {
+    assert!(all_renamed(files), "every file written");
+    assert_eq!(leftover_temp_files(&env.root), Vec::<PathBuf>::new());
+    let out = env.cli(&env.root, &["pending", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(serde_json::from_slice::<Value>(&out.stdout).unwrap(), json!([]), "the action is resolved");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("interrupted"), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = env.cli(&env.root, &["undo"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!all_renamed(files), "undo restored every file from a complete journal");
+}
+
+/// Pauses each apply after its first rename for longer than rmcp waits for
+/// handlers after the end of stdin (5 s) plus the runtime's shutdown grace (1 s):
+/// a server that exits then leaves the apply half done.
+const PAUSE_PAST_SHUTDOWN: [(&str, &str); 2] = [("AST_EDIT_PAUSE_AFTER_RENAME", "1"), ("AST_EDIT_PAUSE_MS", "8000")];
+
+/// Stages the rename of 300 files through `raw`.
+fn stage_300(raw: &mut Raw) {
+    let r = raw.call(1, "ast_edit", rename_op());
+    assert_eq!(r["result"]["structuredContent"]["filesTouched"], 300, "{r}");
+}
+
+#[test]
+fn closing_stdin_right_after_resolve_apply_finishes_the_apply_before_exiting() {
+    let env = Env::new();
+    let files = many_files(&env, 300);
+    let mut raw = Raw::start(&env, &PAUSE_PAST_SHUTDOWN);
+    stage_300(&mut raw);
+    raw.send(&Raw::call_line(2, "resolve", json!({"action": "apply", "reason": "rename"}), false));
+    raw.stdin = None;
+    // The client half-closed: it still reads, and gets the result.
+    let reply = raw.recv();
+    assert_eq!(reply["id"], 2, "{reply}");
+    assert_eq!(reply["result"]["isError"], false, "{reply}");
+    let text = reply["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("Applied 300 replacements in 300 files."), "{text}");
+    assert_eq!(raw.next_reply(), None);
+    let (status, stderr) = raw.wait();
+    assert!(status.success(), "{status}: {stderr}");
+    assert!(stderr.contains("stdin closed; waiting for the `resolve` call in flight to finish before exiting"), "{stderr}");
+    assert_apply_finished_cleanly(&env, &files);
+}
+
+#[test]
+fn a_client_gone_during_resolve_apply_still_gets_every_file_written() {
+    let env = Env::new();
+    let files = many_files(&env, 300);
+    let mut raw = Raw::start(&env, &PAUSE_PAST_SHUTDOWN);
+    stage_300(&mut raw);
+    raw.send(&Raw::call_line(2, "resolve", json!({"action": "apply", "reason": "rename"}), true));
+    // The client dies: both of its pipes close.
+    raw.stdin = None;
+    raw.stdout = None;
+    let (status, stderr) = raw.wait();
+    assert!(status.success(), "{status}: {stderr}");
+    assert_apply_finished_cleanly(&env, &files);
+}
+
+#[test]
+fn a_closed_stdout_ends_the_session_after_the_resolve_in_flight() {
+    let env = Env::new();
+    let files = many_files(&env, 300);
+    let mut raw = Raw::start(&env, &[]);
+    stage_300(&mut raw);
+    // stdin stays open; the progress notification or the result cannot be written.
+    raw.send(&Raw::call_line(2, "resolve", json!({"action": "apply", "reason": "rename"}), true));
+    raw.stdout = None;
+    let mut raw = raw;
+    // A watchdog, not a timing assertion: a server that keeps serving nobody would
+    // hang this test.
+    let mut waited = 0;
+    let status = loop {
+        if let Some(status) = raw.child.try_wait().unwrap() {
+            break status;
+        }
+        waited += 1;
+        if waited > 1200 {
+            raw.child.kill().unwrap();
+            panic!("the server kept running after its stdout closed; stderr:\n{}", raw.stderr());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let stderr = raw.stderr();
+    assert!(status.success(), "{status}: {stderr}");
+    assert!(stderr.contains("cannot write to stdout"), "{stderr}");
+    assert_apply_finished_cleanly(&env, &files);
+}
+
+#[test]
+fn a_line_that_is_not_json_gets_a_parse_error_and_the_server_keeps_serving() {
+    let env = Env::new();
+    let before = snapshot(&env.root);
+    let mut raw = Raw::start(&env, &[]);
+    // Each bad line is followed by a ping, so that a line left unanswered shows as
+    // the ping's reply coming first (not as a test waiting forever).
+    raw.send("this is not json");
+    raw.send(r#"{"jsonrpc": "2.0", "id": 2, "method": "ping"}"#);
+    let r = raw.recv();
+    assert_eq!(r["id"], Value::Null, "{r}");
+    assert_eq!(r["error"]["code"], -32700, "{r}");
+    assert!(r["error"]["message"].as_str().unwrap().starts_with("Parse error: "), "{r}");
+    assert_eq!(raw.recv()["id"], 2);
+    raw.send(r#"{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "ast_edit", "arguments": "x"}}"#);
+    let r = raw.recv();
+    assert_eq!(r["id"], 3, "{r}");
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert!(r["error"]["message"].as_str().unwrap().contains("`arguments` must be a JSON object"), "{r}");
+    raw.send("[]");
+    let r = raw.recv();
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (Value::Null, json!(-32600)), "{r}");
+    // A malformed notification gets no reply: the next line answers the ping.
+    raw.send(r#"{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": 7}"#);
+    raw.send(r#"{"jsonrpc": "2.0", "id": 4, "method": "ping"}"#);
+    assert_eq!(raw.recv()["id"], 4);
+    assert_eq!(snapshot(&env.root), before, "nothing written");
+    let r = raw.call(5, "ast_edit", assert_equals_op());
+    assert_eq!(r["result"]["structuredContent"]["status"], "pending", "{r}");
+    let (status, stderr) = raw.wait();
+    assert!(status.success(), "{status}: {stderr}");
+}
+
+/// `pat` nested `depth` parentheses deep inside `foo(...)`.
+fn nested_pattern(depth: usize) -> String {
+    format!("foo({}1{})", "(".repeat(depth), ")".repeat(depth))
+}
+
+async fn deep_pattern_then_a_normal_call(depth: usize) -> CallToolResult {
+    let env = Env::new();
+    let client = env.connect().await;
+    let deep = client
+        .call("ast_edit", json!({"ops": [{"pat": nested_pattern(depth), "out": "bar()"}], "lang": "py", "paths": ["python"]}))
+        .await;
+    let r = client.call("ast_edit", assert_equals_op()).await;
+    assert!(!is_error(&r), "{r:?}");
+    assert_eq!(structured(&r)["status"], "pending");
+    client.close().await;
+    deep
+}
+
+#[tokio::test]
+async fn a_pattern_nested_5000_deep_does_not_end_the_server() {
+    // Either answer is fine (no match, or refused by a request limit); the server
+    // must answer and keep serving.
+    let deep = deep_pattern_then_a_normal_call(5_000).await;
+    assert_eq!(deep.content.len(), 1, "{deep:?}");
+}
+
+#[tokio::test]
+#[ignore = "needs the request limits of request.rs"]
+async fn a_pattern_nested_50000_deep_is_an_error_and_the_server_keeps_serving() {
+    let deep = deep_pattern_then_a_normal_call(50_000).await;
+    assert!(is_error(&deep), "{deep:?}");
+}
+
+#[tokio::test]
+async fn a_panic_in_a_handler_is_a_tool_error_and_the_server_keeps_serving() {
+    let env = Env::new();
+    let client = env.connect_with(&[("AST_EDIT_MCP_PANIC", "1")]).await;
+    for place in ["handler", "plan"] {
+        let args = json!({"ops": [{"pat": format!("panic_in_{place}()"), "out": "x()"}], "lang": "py"});
+        // A watchdog, not a timing assertion: an unanswered request would hang.
+        let r = tokio::time::timeout(Duration::from_secs(60), client.call("ast_edit", args))
+            .await
+            .unwrap_or_else(|_| panic!("no answer after a panic in the {place}"));
+        assert!(is_error(&r), "{r:?}");
+        let t = text(&r);
+        assert!(t.starts_with("internal error") && t.contains(&format!("injected panic in the {place}")), "{t}");
+    }
+    let r = client.call("ast_edit", assert_equals_op()).await;
+    assert!(!is_error(&r), "{r:?}");
+    assert_eq!(structured(&r)["status"], "pending");
     client.close().await;
 }

@@ -18,8 +18,11 @@
 //!
 //! Every failure of a tool call (bad arguments, bad patterns, paths outside the
 //! root, store errors) is a tool result with `isError: true` and a message that
-//! says what to fix; the server keeps serving. Nothing but JSON-RPC is written to
-//! stdout; the few log lines go to stderr.
+//! says what to fix, and so is a panic in a handler (an internal error); the
+//! server keeps serving. Nothing but JSON-RPC is written to stdout; the few log
+//! lines go to stderr. The transport (`transport`) reads stdin itself: a line that
+//! is not JSON gets a `-32700` Parse error (id null), `tools/call` params of the
+//! wrong shape a `-32602`.
 //!
 //! Confinement: the server works inside one root (its working directory, or
 //! `--root DIR`), canonicalised at start. Every path of a request must stay inside
@@ -33,15 +36,21 @@
 //! Cancellation and progress: `ast_edit` plans on a blocking thread. When the
 //! client cancels the request (`notifications/cancelled`), the server stops waiting
 //! at once and stages nothing; the planning thread sees the cancelled token between
-//! files and stops too (`plan::build_with`). `resolve` is never abandoned half-way: an apply runs to completion (all
-//! files or none) even when cancelled. When the request carries a `progressToken`,
-//! both tools send `notifications/progress`: a start, per-file progress while
-//! planning (at most every 100 ms), and an end.
+//! files and stops too (`plan::build_with`). `resolve` is never abandoned half-way:
+//! an apply runs to completion (all files or none) even when cancelled. When the
+//! request carries a `progressToken`, both tools send `notifications/progress`: a
+//! start, per-file progress while planning (at most every 100 ms), and an end.
+//!
+//! Shutdown: the session ends when stdin closes or a write to stdout fails (the
+//! client is gone). Before the process exits, every `resolve` call read so far runs
+//! to its end, and so does the staging of an `ast_edit` (stderr says the server is
+//! waiting); only a planning thread may be left behind ([`SHUTDOWN_GRACE`]).
 
 
 mod preview_text;
 mod server;
 mod tools;
+mod transport;
 
 use std::path::Path;
 use std::time::Duration;
@@ -53,6 +62,7 @@ use crate::error::Error;
 pub use preview_text::preview_text;
 pub use server::AstEditServer;
 pub use tools::{ast_edit_input_schema, ast_edit_output_schema, resolve_input_schema, resolve_output_schema, tools};
+pub use transport::{MAX_MESSAGE_BYTES, RESOLVE_START_GRACE};
 
 
 /// The block that ends an `ast_edit` result text when something is pending
@@ -69,13 +79,31 @@ pub const PREVIEW_CHAR_BUDGET: usize = 20_000;
 /// Per-file summary lines shown before the rest are counted in one line.
 pub const MAX_FILE_LINES: usize = 200;
 
+/// Stack of the server's worker threads: tokio's blocking threads (which plan,
+/// stage and resolve) and rayon's (which match files). Compiling a pattern, and
+/// matching it, recurse as deep as the pattern nests, and a stack overflow ends the
+/// whole process, not one request. Measured on a debug build: 2 MiB (the default)
+/// compiled a Python pattern nested about 830 parentheses deep, 64 MiB about
+/// 27,000 (a release build, about 60,000); four files nested 2,000 deep matched by
+/// a pattern as deep overflowed rayon's default 2 MiB threads, and 20,000 deep
+/// passes with 64 MiB. Only the pages a thread touches become memory; the rest is
+/// address space. The request limits (docs/DESIGN.md section 7) refuse deep
+/// patterns before this matters; this is the second net.
+pub const THREAD_STACK_BYTES: usize = 64 * 1024 * 1024;
+
+/// How long the server waits, after the session ended, for a planning thread that a
+/// cancelled `ast_edit` left behind (it stops at its next file). A `resolve` is
+/// never left behind: it is waited for however long it takes.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
+
 
 /// The nothing-pending message, byte for byte (docs/DESIGN.md section 5).
 pub use crate::error::NOTHING_PENDING;
 
 /// Runs the server on stdin/stdout, confined to `root`, until the client closes
-/// stdin (`ast-edit mcp [--root DIR]`; the CLI passes the working directory when
-/// `--root` is absent).
+/// stdin or stdout (`ast-edit mcp [--root DIR]`; the CLI passes the working
+/// directory when `--root` is absent). A `resolve` call read before that runs to its
+/// end before this returns.
 pub fn serve(root: &Path) -> anyhow::Result<()> {
     let root = root.canonicalize().map_err(|e| Error::bad(format!("--root {}: {e}", root.display())))?;
     if !root.is_dir() {
@@ -91,18 +119,38 @@ pub fn serve(root: &Path) -> anyhow::Result<()> {
         server.root().display(),
         server.state_dir().display()
     );
+    // rayon's pool is built once per process; this process is the server's alone. A
+    // panic in a detached rayon job (freeing a tree) is logged, not an abort.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .stack_size(THREAD_STACK_BYTES)
+        .panic_handler(|p| eprintln!("ast-edit mcp: internal error in a worker thread: {}", panic_text(&*p)))
+        .build_global();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        .thread_stack_size(THREAD_STACK_BYTES)
         .build()
         .map_err(|e| Error::io("cannot start the async runtime", e))?;
+    let in_flight = server.in_flight();
     let outcome = rt.block_on(async move {
-        let running = server.serve((tokio::io::stdin(), stdout_writer()?)).await?;
-        running.waiting().await?;
-        anyhow::Ok(())
+        let transport = transport::LineTransport::new(tokio::io::stdin(), stdout_writer()?, in_flight.clone());
+        let running = server.serve(transport).await;
+        let outcome = match running {
+            Ok(running) => running.waiting().await.map(drop).map_err(anyhow::Error::from),
+            Err(e) => Err(e.into()),
+        };
+        // The transport already waited before it reported the end of the input;
+        // this covers a session that ended any other way.
+        in_flight.finish("the session ended", tokio::time::Instant::now() + RESOLVE_START_GRACE).await;
+        outcome
     });
     // A planning thread abandoned by a cancelled request may still run; do not wait long.
-    rt.shutdown_timeout(Duration::from_secs(1));
+    rt.shutdown_timeout(SHUTDOWN_GRACE);
     outcome
+}
+
+/// The message of a panic payload.
+fn panic_text(p: &(dyn std::any::Any + Send)) -> &str {
+    p.downcast_ref::<&str>().copied().or_else(|| p.downcast_ref::<String>().map(String::as_str)).unwrap_or("a panic")
 }
 
 /// An async writer on a duplicate of file descriptor 1. The binary's `main` holds

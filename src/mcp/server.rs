@@ -17,6 +17,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::tools::{tools, INSTRUCTIONS};
+use super::transport::InFlight;
 use super::{preview_text, REMINDER};
 use crate::error::{Error, Result};
 use crate::message::Front;
@@ -27,10 +28,12 @@ use crate::resolve::{self, Action, Ending, RawResolve, ResolveRequest};
 use crate::workflow;
 use crate::workspace::Workspace;
 
-/// The server: the workspace of its root.
+/// The server: the workspace of its root, and the work in flight that the process
+/// waits for before it exits.
 #[derive(Clone, Debug)]
 pub struct AstEditServer {
     ws: Arc<Workspace>,
+    in_flight: Arc<InFlight>,
 }
 
 /// The message of a cancelled `ast_edit`.
@@ -40,7 +43,7 @@ impl AstEditServer {
     /// A server confined to `root` (canonical), with the CLI's state-dir rules.
     /// Cleans up after an apply that was killed half-way (reported on stderr).
     pub fn new(root: PathBuf) -> Result<Self> {
-        let server = AstEditServer { ws: Arc::new(Workspace::new(root)) };
+        let server = AstEditServer { ws: Arc::new(Workspace::new(root)), in_flight: Arc::default() };
         server.store()?;
         Ok(server)
     }
@@ -55,6 +58,12 @@ impl AstEditServer {
         self.ws.state_dir()
     }
 
+    /// The work in flight that the process waits for before it exits, shared with
+    /// the transport.
+    pub(super) fn in_flight(&self) -> Arc<InFlight> {
+        self.in_flight.clone()
+    }
+
     fn store(&self) -> Result<Store> {
         self.ws.store(&mut |msg| eprintln!("ast-edit mcp: warning: {msg}"))
     }
@@ -65,6 +74,7 @@ impl AstEditServer {
             Ok(r) => r,
             Err(msg) => return tool_error(msg),
         };
+        injected_panic(&raw.ops, "handler");
         for p in &raw.paths {
             if let Err(e) = self.ws.confine(p) {
                 return tool_error(e.to_string());
@@ -81,7 +91,13 @@ impl AstEditServer {
         };
         let searched = plan.files_searched;
         let server = self.clone();
-        let staged = tokio::task::spawn_blocking(move || workflow::stage(&server.store()?, plan)).await;
+        // Staging is waited for before the process exits (the planning is not).
+        let staging = self.in_flight.start(&ctx.id, "ast_edit");
+        let staged = tokio::task::spawn_blocking(move || {
+            let _staging = staging;
+            workflow::stage(&server.store()?, plan)
+        })
+        .await;
         let details = match staged {
             Ok(Ok(shown)) => shown.details,
             Ok(Err(e)) => return tool_error(e.to_string()),
@@ -104,9 +120,10 @@ impl AstEditServer {
         result
     }
 
-    /// Plans `req` on a blocking thread, forwarding per-file progress (at most
-    /// every 100 ms, strictly increasing). A cancelled request stops waiting at
-    /// once, and the planning itself stops at the next file (the token is checked
+    /// Plans `req` on a blocking thread (whose stack is [`super::THREAD_STACK_BYTES`]:
+    /// compiling a pattern recurses as deep as it nests), forwarding per-file progress
+    /// (at most every 100 ms, strictly increasing). A cancelled request stops waiting
+    /// at once, and the planning itself stops at the next file (the token is checked
     /// between files). `Err` is the message of the tool error.
     async fn plan(&self, req: crate::request::Request, ctx: &RequestContext<RoleServer>, progress: &Progress) -> std::result::Result<plan::Plan, String> {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(usize, usize)>();
@@ -128,6 +145,7 @@ impl AstEditServer {
         let root = self.ws.root().to_path_buf();
         let token = ctx.ct.clone();
         let planning = tokio::task::spawn_blocking(move || {
+            injected_panic(&req.ops, "plan");
             let report = |done, total| {
                 let _ = tx.send((done, total));
             };
@@ -246,6 +264,19 @@ impl Progress {
     }
 }
 
+/// Test-only fault injection, compiled in debug builds only: with
+/// `AST_EDIT_MCP_PANIC` set, an `ast_edit` whose first pattern is `panic_in_handler()`
+/// panics in the async handler, one whose first pattern is `panic_in_plan()` on its
+/// planning thread (docs/DESIGN.md section 8.7).
+fn injected_panic(ops: &[crate::request::Op], place: &str) {
+    if cfg!(debug_assertions)
+        && std::env::var_os("AST_EDIT_MCP_PANIC").is_some()
+        && ops.first().is_some_and(|op| op.pat == format!("panic_in_{place}()"))
+    {
+        panic!("injected panic in the {place} (AST_EDIT_MCP_PANIC)");
+    }
+}
+
 /// A tool result with `isError: true` and `msg`, without structured content.
 fn tool_error(msg: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(msg)])
@@ -298,14 +329,32 @@ impl ServerHandler for AstEditServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> std::result::Result<CallToolResponse, McpError> {
-        let result = match request.name.as_ref() {
-            "ast_edit" => self.ast_edit(request.arguments, context).await,
-            "resolve" => self.resolve(request.arguments, context).await,
-            other => {
-                return Err(McpError::invalid_params(
-                    format!("unknown tool `{other}`: this server has `ast_edit` and `resolve`"),
-                    None,
-                ));
+        let tool = request.name.to_string();
+        if tool != "ast_edit" && tool != "resolve" {
+            return Err(McpError::invalid_params(
+                format!("unknown tool `{tool}`: this server has `ast_edit` and `resolve`"),
+                None,
+            ));
+        }
+        // A resolve is waited for before the process exits, from here until its
+        // task ends (the guard lives in the task).
+        let running = (tool == "resolve").then(|| self.in_flight.start(&context.id, "resolve"));
+        let server = self.clone();
+        let name = tool.clone();
+        // Its own task, so that a panic anywhere in the handler is a tool error
+        // like any other, not a request left without an answer.
+        let task = tokio::spawn(async move {
+            let _running = running;
+            match name.as_str() {
+                "ast_edit" => server.ast_edit(request.arguments, context).await,
+                _ => server.resolve(request.arguments, context).await,
+            }
+        });
+        let result = match task.await {
+            Ok(result) => result,
+            Err(e) => {
+                eprintln!("ast-edit mcp: internal error in `{tool}`: {e}");
+                tool_error(format!("internal error in `{tool}`: {e}. This is a bug in ast-edit; the server keeps serving."))
             }
         };
         Ok(result.into())

@@ -1,0 +1,595 @@
+//! The server's stdio transport: one JSON-RPC message per line on stdin, one per
+//! line on stdout (docs/DESIGN.md section 2.10).
+//!
+//! rmcp's own line transport drops a line that is not JSON without a word, and a
+//! request whose params do not fit its method (`"arguments": "x"`) falls through to
+//! "method not found". This one answers as JSON-RPC asks: `-32700` Parse error (id
+//! null) for a line that is not JSON, `-32600` Invalid Request for JSON that is not a
+//! message, `-32602` Invalid params (with the request's id) for a method of this
+//! server called with params of the wrong shape; the server keeps serving.
+//!
+//! It also decides when the input has ended: at the end of stdin, or when stdout
+//! breaks (nobody hears the replies any more). Before it says so to rmcp, every
+//! `resolve` call it passed on runs to its end ([`InFlight`]), so that an apply in
+//! flight writes all its files or none and its journal is complete when the process
+//! exits (docs/DESIGN.md section 4.10). It registers a `resolve` as it reads it,
+//! before its handler starts, so that a call sent just before stdin closed is not
+//! lost in between.
+
+use std::collections::HashMap;
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{ClientRequest, JsonRpcMessage, RequestId};
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use rmcp::RoleServer;
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{mpsc, oneshot, watch, Notify};
+use tokio::time::Instant;
+
+/// Cap on one incoming line (one JSON-RPC message), as rmcp's own stdio transport
+/// has: a longer line is dropped as it is read (memory never holds more of it) and
+/// answered with `-32600`.
+pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+
+/// How long a `resolve` call read just before the input ended may take to start
+/// (its handler task runs at the next turn of the runtime) before the server stops
+/// waiting for it. A resolve that has started is waited for however long it takes.
+pub const RESOLVE_START_GRACE: Duration = Duration::from_secs(5);
+
+/// serde_json's nesting limit (not configurable): a deeper message is a parse error.
+const JSON_DEPTH_LIMIT: usize = 128;
+
+/// The work that must end before the process exits: each `resolve` call (read from
+/// stdin, then running), and the staging step of each `ast_edit` (planning is not
+/// waited for: a cancelled request abandons it). Keyed by request id; the value
+/// says which tool and whether its handler has started.
+#[derive(Debug, Default)]
+pub(super) struct InFlight {
+    calls: Mutex<HashMap<String, (&'static str, bool)>>,
+    changed: Notify,
+    announced: AtomicBool,
+}
+
+/// Marks a call as running until dropped (when its work ends, however it ends).
+pub(super) struct Running {
+    in_flight: Arc<InFlight>,
+    key: String,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.in_flight.calls.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.key);
+        self.in_flight.changed.notify_waiters();
+    }
+}
+
+fn key(id: &RequestId) -> String {
+    serde_json::to_string(id).unwrap_or_default()
+}
+
+impl InFlight {
+    fn set(&self, id: &RequestId, tool: &'static str, running: bool) {
+        self.calls.lock().unwrap_or_else(|e| e.into_inner()).insert(key(id), (tool, running));
+        self.changed.notify_waiters();
+    }
+
+    /// Request `id` (a call of `tool`, "resolve" or "ast_edit") runs work that must
+    /// end before the process exits, until the guard is dropped.
+    pub(super) fn start(self: &Arc<Self>, id: &RequestId, tool: &'static str) -> Running {
+        self.set(id, tool, true);
+        Running { in_flight: self.clone(), key: key(id) }
+    }
+
+    /// A reply to `id` went out: if its handler never started (rmcp answered it
+    /// itself), it is no longer awaited.
+    fn answered(&self, id: &RequestId) {
+        let mut calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
+        if calls.get(&key(id)).is_some_and(|(_, running)| !running) {
+            calls.remove(&key(id));
+            drop(calls);
+            self.changed.notify_waiters();
+        }
+    }
+
+    /// (tools running, calls waiting to start)
+    fn counts(&self) -> (Vec<&'static str>, usize) {
+        let calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
+        let mut running: Vec<&'static str> = calls.values().filter(|(_, r)| *r).map(|(t, _)| *t).collect();
+        running.sort_unstable();
+        running.dedup();
+        (running, calls.values().filter(|(_, r)| !r).count())
+    }
+
+    /// Waits until every call has ended: those running however long they take,
+    /// those not started yet until `grace_end`. `why` says on stderr why the server
+    /// is waiting (once per process).
+    pub(super) async fn finish(&self, why: &str, grace_end: Instant) {
+        loop {
+            let notified = self.changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let (running, waiting) = self.counts();
+            if running.is_empty() && waiting == 0 {
+                return;
+            }
+            if running.is_empty() && Instant::now() >= grace_end {
+                eprintln!("ast-edit mcp: {waiting} `resolve` call(s) read before {why} never started; not waiting for them");
+                return;
+            }
+            if !self.announced.swap(true, Ordering::Relaxed) {
+                let what = if running.contains(&"ast_edit") && !running.contains(&"resolve") {
+                    "the `ast_edit` call in flight to finish staging before exiting (a preview is staged whole or not at all)"
+                } else {
+                    "the `resolve` call in flight to finish before exiting (an apply writes all its files or none)"
+                };
+                eprintln!("ast-edit mcp: {why}; waiting for {what}");
+            }
+            if running.is_empty() {
+                tokio::select! {
+                    _ = notified => {}
+                    _ = tokio::time::sleep_until(grace_end) => {}
+                }
+            } else {
+                notified.await;
+            }
+        }
+    }
+}
+
+/// A line for the writer task, with where to report its outcome.
+type Outgoing = (Vec<u8>, Option<oneshot::Sender<io::Result<()>>>);
+
+/// The transport: reads `read` line by line, writes through a task that owns the
+/// writer (so that a reply written from [`Transport::receive`], which rmcp may drop
+/// at any await, is never cut or lost).
+pub(super) struct LineTransport<R> {
+    read: BufReader<R>,
+    line: Vec<u8>,
+    discarding: bool,
+    out: Option<mpsc::UnboundedSender<Outgoing>>,
+    /// Turns true when a write to stdout failed: the client cannot hear us.
+    broken: watch::Receiver<bool>,
+    in_flight: Arc<InFlight>,
+    /// When the input ended (the grace of [`RESOLVE_START_GRACE`] counts from it).
+    ended_at: Option<Instant>,
+}
+
+enum LineRead {
+    Line,
+    Oversized,
+    Eof,
+    Io(io::Error),
+}
+
+impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
+    /// Must be called inside the runtime (it spawns the writer task).
+    pub(super) fn new<W: AsyncWrite + Unpin + Send + 'static>(read: R, write: W, in_flight: Arc<InFlight>) -> Self {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let (broken_tx, broken) = watch::channel(false);
+        tokio::spawn(write_lines(write, rx, broken_tx));
+        LineTransport {
+            read: BufReader::new(read),
+            line: Vec::new(),
+            discarding: false,
+            out: Some(tx),
+            broken,
+            in_flight,
+            ended_at: None,
+        }
+    }
+
+    /// Reads one `\n`-terminated line into `self.line` (or what is left at the end
+    /// of the input), never holding more than [`MAX_MESSAGE_BYTES`] of it.
+    /// Cancel-safe: a partial line stays in `self.line`.
+    async fn read_line(&mut self) -> LineRead {
+        loop {
+            let available = match self.read.fill_buf().await {
+                Ok(a) => a,
+                Err(e) => return LineRead::Io(e),
+            };
+            if available.is_empty() {
+                // A last message without its `\n` is still a message.
+                if !self.line.is_empty() && !self.discarding {
+                    return LineRead::Line;
+                }
+                return LineRead::Eof;
+            }
+            let newline = memchr::memchr(b'\n', available);
+            let take = newline.map_or(available.len(), |i| i + 1);
+            let mut outcome = None;
+            if self.discarding {
+                if newline.is_some() {
+                    self.discarding = false;
+                }
+            } else if self.line.len() + take > MAX_MESSAGE_BYTES + 1 {
+                self.line.clear();
+                self.discarding = newline.is_none();
+                outcome = Some(LineRead::Oversized);
+            } else {
+                self.line.extend_from_slice(&available[..take]);
+                if newline.is_some() {
+                    outcome = Some(LineRead::Line);
+                }
+            }
+            self.read.consume(take);
+            if let Some(o) = outcome {
+                return o;
+            }
+        }
+    }
+
+    /// Queues a reply written by the transport itself (no one awaits it).
+    fn reply(&self, msg: &Value) {
+        if let Some(out) = &self.out {
+            let mut bytes = serde_json::to_vec(msg).expect("a JSON value serializes");
+            bytes.push(b'\n');
+            let _ = out.send((bytes, None));
+        }
+    }
+
+    /// The input has ended: writes out the replies queued so far, then waits for the
+    /// work in flight ([`InFlight::finish`]).
+    async fn finish(&mut self, why: &str) {
+        let ended_at = *self.ended_at.get_or_insert_with(Instant::now);
+        if let Some(out) = &self.out {
+            let (tx, rx) = oneshot::channel();
+            if out.send((Vec::new(), Some(tx))).is_ok() {
+                let _ = rx.await;
+            }
+        }
+        self.in_flight.finish(why, ended_at + RESOLVE_START_GRACE).await;
+    }
+}
+
+/// Writes each line and flushes it. After the first failure (the client closed its
+/// end of stdout) nothing more is written, each later line fails at once, and
+/// `broken` turns true.
+async fn write_lines<W: AsyncWrite + Unpin>(mut write: W, mut rx: mpsc::UnboundedReceiver<Outgoing>, broken: watch::Sender<bool>) {
+    let mut failed: Option<io::ErrorKind> = None;
+    while let Some((bytes, done)) = rx.recv().await {
+        let result = match failed {
+            Some(kind) => Err(io::Error::new(kind, "stdout is closed")),
+            None if bytes.is_empty() => Ok(()),
+            None => match write.write_all(&bytes).await {
+                Ok(()) => write.flush().await,
+                Err(e) => Err(e),
+            },
+        };
+        if let Err(e) = &result
+            && failed.is_none()
+        {
+            eprintln!("ast-edit mcp: cannot write to stdout ({e}): the client is gone; ending the session");
+            failed = Some(e.kind());
+            let _ = broken.send(true);
+        }
+        if let Some(done) = done {
+            let _ = done.send(result);
+        }
+    }
+}
+
+/// What to do with one line read.
+enum Incoming {
+    Message(Box<RxJsonRpcMessage<RoleServer>>),
+    Reply(Value),
+    Skip,
+}
+
+/// A JSON-RPC error object, with `id` (null when it cannot be told).
+fn error_reply(id: Option<&Value>, code: i64, message: String) -> Value {
+    json!({"jsonrpc": "2.0", "id": id.cloned().unwrap_or(Value::Null), "error": {"code": code, "message": message}})
+}
+
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const INVALID_PARAMS: i64 = -32602;
+
+/// The request methods this server answers; params of the wrong shape for one of
+/// them are `-32602`, not "method not found".
+const SERVED_METHODS: [&str; 5] = ["initialize", "ping", "server/discover", "tools/list", "tools/call"];
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Why the params of a `tools/call` do not fit, in the caller's words.
+fn tools_call_params_error(params: Option<&Value>) -> String {
+    let Some(Value::Object(p)) = params else {
+        return "`params` must be a JSON object like {\"name\": \"ast_edit\", \"arguments\": {...}}".to_string();
+    };
+    match p.get("name") {
+        Some(Value::String(_)) => {}
+        Some(other) => {
+            return format!("`params.name` must be a string naming the tool (`ast_edit` or `resolve`), not a {}", json_type(other));
+        }
+        None => return "`params.name` is missing: name the tool to call (`ast_edit` or `resolve`)".to_string(),
+    }
+    if let Some(args) = p.get("arguments")
+        && !matches!(args, Value::Object(_) | Value::Null)
+    {
+        let like = match p.get("name").and_then(Value::as_str) {
+            Some("ast_edit") => " (like {\"ops\": [{\"pat\": \"foo($A)\", \"out\": \"bar($A)\"}]})",
+            Some("resolve") => " (like {\"action\": \"apply\", \"reason\": \"...\"})",
+            _ => "",
+        };
+        return format!("`arguments` must be a JSON object holding the tool's arguments by name{like}, not a {}", json_type(args));
+    }
+    match serde_path_to_error::deserialize::<_, rmcp::model::CallToolRequestParams>(Value::Object(p.clone())) {
+        Err(e) => {
+            let path = e.path().to_string();
+            let at = if path == "." { "`params`".to_string() } else { format!("`params.{path}`") };
+            format!("{at}: {}", e.into_inner())
+        }
+        Ok(_) => "`params` do not match the MCP schema of `tools/call`".to_string(),
+    }
+}
+
+/// Reads one line (without its `\n`).
+fn classify(line: &[u8]) -> Incoming {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let line = line.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Incoming::Skip;
+    }
+    let value: Value = match serde_json::from_slice(line) {
+        Ok(v) => v,
+        Err(e) => {
+            let why = if e.to_string().starts_with("recursion limit exceeded") {
+                format!("the message nests JSON deeper than {JSON_DEPTH_LIMIT} levels")
+            } else {
+                e.to_string()
+            };
+            return Incoming::Reply(error_reply(
+                None,
+                PARSE_ERROR,
+                format!("Parse error: {why}. Each line must hold one JSON-RPC message, a JSON object."),
+            ));
+        }
+    };
+    let Value::Object(obj) = &value else {
+        let why = if value.is_array() {
+            "batches (JSON arrays) are not supported; send one message per line".to_string()
+        } else {
+            format!("a message must be a JSON object, not a {}", json_type(&value))
+        };
+        return Incoming::Reply(error_reply(None, INVALID_REQUEST, format!("Invalid Request: {why}")));
+    };
+    let id = obj.get("id").filter(|v| v.is_string() || v.is_i64());
+    let method = obj.get("method").and_then(Value::as_str);
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") && obj.contains_key("id") && method.is_some() {
+        return Incoming::Reply(error_reply(id, INVALID_REQUEST, "Invalid Request: `jsonrpc` must be \"2.0\"".to_string()));
+    }
+    match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(line) {
+        Ok(JsonRpcMessage::Request(r)) => match &r.request {
+            ClientRequest::CustomRequest(c) if SERVED_METHODS.contains(&c.method.as_str()) => {
+                let why = if c.method == "tools/call" {
+                    tools_call_params_error(obj.get("params"))
+                } else {
+                    format!("the params do not match the MCP schema of `{}`", c.method)
+                };
+                Incoming::Reply(error_reply(id, INVALID_PARAMS, format!("Invalid params: {why}")))
+            }
+            _ => Incoming::Message(Box::new(JsonRpcMessage::Request(r))),
+        },
+        Ok(msg) => Incoming::Message(Box::new(msg)),
+        // Responses and notifications never get a reply: a notification of a method
+        // rmcp does not know is ignored (as rmcp does), one it knows is logged.
+        Err(e) if obj.contains_key("id") && !obj.contains_key("method") && (obj.contains_key("result") || obj.contains_key("error")) => {
+            eprintln!("ast-edit mcp: ignored a malformed response: {e}");
+            Incoming::Skip
+        }
+        Err(e) if !obj.contains_key("id") => {
+            if let Some(m) = method.filter(|m| is_known_notification(m)) {
+                eprintln!("ast-edit mcp: ignored a malformed `{m}` notification: {e}");
+            }
+            Incoming::Skip
+        }
+        Err(e) => Incoming::Reply(error_reply(id, INVALID_REQUEST, format!("Invalid Request: {e}"))),
+    }
+}
+
+fn is_known_notification(method: &str) -> bool {
+    matches!(
+        method,
+        "notifications/cancelled" | "notifications/initialized" | "notifications/progress" | "notifications/roots/list_changed"
+    )
+}
+
+impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransport<R> {
+    type Error = io::Error;
+
+    fn send(&mut self, item: TxJsonRpcMessage<RoleServer>) -> impl Future<Output = io::Result<()>> + Send + 'static {
+        let id = match &item {
+            JsonRpcMessage::Response(r) => Some(&r.id),
+            JsonRpcMessage::Error(e) => e.id.as_ref(),
+            _ => None,
+        };
+        if let Some(id) = id {
+            self.in_flight.answered(id);
+        }
+        let bytes = serde_json::to_vec(&item).map(|mut b| {
+            b.push(b'\n');
+            b
+        });
+        let out = self.out.clone();
+        async move {
+            let bytes = bytes.map_err(io::Error::other)?;
+            let closed = || io::Error::new(io::ErrorKind::NotConnected, "the transport is closed");
+            let out = out.ok_or_else(closed)?;
+            let (tx, rx) = oneshot::channel();
+            out.send((bytes, Some(tx))).map_err(|_| closed())?;
+            rx.await.map_err(|_| closed())?
+        }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        loop {
+            let mut broken = self.broken.clone();
+            let read = tokio::select! {
+                biased;
+                _ = broken.wait_for(|b| *b) => None,
+                r = self.read_line() => Some(r),
+            };
+            match read {
+                Some(LineRead::Line) => {}
+                Some(LineRead::Oversized) => {
+                    self.reply(&error_reply(
+                        None,
+                        INVALID_REQUEST,
+                        format!("Invalid Request: a message longer than {MAX_MESSAGE_BYTES} bytes (MAX_MESSAGE_BYTES) was dropped"),
+                    ));
+                    continue;
+                }
+                Some(LineRead::Eof) => {
+                    self.finish("stdin closed").await;
+                    return None;
+                }
+                Some(LineRead::Io(e)) => {
+                    eprintln!("ast-edit mcp: cannot read stdin: {e}");
+                    self.finish("stdin failed").await;
+                    return None;
+                }
+                None => {
+                    self.finish("stdout closed").await;
+                    return None;
+                }
+            }
+            let line = std::mem::take(&mut self.line);
+            let incoming = classify(line.strip_suffix(b"\n").unwrap_or(&line));
+            self.line = line;
+            self.line.clear();
+            match incoming {
+                Incoming::Message(msg) => {
+                    if let JsonRpcMessage::Request(r) = msg.as_ref()
+                        && let ClientRequest::CallToolRequest(call) = &r.request
+                        && call.params.name == "resolve"
+                    {
+                        self.in_flight.set(&r.id, "resolve", false);
+                    }
+                    return Some(*msg);
+                }
+                Incoming::Reply(v) => self.reply(&v),
+                Incoming::Skip => {}
+            }
+        }
+    }
+
+    async fn close(&mut self) -> io::Result<()> {
+        self.out = None;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncReadExt;
+
+    /// Feeds `input` to a transport and collects what it passes on and what it
+    /// writes back.
+    async fn run(input: Vec<u8>) -> (Vec<String>, String) {
+        let (mut client_out, server_in) = tokio::io::duplex(1 << 16);
+        let (server_out, mut client_in) = tokio::io::duplex(1 << 16);
+        let feed = tokio::spawn(async move {
+            client_out.write_all(&input).await.unwrap();
+        });
+        let mut t = LineTransport::new(server_in, server_out, Arc::default());
+        let mut passed = Vec::new();
+        while let Some(m) = Transport::<RoleServer>::receive(&mut t).await {
+            passed.push(serde_json::to_value(&m).unwrap()["method"].as_str().unwrap_or("?").to_string());
+        }
+        feed.await.unwrap();
+        Transport::<RoleServer>::close(&mut t).await.unwrap();
+        drop(t);
+        let mut written = String::new();
+        client_in.read_to_string(&mut written).await.unwrap();
+        (passed, written)
+    }
+
+    #[tokio::test]
+    async fn an_oversized_line_is_dropped_and_answered_and_a_last_line_needs_no_newline() {
+        let mut input = vec![b'a'; MAX_MESSAGE_BYTES + 10];
+        input.extend_from_slice(b"\nnot json\n");
+        input.extend_from_slice(br#"{"jsonrpc": "2.0", "id": 1, "method": "ping"}"#);
+        let (passed, written) = run(input).await;
+        assert_eq!(passed, ["ping"]);
+        let lines: Vec<Value> = written.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines.len(), 2, "{written}");
+        assert_eq!(lines[0]["error"]["code"], -32600);
+        assert!(lines[0]["error"]["message"].as_str().unwrap().contains("MAX_MESSAGE_BYTES"), "{written}");
+        assert_eq!(lines[1]["error"]["code"], -32700);
+    }
+
+    fn reply(line: &str) -> Value {
+        match classify(line.as_bytes()) {
+            Incoming::Reply(v) => v,
+            Incoming::Message(m) => panic!("{line}: passed on as {m:?}"),
+            Incoming::Skip => panic!("{line}: skipped"),
+        }
+    }
+
+    #[test]
+    fn a_line_that_is_not_json_is_a_parse_error_with_id_null() {
+        for line in ["not json", "{\"jsonrpc\": \"2.0\", \"id\": 1, ", "\u{7f}"] {
+            let r = reply(line);
+            assert_eq!(r["id"], Value::Null, "{line}");
+            assert_eq!(r["error"]["code"], -32700, "{line}");
+            assert!(r["error"]["message"].as_str().unwrap().starts_with("Parse error: "), "{r}");
+        }
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert!(reply(&deep)["error"]["message"].as_str().unwrap().contains("deeper than 128 levels"));
+    }
+
+    #[test]
+    fn json_that_is_not_a_message_is_an_invalid_request() {
+        assert_eq!(reply("[]")["error"]["code"], -32600);
+        assert_eq!(reply("3")["error"]["code"], -32600);
+        let r = reply(r#"{"id": 7, "method": "tools/list"}"#);
+        assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(7), json!(-32600)));
+        assert_eq!(r["error"]["message"], "Invalid Request: `jsonrpc` must be \"2.0\"");
+        let r = reply(r#"{"jsonrpc": "2.0", "id": 8, "method": 3}"#);
+        assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(8), json!(-32600)));
+    }
+
+    #[test]
+    fn tools_call_with_arguments_not_an_object_is_invalid_params() {
+        let r = reply(r#"{"jsonrpc": "2.0", "id": "a", "method": "tools/call", "params": {"name": "ast_edit", "arguments": "x"}}"#);
+        assert_eq!(r["id"], "a");
+        assert_eq!(r["error"]["code"], -32602);
+        assert_eq!(
+            r["error"]["message"],
+            "Invalid params: `arguments` must be a JSON object holding the tool's arguments by name (like {\"ops\": [{\"pat\": \"foo($A)\", \"out\": \"bar($A)\"}]}), not a string"
+        );
+        let r = reply(r#"{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"arguments": {}}}"#);
+        assert!(r["error"]["message"].as_str().unwrap().contains("`params.name` is missing"), "{r}");
+        let r = reply(r#"{"jsonrpc": "2.0", "id": 2, "method": "tools/call"}"#);
+        assert!(r["error"]["message"].as_str().unwrap().contains("`params` must be a JSON object"), "{r}");
+    }
+
+    #[test]
+    fn good_messages_pass_and_notifications_never_get_a_reply() {
+        for line in [
+            r#"{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}"#,
+            r#"{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "resolve", "arguments": {"action": "apply"}}}"#,
+            r#"{"jsonrpc": "2.0", "id": 1, "method": "no/such/method"}"#,
+            "\u{feff}{\"jsonrpc\": \"2.0\", \"method\": \"notifications/initialized\"}\r",
+        ] {
+            assert!(matches!(classify(line.as_bytes()), Incoming::Message(_)), "{line}");
+        }
+        for line in ["", "  ", r#"{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": 3}"#, r#"{"method": "$/lsp"}"#] {
+            assert!(matches!(classify(line.as_bytes()), Incoming::Skip), "{line}");
+        }
+    }
+}
