@@ -366,25 +366,7 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
     };
     let mut verified = None;
     let outcome = match (&chosen, ast_plan) {
-        (_, Some((plan, action))) => {
-            // Checked once the action is known to be an ast_edit one (a custom
-            // action's extra belongs to it), before anything is read or written.
-            let mut opts = ast_edit_options(req)?;
-            match req.action {
-                Action::Apply => {
-                    let how = verification(action, plan, &opts, locked.dir());
-                    opts.trust_plan = how == Verified::Spliced;
-                    let applied = apply_ast_edit(plan, &locked, &action.id, &opts).map(|report| {
-                        let ending = if report.status == ApplyStatus::Incomplete { Ending::Incomplete } else { Ending::Done };
-                        let text = report.text();
-                        (ending, Some(Outcome { text, details: Some(serde_json::to_value(&report).expect("serializes")) }))
-                    });
-                    verified = Some(how);
-                    applied
-                }
-                Action::Discard => Ok((Ending::Done, None)),
-            }
-        }
+        (_, Some((plan, action))) => resolve_ast_edit(plan, action, &locked, req, &mut verified)?,
         (Chosen::Disk(a), None) => {
             let ActionKind::Command { apply_cmd, reject_cmd, cwd, details } = &a.kind else { unreachable!("matched above") };
             let mut command = CommandAction {
@@ -408,24 +390,7 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
         }
         Ok(o) => o,
     };
-    match chosen {
-        Chosen::Disk(a) => {
-            let resolution = match req.action {
-                Action::Apply => Resolution::Applied,
-                Action::Discard => Resolution::Discarded,
-            };
-            locked.finish(&a, resolution)?;
-            if verified.is_some() {
-                // The apply added an undo record: keep the journal within its
-                // retention now (what cannot be removed is retried, and reported,
-                // when the store is next opened).
-                let _ = locked.prune_journal();
-            }
-        }
-        Chosen::Memory(i) => {
-            handlers.custom.remove(i);
-        }
-    }
+    finish(&locked, chosen, req, handlers, verified.is_some())?;
     let content = match outcome {
         Some(o) => {
             details.source_result_details = o.details;
@@ -436,6 +401,53 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
     let mut result = ResolveResult::new(ending, content, details);
     result.verified = verified;
     Ok(result)
+}
+
+/// Applies or discards an `ast_edit` action. Its `extra` is checked first (a
+/// custom action's `extra` belongs to it), before anything is read or written;
+/// `verified` says which apply path ran. `Err` inside is the apply's failure.
+fn resolve_ast_edit(
+    plan: &Plan,
+    action: &PendingAction,
+    locked: &Locked<'_>,
+    req: &ResolveRequest,
+    verified: &mut Option<Verified>,
+) -> Result<std::result::Result<(Ending, Option<Outcome>), String>> {
+    let mut opts = ast_edit_options(req)?;
+    if req.action == Action::Discard {
+        return Ok(Ok((Ending::Done, None)));
+    }
+    let how = verification(action, plan, &opts, locked.dir());
+    opts.trust_plan = how == Verified::Spliced;
+    *verified = Some(how);
+    Ok(apply_ast_edit(plan, locked, &action.id, &opts).map(|report| {
+        let ending = if report.status == ApplyStatus::Incomplete { Ending::Incomplete } else { Ending::Done };
+        let text = report.text();
+        (ending, Some(Outcome { text, details: Some(serde_json::to_value(&report).expect("serializes")) }))
+    }))
+}
+
+/// Takes a resolved action off the stack: a stored one gets its resolved record
+/// (and, after an apply, the journal is kept within its retention now; what
+/// cannot be removed is retried, and reported, when the store is next opened);
+/// an in-process one is dropped.
+fn finish(locked: &Locked<'_>, chosen: Chosen, req: &ResolveRequest, handlers: &mut Handlers, applied: bool) -> Result<()> {
+    match chosen {
+        Chosen::Disk(a) => {
+            let resolution = match req.action {
+                Action::Apply => Resolution::Applied,
+                Action::Discard => Resolution::Discarded,
+            };
+            locked.finish(&a, resolution)?;
+            if applied {
+                let _ = locked.prune_journal();
+            }
+        }
+        Chosen::Memory(i) => {
+            handlers.custom.remove(i);
+        }
+    }
+    Ok(())
 }
 
 /// The newest action (or `req.id`) among those on disk and the in-process ones.
