@@ -278,6 +278,9 @@ pub fn build_with(
     progress: &(dyn Fn(usize, usize) + Sync),
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Plan> {
+    // Before any work, also for requests that did not come through
+    // `RawRequest::validate` (rule files, library users).
+    req.check_limits()?;
     let cwd = walk::normalize(cwd);
     let walked = walk::walk(req, &cwd)?;
     let mut langs: Vec<_> = Vec::new();
