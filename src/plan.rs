@@ -212,6 +212,9 @@ fn plan_file(engine: &Engine, req: &Request, c: &Candidate) -> FileOutcome {
     let Some(rw) = engine::rewrite(&ops, c.lang, text, engine::RewriteOptions { prefilter: !req.no_prefilter, check_syntax: true }) else {
         return FileOutcome::Unchanged(Vec::new());
     };
+    if let Some(s) = rw.refused {
+        return skip(s);
+    }
     let mut notes = unparsed_notes(&c.display, text, &rw.unparsed);
     if rw.edits.is_empty() {
         return FileOutcome::Unchanged(notes);
