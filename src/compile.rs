@@ -51,7 +51,7 @@ pub struct FixBound {
 
 /// ast-grep-core measures indentation at most this many bytes back
 /// (`MAX_LOOK_AHEAD` in its `replacer/indent.rs`).
-const MAX_INDENT: usize = 512;
+pub const MAX_INDENT: usize = 512;
 
 impl FixBound {
     /// The numbers of the template `out` whose metavariables start with `meta`.

@@ -357,8 +357,16 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
 /// and the indentation of its line.
 fn replacement_bound(op: &CompiledOp, body: &str, start: usize, end: usize) -> usize {
     let bytes = body.as_bytes();
-    let line_start = memchr::memrchr(b'\n', &bytes[..start]).map_or(0, |i| i + 1);
-    let indent = bytes[line_start..start].iter().take_while(|&&b| b == b' ').count();
+    // ast-grep-core looks for the line's indentation in the 512 bytes before the
+    // match only (none when the line starts further back), so never scan more: on
+    // a long minified line, scanning back to its start for every match would be
+    // quadratic.
+    let from = start.saturating_sub(compile::MAX_INDENT);
+    let indent = match memchr::memrchr(b'\n', &bytes[from..start]) {
+        Some(i) => bytes[from + i + 1..start].iter().take_while(|&&b| b == b' ').count(),
+        None if from == 0 => bytes[..start].iter().take_while(|&&b| b == b' ').count(),
+        None => 0,
+    };
     op.fix_bound.at_most(end - start, memchr::memchr_iter(b'\n', &bytes[start..end]).count(), indent)
 }
 

@@ -34,9 +34,12 @@ pub const MAX_OPS: usize = 1000;
 pub const MAX_PATTERN_BYTES: usize = 64 * 1024;
 /// Most bytes of one rewrite (`out`).
 pub const MAX_REWRITE_BYTES: usize = 64 * 1024;
-/// Most bytes of all patterns and rewrites of a request together: a compiled
-/// 64 KiB pattern holds about 14 MB, per language it is compiled for.
-pub const MAX_OPS_BYTES: usize = 1024 * 1024;
+/// Most bytes of all patterns and rewrites of a request together. Compile time
+/// and memory grow with them, per language met: four patterns at
+/// [`MAX_PATTERN_BYTES`] compile in about 4 s and 70-80 MB for the six languages
+/// of `fixtures/` (a release build; 1 MiB of them took 15 s and 207 MB). The
+/// `queries/` catalog is 9 KB.
+pub const MAX_OPS_BYTES: usize = 256 * 1024;
 /// Deepest nesting of brackets (`(`, `[`, `{`) in one pattern or rewrite.
 /// ast-grep-core turns a pattern's syntax tree into its matcher, and matches it,
 /// by recursion, so a deep pattern overflows the stack; the syntax tree's depth

@@ -121,11 +121,15 @@ fn a_pattern_deep_without_brackets_is_refused_by_its_tree_depth() {
         t.run(&["run", "-l", "py", "-p", &deep, "-r", "y"]),
         &["ops[0].pat is nested", "levels deep as python (its syntax tree); the limit is 256 levels"],
     );
-    // At the limit's edge: 300 levels is refused, a pattern of ordinary depth works.
-    let r = t.run(&["run", "-l", "py", "-p", &format!("{}1", "1+".repeat(300)), "-r", "y"]);
-    refused(r, &["the limit is 256 levels"]);
-    t.run(&["run", "-l", "py", "-p", &format!("{}1", "1+".repeat(100)), "-r", "y"]).ok();
+    // At the edge: 255 `+` are 257 levels below the module, refused; 254 are 256,
+    // compiled and matched all the way down (on rayon's workers: two files).
+    refused(t.run(&["run", "-l", "py", "-p", &format!("{}1", "1+".repeat(255)), "-r", "y"]), &["nested 257 levels deep"]);
     nothing_pending(&t);
+    let edge = format!("{}1", "1+".repeat(254));
+    t.write("a.py", format!("x = {edge}\n"));
+    t.write("b.py", format!("y = {edge}\n"));
+    t.run(&["run", "-l", "py", "-p", &edge, "-r", "z", "-U"]).ok();
+    assert_eq!((t.read("a.py"), t.read("b.py")), ("x = z\n".to_string(), "y = z\n".to_string()));
 }
 
 #[test]
@@ -324,14 +328,18 @@ fn a_pattern_or_rewrite_over_64_kib_is_refused() {
 }
 
 #[test]
-fn patterns_and_rewrites_over_1_mib_together_are_refused() {
+fn patterns_and_rewrites_over_256_kib_together_are_refused() {
     let t = Tree::empty();
     t.write("a.py", "f(1)\n");
-    let ops: Vec<(String, String)> = (0..20).map(|i| (format!("f{i}($A, {})", "1".repeat(30_000)), "x".repeat(30_000))).collect();
+    let ops: Vec<(String, String)> = (0..5).map(|i| (format!("f{i}($A, {})", "1".repeat(30_000)), "x".repeat(30_000))).collect();
+    let bytes: usize = ops.iter().map(|(p, o)| p.len() + o.len()).sum();
     refused(
         t.run_stdin(&["run", "--request", "-"], &request(&ops, json!({"lang": "py"}))),
-        &["the patterns and rewrites are 1200", "bytes together; the limit is 1048576 bytes per request"],
+        &[&format!("the patterns and rewrites are {bytes} bytes together; the limit is 262144 bytes per request")],
     );
+    // Four of them fit, and are searched.
+    let p: Preview = t.run_stdin(&["run", "--request", "-", "--json"], &request(&ops[..4], json!({"lang": "py"}))).ok().json();
+    assert_eq!(p.status, "no_changes");
 }
 
 #[test]
@@ -409,6 +417,9 @@ async fn over_limit_ast_edit_calls_are_tool_errors_and_the_server_keeps_serving(
         let msg = text(&r);
         assert!(msg.contains(want), "`{want}` not in `{msg}`");
     }
+    // A pattern at the depth limit compiles on the server's planning thread.
+    let r = call(&service, "ast_edit", json!({"ops": op(format!("{}1", "1+".repeat(254)), "y"), "lang": "py"})).await;
+    assert_eq!(r.is_error, Some(false), "{r:?}");
     let r = call(&service, "ast_edit", json!({"ops": op("f($A)".into(), "g($A)")})).await;
     assert_eq!(r.is_error, Some(false), "{r:?}");
     assert_eq!(r.structured_content.as_ref().unwrap()["totalReplacements"], 1);
