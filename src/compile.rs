@@ -7,14 +7,14 @@
 use std::collections::BTreeSet;
 
 use ast_grep_core::replacer::TemplateFix;
-use ast_grep_core::tree_sitter::LanguageExt;
-use ast_grep_core::Pattern;
+use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
+use ast_grep_core::{AstGrep, Pattern};
 use ast_grep_core::matcher::PatternNode;
 use ast_grep_language::SupportLang;
 
 use crate::lang;
 use crate::prefilter::{occurrences, Prefilter};
-use crate::request::{Op, Request};
+use crate::request::{check_op_limits, Op, Request};
 
 /// One op compiled for one language.
 pub struct CompiledOp {
@@ -27,6 +27,55 @@ pub struct CompiledOp {
     /// What a file must contain to match (the literal prefilter): a file
     /// lacking it is skipped before parsing.
     pub prefilter: Prefilter,
+    /// The pattern uses one metavariable twice, so matching recurses over the
+    /// depth of the code (see `repeats_a_metavariable`).
+    pub compares_code: bool,
+    /// What bounds the size of one replacement (see [`FixBound::at_most`]).
+    pub fix_bound: FixBound,
+}
+
+/// The numbers of a rewrite template that bound the size of a replacement
+/// before it is built (`engine::rewrite` keeps to a budget per file).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FixBound {
+    /// The template's length in bytes.
+    pub len: usize,
+    /// Metavariable characters (`$`) in it: at least as many as the
+    /// metavariables it inserts.
+    pub vars: usize,
+    /// Line breaks in it.
+    pub newlines: usize,
+    /// The deepest indentation (leading spaces) of its lines.
+    pub indent: usize,
+}
+
+/// ast-grep-core measures indentation at most this many bytes back
+/// (`MAX_LOOK_AHEAD` in its `replacer/indent.rs`).
+pub const MAX_INDENT: usize = 512;
+
+impl FixBound {
+    /// The numbers of the template `out` whose metavariables start with `meta`.
+    pub fn of(out: &str, meta: char) -> Self {
+        let indent = out.split('\n').map(|l| l.len() - l.trim_start_matches(' ').len()).max().unwrap_or(0);
+        FixBound {
+            len: out.len(),
+            vars: out.matches(meta).count(),
+            newlines: out.matches('\n').count(),
+            indent: indent.min(MAX_INDENT),
+        }
+    }
+
+    /// At least the length of the replacement of a match of `len` bytes holding
+    /// `newlines` line breaks, on a line indented by `indent` spaces. ast-grep-core
+    /// pastes each metavariable's text (a part of the match) with its lines
+    /// re-indented to the template's indentation, then re-indents the lines of the
+    /// result to the match's.
+    pub fn at_most(&self, len: usize, newlines: usize, indent: usize) -> usize {
+        let indent = indent.min(MAX_INDENT);
+        let pasted = self.vars.saturating_mul(len.saturating_add(newlines.saturating_mul(self.indent)));
+        let lines = self.newlines.saturating_add(self.vars.saturating_mul(newlines));
+        self.len.saturating_add(pasted).saturating_add(lines.saturating_mul(indent))
+    }
 }
 
 impl CompiledOp {
@@ -95,10 +144,42 @@ pub fn compile_all(req: &Request, lang: SupportLang) -> Result<Vec<CompiledOp>, 
     (0..req.ops.len()).map(|i| compile_op(i, req, lang)).collect()
 }
 
+/// Deepest syntax tree of a pattern, in levels below the root (docs/DESIGN.md
+/// section 7). ast-grep-core turns the tree into its matcher by recursion
+/// (`convert_node_to_pattern`), and its matcher, its variable listing and our
+/// prefilter recurse over the result: about 600 bytes of stack per level in a
+/// release build, 2.4 KB in a debug one, measured with `ulimit -s`. 256 levels keep
+/// that under 650 KB on the 2 MiB stacks of rayon's workers and of tokio's blocking
+/// threads (the MCP server), with room for [`crate::engine::MAX_CODE_DEPTH`] on
+/// top. Bracket nesting is refused earlier, without parsing
+/// ([`crate::request::MAX_NESTING`]); this catches the depth that needs no
+/// brackets (`1 + 1 + ... + 1`, `a.b.c...`).
+pub const MAX_PATTERN_DEPTH: usize = 256;
+
 /// Compiles `req.ops[index]` for `lang`.
 pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<CompiledOp, CompileError> {
     let op: &Op = &req.ops[index];
     let lname = lang::name(lang);
+    // Before any parse: the sizes and bracket nesting (rule files come here
+    // without `RawRequest::validate`).
+    check_op_limits(index, op).map_err(|(field, msg)| {
+        let field = if field == "pat" { OpField::Pat } else { OpField::Out };
+        cerr(field, msg, "over a limit")
+    })?;
+    // Then the depth of the pattern's tree, parsed as ast-grep-core will parse it
+    // (tree-sitter parses without recursion), before `Pattern::try_new` recurses.
+    let processed = ast_grep_core::Language::pre_process_pattern(&lang, &op.pat);
+    let snippet = lang.ast_grep(processed.as_ref());
+    let depth = crate::engine::tree_depth(snippet.root().get_inner_node(), usize::MAX);
+    if depth > MAX_PATTERN_DEPTH {
+        return Err(cerr(
+            OpField::Pat,
+            format!(
+                "ops[{index}].pat is nested {depth} levels deep as {lname} (its syntax tree); the limit is {MAX_PATTERN_DEPTH} levels: let a metavariable ($A) stand for the inner levels"
+            ),
+            format!("the pattern is nested over {MAX_PATTERN_DEPTH} levels deep"),
+        ));
+    }
     let built = match req.selector(index) {
         Some(sel) => Pattern::contextual(&op.pat, sel, lang),
         None => Pattern::try_new(&op.pat, lang),
@@ -112,7 +193,7 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
             )
         })?
         .with_strictness(req.strictness(index).to_core());
-    if has_error_node(&pattern.node) || pattern.has_error() || pattern_source_has_error(&op.pat, req.selector(index).is_some(), lang) {
+    if has_error_node(&pattern.node) || pattern.has_error() || pattern_source_has_error(&snippet, req.selector(index).is_some(), lang) {
         let short = match semicolon_hint(&op.pat, lang) {
             Some(t) => format!("the pattern has an ERROR or MISSING node; try `{t};`"),
             None => "the pattern has an ERROR or MISSING node".to_string(),
@@ -148,7 +229,32 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
         ));
     }
     let prefilter = Prefilter::new(&pattern, req.strictness(index), lang);
-    Ok(CompiledOp { index, pattern, fix, prefilter })
+    let compares_code = repeats_a_metavariable(&pattern.node);
+    let fix_bound = FixBound::of(&op.out, ast_grep_core::Language::meta_var_char(&lang));
+    Ok(CompiledOp { index, pattern, fix, prefilter, compares_code, fix_bound })
+}
+
+/// True when the pattern captures two nodes under one name (`$A == $A`): the
+/// matcher then compares the second with the first node by recursion over the
+/// code's syntax tree (ast-grep-core's `does_node_match_exactly`), so its stack
+/// grows with the depth of the searched code ([`crate::engine::MAX_CODE_DEPTH`]).
+fn repeats_a_metavariable(node: &PatternNode) -> bool {
+    use ast_grep_core::meta_var::MetaVariable;
+    let mut names: Vec<&str> = Vec::new();
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        match n {
+            PatternNode::MetaVar { meta_var: MetaVariable::Capture(name, _) | MetaVariable::MultiCapture(name) } => {
+                if names.contains(&name.as_str()) {
+                    return true;
+                }
+                names.push(name);
+            }
+            PatternNode::MetaVar { .. } | PatternNode::Terminal { .. } => {}
+            PatternNode::Internal { children, .. } => stack.extend(children),
+        }
+    }
+    false
 }
 
 fn has_error_node(node: &PatternNode) -> bool {
@@ -170,13 +276,11 @@ fn has_error_node(node: &PatternNode) -> bool {
 /// only: there a call without its `;` (`kfree($A)`) parses as a type
 /// (`macro_type_specifier`) and would match nothing, while in Rust, Go or JS the
 /// missing `;` sits outside the expression the pattern keeps.
-fn pattern_source_has_error(pat: &str, has_selector: bool, lang: SupportLang) -> bool {
+fn pattern_source_has_error(grep: &AstGrep<StrDoc<SupportLang>>, has_selector: bool, lang: SupportLang) -> bool {
     if has_selector {
         // A selector picks a node out of a larger context snippet; only that node counts.
         return false;
     }
-    let processed = ast_grep_core::Language::pre_process_pattern(&lang, pat);
-    let grep = lang.ast_grep(processed.as_ref());
     let strict_missing = matches!(lang, SupportLang::C | SupportLang::Cpp);
     // The wrappers ast-grep descends through (`is_single_node` in ast-grep-core).
     let mut wrappers = Vec::new();

@@ -6,7 +6,10 @@
 //! Rules (docs/DESIGN.md sections 2.5 and 6):
 //! - all ops match the *original* tree in one pass; where matches nest or overlap the
 //!   outermost (earliest start, then longest) wins, as `ast-grep -U` does, and the
-//!   others are counted in `overlaps`;
+//!   others are counted in `overlaps` without their replacement being built;
+//! - the work per file is bounded (section 2.5.7): a file too deep for a pattern that
+//!   compares code, or whose replacements would exceed a budget, is refused with a
+//!   reason;
 //! - a UTF-8 BOM is kept, and in a CRLF file every line the rewrite inserts ends in
 //!   CRLF too;
 //! - the new text is built in one forward pass;
@@ -21,7 +24,7 @@ use ignore::overrides::{Override, OverrideBuilder};
 use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_core::matcher::{Matcher, MatcherExt, NodeMatch};
-use ast_grep_core::{AstGrep, Pattern};
+use ast_grep_core::{AstGrep, Node, Pattern};
 use ast_grep_language::SupportLang;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -66,11 +69,40 @@ pub struct Rewrite {
     pub errors_before: usize,
     /// ERROR + MISSING nodes after the rewrite.
     pub errors_after: usize,
+    /// Set when the file was not searched after all (its syntax tree is deeper
+    /// than [`MAX_CODE_DEPTH`] for an op that needs that): then there are no
+    /// edits and `new_text` is the text.
+    pub refused: Option<Skip>,
 }
 
 /// Why a file was not searched. The text is shown to users as the skip reason.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Skip(pub String);
+
+/// Deepest syntax tree of a searched file, in levels, for ops whose pattern uses
+/// a metavariable twice (`$A == $A`; docs/DESIGN.md section 7). ast-grep-core
+/// compares the second node with the first by recursion over the code's tree
+/// (`does_node_match_exactly`): about 430 bytes of stack per level in a release
+/// build, 1.1 KB in a debug one (measured with `ulimit -s`), on rayon workers and
+/// tokio's blocking threads of 2 MiB. A deeper file is skipped with a reason
+/// instead of overflowing the stack (`tests/limits.rs`). Real code is far
+/// shallower: over 16,000 Rust, C, Go, JavaScript and Python files, 99.9% were at
+/// most 73 levels deep and the deepest (a generated Unicode table) 741. Other
+/// patterns match without recursing over the code, at any depth
+/// (`tests/limits.rs` runs one on 100,000 nested parentheses).
+pub const MAX_CODE_DEPTH: usize = 1000;
+
+/// The most replacement text the engine builds for one file of `len` bytes: 4
+/// times its size plus 64 MiB (docs/DESIGN.md section 7). Each replacement is
+/// counted, also one that turns out to change nothing, and one whose bound
+/// ([`compile::FixBound::at_most`]) does not fit in what is left is not built:
+/// the file is skipped with a reason. It bounds the memory and time a rewrite
+/// can take whatever its template: one that pastes a large match many times
+/// (`$A$A$A...`), many matches of a large template, a chain of nested matches
+/// that the rewrite leaves unchanged (each one built, then dropped).
+pub fn replacement_budget(len: usize) -> usize {
+    len.saturating_mul(4).saturating_add(64 << 20)
+}
 
 /// `sha256:<hex>` of some bytes: the content digest used to prove staleness.
 pub fn digest(bytes: &[u8]) -> String {
@@ -134,6 +166,33 @@ fn error_nodes(node: tree_sitter::Node<'_>) -> usize {
     n
 }
 
+/// The depth of the subtree at `root`, in levels below it (a leaf has depth 0),
+/// found without recursion; the walk stops as soon as it goes deeper than
+/// `stop_above`, and then returns `stop_above + 1`.
+pub fn tree_depth(root: tree_sitter::Node<'_>, stop_above: usize) -> usize {
+    let mut cursor = root.walk();
+    let (mut depth, mut max) = (0usize, 0usize);
+    'walk: loop {
+        if cursor.goto_first_child() {
+            depth += 1;
+            if depth > max {
+                max = depth;
+                if max > stop_above {
+                    break;
+                }
+            }
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+            depth -= 1;
+        }
+    }
+    max
+}
+
 /// Pre-order walk of the subtree at `root`: calls `enter` on each node it reaches
 /// and goes into a node's children only when `enter` returned true for it.
 fn walk_pruned<'t>(root: tree_sitter::Node<'t>, mut enter: impl FnMut(tree_sitter::Node<'t>) -> bool) {
@@ -181,54 +240,92 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
         None => (0, text),
     };
     let grep = lang.ast_grep(body);
-    let root = grep.root();
-    let mut found: Vec<Edit> = Vec::new();
+    // The file is not searched after all: no edits, the text unchanged.
+    let refuse = |why: String| Rewrite {
+        edits: Vec::new(),
+        overlaps: 0,
+        dropped: Vec::new(),
+        unparsed: Vec::new(),
+        new_text: text.as_bytes().to_vec(),
+        errors_before: 0,
+        errors_after: 0,
+        refused: Some(Skip(why)),
+    };
+    if live.iter().any(|op| op.compares_code) && tree_depth(grep.root().get_inner_node(), MAX_CODE_DEPTH) > MAX_CODE_DEPTH {
+        drop_later(grep);
+        return Some(refuse(format!(
+            "syntax tree nested more than {MAX_CODE_DEPTH} levels deep, the limit for a pattern that uses a metavariable twice (matching it would overflow the stack); search this file with a pattern that uses each metavariable once"
+        )));
+    }
+    // Every match first, as its range and node only; a replacement is built only
+    // for a match that is not inside an edit already kept, in the order that
+    // decides which wins. Building one for every nested match would cost the sum
+    // of their sizes, quadratic in the nesting depth (80,000 nested parentheses
+    // took 6.6 GB that way; `tests/limits.rs`).
+    struct Found<'r> {
+        start: usize,
+        end: usize,
+        /// Position of the op in `live`.
+        live: usize,
+        node: Node<'r, StrDoc<SupportLang>>,
+    }
+    let mut found: Vec<Found<'_>> = Vec::new();
     let mut unparsed = Vec::new();
-    for op in live {
+    for (k, op) in live.iter().enumerate() {
         let anchor = if opts.prefilter { op.anchor(body.as_bytes()) } else { None };
-        let matches: Vec<NodeMatch<'_, StrDoc<SupportLang>>> = match &anchor {
-            Some((len, hits)) => find_spanning(&grep, &op.pattern, *len, hits),
-            None => root.find_all(&op.pattern).collect(),
-        };
-        for nm in matches {
-            if nm.get_node().get_inner_node().has_error() {
+        matches_of(&grep, op, anchor, &mut |nm| {
+            let node = nm.get_node();
+            if node.get_inner_node().has_error() {
                 // A match around an ERROR node: ast-grep rewrites it and loses the
                 // text no metavariable covers (a `)`, say). Leave it, report it.
-                unparsed.push(nm.range().start + bom);
-                continue;
+                unparsed.push(node.range().start + bom);
+                return;
             }
-            // The whole matched node is replaced, as `ast-grep run -r -U` does (its
-            // CLI does not trim to the pattern's own length, so `var $A = $B` on
-            // `var a = 1;` drops the `;`). tests/parity.rs pins the equality.
-            let e = nm.replace_by(&op.fix);
-            let start = e.position + bom;
-            let end = start + e.deleted_length;
-            let text = String::from_utf8(e.inserted_text).unwrap_or_else(|e| {
-                String::from_utf8_lossy(e.as_bytes()).into_owned()
-            });
-            // A match the rewrite leaves as it is changes nothing and must not
-            // shadow the matches nested in it.
-            if text.as_bytes()[..] != body.as_bytes()[start - bom..end - bom] {
-                found.push(Edit { start, end, text, op: op.index });
-            }
-        }
-    }
-    if found.is_empty() && unparsed.is_empty() {
-        drop_later(grep);
-        return None;
+            let r = node.range();
+            found.push(Found { start: r.start, end: r.end, live: k, node: node.clone() });
+        });
     }
     // Outermost wins: earliest start, then the longest, then the first op.
-    found.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)).then(a.op.cmp(&b.op)));
-    let mut kept: Vec<Edit> = Vec::with_capacity(found.len());
+    found.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)).then(live[a.live].index.cmp(&live[b.live].index)));
+    let mut kept: Vec<Edit> = Vec::new();
     let mut dropped = Vec::new();
     let mut last_end = 0;
-    for e in found {
-        if let Some(k) = kept.last().filter(|_| e.start < last_end) {
-            dropped.push((e.op, k.op, e.start));
+    let budget = replacement_budget(text.len());
+    let mut built = 0usize;
+    for f in found {
+        let op = live[f.live];
+        if let Some(k) = kept.last().filter(|_| f.start + bom < last_end) {
+            // Inside a kept edit: counted, never built.
+            dropped.push((op.index, k.op, f.start + bom));
             continue;
         }
-        last_end = e.end;
-        kept.push(e);
+        let matched = &body.as_bytes()[f.start..f.end];
+        if built.saturating_add(replacement_bound(op, body, f.start, f.end)) > budget {
+            drop_later(grep);
+            return Some(refuse(format!(
+                "the rewrite would build more than {budget} bytes of replacement text here (4 times the file's size plus 64 MiB, the limit per file): it copies large matches many times, or matches nest deeply; narrow the pattern or shorten the rewrite"
+            )));
+        }
+        // The same match again, now with its metavariables (the pattern matches
+        // the node it found); the whole matched node is replaced, as
+        // `ast-grep run -r -U` does (its CLI does not trim to the pattern's own
+        // length, so `var $A = $B` on `var a = 1;` drops the `;`).
+        // tests/parity.rs pins the equality.
+        let Some(nm) = op.pattern.match_node(f.node) else { continue };
+        let e = nm.replace_by(&op.fix);
+        let text = String::from_utf8(e.inserted_text).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        built += text.len();
+        // A match the rewrite leaves as it is changes nothing and must not
+        // shadow the matches nested in it.
+        if text.as_bytes() == matched {
+            continue;
+        }
+        last_end = f.end + bom;
+        kept.push(Edit { start: f.start + bom, end: f.end + bom, text, op: op.index });
+    }
+    if kept.is_empty() && unparsed.is_empty() {
+        drop_later(grep);
+        return None;
     }
     if is_crlf(text) {
         for e in &mut kept {
@@ -252,35 +349,68 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
         (0, 0)
     };
     unparsed.sort_unstable();
-    Some(Rewrite { edits: kept, overlaps: dropped.len(), dropped, unparsed, new_text, errors_before, errors_after })
+    Some(Rewrite { edits: kept, overlaps: dropped.len(), dropped, unparsed, new_text, errors_before, errors_after, refused: None })
 }
 
-/// The matches of `pattern` in pre-order, as `find_all` gives them, visiting only
-/// the nodes that span an occurrence of the op's anchor literal (`len` bytes at each
-/// offset in the sorted `hits`): no node outside such a span can match, so the
-/// result is the same and most of the tree is never walked.
+/// At least the length of `op`'s replacement of the match at `start..end` of
+/// `body` ([`compile::FixBound::at_most`]): the match's length and line breaks,
+/// and the indentation of its line.
+fn replacement_bound(op: &CompiledOp, body: &str, start: usize, end: usize) -> usize {
+    let bytes = body.as_bytes();
+    // ast-grep-core looks for the line's indentation in the 512 bytes before the
+    // match only (none when the line starts further back), so never scan more: on
+    // a long minified line, scanning back to its start for every match would be
+    // quadratic.
+    let from = start.saturating_sub(compile::MAX_INDENT);
+    let indent = match memchr::memrchr(b'\n', &bytes[from..start]) {
+        Some(i) => bytes[from + i + 1..start].iter().take_while(|&&b| b == b' ').count(),
+        None if from == 0 => bytes[..start].iter().take_while(|&&b| b == b' ').count(),
+        None => 0,
+    };
+    op.fix_bound.at_most(end - start, memchr::memchr_iter(b'\n', &bytes[start..end]).count(), indent)
+}
+
+/// Calls `each` on every match of `op` in pre-order: with an anchor (its rarest
+/// literal's length and offsets), by [`find_spanning`], else by `find_all`.
+fn matches_of<'r>(
+    grep: &'r AstGrep<StrDoc<SupportLang>>,
+    op: &CompiledOp,
+    anchor: Option<(usize, Vec<usize>)>,
+    each: &mut dyn FnMut(NodeMatch<'r, StrDoc<SupportLang>>),
+) {
+    match anchor {
+        Some((len, hits)) => find_spanning(grep, &op.pattern, len, &hits, each),
+        None => grep.root().find_all(&op.pattern).for_each(each),
+    }
+}
+
+/// Calls `each` on the matches of `pattern` in pre-order, as `find_all` gives them,
+/// visiting only the nodes that span an occurrence of the op's anchor literal (`len`
+/// bytes at each offset in the sorted `hits`): no node outside such a span can
+/// match, so the result is the same and most of the tree is never walked.
 fn find_spanning<'r>(
     grep: &'r AstGrep<StrDoc<SupportLang>>,
     pattern: &Pattern,
     len: usize,
     hits: &[usize],
-) -> Vec<NodeMatch<'r, StrDoc<SupportLang>>> {
+    mut each: impl FnMut(NodeMatch<'r, StrDoc<SupportLang>>),
+) {
     let spans = |start: usize, end: usize| {
         let i = hits.partition_point(|&h| h < start);
         i < hits.len() && hits[i] + len <= end
     };
     let kinds = pattern.potential_kinds();
-    let mut out = Vec::new();
     walk_pruned(grep.root().get_inner_node(), |node| {
         if !spans(node.start_byte(), node.end_byte()) {
             return false;
         }
-        if kinds.as_ref().is_none_or(|k| k.contains(node.kind_id().into())) {
-            out.extend(pattern.match_node(grep.adopt(node)));
+        if kinds.as_ref().is_none_or(|k| k.contains(node.kind_id().into()))
+            && let Some(m) = pattern.match_node(grep.adopt(node))
+        {
+            each(m);
         }
         true
     });
-    out
 }
 
 thread_local! {
@@ -374,8 +504,11 @@ pub fn splice(old: &[u8], edits: &[Edit]) -> Vec<u8> {
 /// The ops of a request compiled for every language the run meets.
 pub struct Engine {
     by_lang: HashMap<SupportLang, Vec<CompiledOp>>,
-    /// Per op, the rule's globs (scan only), rooted at the working directory.
-    globs: Vec<Option<Override>>,
+    /// Per op, the rule's globs (scan only), rooted at the working directory: an
+    /// index into `overrides`.
+    globs: Vec<Option<usize>>,
+    /// One matcher per rule that has globs.
+    overrides: Vec<Override>,
     /// Ops that do not compile for some (not all) languages: shown as warnings.
     pub warnings: Vec<String>,
 }
@@ -431,19 +564,28 @@ impl Engine {
                 ));
             }
         }
+        // One matcher per rule, shared by its ops (they share its globs).
         let mut globs = Vec::with_capacity(req.ops.len());
+        let mut overrides: Vec<(&str, Override)> = Vec::new();
         for i in 0..req.ops.len() {
             let Some(scope) = req.scopes.get(i).filter(|s| !s.globs.is_empty()) else {
                 globs.push(None);
                 continue;
             };
+            if let Some(at) = overrides.iter().position(|(rule, _)| *rule == scope.rule) {
+                globs.push(Some(at));
+                continue;
+            }
             let mut ob = OverrideBuilder::new(cwd);
             for g in &scope.globs {
                 ob.add(g).map_err(|e| Error::bad(format!("rule `{}`: invalid glob `{g}`: {e}", scope.rule)))?;
             }
-            globs.push(Some(ob.build().map_err(|e| Error::bad(format!("rule `{}`: invalid globs: {e}", scope.rule)))?));
+            let ov = ob.build().map_err(|e| Error::bad(format!("rule `{}`: invalid globs: {e}", scope.rule)))?;
+            globs.push(Some(overrides.len()));
+            overrides.push((&scope.rule, ov));
         }
-        Ok(Engine { by_lang, globs, warnings })
+        let overrides = overrides.into_iter().map(|(_, ov)| ov).collect();
+        Ok(Engine { by_lang, globs, overrides, warnings })
     }
 
     /// True when at least one op is compiled for `lang`.
@@ -455,9 +597,9 @@ impl Engine {
     pub fn ops_for(&self, lang: SupportLang, path: &Path) -> Vec<&CompiledOp> {
         let Some(ops) = self.by_lang.get(&lang) else { return Vec::new() };
         ops.iter()
-            .filter(|op| match &self.globs[op.index] {
+            .filter(|op| match self.globs[op.index] {
                 None => true,
-                Some(ov) => !ov.matched(path, false).is_ignore(),
+                Some(at) => !self.overrides[at].matched(path, false).is_ignore(),
             })
             .collect()
     }
@@ -591,7 +733,8 @@ mod tests {
                 let grep = SupportLang::Python.ast_grep(&src);
                 let all: Vec<_> = grep.root().find_all(&op.pattern).map(|m| m.range()).collect();
                 let (len, hits) = op.anchor(src.as_bytes()).expect("these patterns have a literal");
-                let anchored: Vec<_> = find_spanning(&grep, &op.pattern, len, &hits).iter().map(|m| m.range()).collect();
+                let mut anchored = Vec::new();
+                find_spanning(&grep, &op.pattern, len, &hits, |m| anchored.push(m.range()));
                 proptest::prop_assert_eq!(all, anchored, "{} on {:?}", pat, src);
             }
         }
@@ -614,7 +757,8 @@ mod tests {
                 continue;
             }
             let (len, hits) = op.anchor(src.as_bytes()).expect("a literal");
-            let anchored: Vec<_> = find_spanning(&grep, &op.pattern, len, &hits).iter().map(|m| m.range()).collect();
+            let mut anchored = Vec::new();
+            find_spanning(&grep, &op.pattern, len, &hits, |m| anchored.push(m.range()));
             let all: Vec<_> = all.into_iter().map(|(r, _)| r).collect();
             proptest::prop_assert_eq!(all, anchored, "{} on {:?}", pat, src);
         }
@@ -685,6 +829,44 @@ mod tests {
         ], &[" ", "\n", "# x\n", "// x \\\n y\n", "/* x */"])) {
             prefilter_is_sound(SupportLang::Python, "py", &["os.getcwd()", "a not in b", "a.b = 1"], &src)?;
             prefilter_is_sound(SupportLang::C, "c", &["a.b = 1;", "os->getcwd();", "getcwd(a);"], &src)?;
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(300))]
+
+        /// The bound on a replacement's size, checked before it is built, is never
+        /// below its size: on calls spread over indented lines, with templates
+        /// that paste and indent their metavariables and add lines.
+        #[test]
+        fn a_replacement_is_never_longer_than_its_bound(
+            outer in 0usize..12,
+            items in proptest::collection::vec((0usize..4, "[a-z]{1,3}"), 1..8),
+            tindent in 0usize..40,
+            copies in 1usize..4,
+        ) {
+            // A call whose one argument is a list over several short lines,
+            // indented less than the template will indent them.
+            let mut src = format!("def g():\n{}x = f([", " ".repeat(outer + 1));
+            for (ind, item) in &items {
+                src.push_str(&format!("\n{}{item},", " ".repeat(*ind)));
+            }
+            src.push_str("])\n");
+            let pad = " ".repeat(tindent);
+            for var in ["$A", "$$$A"] {
+                let paste = vec![var; copies].join(&format!(",\n{pad}"));
+                for out in [format!("h(\n{pad}{paste}\n)"), format!("{pad}[{paste}]"), var.to_string(), "k".to_string()] {
+                    let e = engine(&format!("f({var})"), &out, SupportLang::Python);
+                    let op = e.ops_for(SupportLang::Python, Path::new("/x.py"))[0];
+                    let grep = SupportLang::Python.ast_grep(&src);
+                    for nm in grep.root().find_all(&op.pattern) {
+                        let r = nm.range();
+                        let built = nm.replace_by(&op.fix).inserted_text.len();
+                        let bound = replacement_bound(op, &src, r.start, r.end);
+                        proptest::prop_assert!(built <= bound, "{} > {} for {:?} on {:?}", built, bound, out, src);
+                    }
+                }
+            }
         }
     }
 

@@ -249,6 +249,9 @@ fn plan_file(engine: &Engine, req: &Request, c: &Candidate) -> FileOutcome {
     let Some(rw) = engine::rewrite(&ops, c.lang, text, engine::RewriteOptions { prefilter: !req.no_prefilter, check_syntax: true }) else {
         return FileOutcome::Unchanged(Vec::new());
     };
+    if let Some(s) = rw.refused {
+        return skip(s);
+    }
     let mut notes = unparsed_notes(&c.display, text, &rw.unparsed);
     if rw.edits.is_empty() {
         return FileOutcome::Unchanged(notes);
@@ -316,6 +319,9 @@ pub fn build_with(
     progress: &(dyn Fn(usize, usize) + Sync),
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Plan> {
+    // Before any work, also for requests that did not come through
+    // `RawRequest::validate` (rule files, library users).
+    req.check_limits()?;
     let cwd = walk::normalize(cwd);
     let walked = walk::walk(req, &cwd)?;
     let mut langs: Vec<_> = Vec::new();

@@ -19,6 +19,116 @@ use crate::lang;
 /// Default cap on the size of a file the engine will read (bytes).
 pub const DEFAULT_MAX_FILESIZE: u64 = 16 * 1024 * 1024;
 
+// Limits on what one request may ask for (docs/DESIGN.md section 7). Past any of
+// them the request is refused as bad input before any file is read or any pattern
+// parsed, with a message naming the limit and its value. Each one bounds a way a
+// request alone could exhaust the machine: the time and memory of compiling its
+// ops, or the stack depth of ast-grep-core's recursive pattern code.
+
+/// Most bytes of JSON in a request (`run --request`, [`RawRequest::from_json`]).
+pub const MAX_REQUEST_JSON_BYTES: usize = 4 * 1024 * 1024;
+/// Most ops in one request, or in one scan of rule files. The shipped `queries/`
+/// catalog holds 144 ops; every op is compiled for every language it may meet.
+pub const MAX_OPS: usize = 1000;
+/// Most bytes of one pattern (`pat`).
+pub const MAX_PATTERN_BYTES: usize = 64 * 1024;
+/// Most bytes of one rewrite (`out`).
+pub const MAX_REWRITE_BYTES: usize = 64 * 1024;
+/// Most bytes of all patterns and rewrites of a request together. Compile time
+/// and memory grow with them, per language met: four patterns at
+/// [`MAX_PATTERN_BYTES`] compile in about 4 s and 70-80 MB for the six languages
+/// of `fixtures/` (a release build; 1 MiB of them took 15 s and 207 MB). The
+/// `queries/` catalog is 9 KB.
+pub const MAX_OPS_BYTES: usize = 256 * 1024;
+/// Deepest nesting of brackets (`(`, `[`, `{`) in one pattern or rewrite.
+/// ast-grep-core turns a pattern's syntax tree into its matcher, and matches it,
+/// by recursion, so a deep pattern overflows the stack; the syntax tree's depth
+/// is checked too, per language (`compile::MAX_PATTERN_DEPTH`).
+pub const MAX_NESTING: usize = 64;
+/// Most globs in a request: `globs` (`-g`) plus, in a scan, every rule's `globs`.
+pub const MAX_GLOBS: usize = 1000;
+
+/// The deepest nesting of brackets in `text`: how many of `(`, `[`, `{` are open
+/// at once at most (a closer without its opener counts for nothing).
+pub fn bracket_depth(text: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for b in text.bytes() {
+        match b {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// The limits one op must keep ([`MAX_PATTERN_BYTES`], [`MAX_REWRITE_BYTES`],
+/// [`MAX_NESTING`]): `Err((field, message))` names the field at fault (`pat` or
+/// `out`), the limit and its value. Checked by [`RawRequest::validate`], and by
+/// `compile::compile_op` before it parses anything, so rule files keep them too.
+pub fn check_op_limits(index: usize, op: &Op) -> std::result::Result<(), (&'static str, String)> {
+    let fields = [
+        ("pat", "pattern", &op.pat, MAX_PATTERN_BYTES, "match a smaller piece of code ($$$ matches any run of nodes)"),
+        ("out", "rewrite", &op.out, MAX_REWRITE_BYTES, "write a shorter rewrite, or split the edit"),
+    ];
+    for (field, what, text, _, _) in fields {
+        let depth = bracket_depth(text);
+        if depth > MAX_NESTING {
+            return Err((
+                field,
+                format!(
+                    "ops[{index}].{field} nests brackets {depth} deep; the limit is {MAX_NESTING} per {what}: let a metavariable ($A) stand for the inner levels"
+                ),
+            ));
+        }
+    }
+    for (field, what, text, max, fix) in fields {
+        if text.len() > max {
+            return Err((field, format!("ops[{index}].{field} is {} bytes; the limit is {max} bytes per {what}: {fix}", text.len())));
+        }
+    }
+    Ok(())
+}
+
+/// The limits on a request's totals: `ops` ops ([`MAX_OPS`]) whose patterns and
+/// rewrites are `bytes` bytes together ([`MAX_OPS_BYTES`]), and `globs` globs
+/// ([`MAX_GLOBS`]). `Err` names the field at fault (`ops` or `globs`) and holds
+/// the message naming the limit broken.
+pub fn check_totals(ops: usize, bytes: usize, globs: usize) -> std::result::Result<(), (&'static str, String)> {
+    if ops > MAX_OPS {
+        return Err(("ops", too_many_ops(ops)));
+    }
+    if bytes > MAX_OPS_BYTES {
+        return Err(("ops", too_many_op_bytes(bytes)));
+    }
+    if globs > MAX_GLOBS {
+        return Err(("globs", too_many_globs(globs)));
+    }
+    Ok(())
+}
+
+/// The message for too many ops.
+fn too_many_ops(n: usize) -> String {
+    format!("too many ops: {n}; the limit is {MAX_OPS} ops per request: split the edit into several runs")
+}
+
+/// The message for too many bytes of patterns and rewrites.
+fn too_many_op_bytes(n: usize) -> String {
+    format!(
+        "the patterns and rewrites are {n} bytes together; the limit is {MAX_OPS_BYTES} bytes per request: split the edit into several runs"
+    )
+}
+
+/// The message for too many globs.
+fn too_many_globs(n: usize) -> String {
+    format!(
+        "too many globs: {n}; the limit is {MAX_GLOBS} globs per request: merge them (`*.{{js,ts}}`, `src/**`) or narrow the paths"
+    )
+}
+
 /// One pattern -> rewrite pair.
 // Its doc comments are for Rust readers; the `schemars` descriptions are the texts
 // of the MCP input schema of `ast_edit` (`crate::schema::ast_edit_input`).
@@ -230,6 +340,34 @@ impl Request {
     pub fn op_applies_to(&self, i: usize, lang: SupportLang) -> bool {
         self.scopes.get(i).is_none_or(|s| s.lang == lang)
     }
+
+    /// How many globs the request holds: its own, plus each rule's once (the ops
+    /// of one rule share its globs).
+    pub fn glob_count(&self) -> usize {
+        let mut rules: Vec<&str> = Vec::new();
+        let mut n = self.globs.len();
+        for s in &self.scopes {
+            if !rules.contains(&s.rule.as_str()) {
+                rules.push(&s.rule);
+                n += s.globs.len();
+            }
+        }
+        n
+    }
+
+    /// The limits of docs/DESIGN.md section 7 that a request must keep
+    /// ([`MAX_OPS`], [`MAX_OPS_BYTES`], [`MAX_GLOBS`] and the per-op ones of
+    /// [`check_op_limits`]). [`RawRequest::validate`] checks them on what a user
+    /// typed; `plan::build_with` checks them again on every request, which covers
+    /// the requests that rule files build (`rules::request`).
+    pub fn check_limits(&self) -> Result<()> {
+        let bytes: usize = self.ops.iter().map(|o| o.pat.len() + o.out.len()).sum();
+        check_totals(self.ops.len(), bytes, self.glob_count()).map_err(|(_, msg)| Error::bad(msg))?;
+        for (i, op) in self.ops.iter().enumerate() {
+            check_op_limits(i, op).map_err(|(_, msg)| Error::bad(msg))?;
+        }
+        Ok(())
+    }
 }
 
 mod opt_lang {
@@ -251,6 +389,11 @@ mod opt_lang {
 impl RawRequest {
     /// Parses the JSON request (docs/DESIGN.md section 2.1). Unknown keys are refused.
     pub fn from_json(text: &str) -> Result<Self> {
+        if text.len() > MAX_REQUEST_JSON_BYTES {
+            return Err(Error::bad(format!(
+                "the request JSON is too large: the limit is {MAX_REQUEST_JSON_BYTES} bytes per request; split the edit into several requests"
+            )));
+        }
         serde_json::from_str(text).map_err(|e| {
             Error::bad(format!(
                 "invalid request JSON: {e}. Expected an object like {{\"ops\":[{{\"pat\":\"foo($A)\",\"out\":\"bar($A)\"}}],\"paths\":[\"src\"]}}"
@@ -265,19 +408,26 @@ impl RawRequest {
                 "no ops given: pass at least one pattern and rewrite (`-p PAT -r REW`, or `ops: [{\"pat\": ..., \"out\": ...}]`)",
             ));
         }
+        // The counts first (what follows costs time per op), then each op, then
+        // the bytes of all ops, so that one op too large is named as such.
+        check_totals(self.ops.len(), 0, self.globs.len()).map_err(|(_, msg)| Error::bad(msg))?;
+        let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         for (i, op) in self.ops.iter().enumerate() {
             if op.pat.trim().is_empty() {
                 return Err(Error::bad(format!(
                     "ops[{i}].pat is empty: give an ast-grep pattern such as `foo($A)`"
                 )));
             }
-            if let Some(j) = self.ops[..i].iter().position(|o| o.pat == op.pat) {
+            check_op_limits(i, op).map_err(|(_, msg)| Error::bad(msg))?;
+            if let Some(j) = seen.insert(&op.pat, i) {
                 return Err(Error::bad(format!(
                     "ops[{i}] repeats the pattern of ops[{j}] (`{}`): give each pattern once",
                     op.pat
                 )));
             }
         }
+        let bytes: usize = self.ops.iter().map(|o| o.pat.len() + o.out.len()).sum();
+        check_totals(self.ops.len(), bytes, self.globs.len()).map_err(|(_, msg)| Error::bad(msg))?;
         let paths = if self.paths.is_empty() { vec![".".to_string()] } else { self.paths };
         for p in &paths {
             if p.trim().is_empty() {

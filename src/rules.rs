@@ -123,6 +123,9 @@ fn rule_files(path: &Path) -> Result<Vec<PathBuf>> {
 /// file, the rule and the field.
 pub fn load(path: &Path) -> Result<Vec<Rule>> {
     let mut rules: Vec<Rule> = Vec::new();
+    // The totals of the one request a scan makes (docs/DESIGN.md section 7),
+    // checked before each rule is compiled.
+    let (mut ops, mut bytes, mut globs) = (0usize, 0usize, 0usize);
     for file in rule_files(path)? {
         let text = std::fs::read_to_string(&file)
             .map_err(|e| Error::bad(format!("{}: cannot read: {e}", file.display())))?;
@@ -145,6 +148,11 @@ pub fn load(path: &Path) -> Result<Vec<Rule>> {
                     .to_string();
                 rule_err(&file, id.as_deref(), &field, msg)
             })?;
+            ops += def.ops.len();
+            bytes += def.ops.iter().map(|o| o.pat.len() + o.out.len()).sum::<usize>();
+            globs += def.globs.len();
+            crate::request::check_totals(ops, bytes, globs)
+                .map_err(|(field, msg)| rule_err(&file, Some(&def.id), field, format!("{msg} (all the rules loaded so far together)")))?;
             let rule = check(&file, def)?;
             if let Some(other) = rules.iter().find(|r| r.def.id == rule.def.id) {
                 return Err(rule_err(&file, Some(&rule.def.id), "id", format!("already used by {}", other.file.display())));

@@ -3,9 +3,13 @@
 //! human output (`cli::print`) and the MCP preview text (`mcp::preview_text`)
 //! each set their own limits and notes; the counting lives here once.
 
-/// `1 file`, `2 files`.
+/// `1 file`, `2 files`; `2 matches` (a word ending in s, sh, ch, x or z takes es).
 pub fn plural(n: usize, word: &str) -> String {
-    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+    if n == 1 {
+        return format!("1 {word}");
+    }
+    let es = ["s", "sh", "ch", "x", "z"].iter().any(|end| word.ends_with(end));
+    format!("{n} {word}{}", if es { "es" } else { "s" })
 }
 
 /// How a cut is measured.
@@ -147,5 +151,16 @@ mod tests {
     fn plural_is_singular_for_one() {
         assert_eq!(plural(1, "file"), "1 file");
         assert_eq!(plural(0, "file"), "0 files");
+    }
+
+    #[test]
+    fn plural_of_words_ending_in_a_hiss_takes_es() {
+        assert_eq!(plural(2, "nested match"), "2 nested matches");
+        assert_eq!(plural(1, "nested match"), "1 nested match");
+        assert_eq!(plural(3, "pass"), "3 passes");
+        assert_eq!(plural(2, "box"), "2 boxes");
+        assert_eq!(plural(2, "crash"), "2 crashes");
+        assert_eq!(plural(2, "replacement"), "2 replacements");
+        assert_eq!(plural(2, "leftover temp file"), "2 leftover temp files");
     }
 }

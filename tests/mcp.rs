@@ -783,7 +783,6 @@ async fn a_pattern_nested_5000_deep_does_not_end_the_server() {
 }
 
 #[tokio::test]
-#[ignore = "needs the request limits of request.rs"]
 async fn a_pattern_nested_50000_deep_is_an_error_and_the_server_keeps_serving() {
     let deep = deep_pattern_then_a_normal_call(50_000).await;
     assert!(is_error(&deep), "{deep:?}");

@@ -67,13 +67,16 @@ pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> any
 
 fn build_raw(a: &RunArgs) -> Result<RawRequest> {
     if let Some(src) = &a.request {
-        let text = if src == "-" {
-            let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s).map_err(|e| Error::io("cannot read the request from stdin", e))?;
-            s
+        // Read one byte past the limit at most: `from_json` refuses the rest.
+        let cap = crate::request::MAX_REQUEST_JSON_BYTES as u64 + 1;
+        let mut text = String::new();
+        if src == "-" {
+            std::io::stdin().take(cap).read_to_string(&mut text).map_err(|e| Error::io("cannot read the request from stdin", e))?;
         } else {
-            std::fs::read_to_string(src).map_err(|e| Error::bad(format!("cannot read the request file {src}: {e}")))?
-        };
+            std::fs::File::open(src)
+                .and_then(|f| f.take(cap).read_to_string(&mut text))
+                .map_err(|e| Error::bad(format!("cannot read the request file {src}: {e}")))?;
+        }
         return RawRequest::from_json(&text);
     }
     if a.pattern.is_empty() {
