@@ -39,7 +39,9 @@ gives exactly the previewed text, then writes all files or none. If a file chang
 preview it fails with `Apply failed: ...` and the action stays pending: discard it and preview again, \
 or pass extra {\"stale\": \"skip\"} to write only the unchanged files. Other `extra` options: \
 {\"files\": [\"path\", ...]} applies only those files; {\"allowSyntaxErrors\": true} applies files \
-whose rewrite adds syntax errors. \"discard\" drops the action and writes nothing.";
+whose rewrite adds syntax errors; {\"verify\": \"rerun\"} re-runs the edit on every file instead of \
+re-using the stored plan. Any other `extra` key is refused (nothing is written). \"discard\" drops the \
+action and writes nothing.";
 
 fn obj(v: Value) -> Arc<JsonObject> {
     match v {
