@@ -4,7 +4,8 @@
 
 mod common;
 
-use common::json::{PendingRow, Preview, ResolveResult, UndoResult};
+use common::json::{Preview, ResolveResult, UndoResult};
+use common::store::pending;
 use common::Tree;
 
 const PAT: &str = "fetch_data($$$A)";
@@ -15,10 +16,6 @@ fn preview_py(t: &Tree) -> Preview {
     let p: Preview = t.run(&["run", "-p", PAT, "-r", OUT, "-l", "py", "python", "--json"]).ok().json();
     assert_eq!(p.files_touched, 3);
     p
-}
-
-fn pending(t: &Tree) -> Vec<PendingRow> {
-    t.run(&["pending", "--json"]).ok().json()
 }
 
 /// Folders of undo records in the state dir (any depth), named by their leaf.

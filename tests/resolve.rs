@@ -6,56 +6,17 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
 
 use ast_edit::pending::{ActionKind, PendingAction};
 use ast_edit::pending_format;
-use common::json::PendingRow;
-use common::{Tree, ASSERT_OUT, ASSERT_PAT};
+use common::store::{edit_entry, entry_path, pending, propose_cmd, read_json, resolved_path, stage, time_after, APPLIED_TEST_APP};
+use common::Tree;
 use serde_json::{json, Value};
-
-const APPLIED_TEST_APP: &str = "import unittest\n\nfrom app import fetch_data\n\n\nclass AppTest(unittest.TestCase):\n    def test_fetch(self):\n        self.assertEqual(fetch_data(\"a.txt\"), \"a\")\n        self.assertEqual(len(fetch_data(\"b.txt\")), 1)\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
-
-/// Stages the assertEquals edit (python/test_app.py, 2 replacements); returns its id.
-fn stage(t: &Tree) -> String {
-    let v: Value = t.run(&["run", "-p", ASSERT_PAT, "-r", ASSERT_OUT, "-l", "py", "--json"]).ok().json();
-    v["id"].as_str().expect("staged").to_string()
-}
 
 /// Stages the fetch_data rename on python/ (3 files); returns its id.
 fn stage_fetch(t: &Tree) -> String {
     let v: Value = t.run(&["run", "-p", "fetch_data($$$A)", "-r", "load_data($$$A)", "-l", "py", "python", "--json"]).ok().json();
     v["id"].as_str().expect("staged").to_string()
-}
-
-fn propose(t: &Tree, label: &str, cmd: &str) -> String {
-    let v: Value = t.run(&["propose", "--label", label, "--apply-cmd", cmd, "--json"]).ok().json();
-    v["id"].as_str().unwrap().to_string()
-}
-
-fn pending(t: &Tree) -> Vec<PendingRow> {
-    t.run(&["pending", "--json"]).ok().json()
-}
-
-fn entry_path(t: &Tree, id: &str) -> PathBuf {
-    t.state.path().join("pending").join(format!("{id}.json"))
-}
-
-fn resolved_path(t: &Tree, id: &str) -> PathBuf {
-    t.state.path().join("resolved").join(format!("{id}.json"))
-}
-
-fn read_json(p: &Path) -> Value {
-    serde_json::from_slice(&std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))).unwrap()
-}
-
-/// The RFC 3339 time in `text` right after `prefix` and before `; nothing to do.`
-#[track_caller]
-fn time_after<'a>(text: &'a str, prefix: &str) -> &'a str {
-    let rest = text.strip_prefix(prefix).unwrap_or_else(|| panic!("`{text}` does not start with `{prefix}`"));
-    let at = rest.strip_suffix("; nothing to do.\n").unwrap_or_else(|| panic!("`{text}` does not end as expected"));
-    assert!(humantime::parse_rfc3339(at).is_ok(), "`{at}` is not RFC 3339");
-    at
 }
 
 // ---------------------------------------------------------------------------
@@ -124,7 +85,7 @@ fn a_wrong_extra_value_is_bad_input_exit_2_naming_the_key() {
 #[test]
 fn a_custom_actions_extra_stays_free_form() {
     let t = Tree::empty();
-    propose(&t, "Echo", "printf '%s' \"$AST_EDIT_EXTRA\"");
+    propose_cmd(&t, "Echo", "printf '%s' \"$AST_EDIT_EXTRA\"");
     let r = t.run(&["resolve", "apply", "--reason", "r", "--extra", r#"{"file":["a.py"],"bogus":1}"#]).ok();
     assert_eq!(r.stdout, "{\"bogus\":1,\"file\":[\"a.py\"]}\n");
 }
@@ -138,7 +99,7 @@ fn an_id_resolved_already_says_what_became_of_it_and_when() {
     let t = Tree::fixtures();
     let applied = stage(&t);
     t.run(&["resolve", "apply", "--reason", "r"]).ok();
-    let discarded = propose(&t, "Dropped", "true");
+    let discarded = propose_cmd(&t, "Dropped", "true");
     t.run(&["resolve", "discard", "--reason", "r"]).ok();
     // A standing handler must not answer for a known id.
     let marker = t.path().join("standing-ran");
@@ -249,14 +210,6 @@ fn tamper_rewrite(t: &Tree, id: &str, consistent: bool, build: Option<Option<Str
     let mut bytes = Vec::new();
     pending_format::encode_entry(&a, &mut bytes).unwrap();
     std::fs::write(&p, bytes).unwrap();
-}
-
-/// Rewrites the pending entry `id` with `change` applied to its JSON.
-fn edit_entry(t: &Tree, id: &str, change: impl FnOnce(&mut Value)) {
-    let p = entry_path(t, id);
-    let mut e = read_json(&p);
-    change(&mut e);
-    std::fs::write(&p, e.to_string()).unwrap();
 }
 
 const DID_NOT_REPRODUCE: &str =

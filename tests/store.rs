@@ -11,21 +11,12 @@ use std::time::{Duration, SystemTime};
 
 use ast_edit::pending::{Resolution, Store};
 use common::json::PendingRow;
+use common::store::{edit_entry, entry_path, pending, propose_cmd, read_json, resolved_path, stage, time_after, APPLIED_TEST_APP};
 use common::{ast_grep, Tree, ASSERT_OUT, ASSERT_PAT};
 use serde_json::{json, Value};
 
-const APPLIED_TEST_APP: &str = "import unittest\n\nfrom app import fetch_data\n\n\nclass AppTest(unittest.TestCase):\n    def test_fetch(self):\n        self.assertEqual(fetch_data(\"a.txt\"), \"a\")\n        self.assertEqual(len(fetch_data(\"b.txt\")), 1)\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
-
 fn pending_dir(t: &Tree) -> PathBuf {
     t.state.path().join("pending")
-}
-
-fn read_json(p: &Path) -> Value {
-    serde_json::from_slice(&std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))).unwrap()
-}
-
-fn pending(t: &Tree) -> Vec<PendingRow> {
-    t.run(&["pending", "--json"]).ok().json()
 }
 
 fn preview_id(t: &Tree, extra: &[&str]) -> String {
@@ -36,12 +27,11 @@ fn preview_id(t: &Tree, extra: &[&str]) -> String {
 }
 
 fn propose(t: &Tree, label: &str) -> String {
-    let v: Value = t.run(&["propose", "--label", label, "--apply-cmd", "true", "--json"]).ok().json();
-    v["id"].as_str().unwrap().to_string()
+    propose_cmd(t, label, "true")
 }
 
 fn resolved(t: &Tree, id: &str) -> Value {
-    read_json(&t.state.path().join("resolved").join(format!("{id}.json")))
+    read_json(&resolved_path(t, id))
 }
 
 fn is_rfc3339(s: &str) -> bool {
@@ -311,41 +301,6 @@ fn the_recorded_rules_are_configs_ast_grep_reads_and_writes_the_same_files_with(
 // ---------------------------------------------------------------------------
 // Retention and pending --clear (docs/DESIGN.md section 3.7)
 // ---------------------------------------------------------------------------
-
-fn entry_path(t: &Tree, id: &str) -> PathBuf {
-    pending_dir(t).join(format!("{id}.json"))
-}
-
-fn resolved_path(t: &Tree, id: &str) -> PathBuf {
-    t.state.path().join("resolved").join(format!("{id}.json"))
-}
-
-/// Stages the assertEquals edit (python/test_app.py, 2 replacements); returns its id.
-fn stage(t: &Tree) -> String {
-    preview_id(t, &["-l", "py"])
-}
-
-fn propose_cmd(t: &Tree, label: &str, cmd: &str) -> String {
-    let v: Value = t.run(&["propose", "--label", label, "--apply-cmd", cmd, "--json"]).ok().json();
-    v["id"].as_str().unwrap().to_string()
-}
-
-/// The RFC 3339 time in `text` right after `prefix` and before `; nothing to do.`
-#[track_caller]
-fn time_after<'a>(text: &'a str, prefix: &str) -> &'a str {
-    let rest = text.strip_prefix(prefix).unwrap_or_else(|| panic!("`{text}` does not start with `{prefix}`"));
-    let at = rest.strip_suffix("; nothing to do.\n").unwrap_or_else(|| panic!("`{text}` does not end as expected"));
-    assert!(is_rfc3339(at), "`{at}` is not RFC 3339");
-    at
-}
-
-/// Rewrites the pending entry `id` with `change` applied to its JSON.
-fn edit_entry(t: &Tree, id: &str, change: impl FnOnce(&mut Value)) {
-    let p = entry_path(t, id);
-    let mut e = read_json(&p);
-    change(&mut e);
-    std::fs::write(&p, e.to_string()).unwrap();
-}
 
 fn days_ago(days: u64) -> SystemTime {
     SystemTime::now() - Duration::from_secs(days * 86_400)

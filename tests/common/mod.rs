@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod json;
+pub mod store;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
