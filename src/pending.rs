@@ -115,6 +115,7 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use crate::atomic::{write_atomic, write_atomic_with};
+use crate::text::human_bytes;
 use crate::error::{Error, Result};
 use crate::pending_format::{self, RuleConfig};
 use crate::plan::Plan;
@@ -791,19 +792,4 @@ fn kept_count(sizes: &[u64], max_count: usize, max_bytes: u64) -> usize {
 /// True when `when` is more than `days` days before `now` (false when unknown).
 fn older_than(when: Option<SystemTime>, now: SystemTime, days: u64) -> bool {
     when.and_then(|w| now.duration_since(w).ok()).is_some_and(|age| age > Duration::from_secs(days * 86_400))
-}
-
-/// A byte count for people: `512 B`, `12.0 KiB`, `301.4 MiB`, `1.0 GiB`.
-pub fn human_bytes(n: u64) -> String {
-    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
-    if n < 1024 {
-        return format!("{n} B");
-    }
-    let mut v = n as f64 / 1024.0;
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    format!("{v:.1} {}", UNITS[unit])
 }

@@ -12,6 +12,21 @@ pub fn plural(n: usize, word: &str) -> String {
     format!("{n} {word}{}", if es { "es" } else { "s" })
 }
 
+/// A byte count for people: `512 B`, `12.0 KiB`, `301.4 MiB`, `1.0 GiB`.
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut v = n as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    format!("{v:.1} {}", UNITS[unit])
+}
+
 /// How a cut is measured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unit {
@@ -145,6 +160,13 @@ mod tests {
         assert_eq!(shown, ["a", "b", "c"]);
         assert_eq!(any, [true, true, false]);
         assert_eq!(fit.hidden(), Hidden { lines: 2, files: 1, partial_files: 1 });
+    }
+
+    #[test]
+    fn byte_counts_read_in_binary_units() {
+        assert_eq!(human_bytes(512), "512 B");
+        assert_eq!(human_bytes(12 * 1024 + 10), "12.0 KiB");
+        assert_eq!(human_bytes(1 << 30), "1.0 GiB");
     }
 
     #[test]
