@@ -6,6 +6,7 @@
 
 use std::collections::BTreeSet;
 
+use ast_grep_config::{Fixer, GlobalRules, RuleConfig};
 use ast_grep_core::replacer::TemplateFix;
 use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
 use ast_grep_core::{AstGrep, Pattern};
@@ -15,23 +16,39 @@ use ast_grep_language::SupportLang;
 use crate::lang;
 use crate::prefilter::{occurrences, Prefilter};
 use crate::request::{check_op_limits, Op, Request};
+use crate::ruleset;
+use serde_json::Value;
 
-/// One op compiled for one language.
+/// One rule compiled for one language: an op of the request (`pat` -> `out`, as
+/// the rule config [`crate::ruleset::op_rule`] builds) or a rule config of the
+/// request's `rule`.
 pub struct CompiledOp {
-    /// Index of the op in the request.
+    /// Index of the op (or rule) in the request.
     pub index: usize,
-    /// The matcher.
-    pub pattern: Pattern,
-    /// The rewrite.
-    pub fix: TemplateFix,
-    /// What a file must contain to match (the literal prefilter): a file
-    /// lacking it is skipped before parsing.
-    pub prefilter: Prefilter,
-    /// The pattern uses one metavariable twice, so matching recurses over the
-    /// depth of the code (see `repeats_a_metavariable`).
+    /// The rule id: the rule config's, or `op-N` for op N.
+    pub id: String,
+    /// The compiled rule: matcher (ast-grep-config's `RuleCore`) and fixers.
+    pub rule: RuleConfig<SupportLang>,
+    /// What a file must contain to match (the literal prefilter), one per pattern
+    /// that must match: a file lacking one is skipped before parsing. The flag
+    /// says the pattern's literals lie inside every match (it matches the node or
+    /// a node under it), so they can anchor the walk.
+    pub prefilters: Vec<(Prefilter, bool)>,
+    /// Matching may compare code by recursion over its depth (a metavariable
+    /// used twice; see `repeats_a_metavariable`).
     pub compares_code: bool,
-    /// What bounds the size of one replacement (see [`FixBound::at_most`]).
-    pub fix_bound: FixBound,
+    /// What bounds the size of one replacement (see [`FixBound::at_most`]);
+    /// `None` when the fix uses transforms, whose output it cannot bound: the
+    /// replacement is then counted after it is built.
+    pub fix_bound: Option<FixBound>,
+    /// The rule has a fix (else its matches are findings).
+    pub has_fix: bool,
+    /// A rule config, whose matches `ast-grep-ignore` comments suppress (as
+    /// `ast-grep scan`); an op's are not (as `ast-grep run`).
+    pub suppressible: bool,
+    /// Pattern problems of a rule config that a project loads anyway (as
+    /// ast-grep would): shown as warnings.
+    pub lint: Vec<String>,
 }
 
 /// The numbers of a rewrite template that bound the size of a replacement
@@ -81,20 +98,25 @@ impl FixBound {
 impl CompiledOp {
     /// True when `text` holds what every match holds (so it may match).
     pub fn may_match(&self, text: &[u8]) -> bool {
-        self.prefilter.may_match(text)
+        self.prefilters.iter().all(|(p, _)| p.may_match(text))
     }
 
-    /// The rarest required literal in `text`: its length and every offset where it
-    /// occurs, sorted. Every match's node spans one of these occurrences (the
-    /// literal is the text of a leaf inside it), so a subtree spanning none of
-    /// them holds no match and need not be visited. `None` when the op has no
-    /// required literal.
+    /// The rarest literal in `text` among those every match's node spans: its
+    /// length and every offset where it occurs, sorted. A subtree spanning none
+    /// of them holds no match and need not be visited. `None` when the rule has
+    /// no such literal.
     pub fn anchor(&self, text: &[u8]) -> Option<(usize, Vec<usize>)> {
-        self.prefilter
-            .literals
+        self.prefilters
             .iter()
+            .filter(|(_, in_node)| *in_node)
+            .flat_map(|(p, _)| p.literals.iter())
             .map(|l| (l.len(), occurrences(text, l.as_bytes()).collect::<Vec<_>>()))
             .min_by_key(|(_, hits)| hits.len())
+    }
+
+    /// The first fixer (ast-grep applies the first of a `fix` list).
+    pub fn fixer(&self) -> Option<&Fixer> {
+        self.rule.fixer.first()
     }
 }
 
@@ -105,6 +127,8 @@ pub enum OpField {
     Pat,
     /// The rewrite (`out`).
     Out,
+    /// A rule config of the request's `rule`.
+    Rule,
 }
 
 impl OpField {
@@ -113,6 +137,7 @@ impl OpField {
         match self {
             OpField::Pat => "pat",
             OpField::Out => "out",
+            OpField::Rule => "rule",
         }
     }
 }
@@ -231,7 +256,78 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
     let prefilter = Prefilter::new(&pattern, req.strictness(index), lang);
     let compares_code = repeats_a_metavariable(&pattern.node);
     let fix_bound = FixBound::of(&op.out, ast_grep_core::Language::meta_var_char(&lang));
-    Ok(CompiledOp { index, pattern, fix, prefilter, compares_code, fix_bound })
+    let id = req.scopes.get(index).map_or_else(|| format!("op-{index}"), |s| s.rule.clone());
+    let config = ruleset::op_rule(&id, lang, &op.pat, &op.out, req.selector(index), req.strictness(index));
+    let rule = ruleset::build(&config, &GlobalRules::default())
+        .map_err(|e| cerr(OpField::Pat, format!("ops[{index}] does not compile as {lname}: {e}"), "does not compile"))?;
+    Ok(CompiledOp {
+        index,
+        id,
+        rule,
+        prefilters: vec![(prefilter, true)],
+        compares_code,
+        fix_bound: Some(fix_bound),
+        has_fix: true,
+        suppressible: false,
+        lint: Vec::new(),
+    })
+}
+
+/// Compiles rule config `index` of a rule set (its `language` is `lang`).
+/// `strict`: a pattern with an ERROR or MISSING node is an error (a request's
+/// `rule`), else a warning in [`CompiledOp::lint`] (a project's rules, which
+/// ast-grep loads anyway).
+pub fn compile_rule(index: usize, config: &Value, lang: SupportLang, globals: &GlobalRules, strict: bool) -> Result<CompiledOp, CompileError> {
+    let id = ruleset::id_of(config).to_string();
+    let name = if id.is_empty() { format!("rule {index}") } else { format!("rule `{id}`") };
+    let mut lint = Vec::new();
+    for (p, _) in ruleset::patterns(config) {
+        if let Some(problem) = pattern_problem(p.text, p.selector, lang) {
+            lint.push(format!("{name}: {problem}"));
+        }
+    }
+    if strict && let Some(first) = lint.first() {
+        return Err(cerr(OpField::Rule, first.clone(), "a pattern does not parse cleanly"));
+    }
+    let rule = ruleset::build(config, globals).map_err(|e| cerr(OpField::Rule, format!("{name}: {e}"), "does not compile"))?;
+    let fix_bound = match (&rule.fix, config.get("fix"), config.get("transform")) {
+        (Some(_), Some(Value::String(t)), None) => Some(FixBound::of(t, ast_grep_core::Language::meta_var_char(&lang))),
+        _ => None,
+    };
+    Ok(CompiledOp {
+        index,
+        has_fix: !rule.fixer.is_empty(),
+        suppressible: true,
+        id,
+        prefilters: ruleset::prefilters(config, lang),
+        compares_code: ruleset::compares_code(config),
+        fix_bound,
+        rule,
+        lint,
+    })
+}
+
+/// What is wrong with pattern `pat` (with its selector) in `lang`, if anything:
+/// it does not parse, or its tree holds an ERROR or MISSING node (it would match
+/// nothing or the wrong code). The same checks as an op's `pat`.
+pub fn pattern_problem(pat: &str, selector: Option<&str>, lang: SupportLang) -> Option<String> {
+    let lname = lang::name(lang);
+    let built = match selector {
+        Some(sel) => Pattern::contextual(pat, sel, lang),
+        None => Pattern::try_new(pat, lang),
+    };
+    let pattern = match built {
+        Ok(p) => p,
+        Err(e) => return Some(format!("pattern `{pat}` is not a valid {lname} pattern: {e}{}", hint(pat, lang))),
+    };
+    let processed = ast_grep_core::Language::pre_process_pattern(&lang, pat);
+    let snippet = lang.ast_grep(processed.as_ref());
+    (has_error_node(&pattern.node) || pattern.has_error() || pattern_source_has_error(&snippet, selector.is_some(), lang)).then(|| {
+        format!(
+            "pattern `{pat}` does not parse cleanly as {lname}: its syntax tree contains an ERROR or MISSING node, so it would match nothing or the wrong code.{}",
+            hint(pat, lang)
+        )
+    })
 }
 
 /// True when the pattern captures two nodes under one name (`$A == $A`): the
@@ -351,18 +447,18 @@ mod tests {
     #[test]
     fn literals_are_the_named_leaves_of_the_pattern() {
         let ops = compile_all(&req("JSON.parse(JSON.stringify($A))", "structuredClone($A)"), SupportLang::JavaScript).unwrap();
-        assert_eq!(ops[0].prefilter.literals, vec!["stringify", "parse", "JSON"]);
+        assert_eq!(ops[0].prefilters[0].0.literals, vec!["stringify", "parse", "JSON"]);
         let ops = compile_all(&req("$A.unwrap()", "$A.expect(\"x\")"), SupportLang::Rust).unwrap();
-        assert_eq!(ops[0].prefilter.literals, vec!["unwrap"]);
+        assert_eq!(ops[0].prefilters[0].0.literals, vec!["unwrap"]);
         assert!(ops[0].may_match(b"x.unwrap()") && !ops[0].may_match(b"x.expect()"));
         let ops = compile_all(&req("print($$$A)", "log($$$A)"), SupportLang::Python).unwrap();
-        assert_eq!(ops[0].prefilter.literals, vec!["print"]);
+        assert_eq!(ops[0].prefilters[0].0.literals, vec!["print"]);
     }
 
     fn lits(pat: &str, strictness: &str, lang: SupportLang) -> Vec<String> {
         let mut r = req(pat, "x");
         r.strictness = Strictness::parse(strictness).unwrap();
-        compile_all(&r, lang).unwrap().remove(0).prefilter.literals
+        compile_all(&r, lang).unwrap().remove(0).prefilters.remove(0).0.literals
     }
 
     #[test]

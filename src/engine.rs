@@ -23,8 +23,9 @@ use ignore::overrides::{Override, OverrideBuilder};
 
 use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_core::tree_sitter::StrDoc;
-use ast_grep_core::matcher::{Matcher, MatcherExt, NodeMatch};
-use ast_grep_core::{AstGrep, Node, Pattern};
+use ast_grep_core::matcher::NodeMatch;
+use ast_grep_core::replacer::Replacer;
+use ast_grep_core::AstGrep;
 use ast_grep_language::SupportLang;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -33,6 +34,9 @@ use crate::compile::{self, CompileError, CompiledOp};
 use crate::error::{Error, Result};
 use crate::lang;
 use crate::request::Request;
+
+mod nested;
+mod scan;
 
 /// The UTF-8 byte order mark.
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -73,6 +77,8 @@ pub struct Rewrite {
     /// than [`MAX_CODE_DEPTH`] for an op that needs that): then there are no
     /// edits and `new_text` is the text.
     pub refused: Option<Skip>,
+    /// Matches of rules without a fix, in walk order.
+    pub findings: Vec<Finding>,
 }
 
 /// Why a file was not searched. The text is shown to users as the skip reason.
@@ -217,14 +223,28 @@ pub struct RewriteOptions {
     /// Re-parse the new text and count ERROR/MISSING nodes before and after
     /// (otherwise both counts are 0: apply only needs the new text).
     pub check_syntax: bool,
+    /// Rewrite the matches nested inside a kept edit too (see [`rewrite`]).
+    pub rewrite_nested: bool,
+}
+
+/// A match of a rule without a fix, reported as a finding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// Index of the rule.
+    pub rule: usize,
+    /// Byte offset where the match starts (in the whole file).
+    pub start: usize,
+    /// The rule's message for this match (metavariables filled in).
+    pub message: String,
 }
 
 /// Rewrites one file's text. Returns `None` when nothing matched; a `Some` may
-/// hold no edits when every match was left alone (see [`Rewrite::unparsed`]), and
-/// then `new_text` equals the text.
+/// hold no edits when every match was left alone (see [`Rewrite::unparsed`]) or
+/// only rules without a fix matched ([`Rewrite::findings`]), and then `new_text`
+/// equals the text.
 ///
-/// Ops whose required literals are missing from the text are not run, and when no
-/// op is left the file is not even parsed (the literal prefilter), unless
+/// Rules whose required literals are missing from the text are not run, and when
+/// no rule is left the file is not even parsed (the literal prefilter), unless
 /// `opts.prefilter` is false.
 pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: RewriteOptions) -> Option<Rewrite> {
     let live: Vec<&CompiledOp> = if opts.prefilter {
@@ -240,90 +260,34 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
         None => (0, text),
     };
     let grep = lang.ast_grep(body);
-    // The file is not searched after all: no edits, the text unchanged.
-    let refuse = |why: String| Rewrite {
-        edits: Vec::new(),
-        overlaps: 0,
-        dropped: Vec::new(),
-        unparsed: Vec::new(),
-        new_text: text.as_bytes().to_vec(),
-        errors_before: 0,
-        errors_after: 0,
-        refused: Some(Skip(why)),
-    };
     if live.iter().any(|op| op.compares_code) && tree_depth(grep.root().get_inner_node(), MAX_CODE_DEPTH) > MAX_CODE_DEPTH {
         drop_later(grep);
-        return Some(refuse(format!(
+        return Some(Rewrite::refused(text, format!(
             "syntax tree nested more than {MAX_CODE_DEPTH} levels deep, the limit for a pattern that uses a metavariable twice (matching it would overflow the stack); search this file with a pattern that uses each metavariable once"
         )));
     }
-    // Every match first, as its range and node only; a replacement is built only
-    // for a match that is not inside an edit already kept, in the order that
-    // decides which wins. Building one for every nested match would cost the sum
-    // of their sizes, quadratic in the nesting depth (80,000 nested parentheses
-    // took 6.6 GB that way; `tests/limits.rs`).
-    struct Found<'r> {
-        start: usize,
-        end: usize,
-        /// Position of the op in `live`.
-        live: usize,
-        node: Node<'r, StrDoc<SupportLang>>,
-    }
-    let mut found: Vec<Found<'_>> = Vec::new();
-    let mut unparsed = Vec::new();
-    for (k, op) in live.iter().enumerate() {
-        let anchor = if opts.prefilter { op.anchor(body.as_bytes()) } else { None };
-        matches_of(&grep, op, anchor, &mut |nm| {
-            let node = nm.get_node();
-            if node.get_inner_node().has_error() {
-                // A match around an ERROR node: ast-grep rewrites it and loses the
-                // text no metavariable covers (a `)`, say). Leave it, report it.
-                unparsed.push(node.range().start + bom);
-                return;
-            }
-            let r = node.range();
-            found.push(Found { start: r.start, end: r.end, live: k, node: node.clone() });
-        });
-    }
-    // Outermost wins: earliest start, then the longest, then the first op.
-    found.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)).then(live[a.live].index.cmp(&live[b.live].index)));
-    let mut kept: Vec<Edit> = Vec::new();
-    let mut dropped = Vec::new();
-    let mut last_end = 0;
-    let budget = replacement_budget(text.len());
-    let mut built = 0usize;
-    for f in found {
-        let op = live[f.live];
-        if let Some(k) = kept.last().filter(|_| f.start + bom < last_end) {
-            // Inside a kept edit: counted, never built.
-            dropped.push((op.index, k.op, f.start + bom));
-            continue;
-        }
-        let matched = &body.as_bytes()[f.start..f.end];
-        if built.saturating_add(replacement_bound(op, body, f.start, f.end)) > budget {
+    let found = scan::scan(&grep, &live, body, opts);
+    let picked = match pick(&live, body, bom, found.diffs) {
+        Ok(p) => p,
+        Err(why) => {
             drop_later(grep);
-            return Some(refuse(format!(
-                "the rewrite would build more than {budget} bytes of replacement text here (4 times the file's size plus 64 MiB, the limit per file): it copies large matches many times, or matches nest deeply; narrow the pattern or shorten the rewrite"
-            )));
+            return Some(Rewrite::refused(text, why));
         }
-        // The same match again, now with its metavariables (the pattern matches
-        // the node it found); the whole matched node is replaced, as
-        // `ast-grep run -r -U` does (its CLI does not trim to the pattern's own
-        // length, so `var $A = $B` on `var a = 1;` drops the `;`).
-        // tests/parity.rs pins the equality.
-        let Some(nm) = op.pattern.match_node(f.node) else { continue };
-        let e = nm.replace_by(&op.fix);
-        let text = String::from_utf8(e.inserted_text).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-        built += text.len();
-        // A match the rewrite leaves as it is changes nothing and must not
-        // shadow the matches nested in it.
-        if text.as_bytes() == matched {
-            continue;
-        }
-        last_end = f.end + bom;
-        kept.push(Edit { start: f.start + bom, end: f.end + bom, text, op: op.index });
+    };
+    let findings: Vec<Finding> = found
+        .findings
+        .iter()
+        .map(|(k, nm)| Finding { rule: live[*k].index, start: nm.range().start + bom, message: live[*k].rule.get_message(nm) })
+        .collect();
+    let Picked { mut kept, mut dropped, mut unparsed } = picked;
+    if opts.rewrite_nested
+        && !dropped.is_empty()
+        && let Err(why) = nested::rewrite_nested(&live, lang, text, bom, &mut kept, &mut dropped, opts)
+    {
+        drop_later(grep);
+        return Some(Rewrite::refused(text, why));
     }
-    if kept.is_empty() && unparsed.is_empty() {
+    if kept.is_empty() && unparsed.is_empty() && findings.is_empty() {
         drop_later(grep);
         return None;
     }
@@ -349,13 +313,103 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
         (0, 0)
     };
     unparsed.sort_unstable();
-    Some(Rewrite { edits: kept, overlaps: dropped.len(), dropped, unparsed, new_text, errors_before, errors_after, refused: None })
+    Some(Rewrite { edits: kept, overlaps: dropped.len(), dropped, unparsed, new_text, errors_before, errors_after, refused: None, findings })
+}
+
+impl Rewrite {
+    /// The file is not searched after all: no edits, the text unchanged.
+    fn refused(text: &str, why: String) -> Rewrite {
+        Rewrite {
+            edits: Vec::new(),
+            overlaps: 0,
+            dropped: Vec::new(),
+            unparsed: Vec::new(),
+            new_text: text.as_bytes().to_vec(),
+            errors_before: 0,
+            errors_after: 0,
+            refused: Some(Skip(why)),
+            findings: Vec::new(),
+        }
+    }
+}
+
+/// The edits kept from a file's matches, and what was left.
+struct Picked {
+    kept: Vec<Edit>,
+    dropped: Vec<(usize, usize, usize)>,
+    unparsed: Vec<usize>,
+}
+
+/// Picks the edits as `ast-grep scan -U` does: the fixable matches in walk order
+/// (pre-order; at one node, the rules in their order), each replacing the range
+/// its fixer gives (`expandStart`/`expandEnd` honoured), kept when it starts at
+/// or after the end of the last kept edit; the others are dropped and counted. A
+/// replacement is built only for a match that is kept: building one for every
+/// nested match would cost the sum of their sizes, quadratic in the nesting depth
+/// (80,000 nested parentheses took 6.6 GB that way; `tests/limits.rs`).
+///
+/// Our differences (docs/DESIGN.md section 2.5): a match around an ERROR node is
+/// left alone and reported, and a replacement equal to the text it replaces is no
+/// edit and does not hide the matches inside it. `Err` is the reason to skip the
+/// file: its replacements would exceed [`replacement_budget`].
+fn pick(
+    live: &[&CompiledOp],
+    body: &str,
+    bom: usize,
+    diffs: Vec<(usize, NodeMatch<'_, StrDoc<SupportLang>>)>,
+) -> std::result::Result<Picked, String> {
+    let mut kept: Vec<Edit> = Vec::new();
+    let mut dropped = Vec::new();
+    let mut unparsed = Vec::new();
+    let mut last_end = 0;
+    let budget = replacement_budget(body.len() + bom);
+    let mut built = 0usize;
+    let over = || {
+        format!(
+            "the rewrite would build more than {budget} bytes of replacement text here (4 times the file's size plus 64 MiB, the limit per file): it copies large matches many times, or matches nest deeply; narrow the pattern or shorten the rewrite"
+        )
+    };
+    for (k, nm) in diffs {
+        let op = live[k];
+        let Some(fixer) = op.fixer() else { continue };
+        let node = nm.get_node();
+        if node.get_inner_node().has_error() {
+            // A match around an ERROR node: ast-grep rewrites it and loses the
+            // text no metavariable covers (a `)`, say). Leave it, report it.
+            unparsed.push(node.range().start + bom);
+            continue;
+        }
+        let range = fixer.get_replaced_range(&nm, &op.rule.matcher);
+        if let Some(k) = kept.last().filter(|_| range.start + bom < last_end) {
+            // Inside or across a kept edit: counted, never built.
+            dropped.push((op.index, k.op, node.range().start + bom));
+            continue;
+        }
+        if let Some(bound) = &op.fix_bound
+            && built.saturating_add(replacement_bound(bound, body, range.start, range.end)) > budget
+        {
+            return Err(over());
+        }
+        let text = String::from_utf8(fixer.generate_replacement(&nm)).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        built += text.len();
+        if built > budget {
+            return Err(over());
+        }
+        // A match the rewrite leaves as it is changes nothing and must not
+        // shadow the matches nested in it.
+        if text.as_bytes() == &body.as_bytes()[range.clone()] {
+            continue;
+        }
+        last_end = range.end + bom;
+        kept.push(Edit { start: range.start + bom, end: range.end + bom, text, op: op.index });
+    }
+    Ok(Picked { kept, dropped, unparsed })
 }
 
 /// At least the length of `op`'s replacement of the match at `start..end` of
 /// `body` ([`compile::FixBound::at_most`]): the match's length and line breaks,
 /// and the indentation of its line.
-fn replacement_bound(op: &CompiledOp, body: &str, start: usize, end: usize) -> usize {
+fn replacement_bound(bound: &compile::FixBound, body: &str, start: usize, end: usize) -> usize {
     let bytes = body.as_bytes();
     // ast-grep-core looks for the line's indentation in the 512 bytes before the
     // match only (none when the line starts further back), so never scan more: on
@@ -367,50 +421,7 @@ fn replacement_bound(op: &CompiledOp, body: &str, start: usize, end: usize) -> u
         None if from == 0 => bytes[..start].iter().take_while(|&&b| b == b' ').count(),
         None => 0,
     };
-    op.fix_bound.at_most(end - start, memchr::memchr_iter(b'\n', &bytes[start..end]).count(), indent)
-}
-
-/// Calls `each` on every match of `op` in pre-order: with an anchor (its rarest
-/// literal's length and offsets), by [`find_spanning`], else by `find_all`.
-fn matches_of<'r>(
-    grep: &'r AstGrep<StrDoc<SupportLang>>,
-    op: &CompiledOp,
-    anchor: Option<(usize, Vec<usize>)>,
-    each: &mut dyn FnMut(NodeMatch<'r, StrDoc<SupportLang>>),
-) {
-    match anchor {
-        Some((len, hits)) => find_spanning(grep, &op.pattern, len, &hits, each),
-        None => grep.root().find_all(&op.pattern).for_each(each),
-    }
-}
-
-/// Calls `each` on the matches of `pattern` in pre-order, as `find_all` gives them,
-/// visiting only the nodes that span an occurrence of the op's anchor literal (`len`
-/// bytes at each offset in the sorted `hits`): no node outside such a span can
-/// match, so the result is the same and most of the tree is never walked.
-fn find_spanning<'r>(
-    grep: &'r AstGrep<StrDoc<SupportLang>>,
-    pattern: &Pattern,
-    len: usize,
-    hits: &[usize],
-    mut each: impl FnMut(NodeMatch<'r, StrDoc<SupportLang>>),
-) {
-    let spans = |start: usize, end: usize| {
-        let i = hits.partition_point(|&h| h < start);
-        i < hits.len() && hits[i] + len <= end
-    };
-    let kinds = pattern.potential_kinds();
-    walk_pruned(grep.root().get_inner_node(), |node| {
-        if !spans(node.start_byte(), node.end_byte()) {
-            return false;
-        }
-        if kinds.as_ref().is_none_or(|k| k.contains(node.kind_id().into()))
-            && let Some(m) = pattern.match_node(grep.adopt(node))
-        {
-            each(m);
-        }
-        true
-    });
+    bound.at_most(end - start, memchr::memchr_iter(b'\n', &bytes[start..end]).count(), indent)
 }
 
 thread_local! {
@@ -509,6 +520,10 @@ pub struct Engine {
     globs: Vec<Option<usize>>,
     /// One matcher per rule that has globs.
     overrides: Vec<Override>,
+    /// A rule set's `files`/`ignores` per rule, and the folder they are relative
+    /// to (empty for ops).
+    file_globs: Vec<crate::ruleset::FileGlobs>,
+    base: std::path::PathBuf,
     /// Ops that do not compile for some (not all) languages: shown as warnings.
     pub warnings: Vec<String>,
 }
@@ -520,6 +535,9 @@ impl Engine {
     /// some languages is left out for those and reported in `warnings`. With a
     /// forced language every op must compile for it.
     pub fn new(req: &Request, langs: impl IntoIterator<Item = SupportLang>, cwd: &Path) -> Result<Self> {
+        if let Some(set) = &req.rule_set {
+            return Engine::of_rules(set, cwd);
+        }
         let mut langs: Vec<SupportLang> = langs.into_iter().collect();
         if let Some(l) = req.lang {
             langs = vec![l];
@@ -585,7 +603,28 @@ impl Engine {
             overrides.push((&scope.rule, ov));
         }
         let overrides = overrides.into_iter().map(|(_, ov)| ov).collect();
-        Ok(Engine { by_lang, globs, overrides, warnings })
+        Ok(Engine { by_lang, globs, overrides, file_globs: Vec::new(), base: cwd.to_path_buf(), warnings })
+    }
+
+    /// Compiles every rule of a rule set for its language. A rule that does not
+    /// compile is bad input (a project's loader has checked its rules already);
+    /// a pattern that does not parse cleanly is one too for a request's rules,
+    /// and a warning for a project's (ast-grep loads those).
+    fn of_rules(set: &crate::ruleset::RuleSet, cwd: &Path) -> Result<Self> {
+        let globals = crate::ruleset::globals(&set.utils)?;
+        let mut by_lang: HashMap<SupportLang, Vec<CompiledOp>> = HashMap::new();
+        let mut file_globs = Vec::with_capacity(set.rules.len());
+        let mut warnings = Vec::new();
+        for (i, config) in set.rules.iter().enumerate() {
+            let lang = crate::ruleset::language_of(config)
+                .ok_or_else(|| Error::bad(format!("rule `{}` has no known `language`", crate::ruleset::id_of(config))))?;
+            let op = compile::compile_rule(i, config, lang, &globals, set.base.is_none()).map_err(|e| Error::bad(e.message))?;
+            warnings.extend(op.lint.iter().cloned());
+            by_lang.entry(lang).or_default().push(op);
+            file_globs.push(crate::ruleset::FileGlobs::of(config)?);
+        }
+        let base = set.base.clone().unwrap_or_else(|| cwd.to_path_buf());
+        Ok(Engine { by_lang, globs: vec![None; set.rules.len()], overrides: Vec::new(), file_globs, base, warnings })
     }
 
     /// True when at least one op is compiled for `lang`.
@@ -596,11 +635,13 @@ impl Engine {
     /// The ops that apply to the file at `path` (absolute) of language `lang`.
     pub fn ops_for(&self, lang: SupportLang, path: &Path) -> Vec<&CompiledOp> {
         let Some(ops) = self.by_lang.get(&lang) else { return Vec::new() };
+        let rel = path.strip_prefix(&self.base).unwrap_or(path);
         ops.iter()
             .filter(|op| match self.globs[op.index] {
                 None => true,
                 Some(at) => !self.overrides[at].matched(path, false).is_ignore(),
             })
+            .filter(|op| self.file_globs.get(op.index).is_none_or(|g| g.allows(rel)))
             .collect()
     }
 }
@@ -610,7 +651,7 @@ mod tests {
     use super::*;
     use crate::request::{Op, RawRequest, WalkOptions};
 
-    const FULL: RewriteOptions = RewriteOptions { prefilter: true, check_syntax: true };
+    const FULL: RewriteOptions = RewriteOptions { prefilter: true, check_syntax: true, rewrite_nested: false };
 
     fn engine(pat: &str, out: &str, l: SupportLang) -> Engine {
         let raw = RawRequest { ops: vec![Op { pat: pat.into(), out: out.into() }], ..Default::default() };
@@ -731,10 +772,9 @@ mod tests {
                 let e = engine(pat, "z", SupportLang::Python);
                 let op = e.ops_for(SupportLang::Python, Path::new("/x.py"))[0];
                 let grep = SupportLang::Python.ast_grep(&src);
-                let all: Vec<_> = grep.root().find_all(&op.pattern).map(|m| m.range()).collect();
-                let (len, hits) = op.anchor(src.as_bytes()).expect("these patterns have a literal");
-                let mut anchored = Vec::new();
-                find_spanning(&grep, &op.pattern, len, &hits, |m| anchored.push(m.range()));
+                let all: Vec<_> = grep.root().find_all(&op.rule.matcher).map(|m| m.range()).collect();
+                op.anchor(src.as_bytes()).expect("these patterns have a literal");
+                let anchored: Vec<_> = scan::scan(&grep, &[op], &src, FULL).diffs.iter().map(|(_, m)| m.range()).collect();
                 proptest::prop_assert_eq!(all, anchored, "{} on {:?}", pat, src);
             }
         }
@@ -749,16 +789,15 @@ mod tests {
         for pat in pats {
             let e = engine(pat, "z", lang);
             let op = e.ops_for(lang, Path::new(&format!("/x.{ext}")))[0];
-            proptest::prop_assert!(!op.prefilter.literals.is_empty());
+            proptest::prop_assert!(!op.prefilters[0].0.literals.is_empty());
             let grep = lang.ast_grep(src);
-            let all: Vec<_> = grep.root().find_all(&op.pattern).map(|m| (m.range(), m.get_node().get_inner_node().has_error())).collect();
+            let all: Vec<_> = grep.root().find_all(&op.rule.matcher).map(|m| (m.range(), m.get_node().get_inner_node().has_error())).collect();
             if !op.may_match(src.as_bytes()) {
                 proptest::prop_assert!(all.iter().all(|(_, err)| *err), "{} matches {:?} but the prefilter rejects it", pat, src);
                 continue;
             }
-            let (len, hits) = op.anchor(src.as_bytes()).expect("a literal");
-            let mut anchored = Vec::new();
-            find_spanning(&grep, &op.pattern, len, &hits, |m| anchored.push(m.range()));
+            op.anchor(src.as_bytes()).expect("a literal");
+            let anchored: Vec<_> = scan::scan(&grep, &[op], src, FULL).diffs.iter().map(|(_, m)| m.range()).collect();
             let all: Vec<_> = all.into_iter().map(|(r, _)| r).collect();
             proptest::prop_assert_eq!(all, anchored, "{} on {:?}", pat, src);
         }
@@ -859,10 +898,10 @@ mod tests {
                     let e = engine(&format!("f({var})"), &out, SupportLang::Python);
                     let op = e.ops_for(SupportLang::Python, Path::new("/x.py"))[0];
                     let grep = SupportLang::Python.ast_grep(&src);
-                    for nm in grep.root().find_all(&op.pattern) {
+                    for nm in grep.root().find_all(&op.rule.matcher) {
                         let r = nm.range();
-                        let built = nm.replace_by(&op.fix).inserted_text.len();
-                        let bound = replacement_bound(op, &src, r.start, r.end);
+                        let built = op.fixer().unwrap().generate_replacement(&nm).len();
+                        let bound = replacement_bound(op.fix_bound.as_ref().unwrap(), &src, r.start, r.end);
                         proptest::prop_assert!(built <= bound, "{} > {} for {:?} on {:?}", built, bound, out, src);
                     }
                 }

@@ -46,6 +46,7 @@ pub mod preview;
 pub mod request;
 pub mod resolve;
 pub mod rules;
+pub mod ruleset;
 mod schema;
 pub mod status;
 mod text;

@@ -117,7 +117,7 @@ use serde::{Deserialize, Serialize};
 use crate::atomic::{write_atomic, write_atomic_with};
 use crate::text::human_bytes;
 use crate::error::{Error, Result};
-use crate::pending_format::{self, RuleConfig};
+use crate::pending_format;
 use crate::plan::Plan;
 
 /// What a pending action does when applied.
@@ -127,7 +127,7 @@ pub enum ActionKind {
     /// A structural edit previewed by `ast_edit`.
     AstEdit {
         /// The plan to apply.
-        plan: Plan,
+        plan: Box<Plan>,
     },
     /// A command-backed custom action staged by `ast-edit propose`.
     Command {
@@ -167,7 +167,7 @@ pub struct PendingAction {
     /// configs ([`crate::pending_format::rules_of`]); empty for command actions and
     /// entries older than format version 1.
     #[serde(default)]
-    pub rules: Vec<RuleConfig>,
+    pub rules: Vec<serde_json::Value>,
     /// For an `ast_edit` action, [`crate::pending_format::rules_digest`] of its
     /// rules and request; `None` otherwise.
     #[serde(default)]

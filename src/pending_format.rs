@@ -64,8 +64,17 @@ pub enum PatternSpec {
     },
 }
 
+/// The rules of `req` as ast-grep rule configs (JSON), in order: a rule set's
+/// configs as given, or each op as [`RuleConfig`].
+pub fn rules_of(req: &Request) -> Vec<serde_json::Value> {
+    if let Some(set) = &req.rule_set {
+        return set.rules.clone();
+    }
+    op_rules(req).into_iter().map(|r| serde_json::to_value(r).expect("plain data serializes")).collect()
+}
+
 /// The ops of `req` as rule configs, in op order.
-pub fn rules_of(req: &Request) -> Vec<RuleConfig> {
+pub fn op_rules(req: &Request) -> Vec<RuleConfig> {
     req.ops
         .iter()
         .enumerate()
@@ -94,13 +103,22 @@ pub fn rules_of(req: &Request) -> Vec<RuleConfig> {
 struct DigestInput<'a> {
     /// Pattern, rewrite, language, selector and strictness of every op, in order
     /// (the order decides which of two overlapping matches is kept).
-    rules: &'a [RuleConfig],
+    rules: &'a [serde_json::Value],
     /// Per op, the globs of its rule file (empty for ad-hoc ops): they decide
     /// which ops run on a file.
     rule_globs: Vec<&'a [String]>,
     /// The literal prefilter is meant not to change any output, but a plan is
     /// only known to be reproduced by the same path through the engine.
     no_prefilter: bool,
+    /// A rule set's global utilities (rules may call them).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    utils: &'a [serde_json::Value],
+    /// The folder a rule set's `files`/`ignores` globs are relative to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rules_base: Option<&'a std::path::Path>,
+    /// Nested matches rewritten in the same preview.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    rewrite_nested: bool,
 }
 
 /// `rulesDigest`: `sha256:` and the hex SHA-256 of the canonical serialization of
@@ -110,11 +128,15 @@ struct DigestInput<'a> {
 /// `{"rules":[{"id","language","rule":{"pattern"},"fix"}...],"ruleGlobs":[[...]...],"noPrefilter":false}`.
 /// Left out: `paths`, `globs`, `maxFiles`, `walk`, `maxFilesize` and the working
 /// directory, which choose the files that are planned, not what they become.
-pub fn rules_digest(rules: &[RuleConfig], req: &Request) -> String {
+pub fn rules_digest(rules: &[serde_json::Value], req: &Request) -> String {
+    let set = req.rule_set.as_ref();
     let input = DigestInput {
         rules,
         rule_globs: (0..req.ops.len()).map(|i| req.scopes.get(i).map_or(&[][..], |s| &s.globs[..])).collect(),
         no_prefilter: req.no_prefilter,
+        utils: set.map_or(&[][..], |s| &s.utils[..]),
+        rules_base: set.and_then(|s| s.base.as_deref()),
+        rewrite_nested: req.rewrite_nested,
     };
     crate::engine::digest(&serde_json::to_vec(&input).expect("plain data serializes"))
 }
@@ -306,7 +328,7 @@ struct EntryV1<'a> {
     source_tool_name: &'a str,
     files: &'a [String],
     engine_build: &'a Option<String>,
-    rules: &'a [RuleConfig],
+    rules: &'a [serde_json::Value],
     rules_digest: &'a Option<String>,
     kind: &'a ActionKind,
 }
@@ -422,7 +444,7 @@ mod tests {
             serde_json::json!({"pattern": {"context": "f(x)", "strictness": "cst"}})
         );
         let back: Vec<RuleConfig> = serde_json::from_value(serde_json::to_value(rules_of(&r)).unwrap()).unwrap();
-        assert_eq!(back, rules_of(&r));
+        assert_eq!(back, op_rules(&r));
     }
 
     #[test]

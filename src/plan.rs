@@ -85,6 +85,35 @@ pub struct RuleCount {
     pub files: usize,
 }
 
+/// A match of a rule without a fix (a lint rule): reported, nothing staged.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    /// Display path.
+    pub path: String,
+    /// 1-based line of the match's start.
+    pub line: usize,
+    /// The rule id.
+    pub rule: String,
+    /// The rule's severity (`hint`, `info`, `warning`, `error`).
+    pub severity: String,
+    /// The rule's message for this match.
+    pub message: String,
+}
+
+/// A match dropped because it nests in or overlaps an edit that was kept.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Overlapped {
+    /// Display path.
+    pub path: String,
+    /// 1-based line of the dropped match's start.
+    pub line: usize,
+    /// The rule of the dropped match.
+    pub rule: String,
+    /// The rule of the kept edit it collides with.
+    pub kept_rule: String,
+}
+
 /// The result of a dry run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -105,6 +134,13 @@ pub struct Plan {
     pub warnings: Vec<String>,
     /// True when `maxFiles` cut the walk.
     pub limit_reached: bool,
+    /// Matches of rules without a fix, in path order.
+    #[serde(default)]
+    pub findings: Vec<Finding>,
+    /// Matches dropped because they nest in or overlap a kept edit, in path order
+    /// (`overlaps` counts them).
+    #[serde(default)]
+    pub overlapped: Vec<Overlapped>,
 }
 
 impl Plan {
@@ -116,17 +152,21 @@ impl Plan {
     /// For a rule scan: each rule that changed something, in the order of the
     /// rules. Empty for an ad-hoc edit.
     pub fn per_rule(&self) -> Vec<RuleCount> {
+        if self.request.scopes.is_empty() && self.request.rule_set.is_none() {
+            return Vec::new();
+        }
+        let names = self.request.rule_names();
         let mut rows: Vec<RuleCount> = Vec::new();
-        for s in &self.request.scopes {
-            if !rows.iter().any(|r| r.rule == s.rule) {
-                rows.push(RuleCount { rule: s.rule.clone(), replacements: 0, files: 0 });
+        for n in &names {
+            if !rows.iter().any(|r| &r.rule == n) {
+                rows.push(RuleCount { rule: n.clone(), replacements: 0, files: 0 });
             }
         }
         for f in &self.files {
             let mut seen: Vec<usize> = Vec::new();
             for e in &f.edits {
-                let Some(scope) = self.request.scopes.get(e.op) else { continue };
-                let i = rows.iter().position(|r| r.rule == scope.rule).expect("listed above");
+                let Some(name) = names.get(e.op) else { continue };
+                let i = rows.iter().position(|r| &r.rule == name).expect("listed above");
                 rows[i].replacements += 1;
                 if !seen.contains(&i) {
                     seen.push(i);
@@ -192,9 +232,17 @@ pub fn read_text(path: &Path, max_filesize: u64) -> std::result::Result<Vec<u8>,
 
 enum FileOutcome {
     /// No edit; the notes say why matches were left alone, if any were.
-    Unchanged(Vec<String>),
-    Changed(FilePlan, usize, Vec<String>),
+    Unchanged(Reported),
+    Changed(FilePlan, Reported),
     Skipped(Skipped),
+}
+
+/// What a file adds to the run's reports besides its edits.
+#[derive(Default)]
+struct Reported {
+    notes: Vec<String>,
+    findings: Vec<Finding>,
+    overlapped: Vec<Overlapped>,
 }
 
 /// 1-based line of byte offset `at`.
@@ -218,21 +266,45 @@ fn unparsed_notes(path: &str, text: &str, starts: &[usize]) -> Vec<String> {
 
 /// For a rule scan: one note per match of one rule dropped because it collides
 /// with another rule's edit.
-fn cross_rule_notes(req: &Request, path: &str, text: &str, dropped: &[(usize, usize, usize)]) -> Vec<String> {
-    let path = crate::quote::display_name(path);
-    dropped
+fn cross_rule_notes(overlapped: &[Overlapped]) -> Vec<String> {
+    overlapped
         .iter()
-        .filter_map(|&(lost, won, at)| {
-            let (a, b) = (req.scopes.get(lost)?, req.scopes.get(won)?);
-            (a.rule != b.rule).then(|| {
-                let line = line_of(text, at);
-                format!("{path}:{line}: rule `{}` overlaps an edit of rule `{}` and was not applied here; run the scan again after applying to apply it", a.rule, b.rule)
-            })
+        .filter(|o| o.rule != o.kept_rule)
+        .map(|o| {
+            format!(
+                "{}:{}: rule `{}` overlaps an edit of rule `{}` and was not applied here; run the scan again after applying to apply it",
+                crate::quote::display_name(&o.path),
+                o.line,
+                o.rule,
+                o.kept_rule
+            )
         })
         .collect()
 }
 
-fn plan_file(engine: &Engine, req: &Request, c: &Candidate) -> FileOutcome {
+/// The file's dropped matches and findings, named by rule.
+fn reported(req: &Request, names: &[String], path: &str, text: &str, rw: &engine::Rewrite) -> Reported {
+    let name = |i: usize| names.get(i).cloned().unwrap_or_else(|| format!("op-{i}"));
+    let overlapped = rw
+        .dropped
+        .iter()
+        .map(|&(lost, won, at)| Overlapped { path: path.to_string(), line: line_of(text, at), rule: name(lost), kept_rule: name(won) })
+        .collect();
+    let findings = rw
+        .findings
+        .iter()
+        .map(|f| Finding {
+            path: path.to_string(),
+            line: line_of(text, f.start),
+            rule: name(f.rule),
+            severity: req.severity(f.rule),
+            message: f.message.clone(),
+        })
+        .collect();
+    Reported { notes: unparsed_notes(path, text, &rw.unparsed), findings, overlapped }
+}
+
+fn plan_file(engine: &Engine, req: &Request, names: &[String], c: &Candidate) -> FileOutcome {
     let skip = |s: Skip| FileOutcome::Skipped(Skipped { path: c.display.clone(), reason: s.0 });
     let bytes = match read_text(&c.path, req.max_filesize) {
         Ok(b) => b,
@@ -244,20 +316,21 @@ fn plan_file(engine: &Engine, req: &Request, c: &Candidate) -> FileOutcome {
     };
     let ops = engine.ops_for(c.lang, &c.path);
     if ops.is_empty() || text.is_empty() {
-        return FileOutcome::Unchanged(Vec::new());
+        return FileOutcome::Unchanged(Reported::default());
     }
-    let Some(rw) = engine::rewrite(&ops, c.lang, text, engine::RewriteOptions { prefilter: !req.no_prefilter, check_syntax: true }) else {
-        return FileOutcome::Unchanged(Vec::new());
+    let opts = engine::RewriteOptions { prefilter: !req.no_prefilter, check_syntax: true, rewrite_nested: req.rewrite_nested };
+    let Some(rw) = engine::rewrite(&ops, c.lang, text, opts) else {
+        return FileOutcome::Unchanged(Reported::default());
     };
     if let Some(s) = rw.refused {
         return skip(s);
     }
-    let mut notes = unparsed_notes(&c.display, text, &rw.unparsed);
+    let mut rep = reported(req, names, &c.display, text, &rw);
     if rw.edits.is_empty() {
-        return FileOutcome::Unchanged(notes);
+        return FileOutcome::Unchanged(rep);
     }
     let new_text = std::str::from_utf8(&rw.new_text).expect("edits keep UTF-8");
-    notes.extend(cross_rule_notes(req, &c.display, text, &rw.dropped));
+    rep.notes.extend(cross_rule_notes(&rep.overlapped));
     let (diff, diff_lines_cut) = diff::unified_bounded(&c.display, text, new_text, &rw.edits, diff::MAX_DIFF_LINE);
     let plan = FilePlan {
         path: c.display.clone(),
@@ -272,7 +345,7 @@ fn plan_file(engine: &Engine, req: &Request, c: &Candidate) -> FileOutcome {
         errors_before: rw.errors_before,
         errors_after: rw.errors_after,
     };
-    FileOutcome::Changed(plan, rw.overlaps, notes)
+    FileOutcome::Changed(plan, rep)
 }
 
 /// `f` over `items` in parallel, largest first (longest-processing-time
@@ -344,11 +417,12 @@ pub fn build_with(
     }
     let total = walked.files.len();
     let done = std::sync::atomic::AtomicUsize::new(0);
+    let names = req.rule_names();
     let outcomes = largest_first(&walked.files, |c| c.size, |c| {
         if stop() {
-            return FileOutcome::Unchanged(Vec::new());
+            return FileOutcome::Unchanged(Reported::default());
         }
-        let o = plan_file(&engine, req, c);
+        let o = plan_file(&engine, req, &names, c);
         progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
         o
     });
@@ -357,19 +431,24 @@ pub fn build_with(
     }
     let mut files = Vec::new();
     let mut skipped = Vec::new();
-    let mut overlaps = 0;
-    let mut notes = Vec::new();
+    let mut all = Reported::default();
     for o in outcomes {
-        match o {
-            FileOutcome::Unchanged(mut more) => notes.append(&mut more),
-            FileOutcome::Changed(f, n, mut more) => {
-                overlaps += n;
-                notes.append(&mut more);
+        let rep = match o {
+            FileOutcome::Unchanged(rep) => rep,
+            FileOutcome::Changed(f, rep) => {
                 files.push(f);
+                rep
             }
-            FileOutcome::Skipped(s) => skipped.push(s),
-        }
+            FileOutcome::Skipped(s) => {
+                skipped.push(s);
+                continue;
+            }
+        };
+        all.notes.extend(rep.notes);
+        all.findings.extend(rep.findings);
+        all.overlapped.extend(rep.overlapped);
     }
+    let (notes, overlaps) = (all.notes, all.overlapped.len());
     if !walked.skipped.is_empty() {
         skipped.extend(walked.skipped.iter().map(|(_, s)| s.clone()));
         skipped.sort_by(|a, b| a.path.cmp(&b.path));
@@ -384,6 +463,8 @@ pub fn build_with(
         skipped,
         warnings,
         limit_reached: walked.limit_reached(),
+        findings: all.findings,
+        overlapped: all.overlapped,
     })
 }
 

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::apply::ApplyReport;
-use crate::plan::{Plan, RuleCount, Skipped};
+use crate::plan::{Finding, Overlapped, Plan, RuleCount, Skipped};
 use crate::status::{ApplyStatus, PreviewStatus};
 use crate::text::plural;
 
@@ -21,7 +21,8 @@ pub fn label(replacements: usize, files: usize) -> String {
 /// that changed something (`per_rule`, from [`Plan::per_rule`]).
 pub fn plan_label(plan: &Plan, per_rule: &[RuleCount]) -> String {
     let base = label(plan.total_replacements(), plan.files.len());
-    if plan.request.scopes.is_empty() {
+    let from_files = plan.request.rule_set.as_ref().is_some_and(|s| s.base.is_some());
+    if plan.request.scopes.is_empty() && !from_files {
         return base;
     }
     let rules: Vec<&str> = per_rule.iter().map(|r| r.rule.as_str()).collect();
@@ -77,6 +78,11 @@ pub struct PreviewDetails {
     pub warnings: Vec<String>,
     /// True when `maxFiles` cut the walk.
     pub limit_reached: bool,
+    /// Each match dropped because it nests in or overlaps a kept edit: where,
+    /// its rule, and the rule of the edit that was kept.
+    pub overlapped: Vec<Overlapped>,
+    /// Matches of rules without a fix (lint rules): reported, nothing staged.
+    pub findings: Vec<Finding>,
 }
 
 /// Builds the details of `plan` as a dry run left them: no id, `no_changes`
@@ -106,6 +112,8 @@ pub fn details(plan: &Plan, per_rule: &[RuleCount]) -> PreviewDetails {
         skipped: plan.skipped.clone(),
         warnings: plan.warnings.clone(),
         limit_reached: plan.limit_reached,
+        overlapped: plan.overlapped.clone(),
+        findings: plan.findings.clone(),
     }
 }
 
@@ -145,6 +153,9 @@ impl PreviewDetails {
         }
         if !self.skipped.is_empty() {
             line.push_str(&format!(", {} skipped", plural(self.skipped.len(), "file")));
+        }
+        if !self.findings.is_empty() {
+            line.push_str(&format!(", {}", plural(self.findings.len(), "finding")));
         }
         if self.limit_reached {
             line.push_str(", limit reached");

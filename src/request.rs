@@ -157,12 +157,26 @@ pub struct Op {
 /// error. The `enum` of `strictness` lists the names [`Strictness::parse`] accepts.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[schemars(extend("required" = ["ops"]))]
 pub struct RawRequest {
     /// Pattern -> rewrite pairs applied in one pass.
     #[serde(default)]
-    #[schemars(length(min = 1), description = "Pattern -> rewrite pairs, applied in one pass. At least one.")]
+    #[schemars(length(min = 1), description = "Pattern -> rewrite pairs, applied in one pass. At least one (or give `rule`).")]
     pub ops: Vec<Op>,
+    /// Instead of `ops`: ast-grep rule configs (a YAML string, an object, or an
+    /// array of objects), read by [`crate::ruleset::parse_input`].
+    #[serde(default)]
+    #[schemars(
+        with = "Option<String>",
+        description = "Instead of ops: ast-grep rule config(s) as YAML text (several separated by ---; a JSON object or array works too), with rule (pattern, kind, regex, inside, has, not, all, any, ...), constraints, transform, fix. `lang` fills a missing language. Example: \"id: no-unwrap\\nlanguage: rust\\nrule:\\n  pattern: $X.unwrap()\\n  not: {inside: {kind: mod_item, has: {field: name, regex: ^tests$}, stopBy: end}}\\nfix: $X.expect(\\\"checked\\\")\". With a constraint: \"rule: {pattern: warnings.warn($$$A)}\\nconstraints: {A: {not: {regex: stacklevel}}}\\n...\""
+    )]
+    pub rule: Option<serde_json::Value>,
+    /// Rewrite the matches nested inside a rewritten match too (docs/DESIGN.md
+    /// section 2.5), instead of leaving them for a second run.
+    #[serde(default)]
+    #[schemars(
+        description = "Also rewrite matches nested inside a rewritten match (a.unwrap().b.unwrap()) in this preview; default false: the outermost wins, as in ast-grep."
+    )]
+    pub rewrite_nested: Option<bool>,
     /// Files or directories, relative to the working directory (default `["."]`).
     #[serde(default)]
     #[schemars(
@@ -291,6 +305,13 @@ pub struct Request {
     /// Empty for an ad-hoc request, whose settings apply to every op.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scopes: Vec<OpScope>,
+    /// The request's rules instead of ops (`rule`, `scan` of rule files): ast-grep
+    /// rule configs. `ops` is then empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule_set: Option<crate::ruleset::RuleSet>,
+    /// Rewrite matches nested inside a rewritten match in the same preview.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rewrite_nested: bool,
 }
 
 /// Where and how one op of a rule-file scan applies.
@@ -323,6 +344,29 @@ mod one_lang {
 }
 
 impl Request {
+    /// The rule id of each op or rule, by index: a rule config's `id`, the rule
+    /// of a rule file's op, or `op-N`.
+    pub fn rule_names(&self) -> Vec<String> {
+        if let Some(set) = &self.rule_set {
+            return set.rules.iter().enumerate().map(|(i, r)| match crate::ruleset::id_of(r) {
+                "" => format!("rule-{i}"),
+                id => id.to_string(),
+            }).collect();
+        }
+        (0..self.ops.len()).map(|i| self.scopes.get(i).map_or_else(|| format!("op-{i}"), |s| s.rule.clone())).collect()
+    }
+
+    /// The severity of rule `i` (a rule config's, default `hint` as in ast-grep).
+    pub fn severity(&self, i: usize) -> String {
+        self.rule_set
+            .as_ref()
+            .and_then(|s| s.rules.get(i))
+            .and_then(|r| r.get("severity"))
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("hint")
+            .to_string()
+    }
+
     /// The selector of op `i`.
     pub fn selector(&self, i: usize) -> Option<&str> {
         match self.scopes.get(i) {
@@ -403,9 +447,27 @@ impl RawRequest {
 
     /// Stage two: check every field, resolve `paths` against `cwd`.
     pub fn validate(self, cwd: &Path, walk: WalkOptions, max_filesize: u64) -> Result<Request> {
+        if let Some(rule) = &self.rule {
+            if !self.ops.is_empty() {
+                return Err(Error::bad("give either `ops` or `rule`, not both: a rule config carries its own pattern and fix"));
+            }
+            if self.selector.is_some() || self.strictness.is_some() {
+                return Err(Error::bad(
+                    "`selector` and `strictness` apply to `ops` only: inside a rule, write `pattern: {context: ..., selector: KIND, strictness: ...}`",
+                ));
+            }
+            let lang = self.lang.as_deref().map(lang::parse_lang).transpose()?;
+            let rules = crate::ruleset::parse_input(rule, lang)?;
+            let set = crate::ruleset::RuleSet { rules, utils: Vec::new(), base: None };
+            let ops_req = RawRequest { rule: None, ops: vec![Op { pat: "x".into(), out: String::new() }], ..self };
+            let mut req = ops_req.validate(cwd, walk, max_filesize)?;
+            req.ops.clear();
+            req.rule_set = Some(set);
+            return Ok(req);
+        }
         if self.ops.is_empty() {
             return Err(Error::bad(
-                "no ops given: pass at least one pattern and rewrite (`-p PAT -r REW`, or `ops: [{\"pat\": ..., \"out\": ...}]`)",
+                "no ops given: pass at least one pattern and rewrite (`-p PAT -r REW`, or `ops: [{\"pat\": ..., \"out\": ...}]`), or a `rule`",
             ));
         }
         // The counts first (what follows costs time per op), then each op, then
@@ -474,6 +536,8 @@ impl RawRequest {
             max_filesize,
             no_prefilter: false,
             scopes: Vec::new(),
+            rule_set: None,
+            rewrite_nested: self.rewrite_nested.unwrap_or(false),
         })
     }
 }

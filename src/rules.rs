@@ -226,6 +226,8 @@ pub fn request(rules: &[Rule], paths: Vec<String>, globs: Vec<String>, walk: Wal
         max_filesize,
         no_prefilter: false,
         scopes,
+        rule_set: None,
+        rewrite_nested: false,
     }
 }
 
@@ -253,7 +255,7 @@ pub fn test_rule(rule: &Rule) -> Vec<CaseResult> {
     };
     let ops = engine.ops_for(rule.lang, Path::new("/case"));
     let run = |text: &str| -> String {
-        match engine::rewrite(&ops, rule.lang, text, engine::RewriteOptions { prefilter: true, check_syntax: false }) {
+        match engine::rewrite(&ops, rule.lang, text, engine::RewriteOptions { prefilter: true, check_syntax: false, rewrite_nested: false }) {
             Some(r) => String::from_utf8(r.new_text).expect("UTF-8 in, UTF-8 out"),
             None => text.to_string(),
         }

@@ -307,11 +307,19 @@ mod tests {
                 .unwrap()
                 .validate(&cwd, WalkOptions::default(), 1)
         };
-        validate(sample(&ast)).unwrap();
+        // Neither `ops` nor `rule` is required by the schema (one of them is, which a
+        // flat schema cannot say): the smallest valid request has one op.
+        let with_op = || {
+            let mut args = sample(&ast);
+            args["ops"] = Value::Array(vec![sample(&ast["properties"]["ops"]["items"])]);
+            args
+        };
+        validate(with_op()).unwrap();
+        assert!(validate(sample(&ast)).is_err());
         assert_eq!(ast["properties"]["ops"]["minItems"], 1);
         assert!(validate(json!({"ops": []})).is_err());
         assert_eq!(ast["properties"]["maxFiles"]["minimum"], 1);
-        let mut args = sample(&ast);
+        let mut args = with_op();
         args["maxFiles"] = json!(0);
         assert!(validate(args).is_err());
 
@@ -351,7 +359,7 @@ mod tests {
                 "ops": {
                     "type": "array",
                     "minItems": 1,
-                    "description": "Pattern -> rewrite pairs, applied in one pass. At least one.",
+                    "description": "Pattern -> rewrite pairs, applied in one pass. At least one (or give `rule`).",
                     "items": {
                         "type": "object",
                         "properties": {
@@ -381,9 +389,17 @@ mod tests {
                 },
                 "maxFiles": {"type": "integer", "minimum": 1, "description": "Search at most this many files (in path order); reaching it is reported."}
             },
-            "required": ["ops"],
             "additionalProperties": false
         });
+        // Added with rule configs: `rule` (documented as text; an object or an array
+        // is accepted too) and `rewriteNested`; `ops` is no longer required.
+        let generated = ast_edit_input();
+        for added in ["rule", "rewriteNested"] {
+            assert!(generated["properties"][added]["description"].as_str().is_some_and(|d| d.len() > 40), "{added}");
+            expected["properties"][added] = generated["properties"][added].clone();
+        }
+        assert_eq!(generated["properties"]["rule"]["type"], "string");
+        assert_eq!(generated["properties"]["rewriteNested"]["type"], "boolean");
         // Deliberate: schemars puts the doc comment of `Op` on the items; it is true
         // and short, so it stays.
         expected["properties"]["ops"]["items"]["description"] =

@@ -41,7 +41,7 @@ pub fn stage(store: &Store, plan: Plan) -> Result<Preview> {
         label: shown.details.label.clone(),
         source_tool_name: preview::SOURCE_TOOL.to_string(),
         files,
-        kind: ActionKind::AstEdit { plan },
+        kind: ActionKind::AstEdit { plan: Box::new(plan) },
     })?;
     shown.details = shown.details.staged(action.id);
     Ok(shown)

@@ -97,6 +97,8 @@ fn build_raw(a: &RunArgs) -> Result<RawRequest> {
         strictness: a.strictness.clone(),
         globs: a.input.globs.clone(),
         max_files: a.max_files,
+        rule: None,
+        rewrite_nested: Some(a.rewrite_nested),
     })
 }
 
@@ -143,11 +145,17 @@ fn emit(plan: Plan, how: Emit, started: Instant, out: &mut impl Write) -> anyhow
         out.flush()?;
         print::table(&mut std::io::stderr(), &details, started.elapsed())?;
     }
+    // As `ast-grep scan`: a finding of a rule with `severity: error` fails the run
+    // (after the preview was staged or applied).
+    if code == 0 && details.findings.iter().any(|f| f.severity == "error") {
+        return Ok(1);
+    }
     Ok(code)
 }
 
 fn print_preview(out: &mut impl Write, shown: &Preview, style: Style) -> std::io::Result<()> {
     print::diffs(out, &shown.details, style)?;
+    print::findings(out, &shown.details)?;
     print::per_rule(out, &shown.per_rule)?;
     print::summary(out, &shown.details, style)
 }

@@ -263,13 +263,18 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     pub max_files: Option<u64>,
     /// Read the JSON request (README "JSON") from FILE, or stdin with `-`.
-    #[arg(long, value_name = "FILE|-", conflicts_with_all = ["pattern", "rewrite", "lang", "selector", "strictness", "globs", "max_files", "paths"])]
+    #[arg(long, value_name = "FILE|-", conflicts_with_all = ["pattern", "rewrite", "lang", "selector", "strictness", "globs", "max_files", "paths", "rewrite_nested"])]
     pub request: Option<String>,
     /// Parse every file instead of skipping those that lack the pattern's literal
     /// tokens (slower; the edits are the same, which this flag lets you check, and
     /// so are the warnings unless a match sits around a parse error).
     #[arg(long)]
     pub no_prefilter: bool,
+    /// Also rewrite the matches nested inside a rewritten match (`$A.unwrap()` in
+    /// `a.unwrap().b.unwrap()`), in the same preview, instead of leaving them for a
+    /// second run (the outermost match wins otherwise, as in ast-grep).
+    #[arg(long)]
+    pub rewrite_nested: bool,
     /// Which files to search.
     #[command(flatten)]
     pub input: InputArgs,

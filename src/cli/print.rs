@@ -111,6 +111,31 @@ pub fn per_rule(out: &mut impl Write, rows: &[RuleCount]) -> io::Result<()> {
     Ok(())
 }
 
+/// The findings of rules without a fix, one per line as a compiler prints them:
+/// `path:line: severity[rule]: message`, at most [`MAX_FINDINGS_SHOWN`] (the rest
+/// counted; `--json` lists them all).
+pub fn findings(out: &mut impl Write, d: &PreviewDetails) -> io::Result<()> {
+    for f in d.findings.iter().take(MAX_FINDINGS_SHOWN) {
+        let message = if f.message.is_empty() { "matched" } else { f.message.as_str() };
+        writeln!(
+            out,
+            "{}:{}: {}[{}]: {}",
+            crate::quote::display_name(&f.path),
+            f.line,
+            f.severity,
+            escape_controls(&f.rule),
+            escape_controls(message)
+        )?;
+    }
+    if d.findings.len() > MAX_FINDINGS_SHOWN {
+        writeln!(out, "... and {} more findings (--json lists them all)", d.findings.len() - MAX_FINDINGS_SHOWN)?;
+    }
+    Ok(())
+}
+
+/// Findings printed in text output; `--json` has them all.
+pub const MAX_FINDINGS_SHOWN: usize = 200;
+
 /// The end-of-run table (on stderr: it holds a time, so it is not part of the
 /// deterministic output): files searched, changed, skipped with reasons, time.
 pub fn table(out: &mut impl Write, d: &PreviewDetails, elapsed: std::time::Duration) -> io::Result<()> {

@@ -150,6 +150,8 @@ mod tests {
             skipped: Vec::new(),
             warnings: Vec::new(),
             limit_reached: false,
+            overlapped: Vec::new(),
+            findings: Vec::new(),
         }
     }
 

@@ -97,10 +97,29 @@ pub fn ast_edit_output_schema() -> Value {
                 }
             },
             "warnings": {"type": "array", "items": {"type": "string"}},
-            "limitReached": {"type": "boolean"}
+            "limitReached": {"type": "boolean"},
+            "overlapped": {
+                "type": "array",
+                "description": "Matches not rewritten because they nest in or overlap a kept edit.",
+                "items": {
+                    "type": "object",
+                    "properties": {"path": {"type": "string"}, "line": count, "rule": {"type": "string"}, "keptRule": {"type": "string"}},
+                    "required": ["path", "line", "rule", "keptRule"]
+                }
+            },
+            "findings": {
+                "type": "array",
+                "description": "Matches of rules without a fix: reported, nothing staged.",
+                "items": {
+                    "type": "object",
+                    "properties": {"path": {"type": "string"}, "line": count, "rule": {"type": "string"},
+                                   "severity": {"type": "string"}, "message": {"type": "string"}},
+                    "required": ["path", "line", "rule", "severity", "message"]
+                }
+            }
         },
         "required": ["id", "label", "sourceToolName", "status", "applied", "totalReplacements", "filesTouched",
-                     "filesSearched", "files", "overlaps", "skipped", "warnings", "limitReached"]
+                     "filesSearched", "files", "overlaps", "skipped", "warnings", "limitReached", "overlapped", "findings"]
     })
 }
 
@@ -157,7 +176,7 @@ mod tests {
             let s = Value::Object((*t.input_schema).clone());
             assert_eq!(s["type"], "object");
             assert!(s.get("$ref").is_none() && s.get("$defs").is_none());
-            assert!(s["required"].is_array());
+            assert!(s.get("required").is_none_or(Value::is_array));
             let o = Value::Object((*t.output_schema.unwrap()).clone());
             assert_eq!(o["type"], "object");
         }

@@ -22,6 +22,27 @@ pub struct Preview {
     pub skipped: Vec<Skipped>,
     pub warnings: Vec<String>,
     pub limit_reached: bool,
+    pub overlapped: Vec<Overlapped>,
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Overlapped {
+    pub path: String,
+    pub line: usize,
+    pub rule: String,
+    pub kept_rule: String,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Finding {
+    pub path: String,
+    pub line: usize,
+    pub rule: String,
+    pub severity: String,
+    pub message: String,
 }
 
 #[derive(Debug, Deserialize)]

@@ -1,0 +1,102 @@
+//! Finding every match of a file's rules in the order `ast-grep scan` reports
+//! them: one pre-order walk of the tree, and at each node the rules whose
+//! potential kinds include the node's kind, in ast-grep-config's `CombinedScan`
+//! order (rules without a fix first, then by id; a request's ops by their index).
+//!
+//! The walk skips the subtrees that span none of the rules' anchor literals (no
+//! match can lie there; [`crate::compile::CompiledOp::anchor`]). Where the file
+//! holds an `ast-grep-ignore` comment and the rules are rule configs (ast-grep's
+//! `run` ignores those comments, `scan` honours them), `CombinedScan` itself runs,
+//! so suppression is exactly ast-grep's.
+
+use ast_grep_config::CombinedScan;
+use ast_grep_core::matcher::{Matcher, MatcherExt, NodeMatch};
+use ast_grep_core::tree_sitter::StrDoc;
+use ast_grep_core::AstGrep;
+use ast_grep_language::SupportLang;
+
+use super::{walk_pruned, RewriteOptions};
+use crate::compile::CompiledOp;
+
+/// A file's matches: `(rule position in the live list, match)`.
+pub(super) struct Found<'t> {
+    /// Matches of rules with a fix, in walk order.
+    pub diffs: Vec<(usize, NodeMatch<'t, StrDoc<SupportLang>>)>,
+    /// Matches of rules without a fix, in walk order.
+    pub findings: Vec<(usize, NodeMatch<'t, StrDoc<SupportLang>>)>,
+}
+
+/// Every match of `live` in the file `grep` (of text `body`).
+pub(super) fn scan<'t>(grep: &'t AstGrep<StrDoc<SupportLang>>, live: &[&CompiledOp], body: &str, opts: RewriteOptions) -> Found<'t> {
+    if live.iter().any(|op| op.suppressible) && body.contains("ast-grep-ignore") {
+        return combined(grep, live);
+    }
+    let order = rule_order(live);
+    let mut by_kind: Vec<Vec<usize>> = Vec::new();
+    for &k in &order {
+        let Some(kinds) = live[k].rule.matcher.potential_kinds() else { continue };
+        for kind in kinds.iter() {
+            if by_kind.len() <= kind {
+                by_kind.resize_with(kind + 1, Vec::new);
+            }
+            by_kind[kind].push(k);
+        }
+    }
+    let anchors = if opts.prefilter { anchors(live, body.as_bytes()) } else { None };
+    let mut found = Found { diffs: Vec::new(), findings: Vec::new() };
+    walk_pruned(grep.root().get_inner_node(), |node| {
+        if let Some(hits) = &anchors
+            && !spans(hits, node.start_byte(), node.end_byte())
+        {
+            return false;
+        }
+        for &k in by_kind.get(usize::from(node.kind_id())).map_or(&[][..], |v| &v[..]) {
+            if let Some(m) = live[k].rule.matcher.match_node(grep.adopt(node)) {
+                if live[k].has_fix { found.diffs.push((k, m)) } else { found.findings.push((k, m)) }
+            }
+        }
+        true
+    });
+    found
+}
+
+/// The order of the rules at one node: `CombinedScan`'s for rule configs (no fix
+/// first, then by id), the index order for a request's ops.
+fn rule_order(live: &[&CompiledOp]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..live.len()).collect();
+    if live.iter().any(|op| op.suppressible) {
+        order.sort_by(|&a, &b| (live[a].has_fix, &live[a].id).cmp(&(live[b].has_fix, &live[b].id)));
+    }
+    order
+}
+
+/// Every offset (with its length) of each rule's anchor literal, sorted; `None`
+/// when some rule has no anchor (then every node may match).
+fn anchors(live: &[&CompiledOp], text: &[u8]) -> Option<Vec<(usize, usize)>> {
+    let mut hits = Vec::new();
+    for op in live {
+        let (len, at) = op.anchor(text)?;
+        hits.extend(at.into_iter().map(|h| (h, len)));
+    }
+    hits.sort_unstable();
+    Some(hits)
+}
+
+/// True when `start..end` holds a whole anchor occurrence.
+fn spans(hits: &[(usize, usize)], start: usize, end: usize) -> bool {
+    let from = hits.partition_point(|&(h, _)| h < start);
+    hits[from..].iter().take_while(|&&(h, _)| h < end).any(|&(h, len)| h + len <= end)
+}
+
+/// ast-grep-config's own scan (with `ast-grep-ignore` suppression), mapped back
+/// to positions in `live`.
+fn combined<'t>(grep: &'t AstGrep<StrDoc<SupportLang>>, live: &[&CompiledOp]) -> Found<'t> {
+    let scan = CombinedScan::new(live.iter().map(|op| &op.rule).collect());
+    let result = scan.scan(grep, true);
+    let pos = |rule: &ast_grep_config::RuleConfig<SupportLang>| live.iter().position(|op| std::ptr::eq(&op.rule, rule)).expect("a live rule");
+    let diffs = result.diffs.into_iter().map(|(r, m)| (pos(r), m)).collect();
+    let mut findings: Vec<(usize, NodeMatch<'t, StrDoc<SupportLang>>)> =
+        result.matches.into_iter().flat_map(|(r, ms)| ms.into_iter().map(move |m| (r, m))).map(|(r, m)| (pos(r), m)).collect();
+    findings.sort_by_key(|(_, m)| m.range().start);
+    Found { diffs, findings }
+}
