@@ -91,7 +91,7 @@ fn print_report(r: &Report, color: bool, out: &mut impl Write) -> std::io::Resul
             (false, true) => ("PASS", "32"),
             (false, false) => ("FAIL", "31"),
         };
-        let marks: String = rule.cases.iter().map(|c| c.verdict.mark()).collect();
+        let marks = marks(&rule.cases);
         writeln!(out, "{} {}  {marks}", print::paint(color, code, word), rule.id)?;
     }
     for w in &r.snapshots_written {
@@ -107,6 +107,30 @@ fn print_report(r: &Report, color: bool, out: &mut impl Write) -> std::io::Resul
         }
         Ok(())
     }
+}
+
+/// A mark per case (`.` passes, `W`rong, `M`issing, `N`oisy, `U`pdated,
+/// `E`rror); over 40 cases, the count of each, centred in dots (as ast-grep).
+fn marks(cases: &[CaseReport]) -> String {
+    const MAX_MARKS: usize = 40;
+    if cases.len() <= MAX_MARKS {
+        return cases.iter().map(|c| c.verdict.mark()).collect();
+    }
+    let kinds: [(&str, &[Verdict]); 6] = [
+        ("Pass", &[Verdict::Validated, Verdict::Reported]),
+        ("Updated", &[Verdict::Updated]),
+        ("Wrong", &[Verdict::Wrong]),
+        ("Missing", &[Verdict::Missing]),
+        ("Noisy", &[Verdict::Noisy]),
+        ("Error", &[Verdict::Error]),
+    ];
+    let counts: Vec<String> = kinds
+        .iter()
+        .map(|(label, vs)| (label, cases.iter().filter(|c| vs.contains(&c.verdict)).count()))
+        .filter(|(_, n)| *n > 0)
+        .map(|(label, n)| format!("{label} \u{d7} {n}"))
+        .collect();
+    format!("{:.^50}", counts.join(", "))
 }
 
 /// The details of one case that did not simply pass.
