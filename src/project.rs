@@ -541,7 +541,9 @@ pub fn error_chain(e: &dyn std::error::Error) -> String {
     let mut at = e.source();
     while let Some(s) = at {
         let text = s.to_string();
-        if !parts.iter().any(|p| p.contains(text.trim())) {
+        // serde-saphyr repeats its message below the snippet, with " at line N, column M".
+        let core = text.split(" at line ").next().unwrap_or(&text).trim();
+        if !parts.iter().any(|p| p.contains(core)) {
             parts.push(text);
         }
         at = s.source();
@@ -565,10 +567,11 @@ mod tests {
     }
 
     #[test]
-    fn misspelt_rule_key_gives_the_line_and_column() {
+    fn misspelt_rule_key_gives_the_line_and_column_once() {
         let e = msg(parse_rules("id: x\nlanguage: python\nrule: {patern: f($A)}\n", "r.yml", None, &GlobalRules::default()));
-        assert!(e.contains("unknown field `patern`"), "{e}");
-        assert!(e.contains("line 3"), "{e}");
+        assert!(e.starts_with("r.yml: error: line 3 column 1: unknown field `patern`"), "{e}");
+        assert!(e.contains(" --> r.yml:3:1"), "{e}");
+        assert_eq!(e.matches("unknown field").count(), 2, "the message and the snippet's caret line, not a third copy: {e}");
     }
 
     #[test]

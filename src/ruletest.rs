@@ -533,4 +533,24 @@ mod tests {
             "id: p\nsnapshots:\n  \"print(1)\\nprint(2)\":\n    fixed: |-\n      log(1)\n      print(2)\n    labels:\n    - source: print(1)\n      style: primary\n      start: 0\n      end: 8\n"
         );
     }
+
+    #[test]
+    fn labels_of_a_labels_map_compare_as_a_set() {
+        let two = rule("id: l\nlanguage: python\nrule: {pattern: 'f($A, $B)'}\nlabels:\n  A: {style: primary}\n  B: {style: secondary}\n");
+        let snap = generate(&two, "f(1, 2)").unwrap().unwrap();
+        assert_eq!(snap.labels.len(), 2);
+        let mut swapped = snap.clone();
+        swapped.labels.reverse();
+        assert!(same_snapshot(&two, &snap, &swapped));
+        let mut moved = snap.clone();
+        moved.labels[0].start += 1;
+        assert!(!same_snapshot(&two, &moved, &snap));
+        // Default labels come in a fixed order: compared as a list.
+        let plain = rule("id: p\nlanguage: python\nrule: {pattern: 'f($A)', inside: {kind: expression_statement}}\n");
+        let snap = generate(&plain, "f(1)").unwrap().unwrap();
+        assert_eq!(snap.labels.len(), 2);
+        let mut swapped = snap.clone();
+        swapped.labels.reverse();
+        assert!(!same_snapshot(&plain, &snap, &swapped));
+    }
 }

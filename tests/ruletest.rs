@@ -42,6 +42,17 @@ fn summary(stdout: &str) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// The `PASS`/`FAIL`/`SKIP` lines, sorted (ast-grep prints them in its walk's order).
+fn summary_lines(stdout: &str) -> Vec<String> {
+    let mut v: Vec<String> = stdout
+        .lines()
+        .filter(|l| l.starts_with("PASS ") || l.starts_with("FAIL ") || l.starts_with("SKIP "))
+        .map(|l| l.trim_end().to_string())
+        .collect();
+    v.sort();
+    v
+}
+
 /// `ast-grep test ARGS` in `dir` (None without the peer): its exit code and stdout.
 fn peer_test(dir: &Path, args: &[&str]) -> Option<(i32, String)> {
     let ag = ast_grep()?;
@@ -59,13 +70,22 @@ fn same_verdicts_as_ast_grep(ours: &Tree, peer: &Tree, args: &[&str]) -> Run {
     let r = ours.run(&full);
     assert!(r.code == 0 || r.code == 1, "exit {}\n{}\n{}", r.code, r.stdout, r.stderr);
     if let Some((code, stdout)) = peer_test(peer.path(), args) {
-        assert_eq!(summary(&r.stdout), summary(&stdout), "ours:\n{}\nast-grep:\n{stdout}", r.stdout);
+        assert_eq!(summary_lines(&r.stdout), summary_lines(&stdout), "ours:\n{}\nast-grep:\n{stdout}", r.stdout);
         assert_eq!(code == 0, r.code == 0, "ours:\n{}\nast-grep:\n{stdout}", r.stdout);
         let peer_missing = stdout.lines().filter(|l| l.starts_with("Configuration not found!")).count();
         let our_missing = r.stdout.lines().filter(|l| l.starts_with("Rule not found:")).count();
         assert_eq!(peer_missing, our_missing, "ours:\n{}\nast-grep:\n{stdout}", r.stdout);
     }
     r
+}
+
+/// The two trees hold the same files with the same bytes (the paths that differ
+/// are named).
+#[track_caller]
+fn assert_same_tree(ours: &Tree, peer: &Tree) {
+    let (a, b) = (ours.snapshot(), peer.snapshot());
+    let differ: Vec<&String> = a.keys().chain(b.keys()).filter(|k| a.get(*k) != b.get(*k)).collect();
+    assert!(differ.is_empty(), "differ from ast-grep's: {differ:?}");
 }
 
 #[test]
@@ -123,7 +143,7 @@ fn update_all_writes_the_snapshots_ast_grep_wrote_byte_for_byte() {
     assert!(ours.read("rule-tests/__snapshots__/no-print-snapshot.yml").contains("    fixed: |\n      def f():\n          log.info(1)\n      \n          print(2)\n"));
     if let Some((code, stdout)) = peer_test(peer.path(), &["-U"]) {
         assert_eq!(code, 0, "{stdout}");
-        assert_eq!(ours.snapshot(), peer.snapshot());
+        assert_same_tree(&ours, &peer);
     }
     // A second -U changes nothing and says it wrote nothing.
     let again = ours.run(&["test", "-U"]).ok();
@@ -283,4 +303,25 @@ fn an_empty_valid_or_invalid_list_reads_as_no_cases_like_ast_grep() {
     }
     let r = same_verdicts_as_ast_grep(&ours, &peer, &[]).ok();
     assert!(r.stdout.contains("PASS no-print  ."), "{}", r.stdout);
+}
+
+#[test]
+fn snapshot_dir_setting_is_read_and_written_like_ast_grep() {
+    let (ours, peer) = (project(), project());
+    for t in [&ours, &peer] {
+        t.write("sgconfig.yml", "ruleDirs: [rules]\nutilDirs: [utils]\ntestConfigs:\n  - testDir: rule-tests\n    snapshotDir: snaps\n");
+        std::fs::rename(t.path().join(SNAPSHOTS), t.path().join("rule-tests/snaps")).unwrap();
+    }
+    same_verdicts_as_ast_grep(&ours, &peer, &[]).ok();
+    for t in [&ours, &peer] {
+        std::fs::remove_dir_all(t.path().join("rule-tests/snaps")).unwrap();
+    }
+    let r = same_verdicts_as_ast_grep(&ours, &peer, &[]).code(1);
+    assert!(r.stdout.contains("[Wrong] No rs-unwrap baseline found (rule-tests/snaps/rs-unwrap-snapshot.yml)."), "{}", r.stdout);
+    ours.run(&["test", "-U"]).ok();
+    assert_eq!(ours.read("rule-tests/snaps/no-print-snapshot.yml"), std::fs::read_to_string(fixture().join(SNAPSHOTS).join("no-print-snapshot.yml")).unwrap());
+    if let Some((code, stdout)) = peer_test(peer.path(), &["-U"]) {
+        assert_eq!(code, 0, "{stdout}");
+        assert_same_tree(&ours, &peer);
+    }
 }
