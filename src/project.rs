@@ -556,7 +556,7 @@ mod tests {
     use super::*;
 
     fn msg(r: Result<Vec<LoadedRule>>) -> String {
-        r.err().expect("an error").to_string()
+        r.expect_err("an error").to_string()
     }
 
     #[test]
