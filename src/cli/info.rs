@@ -1,16 +1,188 @@
-//! `test` (the rule files' test cases) and `langs` (the supported languages).
+//! `test` (an ast-grep project's rule tests, or the old JSON catalog's test
+//! cases) and `langs` (the supported languages).
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use super::print;
 use super::{style, write_json, ColorChoice, JsonFlag, TestArgs};
+use crate::error::Error;
 use crate::lang;
+use crate::project;
 use crate::rules;
+use crate::ruletest::{self, CaseReport, Report, RuleReport, Verdict};
 use crate::text::plural;
 
-/// `ast-edit test`.
+/// `ast-edit test`: the project's rule tests; with PATH, the old JSON catalog's
+/// (unless PATH is a project's config file or folder).
 pub(super) fn test(a: TestArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
-    let rules = rules::load(&a.dir)?;
+    let Some(dir) = a.dir.clone() else {
+        let config = a.config.clone();
+        return project_test(a, config, color, out);
+    };
+    if let Some(config) = config_of(&dir) {
+        if a.config.is_some() {
+            return Err(Error::bad("give the project once: either -c FILE or PATH").into());
+        }
+        return project_test(a, Some(config), color, out);
+    }
+    if a.config.is_some() || a.filter.is_some() || a.update_all || a.skip_snapshot_tests || a.json {
+        return Err(Error::bad(format!(
+            "{} is a JSON rule catalog (the old form of `ast-edit test PATH`); -c, --filter, -U, --skip-snapshot-tests and --json apply to ast-grep projects: drop PATH to test the nearest sgconfig.yml project, or name one with -c FILE",
+            dir.display()
+        ))
+        .into());
+    }
+    catalog_test(&dir, color, out)
+}
+
+/// PATH as a project: an sgconfig file, or a folder holding one.
+fn config_of(path: &Path) -> Option<PathBuf> {
+    let named = |p: &Path| p.file_name().is_some_and(|n| project::CONFIG_FILE_NAMES.iter().any(|c| n == *c));
+    if path.is_file() && named(path) {
+        return Some(path.to_path_buf());
+    }
+    project::CONFIG_FILE_NAMES.iter().map(|n| path.join(n)).find(|p| p.is_file())
+}
+
+/// The rule tests of the project of `config` (or the nearest one).
+fn project_test(a: TestArgs, config: Option<PathBuf>, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
+    let cwd = crate::workspace::current_dir()?;
+    let project = project::discover(&cwd, config.as_deref())?;
+    let opts = ruletest::Options {
+        filter: a.filter.as_deref().map(project::parse_filter).transpose()?,
+        update_all: a.update_all,
+        skip_snapshot_tests: a.skip_snapshot_tests,
+    };
+    let report = ruletest::run(&project, &opts)?;
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    if a.json {
+        write_json(out, &report)?;
+    } else {
+        print_report(&report, style(color, false).color, out)?;
+    }
+    Ok(if report.failed == 0 { 0 } else { 1 })
+}
+
+/// The text report, laid out as `ast-grep test` lays it out: the tests'
+/// count, the details of each case that did not pass, a line per rule
+/// (`PASS id  ..W`: a mark per case), and the verdict.
+fn print_report(r: &Report, color: bool, out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(out, "Running {}", plural(r.rules.len() + r.missing_rules.len(), "test"))?;
+    for m in &r.missing_rules {
+        writeln!(out, "Rule not found: `{}` ({}): {}", m.id, m.test_file, m.reason)?;
+    }
+    let shown: Vec<(&RuleReport, &CaseReport)> =
+        r.rules.iter().flat_map(|rule| rule.cases.iter().filter(|c| c.verdict != Verdict::Validated && c.verdict != Verdict::Reported).map(move |c| (rule, c))).collect();
+    if !shown.is_empty() {
+        writeln!(out, "\n----------- Case Details -----------")?;
+    }
+    if shown.is_empty() && !r.rules.is_empty() {
+        writeln!(out)?;
+    }
+    for (rule, c) in shown {
+        print_case(rule, c, color, out)?;
+    }
+    for rule in &r.rules {
+        let (word, code) = match (rule.cases.is_empty(), rule.passed) {
+            (true, _) => ("SKIP", "33"),
+            (false, true) => ("PASS", "32"),
+            (false, false) => ("FAIL", "31"),
+        };
+        let marks = marks(&rule.cases);
+        writeln!(out, "{} {}  {marks}", print::paint(color, code, word), rule.id)?;
+    }
+    for w in &r.snapshots_written {
+        writeln!(out, "wrote {w}")?;
+    }
+    writeln!(out)?;
+    if r.failed == 0 {
+        writeln!(out, "test result: {}. {} passed; 0 failed;", print::paint(color, "32", "ok"), r.passed)
+    } else {
+        writeln!(out, "test failed. {} passed; {} failed;", r.passed, r.failed)?;
+        if r.snapshots_only {
+            writeln!(out, "Only snapshots differ or are missing: check the diffs, then run `ast-edit test -U` to accept them.")?;
+        }
+        Ok(())
+    }
+}
+
+/// A mark per case (`.` passes, `W`rong, `M`issing, `N`oisy, `U`pdated,
+/// `E`rror); over 40 cases, the count of each, centred in dots (as ast-grep).
+fn marks(cases: &[CaseReport]) -> String {
+    const MAX_MARKS: usize = 40;
+    if cases.len() <= MAX_MARKS {
+        return cases.iter().map(|c| c.verdict.mark()).collect();
+    }
+    let kinds: [(&str, &[Verdict]); 6] = [
+        ("Pass", &[Verdict::Validated, Verdict::Reported]),
+        ("Updated", &[Verdict::Updated]),
+        ("Wrong", &[Verdict::Wrong]),
+        ("Missing", &[Verdict::Missing]),
+        ("Noisy", &[Verdict::Noisy]),
+        ("Error", &[Verdict::Error]),
+    ];
+    let counts: Vec<String> = kinds
+        .iter()
+        .map(|(label, vs)| (label, cases.iter().filter(|c| vs.contains(&c.verdict)).count()))
+        .filter(|(_, n)| *n > 0)
+        .map(|(label, n)| format!("{label} \u{d7} {n}"))
+        .collect();
+    format!("{:.^50}", counts.join(", "))
+}
+
+/// The details of one case that did not simply pass.
+fn print_case(rule: &RuleReport, c: &CaseReport, color: bool, out: &mut impl Write) -> std::io::Result<()> {
+    let id = &rule.id;
+    let label = |w: &str| print::paint(color, "4", w);
+    match c.verdict {
+        Verdict::Validated | Verdict::Reported => return Ok(()),
+        Verdict::Updated => writeln!(out, "[{}] Rule {id}'s snapshot baseline has been updated ({}).\n", label("Updated"), rule.snapshot_file)?,
+        Verdict::Wrong => {
+            match (&c.diff, &c.actual) {
+                (Some(diff), _) => {
+                    writeln!(out, "[{}] {id} snapshot is different from baseline ({}).", label("Wrong"), rule.snapshot_file)?;
+                    writeln!(out, "Diff:")?;
+                    for line in diff.lines() {
+                        let code = if line.starts_with("+++") || line.starts_with("---") { "1" } else if line.starts_with('+') { "32" } else if line.starts_with('-') { "31" } else { "0" };
+                        writeln!(out, "{}", print::paint(color && code != "0", code, line))?;
+                    }
+                }
+                (None, actual) => {
+                    writeln!(out, "[{}] No {id} baseline found ({}).", label("Wrong"), rule.snapshot_file)?;
+                    writeln!(out, "Generated Snapshot:")?;
+                    indented(out, &actual.as_ref().map(ruletest::to_yaml).unwrap_or_default())?;
+                }
+            }
+            writeln!(out, "For Code:")?;
+        }
+        Verdict::Missing => {
+            writeln!(out, "[{}] Expect rule {id} to report issues, but none found in ({}):\n", label("Missing"), rule.test_file)?
+        }
+        Verdict::Noisy => {
+            writeln!(out, "[{}] Expect {id} to report no issue, but some issues found in ({}):\n", label("Noisy"), rule.test_file)?
+        }
+        Verdict::Error => {
+            writeln!(out, "[{}] Fail to apply fix to {id}: {}", label("Error"), c.error.as_deref().unwrap_or_default())?;
+            writeln!(out, "For Code:")?;
+        }
+    }
+    indented(out, &c.code)?;
+    writeln!(out)
+}
+
+fn indented(out: &mut impl Write, text: &str) -> std::io::Result<()> {
+    for line in text.lines() {
+        writeln!(out, "  {line}")?;
+    }
+    Ok(())
+}
+
+/// The old form: the test cases of a JSON rule catalog.
+fn catalog_test(dir: &Path, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
+    let rules = rules::load(dir)?;
     let style = style(color, false);
     let (mut passed, mut failed) = (0usize, 0usize);
     for r in &rules {

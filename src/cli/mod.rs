@@ -117,7 +117,24 @@ Examples:
   ast-edit scan --rules queries/ src/
   ast-edit scan --rules queries/python/py-assert-equals.json tests/ -U")]
     Scan(ScanArgs),
-    /// Check every test case of every rule file (default folder: queries/).
+    /// Run an ast-grep project's rule tests (sgconfig.yml `testConfigs`), as `ast-grep test`.
+    #[command(long_about = "\
+Run the rule tests of an ast-grep project, with the verdicts of `ast-grep test`
+0.51.1: the project is the nearest sgconfig.yml (from the working directory up)
+or -c FILE. Each test file of `testConfigs` holds documents {id, valid, invalid}:
+a valid case passes when the rule matches nothing, an invalid one when it
+matches and its snapshot (labels of the first match, and `fixed`: the code with
+that first match fixed) equals the one in <testDir>/__snapshots__/<id>-snapshot.yml.
+-U writes the missing and differing snapshots. Exit 1 when a case fails.
+
+The old form `ast-edit test PATH` checks the test cases of a JSON rule catalog
+(such as queries/); it is deprecated.
+
+Examples:
+  ast-edit test
+  ast-edit test -c tools/sgconfig.yml --filter '^py-'
+  ast-edit test -U
+  ast-edit test queries/")]
     Test(TestArgs),
     /// Stage a command-backed custom action, to be applied or discarded with resolve.
     #[command(long_about = "\
@@ -227,9 +244,26 @@ pub struct ScanArgs {
 /// `test` arguments.
 #[derive(Args, Debug)]
 pub struct TestArgs {
-    /// Rule file or folder (default: queries).
-    #[arg(value_name = "FILE|DIR", default_value = "queries")]
-    pub dir: PathBuf,
+    /// The project's config file (default: the nearest sgconfig.yml or
+    /// sgconfig.yaml, from the working directory up).
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Only the rules and tests whose id matches REGEX (matching no rule is an error).
+    #[arg(long, value_name = "REGEX")]
+    pub filter: Option<String>,
+    /// Write the snapshot of every case whose snapshot differs or is missing.
+    #[arg(short = 'U', long = "update-all", conflicts_with = "skip_snapshot_tests")]
+    pub update_all: bool,
+    /// Judge invalid cases by "the rule matches" alone, without snapshots.
+    #[arg(long)]
+    pub skip_snapshot_tests: bool,
+    /// Print the results as one JSON value on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Deprecated: a JSON rule catalog file or folder (such as queries/) whose
+    /// rules' own test cases are checked, as before projects existed.
+    #[arg(value_name = "FILE|DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 /// `--json` alone.
