@@ -25,6 +25,21 @@ use crate::error::{Error, Result};
 use crate::lang;
 use crate::request::{Op, OpScope, Request, Strictness, WalkOptions};
 
+/// True when `path` is in the deprecated JSON catalog format: a `.json` file
+/// whose rules have `ops`, or a folder without an sgconfig file that holds such
+/// files.
+pub fn is_json_catalog(path: &Path) -> bool {
+    let holds_ops = |p: &Path| {
+        p.extension().is_some_and(|e| e == "json")
+            && std::fs::read_to_string(p).is_ok_and(|t| t.contains("\"ops\""))
+    };
+    if path.is_dir() {
+        return !crate::project::CONFIG_FILE_NAMES.iter().any(|n| path.join(n).is_file())
+            && rule_files(path).is_ok_and(|files| files.iter().any(|f| holds_ops(f)));
+    }
+    holds_ops(path)
+}
+
 /// One rule as written in a file.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

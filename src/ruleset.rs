@@ -354,7 +354,7 @@ impl FileGlobs {
     /// The globs of `rule` (none when it has neither key).
     pub fn of(rule: &Value) -> Result<FileGlobs> {
         let set = |key: &str| -> Result<Option<GlobSet>> {
-            let Some(list) = rule.get(key) else { return Ok(None) };
+            let Some(list) = rule.get(key).filter(|v| !v.is_null()) else { return Ok(None) };
             let Value::Array(items) = list else {
                 return Err(Error::bad(format!("rule `{}`: `{key}` must be a list of globs", id_of(rule))));
             };

@@ -11,6 +11,7 @@ use super::{open_store, review, spinner, style, write_json, ColorChoice, OutputA
 use crate::error::{Error, Result};
 use crate::plan::{self, Plan};
 use crate::request::{Op, RawRequest, Request};
+use crate::project;
 use crate::rules;
 use crate::workflow::{self, Preview};
 use crate::workspace;
@@ -48,9 +49,8 @@ pub(super) fn run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyho
 /// `ast-edit scan`.
 pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
     let cwd = workspace::current_dir()?;
-    let rules = rules::load(&a.rules)?;
     let walk = a.input.walk();
-    // The same checks as `run` for the paths and globs, then the rules' ops.
+    // The same checks as `run` for the paths and globs.
     let probe = RawRequest {
         ops: vec![Op { pat: "x".into(), out: "x".into() }],
         paths: a.paths.clone(),
@@ -58,11 +58,60 @@ pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> any
         ..Default::default()
     }
     .validate(&cwd, walk, a.input.max_filesize)?;
-    let req = rules::request(&rules, probe.paths, probe.globs, walk, a.input.max_filesize);
+    let mut req = match a.rule.as_deref().filter(|p| rules::is_json_catalog(p)) {
+        Some(old) => {
+            eprintln!(
+                "warning: {} is a JSON rule file of the old catalog format; it still loads, but the format is deprecated: write ast-grep rule configs (YAML) instead (docs/RULES.md)",
+                old.display()
+            );
+            let rules = rules::load(old)?;
+            rules::request(&rules, probe.paths, probe.globs, walk, a.input.max_filesize)
+        }
+        None => {
+            let set = load_rule_set(&a, &cwd)?;
+            Request { rule_set: Some(set), ops: Vec::new(), ..probe }
+        }
+    };
+    req.rewrite_nested = a.rewrite_nested;
     let how = a.output.emit(color)?;
     let started = Instant::now();
     let plan = build_plan(&req, &cwd)?;
     emit(plan, how, started, out)
+}
+
+/// The rules of `scan`: `--inline-rules`, `-r FILE`, or the project's (the
+/// nearest sgconfig.yml, or `-c FILE`). Loading warnings go to stderr.
+fn load_rule_set(a: &ScanArgs, cwd: &Path) -> Result<crate::ruleset::RuleSet> {
+    let filter = a.filter.as_deref().map(project::parse_filter).transpose()?;
+    // Rules given on their own may still call the nearest project's utilities.
+    let nearby_utils = || -> Result<project::Utils> {
+        match project::find_config(cwd) {
+            Some(file) => project::Project::open(&file)?.load_utils(),
+            None => Ok(project::Utils::none()),
+        }
+    };
+    let loaded = if let Some(text) = &a.inline_rules {
+        project::parse_inline(text, nearby_utils()?, filter.as_ref())?
+    } else if let Some(file) = &a.rule {
+        project::load_rule_file(file, nearby_utils()?, filter.as_ref())?
+    } else {
+        let p = project::discover(cwd, a.config.as_deref())?;
+        for w in &p.warnings {
+            eprintln!("warning: {w}");
+        }
+        p.load_rules(filter.as_ref())?
+    };
+    for w in &loaded.warnings {
+        eprintln!("warning: {w}");
+    }
+    if loaded.rules.is_empty() {
+        return Err(Error::bad("no rule to run: the rules loaded are all `severity: off`, or there are none; add a rule or change the filter"));
+    }
+    Ok(crate::ruleset::RuleSet {
+        rules: loaded.rules.iter().map(|r| r.config.clone()).collect(),
+        utils: loaded.utils.json.clone(),
+        base: Some(loaded.base.clone()),
+    })
 }
 
 fn build_raw(a: &RunArgs) -> Result<RawRequest> {

@@ -227,9 +227,24 @@ pub struct OutputArgs {
 /// `scan` flags.
 #[derive(Args, Debug)]
 pub struct ScanArgs {
-    /// A rule file, or a folder searched recursively for *.json rule files.
-    #[arg(long, value_name = "FILE|DIR", required = true)]
-    pub rules: PathBuf,
+    /// The project's config file (default: the nearest sgconfig.yml or
+    /// sgconfig.yaml, from the working directory up). Its `ruleDirs` give the rules.
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Run the rules of one rule file instead of a project's (YAML or JSON, one or
+    /// more documents separated by `---`). `--rules` is an old name of this flag; it
+    /// also takes the deprecated JSON catalog format (a file or a folder of them).
+    #[arg(short = 'r', long = "rule", visible_alias = "rules", value_name = "FILE", conflicts_with = "config")]
+    pub rule: Option<PathBuf>,
+    /// Run the rules given as YAML text (`---` between rules) instead of a project's.
+    #[arg(long, value_name = "TEXT", conflicts_with_all = ["rule", "config"])]
+    pub inline_rules: Option<String>,
+    /// Only the rules whose id matches REGEX (matching no rule is an error).
+    #[arg(long, value_name = "REGEX")]
+    pub filter: Option<String>,
+    /// Also rewrite the matches nested inside a rewritten match, in the same preview.
+    #[arg(long)]
+    pub rewrite_nested: bool,
     /// Which files to search.
     #[command(flatten)]
     pub input: InputArgs,
