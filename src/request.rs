@@ -201,6 +201,11 @@ pub struct RawRequest {
         description = "Search at most this many files (in path order); reaching it is reported."
     )]
     pub max_files: Option<u64>,
+    /// Lines of context around each change in the diffs (default 3, at most
+    /// [`crate::diff::MAX_CONTEXT_LINES`]).
+    #[serde(default)]
+    #[schemars(range(max = 10), description = "Context lines around each change in the diffs, 0 to 10 (default 3).")]
+    pub context_lines: Option<u64>,
 }
 
 /// How the walk treats ignore files and hidden files (CLI flags, as ripgrep's).
@@ -291,6 +296,18 @@ pub struct Request {
     /// Empty for an ad-hoc request, whose settings apply to every op.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scopes: Vec<OpScope>,
+    /// Lines of context around each change in the diffs ([`crate::diff::CONTEXT`]
+    /// unless asked; stored only when it differs).
+    #[serde(default = "default_context", skip_serializing_if = "is_default_context")]
+    pub context_lines: usize,
+}
+
+fn default_context() -> usize {
+    crate::diff::CONTEXT
+}
+
+fn is_default_context(n: &usize) -> bool {
+    *n == crate::diff::CONTEXT
 }
 
 /// Where and how one op of a rule-file scan applies.
@@ -474,6 +491,7 @@ impl RawRequest {
             max_filesize,
             no_prefilter: false,
             scopes: Vec::new(),
+            context_lines: crate::diff::check_context(self.context_lines.unwrap_or(crate::diff::CONTEXT as u64), "contextLines")?,
         })
     }
 }

@@ -226,6 +226,7 @@ pub fn request(rules: &[Rule], paths: Vec<String>, globs: Vec<String>, walk: Wal
         max_filesize,
         no_prefilter: false,
         scopes,
+        context_lines: crate::diff::CONTEXT,
     }
 }
 

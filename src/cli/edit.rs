@@ -32,13 +32,21 @@ impl OutputArgs {
         }
         Ok(Emit { json: self.json, update_all: self.update_all, interactive: self.interactive, style: style(color, self.full) })
     }
+
+    /// `-C N`, checked against [`crate::diff::MAX_CONTEXT_LINES`]; it overrides a
+    /// `--request`'s `contextLines`.
+    fn context_lines(&self) -> Result<Option<usize>> {
+        self.context.map(|n| crate::diff::check_context(n, "-C")).transpose()
+    }
 }
 
 /// `ast-edit run`.
 pub(super) fn run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
     let cwd = workspace::current_dir()?;
+    let context = a.output.context_lines()?;
     let mut req = build_raw(&a)?.validate(&cwd, a.input.walk(), a.input.max_filesize)?;
     req.no_prefilter = a.no_prefilter;
+    req.context_lines = context.unwrap_or(req.context_lines);
     let how = a.output.emit(color)?;
     let started = Instant::now();
     let plan = build_plan(&req, &cwd)?;
@@ -48,6 +56,7 @@ pub(super) fn run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyho
 /// `ast-edit scan`.
 pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
     let cwd = workspace::current_dir()?;
+    let context = a.output.context_lines()?;
     let rules = rules::load(&a.rules)?;
     let walk = a.input.walk();
     // The same checks as `run` for the paths and globs, then the rules' ops.
@@ -58,7 +67,8 @@ pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> any
         ..Default::default()
     }
     .validate(&cwd, walk, a.input.max_filesize)?;
-    let req = rules::request(&rules, probe.paths, probe.globs, walk, a.input.max_filesize);
+    let mut req = rules::request(&rules, probe.paths, probe.globs, walk, a.input.max_filesize);
+    req.context_lines = context.unwrap_or(req.context_lines);
     let how = a.output.emit(color)?;
     let started = Instant::now();
     let plan = build_plan(&req, &cwd)?;
@@ -97,6 +107,7 @@ fn build_raw(a: &RunArgs) -> Result<RawRequest> {
         strictness: a.strictness.clone(),
         globs: a.input.globs.clone(),
         max_files: a.max_files,
+        context_lines: None,
     })
 }
 
