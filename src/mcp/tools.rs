@@ -68,7 +68,8 @@ List the pending actions (no arguments), or page through one action's files and 
 
 const AST_UNDO_DESCRIPTION: &str = "\
 Undo the last apply: puts back each file it wrote that still holds the written bytes (others are left \
-alone and reported). With `id`, refused unless that is the last applied action.";
+alone and reported). With `id`, refused unless that is the last applied action; refused too when \
+that apply wrote files outside the root.";
 
 /// A count in an output schema (`{"type": "integer"}`: what the server writes
 /// needs no bounds, and every byte of `tools/list` is read by the model).
