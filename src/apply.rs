@@ -928,6 +928,15 @@ impl UndoResult {
     }
 }
 
+/// The id of the action that [`undo`] would undo next and the absolute paths of
+/// its files, changing nothing (the MCP server checks them before it undoes);
+/// `None` when there is nothing to undo.
+pub fn last_applied(store: &Locked<'_>) -> Result<Option<(String, Vec<PathBuf>)>> {
+    let Some(dir) = journal_records(store)?.pop() else { return Ok(None) };
+    let rec = read_record(&dir)?;
+    Ok(Some((rec.id, rec.files.into_iter().map(|f| f.abs).collect())))
+}
+
 /// Restores the files of the last applied action, where they still hold the bytes
 /// apply wrote: each original is read from the journal and checked against its
 /// recorded digest first, and written back keeping the file's mode, owner and

@@ -15,8 +15,23 @@ use similar::{DiffOp, TextDiff};
 use crate::engine::Edit;
 use crate::quote;
 
-/// Lines of context around each hunk.
+/// Lines of context around each hunk, by default (`contextLines` / `-C` change it).
 pub const CONTEXT: usize = 3;
+
+/// Most lines of context a request may ask for (`contextLines`, `-C`): more
+/// makes every preview longer without showing anything an editor would not.
+pub const MAX_CONTEXT_LINES: usize = 10;
+
+/// Refuses a context above [`MAX_CONTEXT_LINES`], naming the limit and the
+/// field (`contextLines` in JSON, `-C` on the command line).
+pub fn check_context(lines: u64, field: &str) -> crate::error::Result<usize> {
+    if lines > MAX_CONTEXT_LINES as u64 {
+        return Err(crate::error::Error::bad(format!(
+            "{field} is {lines}; the limit is {MAX_CONTEXT_LINES} context lines: give 0 to {MAX_CONTEXT_LINES} (default {CONTEXT})"
+        )));
+    }
+    Ok(lines as usize)
+}
 
 /// Longest diff line kept whole in a stored preview; longer lines (minified
 /// bundles) are cut and counted, so a preview's size stays bounded. The edit
@@ -27,7 +42,12 @@ pub const MAX_DIFF_LINE: usize = 4096;
 /// bytes plus a marker saying how much was cut. Returns the diff and how many
 /// lines were cut (a diff with cut lines is for reading, not for `git apply`).
 pub fn unified_bounded(path: &str, old: &str, new: &str, edits: &[Edit], max_line: usize) -> (String, usize) {
-    let full = unified_edits(path, old, new, edits);
+    unified_bounded_with(path, old, new, edits, max_line, CONTEXT)
+}
+
+/// [`unified_bounded`] with `context` lines of context around each hunk.
+pub fn unified_bounded_with(path: &str, old: &str, new: &str, edits: &[Edit], max_line: usize, context: usize) -> (String, usize) {
+    let full = unified_edits_with(path, old, new, edits, context);
     if full.split('\n').all(|l| l.len() <= max_line) {
         return (full, 0);
     }
@@ -51,11 +71,16 @@ pub fn unified_bounded(path: &str, old: &str, new: &str, edits: &[Edit], max_lin
 
 /// The unified diff from `old` to `new` for `path` (display path).
 pub fn unified(path: &str, old: &str, new: &str) -> String {
+    unified_with(path, old, new, CONTEXT)
+}
+
+/// [`unified`] with `context` lines of context around each hunk.
+pub fn unified_with(path: &str, old: &str, new: &str, context: usize) -> String {
     // An absolute display path (outside the working directory) must not give `a//x`.
     let path = path.trim_start_matches('/');
     let diff = TextDiff::from_lines(old, new);
     diff.unified_diff()
-        .context_radius(CONTEXT)
+        .context_radius(context)
         .missing_newline_hint(true)
         .header(&quote::prefixed("a/", path), &quote::prefixed("b/", path))
         .to_string()
@@ -99,6 +124,12 @@ impl<'a> Lines<'a> {
 /// between groups are equal context, and the hunks are grouped with
 /// [`CONTEXT`] lines of context as `similar` groups them.
 pub fn unified_edits(path: &str, old: &str, new: &str, edits: &[Edit]) -> String {
+    unified_edits_with(path, old, new, edits, CONTEXT)
+}
+
+/// [`unified_edits`] with `context` lines of context around each hunk (0 gives
+/// hunks of changed lines only, as `git diff -U0`).
+pub fn unified_edits_with(path: &str, old: &str, new: &str, edits: &[Edit], context: usize) -> String {
     let (a, b) = (Lines::new(old), Lines::new(new));
     let (na, nb) = (a.count(), b.count());
     // Old line ranges [lo, hi) touched by runs of edits, with the byte delta
@@ -144,7 +175,7 @@ pub fn unified_edits(path: &str, old: &str, new: &str, edits: &[Edit]) -> String
     debug_assert_eq!(bi + na.saturating_sub(ai), nb, "the edits give `new`");
     let path = path.trim_start_matches('/');
     let mut out = String::new();
-    for group in similar::group_diff_ops(ops, CONTEXT) {
+    for group in similar::group_diff_ops(ops, context) {
         if group.is_empty() {
             continue;
         }
@@ -324,6 +355,7 @@ mod tests {
             lines in proptest::collection::vec(proptest::sample::select(&["a\n", "b\n", "ccc\n", "\n", "d"][..]), 0..40),
             unique in proptest::bool::ANY,
             cuts in proptest::collection::vec((0usize..200, 0usize..4, proptest::sample::select(&["", "x", "\n", "y\n", "a\nq\n", "b\n"][..])), 0..6),
+            context in proptest::sample::select(&[0usize, 1, 3, 10][..]),
         ) {
             // Unique lines leave no doubt about how to line them up, so there the
             // whole-file diff must be the same; otherwise the patch must still work.
@@ -343,12 +375,35 @@ mod tests {
                 if at > old.len() { break; }
             }
             let (new, e) = edited(&old, &edits);
-            let d = unified_edits("p", &old, &new, &e);
+            let d = unified_edits_with("p", &old, &new, &e, context);
             proptest::prop_assert_eq!(patch(&old, &d), new.clone(), "{:?} {:?}\n{}", old, edits, d);
             if unique {
-                proptest::prop_assert_eq!(d, unified("p", &old, &new), "{:?} {:?}", old, edits);
+                proptest::prop_assert_eq!(d, unified_with("p", &old, &new, context), "{:?} {:?}", old, edits);
             }
         }
+    }
+
+    #[test]
+    fn context_lines_set_the_lines_around_each_change() {
+        let old = "a\nb\nc\nd\ne\nf\ng\nh\n";
+        let (new, e) = edited(old, &[(2, 3, "B"), (12, 13, "G")]);
+        let zero = unified_edits_with("p", old, &new, &e, 0);
+        assert_eq!(zero, "--- a/p\n+++ b/p\n@@ -2 +2 @@\n-b\n+B\n@@ -7 +7 @@\n-g\n+G\n");
+        assert_eq!(zero, unified_with("p", old, &new, 0));
+        let one = unified_edits_with("p", old, &new, &e, 1);
+        assert_eq!(one, "--- a/p\n+++ b/p\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n@@ -6,3 +6,3 @@\n f\n-g\n+G\n h\n");
+        // Ten lines of context join the two hunks and reach both ends of the file.
+        let ten = unified_edits_with("p", old, &new, &e, 10);
+        assert!(ten.starts_with("--- a/p\n+++ b/p\n@@ -1,8 +1,8 @@\n a\n-b\n+B\n c\n"), "{ten}");
+        assert_eq!(unified_edits("p", old, &new, &e), unified_edits_with("p", old, &new, &e, CONTEXT));
+    }
+
+    #[test]
+    fn context_above_the_limit_is_refused_naming_it() {
+        assert_eq!(check_context(10, "contextLines").unwrap(), 10);
+        assert_eq!(check_context(0, "-C").unwrap(), 0);
+        let e = check_context(11, "contextLines").unwrap_err().to_string();
+        assert_eq!(e, "contextLines is 11; the limit is 10 context lines: give 0 to 10 (default 3)");
     }
 
     #[test]

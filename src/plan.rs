@@ -331,7 +331,7 @@ fn plan_file(engine: &Engine, req: &Request, names: &[String], c: &Candidate) ->
     }
     let new_text = std::str::from_utf8(&rw.new_text).expect("edits keep UTF-8");
     rep.notes.extend(cross_rule_notes(&rep.overlapped));
-    let (diff, diff_lines_cut) = diff::unified_bounded(&c.display, text, new_text, &rw.edits, diff::MAX_DIFF_LINE);
+    let (diff, diff_lines_cut) = diff::unified_bounded_with(&c.display, text, new_text, &rw.edits, diff::MAX_DIFF_LINE, req.context_lines);
     let plan = FilePlan {
         path: c.display.clone(),
         abs: c.path.clone(),

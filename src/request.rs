@@ -215,6 +215,11 @@ pub struct RawRequest {
         description = "Search at most this many files (in path order); reaching it is reported."
     )]
     pub max_files: Option<u64>,
+    /// Lines of context around each change in the diffs (default 3, at most
+    /// [`crate::diff::MAX_CONTEXT_LINES`]).
+    #[serde(default)]
+    #[schemars(range(max = 10), description = "Context lines around each change in the diffs, 0 to 10 (default 3).")]
+    pub context_lines: Option<u64>,
 }
 
 /// How the walk treats ignore files and hidden files (CLI flags, as ripgrep's).
@@ -312,6 +317,18 @@ pub struct Request {
     /// Rewrite matches nested inside a rewritten match in the same preview.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rewrite_nested: bool,
+    /// Lines of context around each change in the diffs ([`crate::diff::CONTEXT`]
+    /// unless asked; stored only when it differs).
+    #[serde(default = "default_context", skip_serializing_if = "is_default_context")]
+    pub context_lines: usize,
+}
+
+fn default_context() -> usize {
+    crate::diff::CONTEXT
+}
+
+fn is_default_context(n: &usize) -> bool {
+    *n == crate::diff::CONTEXT
 }
 
 /// Where and how one op of a rule-file scan applies.
@@ -538,6 +555,7 @@ impl RawRequest {
             scopes: Vec::new(),
             rule_set: None,
             rewrite_nested: self.rewrite_nested.unwrap_or(false),
+            context_lines: crate::diff::check_context(self.context_lines.unwrap_or(crate::diff::CONTEXT as u64), "contextLines")?,
         })
     }
 }

@@ -29,9 +29,12 @@ use crate::request::{Op, OpScope, Request, Strictness, WalkOptions};
 /// whose rules have `ops`, or a folder without an sgconfig file that holds such
 /// files.
 pub fn is_json_catalog(path: &Path) -> bool {
+    // A `.json` file that is not JSON at all goes to this loader too, whose
+    // message says so.
     let holds_ops = |p: &Path| {
         p.extension().is_some_and(|e| e == "json")
-            && std::fs::read_to_string(p).is_ok_and(|t| t.contains("\"ops\""))
+            && std::fs::read_to_string(p)
+                .is_ok_and(|t| t.contains("\"ops\"") || serde_json::from_str::<serde_json::Value>(&t).is_err())
     };
     if path.is_dir() {
         return !crate::project::CONFIG_FILE_NAMES.iter().any(|n| path.join(n).is_file())
@@ -243,6 +246,7 @@ pub fn request(rules: &[Rule], paths: Vec<String>, globs: Vec<String>, walk: Wal
         scopes,
         rule_set: None,
         rewrite_nested: false,
+        context_lines: crate::diff::CONTEXT,
     }
 }
 

@@ -349,8 +349,9 @@ mod tests {
     }
 
     /// (d) The generated schema of `ast_edit` is the hand-written one it replaced
-    /// (`mcp::ast_edit_input_schema` before this module), with one deliberate
-    /// addition: the items of `ops` carry the doc comment of [`Op`].
+    /// (`mcp::ast_edit_input_schema` before this module), with deliberate
+    /// additions: the items of `ops` carry the doc comment of [`Op`], and
+    /// `contextLines` (added since) is a property.
     #[test]
     fn ast_edit_schema_is_the_hand_written_one() {
         let mut expected = json!({
@@ -387,7 +388,8 @@ mod tests {
                     "items": {"type": "string"},
                     "description": "Include/exclude globs as ripgrep -g (`!` excludes), e.g. [\"*.py\", \"!tests/**\"]."
                 },
-                "maxFiles": {"type": "integer", "minimum": 1, "description": "Search at most this many files (in path order); reaching it is reported."}
+                "maxFiles": {"type": "integer", "minimum": 1, "description": "Search at most this many files (in path order); reaching it is reported."},
+                "contextLines": {"type": "integer", "minimum": 0, "maximum": 10, "description": "Context lines around each change in the diffs, 0 to 10 (default 3)."}
             },
             "additionalProperties": false
         });

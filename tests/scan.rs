@@ -104,7 +104,7 @@ fn rule_file_errors_name_the_file_the_rule_and_the_field() {
         assert!(r.stderr.contains(msg), "expected {msg:?} in:\n{}", r.stderr);
     }
     let r = t.run(&["scan", "--rules", "no/such/rules"]).code(2);
-    assert!(r.stderr.contains("rules path no/such/rules"), "{}", r.stderr);
+    assert!(r.stderr.contains("cannot read rule file no/such/rules"), "{}", r.stderr);
 }
 
 #[test]

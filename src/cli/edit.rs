@@ -33,13 +33,21 @@ impl OutputArgs {
         }
         Ok(Emit { json: self.json, update_all: self.update_all, interactive: self.interactive, style: style(color, self.full) })
     }
+
+    /// `-C N`, checked against [`crate::diff::MAX_CONTEXT_LINES`]; it overrides a
+    /// `--request`'s `contextLines`.
+    fn context_lines(&self) -> Result<Option<usize>> {
+        self.context.map(|n| crate::diff::check_context(n, "-C")).transpose()
+    }
 }
 
 /// `ast-edit run`.
 pub(super) fn run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
     let cwd = workspace::current_dir()?;
+    let context = a.output.context_lines()?;
     let mut req = build_raw(&a)?.validate(&cwd, a.input.walk(), a.input.max_filesize)?;
     req.no_prefilter = a.no_prefilter;
+    req.context_lines = context.unwrap_or(req.context_lines);
     let how = a.output.emit(color)?;
     let started = Instant::now();
     let plan = build_plan(&req, &cwd)?;
@@ -49,6 +57,7 @@ pub(super) fn run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyho
 /// `ast-edit scan`.
 pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
     let cwd = workspace::current_dir()?;
+    let context = a.output.context_lines()?;
     let walk = a.input.walk();
     // The same checks as `run` for the paths and globs.
     let probe = RawRequest {
@@ -73,6 +82,7 @@ pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> any
         }
     };
     req.rewrite_nested = a.rewrite_nested;
+    req.context_lines = context.unwrap_or(req.context_lines);
     let how = a.output.emit(color)?;
     let started = Instant::now();
     let plan = build_plan(&req, &cwd)?;
@@ -148,6 +158,7 @@ fn build_raw(a: &RunArgs) -> Result<RawRequest> {
         max_files: a.max_files,
         rule: None,
         rewrite_nested: Some(a.rewrite_nested),
+        context_lines: None,
     })
 }
 

@@ -222,6 +222,10 @@ pub struct OutputArgs {
     /// Print every diff line in full (no preview budget).
     #[arg(long)]
     pub full: bool,
+    /// Lines of context around each change in the diffs, 0 to 10 (default 3;
+    /// overrides a --request's contextLines).
+    #[arg(short = 'C', long = "context", value_name = "N")]
+    pub context: Option<u64>,
 }
 
 /// `scan` flags.

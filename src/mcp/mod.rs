@@ -1,20 +1,27 @@
 //! `ast-edit mcp`: the Model Context Protocol server (stdio), built on the official
 //! Rust SDK `rmcp`.
 //!
-//! Two tools, always listed, with JSON schemas that strict clients accept (plain
-//! object roots, no `$ref`, enums inline; `tools`). The input schemas are
-//! generated from the serde types the server parses (`crate::schema`); the
-//! output schemas are written out:
+//! Its tools are always listed, with JSON schemas that strict clients accept (plain
+//! object roots, no `$ref`, one `type` per property, closed objects, enums inline;
+//! `tools`). The input schemas of `ast_edit` and `resolve` are generated from the
+//! serde types the server parses (`crate::schema`); the rest are written out.
+//! Every result is bounded: its text by [`PREVIEW_CHAR_BUDGET`], its
+//! `structuredContent` by [`STRUCTURED_CHAR_BUDGET`] (`paging`):
 //!
 //! - `ast_edit` (read-only): validates the request (docs/DESIGN.md section 2),
 //!   builds the dry-run plan, stages it in the same on-disk store as the CLI
 //!   ([`crate::workspace::state_dir`], so `AST_EDIT_STATE_DIR` works and
 //!   `ast-edit pending` sees MCP previews), and returns a preview text budgeted to
 //!   [`PREVIEW_CHAR_BUDGET`] characters (`preview_text`) followed by the exact
-//!   [`REMINDER`] block, with the whole preview details in `structuredContent`.
+//!   [`REMINDER`] block, with the preview details in `structuredContent` (the
+//!   files that fit; `ast_pending` pages through the rest).
 //! - `resolve` (destructive): applies or discards the newest pending action (or `id`)
 //!   through [`crate::resolve::resolve`]; the result text, `isError` and details are the
-//!   library's, unchanged.
+//!   library's, bounded.
+//! - `ast_pending` (read-only): lists the pending actions, or pages through one
+//!   action's files and diffs (`fileOffset`, `limit`).
+//! - `ast_undo` (destructive): the library's undo of the last apply, refused when
+//!   it is not the `id` given or when it wrote files outside the root.
 //!
 //! Every failure of a tool call (bad arguments, bad patterns, paths outside the
 //! root, store errors) is a tool result with `isError: true` and a message that
@@ -47,6 +54,7 @@
 //! waiting); only a planning thread may be left behind ([`SHUTDOWN_GRACE`]).
 
 
+mod paging;
 mod preview_text;
 mod server;
 mod tools;
@@ -59,9 +67,10 @@ use rmcp::ServiceExt;
 
 use crate::error::Error;
 
+pub use paging::{MAX_PAGE_FILES, PAGE_FILES, STRUCTURED_CHAR_BUDGET};
 pub use preview_text::preview_text;
 pub use server::AstEditServer;
-pub use tools::{ast_edit_input_schema, ast_edit_output_schema, resolve_input_schema, resolve_output_schema, tools};
+pub use tools::{ast_edit_input_schema, ast_edit_output_schema, resolve_input_schema, resolve_output_schema, tools, TOOLS_LIST_BYTE_BUDGET};
 pub use transport::{MAX_MESSAGE_BYTES, RESOLVE_START_GRACE};
 
 
@@ -70,14 +79,21 @@ pub use transport::{MAX_MESSAGE_BYTES, RESOLVE_START_GRACE};
 pub const REMINDER: &str =
     "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
 
-/// Cap on the characters of an `ast_edit` preview text (before [`REMINDER`]). The
-/// summary, the per-file lines (up to [`MAX_FILE_LINES`]), skipped files and
-/// warnings come first; diffs fill what is left, whole lines at a time, and a note
-/// says how to see the rest. `structuredContent` always holds every diff in full.
+/// Cap on the characters of an `ast_edit` preview text (before [`REMINDER`]), and
+/// of every other result text (`resolve`, `ast_pending`, `ast_undo`, errors). The
+/// summary, the changed files, skipped files and warnings come first; diffs fill
+/// what is left, whole lines at a time, and a note says how to see the rest
+/// (`ast_pending`). `structuredContent` has its own budget,
+/// [`STRUCTURED_CHAR_BUDGET`].
 pub const PREVIEW_CHAR_BUDGET: usize = 20_000;
 
-/// Per-file summary lines shown before the rest are counted in one line.
-pub const MAX_FILE_LINES: usize = 200;
+/// Changed files listed one per line in a preview text; more are counted per
+/// folder. Also the per-file lines of a `resolve` or `ast_undo` text (each run of
+/// them) before the rest are counted.
+pub const MAX_FILE_LINES: usize = 50;
+
+/// Folder lines of a preview text whose files are counted per folder.
+pub const MAX_FOLDER_LINES: usize = 20;
 
 /// Stack of the server's worker threads: tokio's blocking threads (which plan,
 /// stage and resolve) and rayon's (which match files). Compiling a pattern, and

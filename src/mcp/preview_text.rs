@@ -1,10 +1,17 @@
-//! The text of an `ast_edit` result: a preview budgeted for a model's context.
-//! The summary, the per-file lines, skipped files and warnings come first; the
-//! diffs fill what is left, whole lines at a time, and a note says how to see the
-//! rest.
+//! The texts of the tools' results, budgeted for a model's context: the
+//! `ast_edit` preview, the pages and list of `ast_pending`, and the bounded form
+//! of the `resolve` and `ast_undo` texts and of error messages.
+//!
+//! The preview puts the summary, the changed files (one line each up to
+//! [`MAX_FILE_LINES`], else counts per folder), skipped files and warnings first;
+//! the diffs fill what is left, whole lines at a time, and a note says where the
+//! rest is (`ast_pending` from the first file not shown whole).
 
-use super::{MAX_FILE_LINES, PREVIEW_CHAR_BUDGET};
-use crate::preview::PreviewDetails;
+use super::paging::Page;
+use super::{MAX_FILE_LINES, MAX_FOLDER_LINES, PREVIEW_CHAR_BUDGET};
+use crate::pending::{ActionKind, PendingAction};
+use crate::preview::{PreviewDetails, PreviewFile};
+use crate::quote::{display_name, escape_controls};
 use crate::text::{self, plural, Fit, Unit};
 
 /// Skipped files and warnings shown (each) before the rest are counted.
@@ -13,14 +20,17 @@ const MAX_NOTE_LINES: usize = 20;
 /// Longest diff or warning line shown in full in the preview text (characters).
 const MAX_LINE_CHARS: usize = 400;
 
+/// Room kept at the end of a text for the closing fence and the notes after it.
+const TAIL_RESERVE: usize = 600;
+
 /// `line` cut to [`MAX_LINE_CHARS`] characters with a note.
 fn cut_line(line: &str) -> String {
     text::cut_with_note(line, MAX_LINE_CHARS, Unit::Chars, "")
 }
 
 /// The preview text of an `ast_edit` result (without the reminder block), at
-/// most about [`PREVIEW_CHAR_BUDGET`] characters: summary, pending id, one line
-/// per file, skipped files, warnings, then the diffs while they fit.
+/// most about [`PREVIEW_CHAR_BUDGET`] characters: summary, pending id, the
+/// changed files, skipped files, warnings, then the diffs while they fit.
 pub fn preview_text(d: &PreviewDetails) -> String {
     let mut s = String::new();
     s.push_str(&d.summary_line());
@@ -34,32 +44,102 @@ pub fn preview_text(d: &PreviewDetails) -> String {
         ),
     }
     push_files(&mut s, d);
-    push_notes(&mut s, "\nSkipped ", &plural(d.skipped.len(), "file"), d.skipped.iter().map(|k| format!("  {}: {}", k.shown(), crate::quote::escape_controls(&k.reason))), "skipped");
-    push_notes(&mut s, "\nWarnings", "", d.warnings.iter().map(|w| format!("  - {}", crate::quote::escape_controls(w))), "warnings");
+    push_notes(&mut s, "\nSkipped ", &plural(d.skipped.len(), "file"), d.skipped.iter().map(|k| format!("  {}: {}", k.shown(), escape_controls(&k.reason))), "skipped");
+    push_notes(&mut s, "\nWarnings", "", d.warnings.iter().map(|w| format!("  - {}", escape_controls(w))), "warnings");
     if !d.files.is_empty() {
-        push_diffs(&mut s, d);
+        let shown = push_diffs(&mut s, &d.files);
+        if let Some(first) = shown.first_incomplete {
+            let id = d.id.as_deref().unwrap_or("ID");
+            s.push_str(&format!(
+                "\n… {} omitted to keep this preview under {PREVIEW_CHAR_BUDGET} characters. The pending action still covers every changed file. See the rest with `ast_pending` {{\"id\": \"{id}\", \"fileOffset\": {first}}}, or run `ast-edit show {id} --full`.\n",
+                shown.what()
+            ));
+        }
     }
     s.trim_end().to_string()
 }
 
-/// One line per changed file (up to [`MAX_FILE_LINES`]), the rest counted.
+/// The line of one changed file.
+fn file_line(f: &PreviewFile) -> String {
+    let mut line = format!("  {}  {}", display_name(&f.path), plural(f.replacements, "replacement"));
+    if f.syntax_errors_introduced {
+        line.push_str("  [adds syntax errors: apply refuses it unless extra {\"allowSyntaxErrors\": true}]");
+    }
+    line.push('\n');
+    line
+}
+
+/// The changed files: one line each up to [`MAX_FILE_LINES`]; past that, counts
+/// per folder (at most [`MAX_FOLDER_LINES`] lines) and the files that add syntax
+/// errors, with where to list them all.
 fn push_files(s: &mut String, d: &PreviewDetails) {
     if d.files.is_empty() {
         return;
     }
-    s.push_str("\nFiles:\n");
-    for f in d.files.iter().take(MAX_FILE_LINES) {
-        s.push_str(&format!("  {}  {}", crate::quote::display_name(&f.path), plural(f.replacements, "replacement")));
-        if f.syntax_errors_introduced {
-            s.push_str("  [adds syntax errors: apply refuses it unless extra {\"allowSyntaxErrors\": true}]");
-        }
+    if d.files.len() <= MAX_FILE_LINES {
+        s.push_str("\nFiles:\n");
+        d.files.iter().for_each(|f| s.push_str(&file_line(f)));
+        return;
+    }
+    let folders = folders(&d.files);
+    let id = d.id.as_deref().unwrap_or("ID");
+    s.push_str(&format!(
+        "\nFiles: {} in {} (each file with its diff: `ast_pending` {{\"id\": \"{id}\"}}):\n",
+        d.files.len(),
+        plural(folders.len(), "folder")
+    ));
+    for (name, files, replacements) in folders.iter().take(MAX_FOLDER_LINES) {
+        s.push_str(&cut_line(&format!("  {}  {}, {}", display_name(name), plural(*files, "file"), plural(*replacements, "replacement"))));
         s.push('\n');
     }
-    if d.files.len() > MAX_FILE_LINES {
-        s.push_str(&format!(
-            "  … and {} more (all listed in structuredContent.files; `ast-edit pending --json` lists them too)\n",
-            plural(d.files.len() - MAX_FILE_LINES, "file")
-        ));
+    if folders.len() > MAX_FOLDER_LINES {
+        let rest = &folders[MAX_FOLDER_LINES..];
+        s.push_str(&format!("  … and {} more ({})\n", plural(rest.len(), "folder"), plural(rest.iter().map(|f| f.1).sum(), "file")));
+    }
+    let broken: Vec<&PreviewFile> = d.files.iter().filter(|f| f.syntax_errors_introduced).collect();
+    push_notes(
+        s,
+        "\nFiles whose rewrite adds syntax errors (apply refuses them unless extra {\"allowSyntaxErrors\": true}), ",
+        &broken.len().to_string(),
+        broken.iter().map(|f| format!("  {}", display_name(&f.path))),
+        "files",
+    );
+}
+
+/// The changed files counted per folder, in path order: `(folder/, files,
+/// replacements)`. Folders are cut to fewer levels (from the top) until at most
+/// [`MAX_FOLDER_LINES`] remain, or to one level.
+fn folders(files: &[PreviewFile]) -> Vec<(String, usize, usize)> {
+    let dir = |p: &str| p.rsplit_once('/').map_or(String::new(), |(d, _)| d.to_string());
+    let deepest = files.iter().map(|f| dir(&f.path).split('/').count()).max().unwrap_or(1);
+    let mut levels = deepest;
+    loop {
+        let mut out: Vec<(String, usize, usize)> = Vec::new();
+        for f in files {
+            let d = dir(&f.path);
+            let key = match d.as_str() {
+                "" => "./".to_string(),
+                d => format!("{}/", d.split('/').take(levels).collect::<Vec<_>>().join("/")),
+            };
+            match out.last_mut() {
+                Some(last) if last.0 == key => {
+                    last.1 += 1;
+                    last.2 += f.replacements;
+                }
+                _ => match out.iter_mut().find(|o| o.0 == key) {
+                    Some(o) => {
+                        o.1 += 1;
+                        o.2 += f.replacements;
+                    }
+                    None => out.push((key, 1, f.replacements)),
+                },
+            }
+        }
+        if out.len() <= MAX_FOLDER_LINES || levels <= 1 {
+            out.sort_by(|a, b| a.0.cmp(&b.0));
+            return out;
+        }
+        levels -= 1;
     }
 }
 
@@ -80,20 +160,47 @@ fn push_notes(s: &mut String, title: &str, count: &str, lines: impl ExactSizeIte
     }
 }
 
-/// The diffs, whole lines, while they fit in the budget; then a note on what
-/// was left out and where to see it.
-fn push_diffs(s: &mut String, d: &PreviewDetails) {
+/// What [`push_diffs`] left out.
+struct Shown {
+    hidden: text::Hidden,
+    /// The first file not shown whole, when one was not.
+    first_incomplete: Option<usize>,
+}
+
+impl Shown {
+    /// `<n> more diff lines (<k files> cut short, <m files> not shown)`.
+    fn what(&self) -> String {
+        let h = self.hidden;
+        let mut what = format!("{} more diff lines", h.lines);
+        let mut parts = Vec::new();
+        if h.partial_files > 0 {
+            parts.push(format!("{} cut short", plural(h.partial_files, "file")));
+        }
+        if h.files > 0 {
+            parts.push(format!("{} not shown", plural(h.files, "file")));
+        }
+        if !parts.is_empty() {
+            what.push_str(&format!(" ({})", parts.join(", ")));
+        }
+        what
+    }
+}
+
+/// The diffs of `files` in a `diff` fence, whole lines, while they fit in the
+/// budget after what `s` holds.
+fn push_diffs(s: &mut String, files: &[PreviewFile]) -> Shown {
     let open = "\n```diff\n";
     let close = "```\n";
-    let reserve = 400; // room for the closing fence and the cut note
     let mut used = s.chars().count() + open.len() + close.len();
     let mut body = String::new();
     let mut fit = Fit::default();
-    for f in &d.files {
+    let mut first_incomplete = None;
+    for (i, f) in files.iter().enumerate() {
+        let before = fit.hidden().lines;
         fit.file(&f.diff, |raw| {
             let line = cut_line(raw);
             let n = line.chars().count() + 1;
-            if used + n + reserve > PREVIEW_CHAR_BUDGET {
+            if used + n + TAIL_RESERVE > PREVIEW_CHAR_BUDGET {
                 return false;
             }
             body.push_str(&line);
@@ -101,37 +208,146 @@ fn push_diffs(s: &mut String, d: &PreviewDetails) {
             used += n;
             true
         });
+        if fit.hidden().lines > before && first_incomplete.is_none() {
+            first_incomplete = Some(i);
+        }
     }
     if !body.is_empty() {
         s.push_str(open);
         s.push_str(&body);
         s.push_str(close);
     }
-    let hidden = fit.hidden();
-    if hidden.lines == 0 {
-        return;
+    Shown { hidden: fit.hidden(), first_incomplete }
+}
+
+/// Characters that `f` adds to a page's text: its file line and its diff lines.
+pub fn page_file_chars(f: &PreviewFile) -> usize {
+    file_line(f).chars().count() + f.diff.lines().map(|l| cut_line(l).chars().count() + 1).sum::<usize>()
+}
+
+/// The room a page's files may take in its text (the header and the notes
+/// around them are kept out).
+pub const PAGE_TEXT_ROOM: usize = PREVIEW_CHAR_BUDGET - 2 * TAIL_RESERVE;
+
+/// The first line of an action's page: `Pending action <id>: <label> (staged <at> by <tool>).`
+fn action_line(a: &PendingAction) -> String {
+    cut_line(&format!("Pending action {}: {} (staged {} by {}).", a.id, escape_controls(&a.label), a.created_at, a.source_tool_name))
+}
+
+/// The text of an `ast_pending` page of `action`'s files.
+pub fn page_text(action: &PendingAction, page: &Page) -> String {
+    let mut s = action_line(action);
+    s.push('\n');
+    if let ActionKind::Command { .. } = action.kind {
+        s.push_str("It runs a command when resolved (staged with `ast-edit propose`): it has no per-file diffs. Apply or discard it with `resolve`.");
+        return s;
     }
-    let id = d.id.as_deref().unwrap_or("ID");
-    let mut what = format!("{} more diff lines", hidden.lines);
-    let mut parts = Vec::new();
-    if hidden.partial_files > 0 {
-        parts.push(format!("{} cut short", plural(hidden.partial_files, "file")));
+    let (first, last) = (page.offset + 1, page.offset + page.files.len());
+    s.push_str(&format!("Files {first} to {last} of {} (fileOffset {}):\n", page.total, page.offset));
+    page.files.iter().for_each(|f| s.push_str(&file_line(f)));
+    let shown = push_diffs(&mut s, &page.files);
+    if shown.hidden.lines > 0 {
+        s.push_str(&format!(
+            "\n… {} omitted to keep this page under {PREVIEW_CHAR_BUDGET} characters; run `ast-edit show {} --full` to see the whole diff.\n",
+            shown.what(),
+            action.id
+        ));
     }
-    if hidden.files > 0 {
-        parts.push(format!("{} not shown", plural(hidden.files, "file")));
+    match page.next() {
+        Some(next) => s.push_str(&format!(
+            "\nNext page: `ast_pending` {{\"id\": \"{}\", \"fileOffset\": {next}}}. Apply or discard the whole action with `resolve`.",
+            action.id
+        )),
+        None => s.push_str("\nThis is the last page. Apply or discard the whole action with `resolve`."),
     }
-    if !parts.is_empty() {
-        what.push_str(&format!(" ({})", parts.join(", ")));
+    s
+}
+
+/// The text of `ast_pending` without `id`: one line per pending action (the
+/// first `shown` of them), newest first.
+pub fn list_text(actions: &[PendingAction], shown: usize) -> String {
+    if actions.is_empty() {
+        return "No pending actions: nothing to page through or resolve.".to_string();
     }
-    s.push_str(&format!(
-        "\n… {what} omitted to keep this preview under {PREVIEW_CHAR_BUDGET} characters. The pending action still covers every file listed above. See every diff in structuredContent.files[].diff, or run `ast-edit show {id} --full`.\n"
-    ));
+    let mut s = format!("{}, newest first:\n", plural(actions.len(), "pending action"));
+    let mut used = s.chars().count() + TAIL_RESERVE;
+    let mut listed = 0;
+    for a in actions.iter().take(shown) {
+        let line = cut_line(&format!(
+            "  {}  {}  {}  [{}]  {}",
+            a.id,
+            a.created_at,
+            escape_controls(&a.label),
+            a.source_tool_name,
+            plural(a.files.len(), "file")
+        ));
+        if used + line.chars().count() + 1 > PREVIEW_CHAR_BUDGET {
+            break;
+        }
+        used += line.chars().count() + 1;
+        s.push_str(&line);
+        s.push('\n');
+        listed += 1;
+    }
+    if listed < actions.len() {
+        s.push_str(&format!("  … and {} more\n", actions.len() - listed));
+    }
+    s.push_str("See an action's files and diffs with `ast_pending` {\"id\": \"<id>\"}; apply or discard it with `resolve`.");
+    s
+}
+
+/// A `resolve` or `ast_undo` text within the budget: each run of indented lines
+/// (one per file) keeps its first [`MAX_FILE_LINES`] lines and counts the rest
+/// by their first word (`… and 1950 more: 1948 applied, 2 stale`); every line is
+/// cut at [`MAX_LINE_CHARS`]. A text still over [`PREVIEW_CHAR_BUDGET`] (a long
+/// error naming many files) keeps its head and its tail.
+pub fn bounded_result_text(t: &str) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut run: Vec<&str> = Vec::new();
+    let flush = |out: &mut Vec<String>, run: &mut Vec<&str>| {
+        out.extend(run.iter().take(MAX_FILE_LINES).map(|l| cut_line(l)));
+        if run.len() > MAX_FILE_LINES {
+            let mut words: Vec<(&str, usize)> = Vec::new();
+            for l in &run[MAX_FILE_LINES..] {
+                let w = l.split_whitespace().next().unwrap_or("");
+                match words.iter_mut().find(|x| x.0 == w) {
+                    Some(x) => x.1 += 1,
+                    None => words.push((w, 1)),
+                }
+            }
+            let counts: Vec<String> = words.iter().map(|(w, n)| format!("{n} {w}")).collect();
+            out.push(format!("  … and {} more: {}", run.len() - MAX_FILE_LINES, counts.join(", ")));
+        }
+        run.clear();
+    };
+    for line in t.split('\n') {
+        if line.starts_with("  ") {
+            run.push(line);
+        } else {
+            flush(&mut out, &mut run);
+            out.push(cut_line(line));
+        }
+    }
+    flush(&mut out, &mut run);
+    bounded_message(&out.join("\n"))
+}
+
+/// `msg` within [`PREVIEW_CHAR_BUDGET`] characters: its head and its tail (where
+/// the fix is usually said), with a note on what was cut between them.
+pub fn bounded_message(msg: &str) -> String {
+    let n = msg.chars().count();
+    if n <= PREVIEW_CHAR_BUDGET {
+        return msg.to_string();
+    }
+    let keep = (PREVIEW_CHAR_BUDGET - 200) / 2;
+    let head: String = msg.chars().take(keep).collect();
+    let tail: String = msg.chars().skip(n - keep).collect();
+    format!("{head}\n… [{} characters cut to keep this result under {PREVIEW_CHAR_BUDGET} characters] …\n{tail}", n - 2 * keep)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::preview::PreviewFile;
     use crate::status::PreviewStatus;
 
     fn details(files: Vec<PreviewFile>, id: Option<&str>) -> PreviewDetails {
@@ -155,12 +371,16 @@ mod tests {
         }
     }
 
-    fn file(i: usize, lines: usize) -> PreviewFile {
-        let mut diff = format!("--- a/f{i}.py\n+++ b/f{i}.py\n@@ -1,{lines} +1,{lines} @@\n");
+    fn file_at(path: String, lines: usize) -> PreviewFile {
+        let mut diff = format!("--- a/{path}\n+++ b/{path}\n@@ -1,{lines} +1,{lines} @@\n");
         for k in 0..lines {
             diff.push_str(&format!("-old_call_number_{k}(argument)\n+new_call_number_{k}(argument)\n"));
         }
-        PreviewFile { path: format!("f{i}.py"), replacements: lines, diff, syntax_errors_introduced: false }
+        PreviewFile { path, replacements: lines, diff, syntax_errors_introduced: false }
+    }
+
+    fn file(i: usize, lines: usize) -> PreviewFile {
+        file_at(format!("f{i}.py"), lines)
     }
 
     #[test]
@@ -183,12 +403,30 @@ mod tests {
             assert!(t.contains(&format!("  f{i}.py  40 replacements\n")), "file line {i} missing");
         }
         assert!(t.contains("`ast-edit show ae-abcdef --full`"), "{t}");
-        assert!(t.contains("structuredContent.files[].diff"));
-        // Whole lines only: every shown diff line is a line of some diff.
+        // The note names the first file not shown whole: the pages go on from there.
         let body = t.split("```diff\n").nth(1).unwrap().split("```").next().unwrap();
+        let whole = d.files.iter().take_while(|f| body.contains(f.diff.as_str())).count();
+        assert!(t.contains(&format!("`ast_pending` {{\"id\": \"ae-abcdef\", \"fileOffset\": {whole}}}")), "{t}");
+        // Whole lines only: every shown diff line is a line of some diff.
         for line in body.lines() {
             assert!(d.files.iter().any(|f| f.diff.lines().any(|l| l == line)), "{line}");
         }
+    }
+
+    #[test]
+    fn a_long_file_list_is_counted_per_folder() {
+        let files: Vec<_> = (0..666).map(|i| file_at(format!("src/pkg{:02}/mod/f{i:03}.py", i % 30), 1)).collect();
+        let d = details(files, Some("ae-abcdef"));
+        let t = preview_text(&d);
+        assert!(t.chars().count() <= PREVIEW_CHAR_BUDGET);
+        // 30 folders are more than 20 lines: one level up, `src/` holds them all.
+        assert!(t.contains("\nFiles: 666 in 1 folder (each file with its diff: `ast_pending` {\"id\": \"ae-abcdef\"}):\n  src/  666 files, 666 replacements\n"), "{t}");
+        let files: Vec<_> = (0..666).map(|i| file_at(format!("pkg{:02}/f{i:03}.py", i % 3), 2)).collect();
+        let t = preview_text(&details(files, Some("ae-abcdef")));
+        assert!(t.contains("  pkg00/  222 files, 444 replacements\n  pkg01/  222 files, 444 replacements\n"), "{t}");
+        // The diffs take most of the budget, not the list.
+        let diffs = t.split("```diff\n").nth(1).unwrap().len();
+        assert!(diffs > PREVIEW_CHAR_BUDGET * 3 / 4, "{diffs}");
     }
 
     #[test]
@@ -198,4 +436,28 @@ mod tests {
         assert!(!t.contains("```"));
     }
 
+    #[test]
+    fn a_long_result_text_keeps_the_first_lines_and_counts_the_rest() {
+        let mut t = "Applied 4000 replacements in 2000 files.".to_string();
+        for i in 0..2000 {
+            t.push_str(&format!("\n  {:<8} dir/f{i:04}.py (2 replacements)", if i % 500 == 7 { "stale" } else { "applied" }));
+        }
+        t.push_str("\nIncomplete: 1 file not applied:\n  stale    dir/f0007.py: changed since the preview");
+        let b = bounded_result_text(&t);
+        assert!(b.chars().count() <= PREVIEW_CHAR_BUDGET);
+        assert!(b.starts_with("Applied 4000 replacements in 2000 files.\n  applied  dir/f0000.py (2 replacements)\n"), "{b}");
+        assert!(b.contains(&format!("\n  … and {} more: 1947 applied, 3 stale\nIncomplete: 1 file not applied:\n  stale    dir/f0007.py: changed since the preview", 2000 - MAX_FILE_LINES)), "{b}");
+        let short = "Applied 2 replacements in 1 file.\n  applied  a.py (2 replacements)";
+        assert_eq!(bounded_result_text(short), short);
+    }
+
+    #[test]
+    fn a_long_message_keeps_its_head_and_tail() {
+        let msg = format!("Apply failed: {}. Nothing was written; discard it", "x.py, ".repeat(10_000));
+        let b = bounded_message(&msg);
+        assert!(b.chars().count() <= PREVIEW_CHAR_BUDGET);
+        assert!(b.starts_with("Apply failed: x.py, "));
+        assert!(b.ends_with(". Nothing was written; discard it"));
+        assert!(b.contains("characters cut to keep this result under 20000 characters"));
+    }
 }

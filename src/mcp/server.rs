@@ -1,6 +1,7 @@
-//! The server itself: the `ast_edit` and `resolve` handlers, progress
-//! notifications and cancellation. Each handler checks its arguments, makes one
-//! library call on a blocking thread and turns the result into a tool result.
+//! The server itself: the `ast_edit`, `resolve`, `ast_pending` and `ast_undo`
+//! handlers, progress notifications and cancellation. Each handler checks its
+//! arguments, makes one library call on a blocking thread and turns the result
+//! into a tool result, bounded (`paging`, `preview_text`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -16,6 +17,8 @@ use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::paging::{self, PendingArgs, UndoArgs, MAX_PAGE_FILES, PAGE_FILES};
+use super::preview_text::{self as texts, PAGE_TEXT_ROOM};
 use super::tools::{tools, INSTRUCTIONS};
 use super::transport::InFlight;
 use super::{preview_text, REMINDER};
@@ -114,7 +117,7 @@ impl AstEditServer {
             text.push_str("\n\n");
             text.push_str(REMINDER);
         }
-        let structured = serde_json::to_value(&details).expect("preview details serialize");
+        let structured = paging::preview(&details);
         let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
         result.structured_content = Some(structured);
         result
@@ -189,11 +192,12 @@ impl AstEditServer {
         progress.send(1.0, Some(1.0), "resolved").await;
         match joined {
             Ok(Ok(r)) => {
-                let details = serde_json::to_value(&r.details).expect("resolve details serialize");
+                let details = paging::resolve(&r.details);
+                let content = texts::bounded_result_text(&r.content);
                 let mut result = if r.is_error {
-                    CallToolResult::error(vec![ContentBlock::text(r.content)])
+                    CallToolResult::error(vec![ContentBlock::text(content)])
                 } else {
-                    CallToolResult::success(vec![ContentBlock::text(r.content)])
+                    CallToolResult::success(vec![ContentBlock::text(content)])
                 };
                 result.structured_content = Some(details);
                 result
@@ -239,6 +243,135 @@ impl AstEditServer {
         }
         resolve::resolve(&store, req)
     }
+
+    async fn ast_pending(&self, args: Option<JsonObject>) -> CallToolResult {
+        let args: PendingArgs = match parse_args("ast_pending", args) {
+            Ok(a) => a,
+            Err(msg) => return tool_error(msg),
+        };
+        let server = self.clone();
+        match tokio::task::spawn_blocking(move || server.pending(args)).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(e)) => tool_error(e.to_string()),
+            Err(e) => tool_error(format!("internal error in `ast_pending`: {e}")),
+        }
+    }
+
+    /// `ast_pending`: without `id`, the pending actions; with it, a page of that
+    /// action's files. Reads the store only.
+    fn pending(&self, args: PendingArgs) -> Result<CallToolResult> {
+        let limit = match args.limit {
+            None => PAGE_FILES,
+            Some(0) => return Ok(tool_error("limit must be at least 1 (files per page)".into())),
+            Some(n) if n > MAX_PAGE_FILES as u64 => {
+                return Ok(tool_error(format!(
+                    "limit is {n}; the limit is {MAX_PAGE_FILES} files per page (MAX_PAGE_FILES): ask for {MAX_PAGE_FILES} or fewer and page on with fileOffset"
+                )));
+            }
+            Some(n) => n as usize,
+        };
+        let store = self.store()?;
+        let locked = store.lock()?;
+        let Some(id) = args.id.filter(|id| !id.trim().is_empty()) else {
+            if args.file_offset.is_some() || args.limit.is_some() {
+                return Ok(tool_error(
+                    "fileOffset and limit page through one action's files: give its `id` too (call `ast_pending` without arguments to list the pending actions)".into(),
+                ));
+            }
+            let actions = locked.list()?;
+            let (value, shown) = paging::action_list(&actions);
+            return Ok(success(texts::list_text(&actions, shown), value));
+        };
+        let Some(action) = locked.get(Some(&id))? else {
+            let said = match locked.resolution(&id)? {
+                Some(r) => Error::Resolved { id: id.clone(), resolution: r.resolution, at: r.at }.to_string(),
+                None => format!("No pending action with id `{id}`."),
+            };
+            return Ok(tool_error(format!("{said} Call `ast_pending` without `id` to list the pending actions and their ids.")));
+        };
+        drop(locked);
+        if let ActionKind::AstEdit { plan } = &action.kind {
+            let outside = self.ws.files_outside(plan);
+            if !outside.is_empty() {
+                return Ok(tool_error(format!(
+                    "pending action {} edits {} outside this server's root {}: its diffs are not shown here; run `ast-edit show {}` from a shell, or discard it with `resolve`.",
+                    action.id,
+                    crate::text::plural(outside.len(), "file"),
+                    self.ws.root().display(),
+                    action.id
+                )));
+            }
+        }
+        let offset = usize::try_from(args.file_offset.unwrap_or(0)).unwrap_or(usize::MAX);
+        let mut text_used = 0usize;
+        let fits = |f: &crate::preview::PreviewFile| {
+            text_used += texts::page_file_chars(f);
+            text_used <= PAGE_TEXT_ROOM
+        };
+        Ok(match paging::page(&action, offset, limit, fits) {
+            Ok(page) => success(texts::page_text(&action, &page), page.value.clone()),
+            Err(msg) => tool_error(msg),
+        })
+    }
+
+    async fn ast_undo(&self, args: Option<JsonObject>) -> CallToolResult {
+        let args: UndoArgs = match parse_args("ast_undo", args) {
+            Ok(a) => a,
+            Err(msg) => return tool_error(msg),
+        };
+        let server = self.clone();
+        // Like an apply, an undo runs to its end once started.
+        match tokio::task::spawn_blocking(move || server.undo(args)).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(e)) => tool_error(e.to_string()),
+            Err(e) => tool_error(format!("internal error in `ast_undo`: {e}")),
+        }
+    }
+
+    /// `ast_undo`: the library's undo of the last applied action (as `ast-edit
+    /// undo`), under the store's lock, refused when that action is not `id` or
+    /// wrote files outside the root.
+    fn undo(&self, args: UndoArgs) -> Result<CallToolResult> {
+        let store = self.store()?;
+        let locked = store.lock()?;
+        let Some((last, files)) = crate::apply::last_applied(&locked)? else {
+            return Ok(tool_error("Nothing to undo: no applied action in the journal.".into()));
+        };
+        if let Some(want) = args.id.filter(|id| !id.trim().is_empty() && *id != last) {
+            return Ok(tool_error(format!(
+                "The last applied action is {last}, not {want}: `ast_undo` undoes only the last apply (undo records are a stack). Nothing was written. Call `ast_undo` with {{\"id\": \"{last}\"}} to undo {last} first."
+            )));
+        }
+        let outside: Vec<String> = files.iter().filter(|p| !really_inside(self.ws.root(), p)).map(|p| p.display().to_string()).collect();
+        if !outside.is_empty() {
+            return Ok(tool_error(format!(
+                "The last applied action {last} wrote {} outside this server's root {}: {}. Nothing was written: the MCP server writes only inside its root; undo it from a shell with `ast-edit undo`.",
+                crate::text::plural(outside.len(), "file"),
+                self.ws.root().display(),
+                outside.join(", ")
+            )));
+        }
+        let Some(report) = crate::apply::undo(&locked)? else {
+            return Ok(tool_error("Nothing to undo: no applied action in the journal.".into()));
+        };
+        Ok(success(texts::bounded_result_text(&report.text()), paging::undo(&report)))
+    }
+}
+
+/// True when the file `path` lives inside `root` (canonical): its real location
+/// (symlinks followed) when it exists, else its lexical path.
+fn really_inside(root: &std::path::Path, path: &std::path::Path) -> bool {
+    match path.canonicalize() {
+        Ok(real) => real.starts_with(root),
+        Err(_) => crate::walk::normalize(path).starts_with(root),
+    }
+}
+
+/// A successful tool result: `text` and `structured`.
+fn success(text: String, structured: Value) -> CallToolResult {
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(structured);
+    result
 }
 
 /// Progress notifications for one request, when the client sent a token.
@@ -277,9 +410,9 @@ fn injected_panic(ops: &[crate::request::Op], place: &str) {
     }
 }
 
-/// A tool result with `isError: true` and `msg`, without structured content.
+/// A tool result with `isError: true` and `msg` (bounded), without structured content.
 fn tool_error(msg: String) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(msg)])
+    CallToolResult::error(vec![ContentBlock::text(texts::bounded_message(&msg))])
 }
 
 /// Deserializes a tool's arguments, naming the field at fault.
@@ -290,6 +423,8 @@ fn parse_args<T: for<'de> Deserialize<'de>>(tool: &str, args: Option<JsonObject>
         let inner = e.into_inner().to_string();
         let hint = match tool {
             "ast_edit" => "Expected an object like {\"ops\": [{\"pat\": \"foo($A)\", \"out\": \"bar($A)\"}], \"paths\": [\"src\"]}.",
+            "ast_pending" => "Expected an object like {\"id\": \"ae-1a2b3c\", \"fileOffset\": 20}, or {} to list the pending actions.",
+            "ast_undo" => "Expected {} or an object like {\"id\": \"ae-1a2b3c\"}.",
             _ => "Expected an object like {\"action\": \"apply\", \"reason\": \"why, in one sentence\"}.",
         };
         if path == "." || path.is_empty() {
@@ -330,15 +465,19 @@ impl ServerHandler for AstEditServer {
         context: RequestContext<RoleServer>,
     ) -> std::result::Result<CallToolResponse, McpError> {
         let tool = request.name.to_string();
-        if tool != "ast_edit" && tool != "resolve" {
+        if !matches!(tool.as_str(), "ast_edit" | "resolve" | "ast_pending" | "ast_undo") {
             return Err(McpError::invalid_params(
-                format!("unknown tool `{tool}`: this server has `ast_edit` and `resolve`"),
+                format!("unknown tool `{tool}`: this server has `ast_edit`, `resolve`, `ast_pending` and `ast_undo`"),
                 None,
             ));
         }
-        // A resolve is waited for before the process exits, from here until its
-        // task ends (the guard lives in the task).
-        let running = (tool == "resolve").then(|| self.in_flight.start(&context.id, "resolve"));
+        // A resolve (or an undo: it writes files too) is waited for before the
+        // process exits, from here until its task ends (the guard lives in the task).
+        let running = match tool.as_str() {
+            "resolve" => Some(self.in_flight.start(&context.id, "resolve")),
+            "ast_undo" => Some(self.in_flight.start(&context.id, "ast_undo")),
+            _ => None,
+        };
         let server = self.clone();
         let name = tool.clone();
         // Its own task, so that a panic anywhere in the handler is a tool error
@@ -347,6 +486,8 @@ impl ServerHandler for AstEditServer {
             let _running = running;
             match name.as_str() {
                 "ast_edit" => server.ast_edit(request.arguments, context).await,
+                "ast_pending" => server.ast_pending(request.arguments).await,
+                "ast_undo" => server.ast_undo(request.arguments).await,
                 _ => server.resolve(request.arguments, context).await,
             }
         });

@@ -37,11 +37,8 @@ Without `id` it takes the newest pending action; pass the `id` from ast_edit's r
 \"apply\" first checks that every file still has the bytes it had at the preview and that the edit \
 gives exactly the previewed text, then writes all files or none. If a file changed since the \
 preview it fails with `Apply failed: ...` and the action stays pending: discard it and preview again, \
-or pass extra {\"stale\": \"skip\"} to write only the unchanged files. Other `extra` options: \
-{\"files\": [\"path\", ...]} applies only those files; {\"allowSyntaxErrors\": true} applies files \
-whose rewrite adds syntax errors; {\"verify\": \"rerun\"} re-runs the edit on every file instead of \
-re-using the stored plan. Any other `extra` key is refused (nothing is written). \"discard\" drops the \
-action and writes nothing.";
+or pass extra {\"stale\": \"skip\"} to write only the unchanged files (other options: see `extra`). \
+\"discard\" drops the action and writes nothing. `ast_undo` undoes the last apply.";
 
 fn obj(v: Value) -> Arc<JsonObject> {
     match v {
@@ -60,108 +57,193 @@ pub fn resolve_input_schema() -> Value {
     crate::schema::resolve_input()
 }
 
-/// The output schema of `ast_edit`: the preview details (docs/DESIGN.md section 5).
+/// Cap on the bytes of the `tools/list` result (every tool's description and
+/// schemas, as compact JSON): a client puts it into the model's context at the
+/// start of every session.
+pub const TOOLS_LIST_BYTE_BUDGET: usize = 12_288;
+
+const AST_PENDING_DESCRIPTION: &str = "\
+List the pending actions (no arguments), or page through one action's files and diffs: {\"id\": ID, \
+\"fileOffset\": N}. An ast_edit result or a page that leaves files out gives the fileOffset to go on from.";
+
+const AST_UNDO_DESCRIPTION: &str = "\
+Undo the last apply: puts back each file it wrote that still holds the written bytes (others are left \
+alone and reported). With `id`, refused unless that is the last applied action; refused too when \
+that apply wrote files outside the root.";
+
+/// A count in an output schema (`{"type": "integer"}`: what the server writes
+/// needs no bounds, and every byte of `tools/list` is read by the model).
+fn count() -> Value {
+    json!({"type": "integer"})
+}
+
+fn string() -> Value {
+    json!({"type": "string"})
+}
+
+/// A closed object schema: `properties`, every one of `required` (none: no
+/// `required` key), no other key.
+fn object(properties: Value, required: &[&str]) -> Value {
+    let mut o = json!({"type": "object", "properties": properties, "additionalProperties": false});
+    if !required.is_empty() {
+        o["required"] = json!(required);
+    }
+    o
+}
+
+/// The per-file entries of a preview or a page.
+fn preview_files() -> Value {
+    json!({"type": "array", "items": object(
+        json!({"path": string(), "replacements": count(), "diff": string(), "syntaxErrorsIntroduced": {"type": "boolean"}}),
+        &[],
+    )})
+}
+
+/// `truncated` and `filesOmitted` (the budget and what it counts are said once, in
+/// `ast_edit`'s schema; the other tools' descriptions point to them).
+fn bounds(omitted: Option<&str>) -> (Value, Value) {
+    match omitted {
+        Some(what) => (
+            json!({"type": "boolean", "description": format!("True when something was left out to stay under {} characters.", super::STRUCTURED_CHAR_BUDGET)}),
+            json!({"type": "integer", "description": what}),
+        ),
+        None => (json!({"type": "boolean"}), count()),
+    }
+}
+
+/// The output schema of `ast_edit`: the preview details (docs/DESIGN.md section 5.5), bounded.
 pub fn ast_edit_output_schema() -> Value {
-    let count = json!({"type": "integer", "minimum": 0});
-    json!({
-        "type": "object",
-        "properties": {
-            "id": {"type": ["string", "null"], "description": "The pending action's id; null when nothing was staged."},
-            "label": {"type": "string"},
-            "sourceToolName": {"type": "string"},
+    let (truncated, omitted) = bounds(Some("Changed files not in `files`: page them with ast_pending."));
+    object(
+        json!({
+            "id": {"type": "string", "description": "The pending action's id; absent when nothing was staged."},
+            "label": string(),
+            "sourceToolName": string(),
             "status": {"type": "string", "enum": ["pending", "no_changes"]},
             "applied": {"type": "boolean"},
-            "totalReplacements": count,
-            "filesTouched": count,
-            "filesSearched": count,
-            "files": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "path": {"type": "string"},
-                        "replacements": count,
-                        "diff": {"type": "string", "description": "Unified diff (a/ and b/ prefixes)."},
-                        "syntaxErrorsIntroduced": {"type": "boolean"}
-                    },
-                    "required": ["path", "replacements", "diff", "syntaxErrorsIntroduced"]
-                }
-            },
-            "overlaps": count,
-            "skipped": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {"path": {"type": "string"}, "reason": {"type": "string"}},
-                    "required": ["path", "reason"]
-                }
-            },
-            "warnings": {"type": "array", "items": {"type": "string"}},
+            "totalReplacements": count(),
+            "filesTouched": count(),
+            "filesSearched": count(),
+            "files": preview_files(),
+            "overlaps": count(),
+            "skipped": {"type": "array", "items": object(json!({"path": string(), "reason": string()}), &[])},
+            "warnings": {"type": "array", "items": string()},
             "limitReached": {"type": "boolean"},
             "overlapped": {
                 "type": "array",
                 "description": "Matches not rewritten because they nest in or overlap a kept edit.",
-                "items": {
-                    "type": "object",
-                    "properties": {"path": {"type": "string"}, "line": count, "rule": {"type": "string"}, "keptRule": {"type": "string"}},
-                    "required": ["path", "line", "rule", "keptRule"]
-                }
+                "items": object(json!({"path": string(), "line": count(), "rule": string(), "keptRule": string()}), &[])
             },
             "findings": {
                 "type": "array",
                 "description": "Matches of rules without a fix: reported, nothing staged.",
-                "items": {
-                    "type": "object",
-                    "properties": {"path": {"type": "string"}, "line": count, "rule": {"type": "string"},
-                                   "severity": {"type": "string"}, "message": {"type": "string"}},
-                    "required": ["path", "line", "rule", "severity", "message"]
-                }
-            }
-        },
-        "required": ["id", "label", "sourceToolName", "status", "applied", "totalReplacements", "filesTouched",
-                     "filesSearched", "files", "overlaps", "skipped", "warnings", "limitReached", "overlapped", "findings"]
-    })
+                "items": object(json!({"path": string(), "line": count(), "rule": string(), "severity": string(), "message": string()}), &[])
+            },
+            "truncated": truncated,
+            "filesOmitted": omitted
+        }),
+        &["label", "sourceToolName", "status", "applied", "totalReplacements", "filesTouched", "filesSearched", "files",
+          "overlaps", "skipped", "warnings", "limitReached", "overlapped", "findings", "truncated", "filesOmitted"],
+    )
 }
 
-/// The output schema of `resolve`: the resolve details (docs/DESIGN.md section 5).
+/// The output schema of `resolve`: the resolve details (docs/DESIGN.md section 5.6), bounded.
 pub fn resolve_output_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
+    let (truncated, omitted) = bounds(None);
+    object(
+        json!({
             "action": {"type": "string", "enum": ["apply", "discard"]},
-            "reason": {"type": "string"},
-            "extra": {"type": "object"},
+            "reason": string(),
+            "extra": {"type": "object", "description": "As given."},
             "sourceToolName": {"type": "string", "description": "Who staged the action: ast_edit, or custom_tool / a name for actions staged with `ast-edit propose`."},
-            "label": {"type": "string"},
-            "sourceResultDetails": {"description": "What the action's apply/discard returned. For ast_edit: {status, applied, totalReplacements, filesTouched, files: [{path, replacements, status, diff}], outstanding}."}
-        },
-        "required": ["action", "reason"]
-    })
+            "label": string(),
+            "sourceResultDetails": {"type": "object", "description": "What the apply/discard returned. For ast_edit: {status, applied, totalReplacements, filesTouched, files: [{path, replacements, status, diff}], outstanding: [{path, status, reason}]}; an empty diff was left out."},
+            "truncated": truncated,
+            "filesOmitted": omitted
+        }),
+        &["action", "reason", "truncated", "filesOmitted"],
+    )
 }
 
-/// The two tools, in a fixed order.
+/// The input schema of `ast_pending` (the fields of `paging::PendingArgs`).
+pub fn ast_pending_input_schema() -> Value {
+    object(
+        json!({
+            "id": {"type": "string", "description": "A pending action's id; absent: list the pending actions."},
+            "fileOffset": {"type": "integer", "minimum": 0, "description": "The page's first file, 0-based (default 0)."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": super::MAX_PAGE_FILES, "description": format!("Most files in the page (default {}).", super::PAGE_FILES)}
+        }),
+        &[],
+    )
+}
+
+/// The output schema of `ast_pending`: the list (`actions`) or a page (`files`).
+pub fn ast_pending_output_schema() -> Value {
+    let (truncated, omitted) = bounds(None);
+    let row = object(
+        json!({"id": string(), "label": string(), "sourceToolName": string(), "createdAt": string(), "fileCount": count()}),
+        &[],
+    );
+    object(
+        json!({
+            "actions": {"type": "array", "items": row},
+            "actionsOmitted": count(),
+            "id": string(),
+            "fileCount": count(),
+            "fileOffset": count(),
+            "files": preview_files(),
+            "nextFileOffset": {"type": "integer", "description": "Absent on the last page."},
+            "filesOmitted": omitted,
+            "truncated": truncated
+        }),
+        &["truncated"],
+    )
+}
+
+/// The input schema of `ast_undo` (the fields of `paging::UndoArgs`).
+pub fn ast_undo_input_schema() -> Value {
+    object(json!({"id": {"type": "string", "description": "The applied action you mean to undo; default: the last applied."}}), &[])
+}
+
+/// The output schema of `ast_undo`: the undo report (docs/DESIGN.md section 5.9), bounded.
+pub fn ast_undo_output_schema() -> Value {
+    let (truncated, omitted) = bounds(None);
+    object(
+        json!({
+            "id": string(),
+            "status": {"type": "string", "enum": ["restored", "incomplete"]},
+            "restored": {"type": "array", "items": string()},
+            "outstanding": {"type": "array", "items": object(json!({"path": string(), "status": string(), "reason": string()}), &[])},
+            "truncated": truncated,
+            "filesOmitted": omitted
+        }),
+        &["id", "status", "restored", "outstanding", "truncated", "filesOmitted"],
+    )
+}
+
+/// One tool.
+fn tool(name: &'static str, title: &'static str, description: &'static str, input: Value, output: Value, annotations: ToolAnnotations) -> Tool {
+    Tool::new(name, description, obj(input))
+        .with_title(title)
+        .with_raw_output_schema(obj(output))
+        .with_annotations(annotations.open_world(false))
+}
+
+/// The tools, in a fixed order.
 pub fn tools() -> Vec<Tool> {
+    const EDIT: &str = "Structural edit (preview)";
+    const RESOLVE: &str = "Apply or discard a pending edit";
+    const PENDING: &str = "List or page pending edits";
+    const UNDO: &str = "Undo the last apply";
     vec![
-        Tool::new("ast_edit", AST_EDIT_DESCRIPTION, obj(ast_edit_input_schema()))
-            .with_title("Structural edit (preview)")
-            .with_raw_output_schema(obj(ast_edit_output_schema()))
-            .with_annotations(
-                ToolAnnotations::with_title("Structural edit (preview)")
-                    .read_only(true)
-                    .destructive(false)
-                    .idempotent(false)
-                    .open_world(false),
-            ),
-        Tool::new("resolve", RESOLVE_DESCRIPTION, obj(resolve_input_schema()))
-            .with_title("Apply or discard a pending edit")
-            .with_raw_output_schema(obj(resolve_output_schema()))
-            .with_annotations(
-                ToolAnnotations::with_title("Apply or discard a pending edit")
-                    .read_only(false)
-                    .destructive(true)
-                    .idempotent(false)
-                    .open_world(false),
-            ),
+        tool("ast_edit", EDIT, AST_EDIT_DESCRIPTION, ast_edit_input_schema(), ast_edit_output_schema(),
+            ToolAnnotations::new().read_only(true).destructive(false).idempotent(false)),
+        tool("resolve", RESOLVE, RESOLVE_DESCRIPTION, resolve_input_schema(), resolve_output_schema(),
+            ToolAnnotations::new().read_only(false).destructive(true).idempotent(false)),
+        tool("ast_pending", PENDING, AST_PENDING_DESCRIPTION, ast_pending_input_schema(), ast_pending_output_schema(),
+            ToolAnnotations::new().read_only(true).destructive(false).idempotent(true)),
+        tool("ast_undo", UNDO, AST_UNDO_DESCRIPTION, ast_undo_input_schema(), ast_undo_output_schema(),
+            ToolAnnotations::new().read_only(false).destructive(true).idempotent(false)),
     ]
 }
 
@@ -181,5 +263,45 @@ mod tests {
             assert_eq!(o["type"], "object");
         }
     }
-}
 
+    /// What a strict client's portability lint refuses, found anywhere in `v`: a
+    /// `type` that is not one string, a `$ref`, a property without a `type`, an
+    /// object with properties that is not closed (`additionalProperties: false`).
+    pub(crate) fn lint(v: &Value, at: &str, out: &mut Vec<String>) {
+        match v {
+            Value::Object(o) => {
+                if o.get("type").is_some_and(|t| !t.is_string()) {
+                    out.push(format!("{at}: `type` is not one string"));
+                }
+                if o.contains_key("$ref") {
+                    out.push(format!("{at}: `$ref`"));
+                }
+                if let Some(Value::Object(props)) = o.get("properties") {
+                    if o.get("additionalProperties") != Some(&Value::Bool(false)) {
+                        out.push(format!("{at}: object not closed"));
+                    }
+                    for (k, p) in props {
+                        if p.get("type").is_none() {
+                            out.push(format!("{at}/properties/{k}: no `type`"));
+                        }
+                    }
+                }
+                o.iter().for_each(|(k, v)| lint(v, &format!("{at}/{k}"), out));
+            }
+            Value::Array(a) => a.iter().enumerate().for_each(|(i, v)| lint(v, &format!("{at}/{i}"), out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn every_schema_passes_the_portability_lint_and_the_list_fits_its_budget() {
+        let mut found = Vec::new();
+        for t in tools() {
+            lint(&Value::Object((*t.input_schema).clone()), &format!("{}:input", t.name), &mut found);
+            lint(&Value::Object((*t.output_schema.clone().unwrap()).clone()), &format!("{}:output", t.name), &mut found);
+        }
+        assert_eq!(found, Vec::<String>::new());
+        let bytes = serde_json::to_string(&rmcp::model::ListToolsResult::with_all_items(tools())).unwrap().len();
+        assert!(bytes <= TOOLS_LIST_BYTE_BUDGET, "tools/list is {bytes} bytes");
+    }
+}

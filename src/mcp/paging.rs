@@ -1,0 +1,543 @@
+//! Bounded `structuredContent`, and the pages of `ast_pending`.
+//!
+//! A client puts a tool result into a model's context whole, and some clients
+//! show the model only `structuredContent` (docs/MCP.md), so no result may grow
+//! with the edit: every `structuredContent` of the server stays within
+//! [`STRUCTURED_CHAR_BUDGET`] characters of compact JSON (docs/DESIGN.md §7). A
+//! result that fits is the library's details as they are, plus `truncated: false`
+//! and `filesOmitted: 0`. Past the budget, what goes first (docs/DESIGN.md §5.5):
+//!
+//! - never the counts and scalars (`totalReplacements`, `filesTouched`, ...);
+//! - lists of notes (`skipped`, `warnings`, `outstanding`) keep their first
+//!   entries within a share of the budget, and a warning counts the rest;
+//! - a preview's or a page's `files` keep whole entries (path, replacements, diff),
+//!   a prefix in path order, so that `ast_pending` with `fileOffset` equal to
+//!   the number kept goes on where they stop (a single diff larger than the
+//!   budget is cut at a line, with a last line saying so);
+//! - the per-file lists of an apply or undo report (statuses, not previews: the
+//!   diffs were seen before) drop the `diff` strings first, from the first that
+//!   does not fit (an empty `diff` then means "left out": a changed file's diff
+//!   is never empty), then the entries past the budget.
+//!
+//! `filesOmitted` counts the per-file entries left out, `truncated` says whether
+//! anything was cut. The CLI's `--json` is not bounded: it prints the library's
+//! details whole.
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::apply::UndoReport;
+use crate::pending::{ActionKind, PendingAction};
+use crate::preview::PreviewDetails;
+use crate::resolve::ResolveDetails;
+use crate::text::{self, Unit};
+
+/// Cap on the characters of compact JSON in the `structuredContent` of any tool
+/// result (the `ast_edit` preview, `resolve`, `ast_pending`, `ast_undo`).
+pub const STRUCTURED_CHAR_BUDGET: usize = 40_000;
+
+/// Files of one `ast_pending` page when `limit` is not given.
+pub const PAGE_FILES: usize = 20;
+
+/// Most files of one `ast_pending` page (`limit`); both budgets may end a page
+/// sooner.
+pub const MAX_PAGE_FILES: usize = 100;
+
+/// The share of the budget that each list of notes (`skipped`, `warnings`,
+/// `outstanding`) may take once a result is over the budget.
+const NOTES_SHARE: usize = STRUCTURED_CHAR_BUDGET / 8;
+
+/// Longest string of a note entry (a reason, a warning) once a result is over
+/// the budget.
+const MAX_NOTE_CHARS: usize = 400;
+
+/// Room kept for the warning that says how to page the rest.
+const PAGING_NOTE_RESERVE: usize = 400;
+
+/// Characters of `v` as compact JSON, as the result goes on the wire.
+pub fn json_chars(v: &Value) -> usize {
+    serde_json::to_string(v).map_or(0, |s| s.chars().count())
+}
+
+/// The arguments of `ast_pending`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PendingArgs {
+    /// The action to page through; absent: list the pending actions.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// The first file of the page (0-based, in path order).
+    #[serde(default)]
+    pub file_offset: Option<u64>,
+    /// Most files of the page.
+    #[serde(default)]
+    pub limit: Option<u64>,
+}
+
+/// The arguments of `ast_undo`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UndoArgs {
+    /// The action the caller means to undo: refused unless it is the last applied.
+    #[serde(default)]
+    pub id: Option<String>,
+}
+
+/// `truncated` and `filesOmitted`, set on `obj`.
+fn mark(obj: &mut Map<String, Value>, truncated: bool, omitted: usize) {
+    obj.insert("truncated".into(), Value::Bool(truncated));
+    obj.insert("filesOmitted".into(), json!(omitted));
+}
+
+/// How many of `sizes` (each entry's characters) fit, from the first, in `room`
+/// characters of a JSON array (a comma between entries).
+fn prefix_fitting(sizes: impl IntoIterator<Item = usize>, room: usize) -> usize {
+    let mut used = 0usize;
+    let mut n = 0;
+    for s in sizes {
+        let add = s + usize::from(n > 0);
+        if used + add > room {
+            break;
+        }
+        used += add;
+        n += 1;
+    }
+    n
+}
+
+/// Cuts every string in `v` (an entry of a note list) to [`MAX_NOTE_CHARS`].
+fn cut_strings(v: &mut Value) {
+    match v {
+        Value::String(s) if text::cut(s, MAX_NOTE_CHARS, Unit::Chars).is_some() => {
+            *s = text::cut_with_note(s, MAX_NOTE_CHARS, Unit::Chars, "");
+        }
+        Value::Array(a) => a.iter_mut().for_each(cut_strings),
+        Value::Object(o) => o.values_mut().for_each(cut_strings),
+        _ => {}
+    }
+}
+
+/// Keeps the first entries of the list `obj[key]` within [`NOTES_SHARE`], each
+/// string cut to [`MAX_NOTE_CHARS`]; returns how many entries were left out.
+fn cap_notes(obj: &mut Map<String, Value>, key: &str) -> usize {
+    let Some(Value::Array(list)) = obj.get_mut(key) else { return 0 };
+    if json_chars(&Value::Array(list.clone())) <= NOTES_SHARE {
+        return 0;
+    }
+    list.iter_mut().for_each(cut_strings);
+    let keep = prefix_fitting(list.iter().map(json_chars), NOTES_SHARE);
+    let omitted = list.len() - keep;
+    list.truncate(keep);
+    omitted
+}
+
+/// Appends a warning to `obj["warnings"]`.
+fn warn(obj: &mut Map<String, Value>, msg: String) {
+    if let Some(Value::Array(w)) = obj.get_mut("warnings") {
+        w.push(Value::String(msg));
+    }
+}
+
+/// Where the whole list can be seen, for a note on what was left out.
+fn see_all(id: Option<&str>) -> String {
+    match id {
+        Some(id) => format!("`ast-edit show {id} --json` lists them all"),
+        None => "the ast-edit CLI's `run --json` lists them all".into(),
+    }
+}
+
+/// `diff` cut at a line so that the entry `entry` (holding it) takes at most
+/// `room` characters, with a last line saying how to see the rest. Returns false
+/// when the entry fits as it is (and is left so).
+fn cut_diff(entry: &mut Value, room: usize, id: &str) -> bool {
+    if json_chars(entry) <= room {
+        return false;
+    }
+    let Some(diff) = entry.get("diff").and_then(Value::as_str).map(str::to_owned) else { return false };
+    let lines: Vec<&str> = diff.split_inclusive('\n').collect();
+    let note = |n: usize| {
+        format!(
+            "… {} more diff lines cut to keep this result under {STRUCTURED_CHAR_BUDGET} characters; `ast-edit show {id} --full` shows the whole diff\n",
+            n
+        )
+    };
+    entry["diff"] = Value::String(String::new());
+    let bare = json_chars(entry);
+    let mut kept = String::new();
+    let mut used = bare + json_chars(&Value::String(note(lines.len()))) - 2;
+    for line in &lines {
+        let add = json_chars(&Value::String((*line).to_string())) - 2;
+        if used + add > room {
+            break;
+        }
+        used += add;
+        kept.push_str(line);
+    }
+    let shown = kept.split_inclusive('\n').count();
+    kept.push_str(&note(lines.len() - shown));
+    entry["diff"] = Value::String(kept);
+    true
+}
+
+/// Keeps whole entries of `files` within `room`, a prefix in path order; when not
+/// even the first fits, the first with its diff cut. Returns (entries kept, true
+/// when a diff was cut).
+fn fit_whole_entries(files: &mut Vec<Value>, room: usize, id: &str) -> (usize, bool) {
+    let keep = prefix_fitting(files.iter().map(json_chars), room);
+    if keep == 0 && !files.is_empty() {
+        files.truncate(1);
+        return (1, cut_diff(&mut files[0], room, id));
+    }
+    files.truncate(keep);
+    (keep, false)
+}
+
+/// The `structuredContent` of an `ast_edit` result: the preview details (without
+/// `id` when nothing was staged: the output schema has one type per key), bounded.
+pub fn preview(d: &PreviewDetails) -> Value {
+    let mut v = serde_json::to_value(d).expect("preview details serialize");
+    let obj = v.as_object_mut().expect("an object");
+    if obj.get("id").is_some_and(Value::is_null) {
+        obj.remove("id");
+    }
+    mark(obj, false, 0);
+    if json_chars(&v) <= STRUCTURED_CHAR_BUDGET {
+        return v;
+    }
+    let obj = v.as_object_mut().expect("an object");
+    mark(obj, true, 0);
+    let id = d.id.clone();
+    let skipped = cap_notes(obj, "skipped");
+    let warnings = cap_notes(obj, "warnings");
+    if warnings > 0 {
+        warn(obj, format!("… and {warnings} more warnings; {}", see_all(id.as_deref())));
+    }
+    if skipped > 0 {
+        warn(obj, format!("structuredContent.skipped leaves out {skipped} more skipped files; {}", see_all(id.as_deref())));
+    }
+    for (key, what) in [("findings", "findings"), ("overlapped", "overlapped matches")] {
+        let left = cap_notes(obj, key);
+        if left > 0 {
+            warn(obj, format!("structuredContent.{key} leaves out {left} more {what}; {}", see_all(id.as_deref())));
+        }
+    }
+    let Some(Value::Array(mut files)) = obj.remove("files") else { return v };
+    let total = files.len();
+    obj.insert("files".into(), Value::Array(Vec::new()));
+    let room = STRUCTURED_CHAR_BUDGET.saturating_sub(json_chars(&v) + PAGING_NOTE_RESERVE);
+    let page_id = id.as_deref().unwrap_or("ID");
+    let (kept, cut) = fit_whole_entries(&mut files, room, page_id);
+    let obj = v.as_object_mut().expect("an object");
+    obj.insert("files".into(), Value::Array(files));
+    mark(obj, true, total - kept);
+    if kept < total || cut {
+        warn(obj, format!(
+            "structuredContent lists the first {kept} of {total} changed files (the {STRUCTURED_CHAR_BUDGET}-character budget); page through the rest with `ast_pending` {{\"id\": \"{page_id}\", \"fileOffset\": {kept}}}"
+        ));
+    }
+    shrink(&mut v, STRUCTURED_CHAR_BUDGET);
+    v
+}
+
+/// The `structuredContent` of a `resolve` result: the resolve details, bounded.
+/// An `ast_edit` apply report drops its diffs first, then file entries
+/// (`outstanding` keeps its first entries within a share of the budget); any
+/// other details (a command's output) have their longest strings cut.
+pub fn resolve(d: &ResolveDetails) -> Value {
+    let mut v = serde_json::to_value(d).expect("resolve details serialize");
+    let obj = v.as_object_mut().expect("an object");
+    mark(obj, false, 0);
+    if json_chars(&v) <= STRUCTURED_CHAR_BUDGET {
+        return v;
+    }
+    let mut omitted = 0;
+    let obj = v.as_object_mut().expect("an object");
+    let report = obj.remove("sourceResultDetails");
+    mark(obj, true, 0);
+    if let Some(mut report) = report {
+        if let Some(r) = report.as_object_mut().filter(|r| r.get("files").is_some_and(Value::is_array)) {
+            let room = STRUCTURED_CHAR_BUDGET.saturating_sub(json_chars(&v) + 30);
+            omitted = bound_status_lists(r, "files", room);
+        }
+        v["sourceResultDetails"] = report;
+    }
+    mark(v.as_object_mut().expect("an object"), true, omitted);
+    shrink(&mut v, STRUCTURED_CHAR_BUDGET);
+    v
+}
+
+/// The `structuredContent` of an `ast_undo` result: the undo report, bounded
+/// (`outstanding` within a share of the budget, then `restored` from the first).
+pub fn undo(r: &UndoReport) -> Value {
+    let mut v = serde_json::to_value(r).expect("undo report serializes");
+    let obj = v.as_object_mut().expect("an object");
+    mark(obj, false, 0);
+    if json_chars(&v) <= STRUCTURED_CHAR_BUDGET {
+        return v;
+    }
+    let obj = v.as_object_mut().expect("an object");
+    mark(obj, true, 0);
+    let omitted = bound_status_lists(obj, "restored", STRUCTURED_CHAR_BUDGET);
+    mark(v.as_object_mut().expect("an object"), true, omitted);
+    shrink(&mut v, STRUCTURED_CHAR_BUDGET);
+    v
+}
+
+/// Bounds a report (an object) to `room` characters: its `outstanding` list
+/// within [`NOTES_SHARE`], then the list `key` (per-file statuses): the `diff`
+/// strings go first, from the first that does not fit, then entries past the
+/// room. Returns how many entries of both lists were left out.
+fn bound_status_lists(report: &mut Map<String, Value>, key: &str, room: usize) -> usize {
+    let outstanding = cap_notes(report, "outstanding");
+    let Some(Value::Array(mut list)) = report.remove(key) else { return outstanding };
+    report.insert(key.into(), Value::Array(Vec::new()));
+    let room = room.saturating_sub(json_chars(&Value::Object(report.clone())));
+    let diffs: Vec<Option<Value>> = list.iter_mut().map(|e| e.get_mut("diff").map(|d| std::mem::replace(d, Value::String(String::new())))).collect();
+    let bare: Vec<usize> = list.iter().map(json_chars).collect();
+    let keep = prefix_fitting(bare.iter().copied(), room);
+    list.truncate(keep);
+    // Room left once every kept entry is there: diffs go back in order while they fit.
+    let mut used = bare[..keep].iter().sum::<usize>() + keep.saturating_sub(1);
+    for (entry, diff) in list.iter_mut().zip(diffs) {
+        let Some(diff) = diff else { continue };
+        let add = json_chars(&diff) - 2;
+        if used + add > room {
+            break;
+        }
+        used += add;
+        entry["diff"] = diff;
+    }
+    let omitted = bare.len() - keep + outstanding;
+    report.insert(key.into(), Value::Array(list));
+    omitted
+}
+
+/// The last net: while `v` is over `budget`, cuts its longest string (when longer
+/// than 64 characters) or drops the tail of its longest array. The bounded shapes
+/// above fit without it; it bounds what they do not know (a command's output, a
+/// huge `extra`, a label of long rule names).
+fn shrink(v: &mut Value, budget: usize) {
+    for _ in 0..64 {
+        let size = json_chars(v);
+        if size <= budget {
+            return;
+        }
+        let excess = size - budget;
+        if let Some(s) = longest_string(v).filter(|s| s.chars().count() > 64) {
+            let n = s.chars().count();
+            let keep = n.saturating_sub(excess + 64).max(32);
+            *s = text::cut_with_note(s, keep, Unit::Chars, "");
+            continue;
+        }
+        let Some(a) = longest_array(v).filter(|a| !a.is_empty()) else { return };
+        let mut freed = 0;
+        while freed < excess {
+            let Some(last) = a.pop() else { break };
+            freed += json_chars(&last) + 1;
+        }
+    }
+}
+
+fn longest_string(v: &mut Value) -> Option<&mut String> {
+    match v {
+        Value::String(s) => Some(s),
+        Value::Array(a) => a.iter_mut().filter_map(longest_string).max_by_key(|s| s.len()),
+        Value::Object(o) => o.values_mut().filter_map(longest_string).max_by_key(|s| s.len()),
+        _ => None,
+    }
+}
+
+fn longest_array(v: &mut Value) -> Option<&mut Vec<Value>> {
+    if v.is_array() {
+        return v.as_array_mut();
+    }
+    match v {
+        Value::Object(o) => o.values_mut().filter_map(longest_array).max_by_key(|a| a.len()),
+        _ => None,
+    }
+}
+
+/// One row of the list of pending actions.
+fn summary_row(a: &PendingAction) -> Value {
+    json!({"id": a.id, "label": a.label, "sourceToolName": a.source_tool_name, "createdAt": a.created_at, "fileCount": a.files.len()})
+}
+
+/// The `structuredContent` of `ast_pending` without `id`: the pending actions,
+/// newest first (`actions`), those that fit; `actionsOmitted` counts the rest.
+pub fn action_list(actions: &[PendingAction]) -> (Value, usize) {
+    let rows: Vec<Value> = actions.iter().map(summary_row).collect();
+    let keep = prefix_fitting(rows.iter().map(json_chars), STRUCTURED_CHAR_BUDGET - 100);
+    let omitted = rows.len() - keep;
+    let rows = rows.into_iter().take(keep).collect::<Vec<_>>();
+    (json!({"actions": rows, "actionsOmitted": omitted, "truncated": omitted > 0}), keep)
+}
+
+/// One page of an action's files: which ones, and what was cut.
+#[derive(Debug)]
+pub struct Page {
+    /// The `structuredContent`.
+    pub value: Value,
+    /// The first file of the page.
+    pub offset: usize,
+    /// The entries of the page (with a cut diff when one was cut).
+    pub files: Vec<crate::preview::PreviewFile>,
+    /// Files of the action.
+    pub total: usize,
+}
+
+impl Page {
+    /// Where the next page starts, when files remain.
+    pub fn next(&self) -> Option<usize> {
+        let next = self.offset + self.files.len();
+        (next < self.total).then_some(next)
+    }
+}
+
+/// The page of `action`'s files from `offset`: at most `limit` files, whole
+/// entries while both the JSON and (through `text_fits`, which gets each file in
+/// turn and says whether the page's text still fits with it) the text fit. A
+/// single file too large for either has its diff cut. `Err` is the message of a
+/// tool error (an offset past the last file).
+pub fn page(action: &PendingAction, offset: usize, limit: usize, mut text_fits: impl FnMut(&crate::preview::PreviewFile) -> bool) -> Result<Page, String> {
+    let files = match &action.kind {
+        ActionKind::AstEdit { plan } => crate::preview::details(plan, &[]).files,
+        ActionKind::Command { .. } => Vec::new(),
+    };
+    let total = files.len();
+    if offset > 0 && offset >= total {
+        return Err(format!(
+            "fileOffset {offset} is past the last file: pending action {} has {} (fileOffset 0 to {}). Start again from fileOffset 0.",
+            action.id,
+            crate::text::plural(total, "file"),
+            total.saturating_sub(1)
+        ));
+    }
+    let mut head = json!({
+        "id": action.id, "fileCount": total, "fileOffset": offset, "files": [],
+        "nextFileOffset": total, "filesOmitted": total, "truncated": false,
+    });
+    let room = STRUCTURED_CHAR_BUDGET.saturating_sub(json_chars(&head));
+    let mut used = 0usize;
+    let mut page: Vec<Value> = Vec::new();
+    let mut shown = Vec::new();
+    let mut cut = false;
+    for f in files.into_iter().skip(offset).take(limit) {
+        let mut entry = serde_json::to_value(&f).expect("a preview file serializes");
+        let add = json_chars(&entry) + usize::from(!page.is_empty());
+        let fits = used + add <= room && text_fits(&f);
+        if !fits && !page.is_empty() {
+            break;
+        }
+        if !fits {
+            // Not even the first file fits whole: its diff is cut to the JSON room
+            // here (the text cuts its own lines), and the page holds it alone.
+            cut = cut_diff(&mut entry, room, &action.id);
+            let mut f = f;
+            f.diff = entry["diff"].as_str().unwrap_or_default().to_string();
+            page.push(entry);
+            shown.push(f);
+            break;
+        }
+        used += add;
+        page.push(entry);
+        shown.push(f);
+    }
+    let next = offset + page.len();
+    let obj = head.as_object_mut().expect("an object");
+    obj.insert("files".into(), Value::Array(page));
+    if next < total {
+        obj.insert("nextFileOffset".into(), json!(next));
+    } else {
+        obj.remove("nextFileOffset");
+    }
+    obj.insert("filesOmitted".into(), json!(total - next));
+    obj.insert("truncated".into(), Value::Bool(cut));
+    Ok(Page { value: head, offset, files: shown, total })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preview::PreviewFile;
+    use crate::status::PreviewStatus;
+
+    fn file(i: usize, diff_lines: usize) -> PreviewFile {
+        let mut diff = format!("--- a/d/f{i:04}.py\n+++ b/d/f{i:04}.py\n@@ -1,{diff_lines} +1,{diff_lines} @@\n");
+        for k in 0..diff_lines {
+            diff.push_str(&format!("-old_call_{k}(argument)\n+new_call_{k}(argument)\n"));
+        }
+        PreviewFile { path: format!("d/f{i:04}.py"), replacements: diff_lines, diff, syntax_errors_introduced: false }
+    }
+
+    fn details(files: Vec<PreviewFile>) -> PreviewDetails {
+        let total = files.iter().map(|f| f.replacements).sum();
+        PreviewDetails {
+            id: Some("ae-123456".into()),
+            label: crate::preview::label(total, files.len()),
+            source_tool_name: "ast_edit".into(),
+            status: PreviewStatus::Pending,
+            applied: false,
+            total_replacements: total,
+            files_touched: files.len(),
+            files_searched: files.len(),
+            files,
+            overlaps: 0,
+            skipped: (0..500).map(|i| crate::plan::Skipped { path: format!("s{i}.py"), reason: "binary file (contains NUL bytes)".into() }).collect(),
+            warnings: Vec::new(),
+            limit_reached: false,
+            overlapped: Vec::new(),
+            findings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_small_preview_is_whole_with_truncated_false() {
+        let mut d = details(vec![file(0, 2)]);
+        d.skipped.clear();
+        let v = preview(&d);
+        assert_eq!(v["truncated"], false);
+        assert_eq!(v["filesOmitted"], 0);
+        assert_eq!(v["files"][0]["diff"], d.files[0].diff);
+    }
+
+    #[test]
+    fn a_big_preview_keeps_counts_and_a_prefix_of_whole_files() {
+        let d = details((0..3000).map(|i| file(i, 5)).collect());
+        let v = preview(&d);
+        assert!(json_chars(&v) <= STRUCTURED_CHAR_BUDGET, "{}", json_chars(&v));
+        assert_eq!(v["truncated"], true);
+        assert_eq!(v["filesTouched"], 3000);
+        assert_eq!(v["totalReplacements"], 15000);
+        let files = v["files"].as_array().unwrap();
+        assert!(!files.is_empty());
+        assert_eq!(v["filesOmitted"], 3000 - files.len());
+        for (i, f) in files.iter().enumerate() {
+            assert_eq!(f, &serde_json::to_value(&d.files[i]).unwrap(), "entry {i} is whole");
+        }
+        let warnings = v["warnings"].as_array().unwrap();
+        let last = warnings.last().unwrap().as_str().unwrap();
+        assert!(last.contains(&format!("\"fileOffset\": {}", files.len())), "{last}");
+        assert!(v["skipped"].as_array().unwrap().len() < 500);
+        assert!(warnings.iter().any(|w| w.as_str().unwrap().contains("more skipped files")));
+    }
+
+    #[test]
+    fn one_huge_diff_is_cut_at_a_line_with_a_note() {
+        let mut d = details(vec![file(0, 20_000)]);
+        d.skipped.clear();
+        let v = preview(&d);
+        assert!(json_chars(&v) <= STRUCTURED_CHAR_BUDGET, "{}", json_chars(&v));
+        assert_eq!(v["filesOmitted"], 0);
+        assert_eq!(v["truncated"], true);
+        let diff = v["files"][0]["diff"].as_str().unwrap();
+        assert!(diff.ends_with("`ast-edit show ae-123456 --full` shows the whole diff\n"), "{}", &diff[diff.len() - 200..]);
+        assert!(d.files[0].diff.starts_with(diff.rsplit_once("… ").unwrap().0));
+    }
+
+    #[test]
+    fn shrink_cuts_long_strings_and_long_arrays() {
+        let mut v = json!({"a": "x".repeat(100_000), "b": (0..10_000).collect::<Vec<_>>()});
+        shrink(&mut v, 1000);
+        assert!(json_chars(&v) <= 1000, "{}", json_chars(&v));
+    }
+}
