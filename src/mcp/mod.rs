@@ -1,7 +1,7 @@
 //! `ast-edit mcp`: the Model Context Protocol server (stdio), built on the official
 //! Rust SDK `rmcp`.
 //!
-//! Two tools, always listed, with JSON schemas that strict clients accept (plain
+//! The tools, always listed, with JSON schemas that strict clients accept (plain
 //! object roots, no `$ref`, enums inline; `tools`). The input schemas are
 //! generated from the serde types the server parses (`crate::schema`); the
 //! output schemas are written out:
@@ -15,6 +15,8 @@
 //! - `resolve` (destructive): applies or discards the newest pending action (or `id`)
 //!   through [`crate::resolve::resolve`]; the result text, `isError` and details are the
 //!   library's, unchanged.
+//! - `ast_tree` (read-only): the syntax tree of a snippet or a pattern
+//!   ([`crate::tree`], `tree_tool`), to look before writing a pattern.
 //!
 //! Every failure of a tool call (bad arguments, bad patterns, paths outside the
 //! root, store errors) is a tool result with `isError: true` and a message that
@@ -51,6 +53,7 @@ mod preview_text;
 mod server;
 mod tools;
 mod transport;
+mod tree_tool;
 
 use std::path::Path;
 use std::time::Duration;

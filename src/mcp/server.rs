@@ -330,9 +330,9 @@ impl ServerHandler for AstEditServer {
         context: RequestContext<RoleServer>,
     ) -> std::result::Result<CallToolResponse, McpError> {
         let tool = request.name.to_string();
-        if tool != "ast_edit" && tool != "resolve" {
+        if tool != "ast_edit" && tool != "resolve" && tool != "ast_tree" {
             return Err(McpError::invalid_params(
-                format!("unknown tool `{tool}`: this server has `ast_edit` and `resolve`"),
+                format!("unknown tool `{tool}`: this server has `ast_edit`, `resolve` and `ast_tree`"),
                 None,
             ));
         }
@@ -347,6 +347,7 @@ impl ServerHandler for AstEditServer {
             let _running = running;
             match name.as_str() {
                 "ast_edit" => server.ast_edit(request.arguments, context).await,
+                "ast_tree" => super::tree_tool::ast_tree(request.arguments).await,
                 _ => server.resolve(request.arguments, context).await,
             }
         });

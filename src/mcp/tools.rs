@@ -43,6 +43,14 @@ whose rewrite adds syntax errors; {\"verify\": \"rerun\"} re-runs the edit on ev
 re-using the stored plan. Any other `extra` key is refused (nothing is written). \"discard\" drops the \
 action and writes nothing.";
 
+const AST_TREE_DESCRIPTION: &str = "\
+Show the syntax tree of a snippet, or of an ast-grep pattern (isPattern), before writing an edit: \
+one node per line with `field:`, kind, range (line:col, 1-based) and leaf text; ERROR and MISSING \
+nodes marked. Code parses differently alone than in context: Python `on_delete=models.CASCADE` \
+alone is an `assignment`, in `f(on_delete=models.CASCADE)` a `keyword_argument`. With isPattern \
+the last line names the root kind the pattern matches (what a `selector` names) and says if it \
+cannot match. Writes nothing.";
+
 fn obj(v: Value) -> Arc<JsonObject> {
     match v {
         Value::Object(m) => Arc::new(m),
@@ -120,7 +128,42 @@ pub fn resolve_output_schema() -> Value {
     })
 }
 
-/// The two tools, in a fixed order.
+/// The input schema of `ast_tree`: flat, every property one type, no unknown keys.
+pub fn ast_tree_input_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "code": {"type": "string", "description": "The snippet or pattern (at most 65536 bytes)."},
+            "lang": {"type": "string", "description": "Language name or alias: py, rs, ts, tsx, js, c, cpp, go, java, ..."},
+            "isPattern": {"type": "boolean", "default": false, "description": "Parse as an ast-grep pattern ($A, $$$ARGS)."},
+            "named": {"type": "boolean", "default": true, "description": "Named nodes only; false adds punctuation and keywords."}
+        },
+        "required": ["code", "lang"],
+        "additionalProperties": false
+    })
+}
+
+/// The output schema of `ast_tree`: the [`crate::tree::TreeDump`].
+pub fn ast_tree_output_schema() -> Value {
+    let count = json!({"type": "integer", "minimum": 0});
+    json!({
+        "type": "object",
+        "properties": {
+            "lang": {"type": "string"},
+            "isPattern": {"type": "boolean"},
+            "root": {"type": "object", "description": "{kind, field?, start: {line, column}, end, text?, named?, error?, missing?, metaVar?, omitted?, children}"},
+            "errors": count,
+            "truncated": {"type": "boolean"},
+            "nodes": count,
+            "totalNodes": count,
+            "patternRoot": {"type": "string"},
+            "patternNote": {"type": "string"}
+        },
+        "required": ["lang", "isPattern", "root", "errors", "truncated", "nodes", "totalNodes"]
+    })
+}
+
+/// The tools, in a fixed order.
 pub fn tools() -> Vec<Tool> {
     vec![
         Tool::new("ast_edit", AST_EDIT_DESCRIPTION, obj(ast_edit_input_schema()))
@@ -141,6 +184,16 @@ pub fn tools() -> Vec<Tool> {
                     .read_only(false)
                     .destructive(true)
                     .idempotent(false)
+                    .open_world(false),
+            ),
+        Tool::new("ast_tree", AST_TREE_DESCRIPTION, obj(ast_tree_input_schema()))
+            .with_title("Syntax tree")
+            .with_raw_output_schema(obj(ast_tree_output_schema()))
+            .with_annotations(
+                ToolAnnotations::with_title("Syntax tree")
+                    .read_only(true)
+                    .destructive(false)
+                    .idempotent(true)
                     .open_world(false),
             ),
     ]
