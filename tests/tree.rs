@@ -182,7 +182,17 @@ fn bad_input_exits_2_naming_the_fix() {
     assert!(r.stderr.contains("cannot tell the language of notes.txt") && r.stderr.contains("-l LANG"), "{}", r.stderr);
     let r = t.run(&["tree", "-l", "py"]).code(2);
     assert!(r.stderr.contains("<CODE|--file <FILE>>"), "clap names the missing input: {}", r.stderr);
-    assert!(t.run(&["tree", "--help"]).ok().stdout.contains("on_delete=models.CASCADE"));
+}
+
+#[test]
+fn the_help_example_is_what_tree_prints() {
+    let t = Tree::empty();
+    let help = t.run(&["tree", "--help"]).ok().stdout;
+    let indent = |s: &str| s.lines().map(|l| format!("  {l}\n")).collect::<String>();
+    assert!(help.contains(&indent(KWARG_ALONE)), "{help}");
+    let tree_lines: String = KWARG_IN_CALL.lines().filter(|l| !l.starts_with("Pattern root")).map(|l| format!("{l}\n")).collect();
+    assert!(help.contains(&indent(&tree_lines)), "{help}");
+    assert!(help.contains("  Pattern root: `call` at 1:1-1:41: the pattern matches `call` nodes (...)\n"), "{help}");
 }
 
 #[test]

@@ -27,11 +27,18 @@ Example: a Django keyword argument alone is an assignment,
           attribute: identifier 1:18-1:25 \"CASCADE\"
 but inside a call it is a keyword_argument:
   $ ast-edit tree -l py --pattern 'ForeignKey($M, on_delete=models.CASCADE)'
-  ...
-        keyword_argument 1:16-1:40
-          name: identifier 1:16-1:25 \"on_delete\"
-  ...
-  Pattern root: `call` at 1:1-1:41: the pattern matches `call` nodes ...
+  module 1:1-1:41
+    expression_statement 1:1-1:41
+      call 1:1-1:41
+        function: identifier 1:1-1:11 \"ForeignKey\"
+        arguments: argument_list 1:11-1:41
+          identifier 1:12-1:14 metavariable $M
+          keyword_argument 1:16-1:40
+            name: identifier 1:16-1:25 \"on_delete\"
+            value: attribute 1:26-1:40
+              object: identifier 1:26-1:32 \"models\"
+              attribute: identifier 1:33-1:40 \"CASCADE\"
+  Pattern root: `call` at 1:1-1:41: the pattern matches `call` nodes (...)
 
 More:
   ast-edit tree -l c --pattern 'kfree($A)'     # MISSING ; : write `kfree($A);`
