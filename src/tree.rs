@@ -312,7 +312,7 @@ impl Walk<'_> {
             let in_meta = stack.last().is_some_and(|f| f.in_meta);
             let mut frame = Frame { node: None, in_meta };
             let mut descend = true;
-            if shown(n, self.opts) {
+            if shown(n, self.opts) || stack.is_empty() {
                 let mut node = self.node(n, cursor.field_name(), in_meta);
                 frame.in_meta = in_meta || node.meta_var.is_some();
                 if depth + 1 >= MAX_TREE_DEPTH && n.child_count() > 0 {
@@ -609,5 +609,49 @@ fn lowercase_meta_hint(code: &str) -> String {
             format!(" Note: `${name}` is not a metavariable (names are capital letters, digits and `_`: `${}`), so it is parsed as code.", name.to_uppercase())
         }
         None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pattern(code: &str, lang: SupportLang) -> TreeDump {
+        dump(code, lang, TreeOptions { is_pattern: true, all: false }).unwrap()
+    }
+
+    #[test]
+    fn columns_count_characters_of_the_original_pattern() {
+        // `$` becomes `µ` (2 bytes) in Python before parsing; é and ñ are 2 bytes.
+        let d = pattern("é = $A + ñ", SupportLang::Python);
+        let right = &d.root.children[0].children[0].children[1];
+        assert_eq!(right.kind, "binary_operator");
+        let (a, n) = (&right.children[0], &right.children[1]);
+        assert_eq!((a.meta_var.as_deref(), a.text.as_deref(), a.start.column, a.end.column), (Some("$A"), Some("$A"), 5, 7));
+        assert_eq!((n.text.as_deref(), n.start, n.end), (Some("ñ"), Pos { line: 1, column: 10 }, Pos { line: 1, column: 11 }));
+    }
+
+    #[test]
+    fn only_the_outermost_node_of_a_metavariable_is_marked() {
+        // Go wraps `$A` in an expression_list; ast-grep stops at the outer node.
+        let d = pattern("$A = 0", SupportLang::Go);
+        let left = &d.root.children[0].children[0];
+        assert_eq!((left.kind.as_str(), left.meta_var.as_deref()), ("expression_list", Some("$A")));
+        assert_eq!(left.children[0].meta_var, None);
+        assert_eq!(d.pattern_root.as_deref(), Some("assignment_statement"));
+    }
+
+    #[test]
+    fn code_is_not_pre_processed_unless_it_is_a_pattern() {
+        let d = dump("f($A)", SupportLang::Python, TreeOptions::default()).unwrap();
+        assert!(d.errors > 0, "`$` is not Python");
+        assert_eq!(pattern("f($A)", SupportLang::Python).errors, 0);
+    }
+
+    #[test]
+    fn several_nodes_at_the_top_are_refused_as_ast_grep_does() {
+        let d = pattern("a\nb", SupportLang::Python);
+        assert_eq!(d.pattern_root, None);
+        assert!(d.pattern_note.unwrap().contains("\"Multiple AST nodes are detected\""));
     }
 }

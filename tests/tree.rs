@@ -428,3 +428,29 @@ async fn a_deep_tree_reaches_the_client_whole_within_the_caps() {
     assert!(text(&r).ends_with("at the cap of 300 nodes; show a smaller snippet.\n"), "{}", text(&r));
     let _ = service.cancel().await;
 }
+
+#[test]
+fn the_pattern_root_is_the_node_kind_ast_grep_matches_with() {
+    let Some(sg) = common::ast_grep() else { return };
+    let t = Tree::empty();
+    let cases = [
+        ("go", "$A = 0"),
+        ("rs", "$A.bar()"),
+        ("c", "kfree($A)"),
+        ("c", "kfree($A);"),
+        ("py", "print($A)"),
+        ("py", "print($a)"),
+        ("py", "models.ForeignKey(User, on_delete=models.CASCADE)"),
+        ("ts", "const $A = $B"),
+        ("java", "foo($A)"),
+        ("js", "a"),
+    ];
+    for (lang, pat) in cases {
+        // ast-grep prints the pattern it compiled on stderr: "Debug Pattern:", then its root.
+        let out = std::process::Command::new(&sg).args(["run", "--debug-query=pattern", "-l", lang, "-p", pat, "/dev/null"]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let theirs = stderr.lines().nth(1).and_then(|l| l.split_whitespace().next()).unwrap_or_else(|| panic!("{stderr}"));
+        let v: Value = t.run(&["tree", "-l", lang, "--pattern", pat, "--json"]).ok().json();
+        assert_eq!(v["patternRoot"], theirs, "{lang} `{pat}`");
+    }
+}
