@@ -53,6 +53,7 @@ mod schema;
 pub mod status;
 mod text;
 mod tight_ends;
+pub mod tree;
 pub mod walk;
 pub mod workflow;
 pub mod workspace;

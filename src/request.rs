@@ -167,14 +167,14 @@ pub struct RawRequest {
     #[serde(default)]
     #[schemars(
         with = "Option<String>",
-        description = "Instead of ops: ast-grep rule config(s) as YAML text (several separated by ---; a JSON object or array works too), with rule (pattern, kind, regex, inside, has, not, all, any, ...), constraints, transform, fix. `lang` fills a missing language. Example: \"id: no-unwrap\\nlanguage: rust\\nrule:\\n  pattern: $X.unwrap()\\n  not: {inside: {kind: mod_item, has: {field: name, regex: ^tests$}, stopBy: end}}\\nfix: $X.expect(\\\"checked\\\")\". With a constraint: \"rule: {pattern: warnings.warn($$$A)}\\nconstraints: {A: {not: {regex: stacklevel}}}\\n...\""
+        description = "Instead of ops: ast-grep rule config(s) as YAML text (--- between rules; JSON works too): rule, constraints, transform, fix. `lang` fills a missing language."
     )]
     pub rule: Option<serde_json::Value>,
     /// Rewrite the matches nested inside a rewritten match too (docs/DESIGN.md
     /// section 2.5), instead of leaving them for a second run.
     #[serde(default)]
     #[schemars(
-        description = "Also rewrite matches nested inside a rewritten match (a.unwrap().b.unwrap()) in this preview; default false: the outermost wins, as in ast-grep."
+        description = "Also rewrite matches nested in a rewritten match (default false: outermost wins)."
     )]
     pub rewrite_nested: Option<bool>,
     /// Files or directories, relative to the working directory (default `["."]`).

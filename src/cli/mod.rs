@@ -8,6 +8,7 @@
 //! - `review`: the interactive review of `-i`
 //! - `actions`: `resolve`, `pending`, `show`, `undo`, `propose`
 //! - `info`: `test`, `langs`
+//! - `tree`: the syntax tree of a snippet or a pattern
 //! - `print`: human rendering of previews
 
 mod actions;
@@ -15,6 +16,7 @@ mod edit;
 mod info;
 mod print;
 mod review;
+mod tree;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -150,6 +152,33 @@ Example:
     Propose(ProposeArgs),
     /// Serve the MCP tools `ast_edit` and `resolve` on stdio (for coding agents).
     Mcp(McpArgs),
+    /// Show the syntax tree of a snippet or a pattern (what a pattern matches).
+    #[command(long_about = tree::LONG_ABOUT)]
+    Tree(TreeArgs),
+}
+
+/// `tree` arguments.
+#[derive(Args, Debug)]
+#[command(group = clap::ArgGroup::new("input").required(true).args(["code", "file"]))]
+pub struct TreeArgs {
+    /// Language of the code (name or alias: py, rs, ts, c, ...); with -f, its extension says it by default.
+    #[arg(short = 'l', long = "lang", value_name = "LANG")]
+    pub lang: Option<String>,
+    /// Parse the code as an ast-grep pattern ($A, $$$ARGS) and say what its root node is.
+    #[arg(long)]
+    pub pattern: bool,
+    /// Show unnamed nodes too (punctuation, keywords), quoted.
+    #[arg(long)]
+    pub all: bool,
+    /// Print the tree as one JSON value.
+    #[arg(long)]
+    pub json: bool,
+    /// Read the code from FILE.
+    #[arg(short = 'f', long = "file", value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// The code, or `-` to read it from stdin.
+    #[arg(value_name = "CODE", allow_hyphen_values = true)]
+    pub code: Option<String>,
 }
 
 /// `mcp` flags.
@@ -441,6 +470,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> anyhow::Result<i32> {
         Command::Propose(a) => actions::propose(a, out),
         Command::Langs(a) => info::langs(a, out),
         Command::Test(a) => info::test(a, cli.color, out),
+        Command::Tree(a) => tree::tree(a, out),
         Command::Mcp(a) => {
             let root = match a.root {
                 Some(r) => r,

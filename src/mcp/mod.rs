@@ -22,6 +22,8 @@
 //!   action's files and diffs (`fileOffset`, `limit`).
 //! - `ast_undo` (destructive): the library's undo of the last apply, refused when
 //!   it is not the `id` given or when it wrote files outside the root.
+//! - `ast_tree` (read-only): the syntax tree of a snippet or a pattern
+//!   ([`crate::tree`], `tree_tool`), to look before writing a pattern.
 //!
 //! Every failure of a tool call (bad arguments, bad patterns, paths outside the
 //! root, store errors) is a tool result with `isError: true` and a message that
@@ -59,6 +61,7 @@ mod preview_text;
 mod server;
 mod tools;
 mod transport;
+mod tree_tool;
 
 use std::path::Path;
 use std::time::Duration;

@@ -465,9 +465,9 @@ impl ServerHandler for AstEditServer {
         context: RequestContext<RoleServer>,
     ) -> std::result::Result<CallToolResponse, McpError> {
         let tool = request.name.to_string();
-        if !matches!(tool.as_str(), "ast_edit" | "resolve" | "ast_pending" | "ast_undo") {
+        if !matches!(tool.as_str(), "ast_edit" | "resolve" | "ast_pending" | "ast_undo" | "ast_tree") {
             return Err(McpError::invalid_params(
-                format!("unknown tool `{tool}`: this server has `ast_edit`, `resolve`, `ast_pending` and `ast_undo`"),
+                format!("unknown tool `{tool}`: this server has `ast_edit`, `resolve`, `ast_pending`, `ast_undo` and `ast_tree`"),
                 None,
             ));
         }
@@ -488,6 +488,7 @@ impl ServerHandler for AstEditServer {
                 "ast_edit" => server.ast_edit(request.arguments, context).await,
                 "ast_pending" => server.ast_pending(request.arguments).await,
                 "ast_undo" => server.ast_undo(request.arguments).await,
+                "ast_tree" => super::tree_tool::ast_tree(request.arguments).await,
                 _ => server.resolve(request.arguments, context).await,
             }
         });

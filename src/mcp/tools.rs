@@ -14,31 +14,32 @@ files, after checking none changed since the preview) or \"discard\", and a one-
 Paths are relative to the server's root folder and must stay inside it.";
 
 const AST_EDIT_DESCRIPTION: &str = "\
-Preview a structural search-and-replace over code (ast-grep patterns on tree-sitter syntax trees). \
-Nothing is written: the result is a unified diff per file, staged as a pending action with an `id`; \
-then call `resolve` with action \"apply\" or \"discard\".
-
-How to write `pat` and `out`:
-- A pattern is code of the target language. `$A` (any capital name) matches exactly one node \
-(an expression, identifier or argument); `$$$ARGS` matches zero or more nodes (arguments, statements); \
-`$_` matches one node without capturing it. `out` reuses the captures: \
-{\"pat\": \"self.assertEquals($A, $B)\", \"out\": \"self.assertEqual($A, $B)\"}, \
-{\"pat\": \"fetch_data($$$ARGS)\", \"out\": \"load_data($$$ARGS)\"}.
-- Everything else is literal and matches whole tokens only: a metavariable stands for a whole \
-node, never part of a token (`get_$X()` does not work), and `foo` never matches `foobar`.
-- A pattern must parse on its own: C, C++ and Java statements need their `;` (`kfree($A);`). \
-Set `lang` (py, rs, ts, tsx, js, c, cpp, go, java, ...) when the file extensions do not say it.
-- Several ops run in one pass; an empty `out` deletes the match. Zero matches is not an error: \
-nothing is staged and there is nothing to resolve.";
+Preview a structural search-and-replace (ast-grep patterns on syntax trees). Nothing is written: \
+you get a unified diff per file, staged as a pending action with an `id`; then call `resolve`.
+- A pattern is code of the target language. `$A` (any capital name) matches one node; `$$$ARGS` \
+zero or more (arguments, statements); `$_` one, not captured. `out` reuses the captures: \
+{\"pat\": \"self.assertEquals($A, $B)\", \"out\": \"self.assertEqual($A, $B)\"}.
+- The rest is literal, whole tokens only (`get_$X()` does not work; `foo` never matches `foobar`).
+- A pattern must parse alone: C, C++ and Java statements need their `;` (`kfree($A);`). Set `lang` \
+when file extensions do not say it.
+- Several ops run in one pass; an empty `out` deletes. Zero matches stages nothing.
+- Or give `rule`, ast-grep rule YAML. Skip tests: \"rule: {pattern: $X.unwrap(), not: {inside: \
+{kind: mod_item, has: {field: name, regex: ^tests$}, stopBy: end}}}\\nfix: $X.expect(\\\"ok\\\")\". \
+Filter a capture: \"rule: {pattern: print($A)}\\nconstraints: {A: {regex: ^f}}\\nfix: log($A)\".";
 
 const RESOLVE_DESCRIPTION: &str = "\
-Apply or discard a pending action staged by `ast_edit` (or by a person with the ast-edit CLI). \
-Without `id` it takes the newest pending action; pass the `id` from ast_edit's result to pick one. \
-\"apply\" first checks that every file still has the bytes it had at the preview and that the edit \
+Apply or discard a pending action staged by `ast_edit` (or a person with the CLI). Without `id` it \
+takes the newest. \"apply\" checks that every file still has its previewed bytes and that the edit \
 gives exactly the previewed text, then writes all files or none. If a file changed since the \
 preview it fails with `Apply failed: ...` and the action stays pending: discard it and preview again, \
 or pass extra {\"stale\": \"skip\"} to write only the unchanged files (other options: see `extra`). \
 \"discard\" drops the action and writes nothing. `ast_undo` undoes the last apply.";
+
+const AST_TREE_DESCRIPTION: &str = "\
+Show the syntax tree of a snippet or an ast-grep pattern (isPattern) before writing an edit: \
+`field:` kind range, ERROR/MISSING marked. Code parses differently alone: Python \
+`on_delete=models.CASCADE` is an `assignment`, inside a call a `keyword_argument`. With isPattern \
+the last line names the kind the pattern matches (a `selector`).";
 
 fn obj(v: Value) -> Arc<JsonObject> {
     match v {
@@ -131,12 +132,10 @@ pub fn ast_edit_output_schema() -> Value {
             "limitReached": {"type": "boolean"},
             "overlapped": {
                 "type": "array",
-                "description": "Matches not rewritten because they nest in or overlap a kept edit.",
                 "items": object(json!({"path": string(), "line": count(), "rule": string(), "keptRule": string()}), &[])
             },
             "findings": {
                 "type": "array",
-                "description": "Matches of rules without a fix: reported, nothing staged.",
                 "items": object(json!({"path": string(), "line": count(), "rule": string(), "severity": string(), "message": string()}), &[])
             },
             "truncated": truncated,
@@ -162,6 +161,38 @@ pub fn resolve_output_schema() -> Value {
             "filesOmitted": omitted
         }),
         &["action", "reason", "truncated", "filesOmitted"],
+    )
+}
+
+/// The input schema of `ast_tree`: flat, every property one type, no unknown keys.
+pub fn ast_tree_input_schema() -> Value {
+    object(
+        json!({
+            "code": {"type": "string", "description": "The snippet or pattern (at most 65536 bytes)."},
+            "lang": {"type": "string", "description": "Language name or alias: py, rs, ts, tsx, js, c, cpp, go, java, ..."},
+            "isPattern": {"type": "boolean", "description": "Parse as an ast-grep pattern ($A, $$$ARGS); default false."},
+            "named": {"type": "boolean", "description": "Named nodes only (default true); false adds punctuation and keywords."}
+        }),
+        &["code", "lang"],
+    )
+}
+
+/// The output schema of `ast_tree`: the [`crate::tree::TreeDump`].
+pub fn ast_tree_output_schema() -> Value {
+    object(
+        json!({
+            "lang": string(),
+            "isPattern": {"type": "boolean"},
+            "root": {"type": "object", "description": "{kind, field?, start, end, text?, error?, missing?, children}"},
+            "errors": count(),
+            "truncated": {"type": "boolean"},
+            "truncatedBy": {"type": "array", "items": string()},
+            "nodes": count(),
+            "totalNodes": count(),
+            "patternRoot": string(),
+            "patternNote": string()
+        }),
+        &["lang", "isPattern", "root", "errors", "truncated", "nodes", "totalNodes"],
     )
 }
 
@@ -235,6 +266,7 @@ pub fn tools() -> Vec<Tool> {
     const RESOLVE: &str = "Apply or discard a pending edit";
     const PENDING: &str = "List or page pending edits";
     const UNDO: &str = "Undo the last apply";
+    const TREE: &str = "Syntax tree";
     vec![
         tool("ast_edit", EDIT, AST_EDIT_DESCRIPTION, ast_edit_input_schema(), ast_edit_output_schema(),
             ToolAnnotations::new().read_only(true).destructive(false).idempotent(false)),
@@ -244,6 +276,8 @@ pub fn tools() -> Vec<Tool> {
             ToolAnnotations::new().read_only(true).destructive(false).idempotent(true)),
         tool("ast_undo", UNDO, AST_UNDO_DESCRIPTION, ast_undo_input_schema(), ast_undo_output_schema(),
             ToolAnnotations::new().read_only(false).destructive(true).idempotent(false)),
+        tool("ast_tree", TREE, AST_TREE_DESCRIPTION, ast_tree_input_schema(), ast_tree_output_schema(),
+            ToolAnnotations::new().read_only(true).destructive(false).idempotent(true)),
     ]
 }
 
