@@ -1,0 +1,3 @@
+if (myNumber == 42) { /* ... */}
+if (notMatch == another) { /* ... */}
+if (notMatch) { /* ... */}

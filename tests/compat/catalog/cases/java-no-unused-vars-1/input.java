@@ -1,0 +1,3 @@
+String unused = "unused";
+String used = "used";
+System.out.println(used);

@@ -1,0 +1,1 @@
+def a(arg: Optional[int]): pass

@@ -1,0 +1,1 @@
+any([x for x in range(10)])

@@ -1,0 +1,1 @@
+results:  Optional[Union[List[Union[str, dict]], str]]

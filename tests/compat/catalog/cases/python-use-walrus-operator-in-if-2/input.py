@@ -1,0 +1,4 @@
+a = foo()
+
+if a:
+    do_bar()

@@ -1,0 +1,1 @@
+<div>{ list.length && list.map(i => <p/>) }</div>

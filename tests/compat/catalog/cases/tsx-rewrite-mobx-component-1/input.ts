@@ -1,0 +1,3 @@
+export const Example = observer(() => {
+  return <div>Hello World</div>
+})

@@ -1,0 +1,5 @@
+const [foo, bar] = await Promise.all([
+  await getFoo(),
+  getBar(),
+  (async () => { await getBaz()})(),
+])
