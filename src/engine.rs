@@ -536,7 +536,7 @@ impl Engine {
     /// forced language every op must compile for it.
     pub fn new(req: &Request, langs: impl IntoIterator<Item = SupportLang>, cwd: &Path) -> Result<Self> {
         if let Some(set) = &req.rule_set {
-            return Engine::of_rules(set, cwd);
+            return Engine::for_rules(set, cwd);
         }
         let mut langs: Vec<SupportLang> = langs.into_iter().collect();
         if let Some(l) = req.lang {
@@ -610,7 +610,7 @@ impl Engine {
     /// compile is bad input (a project's loader has checked its rules already);
     /// a pattern that does not parse cleanly is one too for a request's rules,
     /// and a warning for a project's (ast-grep loads those).
-    fn of_rules(set: &crate::ruleset::RuleSet, cwd: &Path) -> Result<Self> {
+    pub fn for_rules(set: &crate::ruleset::RuleSet, cwd: &Path) -> Result<Self> {
         let globals = crate::ruleset::globals(&set.utils)?;
         let mut by_lang: HashMap<SupportLang, Vec<CompiledOp>> = HashMap::new();
         let mut file_globs = Vec::with_capacity(set.rules.len());
@@ -630,6 +630,11 @@ impl Engine {
     /// True when at least one op is compiled for `lang`.
     pub fn has_ops(&self, lang: SupportLang) -> bool {
         self.by_lang.get(&lang).is_some_and(|ops| !ops.is_empty())
+    }
+
+    /// Every op or rule compiled for `lang`, whatever a file's path.
+    pub fn all_for(&self, lang: SupportLang) -> Vec<&CompiledOp> {
+        self.by_lang.get(&lang).map(|ops| ops.iter().collect()).unwrap_or_default()
     }
 
     /// The ops that apply to the file at `path` (absolute) of language `lang`.

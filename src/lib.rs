@@ -28,6 +28,7 @@
 
 pub mod apply;
 mod atomic;
+pub mod checks;
 pub mod cli;
 mod compile;
 pub mod custom;

@@ -152,7 +152,6 @@ fn check_py_fails_when_a_rule_does_not_write_the_whole_file_after() {
 // read ast-grep projects and rule files (and `astEdit.checkDirs`).
 
 #[test]
-#[ignore = "needs ast-edit scan -r / test projects"]
 fn ast_edit_test_passes_on_the_catalog() {
     let t = Tree::empty();
     let config = queries().join("sgconfig.yml");
@@ -160,7 +159,6 @@ fn ast_edit_test_passes_on_the_catalog() {
 }
 
 #[test]
-#[ignore = "needs ast-edit scan -r / test projects"]
 fn ast_edit_test_fails_when_a_whole_file_check_is_not_met() {
     let t = catalog_with_a_wrong_check();
     let r = t.run(&["test", "-c", "sgconfig.yml"]).code(1);
@@ -168,7 +166,6 @@ fn ast_edit_test_fails_when_a_whole_file_check_is_not_met() {
 }
 
 #[test]
-#[ignore = "needs ast-edit scan -r / test projects"]
 fn whole_file_checks_hold_under_ast_edit_scan() {
     let Some(py) = python() else { return };
     let bin = env!("CARGO_BIN_EXE_ast-edit");

@@ -111,7 +111,9 @@ fn fixture_project_passes_from_a_subfolder_with_ast_grep_verdicts() {
     assert_eq!(s, want, "{stdout}");
     assert!(stdout.contains("Running 7 tests"), "{stdout}");
     assert!(stdout.contains("Rule not found: `py-disabled` (rule-tests/python/off-test.yml): the rule has `severity: off`"), "{stdout}");
-    assert!(stdout.ends_with("test result: ok. 6 passed; 0 failed;\n"), "{stdout}");
+    assert!(stdout.contains("\ntest result: ok. 6 passed; 0 failed;\n"), "{stdout}");
+    // Then ast-edit's whole-file checks (astEdit.checkDirs).
+    assert!(stdout.ends_with("\nRunning 1 whole-file check (astEdit.checkDirs)\nchecks: ok. 1 passed; 0 failed;\n"), "{stdout}");
     same_verdicts_as_ast_grep(&ours, &peer, &[]);
 }
 

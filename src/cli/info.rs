@@ -58,12 +58,39 @@ fn project_test(a: TestArgs, config: Option<PathBuf>, color: ColorChoice, out: &
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }
+    let loaded = project.load_rules(opts.filter.as_ref())?;
+    let checks = crate::checks::run(&project, &loaded, opts.filter.is_some())?;
+    let failed_checks = checks.iter().filter(|c| !c.passed).count();
     if a.json {
-        write_json(out, &report)?;
+        let mut v = serde_json::to_value(&report)?;
+        v["checks"] = serde_json::to_value(&checks)?;
+        write_json(out, &v)?;
     } else {
         print_report(&report, style(color, false).color, out)?;
+        print_checks(&checks, style(color, false).color, out)?;
     }
-    Ok(if report.failed == 0 { 0 } else { 1 })
+    Ok(if report.failed == 0 && failed_checks == 0 { 0 } else { 1 })
+}
+
+/// The whole-file checks (docs/RULES.md): a line per failed case with its diff,
+/// and the count.
+fn print_checks(checks: &[crate::checks::CheckResult], color: bool, out: &mut impl Write) -> std::io::Result<()> {
+    if checks.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "\nRunning {} (astEdit.checkDirs)", plural(checks.len(), "whole-file check"))?;
+    for c in checks.iter().filter(|c| !c.passed) {
+        writeln!(out, "{} {} case {} ({})", print::paint(color, "31", "[check failed]"), c.file, c.case, c.ids.join(", "))?;
+        if let Some(p) = &c.problem {
+            writeln!(out, "{p}")?;
+        }
+    }
+    let failed = checks.iter().filter(|c| !c.passed).count();
+    if failed == 0 {
+        writeln!(out, "checks: {}. {} passed; 0 failed;", print::paint(color, "32", "ok"), checks.len())
+    } else {
+        writeln!(out, "checks failed. {} passed; {failed} failed;", checks.len() - failed)
+    }
 }
 
 /// The text report, laid out as `ast-grep test` lays it out: the tests'
