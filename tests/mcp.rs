@@ -813,3 +813,29 @@ async fn a_panic_in_a_handler_is_a_tool_error_and_the_server_keeps_serving() {
     assert_eq!(structured(&r)["status"], "pending");
     client.close().await;
 }
+
+#[tokio::test]
+async fn ast_edit_with_a_rule_keeps_only_the_sites_the_rule_allows_and_a_bad_rule_is_an_error_with_its_cause() {
+    let env = Env::new();
+    let src = "fn main() {\n    let a = read().unwrap();\n}\n\nmod tests {\n    fn t() {\n        let b = read().unwrap();\n    }\n}\n";
+    std::fs::create_dir_all(env.root.join("crate")).unwrap();
+    std::fs::write(env.root.join("crate/lib.rs"), src).unwrap();
+    let c = env.connect().await;
+    let rule = "id: no-unwrap\nlanguage: rust\nrule:\n  pattern: $X.unwrap()\n  not: {inside: {kind: mod_item, has: {field: name, regex: ^tests$}, stopBy: end}}\nfix: $X.expect(\"checked\")\n";
+    let r = c.call("ast_edit", json!({"rule": rule, "paths": ["crate"]})).await;
+    assert!(!is_error(&r), "{}", text(&r));
+    let d = structured(&r);
+    assert_eq!((d["totalReplacements"].as_u64(), d["filesTouched"].as_u64()), (Some(1), Some(1)), "{d}");
+    let r = c.call("resolve", json!({"action": "apply", "reason": "only non-test sites"})).await;
+    assert!(!is_error(&r), "{}", text(&r));
+    assert_eq!(std::fs::read_to_string(env.root.join("crate/lib.rs")).unwrap(), src.replacen("read().unwrap()", "read().expect(\"checked\")", 1));
+    // A JSON object works as well as YAML text.
+    let r = c.call("ast_edit", json!({"rule": {"id": "x", "language": "rust", "rule": {"pattern": "$X.unwrap()"}, "fix": "$X.expect(\"t\")"}, "paths": ["crate"]})).await;
+    assert_eq!(structured(&r)["totalReplacements"], 1, "{}", text(&r));
+    // A malformed rule: isError with the real cause, not "Fail to parse yaml".
+    let r = c.call("ast_edit", json!({"rule": "id: x\nlanguage: rust\nrule: {pattern: $X.unwrap()}\nfix: $Y\n"})).await;
+    assert!(is_error(&r) && text(&r).contains("Undefined meta var `Y` used in `fix`"), "{}", text(&r));
+    let r = c.call("ast_edit", json!({"rule": "id: x\nlanguage: rust\nrule: {patern: $X.unwrap()}\n"})).await;
+    assert!(is_error(&r) && text(&r).contains("unknown field `patern`"), "{}", text(&r));
+    c.close().await;
+}
