@@ -819,6 +819,45 @@ mod tests {
             .prop_map(|w| w.into_iter().flat_map(|(a, b)| [a, b]).collect())
     }
 
+    /// A rule set's edits and findings with the literal prefilter (and the
+    /// anchored walk) equal those without: the literals come only from the
+    /// patterns that must match.
+    fn rules_prefilter_is_sound(rules: &[serde_json::Value], src: &str) -> Result<(), proptest::test_runner::TestCaseError> {
+        let set = crate::ruleset::RuleSet { rules: rules.to_vec(), ..Default::default() };
+        let e = Engine::for_rules(&set, Path::new("/")).unwrap();
+        let ops = e.all_for(SupportLang::Python);
+        let run = |prefilter| {
+            let opts = RewriteOptions { prefilter, check_syntax: false, rewrite_nested: false };
+            rewrite(&ops, SupportLang::Python, src, opts).map(|r| (r.new_text, r.findings.iter().map(|f| (f.rule, f.start)).collect::<Vec<_>>()))
+        };
+        let (with, without) = (run(true), run(false));
+        // With the prefilter a file may be skipped (`None`) only when nothing matched.
+        match (&with, &without) {
+            (None, Some((text, found))) => proptest::prop_assert!(text.as_slice() == src.as_bytes() && found.is_empty(), "lost on {:?}", src),
+            _ => proptest::prop_assert_eq!(with, without, "on {:?}", src),
+        }
+        Ok(())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(500))]
+
+        /// Rules whose patterns sit under `inside`, `not`, `any`, `has` and
+        /// `stopBy`, on random Python.
+        #[test]
+        fn prefilter_loses_no_rule_match(src in soup(&[
+            "def", "load", "save", "(", ")", ":", "print", "log", "x", "1", "if", "f", ",", "\n    ", "\n",
+        ], &[" ", "\n", "# c\n"])) {
+            let rules = [
+                serde_json::json!({"id": "a", "language": "python", "rule": {"pattern": "print($A)", "inside": {"pattern": "def load(): $$$B", "stopBy": "end"}}, "fix": "log($A)"}),
+                serde_json::json!({"id": "b", "language": "python", "rule": {"pattern": "f($A)", "not": {"inside": {"kind": "function_definition", "stopBy": {"pattern": "save"}}}}, "fix": "g($A)"}),
+                serde_json::json!({"id": "c", "language": "python", "rule": {"any": [{"pattern": "x"}, {"pattern": "log"}], "has": {"pattern": "1", "stopBy": "end"}}}),
+                serde_json::json!({"id": "d", "language": "python", "rule": {"kind": "call", "has": {"pattern": "print", "stopBy": "end"}}}),
+            ];
+            rules_prefilter_is_sound(&rules, &src)?;
+        }
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::test_runner::Config::with_cases(1000))]
 

@@ -475,7 +475,7 @@ impl RawRequest {
             }
             let lang = self.lang.as_deref().map(lang::parse_lang).transpose()?;
             let rules = crate::ruleset::parse_input(rule, lang)?;
-            let set = crate::ruleset::RuleSet { rules, utils: Vec::new(), base: None };
+            let set = crate::ruleset::RuleSet { rules, utils: Vec::new(), base: None, language_globs: Vec::new() };
             let ops_req = RawRequest { rule: None, ops: vec![Op { pat: "x".into(), out: String::new() }], ..self };
             let mut req = ops_req.validate(cwd, walk, max_filesize)?;
             req.ops.clear();

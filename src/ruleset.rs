@@ -36,6 +36,37 @@ pub struct RuleSet {
     /// project's folder, or the rule file's); `None`: the working directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base: Option<PathBuf>,
+    /// A project's `languageGlobs`: files matching a language's globs are read as
+    /// that language, before their extension is looked at (as ast-grep does).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub language_globs: Vec<(String, Vec<String>)>,
+}
+
+/// `languageGlobs` compiled: the language a file is read as, when a glob says.
+#[derive(Clone, Debug, Default)]
+pub struct LanguageGlobs(Vec<(SupportLang, GlobSet)>);
+
+impl LanguageGlobs {
+    /// Compiles `(language, globs)` pairs.
+    pub fn of(list: &[(String, Vec<String>)]) -> Result<LanguageGlobs> {
+        let mut out = Vec::new();
+        for (name, globs) in list {
+            let lang = lang::parse_lang(name)?;
+            let mut b = GlobSetBuilder::new();
+            for g in globs {
+                b.add(GlobBuilder::new(g).build().map_err(|e| Error::bad(format!("languageGlobs.{name}: invalid glob `{g}`: {e}")))?);
+            }
+            out.push((lang, b.build().map_err(|e| Error::bad(format!("languageGlobs.{name}: {e}")))?));
+        }
+        Ok(LanguageGlobs(out))
+    }
+
+    /// The language the globs give the file at `path` (matched on its name and
+    /// on the whole path), if any.
+    pub fn lang_of(&self, path: &Path) -> Option<SupportLang> {
+        let name = path.file_name().map(Path::new);
+        self.0.iter().find(|(_, set)| set.is_match(path) || name.is_some_and(|n| set.is_match(n))).map(|(l, _)| *l)
+    }
 }
 
 /// The message of `e` with every cause under it, as `a: b: c`. ast-grep-config's
@@ -413,6 +444,9 @@ mod tests {
 
     #[test]
     fn build_errors_carry_the_real_cause() {
+        let globs = LanguageGlobs::of(&[("python".into(), vec!["*.pyi".into()])]).unwrap();
+        assert_eq!(globs.lang_of(Path::new("/a/b/x.pyi")), Some(SupportLang::Python));
+        assert_eq!(globs.lang_of(Path::new("/a/b/x.rs")), None);
         let r = parse_input(&json!({"id": "x", "language": "python", "rule": {"pattern": "f($A)"}, "fix": "g($B)"}), None).unwrap();
         let e = build(&r[0], &GlobalRules::default()).err().unwrap();
         assert!(e.contains("Undefined meta var `B` used in `fix`"), "{e}");

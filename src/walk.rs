@@ -166,6 +166,8 @@ pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
     let errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let skipped: Mutex<Vec<(Option<SupportLang>, Skipped)>> = Mutex::new(Vec::new());
     let forced = req.lang;
+    let custom = crate::ruleset::LanguageGlobs::of(req.rule_set.as_ref().map_or(&[][..], |s| &s.language_globs[..]))?;
+    let custom = &custom;
     builder.build_parallel().run(|| {
         let found = &found;
         let errors = &errors;
@@ -194,7 +196,7 @@ pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
                 }
                 return WalkState::Continue;
             }
-            let inferred = lang::infer(path);
+            let inferred = custom.lang_of(path).or_else(|| lang::infer(path));
             let lang = match (forced, inferred) {
                 (Some(f), _) if explicit => Some(f),
                 (Some(f), Some(i)) if f == i => Some(f),

@@ -255,3 +255,22 @@ fn project_pattern_problems_are_warnings_with_the_rule_id_and_request_ones_are_e
     assert!(r.stdout.contains("rule `c-kfree`: pattern `kfree($A)` does not parse cleanly as c") && r.stdout.contains("try `kfree($A);`"), "{}{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("AST Scan: 1 replacement in 1 file"), "{}", r.stdout);
 }
+
+#[test]
+fn language_globs_of_a_project_read_other_files_as_that_language_as_ast_grep_does() {
+    let make = || {
+        let t = Tree::empty();
+        t.write("sgconfig.yml", "ruleDirs: [rules]\nlanguageGlobs:\n  python: [\"*.pyi\", \"*.pysrc\"]\n");
+        t.write("rules/p.yml", "id: p\nlanguage: python\nrule: {pattern: print($A)}\nfix: log($A)\n");
+        t.write("a.pysrc", "print(1)\n");
+        t.write("b.py", "print(2)\n");
+        t.write("c.txt", "print(3)\n");
+        t
+    };
+    let (ours, peer) = (make(), make());
+    ours.run(&["scan", "-U"]).ok();
+    assert_eq!((ours.read("a.pysrc"), ours.read("b.py"), ours.read("c.txt")), ("log(1)\n".into(), "log(2)\n".into(), "print(3)\n".into()));
+    let Some(ag) = ast_grep() else { return };
+    std::process::Command::new(ag).args(["scan", "-U"]).current_dir(peer.path()).output().unwrap();
+    assert_eq!(ours.snapshot(), peer.snapshot());
+}

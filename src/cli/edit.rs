@@ -121,6 +121,7 @@ fn load_rule_set(a: &ScanArgs, cwd: &Path) -> Result<crate::ruleset::RuleSet> {
         rules: loaded.rules.iter().map(|r| r.config.clone()).collect(),
         utils: loaded.utils.json.clone(),
         base: Some(loaded.base.clone()),
+        language_globs: loaded.language_globs.iter().map(|(l, g)| (crate::lang::name(*l).to_string(), g.clone())).collect(),
     })
 }
 
