@@ -107,17 +107,36 @@ confirmation on a terminal; elsewhere pass --yes.")]
     Undo(JsonFlag),
     /// List the supported languages, their names and extensions.
     Langs(JsonFlag),
-    /// Run rule files (a codemod catalog such as queries/) in one pass per file.
+    /// Run ast-grep rules (a project's, a rule file's or inline) in one pass per file.
     #[command(long_about = "\
-Run rule files in one pass per file: every file is parsed once per language and
-all rules of that language are matched on the same tree. The result is one
-pending action whose label names the rules (or, with -U, applied at once).
-Where edits of different rules overlap, the outermost wins and the others are
-reported with their line, to be applied by a second scan.
+Run ast-grep rules (ast-grep's YAML rule language, read by ast-grep-config
+0.51.1) in one pass per file: every file is parsed once and all rules of its
+language are matched on the same tree. The result is one pending action whose
+label names the rules (or, with -U, applied at once). Where fixes overlap, the
+same edit wins as in `ast-grep scan -U`; the others are listed (`overlapped`).
+Rules without `fix` report findings (path:line: severity[rule]: message); a
+finding of a `severity: error` rule makes the run exit 1.
+
+The rules: the project of the nearest sgconfig.yml (from the working directory
+up) or -c FILE, with its ruleDirs, utilDirs and languageGlobs; or one rule file
+(-r FILE, YAML or JSON, rules separated by ---); or --inline-rules TEXT.
+
+A rule (no-unwrap.yml) that rewrites .unwrap() outside `mod tests` only:
+  id: no-unwrap
+  language: rust
+  rule:
+    pattern: $X.unwrap()
+    not: {inside: {kind: mod_item, has: {field: name, regex: ^tests$}, stopBy: end}}
+  fix: $X.expect(\"checked\")
 
 Examples:
-  ast-edit scan --rules queries/ src/
-  ast-edit scan --rules queries/python/py-assert-equals.json tests/ -U")]
+  ast-edit scan                          # the nearest sgconfig.yml project
+  ast-edit scan -r no-unwrap.yml src/
+  ast-edit scan -c tools/sgconfig.yml --filter '^py-' -U
+  ast-edit scan --inline-rules 'id: p
+  language: python
+  rule: {pattern: print($A)}
+  fix: log($A)' app/")]
     Scan(ScanArgs),
     /// Run an ast-grep project's rule tests (sgconfig.yml `testConfigs`), as `ast-grep test`.
     #[command(long_about = "\
@@ -129,14 +148,17 @@ matches and its snapshot (labels of the first match, and `fixed`: the code with
 that first match fixed) equals the one in <testDir>/__snapshots__/<id>-snapshot.yml.
 -U writes the missing and differing snapshots. Exit 1 when a case fails.
 
+Then ast-edit's whole-file checks (sgconfig.yml `astEdit: {checkDirs: [...]}`):
+each check's rules, run on `before`, must give exactly `after`.
+
 The old form `ast-edit test PATH` checks the test cases of a JSON rule catalog
-(such as queries/); it is deprecated.
+(files with `ops`); it is deprecated.
 
 Examples:
   ast-edit test
-  ast-edit test -c tools/sgconfig.yml --filter '^py-'
+  ast-edit test -c queries/sgconfig.yml --filter '^py-'
   ast-edit test -U
-  ast-edit test queries/")]
+  ast-edit test --json")]
     Test(TestArgs),
     /// Stage a command-backed custom action, to be applied or discarded with resolve.
     #[command(long_about = "\
