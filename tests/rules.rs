@@ -274,3 +274,24 @@ fn language_globs_of_a_project_read_other_files_as_that_language_as_ast_grep_doe
     std::process::Command::new(ag).args(["scan", "-U"]).current_dir(peer.path()).output().unwrap();
     assert_eq!(ours.snapshot(), peer.snapshot());
 }
+
+#[test]
+fn expand_start_takes_the_leading_comment_as_ast_grep_does() {
+    let rule = "id: drop-debug\nlanguage: python\nrule: {pattern: debug_dump($A)}\nfix:\n  template: ''\n  expandStart: {kind: comment}\n";
+    let t = same_as_ast_grep(rule, &[("d.py", "x = 1\n# dump it\ndebug_dump(x)\ny = 2\n")]);
+    assert!(!t.read("d.py").contains("debug_dump"), "{}", t.read("d.py"));
+}
+
+#[test]
+fn scan_without_a_project_or_rules_is_bad_input_and_old_json_rules_warn() {
+    let t = Tree::empty();
+    t.write("a.py", "print(1)\n");
+    let r = t.run(&["scan"]).code(2);
+    assert!(r.stderr.contains("no ast-grep project: neither sgconfig.yml nor sgconfig.yaml is in") && r.stderr.contains("-c FILE"), "{}", r.stderr);
+    t.write("old.json", r#"{"id": "py-p", "language": "python", "description": "d", "ops": [{"pat": "print($A)", "out": "log($A)"}], "tests": {"valid": ["x\n"], "invalid": [{"before": "print(1)\n", "after": "log(1)\n"}]}}"#);
+    let r = t.run(&["scan", "--rules", "old.json", "-U", "a.py"]).ok();
+    assert!(r.stderr.contains("old catalog format") && r.stderr.contains("deprecated"), "{}", r.stderr);
+    assert_eq!(t.read("a.py"), "log(1)\n");
+    let r = t.run(&["test", "old.json"]).ok();
+    assert!(r.stderr.contains("deprecated"), "{}", r.stderr);
+}

@@ -210,6 +210,10 @@ fn indented(out: &mut impl Write, text: &str) -> std::io::Result<()> {
 /// The old form: the test cases of a JSON rule catalog.
 fn catalog_test(dir: &Path, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
     let rules = rules::load(dir)?;
+    eprintln!(
+        "warning: {} holds JSON rule files of the old catalog format; they still load, but the format is deprecated: write ast-grep rule configs and rule tests (docs/RULES.md)",
+        dir.display()
+    );
     let style = style(color, false);
     let (mut passed, mut failed) = (0usize, 0usize);
     for r in &rules {
