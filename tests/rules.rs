@@ -204,6 +204,9 @@ fn rules_without_fix_are_findings_and_error_severity_fails_the_run() {
     let r = t.run(&["scan", "-r", "rules.yml", "."]).code(1);
     assert!(r.stdout.contains("a.py:2: error[no-eval]: matched"), "{}", r.stdout);
     assert!(r.stdout.contains("No changes: nothing staged."), "{}", r.stdout);
+    // With -U too.
+    let r = t.run(&["scan", "-r", "rules.yml", "-U", "."]).code(1);
+    assert!(r.stdout.contains("a.py:2: error[no-eval]: matched"), "{}", r.stdout);
 }
 
 #[test]

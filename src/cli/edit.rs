@@ -228,6 +228,7 @@ fn update_all(plan: Plan, json: bool, style: Style, out: &mut impl Write) -> any
         if json {
             write_json(out, &shown.details)?;
         } else {
+            print::findings(out, &shown.details)?;
             print::summary(out, &shown.details, style)?;
             writeln!(out, "No changes: nothing written.")?;
         }
@@ -256,6 +257,7 @@ fn update_all(plan: Plan, json: bool, style: Style, out: &mut impl Write) -> any
         write_json(out, &shown.details)?;
     } else {
         print::diffs(out, &shown.details, style)?;
+        print::findings(out, &shown.details)?;
         print::summary(out, &shown.details, style)?;
         writeln!(out, "{}", report.text())?;
     }
