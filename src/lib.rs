@@ -48,6 +48,7 @@ pub mod project;
 pub mod request;
 pub mod resolve;
 pub mod rules;
+pub mod search;
 pub mod ruleset;
 pub mod ruletest;
 mod schema;

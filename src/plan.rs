@@ -392,29 +392,7 @@ pub fn build_with(
     progress: &(dyn Fn(usize, usize) + Sync),
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Plan> {
-    // Before any work, also for requests that did not come through
-    // `RawRequest::validate` (rule files, library users).
-    req.check_limits()?;
-    let cwd = walk::normalize(cwd);
-    let walked = walk::walk(req, &cwd)?;
-    let mut langs: Vec<_> = Vec::new();
-    // A file skipped for its name still counts as met, so that its skip is
-    // reported whenever an op runs on its language.
-    for lang in walked.files.iter().map(|c| c.lang).chain(walked.skipped.iter().filter_map(|s| s.0)) {
-        if !langs.contains(&lang) {
-            langs.push(lang);
-        }
-    }
-    let engine = Engine::new(req, langs, &cwd)?;
-    // Files of a language no op can run on (a scan's rules are all for other
-    // languages, or the pattern cannot be expressed there, as warned) are not read.
-    let mut walked = walked;
-    walked.files.retain(|c| engine.has_ops(c.lang));
-    walked.skipped.retain(|(lang, _)| lang.is_none_or(|l| engine.has_ops(l)));
-    walked.total = walked.files.len();
-    if let Some(cap) = req.max_files {
-        walked.files.truncate(cap);
-    }
+    let (cwd, walked, engine) = prepare(req, cwd)?;
     let total = walked.files.len();
     let done = std::sync::atomic::AtomicUsize::new(0);
     let names = req.rule_names();
@@ -468,10 +446,42 @@ pub fn build_with(
     })
 }
 
+/// The steps before any file is read, shared by the dry run and
+/// [`crate::search`]: the request's limits, the walk, the ops compiled for the
+/// languages met (bad patterns are refused here), then the candidates of
+/// languages no op runs on dropped and `maxFiles` applied. Returns the
+/// normalised working directory, the walk and the engine.
+pub(crate) fn prepare(req: &Request, cwd: &Path) -> Result<(PathBuf, walk::Walked, Engine)> {
+    // Before any work, also for requests that did not come through
+    // `RawRequest::validate` (rule files, library users).
+    req.check_limits()?;
+    let cwd = walk::normalize(cwd);
+    let walked = walk::walk(req, &cwd)?;
+    let mut langs: Vec<_> = Vec::new();
+    // A file skipped for its name still counts as met, so that its skip is
+    // reported whenever an op runs on its language.
+    for lang in walked.files.iter().map(|c| c.lang).chain(walked.skipped.iter().filter_map(|s| s.0)) {
+        if !langs.contains(&lang) {
+            langs.push(lang);
+        }
+    }
+    let engine = Engine::new(req, langs, &cwd)?;
+    // Files of a language no op can run on (a scan's rules are all for other
+    // languages, or the pattern cannot be expressed there, as warned) are not read.
+    let mut walked = walked;
+    walked.files.retain(|c| engine.has_ops(c.lang));
+    walked.skipped.retain(|(lang, _)| lang.is_none_or(|l| engine.has_ops(l)));
+    walked.total = walked.files.len();
+    if let Some(cap) = req.max_files {
+        walked.files.truncate(cap);
+    }
+    Ok((cwd, walked, engine))
+}
+
 /// The run's warnings, in a fixed order: the engine's (ops that cannot run in a
 /// language), an empty walk, walk errors, the `maxFiles` cap, nested matches,
 /// the per-file notes (capped), cut diff lines, added syntax errors.
-fn run_warnings(engine: &Engine, walked: &walk::Walked, overlaps: usize, mut notes: Vec<String>, files: &[FilePlan]) -> Vec<String> {
+pub(crate) fn run_warnings(engine: &Engine, walked: &walk::Walked, overlaps: usize, mut notes: Vec<String>, files: &[FilePlan]) -> Vec<String> {
     let mut warnings = engine.warnings.clone();
     // (When the walk skipped a path named explicitly, the skip says why.)
     if walked.total == 0 && walked.skipped.is_empty() {
