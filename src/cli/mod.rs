@@ -9,6 +9,7 @@
 //! - `actions`: `resolve`, `pending`, `show`, `undo`, `propose`
 //! - `info`: `test`, `langs`
 //! - `tree`: the syntax tree of a snippet or a pattern
+//! - `search`: count and locate matches, nothing staged
 //! - `print`: human rendering of previews
 
 mod actions;
@@ -16,6 +17,7 @@ mod edit;
 mod info;
 mod print;
 mod review;
+mod search;
 mod tree;
 
 use std::io::{IsTerminal, Write};
@@ -177,6 +179,47 @@ Example:
     /// Show the syntax tree of a snippet or a pattern (what a pattern matches).
     #[command(long_about = tree::LONG_ABOUT)]
     Tree(TreeArgs),
+    /// Count and locate the matches of a pattern or rule (nothing is staged).
+    #[command(long_about = search::LONG_ABOUT)]
+    Search(SearchArgs),
+}
+
+/// `search` flags.
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// ast-grep pattern to find (repeatable: matches of every pattern are listed together).
+    #[arg(short = 'p', long = "pattern", value_name = "PAT", allow_hyphen_values = true)]
+    pub pattern: Vec<String>,
+    /// Language of the files (name or alias); without it each file's language comes from its extension.
+    #[arg(short = 'l', long = "lang", value_name = "LANG")]
+    pub lang: Option<String>,
+    /// Tree-sitter node kind to match inside the pattern (as ast-grep --selector).
+    #[arg(long, value_name = "KIND")]
+    pub selector: Option<String>,
+    /// Match strictness: cst, smart (default), ast, relaxed, signature.
+    #[arg(long, value_name = "S")]
+    pub strictness: Option<String>,
+    /// Find the matches of the rules in FILE (ast-grep rule YAML; a `fix` is ignored) instead of -p.
+    #[arg(long = "rule", value_name = "FILE", conflicts_with_all = ["pattern", "inline_rules"])]
+    pub rule: Option<PathBuf>,
+    /// Find the matches of rules given as YAML text (`---` between rules) instead of -p.
+    #[arg(long, value_name = "TEXT", conflicts_with = "pattern")]
+    pub inline_rules: Option<String>,
+    /// Matches listed (default 20, at most 200).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
+    /// Matches skipped before the list (default 0): the next page starts where the last ended.
+    #[arg(long, value_name = "N")]
+    pub offset: Option<u64>,
+    /// Print the result as one JSON value.
+    #[arg(long)]
+    pub json: bool,
+    /// Which files to search.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Files or directories to search (default: .).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<String>,
 }
 
 /// `tree` arguments.
@@ -493,6 +536,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> anyhow::Result<i32> {
         Command::Langs(a) => info::langs(a, out),
         Command::Test(a) => info::test(a, cli.color, out),
         Command::Tree(a) => tree::tree(a, out),
+        Command::Search(a) => search::search(a, out),
         Command::Mcp(a) => {
             let root = match a.root {
                 Some(r) => r,

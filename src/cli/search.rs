@@ -1,0 +1,81 @@
+//! `ast-edit search`: count and locate the matches of patterns or rules
+//! ([`crate::search`]), as text or JSON. Nothing is staged or written.
+
+use std::io::{Read, Write};
+
+use super::{write_json, SearchArgs};
+use crate::error::{Error, Result};
+use crate::message::Front;
+use crate::mcp::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
+use crate::request::MAX_OPS_BYTES;
+use crate::search::{self, RawSearch, SearchOp};
+use crate::workspace;
+
+/// `search --help`.
+pub(super) const LONG_ABOUT: &str = "\
+Count and locate the matches of ast-grep patterns (or rules) without staging
+anything: every match is counted, and one page of them is listed as
+`path:line:column: text`, with the function, method or class around it. The same
+walk and matching as `run`, so it finds what an edit would rewrite (nested matches
+included). Exit 0 also when nothing matches; 2 on bad input.
+
+Example:
+  $ ast-edit search -p 'fetch_data($$$ARGS)' src/
+  Found 3 matches in 2 files (searched 14 files)
+  src/app.py:4:12: fetch_data(url) (in function load)
+  src/app.py:9:5: fetch_data(url, retries=3) (in class Client)
+  src/jobs.py:2:1: fetch_data(\"nightly\")
+
+More:
+  ast-edit search -p '$A.unwrap()' -l rs --limit 50 --offset 50   # the next page
+  ast-edit search --rule no-unwrap.yml crates/                      # a rule's matches
+  ast-edit search -p 'print($A)' --json                             # the structured value";
+
+/// `ast-edit search`.
+pub(super) fn search(a: SearchArgs, out: &mut impl Write) -> anyhow::Result<i32> {
+    let cwd = workspace::current_dir()?;
+    let rule = match (&a.rule, &a.inline_rules) {
+        (Some(file), _) => Some(serde_json::Value::String(read_rule_file(file)?)),
+        (None, Some(text)) => Some(serde_json::Value::String(text.clone())),
+        (None, None) => None,
+    };
+    let raw = RawSearch {
+        ops: a.pattern.iter().map(|p| SearchOp { pat: p.clone() }).collect(),
+        rule,
+        lang: a.lang.clone(),
+        paths: a.paths.clone(),
+        globs: a.input.globs.clone(),
+        selector: a.selector.clone(),
+        strictness: a.strictness.clone(),
+        limit: a.limit,
+        offset: a.offset,
+    };
+    let s = raw.validate(&cwd, a.input.walk(), a.input.max_filesize)?;
+    let mut result = search::search(&s, &cwd)?;
+    // The page the MCP tool would list, so both front ends print the same.
+    result.fit(Front::Cli, PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET);
+    if a.json {
+        write_json(out, &result)?;
+    } else {
+        out.write_all(result.render(Front::Cli).as_bytes())?;
+        out.write_all(b"\n")?;
+    }
+    Ok(0)
+}
+
+/// The text of a rule file, at most [`MAX_OPS_BYTES`] (the limit on a request's
+/// rules) read.
+fn read_rule_file(file: &std::path::Path) -> Result<String> {
+    let f = std::fs::File::open(file).map_err(|e| Error::bad(format!("cannot read the rule file {}: {e}", file.display())))?;
+    let mut bytes = Vec::new();
+    f.take(MAX_OPS_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::bad(format!("cannot read the rule file {}: {e}", file.display())))?;
+    if bytes.len() > MAX_OPS_BYTES {
+        return Err(Error::bad(format!(
+            "the rule file {} holds more than {MAX_OPS_BYTES} bytes; the limit is {MAX_OPS_BYTES} bytes of rules per search: split it",
+            file.display()
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| Error::bad(format!("the rule file {} is not UTF-8 text", file.display())))
+}
