@@ -188,7 +188,7 @@ async fn initialize_and_list_tools_with_strict_schemas_and_annotations() {
 
     let tools = client.service.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["ast_edit", "resolve", "ast_pending", "ast_undo", "ast_tree"]);
+    assert_eq!(names, ["ast_edit", "resolve", "ast_pending", "ast_undo", "ast_tree", "ast_search"]);
     for t in &tools {
         let input = Value::Object((*t.input_schema).clone());
         assert_eq!(input["type"], "object", "{}", t.name);

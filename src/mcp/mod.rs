@@ -24,6 +24,8 @@
 //!   it is not the `id` given or when it wrote files outside the root.
 //! - `ast_tree` (read-only): the syntax tree of a snippet or a pattern
 //!   ([`crate::tree`], `tree_tool`), to look before writing a pattern.
+//! - `ast_search` (read-only): counts and locates the matches of patterns or
+//!   rules ([`crate::search`], `search_tool`), a page at a time; stages nothing.
 //!
 //! Every failure of a tool call (bad arguments, bad patterns, paths outside the
 //! root, store errors) is a tool result with `isError: true` and a message that
@@ -58,6 +60,7 @@
 
 mod paging;
 mod preview_text;
+mod search_tool;
 mod server;
 mod tools;
 mod transport;

@@ -465,9 +465,9 @@ impl ServerHandler for AstEditServer {
         context: RequestContext<RoleServer>,
     ) -> std::result::Result<CallToolResponse, McpError> {
         let tool = request.name.to_string();
-        if !matches!(tool.as_str(), "ast_edit" | "resolve" | "ast_pending" | "ast_undo" | "ast_tree") {
+        if !matches!(tool.as_str(), "ast_edit" | "resolve" | "ast_pending" | "ast_undo" | "ast_tree" | "ast_search") {
             return Err(McpError::invalid_params(
-                format!("unknown tool `{tool}`: this server has `ast_edit`, `resolve`, `ast_pending`, `ast_undo` and `ast_tree`"),
+                format!("unknown tool `{tool}`: this server has `ast_edit`, `resolve`, `ast_pending`, `ast_undo`, `ast_tree` and `ast_search`"),
                 None,
             ));
         }
@@ -489,6 +489,7 @@ impl ServerHandler for AstEditServer {
                 "ast_pending" => server.ast_pending(request.arguments).await,
                 "ast_undo" => server.ast_undo(request.arguments).await,
                 "ast_tree" => super::tree_tool::ast_tree(request.arguments).await,
+                "ast_search" => super::search_tool::ast_search(server.ws.clone(), request.arguments, context).await,
                 _ => server.resolve(request.arguments, context).await,
             }
         });

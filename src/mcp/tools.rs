@@ -11,35 +11,38 @@ ast-edit makes structural (syntax-aware) code edits with a preview step. Call `a
 one or more pattern -> rewrite ops: it shows a unified diff per file and stages the edit as a \
 pending action without writing anything. Then call `resolve` with action \"apply\" (writes the \
 files, after checking none changed since the preview) or \"discard\", and a one-sentence reason. \
-Paths are relative to the server's root folder and must stay inside it.";
+Paths are relative to the server's root folder and must stay inside it. To find code, count \
+matches or check a pattern before editing, call `ast_search` (read-only, stages nothing).";
 
 const AST_EDIT_DESCRIPTION: &str = "\
-Preview a structural search-and-replace (ast-grep patterns on syntax trees). Nothing is written: \
-you get a unified diff per file, staged as a pending action with an `id`; then call `resolve`.
-- A pattern is code of the target language. `$A` (any capital name) matches one node; `$$$ARGS` \
-zero or more (arguments, statements); `$_` one, not captured. `out` reuses the captures: \
-{\"pat\": \"self.assertEquals($A, $B)\", \"out\": \"self.assertEqual($A, $B)\"}.
-- The rest is literal, whole tokens only (`get_$X()` does not work; `foo` never matches `foobar`).
-- A pattern must parse alone: C, C++ and Java statements need their `;` (`kfree($A);`). Set `lang` \
-when file extensions do not say it.
-- Several ops run in one pass; an empty `out` deletes. Zero matches stages nothing.
-- Or give `rule`, ast-grep rule YAML. Skip tests: \"rule: {pattern: $X.unwrap(), not: {inside: \
-{kind: mod_item, has: {field: name, regex: ^tests$}, stopBy: end}}}\\nfix: $X.expect(\\\"ok\\\")\". \
-Filter a capture: \"rule: {pattern: print($A)}\\nconstraints: {A: {regex: ^f}}\\nfix: log($A)\".";
+Preview a structural search-and-replace (ast-grep patterns on syntax trees), staged as a pending \
+action with an `id`: nothing is written until you call `resolve`.
+- A pattern is code of the language: `$A` (any capital name) matches one node, `$$$ARGS` zero or \
+more, `$_` one, uncaptured; `out` reuses them: {\"pat\": \"self.assertEquals($A, $B)\", \"out\": \"self.assertEqual($A, $B)\"}.
+- Other tokens are literal and whole (`get_$X()` does not work; `foo` never matches `foobar`).
+- It must parse alone: C, C++, Java statements need their `;` (`kfree($A);`). Set `lang` if \
+extensions do not say it.
+- Ops run in one pass; an empty `out` deletes.
+- Or `rule` (ast-grep YAML): \"rule: {pattern: $X.unwrap(), not: {inside: {kind: mod_item, has: \
+{field: name, regex: ^tests$}, stopBy: end}}}\\nfix: $X.expect(\\\"ok\\\")\"; `constraints: {A: \
+{regex: ^f}}` filters a capture.";
 
 const RESOLVE_DESCRIPTION: &str = "\
-Apply or discard a pending action staged by `ast_edit` (or a person with the CLI). Without `id` it \
-takes the newest. \"apply\" checks that every file still has its previewed bytes and that the edit \
-gives exactly the previewed text, then writes all files or none. If a file changed since the \
-preview it fails with `Apply failed: ...` and the action stays pending: discard it and preview again, \
-or pass extra {\"stale\": \"skip\"} to write only the unchanged files (other options: see `extra`). \
-\"discard\" drops the action and writes nothing. `ast_undo` undoes the last apply.";
+Apply or discard a pending action (the newest, or `id`). \"apply\" checks that every file still \
+has its previewed bytes and gives exactly the previewed text, then writes all files or none; if one \
+changed: `Apply failed: ...`, the action stays pending (discard and preview again, or extra \
+{\"stale\": \"skip\"}). \"discard\" writes nothing. `ast_undo` undoes an apply.";
 
 const AST_TREE_DESCRIPTION: &str = "\
-Show the syntax tree of a snippet or an ast-grep pattern (isPattern) before writing an edit: \
-`field:` kind range, ERROR/MISSING marked. Code parses differently alone: Python \
-`on_delete=models.CASCADE` is an `assignment`, inside a call a `keyword_argument`. With isPattern \
-the last line names the kind the pattern matches (a `selector`).";
+The syntax tree of a snippet or a pattern (isPattern), to look before writing one: `field:` kind \
+range, ERROR/MISSING marked. Code parses differently alone: Python `on_delete=models.CASCADE` is \
+an `assignment`, in a call a `keyword_argument`. With isPattern the last line names the kind it \
+matches.";
+
+const AST_SEARCH_DESCRIPTION: &str = "\
+Find code, staging nothing: counts every match of ast-grep patterns (`ops` of `pat` only) or a \
+`rule`, and lists a page as `path:line:col: text (in function f)`. Fields as in ast_edit; limit \
+(default 20, max 200); next page: offset = nextOffset.";
 
 fn obj(v: Value) -> Arc<JsonObject> {
     match v {
@@ -92,6 +95,13 @@ fn object(properties: Value, required: &[&str]) -> Value {
     o
 }
 
+/// A list of objects whose shape one line describes (`{path, line, rule}`):
+/// an object without `properties` needs no `additionalProperties`, and costs a
+/// fraction of the bytes of `tools/list` (see [`TOOLS_LIST_BYTE_BUDGET`]).
+fn rows(shape: &str) -> Value {
+    json!({"type": "array", "items": {"type": "object", "description": shape}})
+}
+
 /// The per-file entries of a preview or a page.
 fn preview_files() -> Value {
     json!({"type": "array", "items": object(
@@ -105,7 +115,7 @@ fn preview_files() -> Value {
 fn bounds(omitted: Option<&str>) -> (Value, Value) {
     match omitted {
         Some(what) => (
-            json!({"type": "boolean", "description": format!("True when something was left out to stay under {} characters.", super::STRUCTURED_CHAR_BUDGET)}),
+            json!({"type": "boolean", "description": format!("Cut to stay under {} characters.", super::STRUCTURED_CHAR_BUDGET)}),
             json!({"type": "integer", "description": what}),
         ),
         None => (json!({"type": "boolean"}), count()),
@@ -114,10 +124,10 @@ fn bounds(omitted: Option<&str>) -> (Value, Value) {
 
 /// The output schema of `ast_edit`: the preview details (docs/DESIGN.md section 5.5), bounded.
 pub fn ast_edit_output_schema() -> Value {
-    let (truncated, omitted) = bounds(Some("Changed files not in `files`: page them with ast_pending."));
+    let (truncated, omitted) = bounds(Some("Files not listed: see ast_pending."));
     object(
         json!({
-            "id": {"type": "string", "description": "The pending action's id; absent when nothing was staged."},
+            "id": {"type": "string", "description": "Absent when nothing was staged."},
             "label": string(),
             "sourceToolName": string(),
             "status": {"type": "string", "enum": ["pending", "no_changes"]},
@@ -127,17 +137,11 @@ pub fn ast_edit_output_schema() -> Value {
             "filesSearched": count(),
             "files": preview_files(),
             "overlaps": count(),
-            "skipped": {"type": "array", "items": object(json!({"path": string(), "reason": string()}), &[])},
+            "skipped": rows("{path, reason}"),
             "warnings": {"type": "array", "items": string()},
             "limitReached": {"type": "boolean"},
-            "overlapped": {
-                "type": "array",
-                "items": object(json!({"path": string(), "line": count(), "rule": string(), "keptRule": string()}), &[])
-            },
-            "findings": {
-                "type": "array",
-                "items": object(json!({"path": string(), "line": count(), "rule": string(), "severity": string(), "message": string()}), &[])
-            },
+            "overlapped": rows("{path, line, rule, keptRule}"),
+            "findings": rows("{path, line, rule, severity, message}"),
             "truncated": truncated,
             "filesOmitted": omitted
         }),
@@ -153,10 +157,10 @@ pub fn resolve_output_schema() -> Value {
         json!({
             "action": {"type": "string", "enum": ["apply", "discard"]},
             "reason": string(),
-            "extra": {"type": "object", "description": "As given."},
-            "sourceToolName": {"type": "string", "description": "Who staged the action: ast_edit, or custom_tool / a name for actions staged with `ast-edit propose`."},
+            "extra": {"type": "object"},
+            "sourceToolName": {"type": "string", "description": "ast_edit, or who proposed the action."},
             "label": string(),
-            "sourceResultDetails": {"type": "object", "description": "What the apply/discard returned. For ast_edit: {status, applied, totalReplacements, filesTouched, files: [{path, replacements, status, diff}], outstanding: [{path, status, reason}]}; an empty diff was left out."},
+            "sourceResultDetails": {"type": "object", "description": "What apply/discard returned (ast_edit: files with status; an empty diff was left out)."},
             "truncated": truncated,
             "filesOmitted": omitted
         }),
@@ -169,7 +173,7 @@ pub fn ast_tree_input_schema() -> Value {
     object(
         json!({
             "code": {"type": "string", "description": "The snippet or pattern (at most 65536 bytes)."},
-            "lang": {"type": "string", "description": "Language name or alias: py, rs, ts, tsx, js, c, cpp, go, java, ..."},
+            "lang": {"type": "string", "description": "Name or alias: py, rs, ts, tsx, js, c, cpp, go, java, ..."},
             "isPattern": {"type": "boolean", "description": "Parse as an ast-grep pattern ($A, $$$ARGS); default false."},
             "named": {"type": "boolean", "description": "Named nodes only (default true); false adds punctuation and keywords."}
         }),
@@ -201,8 +205,8 @@ pub fn ast_pending_input_schema() -> Value {
     object(
         json!({
             "id": {"type": "string", "description": "A pending action's id; absent: list the pending actions."},
-            "fileOffset": {"type": "integer", "minimum": 0, "description": "The page's first file, 0-based (default 0)."},
-            "limit": {"type": "integer", "minimum": 1, "maximum": super::MAX_PAGE_FILES, "description": format!("Most files in the page (default {}).", super::PAGE_FILES)}
+            "fileOffset": {"type": "integer", "minimum": 0, "description": "First file, 0-based (default 0)."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": super::MAX_PAGE_FILES, "description": format!("Files per page (default {}).", super::PAGE_FILES)}
         }),
         &[],
     )
@@ -211,18 +215,14 @@ pub fn ast_pending_input_schema() -> Value {
 /// The output schema of `ast_pending`: the list (`actions`) or a page (`files`).
 pub fn ast_pending_output_schema() -> Value {
     let (truncated, omitted) = bounds(None);
-    let row = object(
-        json!({"id": string(), "label": string(), "sourceToolName": string(), "createdAt": string(), "fileCount": count()}),
-        &[],
-    );
     object(
         json!({
-            "actions": {"type": "array", "items": row},
+            "actions": rows("{id, label, sourceToolName, createdAt, fileCount}"),
             "actionsOmitted": count(),
             "id": string(),
             "fileCount": count(),
             "fileOffset": count(),
-            "files": preview_files(),
+            "files": rows("As ast_edit's files."),
             "nextFileOffset": {"type": "integer", "description": "Absent on the last page."},
             "filesOmitted": omitted,
             "truncated": truncated
@@ -233,7 +233,7 @@ pub fn ast_pending_output_schema() -> Value {
 
 /// The input schema of `ast_undo` (the fields of `paging::UndoArgs`).
 pub fn ast_undo_input_schema() -> Value {
-    object(json!({"id": {"type": "string", "description": "The applied action you mean to undo; default: the last applied."}}), &[])
+    object(json!({"id": {"type": "string", "description": "Default: the last applied."}}), &[])
 }
 
 /// The output schema of `ast_undo`: the undo report (docs/DESIGN.md section 5.9), bounded.
@@ -244,11 +244,48 @@ pub fn ast_undo_output_schema() -> Value {
             "id": string(),
             "status": {"type": "string", "enum": ["restored", "incomplete"]},
             "restored": {"type": "array", "items": string()},
-            "outstanding": {"type": "array", "items": object(json!({"path": string(), "status": string(), "reason": string()}), &[])},
+            "outstanding": rows("{path, status, reason}"),
             "truncated": truncated,
             "filesOmitted": omitted
         }),
         &["id", "status", "restored", "outstanding", "truncated", "filesOmitted"],
+    )
+}
+
+/// The input schema of `ast_search` (the fields of `crate::search::RawSearch`;
+/// the description says what they mean, as in `ast_edit`).
+pub fn ast_search_input_schema() -> Value {
+    let strings = || json!({"type": "array", "items": string()});
+    object(
+        json!({
+            "ops": {"type": "array", "minItems": 1, "items": object(json!({"pat": string()}), &["pat"])},
+            "rule": string(),
+            "lang": string(),
+            "paths": strings(),
+            "globs": strings(),
+            "selector": string(),
+            "strictness": string(),
+            "limit": {"type": "integer", "minimum": 1, "maximum": crate::search::MAX_LIMIT},
+            "offset": {"type": "integer", "minimum": 0}
+        }),
+        &[],
+    )
+}
+
+/// The output schema of `ast_search`: the `crate::search::SearchResult`.
+pub fn ast_search_output_schema() -> Value {
+    object(
+        json!({
+            "totalMatches": count(),
+            "filesWithMatches": count(),
+            "filesSearched": count(),
+            "matches": rows("{path, line, column, endLine, text, enclosing?}"),
+            "offset": count(),
+            "truncated": {"type": "boolean"},
+            "nextOffset": count(),
+            "warnings": {"type": "array", "items": string()}
+        }),
+        &["totalMatches", "matches", "truncated"],
     )
 }
 
@@ -267,6 +304,7 @@ pub fn tools() -> Vec<Tool> {
     const PENDING: &str = "List or page pending edits";
     const UNDO: &str = "Undo the last apply";
     const TREE: &str = "Syntax tree";
+    const SEARCH: &str = "Find code (read-only)";
     vec![
         tool("ast_edit", EDIT, AST_EDIT_DESCRIPTION, ast_edit_input_schema(), ast_edit_output_schema(),
             ToolAnnotations::new().read_only(true).destructive(false).idempotent(false)),
@@ -277,6 +315,8 @@ pub fn tools() -> Vec<Tool> {
         tool("ast_undo", UNDO, AST_UNDO_DESCRIPTION, ast_undo_input_schema(), ast_undo_output_schema(),
             ToolAnnotations::new().read_only(false).destructive(true).idempotent(false)),
         tool("ast_tree", TREE, AST_TREE_DESCRIPTION, ast_tree_input_schema(), ast_tree_output_schema(),
+            ToolAnnotations::new().read_only(true).destructive(false).idempotent(true)),
+        tool("ast_search", SEARCH, AST_SEARCH_DESCRIPTION, ast_search_input_schema(), ast_search_output_schema(),
             ToolAnnotations::new().read_only(true).destructive(false).idempotent(true)),
     ]
 }
@@ -325,6 +365,14 @@ mod tests {
             Value::Array(a) => a.iter().enumerate().for_each(|(i, v)| lint(v, &format!("{at}/{i}"), out)),
             _ => {}
         }
+    }
+
+    /// The numbers `ast_search`'s description states are the library's.
+    #[test]
+    fn ast_search_description_states_the_page_limits() {
+        let (default, max) = (crate::search::DEFAULT_LIMIT, crate::search::MAX_LIMIT);
+        assert!(AST_SEARCH_DESCRIPTION.contains(&format!("limit (default {default}, max {max})")), "{AST_SEARCH_DESCRIPTION}");
+        assert_eq!(ast_search_input_schema()["properties"]["limit"]["maximum"], max);
     }
 
     #[test]

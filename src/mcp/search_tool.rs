@@ -1,0 +1,71 @@
+//! The `ast_search` tool: count and locate the matches of patterns or rules
+//! ([`crate::search`]) inside the server's root. Read-only: nothing is staged,
+//! nothing is written. The text is the CLI's (`ast-edit search`), the
+//! `structuredContent` the [`crate::search::SearchResult`], both bounded.
+
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
+use rmcp::service::RequestContext;
+use rmcp::RoleServer;
+use serde_json::Value;
+
+use super::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
+use crate::message::Front;
+use crate::request::{WalkOptions, DEFAULT_MAX_FILESIZE};
+use crate::search::{self, RawSearch};
+use crate::workspace::Workspace;
+
+/// The message of a cancelled `ast_search`.
+const CANCELLED: &str = "Cancelled: the search was abandoned.";
+
+/// Runs `ast_search` in `ws`'s root: arguments checked and paths confined
+/// before any file is read, the search on a blocking thread (abandoned when the
+/// request is cancelled; the search itself stops at its next file).
+pub(super) async fn ast_search(ws: Arc<Workspace>, args: Option<JsonObject>, ctx: RequestContext<RoleServer>) -> CallToolResult {
+    let raw = match parse(args) {
+        Ok(r) => r,
+        Err(msg) => return error(msg),
+    };
+    for p in &raw.paths {
+        if let Err(e) = ws.confine(p) {
+            return error(e.to_string());
+        }
+    }
+    let root = ws.root().to_path_buf();
+    let token = ctx.ct.clone();
+    let work = tokio::task::spawn_blocking(move || {
+        let s = raw.validate(&root, WalkOptions::default(), DEFAULT_MAX_FILESIZE)?;
+        search::search_with(&s, &root, &|| token.is_cancelled())
+    });
+    let done = tokio::select! {
+        _ = ctx.ct.cancelled() => return error(CANCELLED.to_string()),
+        done = work => done,
+    };
+    let mut result = match done {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => return error(e.to_string()),
+        Err(e) => return error(format!("internal error while searching: {e}")),
+    };
+    result.fit(Front::Mcp, PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET);
+    let mut out = CallToolResult::success(vec![ContentBlock::text(result.render(Front::Mcp))]);
+    out.structured_content = Some(serde_json::to_value(&result).expect("a search result serializes"));
+    out
+}
+
+/// Deserializes the arguments, naming the field at fault.
+fn parse(args: Option<JsonObject>) -> std::result::Result<RawSearch, String> {
+    let value = Value::Object(args.unwrap_or_default());
+    serde_path_to_error::deserialize::<_, RawSearch>(value).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        let at = if path == "." || path.is_empty() { String::new() } else { format!("`{path}`: ") };
+        let rewrite = if inner.contains("unknown field `out`") { " ast_search only finds; to rewrite, call `ast_edit`." } else { "" };
+        format!("invalid arguments for `ast_search`: {at}{inner}.{rewrite} Expected an object like {{\"ops\": [{{\"pat\": \"foo($A)\"}}], \"paths\": [\"src\"]}}.")
+    })
+}
+
+/// A tool result with `isError: true` and `msg` (bounded).
+fn error(msg: String) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(super::preview_text::bounded_message(&msg))])
+}
