@@ -225,13 +225,11 @@ pub fn search_with(s: &Search, cwd: &Path, stop: &(dyn Fn() -> bool + Sync)) -> 
     let total: usize = counts.iter().sum();
     let files_with_matches = counts.iter().filter(|&&n| n > 0).count();
     if s.offset > 0 && s.offset >= total {
-        return Err(Error::bad(format!(
-            "offset {} is past the last match: the search found {} in {} (offset 0 to {}). Start again from offset 0.",
-            s.offset,
-            plural(total, "match"),
-            plural(files_with_matches, "file"),
-            total.saturating_sub(1)
-        )));
+        let found = match total {
+            0 => "no match".to_string(),
+            n => format!("{} in {} (offset 0 to {})", plural(n, "match"), plural(files_with_matches, "file"), n - 1),
+        };
+        return Err(Error::bad(format!("offset {} is past the last match: the search found {found}. Start again from offset 0.", s.offset)));
     }
     let jobs = page_jobs(&counts, s.offset, s.limit);
     let pages: Vec<(Vec<SearchMatch>, std::result::Result<usize, engine::Skip>)> =
