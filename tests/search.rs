@@ -114,6 +114,21 @@ fn paging_with_offset_reaches_every_match_exactly_once() {
     assert!(past.stderr.contains("offset 21 is past the last match: the search found 21 matches in 6 files (offset 0 to 20)"), "{}", past.stderr);
 }
 
+#[test]
+fn the_same_bytes_at_any_thread_count() {
+    let t = Tree::empty();
+    for i in 0..40 {
+        // Sizes that differ, so that the largest-first schedule differs from path order.
+        let calls: String = (0..(i * 7) % 13).map(|k| format!("    fetch({k})\n")).collect();
+        t.write(&format!("d{}/m{i:02}.py", i % 3), format!("def f{i}():\n{calls}    return 0\n"));
+    }
+    for args in [&["search", "-p", "fetch($A)", "--limit", "30", "--offset", "17"][..], &["search", "-p", "fetch($A)", "--json", "--limit", "200"][..]] {
+        let one = t.run_env(args, &[("RAYON_NUM_THREADS", "1")]).ok().stdout;
+        let four = t.run_env(args, &[("RAYON_NUM_THREADS", "4")]).ok().stdout;
+        assert_eq!(one, four);
+    }
+}
+
 const RUST_LIB: &str = "\
 pub fn parse(s: &str) -> u32 {
     s.parse().unwrap()
