@@ -29,9 +29,9 @@ use crate::walk::Candidate;
 
 /// Most files one language's diagnosis parses again (the first ones, in path
 /// order, of those the run parsed).
-pub const MAX_DIAGNOSED_FILES: usize = 32;
+pub const MAX_DIAGNOSED_FILES: usize = 16;
 /// Most bytes of those files together.
-pub const MAX_DIAGNOSED_BYTES: u64 = 4 * 1024 * 1024;
+pub const MAX_DIAGNOSED_BYTES: u64 = 1024 * 1024;
 /// Most ops diagnosed in one run (the first ones that need it).
 pub const MAX_DIAGNOSED_OPS: usize = 8;
 /// Longest pattern or code shown whole in a diagnosis (characters); longer ones

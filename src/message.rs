@@ -110,6 +110,18 @@ impl Front {
     }
 }
 
+/// The text when `id` names no pending action (docs/DESIGN.md §5.3): the CLI's
+/// is [`crate::Error::UnknownId`]'s, the server's names `ast_pending`.
+pub fn unknown_id(id: &str, front: Front) -> String {
+    match front {
+        Front::Cli => crate::Error::UnknownId(id.to_string()).to_string(),
+        Front::Mcp => format!(
+            "No pending action with id `{id}`. Call {} without `id` to list the pending actions and their ids.",
+            front.name(Name::PendingList)
+        ),
+    }
+}
+
 /// `s` as one word of a POSIX shell command: bare when it holds only safe
 /// characters, else in single quotes (a `'` inside written `'\''`).
 pub fn shell_word(s: &str) -> String {

@@ -371,3 +371,18 @@ async fn mcp_diagnoses_name_the_fields_to_set() {
     );
     let _ = client.cancel().await;
 }
+
+#[tokio::test]
+async fn mcp_unknown_id_names_ast_pending_and_the_cli_names_its_command() {
+    let t = Tree::empty();
+    let root = t.path().canonicalize().unwrap();
+    let client = connect(&root, t.state.path()).await;
+    let args = json!({"action": "apply", "reason": "x", "id": "ae-000000"});
+    let Value::Object(map) = args else { unreachable!() };
+    let r = client.call_tool(CallToolRequestParams::new("resolve".to_string()).with_arguments(map)).await.unwrap();
+    assert_eq!(r.is_error, Some(true));
+    assert_eq!(text(&r), "No pending action with id `ae-000000`. Call `ast_pending` without `id` to list the pending actions and their ids.");
+    let _ = client.cancel().await;
+    let r = t.run(&["resolve", "apply", "--reason", "x", "--id", "ae-000000"]).code(1);
+    assert_eq!(r.stderr, "No pending action with id `ae-000000`. Run `ast-edit pending` to list the pending actions.\n");
+}

@@ -293,8 +293,12 @@ fn look_at_files(facts: &RunFacts<'_>, lang: SupportLang, probes: &mut [Probe<'_
         if c.lang != lang || !seen.parsed {
             continue;
         }
-        if files == MAX_DIAGNOSED_FILES || bytes.saturating_add(c.size) > MAX_DIAGNOSED_BYTES {
+        if files == MAX_DIAGNOSED_FILES {
             break;
+        }
+        // A file too large for what is left is passed over, not the end.
+        if bytes.saturating_add(c.size) > MAX_DIAGNOSED_BYTES {
+            continue;
         }
         let Ok(bytes_read) = crate::plan::read_text(&c.path, facts.req.max_filesize) else { continue };
         let Ok(text) = crate::engine::check_text(&bytes_read) else { continue };
