@@ -12,6 +12,7 @@ use std::collections::BTreeSet;
 use ast_grep_config::{Fixer, GlobalRules, RuleConfig};
 use ast_grep_core::replacer::TemplateFix;
 use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
+use ast_grep_core::matcher::PatternError;
 use ast_grep_core::{AstGrep, Pattern};
 use ast_grep_core::matcher::PatternNode;
 use ast_grep_language::SupportLang;
@@ -221,7 +222,10 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
                     "ops[{index}].pat `{}` is not a valid {lname} pattern: {}{}",
                     op.pat,
                     user_text(&e.to_string(), &op.pat, lang),
-                    hint(&op.pat, lang, HintFor::Op(req.front))
+                    match (&e, req.selector(index)) {
+                        (PatternError::NoSelectorInContext { .. }, Some(sel)) => selector_hint(&op.pat, sel, lang, req.front),
+                        _ => hint(&op.pat, lang, HintFor::Op(req.front)),
+                    }
                 ),
                 "not a valid pattern",
             )
@@ -412,7 +416,7 @@ fn pattern_source_has_error(grep: &AstGrep<StrDoc<SupportLang>>, has_selector: b
 }
 
 /// For languages whose statements end in `;`, the pattern without its `;`.
-fn semicolon_hint(pat: &str, lang: SupportLang) -> Option<&str> {
+pub(crate) fn semicolon_hint(pat: &str, lang: SupportLang) -> Option<&str> {
     use SupportLang::*;
     let t = pat.trim_end();
     let needs_semicolon = matches!(lang, C | Cpp | Java | CSharp | Php | Dart);
@@ -452,6 +456,23 @@ fn hint(pat: &str, lang: SupportLang, to: HintFor) -> String {
         h.push_str(&note);
     }
     h
+}
+
+/// With a selector the pattern is a context that must hold a node of that kind:
+/// a context in which the pattern is one, when a short one is found
+/// ([`crate::diagnose::context_for`]).
+fn selector_hint(pat: &str, sel: &str, lang: SupportLang, front: Front) -> String {
+    use crate::message::{Input, Name};
+    match crate::diagnose::context_for(pat, sel, lang) {
+        Some(ctx) => format!(
+            " Hint: with a selector, the pattern is code that holds a `{sel}`, and alone it holds none; write it where it is one: {}.",
+            front.name(Name::Set(Input::Pattern, &ctx))
+        ),
+        None => format!(
+            " Hint: with a selector, the pattern is code that holds a `{sel}`: write the code around it ({} shows the kinds).",
+            front.name(Name::Tree(lang::name(lang)))
+        ),
+    }
 }
 
 /// An ast-grep-core message about pattern `pat` with the user's text in place of

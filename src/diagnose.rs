@@ -172,8 +172,9 @@ pub fn compile_failed(req: &Request, tried: &[SupportLang], err: Error) -> Error
     }
     let mut extra = String::new();
     for i in 0..req.ops.len() {
-        // (A lowercase metavariable has its own note in the error.)
-        if tried.iter().any(|&l| compile::compile_op(i, req, l).is_ok() || lowercase_note(&req.ops[i].pat, l).is_some()) {
+        // (A lowercase metavariable or a missing `;` has its own hint in the error.)
+        let pat = &req.ops[i].pat;
+        if tried.iter().any(|&l| compile::compile_op(i, req, l).is_ok() || lowercase_note(pat, l).is_some() || compile::semicolon_hint(pat, l).is_some()) {
             continue;
         }
         let fits: Vec<&str> = LIKELY_LANGS

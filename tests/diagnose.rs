@@ -201,6 +201,10 @@ fn a_language_that_does_not_fit_the_files_is_named() {
         r.stderr
     );
     assert_eq!(preview(&t, &["-l", "rs", "-p", "let $X = foo($A)", "-r", "let $X = bar($A)"]).total_replacements, 1);
+    // A C call without its `;` has its own hint: no other language is named.
+    t.write("k.c", "void f(void *p) {\n  kfree(p);\n}\n");
+    let r = t.run(&["run", "-p", "kfree($A)", "-r", "kvfree($A)", "k.c"]).code(2);
+    assert!(r.stderr.contains("try `kfree($A);`") && !r.stderr.contains("parses cleanly as"), "{}", r.stderr);
 }
 
 /// Characters ast-grep-core puts in place of `$` before parsing (`µ` for
@@ -230,7 +234,11 @@ fn no_message_shows_the_preprocessed_pattern() {
         assert!(out.contains(args.iter().find(|a| a.contains('$')).unwrap()), "the user's pattern is shown: {args:?}:\n{out}");
     }
     let r = t.run(&["run", "-l", "go", "--selector", "call_expression", "-p", "ioutil.ReadFile($A)", "-r", "x"]).code(2);
-    assert!(r.stderr.contains("selector `call_expression` matches no node in the context `ioutil.ReadFile($A)`"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("selector `call_expression` matches no node in the context `ioutil.ReadFile($A)`. Hint: with a selector, the pattern is code that holds a `call_expression`, and alone it holds none; write it where it is one: `-p 'x := ioutil.ReadFile($A)'`."),
+        "{}",
+        r.stderr
+    );
 }
 
 // ---- over MCP ----
@@ -300,6 +308,7 @@ async fn mcp_messages_speak_of_fields_and_tools_and_the_cli_ones_of_flags() {
         (json!({"ops": op("let $X = foo($A)", "x"), "paths": ["t.py"], "lang": "py"}), vec!["-l javascript", "--selector KIND"]),
         (json!({"ops": op("kfree($A)", "x"), "paths": ["k.c"]}), vec!["--selector call_expression"]),
         (json!({"ops": op("kfree($A); kfree($B);", "x"), "paths": ["k.c"]}), vec![]),
+        (json!({"ops": op("ioutil.ReadFile($A)", "x"), "paths": ["main.go"], "selector": "call_expression"}), vec!["-p 'x := ioutil.ReadFile($A)'"]),
         (json!({"ops": op("fn $F() {}", "x"), "paths": ["t.py", "main.go", "rs"]}), vec!["Pass -l LANG"]),
     ];
     for (args, cli) in cases {
