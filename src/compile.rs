@@ -2,18 +2,23 @@
 //! (with selector and strictness) and the rewrite template, with the checks that
 //! turn a silent no-op into a clear error: a pattern that does not parse, a pattern
 //! whose tree holds an ERROR node (with a hint), and a rewrite that uses a
-//! metavariable the pattern does not define.
+//! metavariable the pattern does not define. The hints name the inputs of the
+//! request's front end (docs/DESIGN.md §5.14), and every message shows the
+//! user's pattern, never ast-grep-core's pre-processed one (`$` turned into
+//! the language's expando character).
 
 use std::collections::BTreeSet;
 
 use ast_grep_config::{Fixer, GlobalRules, RuleConfig};
 use ast_grep_core::replacer::TemplateFix;
 use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
+use ast_grep_core::matcher::PatternError;
 use ast_grep_core::{AstGrep, Pattern};
 use ast_grep_core::matcher::PatternNode;
 use ast_grep_language::SupportLang;
 
 use crate::lang;
+use crate::message::Front;
 use crate::prefilter::{occurrences, Prefilter};
 use crate::request::{check_op_limits, Op, Request};
 use crate::ruleset;
@@ -213,7 +218,15 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
         .map_err(|e| {
             cerr(
                 OpField::Pat,
-                format!("ops[{index}].pat `{}` is not a valid {lname} pattern: {e}{}", op.pat, hint(&op.pat, lang)),
+                format!(
+                    "ops[{index}].pat `{}` is not a valid {lname} pattern: {}{}",
+                    op.pat,
+                    user_text(&e.to_string(), &op.pat, lang),
+                    match (&e, req.selector(index)) {
+                        (PatternError::NoSelectorInContext { .. }, Some(sel)) => selector_hint(&op.pat, sel, lang, req.front),
+                        _ => hint(&op.pat, lang, HintFor::Op(req.front)),
+                    }
+                ),
                 "not a valid pattern",
             )
         })?
@@ -228,7 +241,7 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
             format!(
                 "ops[{index}].pat `{}` does not parse cleanly as {lname}: its syntax tree contains an ERROR or MISSING node, so it would match nothing or the wrong code.{}",
                 op.pat,
-                hint(&op.pat, lang)
+                hint(&op.pat, lang, HintFor::Op(req.front))
             ),
             short,
         ));
@@ -259,7 +272,7 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
     let id = req.scopes.get(index).map_or_else(|| format!("op-{index}"), |s| s.rule.clone());
     let config = ruleset::op_rule(&id, lang, &op.pat, &op.out, req.selector(index), req.strictness(index));
     let rule = ruleset::build(&config, &GlobalRules::default())
-        .map_err(|e| cerr(OpField::Pat, format!("ops[{index}] does not compile as {lname}: {e}"), "does not compile"))?;
+        .map_err(|e| cerr(OpField::Pat, format!("ops[{index}] does not compile as {lname}: {}", user_text(&e.to_string(), &op.pat, lang)), "does not compile"))?;
     Ok(CompiledOp {
         index,
         id,
@@ -289,7 +302,8 @@ pub fn compile_rule(index: usize, config: &Value, lang: SupportLang, globals: &G
     if strict && let Some(first) = lint.first() {
         return Err(cerr(OpField::Rule, first.clone(), "a pattern does not parse cleanly"));
     }
-    let rule = ruleset::build(config, globals).map_err(|e| cerr(OpField::Rule, format!("{name}: {e}"), "does not compile"))?;
+    let rule = ruleset::build(config, globals)
+        .map_err(|e| cerr(OpField::Rule, format!("{name}: {}", user_text(&e.to_string(), "", lang)), "does not compile"))?;
     let fix_bound = match (&rule.fix, config.get("fix"), config.get("transform")) {
         (Some(_), Some(Value::String(t)), None) => Some(FixBound::of(t, ast_grep_core::Language::meta_var_char(&lang))),
         _ => None,
@@ -318,14 +332,16 @@ pub fn pattern_problem(pat: &str, selector: Option<&str>, lang: SupportLang) -> 
     };
     let pattern = match built {
         Ok(p) => p,
-        Err(e) => return Some(format!("pattern `{pat}` is not a valid {lname} pattern: {e}{}", hint(pat, lang))),
+        Err(e) => {
+            return Some(format!("pattern `{pat}` is not a valid {lname} pattern: {}{}", user_text(&e.to_string(), pat, lang), hint(pat, lang, HintFor::Rule)));
+        }
     };
     let processed = ast_grep_core::Language::pre_process_pattern(&lang, pat);
     let snippet = lang.ast_grep(processed.as_ref());
     (has_error_node(&pattern.node) || pattern.has_error() || pattern_source_has_error(&snippet, selector.is_some(), lang)).then(|| {
         format!(
             "pattern `{pat}` does not parse cleanly as {lname}: its syntax tree contains an ERROR or MISSING node, so it would match nothing or the wrong code.{}",
-            hint(pat, lang)
+            hint(pat, lang, HintFor::Rule)
         )
     })
 }
@@ -400,22 +416,83 @@ fn pattern_source_has_error(grep: &AstGrep<StrDoc<SupportLang>>, has_selector: b
 }
 
 /// For languages whose statements end in `;`, the pattern without its `;`.
-fn semicolon_hint(pat: &str, lang: SupportLang) -> Option<&str> {
+pub(crate) fn semicolon_hint(pat: &str, lang: SupportLang) -> Option<&str> {
     use SupportLang::*;
     let t = pat.trim_end();
     let needs_semicolon = matches!(lang, C | Cpp | Java | CSharp | Php | Dart);
     (needs_semicolon && !t.ends_with(';') && !t.ends_with('}')).then_some(t)
 }
 
-fn hint(pat: &str, lang: SupportLang) -> String {
-    if let Some(t) = semicolon_hint(pat, lang) {
-        format!(
+/// Who reads a pattern's hint: an op of a request, worded for its front end,
+/// or a rule config (whose pattern takes a `context` and a `selector`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HintFor {
+    Op(Front),
+    Rule,
+}
+
+/// The hint of a pattern that does not parse cleanly: a missing `;`, or how to
+/// match a part of a larger snippet; and a lowercase metavariable.
+fn hint(pat: &str, lang: SupportLang, to: HintFor) -> String {
+    let mut h = match (semicolon_hint(pat, lang), to) {
+        (Some(t), HintFor::Op(Front::Cli)) => format!(
             " Hint: in {} a statement needs its `;`: try `{t};` (to match an expression inside other code, pass the statement with --selector KIND, e.g. --selector call_expression).",
             lang::name(lang)
-        )
-    } else {
-        " Hint: write a complete expression or statement of the target language; to match a part of a larger snippet, pass the snippet with --selector KIND.".to_string()
+        ),
+        (Some(t), HintFor::Op(Front::Mcp)) => format!(
+            " Hint: in {} a statement needs its `;`: try `{t};` (to match an expression inside other code, pass the statement as `pat` with `selector` set to the expression's node kind, e.g. `\"selector\": \"call_expression\"`).",
+            lang::name(lang)
+        ),
+        (Some(t), HintFor::Rule) => format!(
+            " Hint: in {} a statement needs its `;`: try `{t};` (to match an expression inside other code, write `pattern: {{context: '{t};', selector: call_expression}}` with the expression's node kind).",
+            lang::name(lang)
+        ),
+        (None, HintFor::Op(Front::Cli)) => " Hint: write a complete expression or statement of the target language; to match a part of a larger snippet, pass the snippet with --selector KIND.".to_string(),
+        (None, HintFor::Op(Front::Mcp)) => " Hint: write a complete expression or statement of the target language; to match a part of a larger snippet, pass the snippet as `pat` with `selector` set to the part's node kind (`ast_tree` shows the kinds).".to_string(),
+        (None, HintFor::Rule) => " Hint: write a complete expression or statement of the target language; to match a part of a larger snippet, write `pattern: {context: SNIPPET, selector: KIND}`.".to_string(),
+    };
+    if let Some(note) = crate::diagnose::lowercase_note(pat, lang) {
+        h.push_str(" Note: ");
+        h.push_str(&note);
     }
+    h
+}
+
+/// With a selector the pattern is a context that must hold a node of that kind:
+/// a context in which the pattern is one, when a short one is found
+/// ([`crate::diagnose::context_for`]).
+fn selector_hint(pat: &str, sel: &str, lang: SupportLang, front: Front) -> String {
+    use crate::message::{Input, Name};
+    match crate::diagnose::context_for(pat, sel, lang) {
+        Some(ctx) => format!(
+            " Hint: with a selector, the pattern is code that holds a `{sel}`, and alone it holds none; write it where it is one: {}.",
+            front.name(Name::Set(Input::Pattern, &ctx))
+        ),
+        None => format!(
+            " Hint: with a selector, the pattern is code that holds a `{sel}`: write the code around it ({} shows the kinds).",
+            front.name(Name::Tree(lang::name(lang)))
+        ),
+    }
+}
+
+/// An ast-grep-core message about pattern `pat` with the user's text in place of
+/// the pre-processed one (`kfree(µA)` back to `kfree($A)`; with a selector, the
+/// context). An expando character left over (a message quoting part of it, or a
+/// rule config's pattern) becomes `$` again, unless the pattern holds it itself.
+pub fn user_text(msg: &str, pat: &str, lang: SupportLang) -> String {
+    let mut out = msg.to_string();
+    if !pat.is_empty() {
+        let processed = ast_grep_core::Language::pre_process_pattern(&lang, pat);
+        if processed != pat {
+            out = out.replace(processed.as_ref(), pat);
+        }
+    }
+    if let Some(e) = crate::diagnose::expando(lang)
+        && !pat.contains(e)
+    {
+        out = out.replace(e, "$");
+    }
+    out
 }
 
 #[cfg(test)]

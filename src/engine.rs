@@ -637,12 +637,7 @@ impl Engine {
                 warnings.push(format!("{e} Files of that language are not searched for ops[{i}]."));
             } else {
                 let why: Vec<String> = errs.iter().map(|(l, e)| format!("{} ({})", lang::name(*l), e.short)).collect();
-                warnings.push(format!(
-                    "ops[{i}].pat `{}` is not searched in files of {} languages it cannot express there: {}. Pass -l LANG for the full error, or -l to pick the language you mean.",
-                    req.ops[i].pat,
-                    errs.len(),
-                    why.join(", ")
-                ));
+                warnings.push(crate::diagnose::not_searched_in(req, i, &why));
             }
         }
         // One matcher per rule, shared by its ops (they share its globs).

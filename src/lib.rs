@@ -31,6 +31,7 @@ mod atomic;
 pub mod checks;
 pub mod cli;
 mod compile;
+mod diagnose;
 pub mod custom;
 pub mod diff;
 pub mod engine;

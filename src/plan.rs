@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::diagnose;
 use crate::diff;
 use crate::engine::{self, Edit, Engine, Skip};
 use crate::error::Result;
@@ -243,6 +244,8 @@ struct Reported {
     notes: Vec<String>,
     findings: Vec<Finding>,
     overlapped: Vec<Overlapped>,
+    /// What the file tells the diagnosis (docs/DESIGN.md §2.12).
+    seen: diagnose::FileSeen,
 }
 
 /// 1-based line of byte offset `at`.
@@ -301,7 +304,7 @@ fn reported(req: &Request, names: &[String], path: &str, text: &str, rw: &engine
             message: f.message.clone(),
         })
         .collect();
-    Reported { notes: unparsed_notes(path, text, &rw.unparsed), findings, overlapped }
+    Reported { notes: unparsed_notes(path, text, &rw.unparsed), findings, overlapped, seen: diagnose::FileSeen::default() }
 }
 
 fn plan_file(engine: &Engine, req: &Request, names: &[String], c: &Candidate) -> FileOutcome {
@@ -319,13 +322,16 @@ fn plan_file(engine: &Engine, req: &Request, names: &[String], c: &Candidate) ->
         return FileOutcome::Unchanged(Reported::default());
     }
     let opts = engine::RewriteOptions { prefilter: !req.no_prefilter, check_syntax: true, rewrite_nested: req.rewrite_nested };
-    let Some(rw) = engine::rewrite(&ops, c.lang, text, opts) else {
-        return FileOutcome::Unchanged(Reported::default());
+    let rw = engine::rewrite(&ops, c.lang, text, opts);
+    let seen = diagnose::file_seen(req, &ops, text, rw.as_ref());
+    let Some(rw) = rw else {
+        return FileOutcome::Unchanged(Reported { seen, ..Reported::default() });
     };
     if let Some(s) = rw.refused {
         return skip(s);
     }
     let mut rep = reported(req, names, &c.display, text, &rw);
+    rep.seen = seen;
     if rw.edits.is_empty() {
         return FileOutcome::Unchanged(rep);
     }
@@ -410,6 +416,7 @@ pub fn build_with(
     let mut files = Vec::new();
     let mut skipped = Vec::new();
     let mut all = Reported::default();
+    let mut seen = Vec::with_capacity(outcomes.len());
     for o in outcomes {
         let rep = match o {
             FileOutcome::Unchanged(rep) => rep,
@@ -419,9 +426,11 @@ pub fn build_with(
             }
             FileOutcome::Skipped(s) => {
                 skipped.push(s);
+                seen.push(diagnose::FileSeen::default());
                 continue;
             }
         };
+        seen.push(rep.seen);
         all.notes.extend(rep.notes);
         all.findings.extend(rep.findings);
         all.overlapped.extend(rep.overlapped);
@@ -431,7 +440,8 @@ pub fn build_with(
         skipped.extend(walked.skipped.iter().map(|(_, s)| s.clone()));
         skipped.sort_by(|a, b| a.path.cmp(&b.path));
     }
-    let warnings = run_warnings(&engine, &walked, overlaps, notes, &files);
+    let diagnosis = diagnose::diagnose(&diagnose::RunFacts { req, engine: &engine, files: &walked.files, seen: &seen });
+    let warnings = run_warnings(req, &cwd, &engine, &walked, overlaps, notes, diagnosis, &files);
     Ok(Plan {
         request: req.clone(),
         cwd,
@@ -465,7 +475,7 @@ pub(crate) fn prepare(req: &Request, cwd: &Path) -> Result<(PathBuf, walk::Walke
             langs.push(lang);
         }
     }
-    let engine = Engine::new(req, langs, &cwd)?;
+    let engine = Engine::new(req, langs.iter().copied(), &cwd).map_err(|e| diagnose::compile_failed(req, &req.lang.map_or(langs, |l| vec![l]), e))?;
     // Files of a language no op can run on (a scan's rules are all for other
     // languages, or the pattern cannot be expressed there, as warned) are not read.
     let mut walked = walked;
@@ -479,19 +489,30 @@ pub(crate) fn prepare(req: &Request, cwd: &Path) -> Result<(PathBuf, walk::Walke
 }
 
 /// The run's warnings, in a fixed order: the engine's (ops that cannot run in a
-/// language), an empty walk, walk errors, the `maxFiles` cap, nested matches,
-/// the per-file notes (capped), cut diff lines, added syntax errors.
-pub(crate) fn run_warnings(engine: &Engine, walked: &walk::Walked, overlaps: usize, mut notes: Vec<String>, files: &[FilePlan]) -> Vec<String> {
+/// language), an empty walk (and the languages of the files there, when `lang`
+/// left them out), the diagnoses (docs/DESIGN.md §2.12), walk errors, the
+/// `maxFiles` cap, nested matches, the per-file notes (capped), cut diff lines,
+/// added syntax errors. Each is worded for the request's front end.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_warnings(
+    req: &Request,
+    cwd: &Path,
+    engine: &Engine,
+    walked: &walk::Walked,
+    overlaps: usize,
+    mut notes: Vec<String>,
+    diagnosis: Vec<String>,
+    files: &[FilePlan],
+) -> Vec<String> {
     let mut warnings = engine.warnings.clone();
     // (When the walk skipped a path named explicitly, the skip says why.)
     if walked.total == 0 && walked.skipped.is_empty() {
         // Say so: "0 files searched" alone reads like "no match" (a tarball's
         // .gitignore of `/*` hides every file, for one).
-        warnings.push(
-            "No file searched: nothing under the given paths is a file of a language this edit runs on, once files excluded by .gitignore/.ignore rules and hidden files are left out (the CLI's --no-ignore and --hidden include them)."
-                .to_string(),
-        );
+        warnings.push(diagnose::no_file_searched(req.front));
+        warnings.extend(diagnose::other_languages(req, cwd));
     }
+    warnings.extend(diagnosis);
     for err in &walked.errors {
         // `ignore`'s messages hold raw paths.
         warnings.push(format!("walk: {}", crate::quote::escape_controls(err)));
@@ -516,8 +537,12 @@ pub(crate) fn run_warnings(engine: &Engine, walked: &walk::Walked, overlaps: usi
     }
     warnings.extend(notes);
     for f in files.iter().filter(|f| f.diff_lines_cut > 0) {
+        let whole = match req.front {
+            crate::message::Front::Cli => "`ast-edit show --full` prints the whole diff",
+            crate::message::Front::Mcp => "apply writes them whole",
+        };
         warnings.push(format!(
-            "{}: {} diff line(s) longer than {} bytes cut in this preview (minified code?); the edits are whole, `ast-edit show --full` prints the whole diff.",
+            "{}: {} diff line(s) longer than {} bytes cut in this preview (minified code?); the edits are whole, {whole}.",
             crate::quote::display_name(&f.path),
             f.diff_lines_cut,
             diff::MAX_DIFF_LINE

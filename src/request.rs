@@ -321,6 +321,12 @@ pub struct Request {
     /// unless asked; stored only when it differs).
     #[serde(default = "default_context", skip_serializing_if = "is_default_context")]
     pub context_lines: usize,
+    /// The front end that made the request: its messages (compile errors, the
+    /// plan's warnings and diagnostics) name that front end's inputs
+    /// (docs/DESIGN.md §5.14). Not stored: a stored plan keeps its rendered
+    /// warnings.
+    #[serde(skip)]
+    pub front: crate::message::Front,
 }
 
 fn default_context() -> usize {
@@ -462,8 +468,15 @@ impl RawRequest {
         })
     }
 
-    /// Stage two: check every field, resolve `paths` against `cwd`.
+    /// Stage two: check every field, resolve `paths` against `cwd`. Messages
+    /// speak of the CLI's flags (see [`RawRequest::validate_for`]).
     pub fn validate(self, cwd: &Path, walk: WalkOptions, max_filesize: u64) -> Result<Request> {
+        self.validate_for(crate::message::Front::Cli, cwd, walk, max_filesize)
+    }
+
+    /// [`RawRequest::validate`] for the front end `front`: its messages, and those
+    /// of the run of the request, name that front end's inputs.
+    pub fn validate_for(self, front: crate::message::Front, cwd: &Path, walk: WalkOptions, max_filesize: u64) -> Result<Request> {
         if let Some(rule) = &self.rule {
             if !self.ops.is_empty() {
                 return Err(Error::bad("give either `ops` or `rule`, not both: a rule config carries its own pattern and fix"));
@@ -477,7 +490,7 @@ impl RawRequest {
             let rules = crate::ruleset::parse_input(rule, lang)?;
             let set = crate::ruleset::RuleSet { rules, utils: Vec::new(), base: None, language_globs: Vec::new() };
             let ops_req = RawRequest { rule: None, ops: vec![Op { pat: "x".into(), out: String::new() }], ..self };
-            let mut req = ops_req.validate(cwd, walk, max_filesize)?;
+            let mut req = ops_req.validate_for(front, cwd, walk, max_filesize)?;
             req.ops.clear();
             req.rule_set = Some(set);
             return Ok(req);
@@ -514,10 +527,7 @@ impl RawRequest {
             }
             let full = cwd.join(p);
             if std::fs::symlink_metadata(&full).is_err() {
-                return Err(Error::bad(format!(
-                    "path not found: {p} (relative to {}); check the spelling or give an existing file or directory",
-                    cwd.display()
-                )));
+                return Err(Error::bad(crate::diagnose::path_not_found(p, cwd, front)));
             }
         }
         let lang = self.lang.as_deref().map(lang::parse_lang).transpose()?;
@@ -556,6 +566,7 @@ impl RawRequest {
             rule_set: None,
             rewrite_nested: self.rewrite_nested.unwrap_or(false),
             context_lines: crate::diff::check_context(self.context_lines.unwrap_or(crate::diff::CONTEXT as u64), "contextLines")?,
+            front,
         })
     }
 }

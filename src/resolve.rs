@@ -48,6 +48,9 @@ pub struct ResolveRequest {
     pub extra: Option<Value>,
     /// Which action; `None` = the newest.
     pub id: Option<String>,
+    /// The front end that asked: the result texts name its commands or tools
+    /// (docs/DESIGN.md §5.14).
+    pub front: Front,
 }
 
 impl ResolveRequest {
@@ -145,7 +148,7 @@ impl RawResolve {
             }
         };
         let id = self.id.filter(|s| !s.trim().is_empty());
-        Ok(ResolveRequest { action, reason, extra, id })
+        Ok(ResolveRequest { action, reason, extra, id, front })
     }
 }
 
@@ -480,7 +483,7 @@ fn run_handler(handler: &mut dyn PendingHandler, req: &ResolveRequest) -> std::r
 /// nothing-pending message.
 fn resolve_standing(req: &ResolveRequest, handlers: &mut Handlers, mut details: ResolveDetails) -> ResolveResult {
     if let Some(id) = &req.id {
-        return ResolveResult::new(Ending::UnknownId, Error::UnknownId(id.clone()).to_string(), details);
+        return ResolveResult::new(Ending::UnknownId, crate::message::unknown_id(id, req.front), details);
     }
     let Some(standing) = handlers.standing.as_mut() else {
         return ResolveResult::new(Ending::NothingPending, NOTHING_PENDING.to_string(), details);

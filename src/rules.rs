@@ -247,6 +247,7 @@ pub fn request(rules: &[Rule], paths: Vec<String>, globs: Vec<String>, walk: Wal
         rule_set: None,
         rewrite_nested: false,
         context_lines: crate::diff::CONTEXT,
+        front: crate::message::Front::Cli,
     }
 }
 

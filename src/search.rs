@@ -206,7 +206,7 @@ pub fn search(s: &Search, cwd: &Path) -> Result<SearchResult> {
 /// request): the result is then [`Error::Cancelled`]. An `offset` past the last
 /// match is bad input, whose message gives the counts.
 pub fn search_with(s: &Search, cwd: &Path, stop: &(dyn Fn() -> bool + Sync)) -> Result<SearchResult> {
-    let (_cwd, walked, engine) = plan::prepare(&s.request, cwd)?;
+    let (root, walked, engine) = plan::prepare(&s.request, cwd)?;
     let req = &s.request;
     let counted = plan::largest_first(&walked.files, |c| c.size, |c| if stop() { Ok(0) } else { count_file(&engine, req, c) });
     if stop() {
@@ -234,7 +234,7 @@ pub fn search_with(s: &Search, cwd: &Path, stop: &(dyn Fn() -> bool + Sync)) -> 
     let jobs = page_jobs(&counts, s.offset, s.limit);
     let pages: Vec<(Vec<SearchMatch>, std::result::Result<usize, engine::Skip>)> =
         jobs.par_iter().map(|(i, range, _)| page_of_file(&engine, req, &walked.files[*i], range.clone())).collect();
-    let mut warnings = plan::run_warnings(&engine, &walked, 0, Vec::new(), &[]);
+    let mut warnings = plan::run_warnings(req, &root, &engine, &walked, 0, Vec::new(), Vec::new(), &[]);
     warnings.extend(skipped.iter().map(|s| format!("skipped {}: {}", s.shown(), s.reason)));
     let mut matches = Vec::new();
     for ((i, _, n), (found, now)) in jobs.iter().zip(pages) {

@@ -83,7 +83,7 @@ impl AstEditServer {
                 return tool_error(e.to_string());
             }
         }
-        let req = match raw.validate(self.ws.root(), WalkOptions::default(), DEFAULT_MAX_FILESIZE) {
+        let req = match raw.validate_for(Front::Mcp, self.ws.root(), WalkOptions::default(), DEFAULT_MAX_FILESIZE) {
             Ok(r) => r,
             Err(e) => return tool_error(e.to_string()),
         };

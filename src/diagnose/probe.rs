@@ -1,0 +1,458 @@
+//! The diagnosis of each op on the files the run parsed: its pattern's shape
+//! (root kind, leading tokens, callee), what the files hold that looks like it,
+//! and the messages that say so.
+
+use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
+use ast_grep_core::{AstGrep, Language, Pattern};
+use ast_grep_language::SupportLang;
+
+use super::{
+    at_ast, compares_punctuation, context_for, diagnosed, is_multi, lowercase_note, matches, shown, RunFacts, MAX_DIAGNOSED_BYTES,
+    MAX_DIAGNOSED_FILES, MAX_DIAGNOSED_OPS,
+};
+use crate::compile::CompiledOp;
+use crate::lang;
+use crate::message::{Front, Input, Name};
+use crate::text::plural;
+
+type Tree = AstGrep<StrDoc<SupportLang>>;
+
+/// What a pattern looks like to the diagnosis.
+struct Shape {
+    /// Its root's kind (what it matches), id and name.
+    kind_id: u16,
+    kind: String,
+    /// The text of its leaves before its first metavariable.
+    lead: Vec<String>,
+    /// Bytes of its leaves that are not metavariables: code it matches is at
+    /// least this long.
+    min_len: usize,
+    /// For a call whose argument list holds a `$$$` list beside a fixed
+    /// argument: the callee as written (whitespace removed).
+    callee: Option<String>,
+    /// For Go's `pkg.Fn(x)` read as a type conversion: `pkg.Fn`.
+    conversion: Option<String>,
+}
+
+/// A place in a file: display path and 1-based line.
+type Loc = (String, usize);
+
+fn loc(path: &str, n: tree_sitter::Node<'_>) -> Loc {
+    (crate::quote::display_name(path).into_owned(), n.start_position().row + 1)
+}
+
+fn at(l: &Loc) -> String {
+    format!("{}:{}", l.0, l.1)
+}
+
+/// The node ast-grep matches with: the selector's, or the root after the
+/// wrappers with a single child.
+fn pattern_root<'t>(root: tree_sitter::Node<'t>, selector: Option<&str>) -> Option<tree_sitter::Node<'t>> {
+    if let Some(sel) = selector {
+        return super::first_of_kind(root, sel);
+    }
+    let mut n = root;
+    loop {
+        let single = match n.child_count() {
+            1 => true,
+            2 => n.child(1).is_some_and(|c| c.is_missing() || c.kind().is_empty()),
+            _ => false,
+        };
+        if !single {
+            return Some(n);
+        }
+        n = n.child(0)?;
+    }
+}
+
+/// Every node under `root` (itself included), in pre-order.
+fn preorder<'t>(root: tree_sitter::Node<'t>, mut f: impl FnMut(tree_sitter::Node<'t>)) {
+    let mut cursor = root.walk();
+    loop {
+        f(cursor.node());
+        if cursor.goto_first_child() || cursor.goto_next_sibling() {
+            continue;
+        }
+        loop {
+            if !cursor.goto_parent() {
+                return;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+}
+
+/// The non-empty leaves under `n`, in order.
+fn leaves<'t>(n: tree_sitter::Node<'t>) -> Vec<tree_sitter::Node<'t>> {
+    let mut out = Vec::new();
+    preorder(n, |c| {
+        if c.child_count() == 0 && c.end_byte() > c.start_byte() {
+            out.push(c);
+        }
+    });
+    out
+}
+
+fn squeeze(s: &str) -> String {
+    s.split_whitespace().collect()
+}
+
+impl Shape {
+    fn of(pat: &str, selector: Option<&str>, lang: SupportLang) -> Option<Shape> {
+        let src = lang.pre_process_pattern(pat).into_owned();
+        let grep = lang.ast_grep(&src);
+        let root = pattern_root(grep.root().get_inner_node(), selector)?;
+        let text = |n: tree_sitter::Node<'_>| &src[n.byte_range()];
+        let is_meta = |n: tree_sitter::Node<'_>| lang.extract_meta_var(text(n)).is_some();
+        let all = leaves(root);
+        let lead = all.iter().take_while(|n| !is_meta(**n)).map(|n| text(*n).to_string()).collect();
+        let min_len = all.iter().filter(|n| !is_meta(**n)).map(|n| text(*n).len()).sum();
+        let callee = root.child_by_field_name("function").zip(root.child_by_field_name("arguments")).and_then(|(f, args)| {
+            let mut c = args.walk();
+            let named: Vec<_> = args.named_children(&mut c).collect();
+            let multi = named.iter().any(|a| lang.extract_meta_var(text(*a)).is_some_and(|m| is_multi(&m)));
+            let fixed = named.iter().any(|a| leaves(*a).iter().all(|l| !is_meta(*l)));
+            (multi && fixed && leaves(f).iter().all(|l| !is_meta(*l))).then(|| squeeze(text(f)))
+        });
+        let conversion = (lang == SupportLang::Go && root.kind() == "type_conversion_expression")
+            .then(|| root.child_by_field_name("type").map(|t| text(t).to_string()))
+            .flatten();
+        Some(Shape { kind_id: root.kind_id(), kind: root.kind().to_string(), lead, min_len, callee, conversion })
+    }
+}
+
+/// One op under diagnosis, and what the files showed.
+struct Probe<'a> {
+    i: usize,
+    op: &'a CompiledOp,
+    shape: Shape,
+    /// The op matched nowhere in the run.
+    zero: bool,
+    /// The pattern at strictness `ast`, for a call with a `$$$` list.
+    ast: Option<Pattern>,
+    /// Matches in the files diagnosed (a rewrite that changes nothing is one).
+    found: usize,
+    calls: usize,
+    calls_matched: usize,
+    calls_ast: usize,
+    only_ast: Option<Loc>,
+    differ: Option<Loc>,
+    /// Nodes of the root's kind that start with the most leading tokens of
+    /// the pattern (`near_shared` of them), their count and the first.
+    near: usize,
+    near_shared: usize,
+    near_example: Option<(Loc, String)>,
+    /// Other kinds of code that start like the pattern: kind, count, first place.
+    kinds: Vec<(String, usize, Loc)>,
+}
+
+impl<'a> Probe<'a> {
+    fn new(facts: &RunFacts<'_>, op: &'a CompiledOp, lang: SupportLang, zero: bool) -> Option<Probe<'a>> {
+        let req = facts.req;
+        let pat = &req.ops[op.index].pat;
+        let shape = Shape::of(pat, req.selector(op.index), lang)?;
+        if !zero && shape.callee.is_none() {
+            return None;
+        }
+        let ast = shape
+            .callee
+            .as_ref()
+            .filter(|_| compares_punctuation(req.strictness(op.index)))
+            .and_then(|_| at_ast(pat, req.selector(op.index), lang));
+        Some(Probe {
+            i: op.index,
+            op,
+            shape,
+            zero,
+            ast,
+            found: 0,
+            calls: 0,
+            calls_matched: 0,
+            calls_ast: 0,
+            only_ast: None,
+            differ: None,
+            near: 0,
+            near_shared: 0,
+            near_example: None,
+            kinds: Vec::new(),
+        })
+    }
+
+    /// Looks at one parsed file.
+    fn look(&mut self, path: &str, body: &str, grep: &Tree) {
+        let root = grep.root().get_inner_node();
+        if self.zero && self.found == 0 {
+            self.found += grep.root().find_all(&self.op.rule.matcher).take(1).count();
+        }
+        if let Some(callee) = self.shape.callee.clone() {
+            self.calls_in(path, body, grep, root, &callee);
+        }
+        if self.zero && !self.shape.lead.is_empty() {
+            self.starts_in(path, body, root);
+        }
+    }
+
+    fn calls_in(&mut self, path: &str, body: &str, grep: &Tree, root: tree_sitter::Node<'_>, callee: &str) {
+        preorder(root, |n| {
+            if n.kind_id() != self.shape.kind_id || n.child_by_field_name("function").is_none_or(|f| squeeze(&body[f.byte_range()]) != callee) {
+                return;
+            }
+            self.calls += 1;
+            if matches(&self.op.rule.matcher, grep, n) {
+                self.calls_matched += 1;
+            } else if self.ast.as_ref().is_some_and(|p| matches(p, grep, n)) {
+                self.calls_ast += 1;
+                self.only_ast.get_or_insert_with(|| loc(path, n));
+            } else {
+                self.differ.get_or_insert_with(|| loc(path, n));
+            }
+        });
+    }
+
+    /// Code that starts with the pattern's first token: nodes of the root's
+    /// kind (near misses) or, where there is none, the smallest node that can
+    /// hold the pattern (the kind the code has).
+    fn starts_in(&mut self, path: &str, body: &str, root: tree_sitter::Node<'_>) {
+        let first = self.shape.lead[0].clone();
+        preorder(root, |leaf| {
+            if leaf.child_count() != 0 || body.get(leaf.byte_range()) != Some(first.as_str()) {
+                return;
+            }
+            let mut same_start = vec![leaf];
+            while let Some(p) = same_start.last().and_then(|n| n.parent()).filter(|p| p.start_byte() == leaf.start_byte()) {
+                same_start.push(p);
+            }
+            if let Some(near) = same_start.iter().find(|n| n.kind_id() == self.shape.kind_id) {
+                self.near_miss(path, body, *near);
+            } else if let Some(n) = same_start.iter().find(|n| n.is_named() && !n.is_error() && n.byte_range().len() >= self.shape.min_len) {
+                match self.kinds.iter_mut().find(|(k, _, _)| k == n.kind()) {
+                    Some((_, count, _)) => *count += 1,
+                    None => self.kinds.push((n.kind().to_string(), 1, loc(path, *n))),
+                }
+            }
+        });
+    }
+
+    fn near_miss(&mut self, path: &str, body: &str, n: tree_sitter::Node<'_>) {
+        let shared = leaves(n).iter().zip(&self.shape.lead).take_while(|(l, t)| &body[l.byte_range()] == t.as_str()).count();
+        if shared > self.near_shared {
+            (self.near_shared, self.near) = (shared, 0);
+            self.near_example = Some((loc(path, n), shown(&body[n.byte_range()])));
+        }
+        if shared == self.near_shared {
+            self.near += 1;
+        }
+    }
+}
+
+/// The run's diagnostics, in op order (docs/DESIGN.md §2.12).
+pub fn diagnose(facts: &RunFacts<'_>) -> Vec<String> {
+    let req = facts.req;
+    if !diagnosed(req) || facts.seen.iter().any(|s| s.left_alone) {
+        return Vec::new();
+    }
+    let zero = |i: usize| !facts.seen.iter().any(|s| s.matched.contains(&i));
+    let mut langs: Vec<SupportLang> = facts.files.iter().map(|c| c.lang).collect();
+    langs.sort_by_key(|l| lang::name(*l));
+    langs.dedup();
+    let mut found: Vec<(usize, String)> = Vec::new();
+    let mut budget = MAX_DIAGNOSED_OPS;
+    for lang in langs {
+        let mut probes: Vec<Probe<'_>> = Vec::new();
+        for op in facts.engine.all_for(lang) {
+            if budget == 0 {
+                break;
+            }
+            if let Some(p) = Probe::new(facts, op, lang, zero(op.index)) {
+                budget -= 1;
+                probes.push(p);
+            }
+        }
+        if probes.is_empty() {
+            continue;
+        }
+        let files = look_at_files(facts, lang, &mut probes);
+        found.extend(probes.iter().flat_map(|p| say(req, lang, files, p).into_iter().map(|m| (p.i, m))));
+    }
+    // Stable: a probe's messages keep their order.
+    found.sort_by_key(|(i, _)| *i);
+    let mut out: Vec<String> = found.into_iter().map(|(_, m)| m).collect();
+    if (0..req.ops.len()).all(zero) {
+        out.extend(forced_lang_note(facts));
+    }
+    out
+}
+
+/// Parses the first files of `lang` the run parsed (the caps of the module)
+/// and shows each to every probe. Returns how many were looked at.
+fn look_at_files(facts: &RunFacts<'_>, lang: SupportLang, probes: &mut [Probe<'_>]) -> usize {
+    let (mut files, mut bytes) = (0usize, 0u64);
+    for (c, seen) in facts.files.iter().zip(facts.seen) {
+        if c.lang != lang || !seen.parsed {
+            continue;
+        }
+        if files == MAX_DIAGNOSED_FILES {
+            break;
+        }
+        // A file too large for what is left is passed over, not the end.
+        if bytes.saturating_add(c.size) > MAX_DIAGNOSED_BYTES {
+            continue;
+        }
+        let Ok(bytes_read) = crate::plan::read_text(&c.path, facts.req.max_filesize) else { continue };
+        let Ok(text) = crate::engine::check_text(&bytes_read) else { continue };
+        let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let grep = lang.ast_grep(body);
+        for p in probes.iter_mut() {
+            p.look(&c.display, body, &grep);
+        }
+        files += 1;
+        bytes = bytes.saturating_add(bytes_read.len() as u64);
+    }
+    files
+}
+
+/// The messages for one probe: each one line that fits an MCP text line, the
+/// first naming the op and its pattern, the others the op only.
+fn say(req: &crate::request::Request, lang: SupportLang, files: usize, p: &Probe<'_>) -> Vec<String> {
+    let front = req.front;
+    let pat = &req.ops[p.i].pat;
+    let head = format!("ops[{}].pat `{}`", p.i, shown(pat));
+    let tried = plural(files, &format!("{} file", lang::name(lang)));
+    let mut out = Vec::new();
+    if p.calls > p.calls_matched {
+        out.extend(call_messages(front, &head, &tried, p));
+    } else if p.zero && p.found == 0 {
+        out.extend(zero_messages(front, &head, pat, lang, files, p));
+    }
+    if !out.is_empty()
+        && p.zero
+        && let Some(note) = lowercase_note(pat, lang)
+    {
+        out.push(format!("ops[{}].pat: {note}", p.i));
+    }
+    out
+}
+
+/// An op that matched nothing: how its pattern parsed and what the code holds.
+fn zero_messages(front: Front, head: &str, pat: &str, lang: SupportLang, files: usize, p: &Probe<'_>) -> Vec<String> {
+    let lname = lang::name(lang);
+    if files == 0 {
+        let words: Vec<String> = p.op.prefilters.iter().flat_map(|(f, _)| f.literals.iter()).take(5).map(|w| format!("`{w}`")).collect();
+        let mut m = format!("{head} matched nothing: no {lname} file searched holds all of its words ({}), so none was parsed for it.", words.join(", "));
+        if let Some(s) = conversion_fix(front, pat, lang, p) {
+            m = format!("{m} It parses as `type_conversion_expression`{}; {s}", GO_CONVERSION);
+        }
+        return vec![m];
+    }
+    let kind = &p.shape.kind;
+    let go = if p.shape.conversion.is_some() { GO_CONVERSION } else { "" };
+    let first = format!(
+        "{head} matched nothing in the {} it was tried on: it parses as `{kind}`, the kind of node it matches{go}",
+        plural(files, &format!("{lname} file"))
+    );
+    let tail = |s: String| format!("ops[{}].pat: {s}", p.i);
+    if let Some((l, text)) = &p.near_example {
+        let lead: String = p.shape.lead[..p.near_shared].concat();
+        return vec![
+            format!(
+                "{first}; {} there {} like it (`{lead}`) but {} (e.g. {}: `{text}`).",
+                plural(p.near, &format!("`{kind}` node")),
+                if p.near == 1 { "starts" } else { "start" },
+                if p.near == 1 { "differs" } else { "differ" },
+                at(l)
+            ),
+            tail(format!("compare the trees of the pattern and of that code with {}.", front.name(Name::Tree(lang::name(lang))))),
+        ];
+    }
+    let Some((other, count, l)) = dominant(&p.kinds).filter(|(k, _, _)| k != kind) else {
+        return vec![match conversion_fix(front, pat, lang, p) {
+            Some(s) => format!("{first}; {s}"),
+            None => format!("{first}."),
+        }];
+    };
+    let seen = format!("{first}, but code there that starts like it (`{}`) is `{other}` ({}, e.g. {}).", p.shape.lead[0], plural(count, "place"), at(&l));
+    let fix = match context_for(pat, &other, lang) {
+        Some(ctx) => format!(
+            "to match a `{other}`, pass {} and {} (the pattern written where it is one).",
+            front.name(Name::Set(Input::Selector, &other)),
+            front.name(Name::Set(Input::Pattern, &ctx))
+        ),
+        None => format!(
+            "to match a `{other}`, write a pattern that parses as one ({} shows how code parses), or pass {} with code that holds one.",
+            front.name(Name::Tree(lang::name(lang))),
+            front.name(Name::Set(Input::Selector, &other))
+        ),
+    };
+    vec![seen, tail(fix)]
+}
+
+/// Why Go reads `ioutil.ReadFile($A)` as a type conversion.
+const GO_CONVERSION: &str = " (in Go, `pkg.Fn(x)` alone is read as a type conversion, `pkg.Fn` taken for a type)";
+
+/// For Go's `pkg.Fn(x)` read as a type conversion: the selector and context
+/// that match the calls.
+fn conversion_fix(front: Front, pat: &str, lang: SupportLang, p: &Probe<'_>) -> Option<String> {
+    p.shape.conversion.as_ref()?;
+    let ctx = context_for(pat, "call_expression", lang)?;
+    Some(format!(
+        "to match calls, pass {} and {}.",
+        front.name(Name::Set(Input::Selector, "call_expression")),
+        front.name(Name::Set(Input::Pattern, &ctx))
+    ))
+}
+
+/// The kind seen most often (the first seen of equal counts).
+fn dominant(kinds: &[(String, usize, Loc)]) -> Option<(String, usize, Loc)> {
+    let most = kinds.iter().map(|(_, n, _)| *n).max()?;
+    kinds.iter().find(|(_, n, _)| *n == most).cloned()
+}
+
+/// Fewer calls of the callee matched than the files hold.
+fn call_messages(front: Front, head: &str, tried: &str, p: &Probe<'_>) -> Vec<String> {
+    let callee = p.shape.callee.as_deref().unwrap_or_default();
+    let mut first = format!("{head} matched {} of the {} to `{callee}` in the {tried} it was tried on", p.calls_matched, plural(p.calls, "call"));
+    if p.calls_ast > 0 {
+        first.push_str(&format!(
+            "; {} more match with {} (e.g. {}): under `smart` each `,` of the pattern must be in the code, and next to an empty `$$$` list (the fixed argument first or last) there is none.",
+            p.calls_ast,
+            front.name(Name::Set(Input::Strictness, "ast")),
+            p.only_ast.as_ref().map(at).unwrap_or_default()
+        ));
+    } else {
+        first.push('.');
+    }
+    let mut out = vec![first];
+    let rest = p.calls - p.calls_matched - p.calls_ast;
+    if rest > 0 {
+        let all = format!("{callee}($$$ARGS)");
+        out.push(format!(
+            "ops[{}].pat: {} {} to `{callee}` differ in their arguments (e.g. {}): a `$$$` list matches a run of arguments, and the fixed ones must be there as written; to see every call, search {}.",
+            p.i,
+            if p.calls_ast > 0 { "the other" } else { "the" },
+            plural(rest, "call"),
+            p.differ.as_ref().map(at).unwrap_or_default(),
+            front.name(Name::Set(Input::Pattern, &all))
+        ));
+    }
+    out
+}
+
+/// With `lang` forced, files named explicitly whose extension says another
+/// language were parsed as the forced one.
+fn forced_lang_note(facts: &RunFacts<'_>) -> Option<String> {
+    let forced = facts.req.lang?;
+    let other: Vec<&crate::walk::Candidate> =
+        facts.files.iter().filter(|c| lang::infer(&c.path).is_some_and(|l| l != forced)).collect();
+    let first = other.first()?;
+    let theirs = lang::name(lang::infer(&first.path)?);
+    Some(format!(
+        "{} searched as {} ({}), although {} says {theirs}: set {} if the files are {theirs}.",
+        crate::quote::display_name(&first.display),
+        lang::name(forced),
+        facts.req.front.name(Name::Set(Input::Lang, lang::name(forced))),
+        if other.len() == 1 { "its extension".to_string() } else { format!("its extension (and that of {} more)", other.len() - 1) },
+        facts.req.front.name(Name::Set(Input::Lang, theirs))
+    ))
+}
