@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# ast-edit scan -U vs ast-grep scan -U 0.51.1 with a rule project of 13 rules
+# (benches/scan-project), on the corpora of benches/corpora.sh, with a file-by-file
+# check that both tools wrote the same trees.
+#
+# Usage:  benches/scan_compare.sh [CORPORA_DIR] [CORPUS_REGEX]
+#   CORPORA_DIR   where benches/corpora.sh builds the corpora (also env CORPORA; default
+#                 $HOME/ast-edit-corpora); a missing corpus is built first
+#   CORPUS_REGEX  only the corpora whose name matches (also env FILTER): rust, c-linux
+# Env:
+#   RUNS (5)        timed runs per tool and mode on rust;  RUNS_C (2) on the kernel
+#   PREVIEW (1)     0: skip the preview timing
+#   KERNEL_SUBDIR   run the kernel on this folder of it only (e.g. drivers). Without it the
+#                   whole kernel runs when the disk has room for two copies (+1 GiB), else
+#                   drivers/ (said in the results)
+#   PROJECT         the project's config (default benches/scan-project/sgconfig.yml)
+#   AST_EDIT        ast-edit binary (default: `cargo build --release` here, then
+#                   $CARGO_TARGET_DIR or target/release/ast-edit)
+#   AST_GREP        ast-grep binary (default: from PATH, pyenv shim resolved)
+#   QUIET_PCT (10), QUIET_MAX (300)  before each timed pair, wait (at most QUIET_MAX s)
+#                   until the machine's CPU use is below QUIET_PCT % for 2 s (it is shared)
+#   KEEP_TMP=1      keep the copies of the last run (in CORPORA_DIR/.scan-compare-tmp)
+#
+# Per corpus (cwd = the copy's parent, so both tools print paths as corpus/...):
+#   preview  ast-grep scan -c P --json=compact CORPUS   > /dev/null
+#            ast-edit scan -c P --json [--max-filesize M] [--no-ignore] CORPUS > /dev/null
+#            (a fresh AST_EDIT_STATE_DIR per run: ast-edit stages a pending action).
+#            One untimed run of each first (page cache; its JSON is summarised), then
+#            RUNS timed runs, the order alternating.
+#   apply    per run, fresh `cp -a` copies of the corpus for each tool (not timed), then
+#            ast-grep scan -c P -U CORPUS                     (in its copy)
+#            ast-edit scan -c P -U --json [...] CORPUS        (in its copy; JSON kept)
+#            After the last run, benches/scan_compare.py check compares the original and
+#            the two trees file by file; every file where the tools wrote different bytes
+#            must be explained by a documented difference (matches around ERROR nodes
+#            left alone, files skipped by a reported limit, files refused for an added
+#            syntax error, unused ast-grep-ignore comments that ast-grep removes); the
+#            script exits 1 if one is not.
+# --max-filesize: as in compare.sh, ast-edit gets a cap just below the smallest file
+# ast-grep skips (> 3 MB and > 200k lines) so that both parse the same files;
+# --no-ignore: ast-grep reads .gitignore only inside a git repository, ast-edit everywhere,
+# so it gets --no-ignore where the corpus holds ignore files (the kernel).
+# Each timed run: wall time, peak RSS, user and sys (GNU time), other_cpu_s = CPU seconds
+# other processes used during the run (from /proc/stat).
+#
+# Output: benches/results/scan-<corpus>.{tsv,meta,check}; the section
+# "## scan -U with a rule project" of benches/RESULTS.md is rewritten from every
+# scan-*.tsv there (between its own markers), so corpora can be run one at a time.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+CORPORA=${1:-${CORPORA:-$HOME/ast-edit-corpora}}
+FILTER=${2:-${FILTER:-.}}
+RUNS=${RUNS:-5}; RUNS_C=${RUNS_C:-2}; PREVIEW=${PREVIEW:-1}
+QUIET_PCT=${QUIET_PCT:-10}; QUIET_MAX=${QUIET_MAX:-300}
+PROJECT=${PROJECT:-$HERE/scan-project/sgconfig.yml}
+RESDIR=${RESULTS_DIR:-$HERE/results}
+REPORT=${REPORT:-$HERE/RESULTS.md}
+HELPER=$HERE/scan_compare.py
+HZ=$(getconf CLK_TCK); NCPU=$(nproc)
+AG_VERSION=0.51.1
+
+log() { printf '[scan_compare] %s\n' "$*" >&2; }
+die() { log "ERROR: $*"; exit 2; }
+busy() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9}' /proc/stat; }
+wait_quiet() {
+  local waited=0 b0 b1 pct
+  while :; do
+    b0=$(busy); sleep 2; b1=$(busy)
+    pct=$(( (b1 - b0) * 100 / (2 * HZ * NCPU) ))
+    [ "$pct" -lt "$QUIET_PCT" ] && return 0
+    if [ "$waited" -ge "$QUIET_MAX" ]; then log "machine still ${pct}% busy after ${waited}s; measuring anyway"; return 0; fi
+    [ "$waited" -eq 0 ] && log "machine ${pct}% busy (other processes); waiting for quiet"
+    sleep 3; waited=$((waited + 5))
+  done
+}
+
+# corpus | languages' extensions (ast-grep's, for the size cap)
+CORPUS_TABLE="rust|rs
+c-linux|c h rs"
+SELECTED=()
+while IFS='|' read -r c _; do [[ $c =~ $FILTER ]] && SELECTED+=("$c"); done <<< "$CORPUS_TABLE"
+[ ${#SELECTED[@]} -gt 0 ] || die "no corpus matches '$FILTER' (corpora: rust, c-linux)"
+[ -f "$PROJECT" ] || die "no project config at $PROJECT"
+PROJECT=$(cd "$(dirname "$PROJECT")" && pwd)/$(basename "$PROJECT")
+
+mkdir -p "$CORPORA"; CORPORA=$(cd "$CORPORA" && pwd)
+missing=()
+for c in "${SELECTED[@]}"; do
+  [ -f "$CORPORA/.stamps/$c.done" ] && [ -d "$CORPORA/$c" ] || missing+=("$c")
+done
+[ ${#missing[@]} -eq 0 ] || "$HERE/corpora.sh" "$CORPORA" "${missing[@]}"
+
+# ---------------------------------------------------------------- tools
+[ -x /usr/bin/time ] || { log "installing GNU time"; apt-get install -y -qq time >/dev/null; }
+if [ -z "${AST_GREP:-}" ]; then
+  command -v ast-grep >/dev/null 2>&1 || python3 -m pip install --quiet --disable-pip-version-check "ast-grep-cli==$AG_VERSION"
+  AST_GREP=$(command -v ast-grep)
+  if command -v pyenv >/dev/null 2>&1 && pyenv which ast-grep >/dev/null 2>&1; then AST_GREP=$(pyenv which ast-grep); fi
+fi
+[ "$("$AST_GREP" --version)" = "ast-grep $AG_VERSION" ] || die "need ast-grep $AG_VERSION, got $("$AST_GREP" --version)"
+if [ -z "${AST_EDIT:-}" ]; then
+  log "cargo build --release (in $ROOT)"
+  (cd "$ROOT" && cargo build --release --locked --quiet --bin ast-edit) >&2
+  AST_EDIT=${CARGO_TARGET_DIR:-$ROOT/target}/release/ast-edit
+fi
+[ -x "$AST_EDIT" ] || die "no ast-edit binary at $AST_EDIT"
+AE_COMMIT=$(cd "$ROOT" && git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+[ "$(cd "$ROOT" && git status --porcelain -- src Cargo.toml Cargo.lock 2>/dev/null | wc -l)" -gt 0 ] && AE_COMMIT="$AE_COMMIT+dirty(src)"
+log "ast-edit: $AST_EDIT ($AE_COMMIT); ast-grep: $AST_GREP; project: $PROJECT"
+NRULES=$(find "$(dirname "$PROJECT")/rules" -name '*.yml' | wc -l)
+
+TMP=$CORPORA/.scan-compare-tmp
+rm -rf "$TMP"; mkdir -p "$TMP" "$RESDIR"
+cleanup() { [ "${KEEP_TMP:-0}" = 1 ] || rm -rf "$TMP"; }
+trap cleanup EXIT
+
+# measure TSV CORPUS TOOL MODE RUN CWD STATE OUT -- CMD...
+measure() {
+  local tsv=$1 corpus=$2 tool=$3 mode=$4 run=$5 cwd=$6 state=$7 out=$8; shift 9
+  local tf=$TMP/time.out ef=$TMP/$tool.$mode.stderr t0 t1 b0 b1 rc=0
+  b0=$(busy); t0=$(date +%s%N)
+  (cd "$cwd" && AST_EDIT_STATE_DIR=$state exec /usr/bin/time -f '%M %U %S' -o "$tf" "$@" >"$out" 2>"$ef") || rc=$?
+  t1=$(date +%s%N); b1=$(busy)
+  local rss user sys row
+  read -r rss user sys < <(tail -n 1 "$tf")
+  row=$(awk -v t0="$t0" -v t1="$t1" -v b0="$b0" -v b1="$b1" -v hz="$HZ" -v u="$user" -v s="$sys" \
+    'BEGIN { w = (t1 - t0) / 1e9; o = (b1 - b0) / hz - u - s; if (o < 0) o = 0; printf "%.3f\t%.2f\t%.2f\t%.2f", w, u, s, o }')
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$corpus" "$tool" "$mode" "$run" "$row" "$rss" "$rc" >> "$tsv"
+  [ "$rc" -eq 0 ] || log "  $tool $mode run $run exited $rc: $(head -c 600 "$ef")"
+  LAST="${row%%$'\t'*}s, $((rss / 1024)) MB"
+}
+
+fresh_copy() {   # TOOL SPEC: a real copy of CORPORA/SPEC at TMP/TOOL/SPEC
+  rm -rf "${TMP:?}/$1"; mkdir -p "$TMP/$1/$(dirname "$2")"
+  cp -a "$CORPORA/$2" "$TMP/$1/$2"
+}
+
+FAILED=0
+for corpus in "${SELECTED[@]}"; do
+  exts=$(awk -F'|' -v c="$corpus" '$1 == c {print $2}' <<< "$CORPUS_TABLE")
+  runs=$RUNS; [ "$corpus" = c-linux ] && runs=$RUNS_C
+  spec=$corpus; note=""
+  if [ "$corpus" = c-linux ]; then
+    if [ -n "${KERNEL_SUBDIR:-}" ]; then
+      spec=c-linux/$KERNEL_SUBDIR; note="kernel subset $KERNEL_SUBDIR/ (KERNEL_SUBDIR)"
+    else
+      need_kb=$(( 2 * $(du -sk "$CORPORA/c-linux" | cut -f1) + 1048576 ))
+      avail_kb=$(df -Pk "$CORPORA" | awk 'NR == 2 {print $4}')
+      if [ "$avail_kb" -lt "$need_kb" ]; then
+        spec=c-linux/drivers; note="kernel subset drivers/: $((avail_kb / 1048576)) GiB free, two whole copies need $((need_kb / 1048576)) GiB"
+        log "$note"
+      fi
+    fi
+  fi
+  [ -d "$CORPORA/$spec" ] || die "no $CORPORA/$spec"
+  read -r mfs mfs_note < <(python3 "$HELPER" maxfs "$CORPORA" "$corpus" $exts)
+  nign=$(find "$CORPORA/$corpus" \( -name .gitignore -o -name .ignore \) -print | wc -l)
+  AG=("$AST_GREP" scan -c "$PROJECT")
+  AE=("$AST_EDIT" scan -c "$PROJECT" --max-filesize "$mfs")
+  AEX=(--max-filesize="$mfs")
+  [ "$nign" -gt 0 ] && { AE+=(--no-ignore); AEX+=(--no-ignore); }
+  tsv=$RESDIR/scan-$corpus.tsv chk=$RESDIR/scan-$corpus.check meta=$RESDIR/scan-$corpus.meta
+  printf 'corpus\ttool\tmode\trun\twall_s\tuser_s\tsys_s\tother_cpu_s\tpeak_rss_kb\texit\n' > "$tsv"
+  {
+    echo "date	$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "cpu	$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//') x $NCPU (nproc)"
+    echo "mem	$(awk '/MemTotal/{printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
+    echo "kernel	$(uname -srm)"
+    echo "ast-grep	$("$AST_GREP" --version)"
+    echo "ast-edit	$("$AST_EDIT" --version 2>/dev/null | head -1) commit $AE_COMMIT"
+    echo "corpus	$spec"
+    echo "subset	${note:-none (the whole corpus)}"
+    echo "files	$(find "$CORPORA/$spec" -type f | wc -l) files, $(du -sh "$CORPORA/$spec" | cut -f1)"
+    echo "rules	$NRULES rule files in $(basename "$(dirname "$PROJECT")")/rules"
+    echo "runs	$runs"
+    echo "max_filesize	$mfs ($mfs_note)"
+    echo "ignore_files	$nign .gitignore/.ignore files$([ "$nign" -gt 0 ] && echo "; ast-edit gets --no-ignore")"
+    echo "ag_apply	ast-grep scan -c $(realpath --relative-to="$ROOT" "$PROJECT") -U $spec"
+    echo "ae_apply	ast-edit scan -c $(realpath --relative-to="$ROOT" "$PROJECT") -U --json ${AE[*]:4} $spec"
+    echo "ag_preview	ast-grep scan -c $(realpath --relative-to="$ROOT" "$PROJECT") --json=compact $spec"
+    echo "ae_preview	ast-edit scan -c $(realpath --relative-to="$ROOT" "$PROJECT") --json ${AE[*]:4} $spec"
+  } > "$meta"
+  log "== $spec: $runs runs per tool and mode${note:+ ($note)}"
+
+  # ---------------------------------------------------------- preview
+  wait_quiet
+  st=$TMP/state; rm -rf "$st"; mkdir -p "$st"
+  (cd "$CORPORA" && "${AG[@]}" --json=compact "$spec" > "$TMP/ag.json" 2>"$TMP/ag.err") || true
+  (cd "$CORPORA" && AST_EDIT_STATE_DIR=$st "${AE[@]}" --json "$spec" > "$TMP/ae.json" 2>"$TMP/ae.err") \
+    || log "ast-edit preview failed: $(head -c 600 "$TMP/ae.err")"
+  python3 - "$TMP/ag.json" "$TMP/ae.json" >> "$meta" <<'PY'
+import collections, json, sys
+ag, ae = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+fix = [m for m in ag if "replacement" in m]
+per = collections.Counter(m["ruleId"] for m in fix)
+left = sum(1 for w in ae["warnings"] if ": a match contains code that does not parse" in w)
+more = sum(int(w.split()[2]) for w in ae["warnings"] if w.startswith("... and ") and "more matches left alone" in w)
+print(f"ag_preview_json\t{len(fix)} matches with a fix in {len({m['file'] for m in fix})} files; per rule: "
+      + ", ".join(f"{r} {n}" for r, n in sorted(per.items())))
+print(f"ae_preview_json\t{ae['totalReplacements']} replacements in {ae['filesTouched']} files, {ae['overlaps']} nested matches "
+      f"(overlaps), {left + more} left alone around ERROR nodes, {ae['filesSearched']} files searched, "
+      f"{len(ae['skipped'])} skipped" + "".join(f"; skipped {s['path']}: {s['reason']}" for s in ae["skipped"]))
+import os
+print(f"json_bytes\tast-grep {os.path.getsize(sys.argv[1])}\tast-edit {os.path.getsize(sys.argv[2])}")
+PY
+  if [ "$PREVIEW" = 1 ]; then
+    for k in $(seq 1 "$runs"); do
+      wait_quiet
+      order=(ag ae); [ $((k % 2)) -eq 0 ] && order=(ae ag)
+      for t in "${order[@]}"; do
+        if [ "$t" = ag ]; then
+          measure "$tsv" "$corpus" ast-grep preview "$k" "$CORPORA" "" /dev/null -- "${AG[@]}" --json=compact "$spec"
+        else
+          rm -rf "$st"; mkdir -p "$st"
+          measure "$tsv" "$corpus" ast-edit preview "$k" "$CORPORA" "$st" /dev/null -- "${AE[@]}" --json "$spec"
+        fi
+        log "$spec: preview $t run $k/$runs: $LAST"
+      done
+    done
+  fi
+  rm -rf "$st"
+
+  # ---------------------------------------------------------- apply
+  for k in $(seq 1 "$runs"); do
+    fresh_copy ag "$spec"; fresh_copy ae "$spec"; sync
+    st=$TMP/state-apply; rm -rf "$st"; mkdir -p "$st"
+    wait_quiet
+    order=(ag ae); [ $((k % 2)) -eq 0 ] && order=(ae ag)
+    for t in "${order[@]}"; do
+      if [ "$t" = ag ]; then
+        measure "$tsv" "$corpus" ast-grep apply "$k" "$TMP/ag" "" "$TMP/ag-apply.out" -- "${AG[@]}" -U "$spec"
+      else
+        measure "$tsv" "$corpus" ast-edit apply "$k" "$TMP/ae" "$st" "$TMP/ae-apply.json" -- "${AE[@]}" -U --json "$spec"
+      fi
+      log "$spec: apply $t -U run $k/$runs: $LAST"
+    done
+    rm -rf "$st"
+  done
+  log "$spec: comparing the trees of the last run file by file"
+  ok=0
+  summary=$(python3 "$HELPER" check --orig "$CORPORA" --ag "$TMP/ag" --ae "$TMP/ae" --corpus "$spec" \
+    --ae-json "$TMP/ae-apply.json" --config "$PROJECT" --ast-grep "$AST_GREP" --ast-edit "$AST_EDIT" \
+    "${AEX[@]/#/--ae-arg=}" --out "$chk") || ok=1
+  echo "ag_apply_out	ast-grep -U said: $(cat "$TMP/ag-apply.out" "$TMP/ast-grep.apply.stderr" | tr '\n' ' ' | tail -c 200)" >> "$meta"
+  log "$spec: $summary"
+  if [ "$ok" = 1 ]; then
+    FAILED=1
+    log "$spec: UNEXPLAINED differences (or ast-edit wrote nothing); see $chk:"
+    grep -m 5 -A 12 '^UNEXPLAINED\|^ast-edit -U wrote nothing' "$chk" >&2 || true
+  fi
+  [ "${KEEP_TMP:-0}" = 1 ] || rm -rf "${TMP:?}/ag" "${TMP:?}/ae"
+done
+
+python3 "$HELPER" report "$RESDIR" "$REPORT"
+log "wrote the section of $REPORT"
+[ "$FAILED" = 0 ] || { log "the trees differ beyond the documented differences: see benches/results/scan-*.check"; exit 1; }
