@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::diff;
-use crate::engine::{self, Edit, Engine, Skip};
+use crate::engine::{self, Edit, Engine, Skip, SyntaxError};
 use crate::error::Result;
 use crate::lang;
 use crate::request::Request;
@@ -41,6 +41,11 @@ pub struct FilePlan {
     pub errors_before: usize,
     /// ERROR/MISSING nodes after the rewrite.
     pub errors_after: usize,
+    /// When the rewrite adds syntax errors: the first ones it adds, located in
+    /// the new text (at most [`engine::MAX_SYNTAX_ERRORS_LISTED`]). Empty
+    /// otherwise, and in plans stored by older builds.
+    #[serde(default)]
+    pub syntax_errors: Vec<SyntaxError>,
     /// The unified diff (lines over [`diff::MAX_DIFF_LINE`] bytes cut).
     pub diff: String,
     /// How many diff lines were cut.
@@ -72,6 +77,19 @@ impl Skipped {
     pub fn shown(&self) -> std::borrow::Cow<'_, str> {
         if self.reason == walk::NAME_NOT_UTF8 { self.path.as_str().into() } else { crate::quote::display_name(&self.path) }
     }
+}
+
+/// Most files listed in [`Plan::broken_before`] (docs/DESIGN.md section 7); the
+/// rest are counted in [`Plan::broken_before_omitted`].
+pub const MAX_BROKEN_BEFORE_LISTED: usize = 20;
+
+/// A file the run parsed that held syntax errors before any edit.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BrokenFile {
+    /// Display path.
+    pub path: String,
+    /// 1-based line of its first ERROR or MISSING node.
+    pub line: usize,
 }
 
 /// What one rule of a scan changed.
@@ -141,6 +159,13 @@ pub struct Plan {
     /// (`overlaps` counts them).
     #[serde(default)]
     pub overlapped: Vec<Overlapped>,
+    /// Files the run parsed that held ERROR/MISSING nodes before any edit (changed
+    /// or not), in path order, at most [`MAX_BROKEN_BEFORE_LISTED`].
+    #[serde(default)]
+    pub broken_before: Vec<BrokenFile>,
+    /// Such files past [`MAX_BROKEN_BEFORE_LISTED`].
+    #[serde(default)]
+    pub broken_before_omitted: usize,
 }
 
 impl Plan {
@@ -243,6 +268,8 @@ struct Reported {
     notes: Vec<String>,
     findings: Vec<Finding>,
     overlapped: Vec<Overlapped>,
+    /// The line of the file's first syntax error before any edit, if parsed and broken.
+    broken: Option<usize>,
 }
 
 /// 1-based line of byte offset `at`.
@@ -301,7 +328,7 @@ fn reported(req: &Request, names: &[String], path: &str, text: &str, rw: &engine
             message: f.message.clone(),
         })
         .collect();
-    Reported { notes: unparsed_notes(path, text, &rw.unparsed), findings, overlapped }
+    Reported { notes: unparsed_notes(path, text, &rw.unparsed), findings, overlapped, broken: rw.broken_before }
 }
 
 fn plan_file(engine: &Engine, req: &Request, names: &[String], c: &Candidate) -> FileOutcome {
@@ -344,6 +371,7 @@ fn plan_file(engine: &Engine, req: &Request, names: &[String], c: &Candidate) ->
         edits: rw.edits,
         errors_before: rw.errors_before,
         errors_after: rw.errors_after,
+        syntax_errors: rw.syntax_errors,
     };
     FileOutcome::Changed(plan, rep)
 }
@@ -432,7 +460,8 @@ pub fn build_with(
     let mut files = Vec::new();
     let mut skipped = Vec::new();
     let mut all = Reported::default();
-    for o in outcomes {
+    let mut broken = Vec::new();
+    for (o, c) in outcomes.into_iter().zip(&walked.files) {
         let rep = match o {
             FileOutcome::Unchanged(rep) => rep,
             FileOutcome::Changed(f, rep) => {
@@ -447,7 +476,12 @@ pub fn build_with(
         all.notes.extend(rep.notes);
         all.findings.extend(rep.findings);
         all.overlapped.extend(rep.overlapped);
+        if let Some(line) = rep.broken {
+            broken.push(BrokenFile { path: c.display.clone(), line });
+        }
     }
+    let broken_before_omitted = broken.len().saturating_sub(MAX_BROKEN_BEFORE_LISTED);
+    broken.truncate(MAX_BROKEN_BEFORE_LISTED);
     let (notes, overlaps) = (all.notes, all.overlapped.len());
     if !walked.skipped.is_empty() {
         skipped.extend(walked.skipped.iter().map(|(_, s)| s.clone()));
@@ -465,6 +499,8 @@ pub fn build_with(
         limit_reached: walked.limit_reached(),
         findings: all.findings,
         overlapped: all.overlapped,
+        broken_before: broken,
+        broken_before_omitted,
     })
 }
 

@@ -421,7 +421,7 @@ mod tests {
                 "reason": {"type": "string", "minLength": 1, "description": "Why, in one sentence."},
                 "extra": {
                     "type": "object",
-                    "description": "Options for apply of an ast_edit action; no other key is accepted (an unknown key or a wrong value is an error and nothing is written): {\"stale\": \"skip\"} writes the unchanged files and reports the changed ones (default \"abort\"); {\"files\": [\"path\", ...]} applies only these; {\"allowSyntaxErrors\": true} applies files whose rewrite adds syntax errors; {\"verify\": \"rerun\"} re-runs the edit on every file instead of re-using the stored plan. An action staged with the ast-edit CLI's `propose` receives extra as is."
+                    "description": "Options for apply of an ast_edit action (an unknown key or a wrong value is an error, nothing written): {\"stale\": \"skip\"} writes the unchanged files and reports the changed ones (default \"abort\"); {\"files\": [\"path\", ...]} applies only these; {\"exclude\": [...]} all but these; {\"skipFlagged\": true} leaves out files whose rewrite adds syntax errors, {\"allowSyntaxErrors\": true} writes them; {\"verify\": \"rerun\"} re-runs the edit on every file instead of re-using the stored plan. An action staged with the CLI's `propose` gets extra as is."
                 },
                 "id": {"type": "string", "description": "The pending action to resolve (the `id` of an ast_edit result). Default: the newest."}
             },

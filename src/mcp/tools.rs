@@ -92,10 +92,11 @@ fn object(properties: Value, required: &[&str]) -> Value {
     o
 }
 
-/// The per-file entries of a preview or a page.
+/// The per-file entries of a preview (a page of `ast_pending` holds the same).
 fn preview_files() -> Value {
     json!({"type": "array", "items": object(
-        json!({"path": string(), "replacements": count(), "diff": string(), "syntaxErrorsIntroduced": {"type": "boolean"}}),
+        json!({"path": string(), "replacements": count(), "diff": string(), "syntaxErrorsIntroduced": {"type": "boolean"},
+               "syntaxErrors": {"type": "array", "items": object(json!({"line": count(), "column": count(), "node": string(), "excerpt": string()}), &[])}}),
         &[],
     )})
 }
@@ -105,7 +106,7 @@ fn preview_files() -> Value {
 fn bounds(omitted: Option<&str>) -> (Value, Value) {
     match omitted {
         Some(what) => (
-            json!({"type": "boolean", "description": format!("True when something was left out to stay under {} characters.", super::STRUCTURED_CHAR_BUDGET)}),
+            json!({"type": "boolean", "description": format!("True when cut to stay under {} characters.", super::STRUCTURED_CHAR_BUDGET)}),
             json!({"type": "integer", "description": what}),
         ),
         None => (json!({"type": "boolean"}), count()),
@@ -117,7 +118,7 @@ pub fn ast_edit_output_schema() -> Value {
     let (truncated, omitted) = bounds(Some("Changed files not in `files`: page them with ast_pending."));
     object(
         json!({
-            "id": {"type": "string", "description": "The pending action's id; absent when nothing was staged."},
+            "id": {"type": "string", "description": "Absent when nothing was staged."},
             "label": string(),
             "sourceToolName": string(),
             "status": {"type": "string", "enum": ["pending", "no_changes"]},
@@ -138,11 +139,14 @@ pub fn ast_edit_output_schema() -> Value {
                 "type": "array",
                 "items": object(json!({"path": string(), "line": count(), "rule": string(), "severity": string(), "message": string()}), &[])
             },
+            "brokenBefore": {"type": "array", "items": object(json!({"path": string(), "line": count()}), &[])},
+            "brokenBeforeOmitted": count(),
             "truncated": truncated,
             "filesOmitted": omitted
         }),
         &["label", "sourceToolName", "status", "applied", "totalReplacements", "filesTouched", "filesSearched", "files",
-          "overlaps", "skipped", "warnings", "limitReached", "overlapped", "findings", "truncated", "filesOmitted"],
+          "overlaps", "skipped", "warnings", "limitReached", "overlapped", "findings", "brokenBefore", "brokenBeforeOmitted",
+          "truncated", "filesOmitted"],
     )
 }
 
@@ -154,9 +158,9 @@ pub fn resolve_output_schema() -> Value {
             "action": {"type": "string", "enum": ["apply", "discard"]},
             "reason": string(),
             "extra": {"type": "object", "description": "As given."},
-            "sourceToolName": {"type": "string", "description": "Who staged the action: ast_edit, or custom_tool / a name for actions staged with `ast-edit propose`."},
+            "sourceToolName": string(),
             "label": string(),
-            "sourceResultDetails": {"type": "object", "description": "What the apply/discard returned. For ast_edit: {status, applied, totalReplacements, filesTouched, files: [{path, replacements, status, diff}], outstanding: [{path, status, reason}]}; an empty diff was left out."},
+            "sourceResultDetails": {"type": "object", "description": "For ast_edit: {status, applied, totalReplacements, filesTouched, files: [{path, replacements, status, diff}], outstanding: [{path, status, reason}]}; an empty diff was left out."},
             "truncated": truncated,
             "filesOmitted": omitted
         }),
@@ -222,7 +226,8 @@ pub fn ast_pending_output_schema() -> Value {
             "id": string(),
             "fileCount": count(),
             "fileOffset": count(),
-            "files": preview_files(),
+            // The entries of ast_edit's `files` (its schema spells them out once).
+            "files": {"type": "array", "items": {"type": "object"}},
             "nextFileOffset": {"type": "integer", "description": "Absent on the last page."},
             "filesOmitted": omitted,
             "truncated": truncated
