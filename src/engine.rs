@@ -461,19 +461,8 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
         SyntaxCheck::default()
     };
     unparsed.sort_unstable();
-    Some(Rewrite {
-        edits: kept,
-        overlaps: dropped.len(),
-        dropped,
-        unparsed,
-        new_text,
-        errors_before: check.before,
-        errors_after: check.after,
-        syntax_errors: check.added,
-        broken_before: check.broken_before,
-        refused: None,
-        findings,
-    })
+    let (errors_before, errors_after, syntax_errors, broken_before) = (check.before, check.after, check.added, check.broken_before);
+    Some(Rewrite { edits: kept, overlaps: dropped.len(), dropped, unparsed, new_text, errors_before, errors_after, syntax_errors, broken_before, refused: None, findings })
 }
 
 /// What the syntax check found in one file (docs/DESIGN.md section 2.5.6).

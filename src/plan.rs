@@ -258,7 +258,8 @@ pub fn read_text(path: &Path, max_filesize: u64) -> std::result::Result<Vec<u8>,
 enum FileOutcome {
     /// No edit; the notes say why matches were left alone, if any were.
     Unchanged(Reported),
-    Changed(FilePlan, Reported),
+    /// Boxed: a plan is much larger than the other variants.
+    Changed(Box<FilePlan>, Reported),
     Skipped(Skipped),
 }
 
@@ -373,7 +374,7 @@ fn plan_file(engine: &Engine, req: &Request, names: &[String], c: &Candidate) ->
         errors_after: rw.errors_after,
         syntax_errors: rw.syntax_errors,
     };
-    FileOutcome::Changed(plan, rep)
+    FileOutcome::Changed(Box::new(plan), rep)
 }
 
 /// `f` over `items` in parallel, largest first (longest-processing-time
@@ -457,31 +458,7 @@ pub fn build_with(
     if stop() {
         return Err(crate::error::Error::Cancelled);
     }
-    let mut files = Vec::new();
-    let mut skipped = Vec::new();
-    let mut all = Reported::default();
-    let mut broken = Vec::new();
-    for (o, c) in outcomes.into_iter().zip(&walked.files) {
-        let rep = match o {
-            FileOutcome::Unchanged(rep) => rep,
-            FileOutcome::Changed(f, rep) => {
-                files.push(f);
-                rep
-            }
-            FileOutcome::Skipped(s) => {
-                skipped.push(s);
-                continue;
-            }
-        };
-        all.notes.extend(rep.notes);
-        all.findings.extend(rep.findings);
-        all.overlapped.extend(rep.overlapped);
-        if let Some(line) = rep.broken {
-            broken.push(BrokenFile { path: c.display.clone(), line });
-        }
-    }
-    let broken_before_omitted = broken.len().saturating_sub(MAX_BROKEN_BEFORE_LISTED);
-    broken.truncate(MAX_BROKEN_BEFORE_LISTED);
+    let Collected { files, mut skipped, all, broken, broken_omitted } = collect(outcomes, &walked.files);
     let (notes, overlaps) = (all.notes, all.overlapped.len());
     if !walked.skipped.is_empty() {
         skipped.extend(walked.skipped.iter().map(|(_, s)| s.clone()));
@@ -500,8 +477,47 @@ pub fn build_with(
         findings: all.findings,
         overlapped: all.overlapped,
         broken_before: broken,
-        broken_before_omitted,
+        broken_before_omitted: broken_omitted,
     })
+}
+
+/// The files' outcomes gathered in path order.
+struct Collected {
+    files: Vec<FilePlan>,
+    skipped: Vec<Skipped>,
+    /// Every file's notes, findings and overlapped matches, one after another.
+    all: Reported,
+    /// The files broken before the edit, at most [`MAX_BROKEN_BEFORE_LISTED`].
+    broken: Vec<BrokenFile>,
+    /// Such files past the cap.
+    broken_omitted: usize,
+}
+
+/// Gathers `outcomes` (one per candidate of `files`, in the same order).
+fn collect(outcomes: Vec<FileOutcome>, files: &[Candidate]) -> Collected {
+    let mut c = Collected { files: Vec::new(), skipped: Vec::new(), all: Reported::default(), broken: Vec::new(), broken_omitted: 0 };
+    for (o, file) in outcomes.into_iter().zip(files) {
+        let rep = match o {
+            FileOutcome::Unchanged(rep) => rep,
+            FileOutcome::Changed(f, rep) => {
+                c.files.push(*f);
+                rep
+            }
+            FileOutcome::Skipped(s) => {
+                c.skipped.push(s);
+                continue;
+            }
+        };
+        c.all.notes.extend(rep.notes);
+        c.all.findings.extend(rep.findings);
+        c.all.overlapped.extend(rep.overlapped);
+        if let Some(line) = rep.broken {
+            c.broken.push(BrokenFile { path: file.display.clone(), line });
+        }
+    }
+    c.broken_omitted = c.broken.len().saturating_sub(MAX_BROKEN_BEFORE_LISTED);
+    c.broken.truncate(MAX_BROKEN_BEFORE_LISTED);
+    c
 }
 
 /// The run's warnings, in a fixed order: the engine's (ops that cannot run in a

@@ -204,7 +204,7 @@ pub fn ast_tree_output_schema() -> Value {
 pub fn ast_pending_input_schema() -> Value {
     object(
         json!({
-            "id": {"type": "string", "description": "A pending action's id; absent: list the pending actions."},
+            "id": {"type": "string", "description": "Absent: list the pending actions."},
             "fileOffset": {"type": "integer", "minimum": 0, "description": "The page's first file, 0-based (default 0)."},
             "limit": {"type": "integer", "minimum": 1, "maximum": super::MAX_PAGE_FILES, "description": format!("Most files in the page (default {}).", super::PAGE_FILES)}
         }),
@@ -238,7 +238,7 @@ pub fn ast_pending_output_schema() -> Value {
 
 /// The input schema of `ast_undo` (the fields of `paging::UndoArgs`).
 pub fn ast_undo_input_schema() -> Value {
-    object(json!({"id": {"type": "string", "description": "The applied action you mean to undo; default: the last applied."}}), &[])
+    object(json!({"id": {"type": "string", "description": "Default: the last applied action."}}), &[])
 }
 
 /// The output schema of `ast_undo`: the undo report (docs/DESIGN.md section 5.9), bounded.
