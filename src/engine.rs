@@ -983,7 +983,8 @@ mod tests {
     /// Rewrites that keep, drop or break what they matched, on random Rust and C:
     /// the incremental re-parse must give the tree a full parse of the new text
     /// gives (so every `InputEdit` describes its edit right), and the same error
-    /// count. Dropping the edits, or a wrong old end, fails it at once.
+    /// count. Dropping the edits, or a wrong old end, fails it at once. A file
+    /// flagged for added errors has located ones, each on a line of the new text.
     fn incremental_is_full(lang: SupportLang, ext: &str, ops: &[(&str, &str)], src: &str) -> Result<(), proptest::test_runner::TestCaseError> {
         for (pat, out) in ops {
             let e = engine(pat, out, lang);
@@ -994,6 +995,17 @@ mod tests {
             let new = std::str::from_utf8(&r.new_text).unwrap();
             let fresh = lang.ast_grep(new);
             proptest::prop_assert_eq!(r.errors_after, full_error_count(&fresh), "{} -> {} on {:?}", pat, out, src);
+            // A flagged file always has located errors, on lines of the new text.
+            let flagged = r.errors_after > r.errors_before;
+            proptest::prop_assert_eq!(flagged, !r.syntax_errors.is_empty(), "{} -> {} on {:?}", pat, out, src);
+            let lines: Vec<&str> = new.split('\n').collect();
+            for e in &r.syntax_errors {
+                let line = lines[e.line - 1];
+                proptest::prop_assert!(e.column <= line.chars().count() + 1, "{:?} on {:?}", e, new);
+                if line.chars().count() <= MAX_EXCERPT_CHARS {
+                    proptest::prop_assert_eq!(&e.excerpt, line, "{:?}", e);
+                }
+            }
             let old_tree = lang.ast_grep(src).root().get_doc().tree.clone();
             let inc = reparse(old_tree, lang, src, new, &r.edits, 0).unwrap().root_node().to_sexp();
             let full = fresh.root().get_doc().tree.root_node().to_sexp();
