@@ -42,6 +42,11 @@ pub struct ApplyOptions {
     pub only: Option<Vec<String>>,
     /// Apply files whose rewrite adds syntax errors (`extra.allowSyntaxErrors`).
     pub allow_syntax_errors: bool,
+    /// Leave these display paths out (`extra.exclude`); each must be a file of
+    /// the action ([`ApplyOptions::check_paths`]).
+    pub exclude: Vec<String>,
+    /// Leave out every file whose rewrite adds syntax errors (`extra.skipFlagged`).
+    pub skip_flagged: bool,
     /// Build the new text by splicing the planned edits onto the verified bytes
     /// instead of re-running the rewrite. Set by `run -U` and `-i`, whose plan this
     /// same process made moments before, and by `resolve apply` when the stored
@@ -57,7 +62,7 @@ pub struct ApplyOptions {
 impl ApplyOptions {
     /// The keys of `extra` that an `ast_edit` apply reads, in the order messages
     /// list them (docs/DESIGN.md section 4.2).
-    pub const EXTRA_KEYS: [&str; 4] = ["stale", "files", "allowSyntaxErrors", "verify"];
+    pub const EXTRA_KEYS: [&str; 6] = ["stale", "files", "allowSyntaxErrors", "verify", "exclude", "skipFlagged"];
 
     /// Reads the options from `extra` (a JSON object). A key that is not one of
     /// [`ApplyOptions::EXTRA_KEYS`], or a value of the wrong type or out of range, is bad input
@@ -102,7 +107,52 @@ impl ApplyOptions {
                 _ => return Err(bad("verify", "\"rerun\" (re-run the engine on every file; leave it out to let apply choose)", v)),
             };
         }
+        o.read_leave_out(obj, bad)?;
         Ok(o)
+    }
+
+    /// `exclude` and `skipFlagged` (docs/DESIGN.md section 4.2); `skipFlagged`
+    /// and `allowSyntaxErrors` both true contradict each other.
+    fn read_leave_out(
+        &mut self,
+        obj: &serde_json::Map<String, serde_json::Value>,
+        bad: impl Fn(&str, &str, &serde_json::Value) -> Error,
+    ) -> Result<()> {
+        if let Some(v) = obj.get("exclude") {
+            let what = "an array of the action's paths (as `ast-edit show` lists them)";
+            let arr = v.as_array().ok_or_else(|| bad("exclude", what, v))?;
+            let paths = arr.iter().map(|f| f.as_str().map(str::to_string)).collect::<Option<Vec<_>>>();
+            self.exclude = paths.ok_or_else(|| bad("exclude", what, v))?;
+        }
+        if let Some(v) = obj.get("skipFlagged") {
+            self.skip_flagged = v.as_bool().ok_or_else(|| bad("skipFlagged", "true or false", v))?;
+        }
+        if self.skip_flagged && self.allow_syntax_errors {
+            return Err(Error::bad(
+                "extra.skipFlagged leaves out the files whose rewrite adds syntax errors and extra.allowSyntaxErrors writes them: pass one of the two. Nothing was written; the action stays pending",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks the paths of `exclude` against the action's files: a path that is
+    /// not one of them is bad input naming it (a typo would otherwise write the
+    /// file the caller meant to leave out).
+    pub fn check_paths(&self, plan: &Plan) -> Result<()> {
+        let unknown: Vec<&String> = self.exclude.iter().filter(|p| !plan.files.iter().any(|f| &f.path == *p)).collect();
+        if unknown.is_empty() {
+            return Ok(());
+        }
+        let mut files: Vec<String> = plan.files.iter().take(MAX_LISTED_FILES).map(|f| display_name(&f.path).into_owned()).collect();
+        if plan.files.len() > MAX_LISTED_FILES {
+            files.push(format!("and {} more (`ast-edit show` lists them)", plan.files.len() - MAX_LISTED_FILES));
+        }
+        Err(Error::bad(format!(
+            "extra.exclude names {} not in this action: {}; its files are: {}. Nothing was written; the action stays pending",
+            plural(unknown.len(), "path"),
+            unknown.iter().map(|s| display_name(s)).collect::<Vec<_>>().join(", "),
+            files.join(", ")
+        )))
     }
 
     /// The key of [`ApplyOptions::EXTRA_KEYS`] that `key` most likely misspells:
@@ -221,6 +271,15 @@ enum Outcome<'p> {
     /// cannot be kept): the reason.
     Refused(String),
 }
+
+/// Files of the action named in the message about an unknown `extra.exclude`
+/// path (docs/DESIGN.md section 7).
+pub const MAX_LISTED_FILES: usize = 20;
+
+/// `not_selected` reasons of `outstanding` (docs/DESIGN.md §4.4).
+const NOT_IN_FILES: &str = "not named in extra.files";
+const EXCLUDED: &str = "named in extra.exclude";
+const FLAGGED: &str = "its rewrite adds syntax errors (left out by extra.skipFlagged)";
 
 /// Stale reasons of `outstanding` (docs/DESIGN.md §4.4).
 const CHANGED: &str = "changed since the preview";
@@ -480,7 +539,8 @@ fn injected_rename_failure(k: usize) -> bool {
 
 /// Applies `plan`. `journal` receives the undo record of what was written.
 pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>, &str)>) -> Result<ApplyReport> {
-    let (selected, mut outstanding) = select(plan, opts.only.as_deref())?;
+    opts.check_paths(plan)?;
+    let (selected, mut outstanding) = select(plan, opts)?;
     if !opts.allow_syntax_errors {
         syntax_guard(&selected)?;
     }
@@ -529,10 +589,34 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
     })
 }
 
-/// The files of `plan` to apply (all, or those named in `only`), and an
-/// `outstanding` entry for each file left out.
-fn select<'p>(plan: &'p Plan, only: Option<&[String]>) -> Result<(Vec<&'p FilePlan>, Vec<Outstanding>)> {
-    let Some(only) = only else { return Ok((plan.files.iter().collect(), Vec::new())) };
+/// The files of `plan` to apply (all, or those named in `opts.only`, less those
+/// in `opts.exclude` and, with `opts.skip_flagged`, those whose rewrite adds
+/// syntax errors), and a `not_selected` entry in `outstanding` for each file
+/// left out, with the first of those reasons that applies.
+fn select<'p>(plan: &'p Plan, opts: &ApplyOptions) -> Result<(Vec<&'p FilePlan>, Vec<Outstanding>)> {
+    if let Some(only) = &opts.only {
+        check_only(plan, only)?;
+    }
+    let mut selected = Vec::new();
+    let mut left_out = Vec::new();
+    for f in &plan.files {
+        let reason = if opts.only.as_ref().is_some_and(|only| !only.contains(&f.path)) {
+            NOT_IN_FILES
+        } else if opts.exclude.contains(&f.path) {
+            EXCLUDED
+        } else if opts.skip_flagged && f.syntax_errors_introduced() {
+            FLAGGED
+        } else {
+            selected.push(f);
+            continue;
+        };
+        left_out.push(Outstanding { path: f.path.clone(), status: OutstandingStatus::NotSelected, reason: reason.into() });
+    }
+    Ok((selected, left_out))
+}
+
+/// Fails the apply when `extra.files` names a path that is not in the action.
+fn check_only(plan: &Plan, only: &[String]) -> Result<()> {
     let unknown: Vec<&String> = only.iter().filter(|p| !plan.files.iter().any(|f| &f.path == *p)).collect();
     if !unknown.is_empty() {
         return Err(Error::ApplyFailed(format!(
@@ -541,12 +625,7 @@ fn select<'p>(plan: &'p Plan, only: Option<&[String]>) -> Result<(Vec<&'p FilePl
             plan.files.iter().map(|f| display_name(&f.path)).collect::<Vec<_>>().join(", ")
         )));
     }
-    let left_out = plan.files.iter().filter(|f| !only.contains(&f.path)).map(|f| Outstanding {
-        path: f.path.clone(),
-        status: OutstandingStatus::NotSelected,
-        reason: "not named in extra.files".into(),
-    });
-    Ok((plan.files.iter().filter(|f| only.contains(&f.path)).collect(), left_out.collect()))
+    Ok(())
 }
 
 /// Refuses files whose rewrite adds syntax errors.
@@ -556,7 +635,7 @@ fn syntax_guard(selected: &[&FilePlan]) -> Result<()> {
         return Ok(());
     }
     Err(Error::ApplyFailed(format!(
-        "the rewrite introduces syntax errors in {}: {}; fix the pattern, leave the file out with extra {{\"files\": [...]}}, or pass extra {{\"allowSyntaxErrors\": true}}",
+        "the rewrite introduces syntax errors in {}: {}; fix the pattern, leave them out with extra {{\"skipFlagged\": true}} (or {{\"exclude\": [...]}}), or pass extra {{\"allowSyntaxErrors\": true}}",
         plural(bad.len(), "file"),
         bad.join(", ")
     )))

@@ -73,6 +73,14 @@ pub struct Rewrite {
     pub errors_before: usize,
     /// ERROR + MISSING nodes after the rewrite.
     pub errors_after: usize,
+    /// When `errors_after > errors_before`: the error nodes the rewrite adds
+    /// (see [`added_errors`]), located in the new text, at most
+    /// [`MAX_SYNTAX_ERRORS_LISTED`]; else empty.
+    pub syntax_errors: Vec<SyntaxError>,
+    /// The 1-based line of the first ERROR/MISSING node of the original text,
+    /// when the file was parsed with the syntax check on and holds one. A file
+    /// that is broken but has no match still gives a `Rewrite` (no edits) for it.
+    pub broken_before: Option<usize>,
     /// Set when the file was not searched after all (its syntax tree is deeper
     /// than [`MAX_CODE_DEPTH`] for an op that needs that): then there are no
     /// edits and `new_text` is the text.
@@ -155,21 +163,166 @@ fn to_crlf(s: &str) -> String {
     out
 }
 
-/// ERROR and MISSING nodes in a tree.
-fn count_errors(grep: &AstGrep<StrDoc<SupportLang>>) -> usize {
+/// Most syntax errors listed per changed file (`syntaxErrors`, docs/DESIGN.md
+/// sections 2.5.6 and 7): the first ones the rewrite adds are where to look; the
+/// counts (`errorsBefore`, `errorsAfter`) say how many there are in all.
+pub const MAX_SYNTAX_ERRORS_LISTED: usize = 5;
+
+/// Longest `excerpt` of a located syntax error, in characters: a longer line is
+/// shown as a window around the error's column, `…` marking each cut end.
+pub const MAX_EXCERPT_CHARS: usize = 160;
+
+/// A syntax error the rewrite adds, located in the new text (docs/DESIGN.md
+/// section 5.5).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SyntaxError {
+    /// 1-based line in the new text.
+    pub line: usize,
+    /// 1-based column, in characters (a BOM is not counted).
+    pub column: usize,
+    /// `ERROR`, or `MISSING <kind>` (`MISSING )`, `MISSING identifier`).
+    pub node: String,
+    /// The line's text (line ending removed), cut to [`MAX_EXCERPT_CHARS`].
+    pub excerpt: String,
+}
+
+/// One ERROR or MISSING node of a tree: where it starts (offsets in the parsed
+/// text, BOM left out) and what it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct ErrorNode {
+    /// Byte offset of its start.
+    start: usize,
+    /// 0-based row of its start.
+    row: usize,
+    /// Its kind (`ERROR`, or the kind of the missing node), by id.
+    kind: u16,
+    /// A MISSING node (zero width) rather than an ERROR node.
+    missing: bool,
+}
+
+impl ErrorNode {
+    fn of(node: tree_sitter::Node<'_>) -> Self {
+        ErrorNode { start: node.start_byte(), row: node.start_position().row, kind: node.kind_id(), missing: node.is_missing() }
+    }
+
+    /// Where it is in `text` (the text its tree was parsed from, in `lang`), for
+    /// people.
+    fn locate(&self, text: &str, lang: &tree_sitter::Language) -> SyntaxError {
+        let bytes = text.as_bytes();
+        let start = self.start.min(text.len());
+        let line_start = memchr::memrchr(b'\n', &bytes[..start]).map_or(0, |i| i + 1);
+        let line_end = memchr::memchr(b'\n', &bytes[start..]).map_or(text.len(), |i| start + i);
+        let line = text[line_start..line_end].trim_end_matches('\r');
+        let column = text[line_start..start].chars().count() + 1;
+        let node = match lang.node_kind_for_id(self.kind) {
+            Some(kind) if self.missing => format!("MISSING {kind}"),
+            None if self.missing => "MISSING".to_string(),
+            _ => "ERROR".to_string(),
+        };
+        SyntaxError { line: self.row + 1, column, node, excerpt: excerpt(line, column - 1) }
+    }
+}
+
+/// `line`, or a window of [`MAX_EXCERPT_CHARS`] characters of it around the
+/// 0-based character column `at` (a third of the window before it), with `…`
+/// where it was cut.
+fn excerpt(line: &str, at: usize) -> String {
+    let n = line.chars().count();
+    if n <= MAX_EXCERPT_CHARS {
+        return line.to_string();
+    }
+    let room = MAX_EXCERPT_CHARS - 2;
+    let from = at.saturating_sub(room / 3).min(n - room);
+    let mut out = String::new();
+    if from > 0 {
+        out.push('…');
+    }
+    out.extend(line.chars().skip(from).take(room));
+    if from + room < n {
+        out.push('…');
+    }
+    out
+}
+
+/// ERROR and MISSING nodes of a tree, in pre-order (so the first is the one
+/// that starts first).
+fn tree_errors(grep: &AstGrep<StrDoc<SupportLang>>) -> Vec<ErrorNode> {
     error_nodes(grep.root().get_inner_node())
 }
 
-/// ERROR and MISSING nodes at or under `node`. tree-sitter's `has_error` flag is
-/// set on every node whose subtree holds one, so subtrees without it are skipped:
-/// the cost is the path to each error, not the size of the tree.
-fn error_nodes(node: tree_sitter::Node<'_>) -> usize {
-    let mut n = 0;
+/// ERROR and MISSING nodes at or under `node`, in pre-order. tree-sitter's
+/// `has_error` flag is set on every node whose subtree holds one, so subtrees
+/// without it are skipped: the cost is the path to each error, not the size of
+/// the tree (a tree without errors costs one look at its root).
+fn error_nodes(node: tree_sitter::Node<'_>) -> Vec<ErrorNode> {
+    let mut found = Vec::new();
     walk_pruned(node, |node| {
-        n += usize::from(node.is_error() || node.is_missing());
+        if node.is_error() || node.is_missing() {
+            found.push(ErrorNode::of(node));
+        }
         node.has_error()
     });
-    n
+    found
+}
+
+/// The 1-based line of the first ERROR or MISSING node of a tree, if it has one:
+/// one look at the root for a tree without errors, else the way down to the
+/// first.
+fn first_error_line(grep: &AstGrep<StrDoc<SupportLang>>) -> Option<usize> {
+    let mut first = None;
+    walk_pruned(grep.root().get_inner_node(), |node| {
+        if first.is_some() {
+            return false;
+        }
+        if node.is_error() || node.is_missing() {
+            first = Some(node.start_position().row + 1);
+        }
+        node.has_error()
+    });
+    first
+}
+
+/// The error nodes of the new text (`after`) that the old ones (`before`) do not
+/// explain, in pre-order: an old node explains a new one of the same kind that
+/// starts where the old one's start lands once moved by the edits before it
+/// (an old node starting strictly inside an edited range explains nothing).
+/// Each old node explains at most one new node, so when `after` is longer than
+/// `before` at least `after.len() - before.len()` nodes are left.
+fn added_errors(before: &[ErrorNode], after: &[ErrorNode], edits: &[Edit], bom: usize) -> Vec<ErrorNode> {
+    let mut explained: HashMap<(usize, u16, bool), usize> = HashMap::new();
+    for e in before {
+        if let Some(at) = moved(e.start, edits, bom) {
+            *explained.entry((at, e.kind, e.missing)).or_default() += 1;
+        }
+    }
+    after
+        .iter()
+        .filter(|e| match explained.get_mut(&(e.start, e.kind, e.missing)) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                false
+            }
+            _ => true,
+        })
+        .copied()
+        .collect()
+}
+
+/// Where offset `at` of the old text (BOM left out) is in the new text, or
+/// `None` when it lies strictly inside an edited range.
+fn moved(at: usize, edits: &[Edit], bom: usize) -> Option<usize> {
+    let mut shift: isize = 0;
+    for e in edits {
+        let (start, end) = (e.start - bom, e.end - bom);
+        if at <= start {
+            break;
+        }
+        if at < end {
+            return None;
+        }
+        shift += e.text.len() as isize - (end - start) as isize;
+    }
+    Some((at as isize + shift) as usize)
 }
 
 /// The depth of the subtree at `root`, in levels below it (a leaf has depth 0),
@@ -286,8 +439,9 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
         return Some(Rewrite::refused(text, why));
     }
     if kept.is_empty() && unparsed.is_empty() && findings.is_empty() {
+        let broken = if opts.check_syntax { first_error_line(&grep) } else { None };
         drop_later(grep);
-        return None;
+        return broken.map(|line| Rewrite { broken_before: Some(line), ..Rewrite::unchanged(text) });
     }
     if is_crlf(text) {
         for e in &mut kept {
@@ -297,21 +451,52 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
         }
     }
     let new_text = splice(text.as_bytes(), &kept);
-    let (errors_before, errors_after) = if opts.check_syntax && !kept.is_empty() {
+    let check = if opts.check_syntax {
         let new_body = std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8");
-        let before = count_errors(&grep);
-        // Keep only the tree: with no other reference to it, `Tree::edit` changes
-        // its nodes in place instead of copying each node on the way to an edit,
-        // and the source copy inside `grep` is freed before the re-parse.
-        let tree = grep.root().get_doc().tree.clone();
-        drop(grep);
-        (before, errors_after_edit(tree, lang, body, new_body, &kept, bom))
+        syntax_check(grep, lang, body, new_body, &kept, bom)
     } else {
         drop_later(grep);
-        (0, 0)
+        SyntaxCheck::default()
     };
     unparsed.sort_unstable();
-    Some(Rewrite { edits: kept, overlaps: dropped.len(), dropped, unparsed, new_text, errors_before, errors_after, refused: None, findings })
+    let (errors_before, errors_after, syntax_errors, broken_before) = (check.before, check.after, check.added, check.broken_before);
+    Some(Rewrite { edits: kept, overlaps: dropped.len(), dropped, unparsed, new_text, errors_before, errors_after, syntax_errors, broken_before, refused: None, findings })
+}
+
+/// What the syntax check found in one file (docs/DESIGN.md section 2.5.6).
+#[derive(Default)]
+struct SyntaxCheck {
+    before: usize,
+    after: usize,
+    added: Vec<SyntaxError>,
+    broken_before: Option<usize>,
+}
+
+/// The syntax check of a file parsed as `grep` (the tree of `old`) and rewritten
+/// by `edits` into `new` (both without their BOM, `edits` with it): ERROR and
+/// MISSING nodes before and after, the ones the rewrite adds located (only when
+/// there are more after than before), and the line of the first one before.
+/// Without edits, only that line.
+fn syntax_check(grep: AstGrep<StrDoc<SupportLang>>, lang: SupportLang, old: &str, new: &str, edits: &[Edit], bom: usize) -> SyntaxCheck {
+    if edits.is_empty() {
+        let broken_before = first_error_line(&grep);
+        drop_later(grep);
+        return SyntaxCheck { broken_before, ..SyntaxCheck::default() };
+    }
+    let before = tree_errors(&grep);
+    // Keep only the tree: with no other reference to it, `Tree::edit` changes
+    // its nodes in place instead of copying each node on the way to an edit,
+    // and the source copy inside `grep` is freed before the re-parse.
+    let tree = grep.root().get_doc().tree.clone();
+    drop(grep);
+    let after = errors_after_edit(tree, lang, old, new, edits, bom);
+    let added = if after.len() > before.len() {
+        let ts = lang.get_ts_language();
+        added_errors(&before, &after, edits, bom).iter().take(MAX_SYNTAX_ERRORS_LISTED).map(|e| e.locate(new, &ts)).collect()
+    } else {
+        Vec::new()
+    };
+    SyntaxCheck { before: before.len(), after: after.len(), added, broken_before: before.first().map(|e| e.row + 1) }
 }
 
 /// The reason to skip a file whose tree is too deep for one of `live` (a pattern
@@ -380,8 +565,8 @@ pub fn search(ops: &[&CompiledOp], lang: SupportLang, text: &str, prefilter: boo
 }
 
 impl Rewrite {
-    /// The file is not searched after all: no edits, the text unchanged.
-    fn refused(text: &str, why: String) -> Rewrite {
+    /// Nothing to change or report: no edits, the text unchanged.
+    fn unchanged(text: &str) -> Rewrite {
         Rewrite {
             edits: Vec::new(),
             overlaps: 0,
@@ -390,9 +575,16 @@ impl Rewrite {
             new_text: text.as_bytes().to_vec(),
             errors_before: 0,
             errors_after: 0,
-            refused: Some(Skip(why)),
+            syntax_errors: Vec::new(),
+            broken_before: None,
+            refused: None,
             findings: Vec::new(),
         }
+    }
+
+    /// The file is not searched after all: no edits, the text unchanged.
+    fn refused(text: &str, why: String) -> Rewrite {
+        Rewrite { refused: Some(Skip(why)), ..Rewrite::unchanged(text) }
     }
 }
 
@@ -491,18 +683,18 @@ thread_local! {
     static PARSER: std::cell::RefCell<tree_sitter::Parser> = std::cell::RefCell::new(tree_sitter::Parser::new());
 }
 
-/// ERROR/MISSING nodes of the new text, parsed incrementally: the old tree is told
-/// about every edit (last first, so earlier offsets stay valid) and tree-sitter
-/// re-parses only what changed, much cheaper than a second full parse. Falls back
-/// to a full parse if the incremental one is not available.
-fn errors_after_edit(tree: tree_sitter::Tree, lang: SupportLang, old: &str, new: &str, edits: &[Edit], bom: usize) -> usize {
+/// ERROR/MISSING nodes of the new text, in pre-order, parsed incrementally: the
+/// old tree is told about every edit (last first, so earlier offsets stay valid)
+/// and tree-sitter re-parses only what changed, much cheaper than a second full
+/// parse. Falls back to a full parse if the incremental one is not available.
+fn errors_after_edit(tree: tree_sitter::Tree, lang: SupportLang, old: &str, new: &str, edits: &[Edit], bom: usize) -> Vec<ErrorNode> {
     match reparse(tree, lang, old, new, edits, bom) {
         Some(t) => {
-            let n = error_nodes(t.root_node());
+            let found = error_nodes(t.root_node());
             drop_later(t);
-            n
+            found
         }
-        None => count_errors(&lang.ast_grep(new)),
+        None => tree_errors(&lang.ast_grep(new)),
     }
 }
 
@@ -764,6 +956,63 @@ mod tests {
         assert!(r.errors_after > r.errors_before);
     }
 
+    fn ts(pat: &str, out: &str, src: &str, opts: RewriteOptions) -> Option<Rewrite> {
+        let e = engine(pat, out, SupportLang::TypeScript);
+        rewrite(&e.ops_for(SupportLang::TypeScript, Path::new("/x.ts")), SupportLang::TypeScript, src, opts)
+    }
+
+    #[test]
+    fn added_syntax_errors_are_located_in_the_new_text() {
+        let r = ts("f($A)", "g($A", "const a = 1;\r\nconst b = f(2);\r\n", FULL).unwrap();
+        let missing = SyntaxError { line: 2, column: 14, node: "MISSING )".into(), excerpt: "const b = g(2;".into() };
+        assert_eq!(r.syntax_errors, vec![missing]);
+        assert_eq!(r.broken_before, None);
+        // Columns count characters, and the BOM is not part of the text.
+        let r = ts("f($A)", "g($A", "\u{feff}const é = f(2);\n", FULL).unwrap();
+        assert_eq!((r.syntax_errors[0].line, r.syntax_errors[0].column), (1, 14));
+    }
+
+    #[test]
+    fn errors_that_were_there_before_are_not_listed_again() {
+        // The old `]` is missing further down; the rewrite shortens the text
+        // before it and adds a missing `)`. Only the `)` is listed.
+        let r = ts("f($A)", "g($A", "const a = f(1);\nlet x = [1, 2;\n", FULL).unwrap();
+        assert_eq!((r.errors_before, r.errors_after), (1, 2));
+        let nodes: Vec<_> = r.syntax_errors.iter().map(|e| (e.line, e.node.as_str())).collect();
+        assert_eq!(nodes, [(1, "MISSING )")]);
+        assert_eq!(r.broken_before, Some(2));
+        // A clean rewrite of a broken file lists nothing.
+        let r = ts("f($A)", "gg($A)", "const a = f(1);\nlet x = [1, 2;\n", FULL).unwrap();
+        assert_eq!((r.errors_before, r.errors_after, r.syntax_errors.len()), (1, 1, 0));
+    }
+
+    #[test]
+    fn a_broken_file_without_a_match_says_where_it_is_broken() {
+        // The file holds the pattern's tokens (the prefilter lets it through) but
+        // no match.
+        let src = "let y = f(2);\nlet x = [1, 2;\n";
+        let r = ts("f($A, 1)", "g($A)", src, FULL).unwrap();
+        assert!(r.edits.is_empty() && r.findings.is_empty() && r.unparsed.is_empty());
+        assert_eq!(r.broken_before, Some(2));
+        assert_eq!(r.new_text, src.as_bytes());
+        // Without the syntax check (apply, rule tests), nothing matched is nothing.
+        let quick = RewriteOptions { check_syntax: false, ..FULL };
+        assert!(ts("f($A, 1)", "g($A)", src, quick).is_none());
+        // A clean file without a match is nothing either.
+        assert!(ts("f($A, 1)", "g($A)", "let y = f(2);\nlet x = [1, 2];\n", FULL).is_none());
+    }
+
+    #[test]
+    fn a_long_line_is_excerpted_around_the_error() {
+        let line = format!("{}ERR{}", "a".repeat(500), "b".repeat(500));
+        let cut = excerpt(&line, 500);
+        assert_eq!(cut.chars().count(), MAX_EXCERPT_CHARS);
+        assert!(cut.starts_with('…') && cut.ends_with('…') && cut.contains("ERR"), "{cut}");
+        assert_eq!(excerpt("short", 2), "short");
+        let tail = excerpt(&line, line.len());
+        assert!(tail.starts_with('…') && tail.ends_with('b') && tail.chars().count() == MAX_EXCERPT_CHARS - 1, "{tail}");
+    }
+
     #[test]
     fn incremental_error_count_equals_a_full_parse() {
         let cases = [
@@ -792,7 +1041,8 @@ mod tests {
     /// Rewrites that keep, drop or break what they matched, on random Rust and C:
     /// the incremental re-parse must give the tree a full parse of the new text
     /// gives (so every `InputEdit` describes its edit right), and the same error
-    /// count. Dropping the edits, or a wrong old end, fails it at once.
+    /// count. Dropping the edits, or a wrong old end, fails it at once. A file
+    /// flagged for added errors has located ones, each on a line of the new text.
     fn incremental_is_full(lang: SupportLang, ext: &str, ops: &[(&str, &str)], src: &str) -> Result<(), proptest::test_runner::TestCaseError> {
         for (pat, out) in ops {
             let e = engine(pat, out, lang);
@@ -803,6 +1053,17 @@ mod tests {
             let new = std::str::from_utf8(&r.new_text).unwrap();
             let fresh = lang.ast_grep(new);
             proptest::prop_assert_eq!(r.errors_after, full_error_count(&fresh), "{} -> {} on {:?}", pat, out, src);
+            // A flagged file always has located errors, on lines of the new text.
+            let flagged = r.errors_after > r.errors_before;
+            proptest::prop_assert_eq!(flagged, !r.syntax_errors.is_empty(), "{} -> {} on {:?}", pat, out, src);
+            let lines: Vec<&str> = new.split('\n').collect();
+            for e in &r.syntax_errors {
+                let line = lines[e.line - 1];
+                proptest::prop_assert!(e.column <= line.chars().count() + 1, "{:?} on {:?}", e, new);
+                if line.chars().count() <= MAX_EXCERPT_CHARS {
+                    proptest::prop_assert_eq!(&e.excerpt, line, "{:?}", e);
+                }
+            }
             let old_tree = lang.ast_grep(src).root().get_doc().tree.clone();
             let inc = reparse(old_tree, lang, src, new, &r.edits, 0).unwrap().root_node().to_sexp();
             let full = fresh.root().get_doc().tree.root_node().to_sexp();

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::diagnose;
 use crate::diff;
-use crate::engine::{self, Edit, Engine, Skip};
+use crate::engine::{self, Edit, Engine, Skip, SyntaxError};
 use crate::error::Result;
 use crate::lang;
 use crate::request::Request;
@@ -42,6 +42,11 @@ pub struct FilePlan {
     pub errors_before: usize,
     /// ERROR/MISSING nodes after the rewrite.
     pub errors_after: usize,
+    /// When the rewrite adds syntax errors: the first ones it adds, located in
+    /// the new text (at most [`engine::MAX_SYNTAX_ERRORS_LISTED`]). Empty
+    /// otherwise, and in plans stored by older builds.
+    #[serde(default)]
+    pub syntax_errors: Vec<SyntaxError>,
     /// The unified diff (lines over [`diff::MAX_DIFF_LINE`] bytes cut).
     pub diff: String,
     /// How many diff lines were cut.
@@ -73,6 +78,19 @@ impl Skipped {
     pub fn shown(&self) -> std::borrow::Cow<'_, str> {
         if self.reason == walk::NAME_NOT_UTF8 { self.path.as_str().into() } else { crate::quote::display_name(&self.path) }
     }
+}
+
+/// Most files listed in [`Plan::broken_before`] (docs/DESIGN.md section 7); the
+/// rest are counted in [`Plan::broken_before_omitted`].
+pub const MAX_BROKEN_BEFORE_LISTED: usize = 20;
+
+/// A file the run parsed that held syntax errors before any edit.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BrokenFile {
+    /// Display path.
+    pub path: String,
+    /// 1-based line of its first ERROR or MISSING node.
+    pub line: usize,
 }
 
 /// What one rule of a scan changed.
@@ -142,6 +160,13 @@ pub struct Plan {
     /// (`overlaps` counts them).
     #[serde(default)]
     pub overlapped: Vec<Overlapped>,
+    /// Files the run parsed that held ERROR/MISSING nodes before any edit (changed
+    /// or not), in path order, at most [`MAX_BROKEN_BEFORE_LISTED`].
+    #[serde(default)]
+    pub broken_before: Vec<BrokenFile>,
+    /// Such files past [`MAX_BROKEN_BEFORE_LISTED`].
+    #[serde(default)]
+    pub broken_before_omitted: usize,
 }
 
 impl Plan {
@@ -234,7 +259,8 @@ pub fn read_text(path: &Path, max_filesize: u64) -> std::result::Result<Vec<u8>,
 enum FileOutcome {
     /// No edit; the notes say why matches were left alone, if any were.
     Unchanged(Reported),
-    Changed(FilePlan, Reported),
+    /// Boxed: a plan is much larger than the other variants.
+    Changed(Box<FilePlan>, Reported),
     Skipped(Skipped),
 }
 
@@ -246,6 +272,8 @@ struct Reported {
     overlapped: Vec<Overlapped>,
     /// What the file tells the diagnosis (docs/DESIGN.md §2.12).
     seen: diagnose::FileSeen,
+    /// The line of the file's first syntax error before any edit, if parsed and broken.
+    broken: Option<usize>,
 }
 
 /// 1-based line of byte offset `at`.
@@ -304,7 +332,7 @@ fn reported(req: &Request, names: &[String], path: &str, text: &str, rw: &engine
             message: f.message.clone(),
         })
         .collect();
-    Reported { notes: unparsed_notes(path, text, &rw.unparsed), findings, overlapped, seen: diagnose::FileSeen::default() }
+    Reported { notes: unparsed_notes(path, text, &rw.unparsed), findings, overlapped, seen: diagnose::FileSeen::default(), broken: rw.broken_before }
 }
 
 fn plan_file(engine: &Engine, req: &Request, names: &[String], c: &Candidate) -> FileOutcome {
@@ -350,8 +378,9 @@ fn plan_file(engine: &Engine, req: &Request, names: &[String], c: &Candidate) ->
         edits: rw.edits,
         errors_before: rw.errors_before,
         errors_after: rw.errors_after,
+        syntax_errors: rw.syntax_errors,
     };
-    FileOutcome::Changed(plan, rep)
+    FileOutcome::Changed(Box::new(plan), rep)
 }
 
 /// `f` over `items` in parallel, largest first (longest-processing-time
@@ -413,28 +442,7 @@ pub fn build_with(
     if stop() {
         return Err(crate::error::Error::Cancelled);
     }
-    let mut files = Vec::new();
-    let mut skipped = Vec::new();
-    let mut all = Reported::default();
-    let mut seen = Vec::with_capacity(outcomes.len());
-    for o in outcomes {
-        let rep = match o {
-            FileOutcome::Unchanged(rep) => rep,
-            FileOutcome::Changed(f, rep) => {
-                files.push(f);
-                rep
-            }
-            FileOutcome::Skipped(s) => {
-                skipped.push(s);
-                seen.push(diagnose::FileSeen::default());
-                continue;
-            }
-        };
-        seen.push(rep.seen);
-        all.notes.extend(rep.notes);
-        all.findings.extend(rep.findings);
-        all.overlapped.extend(rep.overlapped);
-    }
+    let Collected { files, mut skipped, all, broken, broken_omitted, seen } = collect(outcomes, &walked.files);
     let (notes, overlaps) = (all.notes, all.overlapped.len());
     if !walked.skipped.is_empty() {
         skipped.extend(walked.skipped.iter().map(|(_, s)| s.clone()));
@@ -453,6 +461,8 @@ pub fn build_with(
         limit_reached: walked.limit_reached(),
         findings: all.findings,
         overlapped: all.overlapped,
+        broken_before: broken,
+        broken_before_omitted: broken_omitted,
     })
 }
 
@@ -486,6 +496,49 @@ pub(crate) fn prepare(req: &Request, cwd: &Path) -> Result<(PathBuf, walk::Walke
         walked.files.truncate(cap);
     }
     Ok((cwd, walked, engine))
+}
+
+/// The files' outcomes gathered in path order.
+struct Collected {
+    files: Vec<FilePlan>,
+    skipped: Vec<Skipped>,
+    /// Every file's notes, findings and overlapped matches, one after another.
+    all: Reported,
+    /// The files broken before the edit, at most [`MAX_BROKEN_BEFORE_LISTED`].
+    broken: Vec<BrokenFile>,
+    /// Such files past the cap.
+    broken_omitted: usize,
+    /// What each candidate told the diagnosis, in candidate order (docs/DESIGN.md §2.12).
+    seen: Vec<diagnose::FileSeen>,
+}
+
+/// Gathers `outcomes` (one per candidate of `files`, in the same order).
+fn collect(outcomes: Vec<FileOutcome>, files: &[Candidate]) -> Collected {
+    let mut c = Collected { files: Vec::new(), skipped: Vec::new(), all: Reported::default(), broken: Vec::new(), broken_omitted: 0, seen: Vec::with_capacity(outcomes.len()) };
+    for (o, file) in outcomes.into_iter().zip(files) {
+        let rep = match o {
+            FileOutcome::Unchanged(rep) => rep,
+            FileOutcome::Changed(f, rep) => {
+                c.files.push(*f);
+                rep
+            }
+            FileOutcome::Skipped(s) => {
+                c.skipped.push(s);
+                c.seen.push(diagnose::FileSeen::default());
+                continue;
+            }
+        };
+        c.seen.push(rep.seen);
+        c.all.notes.extend(rep.notes);
+        c.all.findings.extend(rep.findings);
+        c.all.overlapped.extend(rep.overlapped);
+        if let Some(line) = rep.broken {
+            c.broken.push(BrokenFile { path: file.display.clone(), line });
+        }
+    }
+    c.broken_omitted = c.broken.len().saturating_sub(MAX_BROKEN_BEFORE_LISTED);
+    c.broken.truncate(MAX_BROKEN_BEFORE_LISTED);
+    c
 }
 
 /// The run's warnings, in a fixed order: the engine's (ops that cannot run in a

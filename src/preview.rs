@@ -4,7 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::apply::ApplyReport;
-use crate::plan::{Finding, Overlapped, Plan, RuleCount, Skipped};
+use crate::engine::SyntaxError;
+use crate::plan::{BrokenFile, Finding, Overlapped, Plan, RuleCount, Skipped};
 use crate::status::{ApplyStatus, PreviewStatus};
 use crate::text::plural;
 
@@ -46,6 +47,9 @@ pub struct PreviewFile {
     pub diff: String,
     /// True when the rewrite adds syntax errors.
     pub syntax_errors_introduced: bool,
+    /// The syntax errors the rewrite adds, located in the new text (empty unless
+    /// `syntax_errors_introduced`; docs/DESIGN.md section 5.5).
+    pub syntax_errors: Vec<SyntaxError>,
 }
 
 /// The preview details (docs/DESIGN.md section 5.5), camelCase keys, every key always present.
@@ -83,6 +87,12 @@ pub struct PreviewDetails {
     pub overlapped: Vec<Overlapped>,
     /// Matches of rules without a fix (lint rules): reported, nothing staged.
     pub findings: Vec<Finding>,
+    /// Files the run parsed that held syntax errors before any edit: path and
+    /// line of the first, in path order, at most
+    /// [`crate::plan::MAX_BROKEN_BEFORE_LISTED`].
+    pub broken_before: Vec<BrokenFile>,
+    /// Such files not listed in `broken_before`.
+    pub broken_before_omitted: usize,
 }
 
 /// Builds the details of `plan` as a dry run left them: no id, `no_changes`
@@ -106,6 +116,7 @@ pub fn details(plan: &Plan, per_rule: &[RuleCount]) -> PreviewDetails {
                 replacements: f.edits.len(),
                 diff: f.diff.clone(),
                 syntax_errors_introduced: f.syntax_errors_introduced(),
+                syntax_errors: f.syntax_errors.clone(),
             })
             .collect(),
         overlaps: plan.overlaps,
@@ -114,6 +125,8 @@ pub fn details(plan: &Plan, per_rule: &[RuleCount]) -> PreviewDetails {
         limit_reached: plan.limit_reached,
         overlapped: plan.overlapped.clone(),
         findings: plan.findings.clone(),
+        broken_before: plan.broken_before.clone(),
+        broken_before_omitted: plan.broken_before_omitted,
     }
 }
 
@@ -162,6 +175,44 @@ impl PreviewDetails {
         }
         line.push(')');
         line
+    }
+
+    /// The one line on files that were broken before the edit, when there are
+    /// any: `Parse errors before this edit (not caused by it): a.ts:3, b.py:7 and
+    /// 2 more files` (names quoted as docs/DESIGN.md section 5.12 says).
+    pub fn broken_before_line(&self) -> Option<String> {
+        if self.broken_before.is_empty() {
+            return None;
+        }
+        let listed: Vec<String> =
+            self.broken_before.iter().map(|b| format!("{}:{}", crate::quote::display_name(&b.path), b.line)).collect();
+        let mut line = format!("Parse errors before this edit (not caused by it): {}", listed.join(", "));
+        if self.broken_before_omitted > 0 {
+            line.push_str(&format!(" and {}", plural(self.broken_before_omitted, "more file")));
+        }
+        Some(line)
+    }
+
+    /// The changed files as texts for people list them: those whose rewrite
+    /// adds syntax errors first, then the others, each group in path order; with
+    /// each file its index in `files` (the JSON keeps path order).
+    pub fn files_flagged_first(&self) -> Vec<(usize, &PreviewFile)> {
+        let (mut flagged, rest): (Vec<_>, Vec<_>) = self.files.iter().enumerate().partition(|(_, f)| f.syntax_errors_introduced);
+        flagged.extend(rest);
+        flagged
+    }
+}
+
+impl PreviewFile {
+    /// One line per located syntax error: `<path>:<line>:<column>: <node>:
+    /// <excerpt>` (the excerpt's leading whitespace and control characters
+    /// escaped as in the rest of the text output).
+    pub fn syntax_error_lines(&self) -> Vec<String> {
+        let path = crate::quote::display_name(&self.path);
+        self.syntax_errors
+            .iter()
+            .map(|e| format!("{path}:{}:{}: {}: {}", e.line, e.column, e.node, crate::quote::escape_controls(e.excerpt.trim_start())))
+            .collect()
     }
 }
 

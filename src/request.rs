@@ -137,7 +137,7 @@ fn too_many_globs(n: usize) -> String {
 pub struct Op {
     /// ast-grep pattern (`$A`, `$$$ARGS`, `$_`).
     #[schemars(
-        description = "ast-grep pattern: code of the language with $A (one node), $$$ARGS (zero or more nodes), $_ (one node, not captured). Example: self.assertEquals($A, $B)"
+        description = "ast-grep pattern: $A one node, $$$ARGS zero or more, $_ one uncaptured. Example: self.assertEquals($A, $B)"
     )]
     pub pat: String,
     /// Rewrite template; may use the pattern's metavariables. Empty deletes the match.
@@ -186,7 +186,7 @@ pub struct RawRequest {
     /// Language name or alias; absent: inferred per file from its extension.
     #[serde(default)]
     #[schemars(
-        description = "Language name or alias: python/py, rust/rs, typescript/ts, tsx, javascript/js, c, cpp, go, java, ... Default: inferred per file from its extension."
+        description = "Language or alias: python/py, rust/rs, ts, tsx, js, c, cpp, go, java, ... Default: each file's extension."
     )]
     pub lang: Option<String>,
     /// Tree-sitter node kind to match inside the pattern (ast-grep `--selector`).
@@ -199,7 +199,7 @@ pub struct RawRequest {
     #[serde(default)]
     #[schemars(
         extend("enum" = ["cst", "smart", "ast", "relaxed", "signature"]),
-        description = "Match strictness (default smart): cst every node; smart skips unnamed nodes in the code; ast named nodes only; relaxed also ignores comments; signature compares node kinds only."
+        description = "cst: every node; smart (default): skips unnamed nodes in the code; ast: named only; relaxed: also skips comments; signature: kinds only."
     )]
     pub strictness: Option<String>,
     /// Include/exclude globs (`!` excludes), as ripgrep `-g`.

@@ -95,7 +95,7 @@ pub struct RawResolve {
     #[serde(default)]
     #[schemars(
         extend("type" = "object"),
-        description = "Options for apply of an ast_edit action; no other key is accepted (an unknown key or a wrong value is an error and nothing is written): {\"stale\": \"skip\"} writes the unchanged files and reports the changed ones (default \"abort\"); {\"files\": [\"path\", ...]} applies only these; {\"allowSyntaxErrors\": true} applies files whose rewrite adds syntax errors; {\"verify\": \"rerun\"} re-runs the edit on every file instead of re-using the stored plan. An action staged with the ast-edit CLI's `propose` receives extra as is."
+        description = "Apply options of an ast_edit action (unknown keys are errors): {\"stale\": \"skip\"} writes the unchanged files and reports the changed ones (default \"abort\"); {\"files\": [\"path\", ...]} applies only these; {\"exclude\": [...]} all but these; {\"skipFlagged\": true} leaves out files whose rewrite adds syntax errors, {\"allowSyntaxErrors\": true} writes them; {\"verify\": \"rerun\"} re-runs the edit on every file instead of re-using the stored plan."
     )]
     pub extra: Option<Value>,
     /// The pending action to resolve; absent or empty: the newest.
@@ -304,13 +304,25 @@ fn apply_ast_edit(plan: &Plan, locked: &Locked<'_>, id: &str, opts: &ApplyOption
 
 /// The options of an `ast_edit` action's `extra`, checked (bad input otherwise,
 /// nothing done). Discard reads none of them, but `files` there would read as
-/// "discard only these", which discard cannot do.
+/// "discard only these", and `exclude` or `skipFlagged` as "discard all but
+/// these", which discard cannot do.
 fn ast_edit_options(req: &ResolveRequest) -> Result<ApplyOptions> {
     let opts = ApplyOptions::from_extra(req.extra.as_ref())?;
-    if req.action == Action::Discard && opts.only.is_some() {
-        return Err(Error::bad(
-            "extra.files selects files to apply, but discard drops the whole action: discard without extra.files (nothing was dropped)",
-        ));
+    if req.action == Action::Discard {
+        let key = if opts.only.is_some() {
+            Some(("files", "selects files to apply"))
+        } else if !opts.exclude.is_empty() {
+            Some(("exclude", "leaves files out of an apply"))
+        } else if opts.skip_flagged {
+            Some(("skipFlagged", "leaves files out of an apply"))
+        } else {
+            None
+        };
+        if let Some((key, what)) = key {
+            return Err(Error::bad(format!(
+                "extra.{key} {what}, but discard drops the whole action: discard without extra.{key} (nothing was dropped)"
+            )));
+        }
     }
     Ok(opts)
 }
@@ -420,6 +432,8 @@ fn resolve_ast_edit(
     if req.action == Action::Discard {
         return Ok(Ok((Ending::Done, None)));
     }
+    // Bad input (exit 2), not a failed apply: checked before anything is read.
+    opts.check_paths(plan)?;
     let how = verification(action, plan, &opts, locked.dir());
     opts.trust_plan = how == Verified::Spliced;
     *verified = Some(how);

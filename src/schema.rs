@@ -364,7 +364,7 @@ mod tests {
                     "items": {
                         "type": "object",
                         "properties": {
-                            "pat": {"type": "string", "description": "ast-grep pattern: code of the language with $A (one node), $$$ARGS (zero or more nodes), $_ (one node, not captured). Example: self.assertEquals($A, $B)"},
+                            "pat": {"type": "string", "description": "ast-grep pattern: $A one node, $$$ARGS zero or more, $_ one uncaptured. Example: self.assertEquals($A, $B)"},
                             "out": {"type": "string", "description": "Rewrite; may use the pattern's metavariables. Empty deletes the match. Example: self.assertEqual($A, $B)"}
                         },
                         "required": ["pat", "out"],
@@ -376,12 +376,12 @@ mod tests {
                     "items": {"type": "string"},
                     "description": "Files or directories relative to the server's root (default [\".\"]). Must stay inside the root."
                 },
-                "lang": {"type": "string", "description": "Language name or alias: python/py, rust/rs, typescript/ts, tsx, javascript/js, c, cpp, go, java, ... Default: inferred per file from its extension."},
+                "lang": {"type": "string", "description": "Language or alias: python/py, rust/rs, ts, tsx, js, c, cpp, go, java, ... Default: each file's extension."},
                 "selector": {"type": "string", "description": "Tree-sitter node kind to match inside the pattern (as ast-grep --selector), e.g. call_expression."},
                 "strictness": {
                     "type": "string",
                     "enum": ["cst", "smart", "ast", "relaxed", "signature"],
-                    "description": "Match strictness (default smart): cst every node; smart skips unnamed nodes in the code; ast named nodes only; relaxed also ignores comments; signature compares node kinds only."
+                    "description": "cst: every node; smart (default): skips unnamed nodes in the code; ast: named only; relaxed: also skips comments; signature: kinds only."
                 },
                 "globs": {
                     "type": "array",
@@ -421,7 +421,7 @@ mod tests {
                 "reason": {"type": "string", "minLength": 1, "description": "Why, in one sentence."},
                 "extra": {
                     "type": "object",
-                    "description": "Options for apply of an ast_edit action; no other key is accepted (an unknown key or a wrong value is an error and nothing is written): {\"stale\": \"skip\"} writes the unchanged files and reports the changed ones (default \"abort\"); {\"files\": [\"path\", ...]} applies only these; {\"allowSyntaxErrors\": true} applies files whose rewrite adds syntax errors; {\"verify\": \"rerun\"} re-runs the edit on every file instead of re-using the stored plan. An action staged with the ast-edit CLI's `propose` receives extra as is."
+                    "description": "Apply options of an ast_edit action (unknown keys are errors): {\"stale\": \"skip\"} writes the unchanged files and reports the changed ones (default \"abort\"); {\"files\": [\"path\", ...]} applies only these; {\"exclude\": [...]} all but these; {\"skipFlagged\": true} leaves out files whose rewrite adds syntax errors, {\"allowSyntaxErrors\": true} writes them; {\"verify\": \"rerun\"} re-runs the edit on every file instead of re-using the stored plan."
                 },
                 "id": {"type": "string", "description": "The pending action to resolve (the `id` of an ast_edit result). Default: the newest."}
             },

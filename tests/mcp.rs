@@ -20,8 +20,10 @@ const REMINDER: &str =
     "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
 const NOTHING_PENDING: &str = "No pending action to resolve. Nothing to apply or discard.";
 
-const PREVIEW_KEYS: [&str; 17] = [
+const PREVIEW_KEYS: [&str; 19] = [
     "applied",
+    "brokenBefore",
+    "brokenBeforeOmitted",
     "files",
     "filesOmitted",
     "filesSearched",

@@ -50,12 +50,15 @@ fn diff_line(line: &str, style: Style) -> String {
     paint(style.color, code, &line)
 }
 
-/// Prints the diffs of a preview, within the budget of [`MAX_LINES`] lines.
+/// Prints the diffs of a preview, within the budget of [`MAX_LINES`] lines:
+/// the files whose rewrite adds syntax errors first, each followed by where
+/// (`PreviewFile::syntax_error_lines`), then the others (`--json` keeps path
+/// order).
 pub fn diffs(out: &mut impl Write, d: &PreviewDetails, style: Style) -> io::Result<()> {
     let mut printed = 0usize;
     let mut fit = Fit::default();
     let mut result: io::Result<()> = Ok(());
-    for f in &d.files {
+    for (_, f) in d.files_flagged_first() {
         let shown = fit.file(&f.diff, |line| {
             if !style.full && printed >= MAX_LINES {
                 return false;
@@ -69,6 +72,9 @@ pub fn diffs(out: &mut impl Write, d: &PreviewDetails, style: Style) -> io::Resu
         std::mem::replace(&mut result, Ok(()))?;
         if shown && f.syntax_errors_introduced {
             writeln!(out, "{}", paint(style.color, "33", &format!("warning: {}: this rewrite introduces syntax errors", display_name(&f.path))))?;
+            for line in f.syntax_error_lines() {
+                writeln!(out, "  {}", text::cut_with_note(&line, MAX_LINE, Unit::Bytes, ""))?;
+            }
         }
     }
     let hidden = fit.hidden();
@@ -94,6 +100,9 @@ pub fn summary(out: &mut impl Write, d: &PreviewDetails, style: Style) -> io::Re
     }
     for w in &d.warnings {
         writeln!(out, "{}", paint(style.color, "33", &format!("warning: {}", escape_controls(w))))?;
+    }
+    if let Some(line) = d.broken_before_line() {
+        writeln!(out, "{}", paint(style.color, "33", &format!("note: {line}")))?;
     }
     writeln!(out, "{}", paint(style.color, "1", &d.summary_line()))
 }

@@ -215,7 +215,7 @@ pub fn preview(d: &PreviewDetails) -> Value {
     if skipped > 0 {
         warn(obj, format!("structuredContent.skipped leaves out {skipped} more skipped files; {}", see_all(id.as_deref())));
     }
-    for (key, what) in [("findings", "findings"), ("overlapped", "overlapped matches")] {
+    for (key, what) in [("findings", "findings"), ("overlapped", "overlapped matches"), ("brokenBefore", "files broken before the edit")] {
         let left = cap_notes(obj, key);
         if left > 0 {
             warn(obj, format!("structuredContent.{key} leaves out {left} more {what}; {}", see_all(id.as_deref())));
@@ -466,7 +466,7 @@ mod tests {
         for k in 0..diff_lines {
             diff.push_str(&format!("-old_call_{k}(argument)\n+new_call_{k}(argument)\n"));
         }
-        PreviewFile { path: format!("d/f{i:04}.py"), replacements: diff_lines, diff, syntax_errors_introduced: false }
+        PreviewFile { path: format!("d/f{i:04}.py"), replacements: diff_lines, diff, syntax_errors_introduced: false, syntax_errors: Vec::new() }
     }
 
     fn details(files: Vec<PreviewFile>) -> PreviewDetails {
@@ -487,6 +487,8 @@ mod tests {
             limit_reached: false,
             overlapped: Vec::new(),
             findings: Vec::new(),
+            broken_before: Vec::new(),
+            broken_before_omitted: 0,
         }
     }
 
@@ -532,6 +534,27 @@ mod tests {
         let diff = v["files"][0]["diff"].as_str().unwrap();
         assert!(diff.ends_with("`ast-edit show ae-123456 --full` shows the whole diff\n"), "{}", &diff[diff.len() - 200..]);
         assert!(d.files[0].diff.starts_with(diff.rsplit_once("… ").unwrap().0));
+    }
+
+    /// Each entry's `syntaxErrors` (at most 5, excerpts of at most 160
+    /// characters) is part of the whole entries kept; long paths in
+    /// `brokenBefore` are capped like the other notes.
+    #[test]
+    fn located_syntax_errors_and_broken_files_stay_within_the_budget() {
+        let located = crate::engine::SyntaxError { line: 9, column: 3, node: "MISSING )".into(), excerpt: "é".repeat(crate::engine::MAX_EXCERPT_CHARS) };
+        let files = (0..500)
+            .map(|i| PreviewFile { syntax_errors_introduced: true, syntax_errors: vec![located.clone(); crate::engine::MAX_SYNTAX_ERRORS_LISTED], ..file(i, 3) })
+            .collect();
+        let mut d = details(files);
+        d.broken_before = (0..crate::plan::MAX_BROKEN_BEFORE_LISTED).map(|i| crate::plan::BrokenFile { path: format!("{i}{}", "d/".repeat(2000)), line: 1 }).collect();
+        let v = preview(&d);
+        assert!(json_chars(&v) <= STRUCTURED_CHAR_BUDGET, "{}", json_chars(&v));
+        let kept = v["files"].as_array().unwrap();
+        assert!(!kept.is_empty() && kept.len() < 500);
+        for (i, f) in kept.iter().enumerate() {
+            assert_eq!(f, &serde_json::to_value(&d.files[i]).unwrap(), "entry {i} is whole");
+        }
+        assert!(v["brokenBefore"].as_array().unwrap().len() < crate::plan::MAX_BROKEN_BEFORE_LISTED);
     }
 
     #[test]

@@ -5,7 +5,9 @@
 //! The preview puts the summary, the changed files (one line each up to
 //! [`MAX_FILE_LINES`], else counts per folder), skipped files and warnings first;
 //! the diffs fill what is left, whole lines at a time, and a note says where the
-//! rest is (`ast_pending` from the first file not shown whole).
+//! rest is (`ast_pending` from the first file, in path order, not shown whole).
+//! Files whose rewrite adds syntax errors come first in the list and in the
+//! diffs, each with where the errors are; `structuredContent` keeps path order.
 
 use super::paging::Page;
 use super::{MAX_FILE_LINES, MAX_FOLDER_LINES, PREVIEW_CHAR_BUDGET};
@@ -46,8 +48,13 @@ pub fn preview_text(d: &PreviewDetails) -> String {
     push_files(&mut s, d);
     push_notes(&mut s, "\nSkipped ", &plural(d.skipped.len(), "file"), d.skipped.iter().map(|k| format!("  {}: {}", k.shown(), escape_controls(&k.reason))), "skipped");
     push_notes(&mut s, "\nWarnings", "", d.warnings.iter().map(|w| format!("  - {}", escape_controls(w))), "warnings");
+    if let Some(line) = d.broken_before_line() {
+        s.push('\n');
+        s.push_str(&cut_line(&line));
+        s.push('\n');
+    }
     if !d.files.is_empty() {
-        let shown = push_diffs(&mut s, &d.files);
+        let shown = push_diffs(&mut s, d.files_flagged_first());
         if let Some(first) = shown.first_incomplete {
             let id = d.id.as_deref().unwrap_or("ID");
             s.push_str(&format!(
@@ -59,13 +66,18 @@ pub fn preview_text(d: &PreviewDetails) -> String {
     s.trim_end().to_string()
 }
 
-/// The line of one changed file.
+/// The line of one changed file, and under it one line per syntax error its
+/// rewrite adds (`<path>:<line>:<column>: <node>: <excerpt>`).
 fn file_line(f: &PreviewFile) -> String {
     let mut line = format!("  {}  {}", display_name(&f.path), plural(f.replacements, "replacement"));
     if f.syntax_errors_introduced {
         line.push_str("  [adds syntax errors: apply refuses it unless extra {\"allowSyntaxErrors\": true}]");
     }
     line.push('\n');
+    for e in f.syntax_error_lines() {
+        line.push_str(&cut_line(&format!("    {e}")));
+        line.push('\n');
+    }
     line
 }
 
@@ -78,7 +90,7 @@ fn push_files(s: &mut String, d: &PreviewDetails) {
     }
     if d.files.len() <= MAX_FILE_LINES {
         s.push_str("\nFiles:\n");
-        d.files.iter().for_each(|f| s.push_str(&file_line(f)));
+        d.files_flagged_first().into_iter().for_each(|(_, f)| s.push_str(&file_line(f)));
         return;
     }
     let folders = folders(&d.files);
@@ -101,9 +113,21 @@ fn push_files(s: &mut String, d: &PreviewDetails) {
         s,
         "\nFiles whose rewrite adds syntax errors (apply refuses them unless extra {\"allowSyntaxErrors\": true}), ",
         &broken.len().to_string(),
-        broken.iter().map(|f| format!("  {}", display_name(&f.path))),
+        broken.iter().map(|f| first_error_line(f)),
         "files",
     );
+}
+
+/// A flagged file in the folder view: its first located syntax error
+/// (`  <path>:<line>:<column>: <node>: <excerpt>`, then how many more are
+/// listed), or its name alone (a plan stored before errors were located).
+fn first_error_line(f: &PreviewFile) -> String {
+    let lines = f.syntax_error_lines();
+    match lines.split_first() {
+        None => format!("  {}", display_name(&f.path)),
+        Some((first, [])) => format!("  {first}"),
+        Some((first, rest)) => format!("  {first} (and {} more)", rest.len()),
+    }
 }
 
 /// The changed files counted per folder, in path order: `(folder/, files,
@@ -186,16 +210,18 @@ impl Shown {
     }
 }
 
-/// The diffs of `files` in a `diff` fence, whole lines, while they fit in the
-/// budget after what `s` holds.
-fn push_diffs(s: &mut String, files: &[PreviewFile]) -> Shown {
+/// The diffs of `files` (in the order given, each with its index in path
+/// order) in a `diff` fence, whole lines, while they fit in the budget after
+/// what `s` holds. `first_incomplete` is the lowest index of a file not shown
+/// whole, so that paging in path order from there shows every such file.
+fn push_diffs<'a>(s: &mut String, files: impl IntoIterator<Item = (usize, &'a PreviewFile)>) -> Shown {
     let open = "\n```diff\n";
     let close = "```\n";
     let mut used = s.chars().count() + open.len() + close.len();
     let mut body = String::new();
     let mut fit = Fit::default();
-    let mut first_incomplete = None;
-    for (i, f) in files.iter().enumerate() {
+    let mut first_incomplete: Option<usize> = None;
+    for (i, f) in files {
         let before = fit.hidden().lines;
         fit.file(&f.diff, |raw| {
             let line = cut_line(raw);
@@ -208,8 +234,8 @@ fn push_diffs(s: &mut String, files: &[PreviewFile]) -> Shown {
             used += n;
             true
         });
-        if fit.hidden().lines > before && first_incomplete.is_none() {
-            first_incomplete = Some(i);
+        if fit.hidden().lines > before {
+            first_incomplete = Some(first_incomplete.map_or(i, |k| k.min(i)));
         }
     }
     if !body.is_empty() {
@@ -245,7 +271,7 @@ pub fn page_text(action: &PendingAction, page: &Page) -> String {
     let (first, last) = (page.offset + 1, page.offset + page.files.len());
     s.push_str(&format!("Files {first} to {last} of {} (fileOffset {}):\n", page.total, page.offset));
     page.files.iter().for_each(|f| s.push_str(&file_line(f)));
-    let shown = push_diffs(&mut s, &page.files);
+    let shown = push_diffs(&mut s, page.files.iter().enumerate());
     if shown.hidden.lines > 0 {
         s.push_str(&format!(
             "\n… {} omitted to keep this page under {PREVIEW_CHAR_BUDGET} characters; run `ast-edit show {} --full` to see the whole diff.\n",
@@ -368,6 +394,8 @@ mod tests {
             limit_reached: false,
             overlapped: Vec::new(),
             findings: Vec::new(),
+            broken_before: Vec::new(),
+            broken_before_omitted: 0,
         }
     }
 
@@ -376,7 +404,7 @@ mod tests {
         for k in 0..lines {
             diff.push_str(&format!("-old_call_number_{k}(argument)\n+new_call_number_{k}(argument)\n"));
         }
-        PreviewFile { path, replacements: lines, diff, syntax_errors_introduced: false }
+        PreviewFile { path, replacements: lines, diff, syntax_errors_introduced: false, syntax_errors: Vec::new() }
     }
 
     fn file(i: usize, lines: usize) -> PreviewFile {

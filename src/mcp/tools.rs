@@ -104,10 +104,7 @@ fn rows(shape: &str) -> Value {
 
 /// The per-file entries of a preview or a page.
 fn preview_files() -> Value {
-    json!({"type": "array", "items": object(
-        json!({"path": string(), "replacements": count(), "diff": string(), "syntaxErrorsIntroduced": {"type": "boolean"}}),
-        &[],
-    )})
+    rows("{path, replacements, diff, syntaxErrorsIntroduced, syntaxErrors: [{line, column, node, excerpt}]}")
 }
 
 /// `truncated` and `filesOmitted` (the budget and what it counts are said once, in
@@ -142,11 +139,14 @@ pub fn ast_edit_output_schema() -> Value {
             "limitReached": {"type": "boolean"},
             "overlapped": rows("{path, line, rule, keptRule}"),
             "findings": rows("{path, line, rule, severity, message}"),
+            "brokenBefore": rows("{path, line}"),
+            "brokenBeforeOmitted": count(),
             "truncated": truncated,
             "filesOmitted": omitted
         }),
         &["label", "sourceToolName", "status", "applied", "totalReplacements", "filesTouched", "filesSearched", "files",
-          "overlaps", "skipped", "warnings", "limitReached", "overlapped", "findings", "truncated", "filesOmitted"],
+          "overlaps", "skipped", "warnings", "limitReached", "overlapped", "findings", "brokenBefore", "brokenBeforeOmitted",
+          "truncated", "filesOmitted"],
     )
 }
 

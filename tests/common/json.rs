@@ -24,6 +24,24 @@ pub struct Preview {
     pub limit_reached: bool,
     pub overlapped: Vec<Overlapped>,
     pub findings: Vec<Finding>,
+    pub broken_before: Vec<BrokenFile>,
+    pub broken_before_omitted: usize,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BrokenFile {
+    pub path: String,
+    pub line: usize,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SyntaxError {
+    pub line: usize,
+    pub column: usize,
+    pub node: String,
+    pub excerpt: String,
 }
 
 #[derive(Debug, Deserialize, PartialEq)]
@@ -52,6 +70,7 @@ pub struct PreviewFile {
     pub replacements: usize,
     pub diff: String,
     pub syntax_errors_introduced: bool,
+    pub syntax_errors: Vec<SyntaxError>,
 }
 
 #[derive(Debug, Deserialize, PartialEq)]
