@@ -289,8 +289,10 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
 /// Compiles rule config `index` of a rule set (its `language` is `lang`).
 /// `strict`: a pattern with an ERROR or MISSING node is an error (a request's
 /// `rule`), else a warning in [`CompiledOp::lint`] (a project's rules, which
-/// ast-grep loads anyway).
-pub fn compile_rule(index: usize, config: &Value, lang: SupportLang, globals: &GlobalRules, strict: bool) -> Result<CompiledOp, CompileError> {
+/// ast-grep loads anyway). `globals`: the compiled global utilities and their
+/// configs (read to know whether the rule compares code).
+pub fn compile_rule(index: usize, config: &Value, lang: SupportLang, globals: (&GlobalRules, &[Value]), strict: bool) -> Result<CompiledOp, CompileError> {
+    let (globals, utils) = globals;
     let id = ruleset::id_of(config).to_string();
     let name = if id.is_empty() { format!("rule {index}") } else { format!("rule `{id}`") };
     let mut lint = Vec::new();
@@ -314,7 +316,7 @@ pub fn compile_rule(index: usize, config: &Value, lang: SupportLang, globals: &G
         suppressible: true,
         id,
         prefilters: ruleset::prefilters(config, lang),
-        compares_code: ruleset::compares_code(config),
+        compares_code: ruleset::compares_code(config, utils),
         fix_bound,
         rule,
         lint,

@@ -868,7 +868,7 @@ impl Engine {
         for (i, config) in set.rules.iter().enumerate() {
             let lang = crate::ruleset::language_of(config)
                 .ok_or_else(|| Error::bad(format!("rule `{}` has no known `language`", crate::ruleset::id_of(config))))?;
-            let op = compile::compile_rule(i, config, lang, &globals, set.base.is_none()).map_err(|e| Error::bad(e.message))?;
+            let op = compile::compile_rule(i, config, lang, (&globals, &set.utils), set.base.is_none()).map_err(|e| Error::bad(e.message))?;
             warnings.extend(op.lint.iter().cloned());
             by_lang.entry(lang).or_default().push(op);
             file_globs.push(crate::ruleset::FileGlobs::of(config)?);

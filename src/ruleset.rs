@@ -327,24 +327,87 @@ pub fn prefilters(rule: &Value, lang: SupportLang) -> Vec<(Prefilter, bool)> {
         .collect()
 }
 
+/// Most `matches` references followed when looking for repeated metavariables;
+/// past it (a deep or cyclic chain of utilities) the rule is taken to compare code.
+const MAX_UTIL_EXPANSIONS: usize = 64;
+
 /// True when matching the rule may compare two pieces of code by recursion over
-/// the code's tree: a metavariable named in two places (one pattern or several),
-/// or a `matches` reference (its utility is not looked into).
-pub fn compares_code(rule: &Value) -> bool {
-    let text = rule.to_string();
-    if text.contains("\"matches\"") {
-        return true;
-    }
-    let mut names: Vec<String> = Vec::new();
-    for (p, _) in patterns(rule) {
-        for name in metavariables(p.text) {
-            if names.contains(&name) {
-                return true;
-            }
-            names.push(name);
+/// the code's tree: a metavariable named in two places, among every pattern of
+/// the config (rule, constraints, rewriters, expandStart/End) and of each utility
+/// it reaches through `matches`, whose captures share the rule's environment.
+/// The branches of an `any` are alternatives (ast-grep tries each on a copy of
+/// the captures), so a name shared by two branches compares nothing; what
+/// follows meets the names of every branch. A utility reached twice counts
+/// twice; a reference to a utility neither local nor in `globals` (the project's
+/// global utilities) counts as comparing, as does a chain longer than
+/// [`MAX_UTIL_EXPANSIONS`]. Only such rules pay for the depth check of
+/// docs/DESIGN.md §7 (a full walk of each file's tree).
+pub fn compares_code(rule: &Value, globals: &[Value]) -> bool {
+    let Value::Object(m) = rule else { return false };
+    let mut walk = Repeats { local: m.get("utils").and_then(Value::as_object), globals, expansions: 0 };
+    let mut names = Vec::new();
+    m.iter().filter(|(k, _)| k.as_str() != "utils").any(|(_, v)| walk.visit(v, &mut names))
+}
+
+/// The walk of [`compares_code`] (a rule config's nesting is bounded by the
+/// request's limits, and a chain of utilities by [`MAX_UTIL_EXPANSIONS`], so it
+/// may recurse).
+struct Repeats<'a> {
+    local: Option<&'a Map<String, Value>>,
+    globals: &'a [Value],
+    expansions: usize,
+}
+
+impl<'a> Repeats<'a> {
+    /// Adds the names `v` captures to `names`; true at the first repeat.
+    fn visit(&mut self, v: &'a Value, names: &mut Vec<String>) -> bool {
+        match v {
+            Value::Array(a) => a.iter().any(|x| self.visit(x, names)),
+            Value::Object(m) => m.iter().any(|(k, x)| match (k.as_str(), x) {
+                ("pattern", Value::String(p)) => Self::add(p, names),
+                ("pattern", Value::Object(p)) => p.get("context").and_then(Value::as_str).is_some_and(|c| Self::add(c, names)),
+                ("matches", Value::String(name)) => self.util(name).is_none_or(|u| self.visit(u, names)),
+                ("any", Value::Array(branches)) => self.alternatives(branches, names),
+                _ => self.visit(x, names),
+            }),
+            _ => false,
         }
     }
-    false
+
+    /// The branches of an `any`, each from `names` as they are; afterwards
+    /// `names` holds every branch's names.
+    fn alternatives(&mut self, branches: &'a [Value], names: &mut Vec<String>) -> bool {
+        let mut after = names.clone();
+        for b in branches {
+            let mut own = names.clone();
+            if self.visit(b, &mut own) {
+                return true;
+            }
+            after.extend(own.into_iter().skip(names.len()));
+        }
+        *names = after;
+        false
+    }
+
+    /// Adds the names of pattern `p`; true if one was there already.
+    fn add(p: &str, names: &mut Vec<String>) -> bool {
+        metavariables(p).into_iter().any(|name| {
+            let seen = names.contains(&name);
+            names.push(name);
+            seen
+        })
+    }
+
+    /// The utility `name` refers to, or `None` (taken to compare) when unknown
+    /// or past [`MAX_UTIL_EXPANSIONS`].
+    fn util(&mut self, name: &str) -> Option<&'a Value> {
+        self.expansions += 1;
+        if self.expansions > MAX_UTIL_EXPANSIONS {
+            return None;
+        }
+        let (local, globals) = (self.local, self.globals);
+        local.and_then(|m| m.get(name)).or_else(|| globals.iter().find(|g| id_of(g) == name).and_then(|g| g.get("rule")))
+    }
 }
 
 /// The capturing metavariable names in a pattern (`$A`, `$$$ARGS`; not `$_`).
@@ -459,9 +522,35 @@ mod tests {
         let got: Vec<(&str, Need)> = patterns(&r).into_iter().map(|(p, need)| (p.text, need)).collect();
         use Need::*;
         assert_eq!(got, vec![("a($X)", InNode), ("b", InNode), ("c", No), ("d", No), ("e", InFile), ("f", No)]);
-        assert!(!compares_code(&r));
-        assert!(compares_code(&json!({"rule": {"pattern": "$A == $A"}})));
-        assert!(compares_code(&json!({"rule": {"pattern": "f($A)", "has": {"pattern": "$A"}}})));
+        assert!(!compares_code(&r, &[]));
+        assert!(compares_code(&json!({"rule": {"pattern": "$A == $A"}}), &[]));
+        assert!(compares_code(&json!({"rule": {"pattern": "f($A)", "has": {"pattern": "$A"}}}), &[]));
         assert_eq!(metavariables("$$$ARGS + $_ + $B1"), vec!["ARGS", "B1"]);
+    }
+
+    #[test]
+    fn compares_code_follows_matches_into_utilities() {
+        let globals = [json!({"id": "g", "language": "rust", "rule": {"pattern": "g($A)"}}),
+                       json!({"id": "plain", "language": "rust", "rule": {"kind": "mod_item", "has": {"regex": "^tests$"}}})];
+        // A utility without captures, reached from a rule with one: no comparison.
+        assert!(!compares_code(&json!({"rule": {"pattern": "$X.unwrap()", "not": {"inside": {"matches": "plain", "stopBy": "end"}}}}), &globals));
+        // The utility's `$A` meets the rule's `$A`: they are compared.
+        assert!(compares_code(&json!({"rule": {"pattern": "f($A)", "has": {"matches": "g"}}}), &globals));
+        // Reached twice, its `$A` is compared with itself.
+        assert!(compares_code(&json!({"rule": {"all": [{"matches": "g"}, {"has": {"matches": "g"}}]}}), &globals));
+        // Local utilities are followed as well, and chains of them.
+        let local = json!({"rule": {"pattern": "f($A)", "has": {"matches": "l1"}},
+                           "utils": {"l1": {"any": [{"matches": "l2"}]}, "l2": {"pattern": "h($A)"}}});
+        assert!(compares_code(&local, &[]));
+        // A constraint that repeats a capture compares too, as does a pattern under nthChild.
+        assert!(compares_code(&json!({"rule": {"pattern": "f($A, $B)"}, "constraints": {"B": {"has": {"pattern": "$A"}}}}), &[]));
+        assert!(compares_code(&json!({"rule": {"pattern": "f($A)", "nthChild": {"position": 1, "ofRule": {"pattern": "$A"}}}}), &[]));
+        // The branches of an `any` are alternatives; what follows meets each branch's names.
+        assert!(!compares_code(&json!({"rule": {"any": [{"pattern": "$X.len() == 0"}, {"pattern": "0 == $X.len()"}]}}), &[]));
+        assert!(compares_code(&json!({"rule": {"any": [{"pattern": "f($X)"}, {"pattern": "g($Y)"}], "has": {"pattern": "$Y"}}}), &[]));
+        assert!(compares_code(&json!({"rule": {"pattern": "h($X)", "any": [{"has": {"pattern": "$X"}}]}}), &[]));
+        // Unknown and cyclic references are taken to compare.
+        assert!(compares_code(&json!({"rule": {"matches": "nowhere"}}), &[]));
+        assert!(compares_code(&json!({"rule": {"matches": "c"}, "utils": {"c": {"matches": "c"}}}), &[]));
     }
 }

@@ -195,6 +195,30 @@ fn a_file_too_deep_for_a_repeated_metavariable_is_skipped_with_a_reason() {
     assert_eq!(t.read("deep.py"), format!("x = {deep} + {deep}\n"));
 }
 
+#[test]
+fn a_utility_that_repeats_a_rules_metavariable_makes_a_deep_file_skipped_and_one_that_does_not_leaves_it_searched() {
+    // A utility reached with `matches` shares the rule's captures: `has:
+    // {matches: same}` with `same: {pattern: $A}` compares the rule's `$A` with
+    // each child by recursion over its depth, so the depth limit applies. A
+    // utility that captures nothing compares nothing: the file is searched, and
+    // no rule pays for the full walk that measures a tree's depth.
+    let t = Tree::empty();
+    t.write("sgconfig.yml", "ruleDirs: [rules]\nutilDirs: [utils]\n");
+    t.write("utils/same.yml", "id: same\nlanguage: python\nrule: {pattern: $A}\n");
+    t.write("utils/in-class.yml", "id: in-class\nlanguage: python\nrule: {kind: class_definition}\n");
+    t.write("rules/compare.yml", "id: compare\nlanguage: python\nrule: {pattern: $A + $B, has: {matches: same}}\nfix: $B + $A\n");
+    t.write("rules/plain.yml", "id: plain\nlanguage: python\nrule: {pattern: $A - $B, not: {inside: {matches: in-class, stopBy: end}}}\nfix: $B - $A\n");
+    let deep = nested(100_000, "1");
+    t.write("deep.py", format!("x = {deep} + 2\ny = {deep} - 2\n"));
+    let p: Preview = t.run(&["scan", "-c", "sgconfig.yml", "--json", "deep.py"]).ok().json();
+    assert_eq!(p.skipped.len(), 1, "{:?}", p.skipped);
+    assert!(p.skipped[0].reason.starts_with("syntax tree nested more than 1000 levels deep"), "{}", p.skipped[0].reason);
+    // Only the rule that compares code is held to the limit: alone, the other one edits the file.
+    t.write("rules/compare.yml", "id: compare\nlanguage: python\nrule: {pattern: $A + $B, has: {matches: in-class}}\nfix: $B + $A\n");
+    t.run(&["scan", "-c", "sgconfig.yml", "-U", "deep.py"]).ok();
+    assert_eq!(t.read("deep.py"), format!("x = {deep} + 2\ny = 2 - {deep}\n"));
+}
+
 // ---- Point: nested matches cost memory linear in their number ----
 
 /// Peak RSS ceiling for the runs below, in KiB. With the work linear in the
