@@ -143,6 +143,8 @@ async fn edit_paths(s: &mut Session) {
         json!({"rule": "id: x\nlanguage: cobol\nrule: {pattern: a}\nfix: b"}),
         json!({"rule": "id: x\nlanguage: python\nrule: {pattern: 'foo('}\nfix: b"}),
         json!({"rule": "not: [valid"}),
+        json!({"ops": [op("f(on_delete=$A)", "x")], "lang": "py", "selector": "no_such_kind"}),
+        json!({"ops": [op("fetch_data($A)", "$B")], "lang": "py"}),
     ] {
         s.error("ast_edit", args).await;
     }
@@ -153,6 +155,9 @@ async fn edit_paths(s: &mut Session) {
         json!({"ops": [op("lambda: $A", "f")]}),
         json!({"ops": [op("fetch_data($A)", "g($A)")], "paths": ["notes"]}),
         json!({"ops": [op("fetch_data($A)", "g($A)")], "lang": "rust", "paths": ["pkg"]}),
+        json!({"ops": [op("f(on_delete=$A)", "f(on_delete=x)")], "lang": "py", "selector": "keyword_argument"}),
+        json!({"rule": "id: no-fetch\nlanguage: python\nrule: {pattern: 'fetch_data($$$A)'}\nmessage: use load_data", "paths": ["pkg"]}),
+        json!({"rule": "id: r\nlanguage: python\nrule: {pattern: 'fetch_data($$$A)'}\nfix: 'load_data($$$A)'", "paths": ["pkg"]}),
     ] {
         s.ok("ast_edit", args).await;
     }
