@@ -27,6 +27,7 @@ use crate::atomic::{self, Kept, StageError, write_atomic};
 use crate::engine::{self, Engine};
 use crate::error::{Error, Result};
 use crate::lang;
+use crate::message::{Front, Name};
 use crate::pending::{Locked, Resolution};
 use crate::plan::{FilePlan, Plan};
 use crate::quote::{display_name, escape_controls};
@@ -57,6 +58,8 @@ pub struct ApplyOptions {
     /// (`extra.verify = "rerun"`, CLI `--verify rerun`): `resolve` then never sets
     /// `trust_plan`.
     pub rerun: bool,
+    /// The front end whose words the messages about `extra` use (docs/DESIGN.md §5.14).
+    pub front: Front,
 }
 
 impl ApplyOptions {
@@ -69,8 +72,8 @@ impl ApplyOptions {
     /// naming the key and what it takes (docs/DESIGN.md section 4.2): an
     /// `ast_edit` action takes nothing else, and a typo such as `file` for `files`
     /// must not apply every file.
-    pub fn from_extra(extra: Option<&serde_json::Value>) -> Result<Self> {
-        let mut o = ApplyOptions::default();
+    pub fn from_extra(extra: Option<&serde_json::Value>, front: Front) -> Result<Self> {
+        let mut o = ApplyOptions { front, ..ApplyOptions::default() };
         let Some(extra) = extra else { return Ok(o) };
         let obj = extra.as_object().ok_or_else(|| Error::bad("extra must be a JSON object, for example {\"stale\":\"skip\"}"))?;
         let options = Self::EXTRA_KEYS.join(", ");
@@ -93,10 +96,10 @@ impl ApplyOptions {
             };
         }
         if let Some(v) = obj.get("files") {
-            let what = "a non-empty array of the action's paths (as `ast-edit show` lists them)";
-            let arr = v.as_array().filter(|a| !a.is_empty()).ok_or_else(|| bad("files", what, v))?;
+            let what = format!("a non-empty array of the action's paths (as {} lists them)", front.name(Name::ActionFiles));
+            let arr = v.as_array().filter(|a| !a.is_empty()).ok_or_else(|| bad("files", &what, v))?;
             let files = arr.iter().map(|f| f.as_str().map(str::to_string)).collect::<Option<Vec<_>>>();
-            o.only = Some(files.ok_or_else(|| bad("files", what, v))?);
+            o.only = Some(files.ok_or_else(|| bad("files", &what, v))?);
         }
         if let Some(v) = obj.get("allowSyntaxErrors") {
             o.allow_syntax_errors = v.as_bool().ok_or_else(|| bad("allowSyntaxErrors", "true or false", v))?;
@@ -119,10 +122,10 @@ impl ApplyOptions {
         bad: impl Fn(&str, &str, &serde_json::Value) -> Error,
     ) -> Result<()> {
         if let Some(v) = obj.get("exclude") {
-            let what = "an array of the action's paths (as `ast-edit show` lists them)";
-            let arr = v.as_array().ok_or_else(|| bad("exclude", what, v))?;
+            let what = format!("an array of the action's paths (as {} lists them)", self.front.name(Name::ActionFiles));
+            let arr = v.as_array().ok_or_else(|| bad("exclude", &what, v))?;
             let paths = arr.iter().map(|f| f.as_str().map(str::to_string)).collect::<Option<Vec<_>>>();
-            self.exclude = paths.ok_or_else(|| bad("exclude", what, v))?;
+            self.exclude = paths.ok_or_else(|| bad("exclude", &what, v))?;
         }
         if let Some(v) = obj.get("skipFlagged") {
             self.skip_flagged = v.as_bool().ok_or_else(|| bad("skipFlagged", "true or false", v))?;
@@ -145,7 +148,7 @@ impl ApplyOptions {
         }
         let mut files: Vec<String> = plan.files.iter().take(MAX_LISTED_FILES).map(|f| display_name(&f.path).into_owned()).collect();
         if plan.files.len() > MAX_LISTED_FILES {
-            files.push(format!("and {} more (`ast-edit show` lists them)", plan.files.len() - MAX_LISTED_FILES));
+            files.push(format!("and {} more ({} lists them)", plan.files.len() - MAX_LISTED_FILES, self.front.name(Name::ActionFiles)));
         }
         Err(Error::bad(format!(
             "extra.exclude names {} not in this action: {}; its files are: {}. Nothing was written; the action stays pending",
@@ -565,7 +568,7 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
     } else {
         spool.commit(&staged)?
     };
-    let done = rename_all(staged, &spool, jdir.as_deref())?;
+    let done = rename_all(staged, &spool, jdir.as_deref(), opts.front)?;
     let mut files = verify_written(&done, &mut outstanding);
     if let Some(d) = &jdir {
         std::fs::remove_file(d.join(INFLIGHT)).map_err(|e| journal_err(d, e))?;
@@ -719,7 +722,7 @@ fn not_written_message(left: &[Left<'_>]) -> String {
 /// the files already renamed (from the spool, each checked against its original
 /// digest, with its original mode, owner and group) and fails. Returns what was
 /// renamed, with the length written.
-fn rename_all<'p>(staged: Vec<Prepared<'p>>, spool: &Spool, jdir: Option<&Path>) -> Result<Vec<(&'p FilePlan, u64)>> {
+fn rename_all<'p>(staged: Vec<Prepared<'p>>, spool: &Spool, jdir: Option<&Path>, front: Front) -> Result<Vec<(&'p FilePlan, u64)>> {
     let mut done: Vec<Renamed<'p>> = Vec::new();
     for (k, s) in staged.into_iter().enumerate() {
         let Prepared { plan, offset, len, new_len, tmp, kept } = s;
@@ -742,7 +745,7 @@ fn rename_all<'p>(staged: Vec<Prepared<'p>>, spool: &Spool, jdir: Option<&Path>)
                     let _ = std::fs::remove_dir_all(d);
                 }
             } else {
-                msg.push_str(&format!("restoring failed for {} (run `ast-edit undo` to retry)", restore_errors.join(", ")));
+                msg.push_str(&format!("restoring failed for {} (run {} to retry)", restore_errors.join(", "), front.name(Name::Undo)));
                 if let Some(d) = jdir {
                     let _ = std::fs::remove_file(d.join(INFLIGHT));
                 }

@@ -27,7 +27,7 @@ pub enum Error {
     /// `resolve --id` or `show ID` named an action that is no longer pending
     /// because it was resolved: what became of it, and when (docs/DESIGN.md
     /// section 5.3).
-    #[error("{}", resolved_text(id, *resolution, at))]
+    #[error("{}", resolved_text(id, *resolution, at, crate::message::Front::Cli))]
     Resolved {
         /// The action's id.
         id: String,
@@ -83,15 +83,23 @@ impl Error {
 }
 
 /// The text of [`Error::Resolved`]: ``Action `<id>` was already applied at <at>;
-/// nothing to do.`` and likewise for the other resolutions.
-fn resolved_text(id: &str, resolution: crate::pending::Resolution, at: &str) -> String {
+/// nothing to do.`` and likewise for the other resolutions, worded for `front`
+/// where it names a command (docs/DESIGN.md §5.3, §5.14).
+pub fn resolved_text(id: &str, resolution: crate::pending::Resolution, at: &str, front: crate::message::Front) -> String {
+    use crate::message::{Front, Name};
     use crate::pending::Resolution;
-    let what = match resolution {
-        Resolution::Applied => "was already applied",
-        Resolution::Discarded => "was already discarded",
-        Resolution::Undone => "was applied, then undone",
-        Resolution::Cleared => "was dropped by `ast-edit pending --clear`",
-        Resolution::Expired => "was dropped unresolved by the store's retention (`ast-edit pending` says what is kept)",
+    let what = match (resolution, front) {
+        (Resolution::Applied, _) => "was already applied".to_string(),
+        (Resolution::Discarded, _) => "was already discarded".to_string(),
+        (Resolution::Undone, _) => "was applied, then undone".to_string(),
+        (Resolution::Cleared, Front::Cli) => "was dropped by `ast-edit pending --clear`".to_string(),
+        (Resolution::Cleared, Front::Mcp) => "was dropped unresolved when the pending actions were cleared".to_string(),
+        (Resolution::Expired, Front::Cli) => {
+            format!("was dropped unresolved by the store's retention ({} says what is kept)", front.name(Name::PendingList))
+        }
+        (Resolution::Expired, Front::Mcp) => {
+            format!("was dropped unresolved by the store's retention ({} lists what is pending)", front.name(Name::PendingList))
+        }
     };
     format!("Action `{id}` {what} at {at}; nothing to do.")
 }

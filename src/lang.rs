@@ -6,15 +6,33 @@ use ast_grep_language::SupportLang;
 use std::path::Path;
 
 use crate::error::{Error, Result};
+use crate::message::Front;
 
-/// Parses a language name or alias (`python`, `py`, `ts`, `c++`, ...), case-insensitive.
+/// Parses a language name or alias (`python`, `py`, `ts`, `c++`, ...), case-insensitive;
+/// an unknown name is an error worded for the CLI.
 pub fn parse_lang(name: &str) -> Result<SupportLang> {
-    name.trim().parse::<SupportLang>().map_err(|_| {
-        Error::bad(format!(
-            "unknown language `{name}`; use one of: {}. Run `ast-edit langs` to see every name with its extensions.",
-            all().iter().map(|l| l.aliases[0]).collect::<Vec<_>>().join(", ")
-        ))
-    })
+    parse_lang_for(name, Front::Cli)
+}
+
+/// [`parse_lang`], its error worded for `front` (docs/DESIGN.md §5.14).
+pub fn parse_lang_for(name: &str, front: Front) -> Result<SupportLang> {
+    name.trim().parse::<SupportLang>().map_err(|_| Error::bad(unknown(name, front)))
+}
+
+/// The unknown-language text: the canonical names, then where the other names
+/// are: `ast-edit langs` on the CLI; over MCP, which has no such tool, the
+/// aliases themselves.
+fn unknown(name: &str, front: Front) -> String {
+    let langs = all();
+    let names = langs.iter().map(|l| l.aliases[0]).collect::<Vec<_>>().join(", ");
+    let rest = match front {
+        Front::Cli => "Run `ast-edit langs` to see every name with its extensions.".to_string(),
+        Front::Mcp => {
+            let other = langs.iter().flat_map(|l| l.aliases[1..].iter().map(move |a| format!("{a} ({})", l.aliases[0])));
+            format!("Aliases work too: {}.", other.collect::<Vec<_>>().join(", "))
+        }
+    };
+    format!("unknown language `{name}`; use one of: {names}. {rest}")
 }
 
 /// The language a file is written in, from its extension.
@@ -129,5 +147,13 @@ mod tests {
     fn unknown_language_names_the_fix() {
         let e = parse_lang("cobol").unwrap_err().to_string();
         assert!(e.contains("unknown language `cobol`") && e.contains("ast-edit langs"), "{e}");
+    }
+
+    #[test]
+    fn unknown_language_over_mcp_lists_the_aliases_instead_of_a_command() {
+        let e = parse_lang_for("cobol", Front::Mcp).unwrap_err().to_string();
+        assert!(e.starts_with("unknown language `cobol`; use one of: bash, c, cpp,"), "{e}");
+        assert!(e.contains("Aliases work too: cc (cpp), c++ (cpp), cxx (cpp), cs (csharp),") && e.contains("py (python)"), "{e}");
+        assert!(!e.contains("ast-edit"), "{e}");
     }
 }

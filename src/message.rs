@@ -77,6 +77,10 @@ pub enum Name<'a> {
     Set(Input, &'a str),
     /// The list of pending actions: `` `ast-edit pending` `` / `` `ast_pending` ``.
     PendingList,
+    /// The undo of the last apply: `` `ast-edit undo` `` / `` `ast_undo` ``.
+    Undo,
+    /// An action's files by path: `` `ast-edit show` `` / `` `ast_pending` ``.
+    ActionFiles,
     /// The syntax tree of a pattern of a language: `` `ast-edit tree -l py
     /// --pattern` `` / `` `ast_tree` ``.
     Tree(&'a str),
@@ -104,6 +108,10 @@ impl Front {
             }
             (Front::Cli, Name::PendingList) => "`ast-edit pending`".to_string(),
             (Front::Mcp, Name::PendingList) => "`ast_pending`".to_string(),
+            (Front::Cli, Name::Undo) => "`ast-edit undo`".to_string(),
+            (Front::Mcp, Name::Undo) => "`ast_undo`".to_string(),
+            (Front::Cli, Name::ActionFiles) => "`ast-edit show`".to_string(),
+            (Front::Mcp, Name::ActionFiles) => "`ast_pending`".to_string(),
             (Front::Cli, Name::Tree(lang)) => format!("`ast-edit tree -l {lang} --pattern`"),
             (Front::Mcp, Name::Tree(_)) => "`ast_tree`".to_string(),
         }

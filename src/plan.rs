@@ -218,8 +218,19 @@ pub fn full_diff(f: &FilePlan) -> Option<String> {
     Some(diff::unified_edits(&f.path, old, std::str::from_utf8(&new).ok()?, &f.edits))
 }
 
+/// The skip reason of a file over the size cap: the CLI says which flag raises
+/// it; the MCP server has no field for it (it reads with the default cap,
+/// docs/DESIGN.md §7), so it says so.
+fn too_large(len: u64, max_filesize: u64, front: crate::message::Front) -> String {
+    let raise = match front {
+        crate::message::Front::Cli => "raise it with --max-filesize",
+        crate::message::Front::Mcp => "`ast_edit` has no field to raise it: edit this file another way",
+    };
+    format!("too large ({len} bytes; the cap is {max_filesize} bytes, {raise})")
+}
+
 /// Reads a file for the engine, with the size cap and the text checks.
-pub fn read_text(path: &Path, max_filesize: u64) -> std::result::Result<Vec<u8>, Skip> {
+pub fn read_text(path: &Path, max_filesize: u64, front: crate::message::Front) -> std::result::Result<Vec<u8>, Skip> {
     use std::io::Read;
     let unreadable = |e: std::io::Error| Skip(format!("unreadable: {e}"));
     // One open, one fstat, one read: the size check and the read see the same file.
@@ -247,9 +258,7 @@ pub fn read_text(path: &Path, max_filesize: u64) -> std::result::Result<Vec<u8>,
     }
     let len = meta.len();
     if len > max_filesize {
-        return Err(Skip(format!(
-            "too large ({len} bytes; the cap is {max_filesize} bytes, raise it with --max-filesize)"
-        )));
+        return Err(Skip(too_large(len, max_filesize, front)));
     }
     let mut bytes = Vec::with_capacity(len as usize + 1);
     file.read_to_end(&mut bytes).map_err(unreadable)?;
@@ -337,7 +346,7 @@ fn reported(req: &Request, names: &[String], path: &str, text: &str, rw: &engine
 
 fn plan_file(engine: &Engine, req: &Request, names: &[String], c: &Candidate) -> FileOutcome {
     let skip = |s: Skip| FileOutcome::Skipped(Skipped { path: c.display.clone(), reason: s.0 });
-    let bytes = match read_text(&c.path, req.max_filesize) {
+    let bytes = match read_text(&c.path, req.max_filesize, req.front) {
         Ok(b) => b,
         Err(s) => return skip(s),
     };
@@ -642,11 +651,11 @@ mod tests {
                 }
             })
         };
-        let r = read_text(&fifo, 1 << 20);
+        let r = read_text(&fifo, 1 << 20, crate::message::Front::Cli);
         done.store(true, std::sync::atomic::Ordering::SeqCst);
         helper.join().unwrap();
         assert_eq!(r, Err(Skip("not a regular file (a FIFO)".into())));
-        assert_eq!(read_text(Path::new("/dev/zero"), 1 << 20), Err(Skip("not a regular file (a character device)".into())));
+        assert_eq!(read_text(Path::new("/dev/zero"), 1 << 20, crate::message::Front::Cli), Err(Skip("not a regular file (a character device)".into())));
     }
 
     #[test]

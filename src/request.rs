@@ -486,8 +486,8 @@ impl RawRequest {
                     "`selector` and `strictness` apply to `ops` only: inside a rule, write `pattern: {context: ..., selector: KIND, strictness: ...}`",
                 ));
             }
-            let lang = self.lang.as_deref().map(lang::parse_lang).transpose()?;
-            let rules = crate::ruleset::parse_input(rule, lang)?;
+            let lang = self.lang.as_deref().map(|l| lang::parse_lang_for(l, front)).transpose()?;
+            let rules = crate::ruleset::parse_input(rule, lang, front)?;
             let set = crate::ruleset::RuleSet { rules, utils: Vec::new(), base: None, language_globs: Vec::new() };
             let ops_req = RawRequest { rule: None, ops: vec![Op { pat: "x".into(), out: String::new() }], ..self };
             let mut req = ops_req.validate_for(front, cwd, walk, max_filesize)?;
@@ -496,9 +496,11 @@ impl RawRequest {
             return Ok(req);
         }
         if self.ops.is_empty() {
-            return Err(Error::bad(
-                "no ops given: pass at least one pattern and rewrite (`-p PAT -r REW`, or `ops: [{\"pat\": ..., \"out\": ...}]`), or a `rule`",
-            ));
+            let how = match front {
+                crate::message::Front::Cli => "`-p PAT -r REW`, or `ops: [{\"pat\": ..., \"out\": ...}]`",
+                crate::message::Front::Mcp => "`ops: [{\"pat\": ..., \"out\": ...}]`",
+            };
+            return Err(Error::bad(format!("no ops given: pass at least one pattern and rewrite ({how}), or a `rule`")));
         }
         // The counts first (what follows costs time per op), then each op, then
         // the bytes of all ops, so that one op too large is named as such.
@@ -530,7 +532,7 @@ impl RawRequest {
                 return Err(Error::bad(crate::diagnose::path_not_found(p, cwd, front)));
             }
         }
-        let lang = self.lang.as_deref().map(lang::parse_lang).transpose()?;
+        let lang = self.lang.as_deref().map(|l| lang::parse_lang_for(l, front)).transpose()?;
         let strictness = match self.strictness.as_deref() {
             Some(s) => Strictness::parse(s)?,
             None => Strictness::Smart,

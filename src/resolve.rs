@@ -307,7 +307,7 @@ fn apply_ast_edit(plan: &Plan, locked: &Locked<'_>, id: &str, opts: &ApplyOption
 /// "discard only these", and `exclude` or `skipFlagged` as "discard all but
 /// these", which discard cannot do.
 fn ast_edit_options(req: &ResolveRequest) -> Result<ApplyOptions> {
-    let opts = ApplyOptions::from_extra(req.extra.as_ref())?;
+    let opts = ApplyOptions::from_extra(req.extra.as_ref(), req.front)?;
     if req.action == Action::Discard {
         let key = if opts.only.is_some() {
             Some(("files", "selects files to apply"))
@@ -361,8 +361,8 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
         if let Some(id) = &req.id
             && let Some(record) = locked.resolution(id)?
         {
-            let e = Error::Resolved { id: id.clone(), resolution: record.resolution, at: record.at };
-            return Ok(ResolveResult::new(Ending::UnknownId, e.to_string(), details));
+            let text = crate::error::resolved_text(id, record.resolution, &record.at, req.front);
+            return Ok(ResolveResult::new(Ending::UnknownId, text, details));
         }
         return Ok(resolve_standing(req, handlers, details));
     };

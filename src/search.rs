@@ -114,10 +114,17 @@ pub struct Search {
 impl RawSearch {
     /// Checks every field (the checks of [`RawRequest::validate`]) and the page.
     pub fn validate(self, cwd: &Path, walk: WalkOptions, max_filesize: u64) -> Result<Search> {
+        self.validate_for(Front::Cli, cwd, walk, max_filesize)
+    }
+
+    /// [`RawSearch::validate`] for the front end `front`: its messages, and those
+    /// of the search it runs, name that front end's inputs (docs/DESIGN.md §5.14).
+    pub fn validate_for(self, front: Front, cwd: &Path, walk: WalkOptions, max_filesize: u64) -> Result<Search> {
         if self.ops.is_empty() && self.rule.is_none() {
-            return Err(Error::bad(
-                "no pattern given: pass at least one pattern (`ops: [{\"pat\": \"foo($A)\"}]`, or -p PAT), or a `rule`",
-            ));
+            let or_flag = if front == Front::Cli { ", or -p PAT" } else { "" };
+            return Err(Error::bad(format!(
+                "no pattern given: pass at least one pattern (`ops: [{{\"pat\": \"foo($A)\"}}]`{or_flag}), or a `rule`",
+            )));
         }
         let limit = match self.limit {
             None => DEFAULT_LIMIT,
@@ -140,7 +147,7 @@ impl RawSearch {
             globs: self.globs,
             ..Default::default()
         };
-        let mut request = raw.validate(cwd, walk, max_filesize)?;
+        let mut request = raw.validate_for(front, cwd, walk, max_filesize)?;
         if let Some(set) = &mut request.rule_set {
             // Only the matcher counts: a fix (even a broken one) changes nothing here.
             for rule in &mut set.rules {
@@ -291,7 +298,7 @@ fn capped(mut warnings: Vec<String>) -> Vec<String> {
 
 /// The text of candidate `c`, or why it was skipped; `None` when no op applies.
 fn read_for_search(engine: &Engine, req: &Request, c: &Candidate) -> std::result::Result<Option<String>, engine::Skip> {
-    let bytes = plan::read_text(&c.path, req.max_filesize)?;
+    let bytes = plan::read_text(&c.path, req.max_filesize, req.front)?;
     engine::check_text(&bytes)?;
     if engine.ops_for(c.lang, &c.path).is_empty() {
         return Ok(None);

@@ -146,9 +146,10 @@ pub struct TreeDump {
     pub pattern_note: Option<String>,
 }
 
-/// The tree of `code` in the language named `lang_name` (a name or alias).
-pub fn dump_named(code: &str, lang_name: &str, opts: TreeOptions) -> Result<TreeDump> {
-    let lang = lang::parse_lang(lang_name)?;
+/// The tree of `code` in the language named `lang_name` (a name or alias); an
+/// unknown name is an error worded for `front`.
+pub fn dump_named(code: &str, lang_name: &str, opts: TreeOptions, front: crate::message::Front) -> Result<TreeDump> {
+    let lang = lang::parse_lang_for(lang_name, front)?;
     dump(code, lang, opts)
 }
 

@@ -285,7 +285,7 @@ async fn ast_undo_refuses_an_apply_that_wrote_outside_the_root() {
     assert!(is_error(&r));
     let t = text(&r);
     assert!(t.contains("wrote 1 file outside this server's root") && t.contains(secret.to_str().unwrap()), "{t}");
-    assert!(t.ends_with("undo it from a shell with `ast-edit undo`."), "{t}");
+    assert!(t.ends_with("a person can undo it from a shell, with the ast-edit command line."), "{t}");
     assert_eq!(std::fs::read_to_string(&secret).unwrap(), "x = new_name(1)\n", "nothing written");
     let _ = client.cancel().await;
     let out = env.cli(&env.base, &["undo"]);
@@ -336,12 +336,12 @@ async fn one_diff_larger_than_the_budget_is_cut_at_a_line_and_says_so() {
     assert_eq!((d["totalReplacements"].clone(), d["filesOmitted"].clone(), d["truncated"].clone()), (json!(3000), json!(0), json!(true)));
     let id = d["id"].as_str().unwrap();
     let diff = d["files"][0]["diff"].as_str().unwrap();
-    assert!(diff.ends_with(&format!("cut to keep this result under 40000 characters; `ast-edit show {id} --full` shows the whole diff\n")), "{}", &diff[diff.len() - 300..]);
+    assert!(diff.ends_with(&format!("cut to keep this result under 40000 characters; the pending action {id} holds the whole diff, and apply writes it whole\n")), "{}", &diff[diff.len() - 300..]);
     let r = call(&client, "ast_pending", json!({"id": id})).await;
     sizes(&r);
     assert_eq!(structured(&r)["truncated"], true);
     assert!(structured(&r).get("nextFileOffset").is_none());
-    assert!(text(&r).contains(&format!("omitted to keep this page under 20000 characters; run `ast-edit show {id} --full` to see the whole diff.")), "{}", text(&r));
+    assert!(text(&r).contains("omitted to keep this page under 20000 characters; this result's `structuredContent.files[].diff` holds them."), "{}", text(&r));
     let _ = client.cancel().await;
 }
 

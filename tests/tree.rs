@@ -402,7 +402,8 @@ async fn ast_tree_refuses_bad_input_and_keeps_serving() {
         assert!(text(&r).contains(want), "`{want}` not in `{}`", text(&r));
         assert!(r.structured_content.is_none());
     }
-    assert!(text(&call(&service, json!({"code": "x", "lang": "cobol"})).await).contains("ast-edit langs"));
+    let unknown = text(&call(&service, json!({"code": "x", "lang": "cobol"})).await);
+    assert!(unknown.contains("unknown language `cobol`") && unknown.contains("Aliases work too: cc (cpp)") && !unknown.contains("ast-edit"), "{unknown}");
     let r = call(&service, json!({"code": "x", "lang": "py"})).await;
     assert_eq!(r.is_error, Some(false), "{r:?}");
     let _ = service.cancel().await;

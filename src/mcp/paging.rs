@@ -141,8 +141,8 @@ fn warn(obj: &mut Map<String, Value>, msg: String) {
 /// Where the whole list can be seen, for a note on what was left out.
 fn see_all(id: Option<&str>) -> String {
     match id {
-        Some(id) => format!("`ast-edit show {id} --json` lists them all"),
-        None => "the ast-edit CLI's `run --json` lists them all".into(),
+        Some(_) => "an MCP result holds no more of them (the pending action keeps them all)".into(),
+        None => "an MCP result holds no more of them".into(),
     }
 }
 
@@ -157,7 +157,7 @@ fn cut_diff(entry: &mut Value, room: usize, id: &str) -> bool {
     let lines: Vec<&str> = diff.split_inclusive('\n').collect();
     let note = |n: usize| {
         format!(
-            "… {} more diff lines cut to keep this result under {STRUCTURED_CHAR_BUDGET} characters; `ast-edit show {id} --full` shows the whole diff\n",
+            "… {} more diff lines cut to keep this result under {STRUCTURED_CHAR_BUDGET} characters; the pending action {id} holds the whole diff, and apply writes it whole\n",
             n
         )
     };
@@ -532,7 +532,7 @@ mod tests {
         assert_eq!(v["filesOmitted"], 0);
         assert_eq!(v["truncated"], true);
         let diff = v["files"][0]["diff"].as_str().unwrap();
-        assert!(diff.ends_with("`ast-edit show ae-123456 --full` shows the whole diff\n"), "{}", &diff[diff.len() - 200..]);
+        assert!(diff.ends_with("the pending action ae-123456 holds the whole diff, and apply writes it whole\n"), "{}", &diff[diff.len() - 200..]);
         assert!(d.files[0].diff.starts_with(diff.rsplit_once("… ").unwrap().0));
     }
 

@@ -58,7 +58,7 @@ pub fn preview_text(d: &PreviewDetails) -> String {
         if let Some(first) = shown.first_incomplete {
             let id = d.id.as_deref().unwrap_or("ID");
             s.push_str(&format!(
-                "\n… {} omitted to keep this preview under {PREVIEW_CHAR_BUDGET} characters. The pending action still covers every changed file. See the rest with `ast_pending` {{\"id\": \"{id}\", \"fileOffset\": {first}}}, or run `ast-edit show {id} --full`.\n",
+                "\n… {} omitted to keep this preview under {PREVIEW_CHAR_BUDGET} characters. The pending action still covers every changed file. See the rest with `ast_pending` {{\"id\": \"{id}\", \"fileOffset\": {first}}}.\n",
                 shown.what()
             ));
         }
@@ -265,7 +265,7 @@ pub fn page_text(action: &PendingAction, page: &Page) -> String {
     let mut s = action_line(action);
     s.push('\n');
     if let ActionKind::Command { .. } = action.kind {
-        s.push_str("It runs a command when resolved (staged with `ast-edit propose`): it has no per-file diffs. Apply or discard it with `resolve`.");
+        s.push_str("It runs a command when resolved (a person staged it from a shell): it has no per-file diffs. Apply or discard it with `resolve`.");
         return s;
     }
     let (first, last) = (page.offset + 1, page.offset + page.files.len());
@@ -274,9 +274,8 @@ pub fn page_text(action: &PendingAction, page: &Page) -> String {
     let shown = push_diffs(&mut s, page.files.iter().enumerate());
     if shown.hidden.lines > 0 {
         s.push_str(&format!(
-            "\n… {} omitted to keep this page under {PREVIEW_CHAR_BUDGET} characters; run `ast-edit show {} --full` to see the whole diff.\n",
+            "\n… {} omitted to keep this page under {PREVIEW_CHAR_BUDGET} characters; this result's `structuredContent.files[].diff` holds them.\n",
             shown.what(),
-            action.id
         ));
     }
     match page.next() {
@@ -430,7 +429,7 @@ mod tests {
         for i in 0..50 {
             assert!(t.contains(&format!("  f{i}.py  40 replacements\n")), "file line {i} missing");
         }
-        assert!(t.contains("`ast-edit show ae-abcdef --full`"), "{t}");
+        assert!(!t.contains("ast-edit show"), "{t}");
         // The note names the first file not shown whole: the pages go on from there.
         let body = t.split("```diff\n").nth(1).unwrap().split("```").next().unwrap();
         let whole = d.files.iter().take_while(|f| body.contains(f.diff.as_str())).count();

@@ -35,7 +35,7 @@ pub(super) async fn ast_search(ws: Arc<Workspace>, args: Option<JsonObject>, ctx
     let root = ws.root().to_path_buf();
     let token = ctx.ct.clone();
     let work = tokio::task::spawn_blocking(move || {
-        let s = raw.validate(&root, WalkOptions::default(), DEFAULT_MAX_FILESIZE)?;
+        let s = raw.validate_for(Front::Mcp, &root, WalkOptions::default(), DEFAULT_MAX_FILESIZE)?;
         search::search_with(&s, &root, &|| token.is_cancelled())
     });
     let done = tokio::select! {

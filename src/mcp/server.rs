@@ -225,11 +225,10 @@ impl AstEditServer {
                 let outside = self.ws.files_outside(plan);
                 if !outside.is_empty() {
                     return Err(Error::bad(format!(
-                        "pending action {} edits files outside this server's root {}: {}. The MCP server writes only inside its root; apply it from a shell with `ast-edit resolve apply --id {} --reason ...`, or discard it.",
+                        "pending action {} edits files outside this server's root {}: {}. The MCP server writes only inside its root: a person can apply it from a shell, with the ast-edit command line; or discard it with `resolve`.",
                         action.id,
                         self.ws.root().display(),
                         outside.join(", "),
-                        action.id
                     )));
                 }
             }
@@ -284,7 +283,7 @@ impl AstEditServer {
         };
         let Some(action) = locked.get(Some(&id))? else {
             let said = match locked.resolution(&id)? {
-                Some(r) => Error::Resolved { id: id.clone(), resolution: r.resolution, at: r.at }.to_string(),
+                Some(r) => crate::error::resolved_text(&id, r.resolution, &r.at, Front::Mcp),
                 None => format!("No pending action with id `{id}`."),
             };
             return Ok(tool_error(format!("{said} Call `ast_pending` without `id` to list the pending actions and their ids.")));
@@ -294,11 +293,10 @@ impl AstEditServer {
             let outside = self.ws.files_outside(plan);
             if !outside.is_empty() {
                 return Ok(tool_error(format!(
-                    "pending action {} edits {} outside this server's root {}: its diffs are not shown here; run `ast-edit show {}` from a shell, or discard it with `resolve`.",
+                    "pending action {} edits {} outside this server's root {}: its diffs are not shown here (a person can see them from a shell, with the ast-edit command line); discard it with `resolve`, or leave it.",
                     action.id,
                     crate::text::plural(outside.len(), "file"),
                     self.ws.root().display(),
-                    action.id
                 )));
             }
         }
@@ -345,7 +343,7 @@ impl AstEditServer {
         let outside: Vec<String> = files.iter().filter(|p| !really_inside(self.ws.root(), p)).map(|p| p.display().to_string()).collect();
         if !outside.is_empty() {
             return Ok(tool_error(format!(
-                "The last applied action {last} wrote {} outside this server's root {}: {}. Nothing was written: the MCP server writes only inside its root; undo it from a shell with `ast-edit undo`.",
+                "The last applied action {last} wrote {} outside this server's root {}: {}. Nothing was written: the MCP server writes only inside its root; a person can undo it from a shell, with the ast-edit command line.",
                 crate::text::plural(outside.len(), "file"),
                 self.ws.root().display(),
                 outside.join(", ")
