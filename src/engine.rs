@@ -378,6 +378,9 @@ pub struct RewriteOptions {
     pub check_syntax: bool,
     /// Rewrite the matches nested inside a kept edit too (see [`rewrite`]).
     pub rewrite_nested: bool,
+    /// Write the template output as ast-grep builds it (docs/DESIGN.md
+    /// section 2.5.9).
+    pub verbatim: bool,
 }
 
 /// A match of a rule without a fix, reported as a finding.
@@ -542,7 +545,7 @@ pub fn search(ops: &[&CompiledOp], lang: SupportLang, text: &str, prefilter: boo
         drop_later(grep);
         return Err(Skip(why));
     }
-    let opts = RewriteOptions { prefilter, check_syntax: false, rewrite_nested: false };
+    let opts = RewriteOptions { prefilter, check_syntax: false, rewrite_nested: false, verbatim: true };
     let found = scan::scan(&grep, &live, body, opts);
     let mut hits: Vec<Hit<'_>> = found
         .diffs
@@ -906,7 +909,7 @@ mod tests {
     use super::*;
     use crate::request::{Op, RawRequest, WalkOptions};
 
-    const FULL: RewriteOptions = RewriteOptions { prefilter: true, check_syntax: true, rewrite_nested: false };
+    const FULL: RewriteOptions = RewriteOptions { prefilter: true, check_syntax: true, rewrite_nested: false, verbatim: true };
 
     fn engine(pat: &str, out: &str, l: SupportLang) -> Engine {
         let raw = RawRequest { ops: vec![Op { pat: pat.into(), out: out.into() }], ..Default::default() };
@@ -1146,7 +1149,7 @@ mod tests {
         let e = Engine::for_rules(&set, Path::new("/")).unwrap();
         let ops = e.all_for(SupportLang::Python);
         let run = |prefilter| {
-            let opts = RewriteOptions { prefilter, check_syntax: false, rewrite_nested: false };
+            let opts = RewriteOptions { prefilter, check_syntax: false, rewrite_nested: false, verbatim: true };
             rewrite(&ops, SupportLang::Python, src, opts).map(|r| (r.new_text, r.findings.iter().map(|f| (f.rule, f.start)).collect::<Vec<_>>()))
         };
         let (with, without) = (run(true), run(false));
