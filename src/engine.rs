@@ -35,6 +35,7 @@ use crate::error::{Error, Result};
 use crate::lang;
 use crate::request::Request;
 
+mod minimal;
 mod nested;
 mod scan;
 
@@ -378,8 +379,8 @@ pub struct RewriteOptions {
     pub check_syntax: bool,
     /// Rewrite the matches nested inside a kept edit too (see [`rewrite`]).
     pub rewrite_nested: bool,
-    /// Write the template output as ast-grep builds it (docs/DESIGN.md
-    /// section 2.5.9).
+    /// Write the template output as ast-grep builds it, instead of the minimal
+    /// rewrite of `engine/minimal.rs` (docs/DESIGN.md section 2.5.9).
     pub verbatim: bool,
 }
 
@@ -421,7 +422,7 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
         return Some(Rewrite::refused(text, why));
     }
     let found = scan::scan(&grep, &live, body, opts);
-    let picked = match pick(&live, body, bom, found.diffs) {
+    let picked = match pick(&live, body, bom, found.diffs, opts.verbatim) {
         Ok(p) => p,
         Err(why) => {
             drop_later(grep);
@@ -608,13 +609,16 @@ struct Picked {
 ///
 /// Our differences (docs/DESIGN.md section 2.5): a match around an ERROR node is
 /// left alone and reported, and a replacement equal to the text it replaces is no
-/// edit and does not hide the matches inside it. `Err` is the reason to skip the
-/// file: its replacements would exceed [`replacement_budget`].
+/// edit and does not hide the matches inside it. Unless `verbatim`, the
+/// replacement is the minimal rewrite (`engine/minimal.rs`, section 2.5.9), so
+/// one that only re-creates the matched code is no edit either. `Err` is the
+/// reason to skip the file: its replacements would exceed [`replacement_budget`].
 fn pick(
     live: &[&CompiledOp],
     body: &str,
     bom: usize,
     diffs: Vec<(usize, NodeMatch<'_, StrDoc<SupportLang>>)>,
+    verbatim: bool,
 ) -> std::result::Result<Picked, String> {
     let mut kept: Vec<Edit> = Vec::new();
     let mut dropped = Vec::new();
@@ -653,6 +657,12 @@ fn pick(
         if built > budget {
             return Err(over());
         }
+        let (range, text) = if verbatim {
+            (range, text)
+        } else {
+            let floor = last_end.saturating_sub(bom);
+            minimal::edit(op.rule.language, node.get_inner_node(), body, range, text, floor)
+        };
         // A match the rewrite leaves as it is changes nothing and must not
         // shadow the matches nested in it.
         if text.as_bytes() == &body.as_bytes()[range.clone()] {
@@ -1272,6 +1282,42 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// Renames `foo` to `bar` (and leaves it) with minimal rewrites on `src`:
+    /// the new text differs from `src` only where `foo` became `bar`, and the
+    /// identity is no edit.
+    fn rename_is_only_the_rename(lang: SupportLang, ext: &str, pats: &[(&str, &str)], src: &str) -> Result<(), proptest::test_runner::TestCaseError> {
+        let minimal = RewriteOptions { verbatim: false, ..FULL };
+        for (pat, out) in pats {
+            let path = format!("/x.{ext}");
+            let e = engine(pat, out, lang);
+            if let Some(r) = rewrite(&e.ops_for(lang, Path::new(&path)), lang, src, minimal) {
+                let new = String::from_utf8(r.new_text).unwrap();
+                proptest::prop_assert_eq!(new.replace("bar", "foo"), src, "{} -> {}", pat, out);
+            }
+            let e = engine(pat, pat, lang);
+            if let Some(r) = rewrite(&e.ops_for(lang, Path::new(&path)), lang, src, minimal) {
+                proptest::prop_assert!(r.edits.is_empty(), "{} -> itself: {:?}", pat, r.edits);
+            }
+        }
+        Ok(())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(300))]
+
+        /// Calls and method calls spread over lines, with comments and strings
+        /// that hold whitespace, on random Python, Rust and JavaScript.
+        #[test]
+        fn a_minimal_rename_changes_only_the_identifier(src in soup(&[
+            "foo", "x", "y", "(", ")", ",", ".", "\"a  b\"", "'c  d'", "1", "[", "]", "\n    ", "\n", "=",
+        ], &[" ", "\n", "\n        ", "  "])) {
+            let ops = [("foo($$$A)", "bar($$$A)"), ("$X.foo($$$A)", "$X.bar($$$A)"), ("foo($A, $B)", "bar($A, $B)")];
+            rename_is_only_the_rename(SupportLang::Python, "py", &ops, &format!("{src}\n# foo  (x)\n"))?;
+            rename_is_only_the_rename(SupportLang::JavaScript, "js", &ops, &format!("{src}\n// foo  (x)\n"))?;
+            rename_is_only_the_rename(SupportLang::Rust, "rs", &ops, &format!("fn m() {{\n{src}\n}}\n/* foo  (x) */\n"))?;
         }
     }
 
