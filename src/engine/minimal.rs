@@ -369,8 +369,32 @@ fn align(old: &[&str], new: &[&str]) -> Option<Vec<Option<usize>>> {
             }
         }
     }
+    slide_up(&mut map, new);
     pair_substitutions(&mut map, old.len());
     Some(map)
+}
+
+/// Moves each alignment as early as the output allows: where inserted tokens
+/// are followed by aligned ones of the same text (`f(a)` -> `g(f(a))` may align
+/// the original `)` with either of the last two), the first of the equal
+/// tokens takes the alignment, so a capture's tokens align rather than the
+/// template's that follow it.
+fn slide_up(map: &mut [Option<usize>], new: &[&str]) {
+    let mut e = 1;
+    while e < map.len() {
+        if map[e].is_none() || map[e - 1].is_some() {
+            e += 1;
+            continue;
+        }
+        let mut a = (0..e).rev().take_while(|&x| map[x].is_none()).last().unwrap_or(e);
+        let mut at = e;
+        while a < at && at < map.len() && map[at].is_some() && new[a] == new[at] {
+            map[a] = map[at].take();
+            a += 1;
+            at += 1;
+        }
+        e = at.max(e + 1);
+    }
 }
 
 /// Pairs the output tokens that replace original tokens one for one: between
@@ -476,6 +500,13 @@ pub(super) fn minimize(lang: SupportLang, body: &str, range: Range<usize>, out: 
                 (Some(i), Some(j)) if j == i + 2 && map[p] == Some(i) && is_trailing_comma(&olds, i + 1) => {
                     let now = indent_at(&res, at).to_string();
                     trailing_comma(body, &range, (&ot[i], &ot[i + 1], &ot[j]), (&nt[k], ug), &now, code_gap)
+                }
+                (Some(i), Some(j)) if j > i + 1 && map[p] == Some(i) => {
+                    // Tokens removed between the two: the line break before the
+                    // next one comes back (`f(\n    a, b\n)` -> `g(\n    a\n)`).
+                    let now = indent_at(&res, at).to_string();
+                    let before = Tok { start: ot[i].start, end: ot[j - 1].end, depth: ot[i].depth };
+                    gap(body, &range, (&before, &ot[j]), (&nt[k], ug), &now, code_gap).filter(|g| g.contains('\n'))
                 }
                 _ => None,
             };
