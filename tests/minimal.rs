@@ -225,3 +225,25 @@ fn verbatim_is_stored_and_apply_with_verify_rerun_re_runs_it() {
     let v: Value = t.run_stdin(&["run", "--request", "-", "--json"], req).ok().json();
     assert_eq!(v["totalReplacements"], 1, "{v}");
 }
+
+#[test]
+fn a_trailing_comma_the_template_does_not_spell_is_kept() {
+    let py = "x = f(\n    a,\n)\n";
+    let t = applied(&[("a.py", py)], &["-p", "f($A)", "-r", "g($A)"]);
+    assert_eq!(t.read("a.py"), "x = g(\n    a,\n)\n");
+    // ast-grep drops it and joins the lines.
+    let t = applied(&[("a.py", py)], &["-p", "f($A)", "-r", "g($A)", "--verbatim"]);
+    assert_eq!(t.read("a.py"), "x = g(a)\n");
+}
+
+#[test]
+fn a_wrapped_capture_keeps_its_closing_bracket_on_its_line() {
+    // Two `)` end the output; the capture's aligns with the original's.
+    let py = "if k not in (\n    \"a\",\n    \"b\",\n):\n    pass\n";
+    let t = applied(&[("a.py", py)], &["-p", "$A not in $B", "-r", "absent($A, $B)"]);
+    assert_eq!(t.read("a.py"), "if absent(k, (\n    \"a\",\n    \"b\",\n)):\n    pass\n");
+    // Removed arguments: the line break before `)` stays.
+    let py = "if isinstance(\n    x, str\n):\n    pass\n";
+    let t = applied(&[("a.py", py)], &["-p", "isinstance($A, str)", "-r", "is_str($A)"]);
+    assert_eq!(t.read("a.py"), "if is_str(\n    x\n):\n    pass\n");
+}

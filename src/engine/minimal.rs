@@ -11,8 +11,9 @@
 //! gap between two output tokens that align with two *adjacent* original tokens
 //! takes the original's gap, re-indented by how far the line it follows has moved
 //! (so a block keeps its structure at its new depth). Wherever tokens are
-//! inserted or removed the output's whitespace is kept. A `,` that the template
-//! adds right after a capture that already ends in `,` is left out.
+//! inserted or removed the output's whitespace is kept, but for a line break
+//! the original had there. A `,` that the template adds right after a capture
+//! that already ends in `,` is left out, and a trailing `,` it drops is kept.
 //!
 //! What is a token, and why that is exact enough:
 //! - A small lexer per language ([`Lexicon`]) reads words, numbers, runs of
@@ -356,8 +357,8 @@ fn align(old: &[&str], new: &[&str]) -> Option<Vec<Option<usize>>> {
         return None;
     }
     let mut map: Vec<Option<usize>> = vec![None; new.len()];
-    for k in 0..head {
-        map[k] = Some(k);
+    for (k, slot) in map.iter_mut().enumerate().take(head) {
+        *slot = Some(k);
     }
     for k in 0..tail {
         map[new.len() - 1 - k] = Some(old.len() - 1 - k);
