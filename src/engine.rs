@@ -661,7 +661,7 @@ fn pick(
             (range, text)
         } else {
             let floor = last_end.saturating_sub(bom);
-            minimal::edit(op.rule.language, node.get_inner_node(), body, range, text, floor)
+            minimal::edit(op.rule.language, node.get_inner_node(), body, (range, text, &fix_template(op)), floor)
         };
         // A match the rewrite leaves as it is changes nothing and must not
         // shadow the matches nested in it.
@@ -672,6 +672,17 @@ fn pick(
         kept.push(Edit { start: range.start + bom, end: range.end + bom, text, op: op.index });
     }
     Ok(Picked { kept, dropped, unparsed })
+}
+
+/// The template text of `op`'s fix (all of a list's templates, one a line), to
+/// tell the literals it spells out from those its captures bring.
+fn fix_template(op: &CompiledOp) -> String {
+    match serde_json::to_value(&op.rule.fix) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(serde_json::Value::Object(o)) => o.get("template").and_then(|t| t.as_str()).unwrap_or_default().to_string(),
+        Ok(serde_json::Value::Array(a)) => a.iter().filter_map(|f| f.get("template").and_then(|t| t.as_str())).collect::<Vec<_>>().join("\n"),
+        _ => String::new(),
+    }
 }
 
 /// At least the length of `op`'s replacement of the match at `start..end` of

@@ -247,3 +247,26 @@ fn a_wrapped_capture_keeps_its_closing_bracket_on_its_line() {
     let t = applied(&[("a.py", py)], &["-p", "isinstance($A, str)", "-r", "is_str($A)"]);
     assert_eq!(t.read("a.py"), "if is_str(\n    x\n):\n    pass\n");
 }
+
+#[test]
+fn a_comment_the_template_cannot_spell_stays() {
+    let rs = "fn m() {\n    let v = xs\n        .iter()\n        .max()\n        // never empty here\n        .unwrap();\n}\n";
+    let t = applied(&[("a.rs", rs)], &["-p", "$A.unwrap()", "-r", "$A.expect(\"x\")"]);
+    assert_eq!(t.read("a.rs"), rs.replace(".unwrap()", ".expect(\"x\")"));
+    // ast-grep's template loses it.
+    let t = applied(&[("a.rs", rs)], &["-p", "$A.unwrap()", "-r", "$A.expect(\"x\")", "--verbatim"]);
+    assert!(!t.read("a.rs").contains("never empty"), "{}", t.read("a.rs"));
+}
+
+#[test]
+fn a_multi_line_literal_in_a_capture_keeps_its_value() {
+    // ast-grep-core re-indents the captured body, and with it the lines inside
+    // the docstring and the concatenated strings; the minimal rewrite keeps them.
+    let py = "class A:\n    def f(self):\n        \"\"\"Doc.\n\n        More.\n        \"\"\"\n        return [\n            g(\n                \"a \"\n                \"b\",\n            ),\n        ]\n";
+    let t = applied(&[("a.py", py)], &["-l", "py", "-p", "def $F(self): $$$B", "-r", "def $F(self) -> None: $$$B"]);
+    assert_eq!(t.read("a.py"), py.replace("(self):", "(self) -> None:"));
+    // The identity of a Rust call holding a raw string with blank lines is no edit.
+    let rs = "fn m() {\n    check(\n        r#\"\n        a\n\n        b\n        \"#,\n    )\n    .unwrap();\n}\n";
+    let v = preview(&[("a.rs", rs)], &["-p", "$A.unwrap()", "-r", "$A.unwrap()"]);
+    assert_eq!(v["status"], "no_changes", "{v}");
+}

@@ -26,10 +26,15 @@
 //!   fragment often does not parse alone.
 //! - A gap is taken from the original only where the original's syntax tree
 //!   agrees that it lies between two tokens of code: the smallest node spanning
-//!   it must have children, and neither it nor an ancestor may be a string,
-//!   comment, heredoc, regex or template-string node. So a lexer that misreads a
-//!   string (a regex holding a quote, a nested quote in an interpolation) can
-//!   only lose restorations, never restore whitespace inside a literal.
+//!   it must have children and not be a string, comment, heredoc, regex or
+//!   template-string node (but for two whole strings side by side). So a lexer
+//!   that misreads a string (a regex holding a quote, a nested quote in an
+//!   interpolation) can only lose restorations, never restore whitespace inside
+//!   a literal.
+//! - A multi-line literal that ast-grep-core re-indented with its capture (a
+//!   docstring in a moved body) is written as the original had it, unless the
+//!   fix template spells it out: re-indenting it changes its value. Comments
+//!   the output lost between two aligned tokens are kept.
 //! - A line break is restored only where both sides are inside brackets or both
 //!   are not (relative to the match), so a break that meant "new statement" in
 //!   the original never lands where a statement cannot end (Python's indentation
@@ -460,11 +465,11 @@ fn reindent(now: &str, from: &str, to: &str) -> String {
 }
 
 /// The minimal rewrite of the match `range` of `body` in `lang`, whose
-/// replacement ast-grep builds as `out`; `None` keeps `out` (a language without
+/// replacement ast-grep builds as `out` from the fix `template`; `None` keeps `out` (a language without
 /// a lexicon, a match too large to align, or no token on one side).
 /// `code_gap(a, b)` says whether the original's bytes `a..b` (offsets in
 /// `body`) lie between two tokens of code, from its syntax tree.
-pub(super) fn minimize(lang: SupportLang, body: &str, range: Range<usize>, out: &str, code_gap: &dyn Fn(usize, usize) -> bool) -> Option<String> {
+pub(super) fn minimize(lang: SupportLang, body: &str, range: Range<usize>, (out, template): (&str, &str), code_gap: &dyn Fn(usize, usize) -> bool) -> Option<String> {
     let lx = lexicon(lang)?;
     let orig = &body[range.clone()];
     let (ot, nt) = (lex(orig, &lx), lex(out, &lx));
@@ -473,7 +478,9 @@ pub(super) fn minimize(lang: SupportLang, body: &str, range: Range<usize>, out: 
     }
     let olds: Vec<&str> = ot.iter().map(|t| &orig[t.start..t.end]).collect();
     let news: Vec<&str> = nt.iter().map(|t| &out[t.start..t.end]).collect();
-    let map = align(&olds, &news)?;
+    let (okeys, nkeys): (Vec<_>, Vec<_>) = (olds.iter().map(|s| key(s)).collect(), news.iter().map(|s| key(s)).collect());
+    let map = align(&okeys.iter().map(|k| k.as_ref()).collect::<Vec<_>>(), &nkeys.iter().map(|k| k.as_ref()).collect::<Vec<_>>())?;
+    let written: Vec<String> = lex(template, &lx).iter().map(|t| key(&template[t.start..t.end]).into_owned()).collect();
     let drop = doubled_separators(out, &nt, &map);
     let line_start = memchr::memrchr(b'\n', &body.as_bytes()[..range.start]).map_or(0, |k| k + 1);
     let mut res = body[line_start..range.start].to_string();
@@ -502,6 +509,13 @@ pub(super) fn minimize(lang: SupportLang, body: &str, range: Range<usize>, out: 
                     let now = indent_at(&res, at).to_string();
                     trailing_comma(body, &range, (&ot[i], &ot[i + 1], &ot[j]), (&nt[k], ug), &now, code_gap)
                 }
+                (Some(i), Some(j)) if j > i + 1 && map[p] == Some(i) && (i + 1..j).all(|c| is_comment(olds[c], &lx)) => {
+                    // Only comments removed: the template cannot spell them, so
+                    // they stay, with their lines, where the depth is the same.
+                    let (a, b) = (range.start + ot[i].end, range.start + ot[j].start);
+                    let same = indent_at(&res, at) == indent_at(body, range.start + ot[i].start);
+                    (same && code_gap(a, b)).then(|| body[a..b].to_string())
+                }
                 (Some(i), Some(j)) if j > i + 1 && map[p] == Some(i) => {
                     // Tokens removed between the two: the line break before the
                     // next one comes back (`f(\n    a, b\n)` -> `g(\n    a\n)`).
@@ -517,10 +531,42 @@ pub(super) fn minimize(lang: SupportLang, body: &str, range: Range<usize>, out: 
         if let Some(i) = map[k] {
             aligned = Some(i);
         }
-        res.push_str(&out[t.start..t.end]);
+        res.push_str(token_text(&olds, &news, &okeys, &written, map[k], k));
     }
     res.push_str(&out[nt[nt.len() - 1].end..]);
     Some(res.split_off(prefix))
+}
+
+/// A token as the alignment compares it: a token over several lines (a
+/// docstring, a raw string) without the indentation of its later lines, which
+/// ast-grep-core changes when it re-indents a capture.
+fn key(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains('\n') {
+        return s.into();
+    }
+    let mut lines = s.split('\n');
+    let mut k = lines.next().unwrap_or_default().to_string();
+    for l in lines {
+        k.push('\n');
+        k.push_str(l.trim_start_matches([' ', '\t']));
+    }
+    k.into()
+}
+
+/// The text to write for output token `k`: the original token's when the two
+/// differ only by the indentation inside a multi-line literal that the template
+/// does not spell out (ast-grep-core re-indented a capture, changing the
+/// literal's value); else the output's.
+fn token_text<'a>(olds: &[&'a str], news: &[&'a str], okeys: &[std::borrow::Cow<'_, str>], written: &[String], at: Option<usize>, k: usize) -> &'a str {
+    match at {
+        Some(i) if olds[i] != news[k] && okeys[i] == key(news[k]) && !written.iter().any(|w| *w == okeys[i]) => olds[i],
+        _ => news[k],
+    }
+}
+
+/// True when `tok` is a comment in the language of `lx`.
+fn is_comment(tok: &str, lx: &Lexicon) -> bool {
+    (lx.slash_comments && (tok.starts_with("//") || tok.starts_with("/*"))) || (lx.hash_comments && tok.starts_with('#'))
 }
 
 /// True when original token `c` is a `,` right before a closing bracket.
@@ -575,11 +621,12 @@ fn gap(body: &str, range: &Range<usize>, o: (&Tok, &Tok), (t, ug): (&Tok, &str),
 const LITERAL_KINDS: &[&str] = &["string", "comment", "heredoc", "char_literal", "raw", "regex", "template", "quoted", "interpolat"];
 
 /// The edit for a match of `node` (its range `range` of `body`, widened by
-/// `expandStart`/`expandEnd` maybe) whose replacement ast-grep builds as `out`:
+/// `expandStart`/`expandEnd` maybe) whose replacement ast-grep builds as `out`
+/// from the fix `template`:
 /// the minimal rewrite, or for a deletion the range widened to the statement's
 /// `;` and to the whole line when nothing else is on it (never before `floor`,
 /// the end of the edit kept before it).
-pub(super) fn edit(lang: SupportLang, node: tree_sitter::Node<'_>, body: &str, range: Range<usize>, out: String, floor: usize) -> (Range<usize>, String) {
+pub(super) fn edit(lang: SupportLang, node: tree_sitter::Node<'_>, body: &str, (range, out, template): (Range<usize>, String, &str), floor: usize) -> (Range<usize>, String) {
     if out.is_empty() {
         return (deletion(node, body, range, floor), out);
     }
@@ -587,17 +634,18 @@ pub(super) fn edit(lang: SupportLang, node: tree_sitter::Node<'_>, body: &str, r
         return (range, out);
     }
     let code_gap = |a: usize, b: usize| is_code_gap(node, a, b);
-    match minimize(lang, body, range.clone(), &out, &code_gap) {
+    match minimize(lang, body, range.clone(), (&out, template), &code_gap) {
         Some(text) => (range, text),
         None => (range, out),
     }
 }
 
-/// True when the bytes `a..b` of the tree's text lie between two leaves of
+/// True when the bytes `a..b` of the tree's text lie between two tokens of
 /// code inside the matched `node`: the smallest node spanning them and the
-/// bytes on either side has children, and neither it nor a node above it, up
-/// to `node`, is a literal or comment. The walk goes down from `node` (a step
-/// per level; tree-sitter's `parent` costs a walk from the root each time).
+/// bytes on either side has children, and it is not a literal or comment
+/// (but for two whole strings side by side). The walk goes down from `node` (a
+/// step per level; tree-sitter's `parent` costs a walk from the root each
+/// time).
 fn is_code_gap(node: tree_sitter::Node<'_>, a: usize, b: usize) -> bool {
     let (lo, hi) = (a.saturating_sub(1), b + 1);
     if lo < node.start_byte() || hi > node.end_byte() {
@@ -606,15 +654,17 @@ fn is_code_gap(node: tree_sitter::Node<'_>, a: usize, b: usize) -> bool {
     let mut cursor = node.walk();
     loop {
         let n = cursor.node();
-        if n.child_count() == 0 || LITERAL_KINDS.iter().any(|k| n.kind().contains(k)) {
+        let literal = LITERAL_KINDS.iter().any(|k| n.kind().contains(k));
+        if n.child_count() == 0 || cursor.goto_first_child_for_byte(lo).is_none() {
             return false;
-        }
-        if cursor.goto_first_child_for_byte(lo).is_none() {
-            return true;
         }
         let c = cursor.node();
         if c.start_byte() > lo || c.end_byte() < hi {
-            return true;
+            // The gap lies between children of `n`: code, unless `n` is a
+            // literal; then only between two whole strings (`"a" "b"`, which
+            // Python and C concatenate).
+            let strings = |x: tree_sitter::Node<'_>| x.kind().contains("string");
+            return !literal || (c.end_byte() <= a && strings(c) && c.next_sibling().is_some_and(|s| s.start_byte() >= b && strings(s)));
         }
     }
 }
@@ -697,13 +747,13 @@ mod tests {
         let body = "    let x = foo()\n        .build()\n        .unwrap();\n";
         let range = 12..body.len() - 2;
         let out = "foo()\n        .build().unwrap()";
-        assert_eq!(minimize(SupportLang::Rust, body, range.clone(), out, &all_code).unwrap(), &body[range]);
+        assert_eq!(minimize(SupportLang::Rust, body, range.clone(), (out, ""), &all_code).unwrap(), &body[range]);
     }
 
     #[test]
     fn a_comma_after_a_capture_ending_in_one_is_dropped() {
         let body = "warn(\"m\", W,)";
         let out = "warn(\"m\", W,, stacklevel=2)";
-        assert_eq!(minimize(SupportLang::Python, body, 0..body.len(), out, &all_code).unwrap(), "warn(\"m\", W, stacklevel=2)");
+        assert_eq!(minimize(SupportLang::Python, body, 0..body.len(), (out, ""), &all_code).unwrap(), "warn(\"m\", W, stacklevel=2)");
     }
 }
