@@ -24,7 +24,7 @@
 #
 # What is measured, per case (cwd = CORPORA_DIR, so both tools print paths as corpus/...):
 #   preview  ast-grep run -p P -r R -l L [EXTRA] CORPUS --json=compact > /dev/null
-#            ast-edit run -p P -r R -l L [EXTRA] --max-filesize M CORPUS --json > /dev/null
+#            ast-edit run -p P -r R -l L [EXTRA] --verbatim --max-filesize M CORPUS --json > /dev/null
 #            (ast-edit stages a pending action: AST_EDIT_STATE_DIR is a fresh temp dir per run)
 #            One untimed run of each first (warms the page cache), whose JSON is kept for the
 #            check: same set of files, same match counts per file (ast-grep's JSON lists
@@ -380,7 +380,7 @@ while IFS='|' read -r id corpus lang pat rew lit extra; do
   mapfile -t aex < <(ae_extra "$extra")
   AG=("$AST_GREP" run -p "$pat" -r "$rew" -l "$lang")
   [ -n "$extra" ] && AG+=($extra)
-  AE=("$AST_EDIT" run -p "$pat" -r "$rew" -l "$lang" "${aex[@]}" --max-filesize "$mfs")
+  AE=("$AST_EDIT" run -p "$pat" -r "$rew" -l "$lang" "${aex[@]}" --verbatim --max-filesize "$mfs")
   # ast-grep (like ripgrep) reads .gitignore only inside a git repository; ast-edit
   # reads it everywhere (README.md, `--no-ignore`). The corpora are not repositories, so
   # where one holds ignore files ast-edit gets --no-ignore to search the same files

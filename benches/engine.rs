@@ -22,9 +22,9 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 
 const PAT: &str = "fetch_data($$$ARGS)";
 const REW: &str = "load_data($$$ARGS)";
-const FULL: RewriteOptions = RewriteOptions { prefilter: true, check_syntax: true, rewrite_nested: false };
-const NO_PREFILTER: RewriteOptions = RewriteOptions { prefilter: false, check_syntax: true, rewrite_nested: false };
-const NO_CHECK: RewriteOptions = RewriteOptions { prefilter: true, check_syntax: false, rewrite_nested: false };
+const FULL: RewriteOptions = RewriteOptions { prefilter: true, check_syntax: true, rewrite_nested: false, verbatim: false };
+const NO_PREFILTER: RewriteOptions = RewriteOptions { prefilter: false, check_syntax: true, rewrite_nested: false, verbatim: false };
+const NO_CHECK: RewriteOptions = RewriteOptions { prefilter: true, check_syntax: false, rewrite_nested: false, verbatim: false };
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")

@@ -158,7 +158,7 @@ for corpus in "${SELECTED[@]}"; do
   read -r mfs mfs_note < <(python3 "$HELPER" maxfs "$CORPORA" "$corpus" $exts)
   nign=$(find "$CORPORA/$corpus" \( -name .gitignore -o -name .ignore \) -print | wc -l)
   AG=("$AST_GREP" scan -c "$PROJECT")
-  AE=("$AST_EDIT" scan -c "$PROJECT" --max-filesize "$mfs")
+  AE=("$AST_EDIT" scan -c "$PROJECT" --verbatim --max-filesize "$mfs")
   AEX=(--max-filesize="$mfs")
   [ "$nign" -gt 0 ] && { AE+=(--no-ignore); AEX+=(--no-ignore); }
   tsv=$RESDIR/scan-$corpus.tsv chk=$RESDIR/scan-$corpus.check meta=$RESDIR/scan-$corpus.meta

@@ -308,7 +308,7 @@ def run_case(tool, binary, rule_file, lang, text):
             state = os.path.join(tmp, "state")
             os.mkdir(state)
             env["AST_EDIT_STATE_DIR"] = state
-            cmd = [binary, "scan", "-r", rule_file, case_dir, "-U", "--json"]
+            cmd = [binary, "scan", "-r", rule_file, case_dir, "-U", "--json", "--verbatim"]
         else:
             cmd = [binary, "scan", "-r", rule_file, case_dir, "-U"]
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp)

@@ -422,7 +422,7 @@ fn prepare_file<'p>(
         Some(engine) => {
             let lang = lang::parse_lang(&f.lang)?;
             let text = engine::check_text(original).map_err(|s| Error::ApplyFailed(format!("{}: {}", f.path, s.0)))?;
-            let opts = engine::RewriteOptions { prefilter: !plan.request.no_prefilter, check_syntax: false, rewrite_nested: plan.request.rewrite_nested };
+            let opts = engine::RewriteOptions { prefilter: !plan.request.no_prefilter, check_syntax: false, rewrite_nested: plan.request.rewrite_nested, verbatim: plan.request.verbatim };
             engine::rewrite(&engine.ops_for(lang, &f.abs), lang, text, opts).map(|r| r.new_text).unwrap_or_default()
         }
     };

@@ -109,7 +109,7 @@ pub fn rewrite_text(set: &RuleSet, text: &str) -> Result<String> {
     let engine = Engine::for_rules(set, Path::new("/"))?;
     let lang = set.rules.first().and_then(ruleset::language_of).ok_or_else(|| Error::bad("a check's rules need a language"))?;
     let ops = engine.all_for(lang);
-    let opts = RewriteOptions { prefilter: true, check_syntax: false, rewrite_nested: false };
+    let opts = RewriteOptions { prefilter: true, check_syntax: false, rewrite_nested: false, verbatim: true };
     Ok(match engine::rewrite(&ops, lang, text, opts) {
         Some(rw) if rw.refused.is_none() => String::from_utf8(rw.new_text).expect("edits keep UTF-8"),
         Some(rw) => return Err(Error::bad(rw.refused.map(|s| s.0).unwrap_or_default())),

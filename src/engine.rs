@@ -35,6 +35,7 @@ use crate::error::{Error, Result};
 use crate::lang;
 use crate::request::Request;
 
+mod minimal;
 mod nested;
 mod scan;
 
@@ -378,6 +379,9 @@ pub struct RewriteOptions {
     pub check_syntax: bool,
     /// Rewrite the matches nested inside a kept edit too (see [`rewrite`]).
     pub rewrite_nested: bool,
+    /// Write the template output as ast-grep builds it, instead of the minimal
+    /// rewrite of `engine/minimal.rs` (docs/DESIGN.md section 2.5.9).
+    pub verbatim: bool,
 }
 
 /// A match of a rule without a fix, reported as a finding.
@@ -418,7 +422,7 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
         return Some(Rewrite::refused(text, why));
     }
     let found = scan::scan(&grep, &live, body, opts);
-    let picked = match pick(&live, body, bom, found.diffs) {
+    let picked = match pick(&live, body, bom, found.diffs, opts.verbatim) {
         Ok(p) => p,
         Err(why) => {
             drop_later(grep);
@@ -542,7 +546,7 @@ pub fn search(ops: &[&CompiledOp], lang: SupportLang, text: &str, prefilter: boo
         drop_later(grep);
         return Err(Skip(why));
     }
-    let opts = RewriteOptions { prefilter, check_syntax: false, rewrite_nested: false };
+    let opts = RewriteOptions { prefilter, check_syntax: false, rewrite_nested: false, verbatim: true };
     let found = scan::scan(&grep, &live, body, opts);
     let mut hits: Vec<Hit<'_>> = found
         .diffs
@@ -605,13 +609,16 @@ struct Picked {
 ///
 /// Our differences (docs/DESIGN.md section 2.5): a match around an ERROR node is
 /// left alone and reported, and a replacement equal to the text it replaces is no
-/// edit and does not hide the matches inside it. `Err` is the reason to skip the
-/// file: its replacements would exceed [`replacement_budget`].
+/// edit and does not hide the matches inside it. Unless `verbatim`, the
+/// replacement is the minimal rewrite (`engine/minimal.rs`, section 2.5.9), so
+/// one that only re-creates the matched code is no edit either. `Err` is the
+/// reason to skip the file: its replacements would exceed [`replacement_budget`].
 fn pick(
     live: &[&CompiledOp],
     body: &str,
     bom: usize,
     diffs: Vec<(usize, NodeMatch<'_, StrDoc<SupportLang>>)>,
+    verbatim: bool,
 ) -> std::result::Result<Picked, String> {
     let mut kept: Vec<Edit> = Vec::new();
     let mut dropped = Vec::new();
@@ -650,6 +657,12 @@ fn pick(
         if built > budget {
             return Err(over());
         }
+        let (range, text) = if verbatim {
+            (range, text)
+        } else {
+            let floor = last_end.saturating_sub(bom);
+            minimal::edit(op.rule.language, node.get_inner_node(), body, (range, text, &fix_template(op)), floor)
+        };
         // A match the rewrite leaves as it is changes nothing and must not
         // shadow the matches nested in it.
         if text.as_bytes() == &body.as_bytes()[range.clone()] {
@@ -659,6 +672,17 @@ fn pick(
         kept.push(Edit { start: range.start + bom, end: range.end + bom, text, op: op.index });
     }
     Ok(Picked { kept, dropped, unparsed })
+}
+
+/// The template text of `op`'s fix (all of a list's templates, one a line), to
+/// tell the literals it spells out from those its captures bring.
+fn fix_template(op: &CompiledOp) -> String {
+    match serde_json::to_value(&op.rule.fix) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(serde_json::Value::Object(o)) => o.get("template").and_then(|t| t.as_str()).unwrap_or_default().to_string(),
+        Ok(serde_json::Value::Array(a)) => a.iter().filter_map(|f| f.get("template").and_then(|t| t.as_str())).collect::<Vec<_>>().join("\n"),
+        _ => String::new(),
+    }
 }
 
 /// At least the length of `op`'s replacement of the match at `start..end` of
@@ -906,7 +930,7 @@ mod tests {
     use super::*;
     use crate::request::{Op, RawRequest, WalkOptions};
 
-    const FULL: RewriteOptions = RewriteOptions { prefilter: true, check_syntax: true, rewrite_nested: false };
+    const FULL: RewriteOptions = RewriteOptions { prefilter: true, check_syntax: true, rewrite_nested: false, verbatim: true };
 
     fn engine(pat: &str, out: &str, l: SupportLang) -> Engine {
         let raw = RawRequest { ops: vec![Op { pat: pat.into(), out: out.into() }], ..Default::default() };
@@ -1146,7 +1170,7 @@ mod tests {
         let e = Engine::for_rules(&set, Path::new("/")).unwrap();
         let ops = e.all_for(SupportLang::Python);
         let run = |prefilter| {
-            let opts = RewriteOptions { prefilter, check_syntax: false, rewrite_nested: false };
+            let opts = RewriteOptions { prefilter, check_syntax: false, rewrite_nested: false, verbatim: true };
             rewrite(&ops, SupportLang::Python, src, opts).map(|r| (r.new_text, r.findings.iter().map(|f| (f.rule, f.start)).collect::<Vec<_>>()))
         };
         let (with, without) = (run(true), run(false));
@@ -1269,6 +1293,42 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// Renames `foo` to `bar` (and leaves it) with minimal rewrites on `src`:
+    /// the new text differs from `src` only where `foo` became `bar`, and the
+    /// identity is no edit.
+    fn rename_is_only_the_rename(lang: SupportLang, ext: &str, pats: &[(&str, &str)], src: &str) -> Result<(), proptest::test_runner::TestCaseError> {
+        let minimal = RewriteOptions { verbatim: false, ..FULL };
+        for (pat, out) in pats {
+            let path = format!("/x.{ext}");
+            let e = engine(pat, out, lang);
+            if let Some(r) = rewrite(&e.ops_for(lang, Path::new(&path)), lang, src, minimal) {
+                let new = String::from_utf8(r.new_text).unwrap();
+                proptest::prop_assert_eq!(new.replace("bar", "foo"), src, "{} -> {}", pat, out);
+            }
+            let e = engine(pat, pat, lang);
+            if let Some(r) = rewrite(&e.ops_for(lang, Path::new(&path)), lang, src, minimal) {
+                proptest::prop_assert!(r.edits.is_empty(), "{} -> itself: {:?}", pat, r.edits);
+            }
+        }
+        Ok(())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(300))]
+
+        /// Calls and method calls spread over lines, with comments and strings
+        /// that hold whitespace, on random Python, Rust and JavaScript.
+        #[test]
+        fn a_minimal_rename_changes_only_the_identifier(src in soup(&[
+            "foo", "x", "y", "(", ")", ",", ".", "\"a  b\"", "'c  d'", "1", "[", "]", "\n    ", "\n", "=",
+        ], &[" ", "\n", "\n        ", "  "])) {
+            let ops = [("foo($$$A)", "bar($$$A)"), ("$X.foo($$$A)", "$X.bar($$$A)"), ("foo($A, $B)", "bar($A, $B)")];
+            rename_is_only_the_rename(SupportLang::Python, "py", &ops, &format!("{src}\n# foo  (x)\n"))?;
+            rename_is_only_the_rename(SupportLang::JavaScript, "js", &ops, &format!("{src}\n// foo  (x)\n"))?;
+            rename_is_only_the_rename(SupportLang::Rust, "rs", &ops, &format!("fn m() {{\n{src}\n}}\n/* foo  (x) */\n"))?;
         }
     }
 

@@ -119,6 +119,9 @@ struct DigestInput<'a> {
     /// Nested matches rewritten in the same preview.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     rewrite_nested: bool,
+    /// ast-grep's template output written as is, not the minimal rewrite.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    verbatim: bool,
 }
 
 /// `rulesDigest`: `sha256:` and the hex SHA-256 of the canonical serialization of
@@ -137,6 +140,7 @@ pub fn rules_digest(rules: &[serde_json::Value], req: &Request) -> String {
         utils: set.map_or(&[][..], |s| &s.utils[..]),
         rules_base: set.and_then(|s| s.base.as_deref()),
         rewrite_nested: req.rewrite_nested,
+        verbatim: req.verbatim,
     };
     crate::engine::digest(&serde_json::to_vec(&input).expect("plain data serializes"))
 }
@@ -476,6 +480,7 @@ mod tests {
             request(r#"{"ops":[{"pat":"a","out":"b"}],"lang":"js"}"#),
             request(r#"{"ops":[{"pat":"a","out":"b"}],"lang":"py","strictness":"ast"}"#),
             request(r#"{"ops":[{"pat":"a","out":"b"}],"lang":"py","selector":"x"}"#),
+            request(r#"{"ops":[{"pat":"a","out":"b"}],"lang":"py","verbatim":true}"#),
         ] {
             assert_ne!(d(&base), d(&change));
         }

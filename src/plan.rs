@@ -358,7 +358,7 @@ fn plan_file(engine: &Engine, req: &Request, names: &[String], c: &Candidate) ->
     if ops.is_empty() || text.is_empty() {
         return FileOutcome::Unchanged(Reported::default());
     }
-    let opts = engine::RewriteOptions { prefilter: !req.no_prefilter, check_syntax: true, rewrite_nested: req.rewrite_nested };
+    let opts = engine::RewriteOptions { prefilter: !req.no_prefilter, check_syntax: true, rewrite_nested: req.rewrite_nested, verbatim: req.verbatim };
     let rw = engine::rewrite(&ops, c.lang, text, opts);
     let seen = diagnose::file_seen(req, &ops, text, rw.as_ref());
     let Some(rw) = rw else {

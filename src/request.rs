@@ -177,6 +177,11 @@ pub struct RawRequest {
         description = "Also rewrite matches nested in a rewritten match (default false: outermost wins)."
     )]
     pub rewrite_nested: Option<bool>,
+    /// Write the template output as ast-grep writes it, instead of the minimal
+    /// rewrite that keeps the matched code's layout (docs/DESIGN.md section 2.5.9).
+    #[serde(default)]
+    #[schemars(description = "Write ast-grep's output as is (no minimal edit).")]
+    pub verbatim: Option<bool>,
     /// Files or directories, relative to the working directory (default `["."]`).
     #[serde(default)]
     #[schemars(
@@ -317,6 +322,10 @@ pub struct Request {
     /// Rewrite matches nested inside a rewritten match in the same preview.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rewrite_nested: bool,
+    /// Write ast-grep's template output as is rather than the minimal rewrite
+    /// (docs/DESIGN.md section 2.5.9).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub verbatim: bool,
     /// Lines of context around each change in the diffs ([`crate::diff::CONTEXT`]
     /// unless asked; stored only when it differs).
     #[serde(default = "default_context", skip_serializing_if = "is_default_context")]
@@ -567,6 +576,7 @@ impl RawRequest {
             scopes: Vec::new(),
             rule_set: None,
             rewrite_nested: self.rewrite_nested.unwrap_or(false),
+            verbatim: self.verbatim.unwrap_or(false),
             context_lines: crate::diff::check_context(self.context_lines.unwrap_or(crate::diff::CONTEXT as u64), "contextLines")?,
             front,
         })

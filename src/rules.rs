@@ -246,6 +246,7 @@ pub fn request(rules: &[Rule], paths: Vec<String>, globs: Vec<String>, walk: Wal
         scopes,
         rule_set: None,
         rewrite_nested: false,
+        verbatim: false,
         context_lines: crate::diff::CONTEXT,
         front: crate::message::Front::Cli,
     }
@@ -275,7 +276,7 @@ pub fn test_rule(rule: &Rule) -> Vec<CaseResult> {
     };
     let ops = engine.ops_for(rule.lang, Path::new("/case"));
     let run = |text: &str| -> String {
-        match engine::rewrite(&ops, rule.lang, text, engine::RewriteOptions { prefilter: true, check_syntax: false, rewrite_nested: false }) {
+        match engine::rewrite(&ops, rule.lang, text, engine::RewriteOptions { prefilter: true, check_syntax: false, rewrite_nested: false, verbatim: true }) {
             Some(r) => String::from_utf8(r.new_text).expect("UTF-8 in, UTF-8 out"),
             None => text.to_string(),
         }

@@ -394,14 +394,16 @@ mod tests {
             "additionalProperties": false
         });
         // Added with rule configs: `rule` (documented as text; an object or an array
-        // is accepted too) and `rewriteNested`; `ops` is no longer required.
+        // is accepted too), `rewriteNested` and `verbatim`; `ops` is no longer
+        // required.
         let generated = ast_edit_input();
-        for added in ["rule", "rewriteNested"] {
+        for added in ["rule", "rewriteNested", "verbatim"] {
             assert!(generated["properties"][added]["description"].as_str().is_some_and(|d| d.len() > 40), "{added}");
             expected["properties"][added] = generated["properties"][added].clone();
         }
         assert_eq!(generated["properties"]["rule"]["type"], "string");
         assert_eq!(generated["properties"]["rewriteNested"]["type"], "boolean");
+        assert_eq!(generated["properties"]["verbatim"]["type"], "boolean");
         // Deliberate: schemars puts the doc comment of `Op` on the items; it is true
         // and short, so it stays.
         expected["properties"]["ops"]["items"]["description"] =

@@ -203,7 +203,7 @@ fn deprecated_json_rule_files_still_rewrite_through_scan() {
             let t = Tree::empty();
             let file = format!("case.{ext}");
             t.write(&file, case["before"].as_str().unwrap());
-            t.run(&["scan", "--rules", f.path().to_str().unwrap(), ".", "-U"]).ok();
+            t.run(&["scan", "--rules", f.path().to_str().unwrap(), ".", "-U", "--verbatim"]).ok();
             assert_eq!(t.read(&file), case["after"].as_str().unwrap(), "{}", f.path().display());
         }
     }

@@ -209,7 +209,7 @@ fn run_side(side: Side, case: &Case) -> Outcome {
             (code, stderr)
         }
         Side::AstEdit => {
-            let r = t.run(&["scan", "-r", rule, "-U", "src"]);
+            let r = t.run(&["scan", "-r", rule, "-U", "--verbatim", "src"]);
             (r.code, r.stderr)
         }
         Side::Untouched => (0, String::new()),

@@ -38,7 +38,7 @@ fn check_with(lang: &str, pat: &str, out: &str, flags: &[&str], extra_files: &[(
         .output()
         .unwrap();
     assert!(st.status.success() || st.status.code() == Some(1), "{}", String::from_utf8_lossy(&st.stderr));
-    let mut args = vec!["run", "-p", pat, "-r", out, "-l", lang, "-U"];
+    let mut args = vec!["run", "-p", pat, "-r", out, "-l", lang, "-U", "--verbatim"];
     args.extend_from_slice(flags);
     args.push(".");
     ours.run(&args).ok();

@@ -25,7 +25,7 @@ fn same_as_ast_grep(rule: &str, files: &[(&str, &str)]) -> Tree {
     };
     let (ours, peer) = (make(), make());
     let before = ours.snapshot();
-    let r = ours.run(&["scan", "-r", "rule.yml", "-U", "."]);
+    let r = ours.run(&["scan", "-r", "rule.yml", "-U", "--verbatim", "."]);
     assert!(r.code == 0 || r.code == 1, "exit {}\n{}{}", r.code, r.stdout, r.stderr);
     assert_ne!(ours.snapshot(), before, "the case must change something:\n{}{}", r.stdout, r.stderr);
     let Some(ag) = ast_grep() else { return ours };

@@ -282,7 +282,7 @@ fn undo_takes_the_newest_journal_record_over_one_named_before_version_1() {
 fn the_recorded_rules_are_configs_ast_grep_reads_and_writes_the_same_files_with() {
     let Some(ag) = ast_grep() else { return };
     let t = Tree::fixtures();
-    let id = preview_id(&t, &["-l", "py", "--selector", "call", "--strictness", "ast"]);
+    let id = preview_id(&t, &["-l", "py", "--selector", "call", "--strictness", "ast", "--verbatim"]);
     let e = read_json(&pending_dir(&t).join(format!("{id}.json")));
     let rule = &e["rules"][0];
     assert_eq!(rule["rule"]["pattern"], json!({"context": ASSERT_PAT, "selector": "call", "strictness": "ast"}));

@@ -47,6 +47,7 @@ pub(super) fn run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyho
     let context = a.output.context_lines()?;
     let mut req = build_raw(&a)?.validate(&cwd, a.input.walk(), a.input.max_filesize)?;
     req.no_prefilter = a.no_prefilter;
+    req.verbatim |= a.verbatim;
     req.context_lines = context.unwrap_or(req.context_lines);
     let how = a.output.emit(color)?;
     let started = Instant::now();
@@ -82,6 +83,7 @@ pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> any
         }
     };
     req.rewrite_nested = a.rewrite_nested;
+    req.verbatim = a.verbatim;
     req.context_lines = context.unwrap_or(req.context_lines);
     let how = a.output.emit(color)?;
     let started = Instant::now();
@@ -159,6 +161,7 @@ fn build_raw(a: &RunArgs) -> Result<RawRequest> {
         max_files: a.max_files,
         rule: None,
         rewrite_nested: Some(a.rewrite_nested),
+        verbatim: Some(a.verbatim),
         context_lines: None,
     })
 }

@@ -343,6 +343,10 @@ pub struct ScanArgs {
     /// Also rewrite the matches nested inside a rewritten match, in the same preview.
     #[arg(long)]
     pub rewrite_nested: bool,
+    /// Write the rewrite as ast-grep writes it (its template output) instead of
+    /// the minimal rewrite, which keeps the matched code's own layout.
+    #[arg(long)]
+    pub verbatim: bool,
     /// Which files to search.
     #[command(flatten)]
     pub input: InputArgs,
@@ -422,6 +426,10 @@ pub struct RunArgs {
     /// second run (the outermost match wins otherwise, as in ast-grep).
     #[arg(long)]
     pub rewrite_nested: bool,
+    /// Write the rewrite as ast-grep writes it (its template output) instead of
+    /// the minimal rewrite, which keeps the matched code's own layout.
+    #[arg(long)]
+    pub verbatim: bool,
     /// Which files to search.
     #[command(flatten)]
     pub input: InputArgs,
