@@ -149,6 +149,17 @@ fn adding_a_return_annotation_keeps_method_bodies_in_their_methods() {
 }
 
 #[test]
+fn a_comment_between_concatenated_strings_keeps_the_lines_after_it_in_the_method() {
+    // Django's tests/admin_scripts/tests.py: a comment after the first string of
+    // an implicit concatenation made the gap after it look like the inside of a
+    // literal, so the output's re-indented gap was kept and the rest of the body
+    // landed at class depth.
+    let src = "class A:\n    def f(self):\n        x = (\n            \"a\"  # No \"b\" part\n            \"c\"\n        )\n        g(x)\n";
+    let t = applied(&[("t.py", src)], &["-l", "py", "-p", "def $F(self): $$$B", "-r", "def $F(self) -> None: $$$B"]);
+    assert_eq!(t.read("t.py"), src.replace("(self):", "(self) -> None:"));
+}
+
+#[test]
 fn a_block_moved_deeper_is_re_indented_as_a_block() {
     let src = "def f():\n    a()\n    if x:\n        b()\n";
     let t = applied(&[("a.py", src)], &["-l", "py", "-p", "def f(): $$$B", "-r", "def f():\n    with lock:\n        $$$B"]);

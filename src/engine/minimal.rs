@@ -662,8 +662,9 @@ fn is_code_gap(node: tree_sitter::Node<'_>, a: usize, b: usize) -> bool {
         if c.start_byte() > lo || c.end_byte() < hi {
             // The gap lies between children of `n`: code, unless `n` is a
             // literal; then only between two whole strings (`"a" "b"`, which
-            // Python and C concatenate).
-            let strings = |x: tree_sitter::Node<'_>| x.kind().contains("string");
+            // Python and C concatenate), or a string and a comment among them
+            // (`"a"  # why` then `"b"` on the next line).
+            let strings = |x: tree_sitter::Node<'_>| x.kind().contains("string") || x.kind().contains("comment");
             return !literal || (c.end_byte() <= a && strings(c) && c.next_sibling().is_some_and(|s| s.start_byte() >= b && strings(s)));
         }
     }
