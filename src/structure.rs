@@ -1,0 +1,467 @@
+//! The structure guard (docs/DESIGN.md section 2.5.9): a rewrite that still
+//! parses can still move code from one place in the syntax tree to another (a
+//! Python method body written at class level keeps parsing), and the syntax
+//! check (section 2.5.6) does not see it. This module compares the tree of the
+//! old text with the tree the syntax check re-parsed from the new text, and
+//! says which nodes left the node that held them.
+//!
+//! The comparison is leaf-anchored and linear in the size of both trees:
+//! - the tokens (leaves) of the two texts are paired: between the edits the
+//!   text is the same, so the tokens pair in order; inside an edit they are
+//!   aligned by kind and text (common head and tail, then a diff of at most
+//!   [`MAX_ALIGN_EDITS`] token edits in the middle);
+//! - the nodes that start at a pair of tokens are paired by kind, innermost
+//!   out and then outermost in;
+//! - a node that pairs must stay under the counterpart of the nearest old
+//!   ancestor that pairs (nodes the rewrite adds or removes in between are
+//!   skipped on both sides, so wrapping `$A` in `Some($A)` is no change), and a
+//!   node that does not overlap any edit must keep its exact parent and its
+//!   kind.
+//!
+//! Nothing here recurses: the trees are walked with cursors into flat arrays.
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::Edit;
+
+/// Most structure changes listed per file (`structureChanges`, docs/DESIGN.md
+/// sections 2.5.9 and 7); `structureChanged` says whether there are any.
+pub const MAX_STRUCTURE_CHANGES_LISTED: usize = 5;
+
+/// Most token edits (insertions plus deletions) aligned in the middle of one
+/// edit, past its common head and tail (docs/DESIGN.md section 2.5.9): the
+/// alignment costs at most this many passes over the middle. A middle that
+/// differs more is taken as replaced whole: its tokens pair with nothing.
+pub const MAX_ALIGN_EDITS: usize = 64;
+
+/// Longest name of a parent in a message, in characters.
+pub const MAX_PARENT_CHARS: usize = 40;
+
+/// One place where the rewrite moved code in the syntax tree, located in the
+/// new text (docs/DESIGN.md section 5.5).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StructureChange {
+    /// 1-based line, in the new text, of the first node that moved.
+    pub line: usize,
+    /// What moved, from where to where: ``2 expression statements left `def
+    /// ready` for `class AdminConfig` ``.
+    pub message: String,
+}
+
+/// What the guard found in one file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// Some node moved or changed outside the replaced text.
+    pub changed: bool,
+    /// The first changes, grouped, at most [`MAX_STRUCTURE_CHANGES_LISTED`].
+    pub changes: Vec<StructureChange>,
+}
+
+const NONE: u32 = u32::MAX;
+
+/// A syntax tree flattened in pre-order: every node that is not an extra
+/// (comment) and not empty, with its parent and the first token under it.
+#[derive(Default)]
+pub struct Flat {
+    kind: Vec<u16>,
+    parent: Vec<u32>,
+    start: Vec<u32>,
+    end: Vec<u32>,
+    /// Per leaf (token), in order: its node.
+    leaves: Vec<u32>,
+    /// Per leaf: where its chain (the nodes that start with it, outermost
+    /// first, the leaf last) begins in `chains`; one more entry at the end.
+    chain_at: Vec<u32>,
+    chains: Vec<u32>,
+}
+
+impl Flat {
+    /// Flattens the tree at `root` (of a text of at most 4 GiB: the plan caps
+    /// files far below that) with a cursor, without recursion.
+    pub fn of(root: tree_sitter::Node<'_>) -> Flat {
+        let mut f = Flat::default();
+        let mut stack: Vec<u32> = Vec::new();
+        let mut pending: Vec<u32> = Vec::new();
+        let mut cursor = root.walk();
+        'walk: loop {
+            let node = cursor.node();
+            let keep = !node.is_extra() && node.end_byte() > node.start_byte();
+            if keep {
+                let id = f.kind.len() as u32;
+                f.kind.push(node.kind_id());
+                f.parent.push(stack.last().copied().unwrap_or(NONE));
+                f.start.push(node.start_byte() as u32);
+                f.end.push(node.end_byte() as u32);
+                pending.push(id);
+                if node.child_count() == 0 {
+                    f.chain_at.push(f.chains.len() as u32);
+                    f.chains.append(&mut pending);
+                    f.leaves.push(id);
+                } else if cursor.goto_first_child() {
+                    stack.push(id);
+                    continue;
+                }
+            }
+            loop {
+                if cursor.goto_next_sibling() {
+                    continue 'walk;
+                }
+                if !cursor.goto_parent() {
+                    break 'walk;
+                }
+                let left = stack.pop();
+                if pending.last().copied() == left {
+                    pending.pop();
+                }
+            }
+        }
+        f.chain_at.push(f.chains.len() as u32);
+        f
+    }
+
+    fn leaf_range(&self, leaf: usize) -> (usize, usize) {
+        let n = self.leaves[leaf] as usize;
+        (self.start[n] as usize, self.end[n] as usize)
+    }
+
+    fn chain(&self, leaf: usize) -> &[u32] {
+        &self.chains[self.chain_at[leaf] as usize..self.chain_at[leaf + 1] as usize]
+    }
+
+    /// The leaves overlapping `from..to` (for an empty range, the leaf that
+    /// holds it strictly inside, if any), as a range of leaf indices.
+    fn leaves_over(&self, from: usize, to: usize) -> (usize, usize) {
+        let a = self.leaves.partition_point(|&n| self.end[n as usize] as usize <= from);
+        let b = self.leaves.partition_point(|&n| (self.start[n as usize] as usize) < to).max(a);
+        (a, b)
+    }
+}
+
+/// Compares `old` (the flattened tree of `old_text`) with the tree of
+/// `new_text` at `new_root`, `edits` turning one into the other (offsets in the
+/// whole file, `bom` bytes of BOM before the texts).
+pub fn compare(old: &Flat, old_text: &str, new_root: tree_sitter::Node<'_>, new_text: &str, edits: &[Edit], bom: usize) -> Report {
+    let new = Flat::of(new_root);
+    let ranges = ranges(edits, bom);
+    let leaf_pairs = align_leaves(old, old_text, &new, new_text, &ranges);
+    let (to_new, to_old) = pair_nodes(old, &new, &leaf_pairs);
+    let moves = find_moves(old, &new, &to_new, &to_old, &ranges);
+    if moves.is_empty() {
+        return Report::default();
+    }
+    Report { changed: true, changes: describe(&moves, old, &new, &to_new, new_root, new_text) }
+}
+
+/// Each edit as (old start, old end, new start, new end), in the texts without
+/// their BOM.
+fn ranges(edits: &[Edit], bom: usize) -> Vec<(usize, usize, usize, usize)> {
+    let mut shift: isize = 0;
+    edits
+        .iter()
+        .map(|e| {
+            let (s, t) = (e.start - bom, e.end - bom);
+            let ns = (s as isize + shift) as usize;
+            shift += e.text.len() as isize - (t - s) as isize;
+            (s, t, ns, ns + e.text.len())
+        })
+        .collect()
+}
+
+/// Pairs of (old leaf, new leaf): the tokens between edits in order, and inside
+/// each edit the aligned ones plus the first tokens of each replaced run.
+fn align_leaves(old: &Flat, old_text: &str, new: &Flat, new_text: &str, ranges: &[(usize, usize, usize, usize)]) -> Vec<(u32, u32)> {
+    let mut pairs = Vec::new();
+    let (mut oa, mut na) = (0usize, 0usize);
+    let same = |i: usize, j: usize| {
+        let ((si, ei), (sj, ej)) = (old.leaf_range(i), new.leaf_range(j));
+        old.kind[old.leaves[i] as usize] == new.kind[new.leaves[j] as usize] && old_text.as_bytes()[si..ei] == new_text.as_bytes()[sj..ej]
+    };
+    for &(s, t, ns, ne) in ranges {
+        let (ob, oe) = old.leaves_over(s, t);
+        let (nb, nf) = new.leaves_over(ns, ne);
+        align(oa..ob.max(oa), na..nb.max(na), &same, &mut pairs);
+        align(ob.max(oa)..oe.max(oa), nb.max(na)..nf.max(na), &same, &mut pairs);
+        oa = oe.max(oa);
+        na = nf.max(na);
+    }
+    align(oa..old.leaves.len(), na..new.leaves.len(), &same, &mut pairs);
+    pairs
+}
+
+/// Aligns two runs of tokens: the common head and tail, then a bounded diff
+/// of the middle ([`myers`]); each replaced run's first tokens pair too.
+fn align(a: std::ops::Range<usize>, b: std::ops::Range<usize>, same: &impl Fn(usize, usize) -> bool, out: &mut Vec<(u32, u32)>) {
+    let (mut i, mut j) = (a.start, b.start);
+    while i < a.end && j < b.end && same(i, j) {
+        out.push((i as u32, j as u32));
+        i += 1;
+        j += 1;
+    }
+    let (mut x, mut y) = (a.end, b.end);
+    let mut tail = Vec::new();
+    while x > i && y > j && same(x - 1, y - 1) {
+        x -= 1;
+        y -= 1;
+        tail.push((x as u32, y as u32));
+    }
+    if i < x || j < y {
+        let mids = myers(x - i, y - j, |p, q| same(i + p, j + q)).unwrap_or_default();
+        let (mut pi, mut pj) = (i, j);
+        for (p, q) in mids.into_iter().map(|(p, q)| (p + i, q + j)).chain(std::iter::once((x, y))) {
+            if pi < p && pj < q {
+                // A replaced run: its first tokens stand for each other.
+                out.push((pi as u32, pj as u32));
+            }
+            if p < x {
+                out.push((p as u32, q as u32));
+            }
+            (pi, pj) = (p + 1, q + 1);
+        }
+    }
+    out.extend(tail.into_iter().rev());
+}
+
+/// The longest common subsequence of two sequences of lengths `n` and `m`, as
+/// index pairs in order, by Myers' O((n+m)·D) diff; `None` when more than
+/// [`MAX_ALIGN_EDITS`] insertions and deletions separate them.
+fn myers(n: usize, m: usize, same: impl Fn(usize, usize) -> bool) -> Option<Vec<(usize, usize)>> {
+    let max = (n + m).min(MAX_ALIGN_EDITS) as isize;
+    let off = max + 1;
+    let mut v = vec![0isize; 2 * max as usize + 3];
+    let mut trace: Vec<Vec<isize>> = Vec::new();
+    let (n_, m_) = (n as isize, m as isize);
+    let mut found = None;
+    'search: for d in 0..=max {
+        trace.push(v.clone());
+        for k in (-d..=d).step_by(2) {
+            let ki = (k + off) as usize;
+            let mut x = if k == -d || (k != d && v[ki - 1] < v[ki + 1]) { v[ki + 1] } else { v[ki - 1] + 1 };
+            let mut y = x - k;
+            while x < n_ && y < m_ && x >= 0 && y >= 0 && same(x as usize, y as usize) {
+                x += 1;
+                y += 1;
+            }
+            v[ki] = x;
+            if x >= n_ && y >= m_ {
+                found = Some(d);
+                break 'search;
+            }
+        }
+    }
+    let end = found?;
+    let mut pairs = Vec::new();
+    let (mut x, mut y) = (n_, m_);
+    for d in (1..=end).rev() {
+        let v = &trace[d as usize];
+        let k = x - y;
+        let ki = (k + off) as usize;
+        let prev_k = if k == -d || (k != d && v[ki - 1] < v[ki + 1]) { k + 1 } else { k - 1 };
+        let prev_x = v[(prev_k + off) as usize];
+        let prev_y = prev_x - prev_k;
+        while x > prev_x && y > prev_y {
+            x -= 1;
+            y -= 1;
+            pairs.push((x as usize, y as usize));
+        }
+        (x, y) = (prev_x, prev_y);
+    }
+    while x > 0 && y > 0 {
+        x -= 1;
+        y -= 1;
+        pairs.push((x as usize, y as usize));
+    }
+    pairs.reverse();
+    // A safety net: a pairing that is not a common subsequence is not used.
+    let ordered = pairs.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1);
+    (ordered && pairs.iter().all(|&(p, q)| p < n && q < m && same(p, q))).then_some(pairs)
+}
+
+/// Pairs the nodes that start at each pair of leaves: by kind, innermost out
+/// (the leaf, then the nodes that hold it), then outermost in over what is left.
+/// Returns old node -> new node and new node -> old node.
+fn pair_nodes(old: &Flat, new: &Flat, leaf_pairs: &[(u32, u32)]) -> (Vec<u32>, Vec<u32>) {
+    let mut to_new = vec![NONE; old.kind.len()];
+    let mut to_old = vec![NONE; new.kind.len()];
+    for &(a, b) in leaf_pairs {
+        let (ca, cb) = (old.chain(a as usize), new.chain(b as usize));
+        let (mut i, mut j) = (ca.len(), cb.len());
+        while i > 0 && j > 0 && old.kind[ca[i - 1] as usize] == new.kind[cb[j - 1] as usize] {
+            i -= 1;
+            j -= 1;
+        }
+        let (mut p, mut q) = (0, 0);
+        while p < i && q < j && old.kind[ca[p] as usize] == new.kind[cb[q] as usize] {
+            p += 1;
+            q += 1;
+        }
+        for (&x, &y) in ca[..p].iter().zip(&cb[..q]).chain(ca[i..].iter().zip(&cb[j..])) {
+            to_new[x as usize] = y;
+            to_old[y as usize] = x;
+        }
+    }
+    (to_new, to_old)
+}
+
+/// One node that moved: the node (old), its new counterpart (or, for a node
+/// outside the edits no longer parsed as it was, none), and the old and new
+/// parents it is reported between.
+#[derive(Clone, Copy)]
+struct Move {
+    node: u32,
+    new_node: u32,
+    from: u32,
+    to: u32,
+}
+
+/// The nodes that left their (nearest paired) parent, or, outside every edit,
+/// that lost their kind or their exact parent. Only the topmost of a moved
+/// subtree is reported: its children stay under it.
+fn find_moves(old: &Flat, new: &Flat, to_new: &[u32], to_old: &[u32], ranges: &[(usize, usize, usize, usize)]) -> Vec<Move> {
+    let anchors = |f: &Flat, paired: &[u32]| {
+        let mut a = vec![NONE; f.kind.len()];
+        for n in 0..f.kind.len() {
+            a[n] = if paired[n] != NONE { n as u32 } else if f.parent[n] == NONE { NONE } else { a[f.parent[n] as usize] };
+        }
+        a
+    };
+    let (anc_old, anc_new) = (anchors(old, to_new), anchors(new, to_old));
+    let outside = |n: usize| {
+        let (s, e) = (old.start[n] as usize, old.end[n] as usize);
+        // The first edit ending after the node's start overlaps it when it
+        // starts before the node's end (an insertion only strictly inside).
+        let k = ranges.partition_point(|r| r.1 <= s);
+        ranges.get(k).is_none_or(|r| r.0 >= e)
+    };
+    let mut moves = Vec::new();
+    for n in 0..old.kind.len() {
+        let p = old.parent[n];
+        if p == NONE {
+            continue;
+        }
+        let m = to_new[n];
+        if m == NONE {
+            // Outside every edit, a node that no longer pairs was parsed anew;
+            // report the topmost only.
+            if to_new[p as usize] != NONE && outside(n) {
+                moves.push(Move { node: n as u32, new_node: NONE, from: p, to: p });
+            }
+            continue;
+        }
+        let np = new.parent[m as usize];
+        let moved = if to_new[p as usize] != NONE && outside(n) {
+            np != to_new[p as usize]
+        } else {
+            let a = anc_old[p as usize];
+            let b = if np == NONE { NONE } else { anc_new[np as usize] };
+            a != NONE && b != NONE && to_new[a as usize] != b
+        };
+        if moved {
+            let from = if to_new[p as usize] != NONE { p } else { anc_old[p as usize] };
+            moves.push(Move { node: n as u32, new_node: m, from, to: np });
+        }
+    }
+    moves
+}
+
+/// Groups the moves by (kind, from, to), in order of their first node, and
+/// words the first [`MAX_STRUCTURE_CHANGES_LISTED`] groups.
+fn describe(moves: &[Move], old: &Flat, new: &Flat, to_new: &[u32], new_root: tree_sitter::Node<'_>, new_text: &str) -> Vec<StructureChange> {
+    let mut groups: Vec<(Move, usize)> = Vec::new();
+    for mv in moves {
+        let key = |m: &Move| (old.kind[m.node as usize], m.from, m.to, m.new_node == NONE);
+        match groups.iter().position(|(g, _)| key(g) == key(mv)) {
+            Some(i) => groups[i].1 += 1,
+            None if groups.len() < MAX_STRUCTURE_CHANGES_LISTED => groups.push((*mv, 1)),
+            None => {}
+        }
+    }
+    let lang = new_root.language();
+    let to_new_node = |n: u32| node_at(new_root, new.start[n as usize] as usize, new.end[n as usize] as usize, new.kind[n as usize]);
+    groups
+        .iter()
+        .map(|(mv, count)| {
+            let kind = plural(*count, &lang.node_kind_for_id(old.kind[mv.node as usize]).unwrap_or("node").replace('_', " "));
+            if mv.new_node == NONE {
+                let at = old.start[mv.node as usize] as usize;
+                let line = line_of(new_text, at.min(new_text.len()));
+                return StructureChange { line, message: format!("{count} {kind} outside the replaced text no longer parsed as before") };
+            }
+            // A parent is reported only when it pairs: it is named after its
+            // counterpart in the new text.
+            let from = match mv.from {
+                NONE => "the file".to_string(),
+                p => label(to_new_node(to_new[p as usize]), new_text),
+            };
+            let to = if mv.to == NONE { "the file".to_string() } else { label(to_new_node(mv.to), new_text) };
+            let line = line_of(new_text, new.start[mv.new_node as usize] as usize);
+            StructureChange { line, message: format!("{count} {kind} left `{from}` for `{to}`") }
+        })
+        .collect()
+}
+
+/// The node of `root`'s tree with this range and kind.
+fn node_at(root: tree_sitter::Node<'_>, start: usize, end: usize, kind: u16) -> Option<tree_sitter::Node<'_>> {
+    let mut n = root.descendant_for_byte_range(start, end)?;
+    loop {
+        if n.start_byte() == start && n.end_byte() == end && n.kind_id() == kind {
+            return Some(n);
+        }
+        if n.start_byte() < start || n.end_byte() > end {
+            return None;
+        }
+        n = n.parent()?;
+    }
+}
+
+/// How a message names a parent: the nearest node, going up from `node` past
+/// blocks and bodies (at most a few levels), by its text up to its `name` field
+/// (`def ready`, `class AdminConfig`, `fn main`), else by its first line, cut to
+/// [`MAX_PARENT_CHARS`] characters.
+fn label(node: Option<tree_sitter::Node<'_>>, text: &str) -> String {
+    let Some(mut n) = node else { return "?".to_string() };
+    for _ in 0..8 {
+        let k = n.kind();
+        let wrapper = k.contains("block") || k.ends_with("body") || k.ends_with("_list") || k == "compound_statement";
+        if n.child_by_field_name("name").is_some() || !wrapper {
+            break;
+        }
+        match n.parent() {
+            Some(p) => n = p,
+            None => break,
+        }
+    }
+    if n.parent().is_none() {
+        return "the file".to_string();
+    }
+    let end = n.child_by_field_name("name").map_or(n.end_byte(), |c| c.end_byte());
+    let head = &text[n.start_byte()..end.max(n.start_byte())];
+    let first = head.lines().next().unwrap_or("").trim();
+    let first = first.trim_end_matches(['{', ':', ' ']).trim_end();
+    cut(first)
+}
+
+fn cut(s: &str) -> String {
+    if s.chars().count() <= MAX_PARENT_CHARS {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(MAX_PARENT_CHARS - 1).collect();
+    out.push('…');
+    out
+}
+
+fn line_of(text: &str, at: usize) -> usize {
+    memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count() + 1
+}
+
+/// `n thing` or `n things` (a kind name: `statement`, `body`, `class`).
+fn plural(n: usize, kind: &str) -> String {
+    if n == 1 {
+        kind.to_string()
+    } else if let Some(stem) = kind.strip_suffix('y').filter(|s| !s.ends_with(['a', 'e', 'o', 'u'])) {
+        format!("{stem}ies")
+    } else if kind.ends_with(['s', 'x']) || kind.ends_with("ch") || kind.ends_with("sh") {
+        format!("{kind}es")
+    } else {
+        format!("{kind}s")
+    }
+}
