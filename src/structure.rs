@@ -67,6 +67,9 @@ pub struct Flat {
     parent: Vec<u32>,
     start: Vec<u32>,
     end: Vec<u32>,
+    /// Per node, its last descendant (itself when it has none): `a` holds `b`
+    /// when `a < b <= last[a]`.
+    last: Vec<u32>,
     /// Per leaf (token), in order: its node.
     leaves: Vec<u32>,
     /// Per leaf: where its chain (the nodes that start with it, outermost
@@ -92,6 +95,7 @@ impl Flat {
                 f.parent.push(stack.last().copied().unwrap_or(NONE));
                 f.start.push(node.start_byte() as u32);
                 f.end.push(node.end_byte() as u32);
+                f.last.push(id);
                 pending.push(id);
                 if node.child_count() == 0 {
                     f.chain_at.push(f.chains.len() as u32);
@@ -110,6 +114,9 @@ impl Flat {
                     break 'walk;
                 }
                 let left = stack.pop();
+                if let Some(n) = left {
+                    f.last[n as usize] = f.kind.len() as u32 - 1;
+                }
                 if pending.last().copied() == left {
                     pending.pop();
                 }
@@ -122,6 +129,11 @@ impl Flat {
     fn leaf_range(&self, leaf: usize) -> (usize, usize) {
         let n = self.leaves[leaf] as usize;
         (self.start[n] as usize, self.end[n] as usize)
+    }
+
+    /// `a` holds `b` (a proper ancestor).
+    fn holds(&self, a: u32, b: u32) -> bool {
+        a < b && b <= self.last[a as usize]
     }
 
     fn chain(&self, leaf: usize) -> &[u32] {
@@ -351,9 +363,16 @@ fn find_moves(old: &Flat, new: &Flat, to_new: &[u32], to_old: &[u32], ranges: &[
         let moved = if to_new[p as usize] != NONE && outside(n) {
             np != to_new[p as usize]
         } else {
+            // Inside an edit the tokens were aligned by text, so only a node
+            // whose new parent is an old node, one that held its old parent
+            // (it left) or that its old parent held (it entered), is a move: a
+            // sideways pairing, or a parent the rewrite adds, is taken as the
+            // replacement's own structure.
             let a = anc_old[p as usize];
-            let b = if np == NONE { NONE } else { anc_new[np as usize] };
-            a != NONE && b != NONE && to_new[a as usize] != b
+            a != NONE && np != NONE && to_old[np as usize] != NONE && {
+                let a = to_new[a as usize];
+                a != np && (new.holds(np, a) || new.holds(a, np))
+            }
         };
         if moved {
             let from = if to_new[p as usize] != NONE { p } else { anc_old[p as usize] };
@@ -389,12 +408,12 @@ fn describe(moves: &[Move], old: &Flat, new: &Flat, to_new: &[u32], new_root: tr
             // A parent is reported only when it pairs: it is named after its
             // counterpart in the new text.
             let from = match mv.from {
-                NONE => "the file".to_string(),
+                NONE => TOP.to_string(),
                 p => label(to_new_node(to_new[p as usize]), new_text),
             };
-            let to = if mv.to == NONE { "the file".to_string() } else { label(to_new_node(mv.to), new_text) };
+            let to = if mv.to == NONE { TOP.to_string() } else { label(to_new_node(mv.to), new_text) };
             let line = line_of(new_text, new.start[mv.new_node as usize] as usize);
-            StructureChange { line, message: format!("{count} {kind} left `{from}` for `{to}`") }
+            StructureChange { line, message: format!("{count} {kind} left {from} for {to}") }
         })
         .collect()
 }
@@ -413,12 +432,16 @@ fn node_at(root: tree_sitter::Node<'_>, start: usize, end: usize, kind: u16) -> 
     }
 }
 
+/// How a message names the root of the file.
+const TOP: &str = "the top level";
+
 /// How a message names a parent: the nearest node, going up from `node` past
 /// blocks and bodies (at most a few levels), by its text up to its `name` field
 /// (`def ready`, `class AdminConfig`, `fn main`), else by its first line, cut to
-/// [`MAX_PARENT_CHARS`] characters.
+/// [`MAX_PARENT_CHARS`] characters, in backticks; the root is
+/// [`TOP`].
 fn label(node: Option<tree_sitter::Node<'_>>, text: &str) -> String {
-    let Some(mut n) = node else { return "?".to_string() };
+    let Some(mut n) = node else { return TOP.to_string() };
     for _ in 0..8 {
         let k = n.kind();
         let wrapper = k.contains("block") || k.ends_with("body") || k.ends_with("_list") || k == "compound_statement";
@@ -431,13 +454,13 @@ fn label(node: Option<tree_sitter::Node<'_>>, text: &str) -> String {
         }
     }
     if n.parent().is_none() {
-        return "the file".to_string();
+        return TOP.to_string();
     }
     let end = n.child_by_field_name("name").map_or(n.end_byte(), |c| c.end_byte());
     let head = &text[n.start_byte()..end.max(n.start_byte())];
     let first = head.lines().next().unwrap_or("").trim();
     let first = first.trim_end_matches(['{', ':', ' ']).trim_end();
-    cut(first)
+    format!("`{}`", cut(first))
 }
 
 fn cut(s: &str) -> String {
