@@ -117,8 +117,12 @@ impl Flat {
                 if let Some(n) = left {
                     f.last[n as usize] = f.kind.len() as u32 - 1;
                 }
-                if pending.last().copied() == left {
-                    pending.pop();
+                if let Some(n) = left.filter(|&n| pending.last() == Some(&n)) {
+                    // Its children are all empty or comments (`r""` in Rust:
+                    // an empty `string_content`): it is a token itself.
+                    f.chain_at.push(f.chains.len() as u32);
+                    f.chains.append(&mut pending);
+                    f.leaves.push(n);
                 }
             }
         }
@@ -329,6 +333,8 @@ struct Move {
 /// that lost their kind or their exact parent. Only the topmost of a moved
 /// subtree is reported: its children stay under it.
 fn find_moves(old: &Flat, new: &Flat, to_new: &[u32], to_old: &[u32], ranges: &[(usize, usize, usize, usize)]) -> Vec<Move> {
+    // Per old node, its nearest ancestor-or-self that pairs (parents come
+    // before children in pre-order).
     let anchors = |f: &Flat, paired: &[u32]| {
         let mut a = vec![NONE; f.kind.len()];
         for n in 0..f.kind.len() {
@@ -336,13 +342,14 @@ fn find_moves(old: &Flat, new: &Flat, to_new: &[u32], to_old: &[u32], ranges: &[
         }
         a
     };
-    let (anc_old, anc_new) = (anchors(old, to_new), anchors(new, to_old));
-    let outside = |n: usize| {
+    let anc_old = anchors(old, to_new);
+    // Clear of every edit: not overlapping one, nor touching its ends (a `;`
+    // right after a replaced expression may join the new expression's
+    // statement: the replacement's own structure, not a move).
+    let clear = |n: usize| {
         let (s, e) = (old.start[n] as usize, old.end[n] as usize);
-        // The first edit ending after the node's start overlaps it when it
-        // starts before the node's end (an insertion only strictly inside).
-        let k = ranges.partition_point(|r| r.1 <= s);
-        ranges.get(k).is_none_or(|r| r.0 >= e)
+        let k = ranges.partition_point(|r| r.1 < s);
+        ranges.get(k).is_none_or(|r| r.0 > e)
     };
     let mut moves = Vec::new();
     for n in 0..old.kind.len() {
@@ -352,27 +359,23 @@ fn find_moves(old: &Flat, new: &Flat, to_new: &[u32], to_old: &[u32], ranges: &[
         }
         let m = to_new[n];
         if m == NONE {
-            // Outside every edit, a node that no longer pairs was parsed anew;
-            // report the topmost only.
-            if to_new[p as usize] != NONE && outside(n) {
+            // Clear of every edit, a node that no longer pairs was parsed
+            // anew; report the topmost only.
+            if to_new[p as usize] != NONE && clear(n) {
                 moves.push(Move { node: n as u32, new_node: NONE, from: p, to: p });
             }
             continue;
         }
         let np = new.parent[m as usize];
-        let moved = if to_new[p as usize] != NONE && outside(n) {
+        let moved = if to_new[p as usize] != NONE && clear(n) {
             np != to_new[p as usize]
         } else {
             // Inside an edit the tokens were aligned by text, so only a node
-            // whose new parent is an old node, one that held its old parent
-            // (it left) or that its old parent held (it entered), is a move: a
-            // sideways pairing, or a parent the rewrite adds, is taken as the
-            // replacement's own structure.
+            // whose new parent is an old node that held its old parent (it
+            // left it) is a move: a pairing sideways or inward, or a parent
+            // the rewrite adds, is taken as the replacement's own structure.
             let a = anc_old[p as usize];
-            a != NONE && np != NONE && to_old[np as usize] != NONE && {
-                let a = to_new[a as usize];
-                a != np && (new.holds(np, a) || new.holds(a, np))
-            }
+            a != NONE && np != NONE && to_old[np as usize] != NONE && new.holds(np, to_new[a as usize])
         };
         if moved {
             let from = if to_new[p as usize] != NONE { p } else { anc_old[p as usize] };
@@ -486,5 +489,124 @@ fn plural(n: usize, kind: &str) -> String {
         format!("{kind}es")
     } else {
         format!("{kind}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ast_grep_core::tree_sitter::LanguageExt;
+    use ast_grep_language::SupportLang;
+    use proptest::prelude::*;
+
+    /// The report for `edits` on `src` in `lang`, the new text parsed afresh.
+    fn check(lang: SupportLang, src: &str, edits: &[Edit]) -> Report {
+        let old = lang.ast_grep(src);
+        let flat = Flat::of(old.root().get_inner_node());
+        let new_text = String::from_utf8(crate::engine::splice(src.as_bytes(), edits)).unwrap();
+        let new = lang.ast_grep(&new_text);
+        compare(&flat, src, new.root().get_inner_node(), &new_text, edits, 0)
+    }
+
+    fn edit(src: &str, from: &str, to: &str) -> Edit {
+        let start = src.find(from).expect("in the source");
+        Edit { start, end: start + from.len(), text: to.to_string(), op: 0 }
+    }
+
+    #[test]
+    fn myers_finds_the_longest_common_subsequence() {
+        let lcs = |a: &str, b: &str| {
+            let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+            myers(a.len(), b.len(), |i, j| a[i] == b[j]).map(|p| p.iter().map(|&(i, _)| a[i]).collect::<String>())
+        };
+        assert_eq!(lcs("abcabba", "cbabac").map(|s| s.len()), Some(4));
+        assert_eq!(lcs("", "abc"), Some(String::new()));
+        assert_eq!(lcs("abc", "abc"), Some("abc".to_string()));
+        assert_eq!(lcs("unwrap(", "expect(\"x\""), Some("p(".to_string()));
+        let long: String = "ab".repeat(MAX_ALIGN_EDITS);
+        assert_eq!(lcs(&long, "c"), None, "more edits than MAX_ALIGN_EDITS");
+    }
+
+    #[test]
+    fn a_method_body_written_at_class_level_is_a_move_and_a_wrapped_expression_is_not() {
+        let src = "class A:\n    def f(self):\n        a()\n        b()\n";
+        let bad = edit(src, "def f(self):\n        a()\n        b()", "def f(self) -> None: a()\n    b()");
+        let r = check(SupportLang::Python, src, &[bad]);
+        assert_eq!(r.changes, [StructureChange { line: 3, message: "1 expression statement left `def f` for `class A`".into() }]);
+        let src = "fn f() { let v = a.b; }\n";
+        assert!(!check(SupportLang::Rust, src, &[edit(src, "a.b", "Some(a.b)")]).changed);
+        assert!(!check(SupportLang::Rust, src, &[edit(src, "let v = a.b;", "let v = {\n    a.b\n};")]).changed);
+    }
+
+    #[test]
+    fn code_after_an_edit_taken_into_a_new_block_is_a_move() {
+        // The edit opens a block that takes the next statement, clear of the
+        // edit, from the function body.
+        let src = "function f() {\n  a();\n  b();\n}\n";
+        let r = check(SupportLang::JavaScript, src, &[Edit { start: 17, end: 21, text: "if (c) { a();".into(), op: 0 }, Edit { start: 29, end: 29, text: " }\n".into(), op: 0 }]);
+        assert_eq!(r.changes, [StructureChange { line: 3, message: "1 expression statement left `function f` for `if (c) { a();`".into() }]);
+    }
+
+    #[test]
+    fn a_tree_five_thousand_levels_deep_is_compared_without_recursion() {
+        let depth = 5000;
+        let src = format!("fn f() {{ let v = {}a{}; }}\n", "(".repeat(depth), ")".repeat(depth));
+        let r = check(SupportLang::Rust, &src, &[edit(&src, "a", "b")]);
+        assert!(!r.changed);
+    }
+
+    /// Python and Rust programs over a few identifiers, with nesting.
+    fn program(lang: SupportLang, ids: &[String]) -> String {
+        let i = |k: usize| ids[k % ids.len()].as_str();
+        match lang {
+            SupportLang::Python => format!(
+                "class {0}:\n    def {1}(self, {2}):\n        {3} = {4}({2}, 1)\n        if {3}:\n            return {5}.{6}({3})\n        return {2}\n\n    def {7}(self):\n        {0}.{1}({4})\n",
+                i(0), i(1), i(2), i(3), i(4), i(5), i(6), i(7)
+            ),
+            _ => format!(
+                "fn {0}({1}: u32) -> u32 {{\n    let {2} = {3}({1}, 1);\n    if {2} > 0 {{ return {4}.{5}({2}); }}\n    match {1} {{ {6} => {7}, _ => {1} }}\n}}\n",
+                i(0), i(1), i(2), i(3), i(4), i(5), i(6), i(7)
+            ),
+        }
+    }
+
+    /// Renames the identifiers spelt `target` that `mask` selects to `to`.
+    fn renames(lang: SupportLang, src: &str, target: &str, to: &str, mask: u64) -> Vec<Edit> {
+        let grep = lang.ast_grep(src);
+        let mut found = Vec::new();
+        let mut cursor = grep.root().get_inner_node().walk();
+        'walk: loop {
+            let n = cursor.node();
+            if n.kind().ends_with("identifier") && &src[n.byte_range()] == target {
+                found.push(n.byte_range());
+            }
+            if cursor.goto_first_child() {
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    break 'walk;
+                }
+            }
+        }
+        found.iter().enumerate().filter(|(k, _)| mask >> (k % 64) & 1 == 1).map(|(_, r)| Edit { start: r.start, end: r.end, text: to.to_string(), op: 0 }).collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+        #[test]
+        fn random_identifier_renames_never_flag(
+            ids in proptest::collection::vec("[a-e]{1,2}", 8),
+            pick in 0usize..8,
+            to in "v[a-z_]{0,6}",
+            mask in any::<u64>(),
+            python in any::<bool>(),
+        ) {
+            let lang = if python { SupportLang::Python } else { SupportLang::Rust };
+            let src = program(lang, &ids);
+            let edits = renames(lang, &src, &ids[pick], &to, mask);
+            let r = check(lang, &src, &edits);
+            prop_assert!(!r.changed, "{src}\n{edits:?}\n{r:?}");
+        }
     }
 }
