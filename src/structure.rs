@@ -165,7 +165,7 @@ pub fn compare(old: &Flat, old_text: &str, new_root: tree_sitter::Node<'_>, new_
     if moves.is_empty() {
         return Report::default();
     }
-    Report { changed: true, changes: describe(&moves, old, &new, &to_new, new_root, new_text) }
+    Report { changed: true, changes: describe(&moves, old, &new, &to_new, &ranges, new_root, new_text) }
 }
 
 /// Each edit as (old start, old end, new start, new end), in the texts without
@@ -387,7 +387,7 @@ fn find_moves(old: &Flat, new: &Flat, to_new: &[u32], to_old: &[u32], ranges: &[
 
 /// Groups the moves by (kind, from, to), in order of their first node, and
 /// words the first [`MAX_STRUCTURE_CHANGES_LISTED`] groups.
-fn describe(moves: &[Move], old: &Flat, new: &Flat, to_new: &[u32], new_root: tree_sitter::Node<'_>, new_text: &str) -> Vec<StructureChange> {
+fn describe(moves: &[Move], old: &Flat, new: &Flat, to_new: &[u32], ranges: &[(usize, usize, usize, usize)], new_root: tree_sitter::Node<'_>, new_text: &str) -> Vec<StructureChange> {
     let mut groups: Vec<(Move, usize)> = Vec::new();
     for mv in moves {
         let key = |m: &Move| (old.kind[m.node as usize], m.from, m.to, m.new_node == NONE);
@@ -404,8 +404,10 @@ fn describe(moves: &[Move], old: &Flat, new: &Flat, to_new: &[u32], new_root: tr
         .map(|(mv, count)| {
             let kind = plural(*count, &lang.node_kind_for_id(old.kind[mv.node as usize]).unwrap_or("node").replace('_', " "));
             if mv.new_node == NONE {
+                // Clear of every edit: moved by the edits before it.
                 let at = old.start[mv.node as usize] as usize;
-                let line = line_of(new_text, at.min(new_text.len()));
+                let at = ranges.iter().take_while(|r| r.1 <= at).fold(at as isize, |a, r| a + (r.3 - r.2) as isize - (r.1 - r.0) as isize);
+                let line = line_of(new_text, (at.max(0) as usize).min(new_text.len()));
                 return StructureChange { line, message: format!("{count} {kind} outside the replaced text no longer parsed as before") };
             }
             // A parent is reported only when it pairs: it is named after its
