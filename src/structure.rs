@@ -64,6 +64,7 @@ const NONE: u32 = u32::MAX;
 #[derive(Default)]
 pub struct Flat {
     kind: Vec<u16>,
+    named: Vec<bool>,
     parent: Vec<u32>,
     start: Vec<u32>,
     end: Vec<u32>,
@@ -92,6 +93,7 @@ impl Flat {
             if keep {
                 let id = f.kind.len() as u32;
                 f.kind.push(node.kind_id());
+                f.named.push(node.is_named());
                 f.parent.push(stack.last().copied().unwrap_or(NONE));
                 f.start.push(node.start_byte() as u32);
                 f.end.push(node.end_byte() as u32);
@@ -370,12 +372,15 @@ fn find_moves(old: &Flat, new: &Flat, to_new: &[u32], to_old: &[u32], ranges: &[
         let moved = if to_new[p as usize] != NONE && clear(n) {
             np != to_new[p as usize]
         } else {
-            // Inside an edit the tokens were aligned by text, so only a node
-            // whose new parent is an old node that held its old parent (it
-            // left it) is a move: a pairing sideways or inward, or a parent
-            // the rewrite adds, is taken as the replacement's own structure.
+            // Inside an edit the tokens were aligned by text, so only a named
+            // node whose new parent is an old node that held its old parent
+            // (it left it) is a move: a pairing sideways or inward, or a
+            // parent the rewrite adds, is taken as the replacement's own
+            // structure.
+            // Punctuation is left out: equal tokens such as `)` align by text
+            // with the wrong one as often as not.
             let a = anc_old[p as usize];
-            a != NONE && np != NONE && to_old[np as usize] != NONE && new.holds(np, to_new[a as usize])
+            old.named[n] && a != NONE && np != NONE && to_old[np as usize] != NONE && new.holds(np, to_new[a as usize])
         };
         if moved {
             let from = if to_new[p as usize] != NONE { p } else { anc_old[p as usize] };
@@ -538,6 +543,15 @@ mod tests {
         let src = "fn f() { let v = a.b; }\n";
         assert!(!check(SupportLang::Rust, src, &[edit(src, "a.b", "Some(a.b)")]).changed);
         assert!(!check(SupportLang::Rust, src, &[edit(src, "let v = a.b;", "let v = {\n    a.b\n};")]).changed);
+    }
+
+    #[test]
+    fn closing_brackets_that_align_with_the_wrong_one_are_no_move() {
+        // Found on sympy: the common tail pairs each `)` with the one after it.
+        let src = "assert x not in Tuple(1, Tuple(t2))\n";
+        assert!(!check(SupportLang::Python, src, &[edit(src, "x not in Tuple(1, Tuple(t2))", "absent(x, Tuple(1, Tuple(t2)))")]).changed);
+        let src = "fn f() -> usize { ((a >> 5) & 7) as usize }\n";
+        assert!(!check(SupportLang::Rust, src, &[edit(src, "((a >> 5) & 7) as usize", "usize::from(((a >> 5) & 7))")]).changed);
     }
 
     #[test]
