@@ -492,13 +492,13 @@ fn syntax_check(grep: AstGrep<StrDoc<SupportLang>>, lang: SupportLang, old: &str
     let before = tree_errors(&grep);
     // The structure guard (docs/DESIGN.md section 2.5.9) needs the old tree as
     // it was: `Tree::edit` below moves its nodes.
-    let flat = structure::Flat::of(grep.root().get_inner_node());
+    let flat = structure::Before::of(grep.root().get_inner_node(), edits, bom);
     // Keep only the tree: with no other reference to it, `Tree::edit` changes
     // its nodes in place instead of copying each node on the way to an edit,
     // and the source copy inside `grep` is freed before the re-parse.
     let tree = grep.root().get_doc().tree.clone();
     drop(grep);
-    let new_tree = tree_after_edit(tree, lang, old, new, edits, bom);
+    let (new_tree, changed) = tree_after_edit(tree, lang, old, new, edits, bom);
     let after = error_nodes(new_tree.root_node());
     let (added, structure) = if after.len() > before.len() {
         // Already refused for its syntax errors: the structure is not compared.
@@ -506,10 +506,9 @@ fn syntax_check(grep: AstGrep<StrDoc<SupportLang>>, lang: SupportLang, old: &str
         let added = added_errors(&before, &after, edits, bom).iter().take(MAX_SYNTAX_ERRORS_LISTED).map(|e| e.locate(new, &ts)).collect();
         (added, structure::Report::default())
     } else {
-        (Vec::new(), structure::compare(&flat, old, new_tree.root_node(), new, edits, bom))
+        (Vec::new(), structure::compare(flat, old, new_tree.root_node(), new, edits, bom, changed.as_deref()))
     };
     drop_later(new_tree);
-    drop_later(flat);
     SyntaxCheck { before: before.len(), after: after.len(), added, broken_before: before.first().map(|e| e.row + 1), structure }
 }
 
@@ -702,23 +701,27 @@ thread_local! {
 /// every edit (last first, so earlier offsets stay valid) and tree-sitter
 /// re-parses only what changed, much cheaper than a second full parse. Falls
 /// back to a full parse if the incremental one is not available.
-fn tree_after_edit(tree: tree_sitter::Tree, lang: SupportLang, old: &str, new: &str, edits: &[Edit], bom: usize) -> tree_sitter::Tree {
+///
+/// With it, the byte ranges of `new` whose syntactic structure changed
+/// (`Tree::changed_ranges`), when the re-parse was incremental.
+fn tree_after_edit(tree: tree_sitter::Tree, lang: SupportLang, old: &str, new: &str, edits: &[Edit], bom: usize) -> (tree_sitter::Tree, Option<Vec<std::ops::Range<usize>>>) {
     match reparse(tree, lang, old, new, edits, bom) {
-        Some(t) => t,
-        None => lang.ast_grep(new).root().get_doc().tree.clone(),
+        Some((t, changed)) => (t, Some(changed)),
+        None => (lang.ast_grep(new).root().get_doc().tree.clone(), None),
     }
 }
 
 /// The tree of `new`, re-parsed incrementally from `tree` (the tree of `old`) and
-/// the edits that turn `old` into `new`.
-fn reparse(
+/// the edits that turn `old` into `new`, and the byte ranges of `new` whose
+/// syntactic structure changed (`Tree::changed_ranges` of the edited `tree`).
+pub(crate) fn reparse(
     mut tree: tree_sitter::Tree,
     lang: SupportLang,
     old: &str,
     new: &str,
     edits: &[Edit],
     bom: usize,
-) -> Option<tree_sitter::Tree> {
+) -> Option<(tree_sitter::Tree, Vec<std::ops::Range<usize>>)> {
     let newlines: Vec<usize> = memchr::memchr_iter(b'\n', old.as_bytes()).collect();
     let point = |at: usize| {
         let row = newlines.partition_point(|&n| n < at);
@@ -749,9 +752,10 @@ fn reparse(
         let mut p = p.borrow_mut();
         p.set_language(&lang.get_ts_language()).ok()?;
         p.reset();
-        let new_tree = p.parse(new.as_bytes(), Some(&tree));
+        let new_tree = p.parse(new.as_bytes(), Some(&tree))?;
+        let changed = tree.changed_ranges(&new_tree).map(|r| r.start_byte..r.end_byte).collect();
         drop_later(tree);
-        new_tree
+        Some((new_tree, changed))
     })
 }
 
@@ -1076,7 +1080,7 @@ mod tests {
                 }
             }
             let old_tree = lang.ast_grep(src).root().get_doc().tree.clone();
-            let inc = reparse(old_tree, lang, src, new, &r.edits, 0).unwrap().root_node().to_sexp();
+            let inc = reparse(old_tree, lang, src, new, &r.edits, 0).unwrap().0.root_node().to_sexp();
             let full = fresh.root().get_doc().tree.root_node().to_sexp();
             proptest::prop_assert_eq!(inc, full, "{} -> {} on {:?}", pat, out, src);
         }

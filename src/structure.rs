@@ -19,6 +19,27 @@
 //!   kind.
 //!
 //! Nothing here recurses: the trees are walked with cursors into flat arrays.
+//!
+//! Only the part of each tree near the change is walked, so the cost follows
+//! the change, not the file. tree-sitter's `Tree::changed_ranges` (called on
+//! the old tree after `Tree::edit`, with the re-parsed tree) returns the ranges
+//! of the new text "whose syntactic structure has changed": outside them every
+//! character has the same ancestors, root to leaf, in both trees (same kinds,
+//! at the same places moved by the edits). The regions compared are those
+//! ranges and the edits' new ranges, each widened by one byte (a node touching
+//! an edit is judged as one in it), merged, and the same regions in the old
+//! text (their ends lie outside every edit, where the two texts differ by a
+//! shift). A node that overlaps no region is not entered: it is kept whole as
+//! one token, in both trees. Its interior is the same in both trees by that
+//! guarantee, so it pairs node for node and nothing under it moves, which is
+//! what the full walk would find; the node itself, and every node that holds
+//! it, stays in the walk with its parent, so the parent check is unchanged.
+//! Without an incremental re-parse (no changed ranges), both trees are walked
+//! whole. The old tree is walked ([`Before`]) before `Tree::edit` moves its
+//! nodes, when the changed ranges are not known yet: over the edits only; when
+//! the changed ranges reach beyond, the old text is parsed again and walked
+//! over the changed regions. The unit test `the_pruned_walk_reports_what_the_full_walk_reports`
+//! checks this against the full walk on random programs and edits.
 
 use serde::{Deserialize, Serialize};
 
@@ -62,7 +83,7 @@ const NONE: u32 = u32::MAX;
 /// A syntax tree flattened in pre-order: every node that is not an extra
 /// (comment) and not empty, with its parent and the first token under it.
 #[derive(Default)]
-pub struct Flat {
+struct Flat {
     kind: Vec<u16>,
     named: Vec<bool>,
     parent: Vec<u32>,
@@ -80,9 +101,21 @@ pub struct Flat {
 }
 
 impl Flat {
+    /// Flattens the whole tree at `root`.
+    #[cfg(test)]
+    fn of(root: tree_sitter::Node<'_>) -> Flat {
+        Flat::pruned(root, &[(0, usize::MAX)])
+    }
+
     /// Flattens the tree at `root` (of a text of at most 4 GiB: the plan caps
-    /// files far below that) with a cursor, without recursion.
-    pub fn of(root: tree_sitter::Node<'_>) -> Flat {
+    /// files far below that) with a cursor, without recursion, entering only
+    /// the nodes that overlap one of `regions` (sorted, disjoint, closed byte
+    /// ranges): a node that overlaps none is kept as one token.
+    fn pruned(root: tree_sitter::Node<'_>, regions: &[(usize, usize)]) -> Flat {
+        let outside = |s: usize, e: usize| {
+            let k = regions.partition_point(|r| r.1 < s);
+            regions.get(k).is_none_or(|r| r.0 > e)
+        };
         let mut f = Flat::default();
         let mut stack: Vec<u32> = Vec::new();
         let mut pending: Vec<u32> = Vec::new();
@@ -99,7 +132,7 @@ impl Flat {
                 f.end.push(node.end_byte() as u32);
                 f.last.push(id);
                 pending.push(id);
-                if node.child_count() == 0 {
+                if node.child_count() == 0 || outside(node.start_byte(), node.end_byte()) {
                     f.chain_at.push(f.chains.len() as u32);
                     f.chains.append(&mut pending);
                     f.leaves.push(id);
@@ -155,19 +188,91 @@ impl Flat {
     }
 }
 
-/// Compares `old` (the flattened tree of `old_text`) with the tree of
-/// `new_text` at `new_root`, `edits` turning one into the other (offsets in the
-/// whole file, `bom` bytes of BOM before the texts).
-pub fn compare(old: &Flat, old_text: &str, new_root: tree_sitter::Node<'_>, new_text: &str, edits: &[Edit], bom: usize) -> Report {
-    let new = Flat::of(new_root);
+/// The old tree, flattened before `Tree::edit` over the edits only (widened by
+/// one byte): the regions to walk when the changed ranges lie inside them.
+pub struct Before {
+    flat: Flat,
+    new_regions: Vec<(usize, usize)>,
+}
+
+impl Before {
+    /// Flattens the tree of the old text at `root` over the regions of `edits`
+    /// (offsets in the whole file, `bom` bytes of BOM before the text).
+    pub fn of(root: tree_sitter::Node<'_>, edits: &[Edit], bom: usize) -> Before {
+        let (old_regions, new_regions) = regions(&[], &ranges(edits, bom));
+        Before { flat: Flat::pruned(root, &old_regions), new_regions }
+    }
+}
+
+/// Compares the old tree (`before`, of `old_text`) with the tree of `new_text`
+/// at `new_root`, `edits` turning one into the other (offsets in the whole
+/// file, `bom` bytes of BOM before the texts), `changed` the ranges of
+/// `new_text` whose structure changed (`Tree::changed_ranges`; `None` without
+/// an incremental re-parse). When `changed` reaches outside the regions
+/// `before` walked, or is not known, the old text is parsed again and walked
+/// over the changed regions (or whole).
+pub fn compare(before: Before, old_text: &str, new_root: tree_sitter::Node<'_>, new_text: &str, edits: &[Edit], bom: usize, changed: Option<&[std::ops::Range<usize>]>) -> Report {
     let ranges = ranges(edits, bom);
-    let leaf_pairs = align_leaves(old, old_text, &new, new_text, &ranges);
-    let (to_new, to_old) = pair_nodes(old, &new, &leaf_pairs);
-    let moves = find_moves(old, &new, &to_new, &to_old, &ranges);
+    let (old_regions, new_regions) = match changed {
+        Some(changed) => regions(changed, &ranges),
+        None => (vec![(0, usize::MAX)], vec![(0, usize::MAX)]),
+    };
+    let inside = |(a, b): (usize, usize)| {
+        let k = before.new_regions.partition_point(|r| r.1 < a);
+        before.new_regions.get(k).is_some_and(|r| r.0 <= a && b <= r.1)
+    };
+    if changed.is_some() && new_regions.iter().all(|&r| inside(r)) {
+        let new = Flat::pruned(new_root, &before.new_regions);
+        return compare_flats(&before.flat, old_text, &new, new_text, &ranges, new_root);
+    }
+    let mut parser = tree_sitter::Parser::new();
+    let old_tree = parser.set_language(&new_root.language()).ok().and_then(|_| parser.parse(old_text, None));
+    let Some(old_tree) = old_tree else { return Report::default() };
+    let old = Flat::pruned(old_tree.root_node(), &old_regions);
+    let new = Flat::pruned(new_root, &new_regions);
+    compare_flats(&old, old_text, &new, new_text, &ranges, new_root)
+}
+
+/// Closed byte ranges, sorted and disjoint.
+type Regions = Vec<(usize, usize)>;
+
+/// The regions to walk (module doc), closed byte ranges, sorted and disjoint:
+/// in the old text, and in the new one.
+fn regions(changed: &[std::ops::Range<usize>], ranges: &[(usize, usize, usize, usize)]) -> (Regions, Regions) {
+    let mut all: Vec<(usize, usize)> = changed.iter().map(|r| (r.start, r.end)).chain(ranges.iter().map(|r| (r.2, r.3))).map(|(a, b)| (a.saturating_sub(1), b + 1)).collect();
+    all.sort_unstable();
+    let mut new: Vec<(usize, usize)> = Vec::with_capacity(all.len());
+    for (a, b) in all {
+        match new.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => new.push((a, b)),
+        }
+    }
+    // A place in the new text, in the old one: inside an edit, the edit's old
+    // start (or end); elsewhere, moved back by the edits before it.
+    let to_old = |p: usize, end: bool| {
+        let k = ranges.partition_point(|r| r.3 < p);
+        match ranges.get(k) {
+            Some(r) if r.2 <= p => if end { r.1 } else { r.0 },
+            _ => match k.checked_sub(1).map(|i| ranges[i]) {
+                Some(r) => r.1 + (p - r.3),
+                None => p,
+            },
+        }
+    };
+    let old = new.iter().map(|&(a, b)| (to_old(a, false), to_old(b, true))).collect();
+    (old, new)
+}
+
+/// [`compare`] over the two flattened trees.
+fn compare_flats(old: &Flat, old_text: &str, new: &Flat, new_text: &str, ranges: &[(usize, usize, usize, usize)], new_root: tree_sitter::Node<'_>) -> Report {
+    let leaf_pairs = align_leaves(old, old_text, new, new_text, ranges);
+    let (to_new, to_old) = pair_nodes(old, new, &leaf_pairs);
+    let moves = find_moves(old, new, &to_new, &to_old, ranges);
     if moves.is_empty() {
         return Report::default();
     }
-    Report { changed: true, changes: describe(&moves, old, &new, &to_new, &ranges, new_root, new_text) }
+    Report { changed: true, changes: describe(&moves, old, new, &to_new, ranges, new_root, new_text) }
 }
 
 /// Each edit as (old start, old end, new start, new end), in the texts without
@@ -506,13 +611,24 @@ mod tests {
     use ast_grep_language::SupportLang;
     use proptest::prelude::*;
 
-    /// The report for `edits` on `src` in `lang`, the new text parsed afresh.
+    /// The report for `edits` on `src` in `lang`, as the syntax check makes it:
+    /// the new text re-parsed incrementally, only the changed regions walked.
     fn check(lang: SupportLang, src: &str, edits: &[Edit]) -> Report {
+        let old = lang.ast_grep(src).root().get_doc().tree.clone();
+        let before = Before::of(old.root_node(), edits, 0);
+        let new_text = String::from_utf8(crate::engine::splice(src.as_bytes(), edits)).unwrap();
+        let (new, changed) = crate::engine::reparse(old, lang, src, &new_text, edits, 0).expect("an incremental re-parse");
+        compare(before, src, new.root_node(), &new_text, edits, 0, Some(&changed))
+    }
+
+    /// The reference: the report for `edits` on `src` in `lang`, both trees
+    /// (the new one parsed afresh) walked whole.
+    fn check_full(lang: SupportLang, src: &str, edits: &[Edit]) -> Report {
         let old = lang.ast_grep(src);
-        let flat = Flat::of(old.root().get_inner_node());
         let new_text = String::from_utf8(crate::engine::splice(src.as_bytes(), edits)).unwrap();
         let new = lang.ast_grep(&new_text);
-        compare(&flat, src, new.root().get_inner_node(), &new_text, edits, 0)
+        let (old_flat, new_flat) = (Flat::of(old.root().get_inner_node()), Flat::of(new.root().get_inner_node()));
+        compare_flats(&old_flat, src, &new_flat, &new_text, &ranges(edits, 0), new.root().get_inner_node())
     }
 
     fn edit(src: &str, from: &str, to: &str) -> Edit {
@@ -608,6 +724,25 @@ mod tests {
         found.iter().enumerate().filter(|(k, _)| mask >> (k % 64) & 1 == 1).map(|(_, r)| Edit { start: r.start, end: r.end, text: to.to_string(), op: 0 }).collect()
     }
 
+    /// Texts that random edits write: brackets, statements, indentation.
+    const PIECES: [&str; 12] = ["", "{", "}", "(", ")", ";", "\n    ", "x", "if a:\n        ", "return b", "Some(", "f(1, 2)"];
+
+    /// Sorted, disjoint edits of `src`: each cut (start, length, piece)
+    /// replaces up to `length` bytes at `start` with [`PIECES`]`[piece]`.
+    fn random_edits(src: &str, cuts: &[(usize, usize, usize)]) -> Vec<Edit> {
+        let mut cuts: Vec<(usize, usize, usize)> = cuts.iter().map(|&(s, l, p)| (s % src.len(), l, p)).collect();
+        cuts.sort_unstable();
+        let mut edits: Vec<Edit> = Vec::new();
+        for (start, len, piece) in cuts {
+            if edits.last().is_some_and(|e| e.end > start) {
+                continue;
+            }
+            let end = (start + len).min(src.len());
+            edits.push(Edit { start, end, text: PIECES[piece].to_string(), op: 0 });
+        }
+        edits
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
         #[test]
@@ -623,6 +758,20 @@ mod tests {
             let edits = renames(lang, &src, &ids[pick], &to, mask);
             let r = check(lang, &src, &edits);
             prop_assert!(!r.changed, "{src}\n{edits:?}\n{r:?}");
+        }
+
+        #[test]
+        fn the_pruned_walk_reports_what_the_full_walk_reports(
+            ids in proptest::collection::vec("[a-e]{1,2}", 8),
+            cuts in proptest::collection::vec((0usize..800, 0usize..12, 0usize..PIECES.len()), 1..4),
+            python in any::<bool>(),
+        ) {
+            let lang = if python { SupportLang::Python } else { SupportLang::Rust };
+            // Two definitions, so that most edits leave one of them whole.
+            let rotated: Vec<String> = ids.iter().cycle().skip(3).take(ids.len()).cloned().collect();
+            let src = program(lang, &ids) + &program(lang, &rotated);
+            let edits = random_edits(&src, &cuts);
+            prop_assert_eq!(check(lang, &src, &edits), check_full(lang, &src, &edits), "{}\n{:?}", src, edits);
         }
     }
 }
