@@ -46,7 +46,11 @@ pub struct ApplyOptions {
     /// Leave these display paths out (`extra.exclude`); each must be a file of
     /// the action ([`ApplyOptions::check_paths`]).
     pub exclude: Vec<String>,
-    /// Leave out every file whose rewrite adds syntax errors (`extra.skipFlagged`).
+    /// Apply files whose rewrite moves code in the syntax tree
+    /// (`extra.allowStructureChanges`; docs/DESIGN.md section 2.5.10).
+    pub allow_structure_changes: bool,
+    /// Leave out every file whose rewrite adds syntax errors or moves code in
+    /// the syntax tree (`extra.skipFlagged`).
     pub skip_flagged: bool,
     /// Build the new text by splicing the planned edits onto the verified bytes
     /// instead of re-running the rewrite. Set by `run -U` and `-i`, whose plan this
@@ -65,7 +69,7 @@ pub struct ApplyOptions {
 impl ApplyOptions {
     /// The keys of `extra` that an `ast_edit` apply reads, in the order messages
     /// list them (docs/DESIGN.md section 4.2).
-    pub const EXTRA_KEYS: [&str; 6] = ["stale", "files", "allowSyntaxErrors", "verify", "exclude", "skipFlagged"];
+    pub const EXTRA_KEYS: [&str; 7] = ["stale", "files", "allowSyntaxErrors", "verify", "exclude", "skipFlagged", "allowStructureChanges"];
 
     /// Reads the options from `extra` (a JSON object). A key that is not one of
     /// [`ApplyOptions::EXTRA_KEYS`], or a value of the wrong type or out of range, is bad input
@@ -104,6 +108,9 @@ impl ApplyOptions {
         if let Some(v) = obj.get("allowSyntaxErrors") {
             o.allow_syntax_errors = v.as_bool().ok_or_else(|| bad("allowSyntaxErrors", "true or false", v))?;
         }
+        if let Some(v) = obj.get("allowStructureChanges") {
+            o.allow_structure_changes = v.as_bool().ok_or_else(|| bad("allowStructureChanges", "true or false", v))?;
+        }
         if let Some(v) = obj.get("verify") {
             o.rerun = match v.as_str() {
                 Some("rerun") => true,
@@ -133,6 +140,11 @@ impl ApplyOptions {
         if self.skip_flagged && self.allow_syntax_errors {
             return Err(Error::bad(
                 "extra.skipFlagged leaves out the files whose rewrite adds syntax errors and extra.allowSyntaxErrors writes them: pass one of the two. Nothing was written; the action stays pending",
+            ));
+        }
+        if self.skip_flagged && self.allow_structure_changes {
+            return Err(Error::bad(
+                "extra.skipFlagged leaves out the files whose rewrite moves code in the syntax tree and extra.allowStructureChanges writes them: pass one of the two. Nothing was written; the action stays pending",
             ));
         }
         Ok(())
@@ -283,6 +295,9 @@ pub const MAX_LISTED_FILES: usize = 20;
 const NOT_IN_FILES: &str = "not named in extra.files";
 const EXCLUDED: &str = "named in extra.exclude";
 const FLAGGED: &str = "its rewrite adds syntax errors (left out by extra.skipFlagged)";
+/// Why `skipFlagged` left out a file whose rewrite moves code in the syntax
+/// tree (docs/DESIGN.md section 2.5.10).
+const MOVED: &str = "its rewrite moves code in the syntax tree (left out by extra.skipFlagged)";
 
 /// Stale reasons of `outstanding` (docs/DESIGN.md §4.4).
 const CHANGED: &str = "changed since the preview";
@@ -547,6 +562,9 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
     if !opts.allow_syntax_errors {
         syntax_guard(&selected)?;
     }
+    if !opts.allow_structure_changes {
+        structure_guard(&selected)?;
+    }
     let spool = Spool::create(journal)?;
     let (staged, left) = match prepare_all(plan, &selected, opts, &spool) {
         Ok(s) => s,
@@ -594,7 +612,7 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
 
 /// The files of `plan` to apply (all, or those named in `opts.only`, less those
 /// in `opts.exclude` and, with `opts.skip_flagged`, those whose rewrite adds
-/// syntax errors), and a `not_selected` entry in `outstanding` for each file
+/// syntax errors or moves code in the syntax tree), and a `not_selected` entry in `outstanding` for each file
 /// left out, with the first of those reasons that applies.
 fn select<'p>(plan: &'p Plan, opts: &ApplyOptions) -> Result<(Vec<&'p FilePlan>, Vec<Outstanding>)> {
     if let Some(only) = &opts.only {
@@ -609,6 +627,8 @@ fn select<'p>(plan: &'p Plan, opts: &ApplyOptions) -> Result<(Vec<&'p FilePlan>,
             EXCLUDED
         } else if opts.skip_flagged && f.syntax_errors_introduced() {
             FLAGGED
+        } else if opts.skip_flagged && f.structure_changed {
+            MOVED
         } else {
             selected.push(f);
             continue;
@@ -639,6 +659,27 @@ fn syntax_guard(selected: &[&FilePlan]) -> Result<()> {
     }
     Err(Error::ApplyFailed(format!(
         "the rewrite introduces syntax errors in {}: {}; fix the pattern, leave them out with extra {{\"skipFlagged\": true}} (or {{\"exclude\": [...]}}), or pass extra {{\"allowSyntaxErrors\": true}}",
+        plural(bad.len(), "file"),
+        bad.join(", ")
+    )))
+}
+
+/// Refuses files whose rewrite moves code in the syntax tree (docs/DESIGN.md
+/// section 2.5.10), naming each with its first listed change.
+fn structure_guard(selected: &[&FilePlan]) -> Result<()> {
+    let bad: Vec<_> = selected
+        .iter()
+        .filter(|f| f.structure_changed)
+        .map(|f| match f.structure_changes.first() {
+            Some(c) => format!("{}:{} ({})", display_name(&f.path), c.line, c.message),
+            None => display_name(&f.path).to_string(),
+        })
+        .collect();
+    if bad.is_empty() {
+        return Ok(());
+    }
+    Err(Error::ApplyFailed(format!(
+        "the rewrite moves code in the syntax tree outside the replaced text in {}: {}; fix the pattern or the rewrite, leave them out with extra {{\"skipFlagged\": true}} (or {{\"exclude\": [...]}}), or pass extra {{\"allowStructureChanges\": true}}",
         plural(bad.len(), "file"),
         bad.join(", ")
     )))

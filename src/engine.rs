@@ -34,6 +34,7 @@ use crate::compile::{self, CompileError, CompiledOp};
 use crate::error::{Error, Result};
 use crate::lang;
 use crate::request::Request;
+use crate::structure;
 
 mod minimal;
 mod nested;
@@ -82,6 +83,9 @@ pub struct Rewrite {
     /// when the file was parsed with the syntax check on and holds one. A file
     /// that is broken but has no match still gives a `Rewrite` (no edits) for it.
     pub broken_before: Option<usize>,
+    /// What the structure guard found (docs/DESIGN.md section 2.5.10): nothing
+    /// when the syntax check is off or the rewrite adds syntax errors.
+    pub structure: structure::Report,
     /// Set when the file was not searched after all (its syntax tree is deeper
     /// than [`MAX_CODE_DEPTH`] for an op that needs that): then there are no
     /// edits and `new_text` is the text.
@@ -464,12 +468,14 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
     };
     unparsed.sort_unstable();
     let (errors_before, errors_after, syntax_errors, broken_before) = (check.before, check.after, check.added, check.broken_before);
-    Some(Rewrite { edits: kept, overlaps: dropped.len(), dropped, unparsed, new_text, errors_before, errors_after, syntax_errors, broken_before, refused: None, findings })
+    let structure = check.structure;
+    Some(Rewrite { edits: kept, overlaps: dropped.len(), dropped, unparsed, new_text, errors_before, errors_after, syntax_errors, broken_before, structure, refused: None, findings })
 }
 
 /// What the syntax check found in one file (docs/DESIGN.md section 2.5.6).
 #[derive(Default)]
 struct SyntaxCheck {
+    structure: structure::Report,
     before: usize,
     after: usize,
     added: Vec<SyntaxError>,
@@ -488,19 +494,26 @@ fn syntax_check(grep: AstGrep<StrDoc<SupportLang>>, lang: SupportLang, old: &str
         return SyntaxCheck { broken_before, ..SyntaxCheck::default() };
     }
     let before = tree_errors(&grep);
+    // The structure guard (docs/DESIGN.md section 2.5.10) needs the old tree as
+    // it was: `Tree::edit` below moves its nodes.
+    let flat = structure::Before::of(grep.root().get_inner_node(), edits, bom);
     // Keep only the tree: with no other reference to it, `Tree::edit` changes
     // its nodes in place instead of copying each node on the way to an edit,
     // and the source copy inside `grep` is freed before the re-parse.
     let tree = grep.root().get_doc().tree.clone();
     drop(grep);
-    let after = errors_after_edit(tree, lang, old, new, edits, bom);
-    let added = if after.len() > before.len() {
+    let (new_tree, changed) = tree_after_edit(tree, lang, old, new, edits, bom);
+    let after = error_nodes(new_tree.root_node());
+    let (added, structure) = if after.len() > before.len() {
+        // Already refused for its syntax errors: the structure is not compared.
         let ts = lang.get_ts_language();
-        added_errors(&before, &after, edits, bom).iter().take(MAX_SYNTAX_ERRORS_LISTED).map(|e| e.locate(new, &ts)).collect()
+        let added = added_errors(&before, &after, edits, bom).iter().take(MAX_SYNTAX_ERRORS_LISTED).map(|e| e.locate(new, &ts)).collect();
+        (added, structure::Report::default())
     } else {
-        Vec::new()
+        (Vec::new(), structure::compare(flat, old, new_tree.root_node(), new, edits, bom, changed.as_deref()))
     };
-    SyntaxCheck { before: before.len(), after: after.len(), added, broken_before: before.first().map(|e| e.row + 1) }
+    drop_later(new_tree);
+    SyntaxCheck { before: before.len(), after: after.len(), added, broken_before: before.first().map(|e| e.row + 1), structure }
 }
 
 /// The reason to skip a file whose tree is too deep for one of `live` (a pattern
@@ -581,6 +594,7 @@ impl Rewrite {
             errors_after: 0,
             syntax_errors: Vec::new(),
             broken_before: None,
+            structure: structure::Report::default(),
             refused: None,
             findings: Vec::new(),
         }
@@ -707,31 +721,31 @@ thread_local! {
     static PARSER: std::cell::RefCell<tree_sitter::Parser> = std::cell::RefCell::new(tree_sitter::Parser::new());
 }
 
-/// ERROR/MISSING nodes of the new text, in pre-order, parsed incrementally: the
-/// old tree is told about every edit (last first, so earlier offsets stay valid)
-/// and tree-sitter re-parses only what changed, much cheaper than a second full
-/// parse. Falls back to a full parse if the incremental one is not available.
-fn errors_after_edit(tree: tree_sitter::Tree, lang: SupportLang, old: &str, new: &str, edits: &[Edit], bom: usize) -> Vec<ErrorNode> {
+/// The tree of the new text, parsed incrementally: the old tree is told about
+/// every edit (last first, so earlier offsets stay valid) and tree-sitter
+/// re-parses only what changed, much cheaper than a second full parse. Falls
+/// back to a full parse if the incremental one is not available.
+///
+/// With it, the byte ranges of `new` whose syntactic structure changed
+/// (`Tree::changed_ranges`), when the re-parse was incremental.
+fn tree_after_edit(tree: tree_sitter::Tree, lang: SupportLang, old: &str, new: &str, edits: &[Edit], bom: usize) -> (tree_sitter::Tree, Option<Vec<std::ops::Range<usize>>>) {
     match reparse(tree, lang, old, new, edits, bom) {
-        Some(t) => {
-            let found = error_nodes(t.root_node());
-            drop_later(t);
-            found
-        }
-        None => tree_errors(&lang.ast_grep(new)),
+        Some((t, changed)) => (t, Some(changed)),
+        None => (lang.ast_grep(new).root().get_doc().tree.clone(), None),
     }
 }
 
 /// The tree of `new`, re-parsed incrementally from `tree` (the tree of `old`) and
-/// the edits that turn `old` into `new`.
-fn reparse(
+/// the edits that turn `old` into `new`, and the byte ranges of `new` whose
+/// syntactic structure changed (`Tree::changed_ranges` of the edited `tree`).
+pub(crate) fn reparse(
     mut tree: tree_sitter::Tree,
     lang: SupportLang,
     old: &str,
     new: &str,
     edits: &[Edit],
     bom: usize,
-) -> Option<tree_sitter::Tree> {
+) -> Option<(tree_sitter::Tree, Vec<std::ops::Range<usize>>)> {
     let newlines: Vec<usize> = memchr::memchr_iter(b'\n', old.as_bytes()).collect();
     let point = |at: usize| {
         let row = newlines.partition_point(|&n| n < at);
@@ -762,9 +776,10 @@ fn reparse(
         let mut p = p.borrow_mut();
         p.set_language(&lang.get_ts_language()).ok()?;
         p.reset();
-        let new_tree = p.parse(new.as_bytes(), Some(&tree));
+        let new_tree = p.parse(new.as_bytes(), Some(&tree))?;
+        let changed = tree.changed_ranges(&new_tree).map(|r| r.start_byte..r.end_byte).collect();
         drop_later(tree);
-        new_tree
+        Some((new_tree, changed))
     })
 }
 
@@ -1089,7 +1104,7 @@ mod tests {
                 }
             }
             let old_tree = lang.ast_grep(src).root().get_doc().tree.clone();
-            let inc = reparse(old_tree, lang, src, new, &r.edits, 0).unwrap().root_node().to_sexp();
+            let inc = reparse(old_tree, lang, src, new, &r.edits, 0).unwrap().0.root_node().to_sexp();
             let full = fresh.root().get_doc().tree.root_node().to_sexp();
             proptest::prop_assert_eq!(inc, full, "{} -> {} on {:?}", pat, out, src);
         }

@@ -54,6 +54,7 @@ pub mod ruleset;
 pub mod ruletest;
 mod schema;
 pub mod status;
+pub mod structure;
 mod text;
 mod tight_ends;
 pub mod tree;

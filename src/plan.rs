@@ -47,6 +47,15 @@ pub struct FilePlan {
     /// otherwise, and in plans stored by older builds.
     #[serde(default)]
     pub syntax_errors: Vec<SyntaxError>,
+    /// The rewrite moved code in the syntax tree outside the replaced text
+    /// (docs/DESIGN.md section 2.5.10): apply refuses the file unless allowed.
+    /// False in plans stored by older builds.
+    #[serde(default)]
+    pub structure_changed: bool,
+    /// The first such moves, located in the new text (at most
+    /// [`crate::structure::MAX_STRUCTURE_CHANGES_LISTED`]).
+    #[serde(default)]
+    pub structure_changes: Vec<crate::structure::StructureChange>,
     /// The unified diff (lines over [`diff::MAX_DIFF_LINE`] bytes cut).
     pub diff: String,
     /// How many diff lines were cut.
@@ -58,6 +67,12 @@ impl FilePlan {
     /// True when the rewrite adds syntax errors to the file.
     pub fn syntax_errors_introduced(&self) -> bool {
         self.errors_after > self.errors_before
+    }
+
+    /// True when apply refuses the file unless allowed: the rewrite adds syntax
+    /// errors or changes the structure outside the replaced text.
+    pub fn flagged(&self) -> bool {
+        self.syntax_errors_introduced() || self.structure_changed
     }
 }
 
@@ -388,6 +403,8 @@ fn plan_file(engine: &Engine, req: &Request, names: &[String], c: &Candidate) ->
         errors_before: rw.errors_before,
         errors_after: rw.errors_after,
         syntax_errors: rw.syntax_errors,
+        structure_changed: rw.structure.changed,
+        structure_changes: rw.structure.changes,
     };
     FileOutcome::Changed(Box::new(plan), rep)
 }
@@ -617,6 +634,13 @@ pub(crate) fn run_warnings(
                 crate::quote::display_name(&f.path),
                 f.errors_before,
                 f.errors_after
+            ));
+        }
+        if f.structure_changed {
+            warnings.push(format!(
+                "{}: the rewrite moves code in the syntax tree outside the replaced text ({}); apply refuses this file unless extra {{\"allowStructureChanges\": true}}.",
+                crate::quote::display_name(&f.path),
+                f.structure_changes.first().map_or(String::new(), |c| format!("line {}: {}", c.line, c.message))
             ));
         }
     }

@@ -50,6 +50,14 @@ pub struct PreviewFile {
     /// The syntax errors the rewrite adds, located in the new text (empty unless
     /// `syntax_errors_introduced`; docs/DESIGN.md section 5.5).
     pub syntax_errors: Vec<SyntaxError>,
+    /// True when the rewrite moves code in the syntax tree outside the replaced
+    /// text (docs/DESIGN.md section 2.5.10).
+    #[serde(default)]
+    pub structure_changed: bool,
+    /// The first such moves, located in the new text (empty unless
+    /// `structure_changed`).
+    #[serde(default)]
+    pub structure_changes: Vec<crate::structure::StructureChange>,
 }
 
 /// The preview details (docs/DESIGN.md section 5.5), camelCase keys, every key always present.
@@ -117,6 +125,8 @@ pub fn details(plan: &Plan, per_rule: &[RuleCount]) -> PreviewDetails {
                 diff: f.diff.clone(),
                 syntax_errors_introduced: f.syntax_errors_introduced(),
                 syntax_errors: f.syntax_errors.clone(),
+                structure_changed: f.structure_changed,
+                structure_changes: f.structure_changes.clone(),
             })
             .collect(),
         overlaps: plan.overlaps,
@@ -194,16 +204,29 @@ impl PreviewDetails {
     }
 
     /// The changed files as texts for people list them: those whose rewrite
-    /// adds syntax errors first, then the others, each group in path order; with
-    /// each file its index in `files` (the JSON keeps path order).
+    /// adds syntax errors or changes the structure first, then the others, each
+    /// group in path order; with each file its index in `files` (the JSON keeps
+    /// path order).
     pub fn files_flagged_first(&self) -> Vec<(usize, &PreviewFile)> {
-        let (mut flagged, rest): (Vec<_>, Vec<_>) = self.files.iter().enumerate().partition(|(_, f)| f.syntax_errors_introduced);
+        let (mut flagged, rest): (Vec<_>, Vec<_>) = self.files.iter().enumerate().partition(|(_, f)| f.flagged());
         flagged.extend(rest);
         flagged
     }
 }
 
 impl PreviewFile {
+    /// Apply refuses it unless allowed: it adds syntax errors or changes the
+    /// structure.
+    pub fn flagged(&self) -> bool {
+        self.syntax_errors_introduced || self.structure_changed
+    }
+
+    /// One line per listed structure change: `<path>:<line>: <message>`.
+    pub fn structure_change_lines(&self) -> Vec<String> {
+        let path = crate::quote::display_name(&self.path);
+        self.structure_changes.iter().map(|c| format!("{path}:{}: {}", c.line, crate::quote::escape_controls(&c.message))).collect()
+    }
+
     /// One line per located syntax error: `<path>:<line>:<column>: <node>:
     /// <excerpt>` (the excerpt's leading whitespace and control characters
     /// escaped as in the rest of the text output).

@@ -466,7 +466,7 @@ mod tests {
         for k in 0..diff_lines {
             diff.push_str(&format!("-old_call_{k}(argument)\n+new_call_{k}(argument)\n"));
         }
-        PreviewFile { path: format!("d/f{i:04}.py"), replacements: diff_lines, diff, syntax_errors_introduced: false, syntax_errors: Vec::new() }
+        PreviewFile { path: format!("d/f{i:04}.py"), replacements: diff_lines, diff, syntax_errors_introduced: false, syntax_errors: Vec::new(), structure_changed: false, structure_changes: Vec::new() }
     }
 
     fn details(files: Vec<PreviewFile>) -> PreviewDetails {

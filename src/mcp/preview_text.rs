@@ -73,8 +73,11 @@ fn file_line(f: &PreviewFile) -> String {
     if f.syntax_errors_introduced {
         line.push_str("  [adds syntax errors: apply refuses it unless extra {\"allowSyntaxErrors\": true}]");
     }
+    if f.structure_changed {
+        line.push_str("  [moves code in the syntax tree: apply refuses it unless extra {\"allowStructureChanges\": true}]");
+    }
     line.push('\n');
-    for e in f.syntax_error_lines() {
+    for e in f.syntax_error_lines().into_iter().chain(f.structure_change_lines()) {
         line.push_str(&cut_line(&format!("    {e}")));
         line.push('\n');
     }
@@ -114,6 +117,14 @@ fn push_files(s: &mut String, d: &PreviewDetails) {
         "\nFiles whose rewrite adds syntax errors (apply refuses them unless extra {\"allowSyntaxErrors\": true}), ",
         &broken.len().to_string(),
         broken.iter().map(|f| first_error_line(f)),
+        "files",
+    );
+    let moved: Vec<&PreviewFile> = d.files.iter().filter(|f| f.structure_changed).collect();
+    push_notes(
+        s,
+        "\nFiles whose rewrite moves code in the syntax tree (apply refuses them unless extra {\"allowStructureChanges\": true}), ",
+        &moved.len().to_string(),
+        moved.iter().map(|f| f.structure_change_lines().first().map_or_else(|| format!("  {}", display_name(&f.path)), |l| format!("  {l}"))),
         "files",
     );
 }
@@ -403,7 +414,7 @@ mod tests {
         for k in 0..lines {
             diff.push_str(&format!("-old_call_number_{k}(argument)\n+new_call_number_{k}(argument)\n"));
         }
-        PreviewFile { path, replacements: lines, diff, syntax_errors_introduced: false, syntax_errors: Vec::new() }
+        PreviewFile { path, replacements: lines, diff, syntax_errors_introduced: false, syntax_errors: Vec::new(), structure_changed: false, structure_changes: Vec::new() }
     }
 
     fn file(i: usize, lines: usize) -> PreviewFile {

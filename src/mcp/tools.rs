@@ -104,7 +104,7 @@ fn rows(shape: &str) -> Value {
 
 /// The per-file entries of a preview or a page.
 fn preview_files() -> Value {
-    rows("{path, replacements, diff, syntaxErrorsIntroduced, syntaxErrors: [{line, column, node, excerpt}]}")
+    rows("{path, replacements, diff, syntaxErrorsIntroduced, syntaxErrors: [{line, column, node, excerpt}], structureChanged, structureChanges: [{line, message}]}")
 }
 
 /// `truncated` and `filesOmitted` (the budget and what it counts are said once, in

@@ -71,6 +71,15 @@ pub struct PreviewFile {
     pub diff: String,
     pub syntax_errors_introduced: bool,
     pub syntax_errors: Vec<SyntaxError>,
+    pub structure_changed: bool,
+    pub structure_changes: Vec<StructureChange>,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct StructureChange {
+    pub line: usize,
+    pub message: String,
 }
 
 #[derive(Debug, Deserialize, PartialEq)]
