@@ -134,8 +134,15 @@ fn adding_a_return_annotation_keeps_method_bodies_in_their_methods() {
     if let Some(sizes) = method_body_sizes(&got) {
         assert_eq!(sizes, "[('ready', 3), ('other', 1)]");
     }
-    // --verbatim writes ast-grep's bytes, which move the bodies out.
-    let v = applied(&[("apps.py", DJANGO)], &["-l", "py", "-p", pat, "-r", out, "--verbatim"]);
+    // --verbatim writes ast-grep's bytes, which move the bodies out: the
+    // structure guard (docs/DESIGN.md section 2.5.10) refuses them unless allowed.
+    let v = Tree::empty();
+    v.write("apps.py", DJANGO);
+    v.run(&["run", "-l", "py", "-p", pat, "-r", out, "--verbatim", "."]).ok();
+    let refused = v.run(&["resolve", "apply", "--reason", "r"]);
+    assert!(refused.stderr.contains("the rewrite moves code in the syntax tree"), "{}", refused.stderr);
+    assert_eq!(v.read("apps.py"), DJANGO);
+    v.run(&["resolve", "apply", "--reason", "r", "--extra", r#"{"allowStructureChanges": true}"#]).ok();
     if let Some(sizes) = method_body_sizes(&v.read("apps.py")) {
         assert_ne!(sizes, "[('ready', 3), ('other', 1)]");
     }
