@@ -6,15 +6,10 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::Stdio;
-
+use common::mcp::{self, text, Client};
 use common::json::Preview;
 use common::Tree;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::model::CallToolResult;
 use serde_json::{json, Value};
 
 /// Django models: nine `models.ForeignKey` calls, six with
@@ -243,22 +238,10 @@ fn no_message_shows_the_preprocessed_pattern() {
 
 // ---- over MCP ----
 
-/// A server rooted in `root`, with its own state dir.
-async fn connect(root: &Path, state: &Path) -> RunningService<RoleClient, ()> {
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_ast-edit"));
-    cmd.arg("mcp").current_dir(root).env("AST_EDIT_STATE_DIR", state);
-    let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().unwrap();
-    ().serve(transport).await.expect("initialize")
+async fn call(client: &Client, args: Value) -> CallToolResult {
+    mcp::call(client, "ast_edit", args).await
 }
 
-async fn call(client: &RunningService<RoleClient, ()>, args: Value) -> CallToolResult {
-    let Value::Object(map) = args else { panic!("arguments must be an object") };
-    client.call_tool(CallToolRequestParams::new("ast_edit".to_string()).with_arguments(map)).await.expect("a tool result")
-}
-
-fn text(r: &CallToolResult) -> String {
-    r.content[0].as_text().expect("text content").text.clone()
-}
 
 /// The result's text without its diff fence (a diff has `---` headers), and
 /// its structured warnings.
@@ -266,7 +249,7 @@ fn prose(r: &CallToolResult) -> (String, Vec<String>) {
     let t = text(r);
     let t = match (t.find("```diff"), t.rfind("```")) {
         (Some(a), Some(b)) if b > a => format!("{}{}", &t[..a], &t[b..]),
-        _ => t,
+        _ => t.to_string(),
     };
     let warnings = r
         .structured_content
@@ -294,7 +277,7 @@ async fn mcp_messages_speak_of_fields_and_tools_and_the_cli_ones_of_flags() {
     t.write("k.c", "void f(void *p) {\n  kfree(p);\n}\n");
     t.write("rs/main.rs", "fn main() {}\n");
     let root = t.path().canonicalize().unwrap();
-    let client = connect(&root, t.state.path()).await;
+    let client = mcp::serve(&root, t.state.path()).await;
     let op = |pat: &str, out: &str| json!([{"pat": pat, "out": out}]);
     let cases: Vec<(Value, Vec<&str>)> = vec![
         (json!({"ops": op(FK_PAT, FK_OUT), "paths": ["models.py"]}), vec!["--strictness ast", "-p "]),
@@ -338,7 +321,7 @@ async fn mcp_diagnoses_name_the_fields_to_set() {
     let t = models_tree();
     t.write("main.go", GO_MAIN);
     let root = t.path().canonicalize().unwrap();
-    let client = connect(&root, t.state.path()).await;
+    let client = mcp::serve(&root, t.state.path()).await;
     let r = call(&client, json!({"ops": [{"pat": FK_PAT, "out": FK_OUT}], "paths": ["models.py"]})).await;
     let (_, w) = prose(&r);
     assert_eq!(
@@ -385,10 +368,8 @@ async fn mcp_diagnoses_name_the_fields_to_set() {
 async fn mcp_unknown_id_names_ast_pending_and_the_cli_names_its_command() {
     let t = Tree::empty();
     let root = t.path().canonicalize().unwrap();
-    let client = connect(&root, t.state.path()).await;
-    let args = json!({"action": "apply", "reason": "x", "id": "ae-000000"});
-    let Value::Object(map) = args else { unreachable!() };
-    let r = client.call_tool(CallToolRequestParams::new("resolve".to_string()).with_arguments(map)).await.unwrap();
+    let client = mcp::serve(&root, t.state.path()).await;
+    let r = mcp::call(&client, "resolve", json!({"action": "apply", "reason": "x", "id": "ae-000000"})).await;
     assert_eq!(r.is_error, Some(true));
     assert_eq!(text(&r), "No pending action with id `ae-000000`. Call `ast_pending` without `id` to list the pending actions and their ids.");
     let _ = client.cancel().await;

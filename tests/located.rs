@@ -8,15 +8,10 @@
 
 mod common;
 
-use std::process::Stdio;
-
+use common::mcp::{call, connect, text};
 use common::json::{ApplyReport, BrokenFile, Preview, ResolveResult, SyntaxError};
 use common::store::pending;
 use common::Tree;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
 
 const A: &str = "export const one = alpha(1);\n";
@@ -196,21 +191,8 @@ fn an_unknown_exclude_path_is_bad_input_and_writes_nothing() {
 // The same through the MCP server
 // ---------------------------------------------------------------------------
 
-async fn connect(t: &Tree) -> RunningService<RoleClient, ()> {
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_ast-edit"));
-    cmd.arg("mcp").current_dir(t.path()).env("AST_EDIT_STATE_DIR", t.state.path());
-    let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().unwrap();
-    ().serve(transport).await.expect("initialize")
-}
 
-async fn call(client: &RunningService<RoleClient, ()>, tool: &str, args: Value) -> CallToolResult {
-    let Value::Object(map) = args else { panic!("arguments must be an object") };
-    client.call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(map)).await.expect("a tool result")
-}
 
-fn text(r: &CallToolResult) -> &str {
-    &r.content[0].as_text().expect("text content").text
-}
 
 fn edit_args() -> Value {
     json!({"ops": [{"pat": "alpha($A)", "out": "beta($A)"}, {"pat": "gamma($A)", "out": "delta($A"}]})

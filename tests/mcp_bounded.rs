@@ -5,14 +5,13 @@
 //! `ast_undo` puts the bytes back (and refuses what it must), `contextLines` sets
 //! the diffs' context, and every tool schema passes a strict client's lint.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
+use common::mcp::{self, call, text, Client};
+use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_ast-edit");
@@ -63,11 +62,8 @@ impl Env {
             .unwrap()
     }
 
-    async fn connect(&self) -> RunningService<RoleClient, ()> {
-        let mut cmd = tokio::process::Command::new(BIN);
-        cmd.arg("mcp").current_dir(&self.root).env("AST_EDIT_STATE_DIR", &self.state);
-        let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().unwrap();
-        ().serve(transport).await.expect("initialize")
+    async fn connect(&self) -> Client {
+        mcp::serve(&self.root, &self.state).await
     }
 }
 
@@ -75,15 +71,7 @@ fn source(i: usize) -> String {
     format!("def handler_{i}():\n    a = 1\n    b = 2\n    c = 3\n    x = old_name({i})\n    d = 4\n    e = 5\n    return x\n")
 }
 
-async fn call(client: &RunningService<RoleClient, ()>, tool: &str, args: Value) -> CallToolResult {
-    let Value::Object(map) = args else { panic!("arguments must be an object") };
-    client.call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(map)).await.expect("a tool result")
-}
 
-fn text(r: &CallToolResult) -> &str {
-    assert_eq!(r.content.len(), 1, "one text block: {r:?}");
-    &r.content[0].as_text().expect("text content").text
-}
 
 fn is_error(r: &CallToolResult) -> bool {
     r.is_error == Some(true)

@@ -6,16 +6,10 @@
 
 mod common;
 
-use std::process::Stdio;
-
+use common::mcp::{self, connect, text, Client};
 use common::Tree;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::model::CallToolResult;
 use serde_json::{json, Value};
-
-const BIN: &str = env!("CARGO_BIN_EXE_ast-edit");
 
 /// The budgets of docs/DESIGN.md section 7, as the server must keep them.
 const TEXT_BUDGET: usize = 20_000;
@@ -242,22 +236,11 @@ fn bad_input_exits_2_and_help_teaches_with_an_example() {
 
 // ---- the MCP tool ----
 
-async fn connect(t: &Tree) -> RunningService<RoleClient, ()> {
-    let mut cmd = tokio::process::Command::new(BIN);
-    cmd.arg("mcp").current_dir(t.path()).env("AST_EDIT_STATE_DIR", t.state.path());
-    let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().unwrap();
-    ().serve(transport).await.expect("initialize")
+
+async fn call(client: &Client, args: Value) -> CallToolResult {
+    mcp::call(client, "ast_search", args).await
 }
 
-async fn call(service: &RunningService<RoleClient, ()>, args: Value) -> CallToolResult {
-    let Value::Object(map) = args else { panic!("arguments must be an object") };
-    service.call_tool(CallToolRequestParams::new("ast_search").with_arguments(map)).await.expect("a tool result")
-}
-
-fn text(r: &CallToolResult) -> &str {
-    assert_eq!(r.content.len(), 1, "{r:?}");
-    &r.content[0].as_text().expect("text").text
-}
 
 fn structured(r: &CallToolResult) -> &Value {
     r.structured_content.as_ref().expect("structuredContent")

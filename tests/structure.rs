@@ -10,15 +10,10 @@
 
 mod common;
 
-use std::process::Stdio;
-
+use common::mcp::{call, connect, text};
 use common::json::{ApplyReport, Preview, ResolveResult, StructureChange};
 use common::store::pending;
 use common::Tree;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
 
 /// The flags that ask for ast-grep's own layout of a replacement: the default,
@@ -358,21 +353,8 @@ fn c_edits_that_keep_the_structure_are_not_flagged() {
 // The same through the MCP server
 // ---------------------------------------------------------------------------
 
-async fn connect(t: &Tree) -> RunningService<RoleClient, ()> {
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_ast-edit"));
-    cmd.arg("mcp").current_dir(t.path()).env("AST_EDIT_STATE_DIR", t.state.path());
-    let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().unwrap();
-    ().serve(transport).await.expect("initialize")
-}
 
-async fn call(client: &RunningService<RoleClient, ()>, tool: &str, args: Value) -> CallToolResult {
-    let Value::Object(map) = args else { panic!("arguments must be an object") };
-    client.call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(map)).await.expect("a tool result")
-}
 
-fn text(r: &CallToolResult) -> &str {
-    &r.content[0].as_text().expect("text content").text
-}
 
 #[tokio::test]
 async fn mcp_flags_the_django_rewrite_lists_it_first_and_refuses_it_until_allowed() {

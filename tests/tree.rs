@@ -7,11 +7,9 @@ mod common;
 use std::io::Write;
 use std::process::Stdio;
 
+use common::mcp::{self, connect, text, Client};
 use common::Tree;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::model::CallToolResult;
 use serde_json::{json, Value};
 
 const BIN: &str = env!("CARGO_BIN_EXE_ast-edit");
@@ -257,22 +255,11 @@ fn deep_code_stops_at_the_depth_cap_and_counts_what_is_below() {
 
 // ---- the MCP tool ----
 
-async fn connect(t: &Tree) -> RunningService<RoleClient, ()> {
-    let mut cmd = tokio::process::Command::new(BIN);
-    cmd.arg("mcp").current_dir(t.path()).env("AST_EDIT_STATE_DIR", t.state.path());
-    let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().unwrap();
-    ().serve(transport).await.expect("initialize")
+
+async fn call(client: &Client, args: Value) -> CallToolResult {
+    mcp::call(client, "ast_tree", args).await
 }
 
-async fn call(service: &RunningService<RoleClient, ()>, args: Value) -> CallToolResult {
-    let Value::Object(map) = args else { panic!("arguments must be an object") };
-    service.call_tool(CallToolRequestParams::new("ast_tree").with_arguments(map)).await.expect("a tool result")
-}
-
-fn text(r: &CallToolResult) -> String {
-    assert_eq!(r.content.len(), 1, "{r:?}");
-    r.content[0].as_text().expect("text").text.clone()
-}
 
 #[tokio::test]
 async fn ast_tree_is_listed_read_only_with_a_strict_flat_input_schema() {
@@ -402,7 +389,7 @@ async fn ast_tree_refuses_bad_input_and_keeps_serving() {
         assert!(text(&r).contains(want), "`{want}` not in `{}`", text(&r));
         assert!(r.structured_content.is_none());
     }
-    let unknown = text(&call(&service, json!({"code": "x", "lang": "cobol"})).await);
+    let unknown = text(&call(&service, json!({"code": "x", "lang": "cobol"})).await).to_string();
     assert!(unknown.contains("unknown language `cobol`") && unknown.contains("Aliases work too: cc (cpp)") && !unknown.contains("ast-edit"), "{unknown}");
     let r = call(&service, json!({"code": "x", "lang": "py"})).await;
     assert_eq!(r.is_error, Some(false), "{r:?}");

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod json;
+pub mod mcp;
 pub mod store;
 
 use std::collections::BTreeMap;
