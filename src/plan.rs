@@ -16,6 +16,7 @@ use crate::engine::{self, Edit, Engine, Skip, SyntaxError};
 use crate::error::Result;
 use crate::lang;
 use crate::request::Request;
+use crate::text::line_of;
 use crate::walk::{self, Candidate};
 
 /// A file the plan changes.
@@ -298,11 +299,6 @@ struct Reported {
     seen: diagnose::FileSeen,
     /// The line of the file's first syntax error before any edit, if parsed and broken.
     broken: Option<usize>,
-}
-
-/// 1-based line of byte offset `at`.
-fn line_of(text: &str, at: usize) -> usize {
-    memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count() + 1
 }
 
 /// One note per match left alone because the matched code does not parse.

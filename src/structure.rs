@@ -44,6 +44,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Edit;
+use crate::text::{line_of, plural};
 
 /// Most structure changes listed per file (`structureChanges`, docs/DESIGN.md
 /// sections 2.5.10 and 7); `structureChanged` says whether there are any.
@@ -512,13 +513,13 @@ fn describe(moves: &[Move], old: &Flat, new: &Flat, to_new: &[u32], ranges: &[(u
     groups
         .iter()
         .map(|(mv, count)| {
-            let kind = plural(*count, &lang.node_kind_for_id(old.kind[mv.node as usize]).unwrap_or("node").replace('_', " "));
+            let what = plural(*count, &lang.node_kind_for_id(old.kind[mv.node as usize]).unwrap_or("node").replace('_', " "));
             if mv.new_node == NONE {
                 // Clear of every edit: moved by the edits before it.
                 let at = old.start[mv.node as usize] as usize;
                 let at = ranges.iter().take_while(|r| r.1 <= at).fold(at as isize, |a, r| a + (r.3 - r.2) as isize - (r.1 - r.0) as isize);
                 let line = line_of(new_text, (at.max(0) as usize).min(new_text.len()));
-                return StructureChange { line, message: format!("{count} {kind} outside the replaced text no longer parsed as before") };
+                return StructureChange { line, message: format!("{what} outside the replaced text no longer parsed as before") };
             }
             // A parent is reported only when it pairs: it is named after its
             // counterpart in the new text.
@@ -528,7 +529,7 @@ fn describe(moves: &[Move], old: &Flat, new: &Flat, to_new: &[u32], ranges: &[(u
             };
             let to = if mv.to == NONE { TOP.to_string() } else { label(to_new_node(mv.to), new_text) };
             let line = line_of(new_text, new.start[mv.new_node as usize] as usize);
-            StructureChange { line, message: format!("{count} {kind} left {from} for {to}") }
+            StructureChange { line, message: format!("{what} left {from} for {to}") }
         })
         .collect()
 }
@@ -585,23 +586,6 @@ fn cut(s: &str) -> String {
     let mut out: String = s.chars().take(MAX_PARENT_CHARS - 1).collect();
     out.push('…');
     out
-}
-
-fn line_of(text: &str, at: usize) -> usize {
-    memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count() + 1
-}
-
-/// `n thing` or `n things` (a kind name: `statement`, `body`, `class`).
-fn plural(n: usize, kind: &str) -> String {
-    if n == 1 {
-        kind.to_string()
-    } else if let Some(stem) = kind.strip_suffix('y').filter(|s| !s.ends_with(['a', 'e', 'o', 'u'])) {
-        format!("{stem}ies")
-    } else if kind.ends_with(['s', 'x']) || kind.ends_with("ch") || kind.ends_with("sh") {
-        format!("{kind}es")
-    } else {
-        format!("{kind}s")
-    }
 }
 
 #[cfg(test)]

@@ -3,13 +3,22 @@
 //! human output (`cli::print`) and the MCP preview text (`mcp::preview_text`)
 //! each set their own limits and notes; the counting lives here once.
 
-/// `1 file`, `2 files`; `2 matches` (a word ending in s, sh, ch, x or z takes es).
+/// `1 file`, `2 files`; `2 matches` (a word ending in s, sh, ch, x or z takes
+/// es); `2 bodies` (a consonant and y becomes ies).
 pub fn plural(n: usize, word: &str) -> String {
     if n == 1 {
         return format!("1 {word}");
     }
+    if let Some(stem) = word.strip_suffix('y').filter(|s| !s.ends_with(['a', 'e', 'i', 'o', 'u'])) {
+        return format!("{n} {stem}ies");
+    }
     let es = ["s", "sh", "ch", "x", "z"].iter().any(|end| word.ends_with(end));
     format!("{n} {word}{}", if es { "es" } else { "s" })
+}
+
+/// 1-based line of byte offset `at` of `text`.
+pub fn line_of(text: &str, at: usize) -> usize {
+    memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count() + 1
 }
 
 /// A byte count for people: `512 B`, `12.0 KiB`, `301.4 MiB`, `1.0 GiB`.
@@ -184,5 +193,12 @@ mod tests {
         assert_eq!(plural(2, "crash"), "2 crashes");
         assert_eq!(plural(2, "replacement"), "2 replacements");
         assert_eq!(plural(2, "leftover temp file"), "2 leftover temp files");
+    }
+
+    #[test]
+    fn plural_of_a_consonant_and_y_takes_ies() {
+        assert_eq!(plural(2, "body"), "2 bodies");
+        assert_eq!(plural(1, "body"), "1 body");
+        assert_eq!(plural(2, "key"), "2 keys");
     }
 }
