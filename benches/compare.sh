@@ -71,23 +71,11 @@ APPLY=${APPLY:-1}; APPLY_CASES=${APPLY_CASES:--common$}
 QUIET_PCT=${QUIET_PCT:-10}; QUIET_MAX=${QUIET_MAX:-300}
 RESDIR=${RESULTS_DIR:-$HERE/results}
 REPORT=${REPORT:-$HERE/RESULTS.md}
-HZ=$(getconf CLK_TCK); NCPU=$(nproc)
 AG_VERSION=0.51.1
 
-log() { printf '[compare] %s\n' "$*" >&2; }
-die() { log "ERROR: $*"; exit 2; }
-busy() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9}' /proc/stat; }   # user nice system irq softirq steal
-wait_quiet() {
-  local waited=0 b0 b1 pct
-  while :; do
-    b0=$(busy); sleep 2; b1=$(busy)
-    pct=$(( (b1 - b0) * 100 / (2 * HZ * NCPU) ))
-    [ "$pct" -lt "$QUIET_PCT" ] && return 0
-    if [ "$waited" -ge "$QUIET_MAX" ]; then log "machine still ${pct}% busy after ${waited}s; measuring anyway"; return 0; fi
-    [ "$waited" -eq 0 ] && log "machine ${pct}% busy (other processes); waiting for quiet"
-    sleep 3; waited=$((waited + 5))
-  done
-}
+LOG_TAG=compare
+# shellcheck source=benches/lib.sh
+. "$HERE/lib.sh"
 
 # ---------------------------------------------------------------- cases (= peer.sh's)
 # id | corpus | lang | pattern | rewrite | literal for rg | extra ast-grep args
@@ -209,40 +197,7 @@ max_filesize_for() {   # corpus lang -> sets MAXFS[corpus/lang]
   [ -n "${MAXFS[$key]:-}" ] && return 0
   local exts; exts=$(ext_of "$2")
   local r
-  r=$(cd "$CORPORA" && python3 - "$1" $exts <<'PY'
-import os, sys
-root, exts = sys.argv[1], tuple("." + e for e in sys.argv[2:])
-skipped, kept_max = [], 0
-for d, dirs, files in os.walk(root):
-    dirs[:] = [x for x in dirs if not x.startswith(".")]
-    for f in files:
-        if f.startswith(".") or not f.endswith(exts):
-            continue
-        p = os.path.join(d, f)
-        if os.path.islink(p) or not os.path.isfile(p):
-            continue
-        n = os.path.getsize(p)
-        big = False
-        if n > 3_000_000:
-            with open(p, "rb") as fh:
-                big = fh.read().count(b"\n") + 1 > 200_000
-        if big:
-            skipped.append((n, p))
-        else:
-            kept_max = max(kept_max, n)
-default = 16 * 1024 * 1024
-if not skipped:
-    cap = max(default, kept_max)
-    print(cap, f"ast-grep skips no file; largest file {kept_max} bytes")
-else:
-    smallest = min(skipped)[0]
-    names = ", ".join(f"{p} ({n} bytes)" for n, p in sorted(skipped))
-    if kept_max < smallest:
-        print(smallest - 1, f"ast-grep skips {len(skipped)} file(s) (> 3 MB and > 200k lines): {names}; largest file it parses {kept_max} bytes")
-    else:
-        print(max(default, kept_max), f"MISMATCH: ast-grep skips {names} but parses a file of {kept_max} bytes; no size cap selects the same files")
-PY
-)
+  r=$(python3 "$HERE/scan_compare.py" maxfs "$CORPORA" "$1" $exts)
   MAXFS[$key]=${r%% *}
   MAXFS_NOTE[$key]=${r#* }
   log "$key: --max-filesize ${MAXFS[$key]} (${MAXFS_NOTE[$key]})"

@@ -58,23 +58,11 @@ PROJECT=${PROJECT:-$HERE/scan-project/sgconfig.yml}
 RESDIR=${RESULTS_DIR:-$HERE/results}
 REPORT=${REPORT:-$HERE/RESULTS.md}
 HELPER=$HERE/scan_compare.py
-HZ=$(getconf CLK_TCK); NCPU=$(nproc)
 AG_VERSION=0.51.1
 
-log() { printf '[scan_compare] %s\n' "$*" >&2; }
-die() { log "ERROR: $*"; exit 2; }
-busy() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9}' /proc/stat; }
-wait_quiet() {
-  local waited=0 b0 b1 pct
-  while :; do
-    b0=$(busy); sleep 2; b1=$(busy)
-    pct=$(( (b1 - b0) * 100 / (2 * HZ * NCPU) ))
-    [ "$pct" -lt "$QUIET_PCT" ] && return 0
-    if [ "$waited" -ge "$QUIET_MAX" ]; then log "machine still ${pct}% busy after ${waited}s; measuring anyway"; return 0; fi
-    [ "$waited" -eq 0 ] && log "machine ${pct}% busy (other processes); waiting for quiet"
-    sleep 3; waited=$((waited + 5))
-  done
-}
+LOG_TAG=scan_compare
+# shellcheck source=benches/lib.sh
+. "$HERE/lib.sh"
 
 # corpus | languages' extensions (ast-grep's, for the size cap)
 CORPUS_TABLE="rust|rs
