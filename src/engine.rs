@@ -36,6 +36,7 @@ use crate::lang;
 use crate::request::Request;
 use crate::structure;
 
+mod lexer;
 mod minimal;
 mod nested;
 mod scan;
