@@ -729,7 +729,7 @@ fn pick(
             (range, text, None)
         } else {
             let floor = last_end.saturating_sub(bom);
-            let out = (!text.is_empty()).then(|| text.clone());
+            let out = Some(text.clone());
             let (range, new) = minimal::edit(op.rule.language, node.get_inner_node(), body, (range, text, &fix_template(op)), floor);
             (range, new, out)
         };

@@ -20,10 +20,11 @@ const REMINDER: &str =
     "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
 const NOTHING_PENDING: &str = "No pending action to resolve. Nothing to apply or discard.";
 
-const PREVIEW_KEYS: [&str; 19] = [
+const PREVIEW_KEYS: [&str; 21] = [
     "applied",
     "brokenBefore",
     "brokenBeforeOmitted",
+    "editsChecked",
     "files",
     "filesOmitted",
     "filesSearched",
@@ -31,6 +32,7 @@ const PREVIEW_KEYS: [&str; 19] = [
     "findings",
     "id",
     "label",
+    "layoutFallbacks",
     "limitReached",
     "overlapped",
     "overlaps",

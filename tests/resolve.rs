@@ -31,7 +31,7 @@ fn a_misspelt_extra_key_is_bad_input_and_applies_nothing() {
     // `file` for `files`: it used to apply every file of the action.
     let r = t.run(&["resolve", "apply", "--reason", "r", "--extra", r#"{"file":["python/app.py"]}"#]).code(2);
     assert!(r.stderr.starts_with("error: extra has the key `file` (did you mean `files`?)"), "{}", r.stderr);
-    assert!(r.stderr.contains("its options are: stale, files, allowSyntaxErrors, verify, exclude, skipFlagged, allowStructureChanges."), "{}", r.stderr);
+    assert!(r.stderr.contains("its options are: stale, files, allowSyntaxErrors, verify, exclude, skipFlagged, allowStructureChanges, allowTemplateMismatch."), "{}", r.stderr);
     assert!(r.stderr.contains("Nothing was written; the action stays pending"), "{}", r.stderr);
     assert_eq!(r.stdout, "");
     assert_eq!(t.snapshot(), before, "nothing written");

@@ -7,8 +7,8 @@
 //!     order, up to the admitted layout deviations: one `,` where a capture that
 //!     ends in `,` meets the template's `,`; a trailing `,` of the original
 //!     before a closing bracket the template drops; comments of the original
-//!     kept; (a deleted statement's `;` is no deviation here: a deletion has no
-//!     tokens to check);
+//!     kept; (a deleted statement's `;` and line are no deviation here: a
+//!     deletion has no tokens, only its seam to check);
 //! (b) every seam between two reference tokens, and the edit's two ends, is a
 //!     token boundary of the new parse: no token of the new tree (a leaf, or a
 //!     literal or comment whole) starts before a seam and ends after it. So `a`
@@ -75,6 +75,7 @@ impl Problem {
     /// The problem in words.
     pub(crate) fn message(&self) -> String {
         match self {
+            Problem::Glued { left, right, merged } if left.is_empty() && right.is_empty() => format!("the code on either side of the deleted text runs together as `{merged}`"),
             Problem::Glued { left, right, merged } if right.is_empty() => format!("`{left}` runs into the code after it as `{merged}`"),
             Problem::Glued { left, right, merged } if left.is_empty() => format!("`{right}` runs into the code before it as `{merged}`"),
             Problem::Glued { left, right, merged } => format!("`{left}` and `{right}` run together as `{merged}`"),
@@ -324,9 +325,6 @@ pub(crate) fn check(r: &Reference, old: &str, orig: &Range<usize>, new: &str, sp
             None => true,
             Some((j, _)) => !r.spelled_together(j, i),
         };
-        if r.toks[i].origin == Origin::Capture && starting_at(at.start).is_none_or(|t| t.end != at.end) {
-            return Err(Problem::Split { token: r.text(&r.toks[i], old).to_string() });
-        }
         if seam_needed {
             let left = prev.as_ref().map_or(at.start, |(_, b)| b.end);
             for x in [left, at.start] {
@@ -338,10 +336,27 @@ pub(crate) fn check(r: &Reference, old: &str, orig: &Range<usize>, new: &str, sp
         }
         prev = Some((i, at.clone()));
     }
-    if let Some((j, last)) = prev
-        && let Some(t) = inside(last.end)
-    {
-        return Err(Problem::Glued { left: r.text(&r.toks[j], old).to_string(), right: String::new(), merged: new[t.start..t.end].to_string() });
+    match prev {
+        Some((j, last)) => {
+            if let Some(t) = inside(last.end) {
+                return Err(Problem::Glued { left: r.text(&r.toks[j], old).to_string(), right: String::new(), merged: new[t.start..t.end].to_string() });
+            }
+        }
+        // Nothing written (a deletion): the code on either side must not run
+        // together.
+        None => {
+            if let Some(t) = inside(span.start) {
+                return Err(Problem::Glued { left: String::new(), right: String::new(), merged: new[t.start..t.end].to_string() });
+            }
+        }
+    }
+    // Then each captured token whole: a token glued to the next one is said
+    // above as the seam it lost.
+    for (i, at) in placed.iter().enumerate() {
+        let Some(at) = at else { continue };
+        if r.toks[i].origin == Origin::Capture && starting_at(at.start).is_none_or(|t| t.end != at.end) {
+            return Err(Problem::Split { token: r.text(&r.toks[i], old).to_string() });
+        }
     }
     Ok(())
 }
@@ -443,6 +458,15 @@ mod tests {
         let src = "let x = a\n    // why\n    .unwrap();\n";
         let (_, report) = enforce_one(SupportLang::Rust, src, "$A.unwrap()", "$A.expect(\"x\")", "a\n    // why\n    .expect(\"x\")", "a.expect(\"x\")");
         assert_eq!((report.fallbacks, report.mismatched), (0, 0), "{report:?}");
+    }
+
+    #[test]
+    fn a_deletion_that_joins_its_neighbours_is_a_mismatch() {
+        let (text, report) = enforce_one(SupportLang::JavaScript, "x = a -foo()- b;\n", "foo()", "", "", "");
+        assert_eq!(text, "x = a -- b;\n");
+        assert_eq!(report.mismatches[0].message, "the code on either side of the deleted text runs together as `--`");
+        let (_, report) = enforce_one(SupportLang::JavaScript, "x = a - foo() - b;\n", "foo()", "", "", "");
+        assert_eq!((report.checked, report.mismatched), (1, 0));
     }
 
     #[test]
