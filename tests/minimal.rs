@@ -288,3 +288,52 @@ fn a_multi_line_literal_in_a_capture_keeps_its_value() {
     let v = preview(&[("a.rs", rs)], &["-p", "$A.unwrap()", "-r", "$A.unwrap()"]);
     assert_eq!(v["status"], "no_changes", "{v}");
 }
+
+/// One multi-line capture moved a level shallower (its block unwrapped) and one
+/// a level deeper (wrapped), per language: each line of the capture moves by
+/// the same step, so the block keeps its shape at its new depth.
+#[test]
+fn a_capture_moved_to_another_depth_keeps_its_block_shape() {
+    let py = "def f():\n    if True:\n        a = 1\n        foo(\n            a,\n        )\n    return 2\n";
+    let ts = "function m() {\n  if (x) {\n    const a = 1;\n    foo(\n      a,\n    );\n  }\n}\n";
+    let rs = "fn m() {\n    if true {\n        let a = 1;\n        foo(\n            a,\n        );\n    }\n}\n";
+    let go = "package p\n\nfunc m() {\n\tif true {\n\t\ta := 1\n\t\tfoo(\n\t\t\ta,\n\t\t)\n\t}\n}\n";
+    let c = "int m(int x) {\n    if (x) {\n        int a = 1;\n        foo(a,\n            b);\n    }\n    return 0;\n}\n";
+    let c_if = ["-p", "void f() { if ($C) { $$$B } }", "--selector", "if_statement"];
+    let cases: [(&str, &str, Vec<&str>, &str); 9] = [
+        ("a.py", py, vec!["-p", "if True: $$$B", "-r", "$$$B"], "def f():\n    a = 1\n    foo(\n        a,\n    )\n    return 2\n"),
+        (
+            "a.py",
+            py,
+            vec!["-p", "if True: $$$B", "-r", "if True:\n    with lock:\n        $$$B"],
+            "def f():\n    if True:\n        with lock:\n            a = 1\n            foo(\n                a,\n            )\n    return 2\n",
+        ),
+        ("a.ts", ts, vec!["-p", "if (x) { $$$B }", "-r", "$$$B"], "function m() {\n  const a = 1;\n  foo(\n    a,\n  );\n}\n"),
+        (
+            "a.ts",
+            ts,
+            vec!["-p", "if (x) { $$$B }", "-r", "if (x) {\n  try {\n    $$$B\n  } finally {\n    done();\n  }\n}"],
+            "function m() {\n  if (x) {\n    try {\n      const a = 1;\n      foo(\n        a,\n      );\n    } finally {\n      done();\n    }\n  }\n}\n",
+        ),
+        ("a.rs", rs, vec!["-p", "if true { $$$B }", "-r", "$$$B"], "fn m() {\n    let a = 1;\n    foo(\n        a,\n    );\n}\n"),
+        (
+            "a.rs",
+            rs,
+            vec!["-p", "if true { $$$B }", "-r", "if true {\n    loop {\n        $$$B\n    }\n}"],
+            "fn m() {\n    if true {\n        loop {\n            let a = 1;\n            foo(\n                a,\n            );\n        }\n    }\n}\n",
+        ),
+        // Tabs, and a statement list that ends in its line break.
+        ("a.go", go, vec!["-p", "if true { $$$B }", "-r", "$$$B"], "package p\n\nfunc m() {\n\ta := 1\n\tfoo(\n\t\ta,\n\t)\n}\n"),
+        ("a.c", c, [&c_if[..], &["-r", "$$$B"]].concat(), "int m(int x) {\n    int a = 1;\n    foo(a,\n        b);\n    return 0;\n}\n"),
+        (
+            "a.c",
+            c,
+            [&c_if[..], &["-r", "if ($C) {\n    lock();\n    {\n        $$$B\n    }\n}"]].concat(),
+            "int m(int x) {\n    if (x) {\n        lock();\n        {\n            int a = 1;\n            foo(a,\n                b);\n        }\n    }\n    return 0;\n}\n",
+        ),
+    ];
+    for (file, src, args, want) in cases {
+        let t = applied(&[(file, src)], &args);
+        assert_eq!(t.read(file), want, "{file} {args:?}");
+    }
+}

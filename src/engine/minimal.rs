@@ -237,7 +237,11 @@ pub(super) fn minimize(lang: SupportLang, body: &str, range: Range<usize>, (out,
         }
         res.push_str(token_text(&olds, &news, &okeys, &written, map[k], k));
     }
-    res.push_str(&out[nt[nt.len() - 1].end..]);
+    // Blanks after the last token are the template's when it ends in them; else
+    // a capture brought them (Go's statement list ends in its line break).
+    if template.ends_with(char::is_whitespace) {
+        res.push_str(&out[nt[nt.len() - 1].end..]);
+    }
     Some(res.split_off(prefix))
 }
 
@@ -306,7 +310,7 @@ fn trailing_comma(body: &str, range: &Range<usize>, o: (&Tok, &Tok, &Tok), (t, u
 fn gap(body: &str, range: &Range<usize>, o: (&Tok, &Tok), (t, ug): (&Tok, &str), now: &str, code_gap: &dyn Fn(usize, usize) -> bool) -> Option<String> {
     let (a, b) = (range.start + o.0.end, range.start + o.1.start);
     let og = &body[a..b];
-    if og == ug || !code_gap(a, b) {
+    if !code_gap(a, b) {
         return None;
     }
     let Some(nl) = og.rfind('\n') else {
