@@ -49,8 +49,11 @@ pub struct ApplyOptions {
     /// Apply files whose rewrite moves code in the syntax tree
     /// (`extra.allowStructureChanges`; docs/DESIGN.md section 2.5.10).
     pub allow_structure_changes: bool,
-    /// Leave out every file whose rewrite adds syntax errors or moves code in
-    /// the syntax tree (`extra.skipFlagged`).
+    /// Apply files whose rewrite does not say what its template says
+    /// (`extra.allowTemplateMismatch`; docs/DESIGN.md section 2.5.9).
+    pub allow_template_mismatch: bool,
+    /// Leave out every file whose rewrite adds syntax errors, moves code in
+    /// the syntax tree or does not say what its template says (`extra.skipFlagged`).
     pub skip_flagged: bool,
     /// Build the new text by splicing the planned edits onto the verified bytes
     /// instead of re-running the rewrite. Set by `run -U` and `-i`, whose plan this
@@ -69,7 +72,7 @@ pub struct ApplyOptions {
 impl ApplyOptions {
     /// The keys of `extra` that an `ast_edit` apply reads, in the order messages
     /// list them (docs/DESIGN.md section 4.2).
-    pub const EXTRA_KEYS: [&str; 7] = ["stale", "files", "allowSyntaxErrors", "verify", "exclude", "skipFlagged", "allowStructureChanges"];
+    pub const EXTRA_KEYS: [&str; 8] = ["stale", "files", "allowSyntaxErrors", "verify", "exclude", "skipFlagged", "allowStructureChanges", "allowTemplateMismatch"];
 
     /// Reads the options from `extra` (a JSON object). A key that is not one of
     /// [`ApplyOptions::EXTRA_KEYS`], or a value of the wrong type or out of range, is bad input
@@ -111,6 +114,9 @@ impl ApplyOptions {
         if let Some(v) = obj.get("allowStructureChanges") {
             o.allow_structure_changes = v.as_bool().ok_or_else(|| bad("allowStructureChanges", "true or false", v))?;
         }
+        if let Some(v) = obj.get("allowTemplateMismatch") {
+            o.allow_template_mismatch = v.as_bool().ok_or_else(|| bad("allowTemplateMismatch", "true or false", v))?;
+        }
         if let Some(v) = obj.get("verify") {
             o.rerun = match v.as_str() {
                 Some("rerun") => true,
@@ -145,6 +151,11 @@ impl ApplyOptions {
         if self.skip_flagged && self.allow_structure_changes {
             return Err(Error::bad(
                 "extra.skipFlagged leaves out the files whose rewrite moves code in the syntax tree and extra.allowStructureChanges writes them: pass one of the two. Nothing was written; the action stays pending",
+            ));
+        }
+        if self.skip_flagged && self.allow_template_mismatch {
+            return Err(Error::bad(
+                "extra.skipFlagged leaves out the files whose rewrite does not say what its template says and extra.allowTemplateMismatch writes them: pass one of the two. Nothing was written; the action stays pending",
             ));
         }
         Ok(())
@@ -298,6 +309,10 @@ const FLAGGED: &str = "its rewrite adds syntax errors (left out by extra.skipFla
 /// Why `skipFlagged` left out a file whose rewrite moves code in the syntax
 /// tree (docs/DESIGN.md section 2.5.10).
 const MOVED: &str = "its rewrite moves code in the syntax tree (left out by extra.skipFlagged)";
+
+/// The reason of a file left out by `skipFlagged` because its rewrite does not
+/// say what its template says.
+const MISMATCHED: &str = "its rewrite does not say what its template says (left out by extra.skipFlagged)";
 
 /// Stale reasons of `outstanding` (docs/DESIGN.md §4.4).
 const CHANGED: &str = "changed since the preview";
@@ -565,6 +580,9 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
     if !opts.allow_structure_changes {
         structure_guard(&selected)?;
     }
+    if !opts.allow_template_mismatch {
+        template_guard(&selected)?;
+    }
     let spool = Spool::create(journal)?;
     let (staged, left) = match prepare_all(plan, &selected, opts, &spool) {
         Ok(s) => s,
@@ -629,6 +647,8 @@ fn select<'p>(plan: &'p Plan, opts: &ApplyOptions) -> Result<(Vec<&'p FilePlan>,
             FLAGGED
         } else if opts.skip_flagged && f.structure_changed {
             MOVED
+        } else if opts.skip_flagged && f.template_mismatch {
+            MISMATCHED
         } else {
             selected.push(f);
             continue;
@@ -680,6 +700,27 @@ fn structure_guard(selected: &[&FilePlan]) -> Result<()> {
     }
     Err(Error::ApplyFailed(format!(
         "the rewrite moves code in the syntax tree outside the replaced text in {}: {}; fix the pattern or the rewrite, leave them out with extra {{\"skipFlagged\": true}} (or {{\"exclude\": [...]}}), or pass extra {{\"allowStructureChanges\": true}}",
+        plural(bad.len(), "file"),
+        bad.join(", ")
+    )))
+}
+
+/// Refuses files whose rewrite does not say what its template says
+/// (docs/DESIGN.md section 2.5.9), naming each with its first listed edit.
+fn template_guard(selected: &[&FilePlan]) -> Result<()> {
+    let bad: Vec<_> = selected
+        .iter()
+        .filter(|f| f.template_mismatch)
+        .map(|f| match f.template_mismatches.first() {
+            Some(c) => format!("{}:{} ({})", display_name(&f.path), c.line, c.message),
+            None => display_name(&f.path).to_string(),
+        })
+        .collect();
+    if bad.is_empty() {
+        return Ok(());
+    }
+    Err(Error::ApplyFailed(format!(
+        "the rewrite does not say what the template says in {}: {}; fix the rewrite (ast-grep's text substitution glues these tokens too), leave them out with extra {{\"skipFlagged\": true}} (or {{\"exclude\": [...]}}), or pass extra {{\"allowTemplateMismatch\": true}}",
         plural(bad.len(), "file"),
         bad.join(", ")
     )))

@@ -36,8 +36,14 @@ use crate::lang;
 use crate::request::Request;
 use crate::structure;
 
+mod invariant;
 mod lexer;
 mod minimal;
+mod reference;
+#[cfg(test)]
+mod template_prop;
+
+pub use invariant::{TemplateNote, TemplateReport, MAX_TEMPLATE_NOTES_LISTED};
 mod nested;
 mod scan;
 
@@ -93,6 +99,9 @@ pub struct Rewrite {
     pub refused: Option<Skip>,
     /// Matches of rules without a fix, in walk order.
     pub findings: Vec<Finding>,
+    /// What the template check found (docs/DESIGN.md section 2.5.9): nothing
+    /// under `verbatim`.
+    pub template: TemplateReport,
 }
 
 /// Why a file was not searched. The text is shown to users as the skip reason.
@@ -439,13 +448,21 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
         .iter()
         .map(|(k, nm)| Finding { rule: live[*k].index, start: nm.range().start + bom, message: live[*k].rule.get_message(nm) })
         .collect();
-    let Picked { mut kept, mut dropped, mut unparsed } = picked;
-    if opts.rewrite_nested
-        && !dropped.is_empty()
-        && let Err(why) = nested::rewrite_nested(&live, lang, text, bom, &mut kept, &mut dropped, opts)
-    {
-        drop_later(grep);
-        return Some(Rewrite::refused(text, why));
+    let Picked { mut kept, mut checks, mut dropped, mut unparsed } = picked;
+    if opts.rewrite_nested && !dropped.is_empty() {
+        let before: Vec<usize> = kept.iter().map(|e| e.text.len()).collect();
+        let texts: Vec<String> = kept.iter().map(|e| e.text.clone()).collect();
+        if let Err(why) = nested::rewrite_nested(&live, lang, text, bom, &mut kept, &mut dropped, opts) {
+            drop_later(grep);
+            return Some(Rewrite::refused(text, why));
+        }
+        // An edit that nested rewrites changed is no longer what its own
+        // template says alone: it is not checked (docs/DESIGN.md 2.5.9).
+        for (i, e) in kept.iter().enumerate() {
+            if e.text.len() != before[i] || e.text != texts[i] {
+                checks[i] = None;
+            }
+        }
     }
     if kept.is_empty() && unparsed.is_empty() && findings.is_empty() {
         let broken = if opts.check_syntax { first_error_line(&grep) } else { None };
@@ -458,52 +475,69 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
                 e.text = to_crlf(&e.text);
             }
         }
+        for v in checks.iter_mut().flatten().filter_map(|c| c.verbatim.as_mut()) {
+            if v.contains('\n') {
+                *v = to_crlf(v);
+            }
+        }
     }
-    let new_text = splice(text.as_bytes(), &kept);
-    let check = if opts.check_syntax {
-        let new_body = std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8");
-        syntax_check(grep, lang, body, new_body, &kept, bom)
-    } else {
-        drop_later(grep);
-        SyntaxCheck::default()
-    };
+    let (new_text, check) = syntax_check(grep, lang, text, &mut kept, &checks, bom, opts.check_syntax);
     unparsed.sort_unstable();
     let (errors_before, errors_after, syntax_errors, broken_before) = (check.before, check.after, check.added, check.broken_before);
-    let structure = check.structure;
-    Some(Rewrite { edits: kept, overlaps: dropped.len(), dropped, unparsed, new_text, errors_before, errors_after, syntax_errors, broken_before, structure, refused: None, findings })
+    let (structure, template) = (check.structure, check.template);
+    Some(Rewrite { edits: kept, overlaps: dropped.len(), dropped, unparsed, new_text, errors_before, errors_after, syntax_errors, broken_before, structure, refused: None, findings, template })
 }
 
 /// What the syntax check found in one file (docs/DESIGN.md section 2.5.6).
 #[derive(Default)]
 struct SyntaxCheck {
     structure: structure::Report,
+    template: TemplateReport,
     before: usize,
     after: usize,
     added: Vec<SyntaxError>,
     broken_before: Option<usize>,
 }
 
-/// The syntax check of a file parsed as `grep` (the tree of `old`) and rewritten
-/// by `edits` into `new` (both without their BOM, `edits` with it): ERROR and
-/// MISSING nodes before and after, the ones the rewrite adds located (only when
-/// there are more after than before), and the line of the first one before.
-/// Without edits, only that line.
-fn syntax_check(grep: AstGrep<StrDoc<SupportLang>>, lang: SupportLang, old: &str, new: &str, edits: &[Edit], bom: usize) -> SyntaxCheck {
-    if edits.is_empty() {
-        let broken_before = first_error_line(&grep);
+/// The new text of `text` (the old file, `bom` bytes of BOM, parsed as `grep`)
+/// rewritten by `edits`, and what the checks found. The template check
+/// (`engine/invariant.rs`, for the edits with a check) may put ast-grep's text
+/// in place of an edit's minimal layout. When `check_syntax`: ERROR and MISSING
+/// nodes before and after, the ones the rewrite adds located (only when there
+/// are more after than before), the line of the first one before (without
+/// edits, only that line), and the structure guard.
+fn syntax_check(grep: AstGrep<StrDoc<SupportLang>>, lang: SupportLang, text: &str, edits: &mut [Edit], checks: &[Option<invariant::EditCheck>], bom: usize, check_syntax: bool) -> (Vec<u8>, SyntaxCheck) {
+    let old = &text[bom..];
+    let templated = checks.iter().any(Option::is_some);
+    if edits.is_empty() || !(check_syntax || templated) {
+        let broken_before = if check_syntax { first_error_line(&grep) } else { None };
         drop_later(grep);
-        return SyntaxCheck { broken_before, ..SyntaxCheck::default() };
+        return (splice(text.as_bytes(), edits), SyntaxCheck { broken_before, ..SyntaxCheck::default() });
     }
-    let before = tree_errors(&grep);
+    let before = if check_syntax { tree_errors(&grep) } else { Vec::new() };
+    let broken = if templated { error_spans(grep.root().get_inner_node()) } else { Vec::new() };
     // The structure guard (docs/DESIGN.md section 2.5.10) needs the old tree as
-    // it was: `Tree::edit` below moves its nodes.
-    let flat = structure::Before::of(grep.root().get_inner_node(), edits, bom);
+    // it was: `Tree::edit` below moves its nodes. The template check changes
+    // the text of an edit, never its range.
+    let flat = check_syntax.then(|| structure::Before::of(grep.root().get_inner_node(), edits, bom));
     // Keep only the tree: with no other reference to it, `Tree::edit` changes
     // its nodes in place instead of copying each node on the way to an edit,
     // and the source copy inside `grep` is freed before the re-parse.
     let tree = grep.root().get_doc().tree.clone();
     drop(grep);
-    let (new_tree, changed) = tree_after_edit(tree, lang, old, new, edits, bom);
+    let new_text = splice(text.as_bytes(), edits);
+    let (new_tree, changed) = tree_after_edit(tree, lang, old, std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8"), edits, bom);
+    let (new_text, new_tree, changed, template) = if templated {
+        invariant::enforce(lang, text, bom, edits, checks, &broken, (new_text, new_tree, changed))
+    } else {
+        (new_text, new_tree, changed, TemplateReport::default())
+    };
+    let Some(flat) = flat else {
+        drop_later(new_tree);
+        return (new_text, SyntaxCheck { template, ..SyntaxCheck::default() });
+    };
+    let new = std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8");
+    let edits: &[Edit] = edits;
     let after = error_nodes(new_tree.root_node());
     let (added, structure) = if after.len() > before.len() {
         // Already refused for its syntax errors: the structure is not compared.
@@ -514,7 +548,20 @@ fn syntax_check(grep: AstGrep<StrDoc<SupportLang>>, lang: SupportLang, old: &str
         (Vec::new(), structure::compare(flat, old, new_tree.root_node(), new, edits, bom, changed.as_deref()))
     };
     drop_later(new_tree);
-    SyntaxCheck { before: before.len(), after: after.len(), added, broken_before: before.first().map(|e| e.row + 1), structure }
+    let check = SyntaxCheck { before: before.len(), after: after.len(), added, broken_before: before.first().map(|e| e.row + 1), structure, template };
+    (new_text, check)
+}
+
+/// The byte ranges of the ERROR and MISSING nodes at or under `node`.
+fn error_spans(node: tree_sitter::Node<'_>) -> Vec<std::ops::Range<usize>> {
+    let mut found = Vec::new();
+    walk_pruned(node, |n| {
+        if n.is_error() || n.is_missing() {
+            found.push(n.start_byte()..n.end_byte());
+        }
+        n.has_error()
+    });
+    found
 }
 
 /// The reason to skip a file whose tree is too deep for one of `live` (a pattern
@@ -598,6 +645,7 @@ impl Rewrite {
             structure: structure::Report::default(),
             refused: None,
             findings: Vec::new(),
+            template: TemplateReport::default(),
         }
     }
 
@@ -610,6 +658,9 @@ impl Rewrite {
 /// The edits kept from a file's matches, and what was left.
 struct Picked {
     kept: Vec<Edit>,
+    /// Parallel to `kept`: what the template check needs of each edit (`None`
+    /// under `verbatim`, for a deletion, or in a language without a lexer).
+    checks: Vec<Option<invariant::EditCheck>>,
     dropped: Vec<(usize, usize, usize)>,
     unparsed: Vec<usize>,
 }
@@ -636,6 +687,8 @@ fn pick(
     verbatim: bool,
 ) -> std::result::Result<Picked, String> {
     let mut kept: Vec<Edit> = Vec::new();
+    let mut checks = Vec::new();
+    let mut templates: HashMap<usize, (String, Vec<String>)> = HashMap::new();
     let mut dropped = Vec::new();
     let mut unparsed = Vec::new();
     let mut last_end = 0;
@@ -672,21 +725,31 @@ fn pick(
         if built > budget {
             return Err(over());
         }
-        let (range, text) = if verbatim {
-            (range, text)
+        let (range, text, out) = if verbatim {
+            (range, text, None)
         } else {
             let floor = last_end.saturating_sub(bom);
-            minimal::edit(op.rule.language, node.get_inner_node(), body, (range, text, &fix_template(op)), floor)
+            let out = (!text.is_empty()).then(|| text.clone());
+            let (range, new) = minimal::edit(op.rule.language, node.get_inner_node(), body, (range, text, &fix_template(op)), floor);
+            (range, new, out)
         };
         // A match the rewrite leaves as it is changes nothing and must not
         // shadow the matches nested in it.
         if text.as_bytes() == &body.as_bytes()[range.clone()] {
             continue;
         }
+        // What the template check needs, built for kept edits only (they do not
+        // overlap, so this costs at most the file's size).
+        let check = out.and_then(|out| {
+            let (template, transformed) = templates.entry(op.index).or_insert_with(|| (first_template(op), transform_names(op)));
+            let reference = reference::build(op.rule.language, template, transformed, &nm, body)?;
+            Some(invariant::EditCheck { reference, verbatim: (out != text).then_some(out) })
+        });
         last_end = range.end + bom;
         kept.push(Edit { start: range.start + bom, end: range.end + bom, text, op: op.index });
+        checks.push(check);
     }
-    Ok(Picked { kept, dropped, unparsed })
+    Ok(Picked { kept, checks, dropped, unparsed })
 }
 
 /// The template text of `op`'s fix (all of a list's templates, one a line), to
@@ -698,6 +761,21 @@ fn fix_template(op: &CompiledOp) -> String {
         Ok(serde_json::Value::Array(a)) => a.iter().filter_map(|f| f.get("template").and_then(|t| t.as_str())).collect::<Vec<_>>().join("\n"),
         _ => String::new(),
     }
+}
+
+/// The first template of `op`'s fix: the one ast-grep's fixer uses.
+fn first_template(op: &CompiledOp) -> String {
+    match serde_json::to_value(&op.rule.fix) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(serde_json::Value::Object(o)) => o.get("template").and_then(|t| t.as_str()).unwrap_or_default().to_string(),
+        Ok(serde_json::Value::Array(a)) => a.first().and_then(|f| f.get("template")).and_then(|t| t.as_str()).unwrap_or_default().to_string(),
+        _ => String::new(),
+    }
+}
+
+/// The names `op`'s `transform` defines.
+fn transform_names(op: &CompiledOp) -> Vec<String> {
+    op.rule.transform.as_ref().map(|t| t.keys().cloned().collect()).unwrap_or_default()
 }
 
 /// At least the length of `op`'s replacement of the match at `start..end` of
@@ -732,8 +810,13 @@ thread_local! {
 fn tree_after_edit(tree: tree_sitter::Tree, lang: SupportLang, old: &str, new: &str, edits: &[Edit], bom: usize) -> (tree_sitter::Tree, Option<Vec<std::ops::Range<usize>>>) {
     match reparse(tree, lang, old, new, edits, bom) {
         Some((t, changed)) => (t, Some(changed)),
-        None => (lang.ast_grep(new).root().get_doc().tree.clone(), None),
+        None => (tree_after_edit_full(lang, new), None),
     }
+}
+
+/// The tree of `new`, parsed whole.
+fn tree_after_edit_full(lang: SupportLang, new: &str) -> tree_sitter::Tree {
+    lang.ast_grep(new).root().get_doc().tree.clone()
 }
 
 /// The tree of `new`, re-parsed incrementally from `tree` (the tree of `old`) and

@@ -57,6 +57,25 @@ pub struct FilePlan {
     /// [`crate::structure::MAX_STRUCTURE_CHANGES_LISTED`]).
     #[serde(default)]
     pub structure_changes: Vec<crate::structure::StructureChange>,
+    /// Edits the template check ran on (docs/DESIGN.md section 2.5.9): every
+    /// edit of the default layout in a language with a layout lexer.
+    #[serde(default)]
+    pub edits_checked: usize,
+    /// Edits written as ast-grep writes them because their minimal layout did
+    /// not say what the template says.
+    #[serde(default)]
+    pub layout_fallbacks: usize,
+    /// The first of those edits (at most [`engine::MAX_TEMPLATE_NOTES_LISTED`]).
+    #[serde(default)]
+    pub layout_notes: Vec<engine::TemplateNote>,
+    /// Some edit says something other than its template in either layout
+    /// (ast-grep's text substitution glued two tokens): apply refuses the file
+    /// unless allowed.
+    #[serde(default)]
+    pub template_mismatch: bool,
+    /// The first such edits (at most [`engine::MAX_TEMPLATE_NOTES_LISTED`]).
+    #[serde(default)]
+    pub template_mismatches: Vec<engine::TemplateNote>,
     /// The unified diff (lines over [`diff::MAX_DIFF_LINE`] bytes cut).
     pub diff: String,
     /// How many diff lines were cut.
@@ -71,9 +90,10 @@ impl FilePlan {
     }
 
     /// True when apply refuses the file unless allowed: the rewrite adds syntax
-    /// errors or changes the structure outside the replaced text.
+    /// errors, changes the structure outside the replaced text, or does not say
+    /// what its template says.
     pub fn flagged(&self) -> bool {
-        self.syntax_errors_introduced() || self.structure_changed
+        self.syntax_errors_introduced() || self.structure_changed || self.template_mismatch
     }
 }
 
@@ -401,6 +421,11 @@ fn plan_file(engine: &Engine, req: &Request, names: &[String], c: &Candidate) ->
         syntax_errors: rw.syntax_errors,
         structure_changed: rw.structure.changed,
         structure_changes: rw.structure.changes,
+        edits_checked: rw.template.checked,
+        layout_fallbacks: rw.template.fallbacks,
+        layout_notes: rw.template.fell_back,
+        template_mismatch: rw.template.mismatched > 0,
+        template_mismatches: rw.template.mismatches,
     };
     FileOutcome::Changed(Box::new(plan), rep)
 }
@@ -630,6 +655,22 @@ pub(crate) fn run_warnings(
                 crate::quote::display_name(&f.path),
                 f.errors_before,
                 f.errors_after
+            ));
+        }
+        if f.layout_fallbacks > 0 {
+            warnings.push(format!(
+                "{}: {} written as ast-grep writes {}, because the minimal layout did not say what the template says ({}).",
+                crate::quote::display_name(&f.path),
+                crate::text::plural(f.layout_fallbacks, "edit"),
+                if f.layout_fallbacks == 1 { "it" } else { "them" },
+                f.layout_notes.first().map_or(String::new(), |c| format!("line {}: {}", c.line, c.message))
+            ));
+        }
+        if f.template_mismatch {
+            warnings.push(format!(
+                "{}: the rewrite does not say what the template says, in the minimal layout or in ast-grep's ({}); apply refuses this file unless extra {{\"allowTemplateMismatch\": true}}.",
+                crate::quote::display_name(&f.path),
+                f.template_mismatches.first().map_or(String::new(), |c| format!("line {}: {}", c.line, c.message))
             ));
         }
         if f.structure_changed {

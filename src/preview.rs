@@ -58,6 +58,20 @@ pub struct PreviewFile {
     /// `structure_changed`).
     #[serde(default)]
     pub structure_changes: Vec<crate::structure::StructureChange>,
+    /// Edits written as ast-grep writes them because their minimal layout did
+    /// not say what the template says (docs/DESIGN.md section 2.5.9).
+    #[serde(default)]
+    pub layout_fallbacks: usize,
+    /// The first of those edits: line and why.
+    #[serde(default)]
+    pub layout_notes: Vec<crate::engine::TemplateNote>,
+    /// True when an edit says something other than its template in either
+    /// layout: apply refuses the file unless allowed.
+    #[serde(default)]
+    pub template_mismatch: bool,
+    /// The first such edits (empty unless `template_mismatch`).
+    #[serde(default)]
+    pub template_mismatches: Vec<crate::engine::TemplateNote>,
 }
 
 /// The preview details (docs/DESIGN.md section 5.5), camelCase keys, every key always present.
@@ -101,6 +115,13 @@ pub struct PreviewDetails {
     pub broken_before: Vec<BrokenFile>,
     /// Such files not listed in `broken_before`.
     pub broken_before_omitted: usize,
+    /// Edits the template check ran on (docs/DESIGN.md section 2.5.9).
+    #[serde(default)]
+    pub edits_checked: usize,
+    /// Of those, edits written as ast-grep writes them because their minimal
+    /// layout failed the check.
+    #[serde(default)]
+    pub layout_fallbacks: usize,
 }
 
 /// Builds the details of `plan` as a dry run left them: no id, `no_changes`
@@ -127,6 +148,10 @@ pub fn details(plan: &Plan, per_rule: &[RuleCount]) -> PreviewDetails {
                 syntax_errors: f.syntax_errors.clone(),
                 structure_changed: f.structure_changed,
                 structure_changes: f.structure_changes.clone(),
+                layout_fallbacks: f.layout_fallbacks,
+                layout_notes: f.layout_notes.clone(),
+                template_mismatch: f.template_mismatch,
+                template_mismatches: f.template_mismatches.clone(),
             })
             .collect(),
         overlaps: plan.overlaps,
@@ -137,6 +162,8 @@ pub fn details(plan: &Plan, per_rule: &[RuleCount]) -> PreviewDetails {
         findings: plan.findings.clone(),
         broken_before: plan.broken_before.clone(),
         broken_before_omitted: plan.broken_before_omitted,
+        edits_checked: plan.files.iter().map(|f| f.edits_checked).sum(),
+        layout_fallbacks: plan.files.iter().map(|f| f.layout_fallbacks).sum(),
     }
 }
 
@@ -180,6 +207,9 @@ impl PreviewDetails {
         if !self.findings.is_empty() {
             line.push_str(&format!(", {}", plural(self.findings.len(), "finding")));
         }
+        if self.layout_fallbacks > 0 {
+            line.push_str(&format!(", {} as ast-grep writes it", plural(self.layout_fallbacks, "edit")));
+        }
         if self.limit_reached {
             line.push_str(", limit reached");
         }
@@ -218,7 +248,13 @@ impl PreviewFile {
     /// Apply refuses it unless allowed: it adds syntax errors or changes the
     /// structure.
     pub fn flagged(&self) -> bool {
-        self.syntax_errors_introduced || self.structure_changed
+        self.syntax_errors_introduced || self.structure_changed || self.template_mismatch
+    }
+
+    /// One line per listed template mismatch: `<path>:<line>: <message>`.
+    pub fn template_mismatch_lines(&self) -> Vec<String> {
+        let path = crate::quote::display_name(&self.path);
+        self.template_mismatches.iter().map(|c| format!("{path}:{}: {}", c.line, crate::quote::escape_controls(&c.message))).collect()
     }
 
     /// One line per listed structure change: `<path>:<line>: <message>`.

@@ -423,7 +423,7 @@ mod tests {
                 "reason": {"type": "string", "minLength": 1, "description": "Why, in one sentence."},
                 "extra": {
                     "type": "object",
-                    "description": "Apply options of an ast_edit action (unknown keys are errors): {\"stale\": \"skip\"} writes the unchanged files and reports the changed ones (default \"abort\"); {\"files\": [\"path\", ...]} applies only these; {\"exclude\": [...]} all but these; {\"skipFlagged\": true} leaves out flagged files, {\"allowSyntaxErrors\"|\"allowStructureChanges\": true} writes them; {\"verify\": \"rerun\"} re-runs the edit on every file instead of re-using the stored plan."
+                    "description": "Apply options of an ast_edit action (unknown keys are errors): {\"stale\": \"skip\"} writes the unchanged files and reports the changed ones (default \"abort\"); {\"files\": [\"path\", ...]} applies only these; {\"exclude\": [...]} all but these; {\"skipFlagged\": true} leaves out flagged files, {\"allowSyntaxErrors\"|\"allowStructureChanges\"|\"allowTemplateMismatch\": true} writes them; {\"verify\": \"rerun\"} re-runs the edit on every file instead of re-using the stored plan."
                 },
                 "id": {"type": "string", "description": "The pending action to resolve (the `id` of an ast_edit result). Default: the newest."}
             },

@@ -76,6 +76,13 @@ pub fn diffs(out: &mut impl Write, d: &PreviewDetails, style: Style) -> io::Resu
                 writeln!(out, "  {}", text::cut_with_note(&line, MAX_LINE, Unit::Bytes, ""))?;
             }
         }
+        if shown && f.template_mismatch {
+            let what = format!("warning: {}: this rewrite does not say what its template says", display_name(&f.path));
+            writeln!(out, "{}", paint(style.color, "33", &what))?;
+            for line in f.template_mismatch_lines() {
+                writeln!(out, "  {}", text::cut_with_note(&line, MAX_LINE, Unit::Bytes, ""))?;
+            }
+        }
         if shown && f.structure_changed {
             let what = format!("warning: {}: this rewrite moves code in the syntax tree outside the replaced text", display_name(&f.path));
             writeln!(out, "{}", paint(style.color, "33", &what))?;

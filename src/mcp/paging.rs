@@ -466,12 +466,14 @@ mod tests {
         for k in 0..diff_lines {
             diff.push_str(&format!("-old_call_{k}(argument)\n+new_call_{k}(argument)\n"));
         }
-        PreviewFile { path: format!("d/f{i:04}.py"), replacements: diff_lines, diff, syntax_errors_introduced: false, syntax_errors: Vec::new(), structure_changed: false, structure_changes: Vec::new() }
+        PreviewFile { path: format!("d/f{i:04}.py"), replacements: diff_lines, diff, syntax_errors_introduced: false, syntax_errors: Vec::new(), structure_changed: false, structure_changes: Vec::new(), layout_fallbacks: 0, layout_notes: Vec::new(), template_mismatch: false, template_mismatches: Vec::new() }
     }
 
     fn details(files: Vec<PreviewFile>) -> PreviewDetails {
         let total = files.iter().map(|f| f.replacements).sum();
         PreviewDetails {
+            edits_checked: 0,
+            layout_fallbacks: 0,
             id: Some("ae-123456".into()),
             label: crate::preview::label(total, files.len()),
             source_tool_name: "ast_edit".into(),

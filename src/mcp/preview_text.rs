@@ -76,8 +76,11 @@ fn file_line(f: &PreviewFile) -> String {
     if f.structure_changed {
         line.push_str("  [moves code in the syntax tree: apply refuses it unless extra {\"allowStructureChanges\": true}]");
     }
+    if f.template_mismatch {
+        line.push_str("  [does not say what the template says: apply refuses it unless extra {\"allowTemplateMismatch\": true}]");
+    }
     line.push('\n');
-    for e in f.syntax_error_lines().into_iter().chain(f.structure_change_lines()) {
+    for e in f.syntax_error_lines().into_iter().chain(f.structure_change_lines()).chain(f.template_mismatch_lines()) {
         line.push_str(&cut_line(&format!("    {e}")));
         line.push('\n');
     }
@@ -117,6 +120,14 @@ fn push_files(s: &mut String, d: &PreviewDetails) {
         "\nFiles whose rewrite adds syntax errors (apply refuses them unless extra {\"allowSyntaxErrors\": true}), ",
         &broken.len().to_string(),
         broken.iter().map(|f| first_error_line(f)),
+        "files",
+    );
+    let mismatched: Vec<&PreviewFile> = d.files.iter().filter(|f| f.template_mismatch).collect();
+    push_notes(
+        s,
+        "\nFiles whose rewrite does not say what the template says (apply refuses them unless extra {\"allowTemplateMismatch\": true}), ",
+        &mismatched.len().to_string(),
+        mismatched.iter().map(|f| f.template_mismatch_lines().first().map_or_else(|| format!("  {}", display_name(&f.path)), |l| format!("  {l}"))),
         "files",
     );
     let moved: Vec<&PreviewFile> = d.files.iter().filter(|f| f.structure_changed).collect();
@@ -389,6 +400,8 @@ mod tests {
     fn details(files: Vec<PreviewFile>, id: Option<&str>) -> PreviewDetails {
         let total = files.iter().map(|f| f.replacements).sum();
         PreviewDetails {
+            edits_checked: 0,
+            layout_fallbacks: 0,
             id: id.map(String::from),
             label: crate::preview::label(total, files.len()),
             source_tool_name: "ast_edit".into(),
@@ -414,7 +427,7 @@ mod tests {
         for k in 0..lines {
             diff.push_str(&format!("-old_call_number_{k}(argument)\n+new_call_number_{k}(argument)\n"));
         }
-        PreviewFile { path, replacements: lines, diff, syntax_errors_introduced: false, syntax_errors: Vec::new(), structure_changed: false, structure_changes: Vec::new() }
+        PreviewFile { path, replacements: lines, diff, syntax_errors_introduced: false, syntax_errors: Vec::new(), structure_changed: false, structure_changes: Vec::new(), layout_fallbacks: 0, layout_notes: Vec::new(), template_mismatch: false, template_mismatches: Vec::new() }
     }
 
     fn file(i: usize, lines: usize) -> PreviewFile {

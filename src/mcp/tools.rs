@@ -63,8 +63,9 @@ pub fn resolve_input_schema() -> Value {
 
 /// Cap on the bytes of the `tools/list` result (every tool's description and
 /// schemas, as compact JSON): a client puts it into the model's context at the
-/// start of every session.
-pub const TOOLS_LIST_BYTE_BUDGET: usize = 12_288;
+/// start of every session. Raised from 12,288 by the template check's keys
+/// (`templateMismatch`, `layoutFallbacks`, `editsChecked`, `allowTemplateMismatch`).
+pub const TOOLS_LIST_BYTE_BUDGET: usize = 12_544;
 
 const AST_PENDING_DESCRIPTION: &str = "\
 List the pending actions (no arguments), or page through one action's files and diffs: {\"id\": ID, \
@@ -104,7 +105,7 @@ fn rows(shape: &str) -> Value {
 
 /// The per-file entries of a preview or a page.
 fn preview_files() -> Value {
-    rows("{path, replacements, diff, syntaxErrorsIntroduced, syntaxErrors: [{line, column, node, excerpt}], structureChanged, structureChanges: [{line, message}]}")
+    rows("{path, replacements, diff, syntaxErrorsIntroduced, syntaxErrors: [{line, column, node, excerpt}], structureChanged, templateMismatch, layoutFallbacks, structureChanges|templateMismatches|layoutNotes: [{line, message}]}")
 }
 
 /// `truncated` and `filesOmitted` (the budget and what it counts are said once, in
@@ -141,12 +142,14 @@ pub fn ast_edit_output_schema() -> Value {
             "findings": rows("{path, line, rule, severity, message}"),
             "brokenBefore": rows("{path, line}"),
             "brokenBeforeOmitted": count(),
+            "editsChecked": count(),
+            "layoutFallbacks": count(),
             "truncated": truncated,
             "filesOmitted": omitted
         }),
         &["label", "sourceToolName", "status", "applied", "totalReplacements", "filesTouched", "filesSearched", "files",
           "overlaps", "skipped", "warnings", "limitReached", "overlapped", "findings", "brokenBefore", "brokenBeforeOmitted",
-          "truncated", "filesOmitted"],
+          "editsChecked", "layoutFallbacks", "truncated", "filesOmitted"],
     )
 }
 

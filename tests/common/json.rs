@@ -26,6 +26,8 @@ pub struct Preview {
     pub findings: Vec<Finding>,
     pub broken_before: Vec<BrokenFile>,
     pub broken_before_omitted: usize,
+    pub edits_checked: usize,
+    pub layout_fallbacks: usize,
 }
 
 #[derive(Debug, Deserialize, PartialEq)]
@@ -73,6 +75,10 @@ pub struct PreviewFile {
     pub syntax_errors: Vec<SyntaxError>,
     pub structure_changed: bool,
     pub structure_changes: Vec<StructureChange>,
+    pub layout_fallbacks: usize,
+    pub layout_notes: Vec<StructureChange>,
+    pub template_mismatch: bool,
+    pub template_mismatches: Vec<StructureChange>,
 }
 
 #[derive(Debug, Deserialize, PartialEq)]

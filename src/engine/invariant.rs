@@ -1,0 +1,456 @@
+//! The template check (docs/DESIGN.md section 2.5.9): the default rewrite of a
+//! match must say exactly what its template says. Over the edited range of the
+//! new text, checked with the file's own parser:
+//!
+//! (a) the non-blank text is the reference's (`engine/reference.rs`: the
+//!     template's tokens with each capture's tokens in place), token by token in
+//!     order, up to the admitted layout deviations: one `,` where a capture that
+//!     ends in `,` meets the template's `,`; a trailing `,` of the original
+//!     before a closing bracket the template drops; comments of the original
+//!     kept; (a deleted statement's `;` is no deviation here: a deletion has no
+//!     tokens to check);
+//! (b) every seam between two reference tokens, and the edit's two ends, is a
+//!     token boundary of the new parse: no token of the new tree (a leaf, or a
+//!     literal or comment whole) starts before a seam and ends after it. So `a`
+//!     `in` `b` may not become the identifier `ainb`, `-` `-` may not become
+//!     `--`, and a `)` may not end up inside a `#` comment. A seam between two
+//!     template tokens that the template writes with nothing between them is the
+//!     template's own spelling (`#include`), not checked; and each token of the
+//!     captured code is one token of the new parse (`a` then `"s  t"` written
+//!     as `a"s  t"` may parse as something else). Edits next to a syntax error
+//!     of the original are checked by (a) alone.
+//!
+//! The cost is linear in the edit: one walk of the reference and the new text,
+//! and the new tree's tokens over the edited range.
+
+use std::ops::Range;
+
+use super::reference::{atoms_in, Origin, Reference};
+use super::{reparse, splice, Edit};
+use ast_grep_language::SupportLang;
+
+/// Most notes listed per file for each kind (edits written as ast-grep writes
+/// them, edits whose template is not followed); the counts say how many there
+/// are in all.
+pub const MAX_TEMPLATE_NOTES_LISTED: usize = 5;
+
+/// What the check needs of one edit, from the pick.
+#[derive(Clone, Debug)]
+pub(crate) struct EditCheck {
+    /// What the template says.
+    pub(crate) reference: Reference,
+    /// ast-grep's own replacement, when the edit's text is the minimal layout
+    /// and differs from it: what is written if the minimal layout fails.
+    pub(crate) verbatim: Option<String>,
+}
+
+/// A note on one edit: its 1-based line in the new text and what happened.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TemplateNote {
+    /// 1-based line of the edit's start in the new text.
+    pub line: usize,
+    /// What was wrong with the layout (or with both layouts).
+    pub message: String,
+}
+
+/// What the template check found in one file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TemplateReport {
+    /// Edits checked (every edit of the default mode in a language with a
+    /// layout lexer).
+    pub checked: usize,
+    /// Edits whose minimal layout failed the check and that are written as
+    /// ast-grep writes them; the first [`MAX_TEMPLATE_NOTES_LISTED`] in `fell_back`.
+    pub fallbacks: usize,
+    /// The first of those edits.
+    pub fell_back: Vec<TemplateNote>,
+    /// Edits that fail the check either way: the file is flagged; the first
+    /// [`MAX_TEMPLATE_NOTES_LISTED`] in `mismatches`.
+    pub mismatched: usize,
+    /// The first of those edits.
+    pub mismatches: Vec<TemplateNote>,
+}
+
+impl Problem {
+    /// The problem in words.
+    pub(crate) fn message(&self) -> String {
+        match self {
+            Problem::Glued { left, right, merged } if right.is_empty() => format!("`{left}` runs into the code after it as `{merged}`"),
+            Problem::Glued { left, right, merged } if left.is_empty() => format!("`{right}` runs into the code before it as `{merged}`"),
+            Problem::Glued { left, right, merged } => format!("`{left}` and `{right}` run together as `{merged}`"),
+            Problem::Differs { expected, found } => format!("the template says `{expected}` where the new text has `{found}`"),
+            Problem::Split { token } => format!("the captured `{token}` is no longer one token"),
+        }
+    }
+}
+
+/// Where each edit's text lies in the new body (BOM left out).
+fn new_spans(edits: &[Edit], bom: usize) -> Vec<Range<usize>> {
+    let mut shift: isize = 0;
+    edits
+        .iter()
+        .map(|e| {
+            let start = (e.start as isize - bom as isize + shift) as usize;
+            shift += e.text.len() as isize - (e.end - e.start) as isize;
+            start..start + e.text.len()
+        })
+        .collect()
+}
+
+/// The 1-based line of offset `at` of `text`.
+fn line_at(text: &str, at: usize) -> usize {
+    memchr::memchr_iter(b'\n', &text.as_bytes()[..at.min(text.len())]).count() + 1
+}
+
+/// The edits among `which` whose text in `new` (parsed as `root`) fails the
+/// check, with why. `broken` are the ranges of the old body's ERROR and
+/// MISSING nodes: an edit touching one is checked by (a) alone.
+fn failures(old: &str, (new, root): (&str, tree_sitter::Node<'_>), (edits, checks, bom): (&[Edit], &[Option<EditCheck>], usize), broken: &[Range<usize>], which: &[usize]) -> Vec<(usize, Problem)> {
+    let spans = new_spans(edits, bom);
+    let mut out = Vec::new();
+    for &i in which {
+        let Some(c) = &checks[i] else { continue };
+        let orig = edits[i].start - bom..edits[i].end - bom;
+        let seams = !broken.iter().any(|b| b.start <= orig.end + 1 && orig.start <= b.end + 1);
+        let toks = new_tokens(root, &spans[i]);
+        if let Err(p) = check(&c.reference, old, &orig, new, &spans[i], &toks, seams) {
+            out.push((i, p));
+        }
+    }
+    out
+}
+
+/// The template check of a file's edits (`checks` parallel to `edits`): each
+/// edit whose text fails it is written as ast-grep writes it when that passes;
+/// when neither passes the edit keeps ast-grep's text and is reported as a
+/// mismatch. `text` is the old file (with its BOM, `bom` bytes), `tree` the tree
+/// of the new text `new_text` (`changed`: its changed ranges, when it was
+/// re-parsed incrementally). Returns the new text, its tree and changed ranges
+/// (one more incremental parse when some edit fell back), and the report.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn enforce(
+    lang: SupportLang,
+    text: &str,
+    bom: usize,
+    edits: &mut [Edit],
+    checks: &[Option<EditCheck>],
+    broken: &[Range<usize>],
+    (new_text, tree, changed): (Vec<u8>, tree_sitter::Tree, Option<Vec<Range<usize>>>),
+) -> (Vec<u8>, tree_sitter::Tree, Option<Vec<Range<usize>>>, TemplateReport) {
+    let old = &text[bom..];
+    let mut report = TemplateReport { checked: checks.iter().filter(|c| c.is_some()).count(), ..TemplateReport::default() };
+    let all: Vec<usize> = (0..edits.len()).collect();
+    let failed = {
+        let new = std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8");
+        failures(old, (new, tree.root_node()), (edits, checks, bom), broken, &all)
+    };
+    if failed.is_empty() {
+        return (new_text, tree, changed, report);
+    }
+    let spans = new_spans(edits, bom);
+    let mut swaps: Vec<Edit> = Vec::new();
+    let mut swapped: Vec<(usize, Problem)> = Vec::new();
+    let mut mismatches: Vec<(usize, Problem)> = Vec::new();
+    for (i, p) in failed {
+        match checks[i].as_ref().and_then(|c| c.verbatim.as_ref()) {
+            Some(v) if *v != edits[i].text => {
+                swaps.push(Edit { start: spans[i].start, end: spans[i].end, text: v.clone(), op: edits[i].op });
+                swapped.push((i, p));
+            }
+            _ => mismatches.push((i, p)),
+        }
+    }
+    let (new_text, tree, changed) = if swaps.is_empty() {
+        (new_text, tree, changed)
+    } else {
+        for (i, _) in &swapped {
+            edits[*i].text = checks[*i].as_ref().and_then(|c| c.verbatim.clone()).expect("swapped edits have a verbatim text");
+        }
+        let text2 = splice(text.as_bytes(), edits);
+        let (b1, b2) = (std::str::from_utf8(&new_text[bom..]).expect("UTF-8"), std::str::from_utf8(&text2[bom..]).expect("UTF-8"));
+        let (tree2, changed2) = match reparse(tree, lang, b1, b2, &swaps, 0) {
+            Some((t, c2)) => (t, changed.map(|c1| merge_changed(&c1, &swaps, c2))),
+            None => (super::tree_after_edit_full(lang, b2), None),
+        };
+        let which: Vec<usize> = swapped.iter().map(|(i, _)| *i).collect();
+        let still = failures(old, (b2, tree2.root_node()), (edits, checks, bom), broken, &which);
+        mismatches.extend(still);
+        (text2, tree2, changed2)
+    };
+    let new = std::str::from_utf8(&new_text[bom..]).expect("UTF-8");
+    let spans = new_spans(edits, bom);
+    mismatches.sort_by_key(|(i, _)| *i);
+    let bad: Vec<usize> = mismatches.iter().map(|(i, _)| *i).collect();
+    for (i, p) in swapped.iter().filter(|(i, _)| !bad.contains(i)) {
+        report.fallbacks += 1;
+        if report.fell_back.len() < MAX_TEMPLATE_NOTES_LISTED {
+            report.fell_back.push(TemplateNote { line: line_at(new, spans[*i].start), message: p.message() });
+        }
+    }
+    report.mismatched = mismatches.len();
+    for (i, p) in mismatches.iter().take(MAX_TEMPLATE_NOTES_LISTED) {
+        report.mismatches.push(TemplateNote { line: line_at(new, spans[*i].start), message: p.message() });
+    }
+    (new_text, tree, changed, report)
+}
+
+/// The ranges of the final text whose structure may differ from the old
+/// text's: `first` (changed ranges of the first new text against the old)
+/// moved by `swaps` (edits of the first new text; a range that touches one
+/// grows to hold it), and `second` (the changed ranges of the swaps' re-parse).
+fn merge_changed(first: &[Range<usize>], swaps: &[Edit], second: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    let map = |x: usize, end: bool| {
+        let mut shift: isize = 0;
+        for s in swaps {
+            if x < s.start || (!end && x == s.start) {
+                break;
+            }
+            if x <= s.end {
+                // Inside (or at the edge of) a swapped edit: its new bounds.
+                let base = (s.start as isize + shift) as usize;
+                return if end { base + s.text.len() } else { base };
+            }
+            shift += s.text.len() as isize - (s.end - s.start) as isize;
+        }
+        (x as isize + shift) as usize
+    };
+    let mut out: Vec<Range<usize>> = first.iter().map(|r| map(r.start, false)..map(r.end, true)).collect();
+    out.extend(second);
+    out.extend(swaps.iter().scan(0isize, |shift, s| {
+        let start = (s.start as isize + *shift) as usize;
+        *shift += s.text.len() as isize - (s.end - s.start) as isize;
+        Some(start..start + s.text.len())
+    }));
+    out.sort_by_key(|r| (r.start, r.end));
+    out
+}
+
+/// Why an edit's new text does not say what its template says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Problem {
+    /// Two tokens of the reference were written as (part of) one token of the
+    /// new parse: `left` and `right` in `merged`.
+    Glued { left: String, right: String, merged: String },
+    /// The new text has `found` where the reference has `expected`.
+    Differs { expected: String, found: String },
+    /// A token of the captured code is no longer one token of the new parse.
+    Split { token: String },
+}
+
+/// One token of the new tree: its range and whether it is a comment.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NewTok {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) comment: bool,
+}
+
+/// The tokens of the new tree (`root`) that overlap `span` widened by one byte,
+/// in order.
+pub(crate) fn new_tokens(root: tree_sitter::Node<'_>, span: &Range<usize>) -> Vec<NewTok> {
+    let mut out = Vec::new();
+    atoms_in(root, span.start.saturating_sub(1)..span.end + 1, |n| {
+        out.push(NewTok { start: n.start_byte(), end: n.end_byte(), comment: n.kind().contains("comment") });
+    });
+    out
+}
+
+/// Checks the edit whose new text is `new[span]` (offsets in the new body)
+/// against `r`, the reference of the match `orig` of the old body `old`;
+/// `toks` are [`new_tokens`] over `span`; `seams` asks for (b) too.
+pub(crate) fn check(r: &Reference, old: &str, orig: &Range<usize>, new: &str, span: &Range<usize>, toks: &[NewTok], seams: bool) -> Result<(), Problem> {
+    let n = &new.as_bytes()[..span.end];
+    let original = &old[orig.clone()];
+    // The new token that starts at `p`, if any (`toks` are sorted and disjoint).
+    let starting_at = |p: usize| toks.get(toks.partition_point(|t| t.start < p)).copied().filter(|t| t.start == p);
+    let comment_at = |p: usize| starting_at(p).filter(|t| t.comment);
+    let skip_blank = |mut p: usize| {
+        while p < n.len() && n[p].is_ascii_whitespace() {
+            p += 1;
+        }
+        p
+    };
+    // Where each reference token lies in the new text (`None`: an admitted
+    // doubled `,` left out).
+    let mut placed: Vec<Option<Range<usize>>> = Vec::with_capacity(r.toks.len());
+    let mut p = span.start;
+    for (i, t) in r.toks.iter().enumerate() {
+        let want = r.text(t, old);
+        loop {
+            p = skip_blank(p);
+            if let Some(end) = eat(n, p, want.as_bytes()) {
+                placed.push(Some(p..end));
+                p = end;
+                break;
+            }
+            let prev_comma = placed.last().is_some_and(|x| x.is_some()) && i > 0 && r.text(&r.toks[i - 1], old) == ",";
+            if want == "," && prev_comma {
+                // A capture ending in `,` meets the template's `,`: one is written.
+                placed.push(None);
+                break;
+            }
+            if n.get(p) == Some(&b',') && matches!(want, ")" | "]" | "}") && trailing_comma_before(original, want) {
+                p += 1;
+                continue;
+            }
+            if let Some(c) = comment_at(p).filter(|c| memchr::memmem::find(original.as_bytes(), &n[c.start..c.end]).is_some()) {
+                p = c.end;
+                continue;
+            }
+            return Err(Problem::Differs { expected: want.to_string(), found: excerpt(new, p, span.end) });
+        }
+    }
+    loop {
+        p = skip_blank(p);
+        match comment_at(p).filter(|c| memchr::memmem::find(original.as_bytes(), &n[c.start..c.end]).is_some()) {
+            Some(c) if p < span.end => p = c.end,
+            _ => break,
+        }
+    }
+    if p < span.end {
+        return Err(Problem::Differs { expected: "nothing more".into(), found: excerpt(new, p, span.end) });
+    }
+    if !seams {
+        return Ok(());
+    }
+    let inside = |x: usize| {
+        let k = toks.partition_point(|t| t.start < x);
+        k.checked_sub(1).map(|k| toks[k]).filter(|t| t.end > x)
+    };
+    let mut prev: Option<(usize, Range<usize>)> = None;
+    for (i, at) in placed.iter().enumerate() {
+        let Some(at) = at else { continue };
+        let seam_needed = match prev {
+            None => true,
+            Some((j, _)) => !r.spelled_together(j, i),
+        };
+        if r.toks[i].origin == Origin::Capture && starting_at(at.start).is_none_or(|t| t.end != at.end) {
+            return Err(Problem::Split { token: r.text(&r.toks[i], old).to_string() });
+        }
+        if seam_needed {
+            let left = prev.as_ref().map_or(at.start, |(_, b)| b.end);
+            for x in [left, at.start] {
+                if let Some(t) = inside(x) {
+                    let left_text = prev.as_ref().map_or_else(String::new, |(j, _)| r.text(&r.toks[*j], old).to_string());
+                    return Err(Problem::Glued { left: left_text, right: r.text(&r.toks[i], old).to_string(), merged: new[t.start..t.end].to_string() });
+                }
+            }
+        }
+        prev = Some((i, at.clone()));
+    }
+    if let Some((j, last)) = prev
+        && let Some(t) = inside(last.end)
+    {
+        return Err(Problem::Glued { left: r.text(&r.toks[j], old).to_string(), right: String::new(), merged: new[t.start..t.end].to_string() });
+    }
+    Ok(())
+}
+
+/// Where `want` ends when it is written at `p` of `n`: byte for byte, or, for a
+/// token holding whitespace (a literal or comment a capture brings, which
+/// ast-grep-core may re-indent), its non-blank bytes in order.
+fn eat(n: &[u8], p: usize, want: &[u8]) -> Option<usize> {
+    if n[p.min(n.len())..].starts_with(want) {
+        return Some(p + want.len());
+    }
+    if !want.iter().any(u8::is_ascii_whitespace) {
+        return None;
+    }
+    let mut q = p;
+    for &b in want.iter().filter(|b| !b.is_ascii_whitespace()) {
+        while q < n.len() && n[q].is_ascii_whitespace() {
+            q += 1;
+        }
+        if n.get(q) != Some(&b) {
+            return None;
+        }
+        q += 1;
+    }
+    Some(q)
+}
+
+/// True when `original` holds a `,` followed (past blanks) by `close`.
+fn trailing_comma_before(original: &str, close: &str) -> bool {
+    let b = original.as_bytes();
+    memchr::memchr_iter(b',', b).any(|i| {
+        let j = i + 1 + b[i + 1..].iter().take_while(|c| c.is_ascii_whitespace()).count();
+        b[j..].starts_with(close.as_bytes())
+    })
+}
+
+/// The new text at `p`, up to 40 bytes and the line's end, for a message.
+fn excerpt(new: &str, p: usize, end: usize) -> String {
+    let mut e = end.min(p + 40).max(p);
+    while !new.is_char_boundary(e) {
+        e -= 1;
+    }
+    let s = &new[p.min(e)..e];
+    s.split('\n').next().unwrap_or_default().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::reference;
+    use ast_grep_core::tree_sitter::LanguageExt;
+    use ast_grep_core::Pattern;
+
+    /// The template check of one edit of `src`: the match of `pat` replaced by
+    /// `written`, where ast-grep writes `verbatim` from `template`.
+    fn enforce_one(lang: SupportLang, src: &str, pat: &str, template: &str, written: &str, verbatim: &str) -> (String, TemplateReport) {
+        let grep = lang.ast_grep(src);
+        let nm = grep.root().find(Pattern::new(pat, lang)).expect("the pattern matches");
+        let r = reference::build(lang, template, &[], &nm, src).expect("a language with a lexer");
+        let range = nm.range();
+        let mut edits = vec![Edit { start: range.start, end: range.end, text: written.to_string(), op: 0 }];
+        let checks = vec![Some(EditCheck { reference: r, verbatim: (written != verbatim).then(|| verbatim.to_string()) })];
+        let new_text = splice(src.as_bytes(), &edits);
+        let tree = super::super::tree_after_edit_full(lang, std::str::from_utf8(&new_text).unwrap());
+        let (text, _, _, report) = enforce(lang, src, 0, &mut edits, &checks, &[], (new_text, tree, None));
+        (String::from_utf8(text).unwrap(), report)
+    }
+
+    #[test]
+    fn a_layout_that_glues_tokens_falls_back_to_ast_greps_text() {
+        let (text, report) = enforce_one(SupportLang::Python, "r = contains(a, b)\n", "contains($A, $B)", "$A in $B", "ain b", "a in b");
+        assert_eq!(text, "r = a in b\n");
+        assert_eq!((report.checked, report.fallbacks, report.mismatched), (1, 1, 0));
+        assert_eq!(report.fell_back, [TemplateNote { line: 1, message: "`a` and `in` run together as `ain`".into() }]);
+        let (text, report) = enforce_one(SupportLang::JavaScript, "x = neg(y);\n", "neg($X)", "- -$X", "--y", "- -y");
+        assert_eq!(text, "x = - -y;\n");
+        assert_eq!(report.fallbacks, 1);
+    }
+
+    #[test]
+    fn a_layout_that_loses_or_adds_a_token_falls_back() {
+        let (text, report) = enforce_one(SupportLang::Rust, "fn f() { g(a, b); }\n", "g($A, $B)", "h($A, $B)", "h(a b)", "h(a, b)");
+        assert_eq!(text, "fn f() { h(a, b); }\n");
+        assert_eq!(report.fell_back[0].message, "the template says `,` where the new text has `b)`");
+        let (_, report) = enforce_one(SupportLang::Go, "package p\nfunc f() { g(a) }\n", "g($A)", "h($A)", "h(a, z)", "h(a)");
+        assert_eq!(report.fell_back[0].message, "the template says `)` where the new text has `, z)`");
+    }
+
+    #[test]
+    fn the_admitted_deviations_pass() {
+        // One `,` where a capture ending in `,` meets the template's; a kept
+        // trailing `,`; a kept comment.
+        let src = "f(\n    a,\n    b,\n)\n";
+        let (text, report) = enforce_one(SupportLang::Python, src, "f($$$A)", "f($$$A, c)", "f(\n    a,\n    b, c\n)", "f(a,\n    b,, c)");
+        assert_eq!((report.fallbacks, report.mismatched), (0, 0), "{report:?}");
+        assert_eq!(text, "f(\n    a,\n    b, c\n)\n");
+        let (_, report) = enforce_one(SupportLang::Python, "g(a,\n)\n", "g($A)", "h($A)", "h(a,\n)", "h(a)");
+        assert_eq!((report.fallbacks, report.mismatched), (0, 0), "{report:?}");
+        let src = "let x = a\n    // why\n    .unwrap();\n";
+        let (_, report) = enforce_one(SupportLang::Rust, src, "$A.unwrap()", "$A.expect(\"x\")", "a\n    // why\n    .expect(\"x\")", "a.expect(\"x\")");
+        assert_eq!((report.fallbacks, report.mismatched), (0, 0), "{report:?}");
+    }
+
+    #[test]
+    fn a_comment_that_swallows_a_bracket_is_a_mismatch_when_ast_grep_writes_it_too() {
+        let src = "old(\n    first,\n    second,  # why\n)\n";
+        let out = "new(first,\n    second,  # why)";
+        let (_, report) = enforce_one(SupportLang::Python, src, "old($$$A)", "new($$$A)", out, out);
+        assert_eq!((report.fallbacks, report.mismatched), (0, 1));
+        assert_eq!(report.mismatches[0].message, "`# why` and `)` run together as `# why)`");
+    }
+}

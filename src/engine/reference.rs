@@ -1,0 +1,392 @@
+//! The reference of an edit (docs/DESIGN.md section 2.5.9): what its template
+//! says, token by token. The fix template is cut by the layout lexer
+//! (`engine/lexer.rs`), and each metavariable is replaced by its capture's
+//! tokens from the old syntax tree (a transformed metavariable's text is lexed,
+//! as the template's is). The default rewrite must write exactly these tokens,
+//! in this order, with every seam between two of them a token boundary of the
+//! new parse (`engine/invariant.rs` checks it), and the gap rule of minimal
+//! rewrites (`engine/minimal.rs`) asks of each output token whether the
+//! template spelled it or a capture brought it.
+//!
+//! The template is split into text and metavariables exactly as ast-grep-core
+//! splits it (`$NAME`, `$$$NAME`, names of upper-case letters, digits and `_`;
+//! a transformed name is one the rule's `transform` defines), then lexed with
+//! each metavariable as a placeholder character that the lexer reads as part
+//! of a word. A token that is one placeholder is the capture's tokens; a token
+//! that holds a placeholder and other text is **joined**: the template glues
+//! them (`get_$NAME`, `"$A"`, `$A$B`), so no seam is checked inside it.
+//!
+//! The captures' tokens are the old tree's leaves, but a string literal, a
+//! character literal, a regex or a comment is one token whatever its children
+//! (the lexer reads it as one; a concatenation of strings is not a literal
+//! itself, its strings are).
+
+use std::ops::Range;
+
+use ast_grep_core::matcher::NodeMatch;
+use ast_grep_core::tree_sitter::StrDoc;
+use ast_grep_language::SupportLang;
+
+use super::lexer::{lex, lexicon, Lexicon};
+
+/// Where a token of the reference comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// Spelled by the template, or by a transformed metavariable's text.
+    Template,
+    /// A token of the original code that a metavariable captured.
+    Capture,
+    /// Template text and captured text in one token, as the template glues them.
+    Joined,
+}
+
+/// One token of a reference.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct RefTok {
+    pub(crate) origin: Origin,
+    /// For [`Origin::Capture`], its bytes in the original body; else in the
+    /// reference's own text ([`Reference::text`]).
+    pub(crate) at: Range<usize>,
+    /// The text it was cut from (the template, or a transformed value) writes
+    /// it right after the token before it, with nothing between.
+    pub(crate) tight: bool,
+}
+
+/// What an edit's template says, token by token.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Reference {
+    /// The text of the tokens that are not captures.
+    own: String,
+    pub(crate) toks: Vec<RefTok>,
+}
+
+impl Reference {
+    /// The text of token `t`, where `body` is the original text (without BOM).
+    pub(crate) fn text<'a>(&'a self, t: &RefTok, body: &'a str) -> &'a str {
+        match t.origin {
+            Origin::Capture => &body[t.at.clone()],
+            _ => &self.own[t.at.clone()],
+        }
+    }
+
+    /// True when tokens `j` and `i` are template tokens that the template
+    /// writes one right after the other: a seam of its own spelling.
+    pub(crate) fn spelled_together(&self, j: usize, i: usize) -> bool {
+        i == j + 1 && self.toks[i].tight && self.toks[j].origin == Origin::Template && self.toks[i].origin == Origin::Template
+    }
+}
+
+/// A part of a fix template: text, or a metavariable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Part {
+    Text(String),
+    /// `$NAME`: one captured node.
+    Single(String),
+    /// `$$$NAME`: a captured run of nodes.
+    Multi(String),
+    /// A name the rule's `transform` defines: its text.
+    Transformed(String),
+}
+
+/// `template` cut into text and metavariables as ast-grep-core 0.51.1 cuts it
+/// (`replacer/template.rs`, `split_first_meta_var`).
+fn parts(template: &str, transformed: &[String]) -> Vec<Part> {
+    let mut parts = Vec::new();
+    let (mut text_start, mut i) = (0usize, 0usize);
+    while let Some(k) = template[i..].find('$') {
+        let at = i + k;
+        match meta_var(&template[at..], transformed) {
+            Some((part, len)) => {
+                if at > text_start {
+                    parts.push(Part::Text(template[text_start..at].to_string()));
+                }
+                parts.push(part);
+                i = at + len;
+                text_start = i;
+            }
+            None => i = at + 1,
+        }
+    }
+    if text_start < template.len() {
+        parts.push(Part::Text(template[text_start..].to_string()));
+    }
+    parts
+}
+
+/// The metavariable at the start of `src` (which starts with `$`) and its
+/// length, if one starts there.
+fn meta_var(src: &str, transformed: &[String]) -> Option<(Part, usize)> {
+    // Up to three `$`: three make a `$$$` run, fewer a single one (`$$A` is `A`).
+    let skipped = src.bytes().take(3).take_while(|&b| b == b'$').count();
+    let multi = skipped == 3;
+    let rest = &src[skipped..];
+    if !rest.starts_with(|c: char| c.is_ascii_uppercase() || c == '_') {
+        return None;
+    }
+    let len = rest.find(|c: char| !(c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit())).unwrap_or(rest.len());
+    let name = rest[..len].to_string();
+    let part = if multi {
+        Part::Multi(name)
+    } else if transformed.contains(&name) {
+        Part::Transformed(name)
+    } else {
+        Part::Single(name)
+    };
+    Some((part, skipped + len))
+}
+
+/// The placeholder of the `k`-th metavariable of a template: one character of
+/// Unicode's private use planes, which the lexer reads as part of a word.
+fn placeholder(k: usize) -> Option<char> {
+    char::from_u32(0xF0000 + u32::try_from(k).ok()?).filter(|c| (*c as u32) < 0x10_FFFE)
+}
+
+fn slot(c: char) -> Option<usize> {
+    let v = c as u32;
+    (0xF0000..0x10_FFFE).contains(&v).then(|| (v - 0xF0000) as usize)
+}
+
+/// Kinds of nodes (by a part of their name) that are one token of a reference
+/// whatever their children: literals and comments.
+const ATOM_KINDS: &[&str] = &["string", "comment", "char_literal", "rune_literal", "regex", "heredoc"];
+
+/// True when `node` is one token: a leaf, or a literal or comment (not a
+/// concatenation of strings, whose strings are the tokens).
+pub(crate) fn is_atom(node: tree_sitter::Node<'_>) -> bool {
+    if node.child_count() == 0 {
+        return true;
+    }
+    let kind = node.kind();
+    !kind.contains("concatenat") && ATOM_KINDS.iter().any(|k| kind.contains(k))
+}
+
+/// Calls `each` with the range of every token (see [`is_atom`]) of `node`'s
+/// subtree that is not empty, in order, without recursion.
+pub(crate) fn atoms(node: tree_sitter::Node<'_>, mut each: impl FnMut(tree_sitter::Node<'_>)) {
+    let mut cursor = node.walk();
+    'walk: loop {
+        let n = cursor.node();
+        if is_atom(n) {
+            if n.end_byte() > n.start_byte() {
+                each(n);
+            }
+        } else if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.node() == node {
+                break 'walk;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+}
+
+/// Calls `each` with every token (see [`is_atom`]) under `root` that is not
+/// empty and overlaps `range`, in order. The walk goes down to the range
+/// (tree-sitter's `goto_first_child_for_byte`) and stops past its end, so its
+/// cost is the depth plus the tokens it finds.
+pub(crate) fn atoms_in(root: tree_sitter::Node<'_>, range: Range<usize>, mut each: impl FnMut(tree_sitter::Node<'_>)) {
+    let mut cursor = root.walk();
+    'walk: loop {
+        let n = cursor.node();
+        if n.start_byte() >= range.end {
+            // This node and every later one lie past the range.
+            if !cursor.goto_parent() {
+                break;
+            }
+        } else if n.end_byte() > range.start {
+            if is_atom(n) {
+                if n.end_byte() > n.start_byte() {
+                    each(n);
+                }
+            } else if cursor.goto_first_child_for_byte(range.start).is_some() {
+                continue;
+            }
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                continue 'walk;
+            }
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+}
+
+/// The reference of the match `nm` of a rule whose first fix template is
+/// `template` and whose `transform` defines `transformed`, in `lang`; `body`
+/// is the text the match was found in (without BOM). `None` for a language
+/// without a layout lexer, or a template with more metavariables than
+/// placeholders.
+pub(crate) fn build(lang: SupportLang, template: &str, transformed: &[String], nm: &NodeMatch<'_, StrDoc<SupportLang>>, body: &str) -> Option<Reference> {
+    let lx = lexicon(lang)?;
+    let parts = parts(template, transformed);
+    let mut vars = Vec::new();
+    let mut marked = String::with_capacity(template.len());
+    for p in &parts {
+        match p {
+            Part::Text(t) => marked.push_str(t),
+            var => {
+                marked.push(placeholder(vars.len())?);
+                vars.push(var);
+            }
+        }
+    }
+    let env = nm.get_env();
+    // The captured range (in `body`) or transformed text of each metavariable.
+    let values: Vec<Value> = vars
+        .iter()
+        .map(|v| match v {
+            Part::Single(name) => env.get_match(name).map_or(Value::Nothing, |n| Value::Nodes(vec![n.get_inner_node()])),
+            Part::Multi(name) => {
+                let nodes: Vec<_> = env.get_multiple_matches(name).iter().map(|n| n.get_inner_node()).collect();
+                if nodes.is_empty() { Value::Nothing } else { Value::Nodes(nodes) }
+            }
+            Part::Transformed(name) => env.get_transformed(name).map_or(Value::Nothing, |b| Value::Text(String::from_utf8_lossy(b).into_owned())),
+            Part::Text(_) => Value::Nothing,
+        })
+        .collect();
+    let mut r = Reference::default();
+    let mut last_end = None;
+    for t in lex(&marked, &lx) {
+        let tight = last_end == Some(t.start);
+        last_end = Some(t.end);
+        let text = &marked[t.start..t.end];
+        let mut chars = text.chars();
+        match (chars.next().and_then(slot), chars.next()) {
+            (Some(k), None) => r.push_value(&values[k], &lx, tight),
+            _ if !text.chars().any(|c| slot(c).is_some()) => r.push_own(text, Origin::Template, tight),
+            _ => {
+                let joined: String = text
+                    .chars()
+                    .map(|c| match slot(c) {
+                        Some(k) => values[k].text(body),
+                        None => c.to_string(),
+                    })
+                    .collect();
+                r.push_own(&joined, Origin::Joined, tight);
+            }
+        }
+    }
+    Some(r)
+}
+
+/// What a metavariable stands for in one match.
+enum Value<'t> {
+    /// Nothing: ast-grep writes nothing for it.
+    Nothing,
+    /// Captured nodes, siblings in order.
+    Nodes(Vec<tree_sitter::Node<'t>>),
+    /// A transformed metavariable's text.
+    Text(String),
+}
+
+impl Value<'_> {
+    /// The text it stands for (captured: the original's bytes, first node to last).
+    fn text(&self, body: &str) -> String {
+        match self {
+            Value::Nothing => String::new(),
+            Value::Nodes(n) => body[n[0].start_byte()..n[n.len() - 1].end_byte()].to_string(),
+            Value::Text(t) => t.clone(),
+        }
+    }
+}
+
+impl Reference {
+    fn push_own(&mut self, text: &str, origin: Origin, tight: bool) {
+        let start = self.own.len();
+        self.own.push_str(text);
+        self.toks.push(RefTok { origin, at: start..self.own.len(), tight });
+    }
+
+    fn push_value(&mut self, v: &Value<'_>, lx: &Lexicon, tight: bool) {
+        match v {
+            Value::Nothing => {}
+            Value::Text(t) => {
+                let mut last_end = None;
+                for tok in lex(t, lx) {
+                    let tight = last_end.map_or(tight, |e| e == tok.start);
+                    last_end = Some(tok.end);
+                    self.push_own(&t[tok.start..tok.end], Origin::Template, tight);
+                }
+            }
+            Value::Nodes(nodes) => {
+                // The tokens from the first node's start to the last's end: the
+                // nodes and whatever lies between them (separators, comments).
+                let end = nodes[nodes.len() - 1].end_byte();
+                let mut node = Some(nodes[0]);
+                while let Some(n) = node.filter(|n| n.start_byte() < end) {
+                    atoms(n, |a| {
+                        if a.end_byte() <= end {
+                            self.toks.push(RefTok { origin: Origin::Capture, at: a.start_byte()..a.end_byte(), tight: false });
+                        }
+                    });
+                    node = n.next_sibling();
+                }
+            }
+        }
+    }
+}
+
+/// For each token `out_toks` cut from `out` (ast-grep's replacement of the
+/// match, whose non-blank text is the reference's, re-indented), where it comes
+/// from: a token that lies within one capture token is [`Origin::Capture`], one
+/// within a template token [`Origin::Template`], anything else (spanning
+/// several, or past the reference's end) [`Origin::Joined`].
+#[allow(dead_code)] // for the gap rule of minimal rewrites
+pub(crate) fn origins(r: &Reference, body: &str, out: &str, out_toks: &[Range<usize>]) -> Vec<Origin> {
+    // The non-blank bytes of the reference, each with the index of its token.
+    let mut owner: Vec<(u8, usize)> = Vec::new();
+    for (i, t) in r.toks.iter().enumerate() {
+        owner.extend(r.text(t, body).bytes().filter(|b| !b.is_ascii_whitespace()).map(|b| (b, i)));
+    }
+    let ob = out.as_bytes();
+    let (mut k, mut at) = (0usize, 0usize);
+    out_toks
+        .iter()
+        .map(|t| {
+            // Count the non-blank bytes of `out` before the token.
+            while at < t.start {
+                if !ob[at].is_ascii_whitespace() {
+                    k += 1;
+                }
+                at += 1;
+            }
+            let n = ob[t.clone()].iter().filter(|b| !b.is_ascii_whitespace()).count();
+            match owner.get(k..k + n) {
+                Some(s) if !s.is_empty() && s.iter().all(|&(_, i)| i == s[0].1) => r.toks[s[0].1].origin,
+                _ => Origin::Joined,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_are_cut_as_ast_grep_cuts_them() {
+        let t = vec!["T".to_string()];
+        assert_eq!(
+            parts("f($A, $$$B) costs $5 $T $a $$C", &t),
+            [
+                Part::Text("f(".into()),
+                Part::Single("A".into()),
+                Part::Text(", ".into()),
+                Part::Multi("B".into()),
+                Part::Text(") costs $5 ".into()),
+                Part::Transformed("T".into()),
+                Part::Text(" $a ".into()),
+                Part::Single("C".into()),
+            ]
+        );
+    }
+}

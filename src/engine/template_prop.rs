@@ -1,0 +1,237 @@
+//! Property test of the template check (docs/DESIGN.md section 2.5.9): random
+//! templates (operators, keywords, `$A $B` adjacency, brackets) over random
+//! calls (unary minus, strings holding blanks, comments and line breaks between
+//! the arguments, trailing commas) in Python, JavaScript, TypeScript, Rust, Go
+//! and C. The oracle does not use the check's own reference: it writes the
+//! template with every token apart (one blank between any two, the captured
+//! code as it was) into the file and parses that; the tokens of the new parse
+//! over the edit are what the template says. Then:
+//! - the default output's tokens over each edit are those, or the file is
+//!   flagged `templateMismatch`;
+//! - wherever ast-grep's output (`verbatim`) has those tokens, the default's are
+//!   those too and the file is not flagged.
+//!
+//! Tokens are compared without comments, and a `,` before a closing bracket or
+//! another `,` is left out on both sides: the admitted deviations.
+
+use std::path::Path;
+
+use ast_grep_language::SupportLang;
+use proptest::prelude::*;
+
+use super::reference::atoms_in;
+use super::{rewrite, Engine, RewriteOptions};
+use crate::request::{Op, RawRequest, WalkOptions};
+
+/// A part of a generated template.
+#[derive(Clone, Debug)]
+enum Item {
+    Var(&'static str),
+    Tok(&'static str),
+}
+
+fn is_wordy(s: &str) -> bool {
+    s.chars().next().is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '"')
+        || s.chars().last().is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '"')
+}
+
+/// The template: the items, apart or together as `tight` says (never two
+/// word-like items together: that would be one token, a capture glued by the
+/// template, which the oracle does not model).
+fn template(items: &[Item], tight: &[bool]) -> String {
+    let mut s = String::new();
+    for (k, it) in items.iter().enumerate() {
+        let text = match it {
+            Item::Var(v) => *v,
+            Item::Tok(t) => *t,
+        };
+        if k > 0 {
+            let prev = match &items[k - 1] {
+                Item::Var(_) => "A",
+                Item::Tok(t) => t,
+            };
+            let wordy = is_wordy(prev) && (is_wordy(text) || matches!(it, Item::Var(_)));
+            if !tight[k] || wordy {
+                s.push(' ');
+            }
+        }
+        s.push_str(text);
+    }
+    s
+}
+
+/// The template as written, each metavariable replaced by its captured text
+/// with a blank on either side: a seam between a capture and its neighbour can
+/// then be nothing but a seam, and the template's own tokens are as it spells
+/// them (two operators it writes together are one token of the lexer, so of
+/// the reference, too).
+fn spaced(items: &[Item], tight: &[bool], a: &str, b: &str) -> String {
+    template(items, tight).replace("$A", &format!(" {a} ")).replace("$B", &format!(" {b} "))
+}
+
+struct Lang {
+    lang: SupportLang,
+    ext: &'static str,
+    comment: &'static str,
+    /// Operators and keywords of templates.
+    toks: &'static [&'static str],
+    /// Arguments of the matched call.
+    args: &'static [&'static str],
+    /// The file around `r = CALL`.
+    wrap: fn(&str) -> String,
+    trailing_comma: bool,
+}
+
+const LANGS: &[Lang] = &[
+    Lang {
+        lang: SupportLang::Python,
+        ext: "py",
+        comment: "# c",
+        toks: &["in", "not in", "and", "or", "is", "is not", "not", "==", "-", "- -", "+", "*", "(", ")", ".", ","],
+        args: &["a", "b0", "1", "-y", "- y", "\"s  t\"", "x.y", "g(a)", "(a + b)", "not a", "[1, 2]"],
+        wrap: |c| format!("r = {c}\n"),
+        trailing_comma: true,
+    },
+    Lang {
+        lang: SupportLang::JavaScript,
+        ext: "js",
+        comment: "// c",
+        toks: &["in", "instanceof", "typeof", "&&", "||", "===", "-", "- -", "+", "+ +", "!", "(", ")", ".", ","],
+        args: &["a", "b0", "1", "-y", "- y", "\"s  t\"", "x.y", "g(a)", "(a + b)", "!a", "`t ${a}`"],
+        wrap: |c| format!("r = {c};\n"),
+        trailing_comma: true,
+    },
+    Lang {
+        lang: SupportLang::TypeScript,
+        ext: "ts",
+        comment: "// c",
+        toks: &["in", "as", "&&", "===", "-", "- -", "+", "!", "(", ")", ".", ","],
+        args: &["a", "b0", "1", "-y", "\"s  t\"", "x.y", "g(a)", "(a + b)", "!a"],
+        wrap: |c| format!("r = {c};\n"),
+        trailing_comma: true,
+    },
+    Lang {
+        lang: SupportLang::Rust,
+        ext: "rs",
+        comment: "// c",
+        toks: &["==", "-", "- -", "+", "!", "&&", "*", "&", "as", "(", ")", ".", ",", "?"],
+        args: &["a", "b0", "1", "-y", "- y", "\"s  t\"", "x.y", "g(a)", "(a + b)", "!a", "&a"],
+        wrap: |c| format!("fn m() {{\n    let r = {c};\n}}\n"),
+        trailing_comma: true,
+    },
+    Lang {
+        lang: SupportLang::Go,
+        ext: "go",
+        comment: "// c",
+        toks: &["==", "-", "- -", "+", "!", "&&", "*", "&", "(", ")", ".", ","],
+        args: &["a", "b0", "1", "-y", "- y", "\"s  t\"", "x.y", "g(a)", "(a + b)", "!a", "&a"],
+        wrap: |c| format!("package p\n\nfunc m() {{\n\tr = {c}\n}}\n"),
+        trailing_comma: false,
+    },
+    Lang {
+        lang: SupportLang::C,
+        ext: "c",
+        comment: "// c",
+        toks: &["==", "-", "- -", "+", "!", "&&", "*", "&", "(", ")", ".", ",", "->"],
+        args: &["a", "b0", "1", "-y", "- y", "\"s  t\"", "x.y", "g(a)", "(a + b)", "!a", "&a"],
+        wrap: |c| format!("void m(void) {{\n    r = {c};\n}}\n"),
+        trailing_comma: false,
+    },
+];
+
+/// The tokens of `text` (parsed in `lang`) over `span`, normalized: no
+/// comments, no `,` before a closing bracket or another `,`.
+fn tokens(lang: SupportLang, text: &str, span: std::ops::Range<usize>) -> Vec<String> {
+    let tree = super::tree_after_edit_full(lang, text);
+    let mut out: Vec<String> = Vec::new();
+    atoms_in(tree.root_node(), span.clone(), |n| {
+        if n.start_byte() >= span.start && n.end_byte() <= span.end && !n.kind().contains("comment") {
+            out.push(text[n.start_byte()..n.end_byte()].to_string());
+        }
+    });
+    let mut kept: Vec<String> = Vec::new();
+    for (k, t) in out.iter().enumerate() {
+        let next = out.get(k + 1).map(String::as_str);
+        if t == "," && matches!(next, Some(")" | "]" | "}" | ",")) {
+            continue;
+        }
+        kept.push(t.clone());
+    }
+    kept
+}
+
+/// The engine for one op, or `None` when the request is refused (a template
+/// with unbalanced brackets, say).
+fn engine(pat: &str, out: &str, lang: SupportLang) -> Option<Engine> {
+    let raw = RawRequest { ops: vec![Op { pat: pat.into(), out: out.into() }], ..Default::default() };
+    let req = raw.validate(&std::env::current_dir().unwrap(), WalkOptions::default(), 1).ok()?;
+    Engine::new(&req, [lang], Path::new("/")).ok()
+}
+
+/// One case in one language; see the module doc.
+fn case(l: &Lang, (a, b): (usize, usize), (sep, comment, trailing): (usize, bool, bool), items: &[Item], tight: &[bool]) -> Result<(), TestCaseError> {
+    let (a, b) = (l.args[a % l.args.len()], l.args[b % l.args.len()]);
+    let sep = ["", " ", "\n        "][sep % 3];
+    let comment = if comment { format!(" {}\n        ", l.comment) } else { String::new() };
+    let trail = if trailing && l.trailing_comma { ",\n    " } else { "" };
+    let call = format!("f({a},{comment}{sep}{b}{trail})");
+    let src = (l.wrap)(&call);
+    let out = template(items, tight);
+    let Some(e) = engine("f($A, $B)", &out, l.lang) else { return Ok(()) };
+    let path = format!("/x.{}", l.ext);
+    let ops = e.ops_for(l.lang, Path::new(&path));
+    let opts = RewriteOptions { prefilter: true, check_syntax: true, rewrite_nested: false, verbatim: false };
+    let Some(def) = rewrite(&ops, l.lang, &src, opts) else { return Ok(()) };
+    let Some(verb) = rewrite(&ops, l.lang, &src, RewriteOptions { verbatim: true, ..opts }) else { return Ok(()) };
+    let (Some(de), Some(ve)) = (def.edits.first(), verb.edits.first()) else { return Ok(()) };
+    // What the template says: the spaced text in place of the match.
+    let start = src.find("f(").unwrap();
+    let end = start + call.len();
+    let spaced_text = spaced(items, tight, a, b);
+    let oracle_src = format!("{}{spaced_text}{}", &src[..start], &src[end..]);
+    let want = tokens(l.lang, &oracle_src, start..start + spaced_text.len());
+    let got_of = |r: &super::Rewrite, e: &super::Edit| {
+        let text = String::from_utf8(r.new_text.clone()).unwrap();
+        tokens(l.lang, &text, e.start..e.start + e.text.len())
+    };
+    let (got, got_verbatim) = (got_of(&def, de), got_of(&verb, ve));
+    let flagged = def.template.mismatched > 0;
+    let new = String::from_utf8_lossy(&def.new_text).into_owned();
+    prop_assert!(got == want || flagged, "{:?} -> {:?} on {:?}: wrote {:?}, tokens {:?}, want {:?}", "f($A, $B)", out, src, new, got, want);
+    if got_verbatim == want {
+        prop_assert!(!flagged && got == want, "{:?} on {:?}: ast-grep's {:?} follows the template, the default wrote {:?} (flagged: {})", out, src, String::from_utf8_lossy(&verb.new_text), new, flagged);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn the_default_output_says_what_the_template_says_or_is_flagged(
+        args in (0usize..16, 0usize..16),
+        layout in (0usize..3, any::<bool>(), any::<bool>()),
+        parts in proptest::collection::vec((prop_oneof![Just(0u8), Just(1), Just(2), Just(2), Just(2)], 0usize..32), 1..6),
+        tight in proptest::collection::vec(any::<bool>(), 6),
+    ) {
+        for l in LANGS {
+            let items: Vec<Item> = parts
+                .iter()
+                .map(|&(kind, k)| match kind {
+                    0 => Item::Var("$A"),
+                    1 => Item::Var("$B"),
+                    _ => Item::Tok(l.toks[k % l.toks.len()]),
+                })
+                .collect();
+            case(l, args, layout, &items, &tight)?;
+        }
+    }
+}
+
+#[test]
+fn the_generator_writes_templates_as_asked() {
+    let items = [Item::Var("$A"), Item::Tok("in"), Item::Var("$B"), Item::Tok("-"), Item::Var("$A")];
+    assert_eq!(template(&items, &[true, true, true, true, true]), "$A in $B-$A");
+    assert_eq!(template(&items, &[false, false, false, false, false]), "$A in $B - $A");
+    assert_eq!(spaced(&items, &[true; 5], "a", "- y"), " a  in  - y - a ");
+}
