@@ -46,6 +46,7 @@ mod template_prop;
 pub use invariant::{TemplateNote, TemplateReport, MAX_TEMPLATE_NOTES_LISTED};
 mod nested;
 mod scan;
+mod spelling;
 
 /// The UTF-8 byte order mark.
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -688,7 +689,9 @@ fn pick(
 ) -> std::result::Result<Picked, String> {
     let mut kept: Vec<Edit> = Vec::new();
     let mut checks = Vec::new();
-    let mut templates: HashMap<usize, (String, Vec<String>)> = HashMap::new();
+    // Per op: its first template, the names its transform defines, and the
+    // seams its patterns spell.
+    let mut templates: HashMap<usize, (String, Vec<String>, spelling::Spelling)> = HashMap::new();
     let mut dropped = Vec::new();
     let mut unparsed = Vec::new();
     let mut last_end = 0;
@@ -725,42 +728,34 @@ fn pick(
         if built > budget {
             return Err(over());
         }
-        let (range, text, out) = if verbatim {
+        let (range, text, check) = if verbatim {
             (range, text, None)
         } else {
             let floor = last_end.saturating_sub(bom);
-            let out = Some(text.clone());
-            let (range, new) = minimal::edit(op.rule.language, node.get_inner_node(), body, (range, text, &fix_template(op)), floor);
-            (range, new, out)
+            let (template, transformed, spelling) = templates
+                .entry(op.index)
+                .or_insert_with(|| (first_template(op), transform_names(op), spelling::Spelling::of(op.rule.language, &node_patterns(op))));
+            // The reference tells the minimal layout which tokens the template
+            // spells, and the template check what the edit must say. An identity
+            // is no edit (below) and needs none: building one for each of many
+            // nested identities would cost the square of their depth.
+            let identity = text.as_bytes() == &body.as_bytes()[range.clone()];
+            let reference = if identity { None } else { reference::build(op.rule.language, template, transformed, &nm, body) };
+            let out = text.clone();
+            let (range, new) = minimal::edit(op.rule.language, node.get_inner_node(), body, (range, text, template), floor, (reference.as_ref(), spelling));
+            let check = reference.map(|reference| invariant::EditCheck { reference, verbatim: (out != new).then_some(out) });
+            (range, new, check)
         };
         // A match the rewrite leaves as it is changes nothing and must not
         // shadow the matches nested in it.
         if text.as_bytes() == &body.as_bytes()[range.clone()] {
             continue;
         }
-        // What the template check needs, built for kept edits only (they do not
-        // overlap, so this costs at most the file's size).
-        let check = out.and_then(|out| {
-            let (template, transformed) = templates.entry(op.index).or_insert_with(|| (first_template(op), transform_names(op)));
-            let reference = reference::build(op.rule.language, template, transformed, &nm, body)?;
-            Some(invariant::EditCheck { reference, verbatim: (out != text).then_some(out) })
-        });
         last_end = range.end + bom;
         kept.push(Edit { start: range.start + bom, end: range.end + bom, text, op: op.index });
         checks.push(check);
     }
     Ok(Picked { kept, checks, dropped, unparsed })
-}
-
-/// The template text of `op`'s fix (all of a list's templates, one a line), to
-/// tell the literals it spells out from those its captures bring.
-fn fix_template(op: &CompiledOp) -> String {
-    match serde_json::to_value(&op.rule.fix) {
-        Ok(serde_json::Value::String(s)) => s,
-        Ok(serde_json::Value::Object(o)) => o.get("template").and_then(|t| t.as_str()).unwrap_or_default().to_string(),
-        Ok(serde_json::Value::Array(a)) => a.iter().filter_map(|f| f.get("template").and_then(|t| t.as_str())).collect::<Vec<_>>().join("\n"),
-        _ => String::new(),
-    }
 }
 
 /// The first template of `op`'s fix: the one ast-grep's fixer uses.
@@ -771,6 +766,13 @@ fn first_template(op: &CompiledOp) -> String {
         Ok(serde_json::Value::Array(a)) => a.first().and_then(|f| f.get("template")).and_then(|t| t.as_str()).unwrap_or_default().to_string(),
         _ => String::new(),
     }
+}
+
+/// The patterns `op`'s rule matches its node with (not those of `inside`,
+/// `not`, `any`, ...): their seams are not respelled by its template.
+fn node_patterns(op: &CompiledOp) -> Vec<String> {
+    let Ok(core) = serde_json::to_value(&op.rule.core) else { return Vec::new() };
+    crate::ruleset::patterns(&core).into_iter().filter(|(_, need)| *need == crate::ruleset::Need::InNode).map(|(p, _)| p.text.to_string()).collect()
 }
 
 /// The names `op`'s `transform` defines.

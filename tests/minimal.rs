@@ -21,6 +21,21 @@ fn applied(files: &[(&str, &str)], args: &[&str]) -> Tree {
     t
 }
 
+/// `run ARGS`, then `resolve apply` allowing syntax errors and moved code, in a
+/// tree holding `files`: ast-grep's own output (`--verbatim`) may not parse.
+fn forced(files: &[(&str, &str)], args: &[&str]) -> Tree {
+    let t = Tree::empty();
+    for (p, c) in files {
+        t.write(p, c);
+    }
+    let mut all = vec!["run"];
+    all.extend_from_slice(args);
+    all.push(".");
+    t.run(&all).ok();
+    t.run(&["resolve", "apply", "--reason", "r", "--extra", r#"{"allowSyntaxErrors": true, "allowStructureChanges": true}"#]).ok();
+    t
+}
+
 /// The preview's JSON of `run ARGS --json` in a tree holding `files`.
 fn preview(files: &[(&str, &str)], args: &[&str]) -> Value {
     let t = Tree::empty();
@@ -287,4 +302,192 @@ fn a_multi_line_literal_in_a_capture_keeps_its_value() {
     let rs = "fn m() {\n    check(\n        r#\"\n        a\n\n        b\n        \"#,\n    )\n    .unwrap();\n}\n";
     let v = preview(&[("a.rs", rs)], &["-p", "$A.unwrap()", "-r", "$A.unwrap()"]);
     assert_eq!(v["status"], "no_changes", "{v}");
+}
+
+/// One multi-line capture moved a level shallower (its block unwrapped) and one
+/// a level deeper (wrapped), per language: each line of the capture moves by
+/// the same step, so the block keeps its shape at its new depth.
+#[test]
+fn a_capture_moved_to_another_depth_keeps_its_block_shape() {
+    let py = "def f():\n    if True:\n        a = 1\n        foo(\n            a,\n        )\n    return 2\n";
+    let ts = "function m() {\n  if (x) {\n    const a = 1;\n    foo(\n      a,\n    );\n  }\n}\n";
+    let rs = "fn m() {\n    if true {\n        let a = 1;\n        foo(\n            a,\n        );\n    }\n}\n";
+    let go = "package p\n\nfunc m() {\n\tif true {\n\t\ta := 1\n\t\tfoo(\n\t\t\ta,\n\t\t)\n\t}\n}\n";
+    let c = "int m(int x) {\n    if (x) {\n        int a = 1;\n        foo(a,\n            b);\n    }\n    return 0;\n}\n";
+    let c_if = ["-p", "void f() { if ($C) { $$$B } }", "--selector", "if_statement"];
+    let cases: [(&str, &str, Vec<&str>, &str); 10] = [
+        ("a.py", py, vec!["-p", "if True: $$$B", "-r", "$$$B"], "def f():\n    a = 1\n    foo(\n        a,\n    )\n    return 2\n"),
+        (
+            "a.py",
+            py,
+            vec!["-p", "if True: $$$B", "-r", "if True:\n    with lock:\n        $$$B"],
+            "def f():\n    if True:\n        with lock:\n            a = 1\n            foo(\n                a,\n            )\n    return 2\n",
+        ),
+        ("a.ts", ts, vec!["-p", "if (x) { $$$B }", "-r", "$$$B"], "function m() {\n  const a = 1;\n  foo(\n    a,\n  );\n}\n"),
+        (
+            "a.ts",
+            ts,
+            vec!["-p", "if (x) { $$$B }", "-r", "if (x) {\n  try {\n    $$$B\n  } finally {\n    done();\n  }\n}"],
+            "function m() {\n  if (x) {\n    try {\n      const a = 1;\n      foo(\n        a,\n      );\n    } finally {\n      done();\n    }\n  }\n}\n",
+        ),
+        ("a.rs", rs, vec!["-p", "if true { $$$B }", "-r", "$$$B"], "fn m() {\n    let a = 1;\n    foo(\n        a,\n    );\n}\n"),
+        (
+            "a.rs",
+            rs,
+            vec!["-p", "if true { $$$B }", "-r", "if true {\n    loop {\n        $$$B\n    }\n}"],
+            "fn m() {\n    if true {\n        loop {\n            let a = 1;\n            foo(\n                a,\n            );\n        }\n    }\n}\n",
+        ),
+        // Tabs, and a statement list that ends in its line break.
+        ("a.go", go, vec!["-p", "if true { $$$B }", "-r", "$$$B"], "package p\n\nfunc m() {\n\ta := 1\n\tfoo(\n\t\ta,\n\t)\n}\n"),
+        // ast-grep-core indents a template's lines by the spaces of the match's
+        // line, none for a tab.
+        (
+            "a.go",
+            go,
+            vec!["-p", "if true { $$$B }", "-r", "if true {\n\tfor {\n\t\t$$$B\n\t}\n}"],
+            "package p\n\nfunc m() {\n\tif true {\n\t\tfor {\n\t\t\ta := 1\n\t\t\tfoo(\n\t\t\t\ta,\n\t\t\t)\n\t\t}\n\t}\n}\n",
+        ),
+        ("a.c", c, [&c_if[..], &["-r", "$$$B"]].concat(), "int m(int x) {\n    int a = 1;\n    foo(a,\n        b);\n    return 0;\n}\n"),
+        (
+            "a.c",
+            c,
+            [&c_if[..], &["-r", "if ($C) {\n    lock();\n    {\n        $$$B\n    }\n}"]].concat(),
+            "int m(int x) {\n    if (x) {\n        lock();\n        {\n            int a = 1;\n            foo(a,\n                b);\n        }\n    }\n    return 0;\n}\n",
+        ),
+    ];
+    for (file, src, args, want) in cases {
+        let t = applied(&[(file, src)], &args);
+        assert_eq!(t.read(file), want, "{file} {args:?}");
+    }
+}
+
+#[test]
+fn a_token_the_template_changes_gets_the_templates_spacing() {
+    let asserts = "class T:\n    def t(self):\n        self.assertIn(\"WHERE\", x)\n        self.assertEqual(a0, b0)\n";
+    for (file, src, pat, out, want) in [
+        ("a.py", "r = contains(a, b)\ns = contains(a,b)\n", "contains($A, $B)", "$A in $B", "r = a in b\ns = a in b\n"),
+        ("a.py", "t = both(a, b)\n", "both($A, $B)", "$A and $B", "t = a and b\n"),
+        ("t.py", asserts, "self.assertIn($A, $B)", "assert $A in $B", &asserts.replace("self.assertIn(\"WHERE\", x)", "assert \"WHERE\" in x")),
+        ("t.py", asserts, "self.assertEqual($A, $B)", "assert $A == $B", &asserts.replace("self.assertEqual(a0, b0)", "assert a0 == b0")),
+        // Not `--y`, a decrement.
+        ("a.js", "neg(y);\n", "neg($X)", "- -$X", "- -y;\n"),
+    ] {
+        // ast-grep writes the same bytes.
+        for verbatim in [false, true] {
+            let mut args = vec!["-p", pat, "-r", out];
+            if verbatim {
+                args.push("--verbatim");
+            }
+            assert_eq!(applied(&[(file, src)], &args).read(file), want, "{pat} -> {out}, verbatim: {verbatim}");
+        }
+    }
+}
+
+#[test]
+fn a_comment_ending_a_call_keeps_the_closing_bracket_on_its_own_line() {
+    let src = "old_name(\n    first,\n    second,  # why\n)\n";
+    let t = applied(&[("a.py", src)], &["-p", "old_name($$$A)", "-r", "new_name($$$A)"]);
+    assert_eq!(t.read("a.py"), src.replace("old_name", "new_name"));
+    // ast-grep puts the `)` inside the comment.
+    let t = forced(&[("a.py", src)], &["-p", "old_name($$$A)", "-r", "new_name($$$A)", "--verbatim"]);
+    assert_eq!(t.read("a.py"), "new_name(first,\nsecond,  # why)\n");
+}
+
+/// A generator callback unwrapped from its wrapper, once from a line of its
+/// own (its block moves a level shallower) and once from the wrapper's line.
+const GENERATORS: &str = "export class Jobs {
+  register() {
+    this.queue.add(
+      \"sync\",
+      wrap(
+        function* (
+          id: string,
+          b: number,
+        ) {
+          const user = yield* load(id);
+          if (user) {
+            yield* save(user, b);
+          }
+        },
+      ),
+    );
+    this.queue.add(\"flush\", wrap(function* (
+      id: string,
+    ) {
+      yield* flush(id);
+    }));
+  }
+}
+";
+
+#[test]
+fn an_unwrapped_callback_keeps_its_block_shape_and_the_template_its_spelling() {
+    let (pat, out) = ("wrap(function* ($$$P) { $$$B })", "function*($$$P) { $$$B }");
+    let t = applied(&[("a.ts", GENERATORS)], &["-p", pat, "-r", out]);
+    let want = "export class Jobs {
+  register() {
+    this.queue.add(
+      \"sync\",
+      function*(
+        id: string,
+        b: number,
+      ) {
+        const user = yield* load(id);
+        if (user) {
+          yield* save(user, b);
+        }
+      },
+    );
+    this.queue.add(\"flush\", function*(
+      id: string,
+    ) {
+      yield* flush(id);
+    });
+  }
+}
+";
+    assert_eq!(t.read("a.ts"), want);
+    let t = forced(&[("a.ts", GENERATORS)], &["-p", pat, "-r", out, "--verbatim"]);
+    let ast_grep = "export class Jobs {
+  register() {
+    this.queue.add(
+      \"sync\",
+      function*(id: string,
+      b: number,) { const user = yield* load(id);
+      if (user) {
+        yield* save(user, b);
+      } },
+    );
+    this.queue.add(\"flush\", function*(id: string,) { yield* flush(id); });
+  }
+}
+";
+    assert_eq!(t.read("a.ts"), ast_grep);
+}
+
+#[test]
+fn a_seam_the_template_writes_as_the_pattern_does_keeps_the_originals_spacing() {
+    // GNU style: the rename does not respell `foo(` as `bar(`, so the space stays.
+    let c = "int main() {\n    foo (a,\n         b);\n    foo ( );\n}\n";
+    let t = applied(&[("a.c", c)], &["-p", "foo($$$A);", "-r", "bar($$$A);"]);
+    assert_eq!(t.read("a.c"), c.replace("foo", "bar"));
+    let v = preview(&[("a.c", c)], &["-p", "foo($$$A);", "-r", "foo($$$A);"]);
+    assert_eq!(v["status"], "no_changes", "{v}");
+    // ast-grep writes the template's `bar(`.
+    let t = applied(&[("a.c", c)], &["-p", "foo($$$A);", "-r", "bar($$$A);", "--verbatim"]);
+    assert_eq!(t.read("a.c"), "int main() {\n    bar(a,\n         b);\n    bar();\n}\n");
+}
+
+#[test]
+fn a_line_break_of_the_original_goes_back_to_its_depth_when_the_code_before_it_moved() {
+    // `)` under the line of its `(`, though the capture before it came from a
+    // deeper line; `{` at the depth of `match`, though the capture before it
+    // was joined onto the `match` line.
+    let py = "def f(t, setting_value):\n    if t and not isinstance(\n        setting_value, (list, tuple)\n    ):\n        pass\n";
+    let t = applied(&[("a.py", py)], &["-p", "isinstance($A, $B)", "-r", "is_a($B, $A)"]);
+    assert_eq!(t.read("a.py"), "def f(t, setting_value):\n    if t and not is_a((list, tuple), setting_value\n    ):\n        pass\n");
+    let rs = "fn m() {\n    if let Some(w) =\n        unsafe { take(x) }\n    {\n        w.wake();\n    }\n}\n";
+    let out = "match $Y {\n    Some($X) => {\n        $$$B\n    }\n    None => {}\n}";
+    let t = applied(&[("a.rs", rs)], &["-p", "if let Some($X) = $Y { $$$B }", "-r", out]);
+    assert_eq!(t.read("a.rs"), "fn m() {\n    match unsafe { take(x) }\n    {\n        Some(w) => {\n            w.wake();\n        }\n        None => {}\n    }\n}\n");
 }

@@ -1,53 +1,59 @@
 //! Minimal rewrites (docs/DESIGN.md section 2.5.9): the replacement ast-grep's
-//! template gives, written with the matched code's own layout wherever the two
-//! line up, so that an edit changes only the tokens it really changes.
+//! template gives, written with the matched code's own layout wherever the
+//! template does not say otherwise, so that an edit changes only what it
+//! really changes.
 //!
 //! ast-grep's template re-creates the text between captures: a rewrite of
 //! `$X.unwrap()` joins a chain split over lines, `warnings.warn($MSG, $CAT)`
 //! squeezes a multi-line call onto one line, and a block capture re-indented to
-//! the template's column can leave a Python method body at class depth. Here the
-//! matched text and ast-grep's output are both cut into tokens, the two token
-//! sequences are aligned (Myers' diff, the longest common subsequence), and each
-//! gap between two output tokens that align with two *adjacent* original tokens
-//! takes the original's gap, re-indented by how far the line it follows has moved
-//! (so a block keeps its structure at its new depth). Wherever tokens are
-//! inserted or removed the output's whitespace is kept, but for a line break
-//! the original had there. A `,` that the template adds right after a capture
-//! that already ends in `,` is left out, and a trailing `,` it drops is kept.
+//! the template's column can leave a Python method body at class depth. Here
+//! the replacement's tokens are the edit's reference (`engine/reference.rs`:
+//! the template's tokens, and each capture's tokens from the old tree), found
+//! in ast-grep's output; the matched text is cut by the layout lexer
+//! (`engine/lexer.rs`). A capture's tokens align with the original tokens they
+//! are, the template's with the rest (Myers' diff, the longest common
+//! subsequence). Then **the gap rule** says what to write between two tokens:
+//! - between two of the template's, the template's whitespace, except where a
+//!   pattern of the rule writes the same seam the same way ([`Spelling`]: an
+//!   identity or a rename respells nothing, so the original's gap stays);
+//! - inside a capture, the capture's own text;
+//! - beside a capture, the original's gap where the two tokens were adjacent
+//!   in the original;
+//! - where tokens were inserted or removed, the original's line break comes
+//!   back, not its spaces (unless the template breaks the line there, or
+//!   writes the two tokens together);
+//! - elsewhere, ast-grep's whitespace, with the match's indentation after each
+//!   of the template's line breaks (ast-grep-core adds spaces only).
 //!
-//! What is a token, and why that is exact enough:
-//! - A small lexer per language ([`Lexicon`]) reads words, numbers, runs of
-//!   operator characters, brackets, and *opaque* tokens: string literals (with
-//!   escapes, Python's triple quotes, Rust's raw strings and lifetimes, C++ raw
-//!   strings, Go's raw strings, JavaScript's template strings with nested `${}`,
-//!   C#'s verbatim strings) and comments. Whitespace inside an opaque token is
-//!   never a gap, so a change the user makes inside a string or comment is
-//!   written as asked. The lexer is used on both sides because an output
-//!   fragment often does not parse alone.
-//! - A gap is taken from the original only where the original's syntax tree
-//!   agrees that it lies between two tokens of code: the smallest node spanning
-//!   it must have children and not be a string, comment, heredoc, regex or
-//!   template-string node (but for two whole strings side by side). So a lexer
-//!   that misreads a string (a regex holding a quote, a nested quote in an
-//!   interpolation) can only lose restorations, never restore whitespace inside
-//!   a literal.
-//! - A multi-line literal that ast-grep-core re-indented with its capture (a
-//!   docstring in a moved body) is written as the original had it, unless the
-//!   fix template spells it out: re-indenting it changes its value. Comments
-//!   the output lost between two aligned tokens are kept.
+//! A restored line break takes the original's step of indentation from the
+//! line before it, applied to the line the result is on now, so a multi-line
+//! capture moved to another depth keeps its block shape there.
+//!
+//! What is exact enough:
+//! - A capture's tokens are written as the original has them, so a docstring or
+//!   raw string it brings keeps its value (ast-grep-core re-indents them), and
+//!   a gap inside a capture lies between two tokens of the old tree.
+//! - A gap beside a template token is taken from the original only where the
+//!   original's syntax tree agrees that it lies between two tokens of code: the
+//!   smallest node spanning it must have children and not be a string, comment,
+//!   heredoc, regex or template-string node (but for two whole strings side by
+//!   side). So a lexer that misreads a string can only lose restorations.
 //! - A line break is restored only where both sides are inside brackets or both
 //!   are not (relative to the match), so a break that meant "new statement" in
-//!   the original never lands where a statement cannot end (Python's indentation
-//!   is meaning; JavaScript and Go insert semicolons at line ends).
+//!   the original never lands where a statement cannot end (Python's
+//!   indentation is meaning; JavaScript and Go insert semicolons at line ends).
 //! - Languages without a lexicon here (heredocs, indentation-sensitive markup,
-//!   long-bracket strings) keep ast-grep's output, as does a match too large to
-//!   align ([`MAX_ALIGN_TOKENS`]).
+//!   long-bracket strings), an edit without a reference, and a match too large
+//!   to align ([`MAX_ALIGN_TOKENS`]) keep ast-grep's output.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use ast_grep_language::SupportLang;
 
 use super::lexer::{lex, lexicon, Lexicon, Tok};
+use super::reference::{Origin, Reference};
+use super::spelling::{is_word, Spelling};
 
 /// Most tokens, on both sides together, left to align once the common first
 /// and last tokens are set aside (docs/DESIGN.md section 7). The alignment costs
@@ -55,10 +61,88 @@ use super::lexer::{lex, lexicon, Lexicon, Tok};
 /// rewrite reorders it) keeps ast-grep's output rather than spend seconds.
 pub const MAX_ALIGN_TOKENS: usize = 20_000;
 
+/// One token of the replacement: a token of the edit's reference, found in
+/// ast-grep's output.
+struct Piece<'a> {
+    origin: Origin,
+    /// A capture token's bytes in the body.
+    cap: Option<Range<usize>>,
+    /// Its bytes in ast-grep's output (a capture's re-indented maybe).
+    out: Range<usize>,
+    /// ast-grep's blanks before it.
+    ug: &'a str,
+    /// A metavariable stands right before it in the template.
+    after_var: bool,
+    /// The bracket depth before it in the replacement.
+    depth: i32,
+}
+
+/// The tokens of the reference `r` found in `out`, ast-grep's replacement,
+/// whose non-blank bytes are theirs in order; `None` when they are not (then
+/// `out` is kept). A token of blanks only is a gap, not a token.
+fn locate<'a>(r: &Reference, body: &str, out: &'a str) -> Option<Vec<Piece<'a>>> {
+    let ob = out.as_bytes();
+    let (mut pos, mut depth, mut pieces) = (0usize, 0i32, Vec::new());
+    for t in &r.toks {
+        let text = r.text(t, body);
+        if text.bytes().all(|b| b.is_ascii_whitespace()) {
+            continue;
+        }
+        let gap_start = pos;
+        let mut start = None;
+        for b in text.bytes().filter(|b| !b.is_ascii_whitespace()) {
+            pos += ob[pos..].iter().take_while(|c| c.is_ascii_whitespace()).count();
+            if ob.get(pos) != Some(&b) {
+                return None;
+            }
+            start.get_or_insert(pos);
+            pos += 1;
+        }
+        let start = start?;
+        let ug = &out[gap_start..start];
+        let before = depth;
+        match text {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => depth -= 1,
+            _ => {}
+        }
+        let cap = (t.origin == Origin::Capture).then(|| t.at.clone());
+        pieces.push(Piece { origin: t.origin, cap, out: start..pos, ug, after_var: t.after_var, depth: before });
+    }
+    ob[pos..].iter().all(u8::is_ascii_whitespace).then_some(pieces)
+}
+
+/// `ug`, ast-grep's gap after a capture, without the line break the capture
+/// brought at its start (and the blanks ast-grep indented the empty line after
+/// it with), when another line break follows: Go's statement list ends in its
+/// line break, so `{ $$$B }` on one ends in an empty line.
+fn without_captured_break(ug: &str) -> &str {
+    match ug.find('\n') {
+        Some(nl) if ug[nl + 1..].contains('\n') => ug[nl + 1..].trim_start_matches([' ', '\t']),
+        _ => ug,
+    }
+}
+
+/// True when a node under `node` holds the token that ends at `at` and ends
+/// after it in blanks with a line break (Go's statement list): a capture of it
+/// brings that line break.
+fn ends_in_line_break(node: tree_sitter::Node<'_>, body: &str, at: usize) -> bool {
+    let mut cursor = node.walk();
+    loop {
+        let n = cursor.node();
+        let tail = body.get(at..n.end_byte().max(at)).unwrap_or_default();
+        if tail.contains('\n') && tail.bytes().all(|c| c.is_ascii_whitespace()) {
+            return true;
+        }
+        if at == 0 || cursor.goto_first_child_for_byte(at - 1).is_none() || cursor.node().start_byte() >= at {
+            return false;
+        }
+    }
+}
 
 /// For each output token, the original token it aligns with, if any; `None`
 /// when the middle left to align is over [`MAX_ALIGN_TOKENS`].
-fn align(old: &[&str], new: &[&str]) -> Option<Vec<Option<usize>>> {
+fn align<T: Ord + std::hash::Hash>(old: &[T], new: &[T]) -> Option<Vec<Option<usize>>> {
     let head = old.iter().zip(new).take_while(|(a, b)| a == b).count();
     let tail = old[head..].iter().rev().zip(new[head..].iter().rev()).take_while(|(a, b)| a == b).count();
     let (om, nm) = (&old[head..old.len() - tail], &new[head..new.len() - tail]);
@@ -79,39 +163,14 @@ fn align(old: &[&str], new: &[&str]) -> Option<Vec<Option<usize>>> {
             }
         }
     }
-    slide_up(&mut map, new);
-    pair_substitutions(&mut map, old.len());
     Some(map)
 }
 
-/// Moves each alignment as early as the output allows: where inserted tokens
-/// are followed by aligned ones of the same text (`f(a)` -> `g(f(a))` may align
-/// the original `)` with either of the last two), the first of the equal
-/// tokens takes the alignment, so a capture's tokens align rather than the
-/// template's that follow it.
-fn slide_up(map: &mut [Option<usize>], new: &[&str]) {
-    let mut e = 1;
-    while e < map.len() {
-        if map[e].is_none() || map[e - 1].is_some() {
-            e += 1;
-            continue;
-        }
-        let mut a = (0..e).rev().take_while(|&x| map[x].is_none()).last().unwrap_or(e);
-        let mut at = e;
-        while a < at && at < map.len() && map[at].is_some() && new[a] == new[at] {
-            map[a] = map[at].take();
-            a += 1;
-            at += 1;
-        }
-        e = at.max(e + 1);
-    }
-}
-
-/// Pairs the output tokens that replace original tokens one for one: between
-/// two aligned tokens (or an end of the text), a run of as many unaligned output
-/// tokens as original tokens is a substitution (`foo ()` -> `bar ()`), and the
-/// gaps around its tokens are the original's too.
-fn pair_substitutions(map: &mut [Option<usize>], old_len: usize) {
+/// Pairs the template's words that replace as many original words one for one
+/// between two aligned tokens (`foo` -> `bar`, `unwrap` -> `expect`; `fits`
+/// says which pairs are two such words): a rename is aligned, so the gaps
+/// around it are the original's where the pattern spells them as the template.
+fn pair_words(map: &mut [Option<usize>], old_len: usize, fits: impl Fn(usize, usize) -> bool) {
     let mut k = 0;
     while k < map.len() {
         if map[k].is_some() {
@@ -121,30 +180,13 @@ fn pair_substitutions(map: &mut [Option<usize>], old_len: usize) {
         let end = (k..map.len()).find(|&e| map[e].is_some()).unwrap_or(map.len());
         let from = if k == 0 { 0 } else { map[k - 1].map_or(0, |i| i + 1) };
         let to = if end == map.len() { old_len } else { map[end].unwrap_or(old_len) };
-        if to >= from && to - from == end - k {
+        if to >= from && to - from == end - k && (k..end).all(|n| fits(n, from + n - k)) {
             for (n, slot) in map[k..end].iter_mut().enumerate() {
                 *slot = Some(from + n);
             }
         }
         k = end;
     }
-}
-
-/// Output tokens left out: a `,` right after another `,`, where the two are not
-/// a pair of the original (a capture that ends in `,` followed by the template's
-/// `,`: one separator, not two).
-fn doubled_separators(out: &str, nt: &[Tok], map: &[Option<usize>]) -> Vec<bool> {
-    let text = |t: &Tok| &out[t.start..t.end];
-    let mut drop = vec![false; nt.len()];
-    for k in 1..nt.len() {
-        let prev = (0..k).rev().find(|&p| !drop[p]);
-        let Some(p) = prev else { continue };
-        let pair = matches!((map[p], map[k]), (Some(i), Some(j)) if j == i + 1);
-        if text(&nt[k]) == "," && text(&nt[p]) == "," && !pair {
-            drop[k] = true;
-        }
-    }
-    drop
 }
 
 /// The whitespace at the start of the line of `text` that holds offset `at`.
@@ -168,103 +210,315 @@ fn reindent(now: &str, from: &str, to: &str) -> String {
     to.to_string()
 }
 
-/// The minimal rewrite of the match `range` of `body` in `lang`, whose
-/// replacement ast-grep builds as `out` from the fix `template`; `None` keeps `out` (a language without
-/// a lexicon, a match too large to align, or no token on one side).
-/// `code_gap(a, b)` says whether the original's bytes `a..b` (offsets in
-/// `body`) lie between two tokens of code, from its syntax tree.
-pub(super) fn minimize(lang: SupportLang, body: &str, range: Range<usize>, (out, template): (&str, &str), code_gap: &dyn Fn(usize, usize) -> bool) -> Option<String> {
+/// The spaces ast-grep-core puts after each line break of a template (and of
+/// the replacement) for a match at `at`: those that start its line, counted
+/// back over at most 512 bytes, none when a tab is among them
+/// (`replacer/indent.rs`, `get_indent_at_offset`).
+fn ast_grep_indent(body: &str, at: usize) -> usize {
+    let b = &body.as_bytes()[..at];
+    let look = b.len().saturating_sub(512);
+    let mut n = 0;
+    for &c in b[look..].iter().rev() {
+        if c == b'\n' {
+            return n;
+        }
+        n = if c == b' ' { n + 1 } else { 0 };
+    }
+    if look == 0 { n } else { 0 }
+}
+
+/// The minimal rewrite of the match `range` of `body` in `lang` (of `node`),
+/// whose replacement ast-grep builds as `out` from the fix `template`, and
+/// whose reference is `r`; `None` keeps `out` (a language without a lexicon, a
+/// match too large to align, or an output that is not the reference's tokens).
+fn minimize(lang: SupportLang, node: tree_sitter::Node<'_>, body: &str, range: Range<usize>, (out, template): (&str, &str), (r, spelling): (&Reference, &Spelling)) -> Option<String> {
     let lx = lexicon(lang)?;
     let orig = &body[range.clone()];
-    let (ot, nt) = (lex(orig, &lx), lex(out, &lx));
-    if ot.is_empty() || nt.is_empty() {
+    let ot = lex(orig, &lx);
+    let mut pieces = locate(r, body, out)?;
+    for k in 1..pieces.len() {
+        if let (Some(c), Origin::Template | Origin::Joined) = (&pieces[k - 1].cap, pieces[k].origin)
+            && ends_in_line_break(node, body, c.end)
+        {
+            pieces[k].ug = without_captured_break(pieces[k].ug);
+        }
+    }
+    if ot.is_empty() || pieces.is_empty() {
         return None;
     }
-    let olds: Vec<&str> = ot.iter().map(|t| &orig[t.start..t.end]).collect();
-    let news: Vec<&str> = nt.iter().map(|t| &out[t.start..t.end]).collect();
-    let (okeys, nkeys): (Vec<_>, Vec<_>) = (olds.iter().map(|s| key(s)).collect(), news.iter().map(|s| key(s)).collect());
-    let map = align(&okeys.iter().map(|k| k.as_ref()).collect::<Vec<_>>(), &nkeys.iter().map(|k| k.as_ref()).collect::<Vec<_>>())?;
-    let written: Vec<String> = lex(template, &lx).iter().map(|t| key(&template[t.start..t.end]).into_owned()).collect();
-    let drop = doubled_separators(out, &nt, &map);
+    let starts: Vec<usize> = ot.iter().map(|t| range.start + t.start).collect();
+    // A capture token aligns with the original token it is, and nothing else does.
+    let anchor: Vec<Option<usize>> = pieces.iter().map(|p| p.cap.as_ref().and_then(|c| starts.binary_search(&c.start).ok())).collect();
+    let mut okeys: Vec<Cow<'_, str>> = ot.iter().map(|t| Cow::Borrowed(&orig[t.start..t.end])).collect();
+    for &o in anchor.iter().flatten() {
+        okeys[o] = Cow::Owned(format!("\0c{o}"));
+    }
+    let nkeys: Vec<Cow<'_, str>> = pieces
+        .iter()
+        .enumerate()
+        .map(|(k, p)| match (p.origin, anchor[k]) {
+            (Origin::Capture, Some(o)) => Cow::Owned(format!("\0c{o}")),
+            (Origin::Capture, None) => Cow::Owned(format!("\0u{k}")),
+            _ => Cow::Borrowed(&out[p.out.clone()]),
+        })
+        .collect();
+    let mut map = align(&okeys, &nkeys)?;
+    let word = |k: usize, o: usize| pieces[k].cap.is_none() && is_word(&nkeys[k]) && !okeys[o].starts_with('\0') && is_word(&okeys[o]);
+    pair_words(&mut map, ot.len(), word);
+    let code_gap = |a: usize, b: usize| is_code_gap(node, a, b);
+    let code_gap: &dyn Fn(usize, usize) -> bool = &code_gap;
+    let real = indent_at(body, node.start_byte());
+    let ag = ast_grep_indent(body, node.start_byte());
+    let g = Gaps { body, out, ot: &ot, starts: &starts, base: range.start, lx: &lx, pieces: &pieces, map: &map, code_gap, real, ag, spelling };
     let line_start = memchr::memrchr(b'\n', &body.as_bytes()[..range.start]).map_or(0, |k| k + 1);
     let mut res = body[line_start..range.start].to_string();
     let prefix = res.len();
-    res.push_str(&out[..nt[0].start]);
+    res.push_str(&g.fix(pieces[0].ug));
     // The last output token written, and where it starts in `res`.
     let mut prev: Option<(usize, usize)> = None;
-    // The original token of the last output token written that aligns.
-    let mut aligned: Option<usize> = None;
-    for (k, t) in nt.iter().enumerate() {
-        if drop[k] {
-            continue;
-        }
+    // The last output token written that aligns with an original token.
+    let mut last_aligned: Option<usize> = None;
+    // The brackets open at this point: each one's original start and the
+    // indentation of its line now, when it has an original.
+    let mut open: Vec<Option<(usize, String)>> = Vec::new();
+    for (k, aligned) in map.iter().enumerate() {
         if let Some((p, at)) = prev {
-            let ug = &out[nt[k - 1].end..t.start];
-            let restored = match (aligned, map[k]) {
-                (Some(i), Some(j)) if j == i + 1 => {
-                    // Right after the token before it in the original, or after
-                    // tokens inserted between the two: then only a line break
-                    // comes back (`f(a,\n)` -> `f(a, b\n)`, not `f(a, b )`).
-                    let inserted = map[p].is_none();
-                    let now = indent_at(&res, at).to_string();
-                    gap(body, &range, (&ot[i], &ot[j]), (&nt[k], ug), &now, code_gap).filter(|g| !inserted || g.contains('\n'))
-                }
-                (Some(i), Some(j)) if j == i + 2 && map[p] == Some(i) && is_trailing_comma(&olds, i + 1) => {
-                    let now = indent_at(&res, at).to_string();
-                    trailing_comma(body, &range, (&ot[i], &ot[i + 1], &ot[j]), (&nt[k], ug), &now, code_gap)
-                }
-                (Some(i), Some(j)) if j > i + 1 && map[p] == Some(i) && (i + 1..j).all(|c| is_comment(olds[c], &lx)) => {
-                    // Only comments removed: the template cannot spell them, so
-                    // they stay, with their lines, where the depth is the same.
-                    let (a, b) = (range.start + ot[i].end, range.start + ot[j].start);
-                    let same = indent_at(&res, at) == indent_at(body, range.start + ot[i].start);
-                    (same && code_gap(a, b)).then(|| body[a..b].to_string())
-                }
-                (Some(i), Some(j)) if j > i + 1 && map[p] == Some(i) => {
-                    // Tokens removed between the two: the line break before the
-                    // next one comes back (`f(\n    a, b\n)` -> `g(\n    a\n)`).
-                    let now = indent_at(&res, at).to_string();
-                    let before = Tok { start: ot[i].start, end: ot[j - 1].end, depth: ot[i].depth };
-                    gap(body, &range, (&before, &ot[j]), (&nt[k], ug), &now, code_gap).filter(|g| g.contains('\n'))
-                }
-                _ => None,
-            };
-            res.push_str(restored.as_deref().unwrap_or(ug));
+            if g.doubled_separator(p, k) {
+                continue;
+            }
+            let now = indent_at(&res, at).to_string();
+            let enclosing = open.last().map(|o| o.as_ref().map(|(f, n)| (*f, n.as_str())));
+            let gap = g.gap(p, k, last_aligned, &now, enclosing);
+            res.push_str(&gap);
         }
         prev = Some((k, res.len()));
-        if let Some(i) = map[k] {
-            aligned = Some(i);
+        if aligned.is_some() {
+            last_aligned = Some(k);
         }
-        res.push_str(token_text(&olds, &news, &okeys, &written, map[k], k));
+        let text = g.text(k);
+        match text.as_ref() {
+            "(" | "[" | "{" => open.push(g.orig_start(k).map(|f| (f, indent_at(&res, res.len()).to_string()))),
+            ")" | "]" | "}" => drop(open.pop()),
+            _ => {}
+        }
+        res.push_str(&text);
     }
-    res.push_str(&out[nt[nt.len() - 1].end..]);
+    // Blanks after the last token are the template's when it ends in them; else
+    // a capture brought them (Go's statement list ends in its line break).
+    if template.ends_with(char::is_whitespace) {
+        res.push_str(&g.fix(&out[pieces[pieces.len() - 1].out.end..]));
+    }
     Some(res.split_off(prefix))
 }
 
-/// A token as the alignment compares it: a token over several lines (a
-/// docstring, a raw string) without the indentation of its later lines, which
-/// ast-grep-core changes when it re-indents a capture.
-fn key(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.contains('\n') {
-        return s.into();
-    }
-    let mut lines = s.split('\n');
-    let mut k = lines.next().unwrap_or_default().to_string();
-    for l in lines {
-        k.push('\n');
-        k.push_str(l.trim_start_matches([' ', '\t']));
-    }
-    k.into()
+/// What the gap rule looks at for one edit.
+struct Gaps<'a> {
+    body: &'a str,
+    out: &'a str,
+    /// The original's tokens (offsets in the match), their starts in `body`,
+    /// and the match's start.
+    ot: &'a [Tok],
+    starts: &'a [usize],
+    base: usize,
+    lx: &'a Lexicon,
+    pieces: &'a [Piece<'a>],
+    /// For each piece, the original token it aligns with.
+    map: &'a [Option<usize>],
+    code_gap: &'a dyn Fn(usize, usize) -> bool,
+    /// The indentation of the match's line, and the spaces ast-grep-core gave
+    /// the template's lines for it.
+    real: &'a str,
+    ag: usize,
+    spelling: &'a Spelling,
 }
 
-/// The text to write for output token `k`: the original token's when the two
-/// differ only by the indentation inside a multi-line literal that the template
-/// does not spell out (ast-grep-core re-indented a capture, changing the
-/// literal's value); else the output's.
-fn token_text<'a>(olds: &[&'a str], news: &[&'a str], okeys: &[std::borrow::Cow<'_, str>], written: &[String], at: Option<usize>, k: usize) -> &'a str {
-    match at {
-        Some(i) if olds[i] != news[k] && okeys[i] == key(news[k]) && !written.iter().any(|w| *w == okeys[i]) => olds[i],
-        _ => news[k],
+impl Gaps<'_> {
+    /// The text of piece `k`: a capture's from the original, a template's as
+    /// ast-grep wrote it (its later lines at the match's indentation).
+    fn text(&self, k: usize) -> Cow<'_, str> {
+        let p = &self.pieces[k];
+        match (&p.cap, p.origin) {
+            (Some(c), _) => Cow::Borrowed(&self.body[c.clone()]),
+            (None, Origin::Template) => self.fix(&self.out[p.out.clone()]),
+            _ => Cow::Borrowed(&self.out[p.out.clone()]),
+        }
+    }
+
+    /// `s`, a part of ast-grep's output from the template, with the match's
+    /// indentation after each line break instead of ast-grep-core's spaces
+    /// (it counts no tab).
+    fn fix<'s>(&self, s: &'s str) -> Cow<'s, str> {
+        if !s.contains('\n') || self.real.len() == self.ag && self.real.bytes().all(|b| b == b' ') {
+            return Cow::Borrowed(s);
+        }
+        let mut lines = s.split('\n');
+        let mut f = lines.next().unwrap_or_default().to_string();
+        for l in lines {
+            f.push('\n');
+            f.push_str(self.real);
+            let spaces = l.bytes().take(self.ag).take_while(|&b| b == b' ').count();
+            f.push_str(if spaces == self.ag { &l[spaces..] } else { l });
+        }
+        Cow::Owned(f)
+    }
+
+    /// The bytes in `body` of the original token piece `k` aligns with: a
+    /// capture's own, else the token's.
+    fn orig(&self, k: usize) -> Option<Range<usize>> {
+        let o = self.map[k]?;
+        Some(match &self.pieces[k].cap {
+            Some(c) => c.clone(),
+            None => self.starts[o]..self.base + self.ot[o].end,
+        })
+    }
+
+    /// Where piece `k` starts in the original, if it has an original.
+    fn orig_start(&self, k: usize) -> Option<usize> {
+        self.pieces[k].cap.as_ref().map(|c| c.start).or_else(|| self.map[k].map(|o| self.starts[o]))
+    }
+
+    /// True when the template writes pieces `p` and `k` as a pattern of the
+    /// rule writes such a seam (`bar(` for `foo(`): not respelled.
+    fn kept(&self, p: usize, k: usize) -> bool {
+        self.spelling.has(&self.text(p), self.pieces[k].ug, &self.text(k))
+    }
+
+    /// The bracket depth, relative to the match, of the original token at `at`.
+    fn orig_depth(&self, at: usize) -> i32 {
+        self.starts.partition_point(|&s| s <= at).checked_sub(1).map_or(0, |i| self.ot[i].depth)
+    }
+
+    fn orig_text(&self, i: usize) -> &str {
+        &self.body[self.starts[i]..self.base + self.ot[i].end]
+    }
+
+    /// A `,` right after another, one the template's and one a capture's (a
+    /// `$$$` capture that ends in `,` before the template's `,`): left out.
+    fn doubled_separator(&self, p: usize, k: usize) -> bool {
+        let (a, b) = (&self.pieces[p], &self.pieces[k]);
+        self.text(p) == "," && self.text(k) == "," && (a.origin == Origin::Capture) != (b.origin == Origin::Capture)
+    }
+
+    /// The gap to write between pieces `p` and `k`, where `la` is the last piece
+    /// written that aligns, `now` the indentation of the line `p` is on, and
+    /// `enclosing` the bracket `k` is inside (or closes), if any: its original
+    /// start and the indentation of its line now, unless the template put it.
+    fn gap(&self, p: usize, k: usize, la: Option<usize>, now: &str, enclosing: Option<Option<(usize, &str)>>) -> Cow<'_, str> {
+        let (tp, tk) = (&self.pieces[p], &self.pieces[k]);
+        let ug = || self.fix(tk.ug);
+        // A line break is re-indented from the line of the bracket it is inside:
+        // `)` goes back under its `(` wherever the code between moved. Outside
+        // brackets, a template token not deeper than the line before it goes
+        // back to its own depth in the match (`{` under `match`, wherever the
+        // capture before it moved); else (a block of statements, a chain that
+        // continues a capture) from the line of the token before.
+        let kept_depth = |from: usize| {
+            let k_line = self.orig(k).map(|kr| indent_at(self.body, kr.start));
+            tk.cap.is_none() && k_line.is_some_and(|i| !i.starts_with(indent_at(self.body, from)) || i == indent_at(self.body, from))
+        };
+        let base = |from: usize| match enclosing.flatten() {
+            Some(e) => e,
+            None if kept_depth(from) => (self.base, indent_at(self.body, self.base)),
+            None => (from, now),
+        };
+        // Inside a capture: the capture's own text.
+        if let (Some(a), Some(b)) = (&tp.cap, &tk.cap)
+            && a.end <= b.start
+            && self.body[a.end..b.start].bytes().all(|c| c.is_ascii_whitespace())
+        {
+            return self.restore(base(a.start), a.end..b.start, k, false).map_or_else(ug, Cow::Owned);
+        }
+        if tk.cap.is_none() && enclosing.is_some_and(|e| e.is_none()) && tk.ug.contains('\n') {
+            // Inside a bracket the template put, its layout stays.
+            return ug();
+        }
+        let (Some(kr), Some(lr)) = (self.orig(k), la.and_then(|l| self.orig(l))) else { return ug() };
+        if lr.end > kr.start {
+            return ug();
+        }
+        let removed = self.starts.partition_point(|&s| s < lr.end)..self.starts.partition_point(|&s| s < kr.start);
+        let inserted = la != Some(p);
+        // Two of the template's tokens with no metavariable between (one that
+        // brought nothing, `f($$$A)` on `f( )`, still stands between).
+        let templates = tp.origin != Origin::Capture && tk.origin != Origin::Capture && !tk.after_var;
+        let line_break = |from: usize| self.restore(base(lr.start), from..kr.start, k, true).filter(|g| g.contains('\n'));
+        if removed.is_empty() {
+            return if inserted && !tk.ug.contains('\n') {
+                // Tokens inserted between: the original's line break only
+                // (`f(a,\n)` -> `f(a, b\n)`, not `f(a, b )`). Where the
+                // template breaks the line, its line (its depth) stays.
+                line_break(lr.end).map_or_else(ug, Cow::Owned)
+            } else if inserted || templates && !self.kept(p, k) {
+                // Two of the template's: its spelling.
+                ug()
+            } else {
+                // Beside a capture, or a seam the template writes as the
+                // pattern does (an identity, a rename): the original's gap.
+                self.restore(base(lr.start), lr.end..kr.start, k, true).map_or_else(ug, Cow::Owned)
+            };
+        }
+        if !inserted {
+            if tp.origin == Origin::Capture && removed.len() == 1 && self.orig_text(removed.start) == "," && matches!(&self.body[kr.clone()], ")" | "]" | "}") {
+                return self.trailing_comma((lr.clone(), removed.start, kr), k, base(self.starts[removed.start])).map_or_else(ug, Cow::Owned);
+            }
+            if removed.clone().all(|c| is_comment(self.orig_text(c), self.lx)) {
+                // Only comments removed: the template cannot spell them, so
+                // they stay, with their lines, where the depth is the same.
+                let same = now == indent_at(self.body, lr.start);
+                return if same && (self.code_gap)(lr.end, kr.start) { Cow::Borrowed(&self.body[lr.end..kr.start]) } else { ug() };
+            }
+            if templates && !self.kept(p, k) {
+                return ug();
+            }
+        }
+        if (inserted || templates) && tk.ug.contains('\n') {
+            // The template breaks the line: its line stays.
+            return ug();
+        }
+        // Tokens removed: the line break before the next one comes back
+        // (`f(\n    a, b\n)` -> `g(\n    a\n)`).
+        line_break(self.base + self.ot[removed.end - 1].end).map_or_else(ug, Cow::Owned)
+    }
+
+    /// The original's gap `gap` before piece `k`, its line break re-indented
+    /// after the line now indented `now`, which was the line of `from` in the
+    /// original (`base`); `None` keeps ast-grep's gap: where `code` asks and the
+    /// original's syntax tree does not put the gap between two tokens of code,
+    /// where the original has no line break and ast-grep's gap has one (the
+    /// template's), or where a line break would move between inside and outside
+    /// brackets.
+    fn restore(&self, (from, now): (usize, &str), gap: Range<usize>, k: usize, code: bool) -> Option<String> {
+        let t = &self.pieces[k];
+        let og = &self.body[gap.clone()];
+        if code && !(self.code_gap)(gap.start, gap.end) {
+            return None;
+        }
+        let Some(nl) = og.rfind('\n') else {
+            return (!t.ug.contains('\n')).then(|| og.to_string());
+        };
+        if !t.ug.contains('\n') && (self.orig_depth(gap.end) > 0) != (t.depth > 0) {
+            return None;
+        }
+        let to = reindent(now, indent_at(self.body, from), indent_at(self.body, gap.end));
+        Some(format!("{}{to}", &og[..=nl]))
+    }
+
+    /// The original's trailing comma (original token `c`), with its gaps,
+    /// between pieces that align with the tokens `lr` and `kr` around it
+    /// (`f(a,\n)` through the template `f($A)` stays `f(a,\n)`): the template
+    /// dropped a separator it never spelled out. `None` when the original's
+    /// bytes there are not code, or the comma starts its line.
+    fn trailing_comma(&self, (lr, c, kr): (Range<usize>, usize, Range<usize>), k: usize, base: (usize, &str)) -> Option<String> {
+        if !(self.code_gap)(lr.end, kr.start) {
+            return None;
+        }
+        let before = &self.body[lr.end..self.starts[c]];
+        if before.contains('\n') {
+            return None;
+        }
+        let after = self.base + self.ot[c].end;
+        let rest = self.restore(base, after..kr.start, k, true).unwrap_or_else(|| self.fix(self.pieces[k].ug).into_owned());
+        Some(format!("{before},{rest}"))
     }
 }
 
@@ -273,72 +527,26 @@ fn is_comment(tok: &str, lx: &Lexicon) -> bool {
     (lx.slash_comments && (tok.starts_with("//") || tok.starts_with("/*"))) || (lx.hash_comments && tok.starts_with('#'))
 }
 
-/// True when original token `c` is a `,` right before a closing bracket.
-fn is_trailing_comma(olds: &[&str], c: usize) -> bool {
-    olds[c] == "," && olds.get(c + 1).is_some_and(|t| matches!(*t, ")" | "]" | "}"))
-}
-
-/// The original's trailing comma, with its gaps, between two output tokens that
-/// align with the tokens around it (`f(a,\n)` through the template `f($A)`
-/// stays `f(a,\n)`): the template dropped a separator it never spelled out.
-/// `None` when the original's bytes there are not code.
-fn trailing_comma(body: &str, range: &Range<usize>, o: (&Tok, &Tok, &Tok), (t, ug): (&Tok, &str), now: &str, code_gap: &dyn Fn(usize, usize) -> bool) -> Option<String> {
-    if !code_gap(range.start + o.0.end, range.start + o.2.start) {
-        return None;
-    }
-    let before = &body[range.start + o.0.end..range.start + o.1.start];
-    let mut s = before.to_string();
-    if before.contains('\n') {
-        return None; // a comma first on its line: leave the output as it is
-    }
-    s.push(',');
-    match gap(body, range, (o.1, o.2), (t, ug), now, code_gap) {
-        Some(g) => s.push_str(&g),
-        None => s.push_str(ug),
-    }
-    Some(s)
-}
-
-/// The gap to write between two output tokens that align with the adjacent
-/// original tokens `o.0` and `o.1`: the original's, re-indented after the line
-/// now indented `now`; `None` keeps the output's gap `ug` (before output token
-/// `t`).
-fn gap(body: &str, range: &Range<usize>, o: (&Tok, &Tok), (t, ug): (&Tok, &str), now: &str, code_gap: &dyn Fn(usize, usize) -> bool) -> Option<String> {
-    let (a, b) = (range.start + o.0.end, range.start + o.1.start);
-    let og = &body[a..b];
-    if og == ug || !code_gap(a, b) {
-        return None;
-    }
-    let Some(nl) = og.rfind('\n') else {
-        // The original had no line break here: a break the template adds stays.
-        return (!ug.contains('\n')).then(|| og.to_string());
-    };
-    if !ug.contains('\n') && (o.1.depth > 0) != (t.depth > 0) {
-        return None;
-    }
-    let to = reindent(now, indent_at(body, range.start + o.0.start), indent_at(body, b));
-    Some(format!("{}{to}", &og[..=nl]))
-}
-
 /// Kinds of nodes (by a part of their name) whose insides are not code: no gap
 /// inside one is ever taken from the original.
 const LITERAL_KINDS: &[&str] = &["string", "comment", "heredoc", "char_literal", "raw", "regex", "template", "quoted", "interpolat"];
 
 /// The edit for a match of `node` (its range `range` of `body`, widened by
 /// `expandStart`/`expandEnd` maybe) whose replacement ast-grep builds as `out`
-/// from the fix `template`:
-/// the minimal rewrite, or for a deletion the range widened to the statement's
-/// `;` and to the whole line when nothing else is on it (never before `floor`,
-/// the end of the edit kept before it).
-pub(super) fn edit(lang: SupportLang, node: tree_sitter::Node<'_>, body: &str, (range, out, template): (Range<usize>, String, &str), floor: usize) -> (Range<usize>, String) {
+/// from the fix `template`, and whose reference (`engine/reference.rs`) is
+/// `reference`: the minimal rewrite, or for a deletion the range widened to
+/// the statement's `;` and to the whole line when nothing else is on it (never
+/// before `floor`, the end of the edit kept before it). Without a reference,
+/// ast-grep's output.
+pub(super) fn edit(lang: SupportLang, node: tree_sitter::Node<'_>, body: &str, (range, out, template): (Range<usize>, String, &str), floor: usize, (reference, spelling): (Option<&Reference>, &Spelling)) -> (Range<usize>, String) {
     if out.is_empty() {
         return (deletion(node, body, range, floor), out);
     }
     if out.as_bytes() == &body.as_bytes()[range.clone()] {
         return (range, out);
     }
-    let code_gap = |a: usize, b: usize| is_code_gap(node, a, b);
-    match minimize(lang, body, range.clone(), (&out, template), &code_gap) {
+    let Some(r) = reference else { return (range, out) };
+    match minimize(lang, node, body, range.clone(), (&out, template), (r, spelling)) {
         Some(text) => (range, text),
         None => (range, out),
     }
@@ -408,6 +616,9 @@ fn deletion(node: tree_sitter::Node<'_>, body: &str, range: Range<usize>, floor:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ast_grep_core::replacer::{Replacer, TemplateFix};
+    use ast_grep_core::tree_sitter::LanguageExt;
+    use ast_grep_core::Pattern;
 
     #[test]
     fn reindent_keeps_the_step_between_lines() {
@@ -417,22 +628,35 @@ mod tests {
         assert_eq!(reindent("  ", "      ", "  "), "  ");
     }
 
-    fn all_code(_: usize, _: usize) -> bool {
-        true
+    /// `src` with its first match of `pat` rewritten to `template`, minimally.
+    fn rewrite(lang: SupportLang, src: &str, pat: &str, template: &str) -> String {
+        let grep = lang.ast_grep(src);
+        let nm = grep.root().find(Pattern::new(pat, lang)).expect("a match");
+        let fixer = TemplateFix::try_new(template, &lang).expect("a template");
+        let out = String::from_utf8(fixer.generate_replacement(&nm)).expect("UTF-8");
+        let r = super::super::reference::build(lang, template, &[], &nm, src);
+        let spelling = Spelling::of(lang, &[pat.to_string()]);
+        let range = nm.range();
+        let (range, text) = edit(lang, nm.get_node().get_inner_node(), src, (range, out, template), 0, (r.as_ref(), &spelling));
+        format!("{}{text}{}", &src[..range.start], &src[range.end..])
     }
 
     #[test]
     fn identity_gives_the_original_back() {
-        let body = "    let x = foo()\n        .build()\n        .unwrap();\n";
-        let range = 12..body.len() - 2;
-        let out = "foo()\n        .build().unwrap()";
-        assert_eq!(minimize(SupportLang::Rust, body, range.clone(), (out, ""), &all_code).unwrap(), &body[range]);
+        let src = "fn m() {\n    let x = foo()\n        .build()\n        .unwrap();\n}\n";
+        assert_eq!(rewrite(SupportLang::Rust, src, "$X.unwrap()", "$X.unwrap()"), src);
     }
 
     #[test]
     fn a_comma_after_a_capture_ending_in_one_is_dropped() {
-        let body = "warn(\"m\", W,)";
-        let out = "warn(\"m\", W,, stacklevel=2)";
-        assert_eq!(minimize(SupportLang::Python, body, 0..body.len(), (out, ""), &all_code).unwrap(), "warn(\"m\", W, stacklevel=2)");
+        let src = "warn(\"m\", W,)\n";
+        assert_eq!(rewrite(SupportLang::Python, src, "warn($$$A)", "warn($$$A, stacklevel=2)"), "warn(\"m\", W, stacklevel=2)\n");
+    }
+
+    #[test]
+    fn ast_grep_counts_the_spaces_that_start_the_line() {
+        for (text, spaces) in [("x\n    a = f", 4), ("x\n\t  a = f", 0), ("  f", 2), ("x\n  \t  f", 2)] {
+            assert_eq!(ast_grep_indent(text, text.len()), spaces, "{text:?}");
+        }
     }
 }

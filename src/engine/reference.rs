@@ -50,6 +50,9 @@ pub(crate) struct RefTok {
     /// The text it was cut from (the template, or a transformed value) writes
     /// it right after the token before it, with nothing between.
     pub(crate) tight: bool,
+    /// A metavariable stands right before it in the template (it may have
+    /// brought no token: `f($$$A)` with no argument).
+    pub(crate) after_var: bool,
 }
 
 /// What an edit's template says, token by token.
@@ -58,6 +61,8 @@ pub(crate) struct Reference {
     /// The text of the tokens that are not captures.
     own: String,
     pub(crate) toks: Vec<RefTok>,
+    /// While building: the index the token after the last metavariable gets.
+    var_at: Option<usize>,
 }
 
 impl Reference {
@@ -260,8 +265,13 @@ pub(crate) fn build(lang: SupportLang, template: &str, transformed: &[String], n
         last_end = Some(t.end);
         let text = &marked[t.start..t.end];
         let mut chars = text.chars();
+        let pushed = r.toks.len();
         match (chars.next().and_then(slot), chars.next()) {
-            (Some(k), None) => r.push_value(&values[k], &lx, tight),
+            (Some(k), None) => {
+                r.push_value(&values[k], &lx, tight);
+                r.var_at = Some(r.toks.len());
+                continue;
+            }
             _ if !text.chars().any(|c| slot(c).is_some()) => r.push_own(text, Origin::Template, tight),
             _ => {
                 let joined: String = text
@@ -273,6 +283,9 @@ pub(crate) fn build(lang: SupportLang, template: &str, transformed: &[String], n
                     .collect();
                 r.push_own(&joined, Origin::Joined, tight);
             }
+        }
+        if r.var_at == Some(pushed) {
+            r.toks[pushed].after_var = true;
         }
     }
     Some(r)
@@ -303,7 +316,7 @@ impl Reference {
     fn push_own(&mut self, text: &str, origin: Origin, tight: bool) {
         let start = self.own.len();
         self.own.push_str(text);
-        self.toks.push(RefTok { origin, at: start..self.own.len(), tight });
+        self.toks.push(RefTok { origin, at: start..self.own.len(), tight, after_var: false });
     }
 
     fn push_value(&mut self, v: &Value<'_>, lx: &Lexicon, tight: bool) {
@@ -325,7 +338,7 @@ impl Reference {
                 while let Some(n) = node.filter(|n| n.start_byte() < end) {
                     atoms(n, |a| {
                         if a.end_byte() <= end {
-                            self.toks.push(RefTok { origin: Origin::Capture, at: a.start_byte()..a.end_byte(), tight: false });
+                            self.toks.push(RefTok { origin: Origin::Capture, at: a.start_byte()..a.end_byte(), tight: false, after_var: false });
                         }
                     });
                     node = n.next_sibling();
