@@ -36,6 +36,7 @@ use crate::lang;
 use crate::request::Request;
 use crate::structure;
 
+mod captures;
 mod minimal;
 mod nested;
 mod scan;
@@ -438,7 +439,7 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
         .iter()
         .map(|(k, nm)| Finding { rule: live[*k].index, start: nm.range().start + bom, message: live[*k].rule.get_message(nm) })
         .collect();
-    let Picked { mut kept, mut dropped, mut unparsed } = picked;
+    let Picked { mut kept, mut dropped, mut unparsed, captures } = picked;
     if opts.rewrite_nested
         && !dropped.is_empty()
         && let Err(why) = nested::rewrite_nested(&live, lang, text, bom, &mut kept, &mut dropped, opts)
@@ -461,7 +462,7 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
     let new_text = splice(text.as_bytes(), &kept);
     let check = if opts.check_syntax {
         let new_body = std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8");
-        syntax_check(grep, lang, body, new_body, &kept, bom)
+        syntax_check(grep, lang, body, new_body, &kept, captures, bom)
     } else {
         drop_later(grep);
         SyntaxCheck::default()
@@ -486,8 +487,9 @@ struct SyntaxCheck {
 /// by `edits` into `new` (both without their BOM, `edits` with it): ERROR and
 /// MISSING nodes before and after, the ones the rewrite adds located (only when
 /// there are more after than before), and the line of the first one before.
-/// Without edits, only that line.
-fn syntax_check(grep: AstGrep<StrDoc<SupportLang>>, lang: SupportLang, old: &str, new: &str, edits: &[Edit], bom: usize) -> SyntaxCheck {
+/// Without edits, only that line. `captures`: per edit, what its template's
+/// metavariables captured, for the structure guard.
+fn syntax_check(grep: AstGrep<StrDoc<SupportLang>>, lang: SupportLang, old: &str, new: &str, edits: &[Edit], captures: Vec<Vec<structure::Capture>>, bom: usize) -> SyntaxCheck {
     if edits.is_empty() {
         let broken_before = first_error_line(&grep);
         drop_later(grep);
@@ -496,7 +498,7 @@ fn syntax_check(grep: AstGrep<StrDoc<SupportLang>>, lang: SupportLang, old: &str
     let before = tree_errors(&grep);
     // The structure guard (docs/DESIGN.md section 2.5.10) needs the old tree as
     // it was: `Tree::edit` below moves its nodes.
-    let flat = structure::Before::of(grep.root().get_inner_node(), edits, bom);
+    let flat = structure::Before::of(grep.root().get_inner_node(), edits, captures, bom);
     // Keep only the tree: with no other reference to it, `Tree::edit` changes
     // its nodes in place instead of copying each node on the way to an edit,
     // and the source copy inside `grep` is freed before the re-parse.
@@ -611,6 +613,9 @@ struct Picked {
     kept: Vec<Edit>,
     dropped: Vec<(usize, usize, usize)>,
     unparsed: Vec<usize>,
+    /// Per kept edit, what its template's metavariables captured (for the
+    /// structure guard; `engine/captures.rs`).
+    captures: Vec<Vec<structure::Capture>>,
 }
 
 /// Picks the edits as `ast-grep scan -U` does: the fixable matches in walk order
@@ -637,6 +642,9 @@ fn pick(
     let mut kept: Vec<Edit> = Vec::new();
     let mut dropped = Vec::new();
     let mut unparsed = Vec::new();
+    let mut captured = Vec::new();
+    // Per op, the metavariables its template writes, read at its first kept match.
+    let mut vars: Vec<Option<Vec<captures::TemplateVar>>> = vec![None; live.len()];
     let mut last_end = 0;
     let budget = replacement_budget(body.len() + bom);
     let mut built = 0usize;
@@ -684,8 +692,9 @@ fn pick(
         }
         last_end = range.end + bom;
         kept.push(Edit { start: range.start + bom, end: range.end + bom, text, op: op.index });
+        captured.push(captures::of(&nm, vars[k].get_or_insert_with(|| captures::template_vars(op)), bom));
     }
-    Ok(Picked { kept, dropped, unparsed })
+    Ok(Picked { kept, dropped, unparsed, captures: captured })
 }
 
 /// The template text of `op`'s fix (all of a list's templates, one a line), to
