@@ -85,6 +85,8 @@ pub struct StructureChange {
 pub struct Capture {
     /// The metavariable as the template writes it: `$A`, or `$$$A`.
     pub name: String,
+    /// Written `$$$A`: all the nodes it matched, in a row.
+    pub multi: bool,
     /// The captured nodes, in order, as byte ranges of the whole file (BOM
     /// included): one for `$A`, each node of `$$$A`.
     pub nodes: Vec<(usize, usize)>,
@@ -119,6 +121,8 @@ struct Flat {
     leaf_end: Vec<u32>,
     /// Per leaf (token), in order: its node.
     leaves: Vec<u32>,
+    /// Per leaf: the outermost node whose last leaf it is.
+    ends_at: Vec<u32>,
     /// Per leaf: where its chain (the nodes that start with it, outermost
     /// first, the leaf last) begins in `chains`; one more entry at the end.
     chain_at: Vec<u32>,
@@ -163,6 +167,7 @@ impl Flat {
                     f.chain_at.push(f.chains.len() as u32);
                     f.chains.append(&mut pending);
                     f.leaves.push(id);
+                    f.ends_at.push(id);
                     f.leaf_end[id as usize] += 1;
                 } else if cursor.goto_first_child() {
                     stack.push(id);
@@ -186,9 +191,15 @@ impl Flat {
                     f.chain_at.push(f.chains.len() as u32);
                     f.chains.append(&mut pending);
                     f.leaves.push(n);
+                    f.ends_at.push(n);
                 }
                 if let Some(n) = left {
+                    // Closed after the nodes under it: the outermost so far
+                    // to end at its last leaf.
                     f.leaf_end[n as usize] = f.leaves.len() as u32;
+                    if let Some(last) = f.leaves.len().checked_sub(1).filter(|&l| l >= f.leaf_first[n as usize] as usize) {
+                        f.ends_at[last] = n;
+                    }
                 }
             }
         }
@@ -316,7 +327,7 @@ fn compare_flats(old: &Flat, new: &Flat, texts: &Texts<'_>, new_root: tree_sitte
     let to_new = pair_nodes(old, new, &leaf_pairs);
     let mut moves = find_moves(old, new, &to_new, texts.ranges);
     let anc_old = anchors(old, &to_new);
-    moves.extend(captured::moves(old, new, texts, &anc_old));
+    moves.extend(captured::moves(old, new, texts, &to_new, &anc_old));
     if moves.is_empty() {
         return Report::default();
     }

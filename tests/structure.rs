@@ -1,14 +1,16 @@
 //! The structure guard (docs/DESIGN.md section 2.5.10), through the binary and
 //! the MCP server: a rewrite that parses but moves code in the syntax tree (the
-//! Django case: a Python method body written at class level; statements an
-//! `if` without braces splits; a capture the template regroups) is flagged per
+//! Django case: a Python method body written at class level; a JavaScript
+//! body written after its function; statements an `if` without braces splits;
+//! a capture the template regroups) is flagged per
 //! file with located messages, listed first, refused at apply (also on
 //! `verify: rerun`) unless `allowStructureChanges`, and left out by
 //! `skipFlagged`; edits that keep the structure (renames, an argument added, a
 //! statement deleted, a statement replaced by a multi-line block, a match over
 //! several lines, captures moved into new expressions or to the template's top
-//! level as it says: chai to node:assert, `$O.$M($$$A)` -> `$M($O, $$$A)`)
-//! are not flagged in Python, Rust, TypeScript, JavaScript, Go and C.
+//! level in place of the block that held them, as it says: chai to
+//! node:assert, `$O.$M($$$A)` -> `$M($O, $$$A)`) are not flagged in Python,
+//! Rust, TypeScript, JavaScript, Go and C.
 
 mod common;
 
@@ -219,10 +221,19 @@ fn statements_that_an_if_without_braces_splits_are_flagged() {
 }
 
 #[test]
+fn a_javascript_function_body_written_after_the_function_is_flagged() {
+    // The function is still there and its body left it.
+    let t = Tree::empty();
+    t.write("a.js", "function start() {\n  init();\n  run();\n}\n");
+    let args = ["run", "--json", "-p", "function $F() { $$$B }", "-r", "function $F() {} $$$B", "-l", "javascript"];
+    let p: Preview = t.run(&ast_grep_layout(&args)).ok().json();
+    assert_eq!(p.files[0].structure_changes, [change(1, "2 expression statements left `function start` for the top level")]);
+}
+
+#[test]
 fn statements_written_where_the_template_says_are_not_flagged() {
-    // The template's own top level: after the function, or instead of the
-    // `if` that held them.
-    keeps("a.js", "function start() {\n  init();\n  run();\n}\n", "javascript", "function $F() { $$$B }", "function $F() {} $$$B", "function start() {} init();\nrun();\n");
+    // The template's own top level, instead of the `if` or `with` that held
+    // them, which are gone.
     keeps("a.js", START, "javascript", "if (ready) { $$$B }", "$$$B", "function start() {\n  init();\n  run();\n}\n");
     keeps("a.py", "def f():\n    with lock:\n        a()\n        b()\n", "python", "with lock: $$$B", "lock.acquire()\n$$$B", "def f():\n    lock.acquire()\n    a()\n    b()\n");
 }

@@ -70,7 +70,7 @@ pub(super) fn of(nm: &NodeMatch<'_, StrDoc<SupportLang>>, vars: &[TemplateVar], 
                 env.get_match(name).map(|n| (n.range().start + bom, n.range().end + bom)).into_iter().collect()
             };
             let name = if *multi { format!("$$${name}") } else { format!("${name}") };
-            (!nodes.is_empty()).then_some(Capture { name, nodes })
+            (!nodes.is_empty()).then_some(Capture { name, multi: *multi, nodes })
         })
         .collect()
 }

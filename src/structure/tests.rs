@@ -53,7 +53,7 @@ fn rewrite(lang: SupportLang, src: &str, from: &str, to: &str, captures: &[(&str
                     (s, at)
                 })
                 .collect();
-            Capture { name: name.to_string(), nodes }
+            Capture { name: name.to_string(), multi: name.starts_with("$$$"), nodes }
         })
         .collect();
     check_with(lang, src, &[e], vec![caps])
@@ -89,6 +89,12 @@ fn a_method_body_written_at_class_level_is_a_move_and_a_wrapped_expression_is_no
     assert_eq!(r.changes, [change(3, "1 expression statement left `def f` for `class A`")]);
     // Written at the template's top level, they are where it says.
     assert!(!rewrite(SupportLang::Python, src, from, "a()\n    b()", &[("$$$B", &["a()\n        b()"])]).changed);
+    // A comment on the `def` line leaves the `def` without a body.
+    let src = "class A:\n    def f(self):\n        # Why.\n        raise E\n";
+    let (from, bad) = ("def f(self):\n        # Why.\n        raise E", "def f(self) -> None: # Why.\n    raise E");
+    // The comment is the function's: `$$$B` matches it and the `block`.
+    let r = rewrite(SupportLang::Python, src, from, bad, &[("$$$B", &["# Why.", "raise E"])]);
+    assert_eq!(r.changes, [change(3, "1 raise statement left `def f` for `class A`")]);
     // Rule (b) sees it: nothing clear of the edit moved.
     assert!(!check(SupportLang::Python, src, &[edit(src, from, bad)]).changed);
     // A docstring the template re-indents is still the capture's.
@@ -114,13 +120,18 @@ fn captured_code_moved_into_a_new_expression_as_the_template_says_is_no_move() {
     let src = "fn f() { let v = g(a).unwrap(); }\n";
     let r = rewrite(SupportLang::Rust, src, "g(a).unwrap()", "g(a).expect(\"x\")", &[("$A", &["g(a)"])]);
     assert!(!r.changed, "{r:?}");
+    // A statement written before the captured one, which stays in its own
+    // statement (as wide as the capture).
+    let src = "def f():\n    bar()\n";
+    assert!(!rewrite(SupportLang::Python, src, "bar()", "bar()\n    foo()", &[("$A", &["bar()"])]).changed);
+    // In a Rust macro the captured expression's tokens are flat.
+    let src = "fn f() -> R { return Err(E { at: u64::from(id) }); }\n";
+    let r = rewrite(SupportLang::Rust, src, "return Err(E { at: u64::from(id) });", "bail!(E { at: u64::from(id) });", &[("$E", &["E { at: u64::from(id) }"])]);
+    assert!(!r.changed, "{r:?}");
     // Written at the template's top level, the statements take the place of
-    // the replaced code: unwrapping a block, or a body after its function.
+    // the block they leave, which is gone.
     let src = "function f() {\n  if (FLAG) {\n    a();\n    b();\n  }\n}\n";
     let r = rewrite(js, src, "if (FLAG) {\n    a();\n    b();\n  }", "a();\n  b();", &[("$$$B", &["a();", "b();"])]);
-    assert!(!r.changed, "{r:?}");
-    let src = "function start() {\n  init();\n  run();\n}\n";
-    let r = rewrite(js, src, src.trim_end(), "function start() {} init();\n  run();", &[("$F", &["start"]), ("$$$B", &["init();", "run();"])]);
     assert!(!r.changed, "{r:?}");
 }
 
@@ -130,6 +141,10 @@ fn captured_code_nested_otherwise_or_split_from_its_siblings_is_flagged() {
     let src = "fn f() { let v = a + b; }\n";
     let r = rewrite(SupportLang::Rust, src, "a + b", "a + b * 2", &[("$A", &["a + b"])]);
     assert_eq!(r.changes, [change(1, "1 binary expression captured by `$A` no longer parsed as before")]);
+    // Written after the function, the body left it: the function is still there.
+    let src = "function start() {\n  init();\n  run();\n}\n";
+    let r = rewrite(SupportLang::JavaScript, src, src.trim_end(), "function start() {} init();\n  run();", &[("$F", &["start"]), ("$$$B", &["init();", "run();"])]);
+    assert_eq!(r.changes, [change(1, "2 expression statements left `function start` for the top level")]);
     // Without braces only the first statement stays under the `if`.
     let src = "function start() {\n  if (c) {\n    init();\n    run();\n  }\n}\n";
     let r = rewrite(SupportLang::JavaScript, src, "if (c) {\n    init();\n    run();\n  }", "if (c) init();\n  run();", &[("$C", &["c"]), ("$$$B", &["init();", "run();"])]);
@@ -149,9 +164,11 @@ fn a_capture_that_cannot_be_located_exactly_is_not_judged() {
 fn closing_brackets_that_align_with_the_wrong_one_are_no_move() {
     // Found on sympy: the common tail pairs each `)` with the one after it.
     let src = "assert x not in Tuple(1, Tuple(t2))\n";
-    assert!(!check(SupportLang::Python, src, &[edit(src, "x not in Tuple(1, Tuple(t2))", "absent(x, Tuple(1, Tuple(t2)))")]).changed);
+    let r = rewrite(SupportLang::Python, src, "x not in Tuple(1, Tuple(t2))", "absent(x, Tuple(1, Tuple(t2)))", &[("$A", &["x"]), ("$B", &["Tuple(1, Tuple(t2))"])]);
+    assert!(!r.changed, "{r:?}");
     let src = "fn f() -> usize { ((a >> 5) & 7) as usize }\n";
-    assert!(!check(SupportLang::Rust, src, &[edit(src, "((a >> 5) & 7) as usize", "usize::from(((a >> 5) & 7))")]).changed);
+    let r = rewrite(SupportLang::Rust, src, "((a >> 5) & 7) as usize", "usize::from(((a >> 5) & 7))", &[("$A", &["((a >> 5) & 7)"])]);
+    assert!(!r.changed, "{r:?}");
 }
 
 #[test]
@@ -238,7 +255,7 @@ fn random_edits(lang: SupportLang, src: &str, cuts: &[(usize, usize, usize, usiz
             if let (Some(first), Some(last)) = (nodes.first(), nodes.last()) {
                 text = format!("{}{}{}", PIECES[piece], &src[first.0..last.1], PIECES[(piece + keep) % PIECES.len()]);
                 end = end.max(n.end_byte());
-                caps.push(Capture { name: if keep == 1 { "$A" } else { "$$$A" }.into(), nodes });
+                caps.push(Capture { name: if keep == 1 { "$A" } else { "$$$A" }.into(), multi: keep == 2, nodes });
             }
         }
         if edits.last().is_some_and(|e| e.end > start) {
@@ -265,7 +282,7 @@ fn parenthesized(lang: SupportLang, src: &str, kinds: &[&str], mask: u64) -> (Ve
         };
         if take {
             out.0.push(Edit { start: n.start_byte(), end: n.end_byte(), text: format!("({})", &src[n.byte_range()]), op: 0 });
-            out.1.push(vec![Capture { name: "$A".into(), nodes: vec![(n.start_byte(), n.end_byte())] }]);
+            out.1.push(vec![Capture { name: "$A".into(), multi: false, nodes: vec![(n.start_byte(), n.end_byte())] }]);
         } else if cursor.goto_first_child() {
             continue;
         }
