@@ -36,6 +36,7 @@ use crate::lang;
 use crate::request::Request;
 use crate::structure;
 
+mod captures;
 mod invariant;
 mod lexer;
 mod minimal;
@@ -449,7 +450,7 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
         .iter()
         .map(|(k, nm)| Finding { rule: live[*k].index, start: nm.range().start + bom, message: live[*k].rule.get_message(nm) })
         .collect();
-    let Picked { mut kept, mut checks, mut dropped, mut unparsed } = picked;
+    let Picked { mut kept, mut checks, mut dropped, mut unparsed, captures } = picked;
     if opts.rewrite_nested && !dropped.is_empty() {
         let before: Vec<usize> = kept.iter().map(|e| e.text.len()).collect();
         let texts: Vec<String> = kept.iter().map(|e| e.text.clone()).collect();
@@ -482,7 +483,7 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
             }
         }
     }
-    let (new_text, check) = syntax_check(grep, lang, text, &mut kept, &checks, bom, opts.check_syntax);
+    let (new_text, check) = syntax_check(grep, lang, text, &mut kept, (&checks, captures), bom, opts.check_syntax);
     unparsed.sort_unstable();
     let (errors_before, errors_after, syntax_errors, broken_before) = (check.before, check.after, check.added, check.broken_before);
     let (structure, template) = (check.structure, check.template);
@@ -506,8 +507,18 @@ struct SyntaxCheck {
 /// in place of an edit's minimal layout. When `check_syntax`: ERROR and MISSING
 /// nodes before and after, the ones the rewrite adds located (only when there
 /// are more after than before), the line of the first one before (without
-/// edits, only that line), and the structure guard.
-fn syntax_check(grep: AstGrep<StrDoc<SupportLang>>, lang: SupportLang, text: &str, edits: &mut [Edit], checks: &[Option<invariant::EditCheck>], bom: usize, check_syntax: bool) -> (Vec<u8>, SyntaxCheck) {
+/// edits, only that line), and the structure guard (`captures`: per edit,
+/// what its template's metavariables captured).
+#[allow(clippy::too_many_arguments)]
+fn syntax_check(
+    grep: AstGrep<StrDoc<SupportLang>>,
+    lang: SupportLang,
+    text: &str,
+    edits: &mut [Edit],
+    (checks, captures): (&[Option<invariant::EditCheck>], Vec<Vec<structure::Capture>>),
+    bom: usize,
+    check_syntax: bool,
+) -> (Vec<u8>, SyntaxCheck) {
     let old = &text[bom..];
     let templated = checks.iter().any(Option::is_some);
     if edits.is_empty() || !(check_syntax || templated) {
@@ -520,7 +531,7 @@ fn syntax_check(grep: AstGrep<StrDoc<SupportLang>>, lang: SupportLang, text: &st
     // The structure guard (docs/DESIGN.md section 2.5.10) needs the old tree as
     // it was: `Tree::edit` below moves its nodes. The template check changes
     // the text of an edit, never its range.
-    let flat = check_syntax.then(|| structure::Before::of(grep.root().get_inner_node(), edits, bom));
+    let flat = check_syntax.then(|| structure::Before::of(grep.root().get_inner_node(), edits, captures, bom));
     // Keep only the tree: with no other reference to it, `Tree::edit` changes
     // its nodes in place instead of copying each node on the way to an edit,
     // and the source copy inside `grep` is freed before the re-parse.
@@ -664,6 +675,9 @@ struct Picked {
     checks: Vec<Option<invariant::EditCheck>>,
     dropped: Vec<(usize, usize, usize)>,
     unparsed: Vec<usize>,
+    /// Per kept edit, what its template's metavariables captured (for the
+    /// structure guard; `engine/captures.rs`).
+    captures: Vec<Vec<structure::Capture>>,
 }
 
 /// Picks the edits as `ast-grep scan -U` does: the fixable matches in walk order
@@ -694,6 +708,9 @@ fn pick(
     let mut templates: HashMap<usize, (String, Vec<String>, spelling::Spelling)> = HashMap::new();
     let mut dropped = Vec::new();
     let mut unparsed = Vec::new();
+    let mut captured = Vec::new();
+    // Per op, the metavariables its template writes, read at its first kept match.
+    let mut vars: Vec<Option<Vec<captures::TemplateVar>>> = vec![None; live.len()];
     let mut last_end = 0;
     let budget = replacement_budget(body.len() + bom);
     let mut built = 0usize;
@@ -754,8 +771,9 @@ fn pick(
         last_end = range.end + bom;
         kept.push(Edit { start: range.start + bom, end: range.end + bom, text, op: op.index });
         checks.push(check);
+        captured.push(captures::of(&nm, vars[k].get_or_insert_with(|| captures::template_vars(op)), bom));
     }
-    Ok(Picked { kept, checks, dropped, unparsed })
+    Ok(Picked { kept, checks, dropped, unparsed, captures: captured })
 }
 
 /// The first template of `op`'s fix: the one ast-grep's fixer uses.

@@ -1,12 +1,16 @@
 //! The structure guard (docs/DESIGN.md section 2.5.10), through the binary and
 //! the MCP server: a rewrite that parses but moves code in the syntax tree (the
-//! Django case: a Python method body written at class level) is flagged per
+//! Django case: a Python method body written at class level; a JavaScript
+//! body written after its function; statements an `if` without braces splits;
+//! a capture the template regroups) is flagged per
 //! file with located messages, listed first, refused at apply (also on
 //! `verify: rerun`) unless `allowStructureChanges`, and left out by
 //! `skipFlagged`; edits that keep the structure (renames, an argument added, a
 //! statement deleted, a statement replaced by a multi-line block, a match over
-//! several lines) are not flagged in Python, Rust, TypeScript, JavaScript, Go
-//! and C.
+//! several lines, captures moved into new expressions or to the template's top
+//! level in place of the block that held them, as it says: chai to
+//! node:assert, `$O.$M($$$A)` -> `$M($O, $$$A)`) are not flagged in Python,
+//! Rust, TypeScript, JavaScript, Go and C.
 
 mod common;
 
@@ -198,13 +202,96 @@ fn skip_flagged_leaves_out_a_file_whose_rewrite_moves_code() {
     assert_eq!(t.read("ok.py"), "def ready(self) -> None: pass\n");
 }
 
+/// The JavaScript function of the tests below.
+const START: &str = "function start() {\n  if (ready) {\n    init();\n    run();\n  }\n}\n";
+
+#[test]
+fn statements_that_an_if_without_braces_splits_are_flagged() {
+    // The template puts the whole body under the `if`; JavaScript puts only
+    // the first statement there, and the second after the `if`.
+    let t = Tree::empty();
+    t.write("a.js", START);
+    for layout in [&[][..], VERBATIM] {
+        let mut args = vec!["run", "--json", "-p", "if ($C) { $$$B }", "-r", "if ($C) $$$B", "-l", "javascript"];
+        args.extend(layout);
+        let p: Preview = t.run(&args).ok().json();
+        assert!(p.files[0].diff.contains("+  if (ready) init();\n+  run();\n"), "{}", p.files[0].diff);
+        assert_eq!(p.files[0].structure_changes, [change(3, "1 expression statement left `if (ready) init();` for `function start`")], "{layout:?}");
+    }
+}
+
 #[test]
 fn a_javascript_function_body_written_after_the_function_is_flagged() {
+    // The function is still there and its body left it.
     let t = Tree::empty();
     t.write("a.js", "function start() {\n  init();\n  run();\n}\n");
     let args = ["run", "--json", "-p", "function $F() { $$$B }", "-r", "function $F() {} $$$B", "-l", "javascript"];
     let p: Preview = t.run(&ast_grep_layout(&args)).ok().json();
     assert_eq!(p.files[0].structure_changes, [change(1, "2 expression statements left `function start` for the top level")]);
+}
+
+#[test]
+fn statements_written_where_the_template_says_are_not_flagged() {
+    // The template's own top level, instead of the `if` or `with` that held
+    // them, which are gone.
+    keeps("a.js", START, "javascript", "if (ready) { $$$B }", "$$$B", "function start() {\n  init();\n  run();\n}\n");
+    keeps("a.py", "def f():\n    with lock:\n        a()\n        b()\n", "python", "with lock: $$$B", "lock.acquire()\n$$$B", "def f():\n    lock.acquire()\n    a()\n    b()\n");
+}
+
+/// A test file with the chai assertions of the tests below.
+const CHAI: &str = "\
+it(\"x\", () => {
+  expect(fn()).to.be.greaterThan(303);
+  expect(res.body).to.equal(expected);
+  expect(list).to.have.lengthOf(3);
+});
+";
+
+#[test]
+fn chai_assertions_rewritten_to_node_assert_are_not_flagged_and_apply() {
+    for layout in [&[][..], VERBATIM] {
+        let t = Tree::empty();
+        t.write("a.test.js", CHAI);
+        for (pat, out) in [
+            ("expect($A).to.be.greaterThan($B)", "assert.ok($A > $B)"),
+            ("expect($A).to.equal($B)", "assert.strictEqual($A, $B)"),
+            ("expect($A).to.have.lengthOf($B)", "assert.strictEqual($A.length, $B)"),
+        ] {
+            let mut args = vec!["run", "--json", "-l", "javascript", "-p", pat, "-r", out];
+            args.extend(layout);
+            let p: Preview = t.run(&args).ok().json();
+            let f = &p.files[0];
+            assert!(!f.structure_changed, "{pat} -> {out} {layout:?}: {:?}\n{}", f.structure_changes, f.diff);
+            t.run(&["resolve", "apply", "--reason", "chai to node:assert"]).ok();
+        }
+        assert_eq!(
+            t.read("a.test.js"),
+            CHAI.replace("expect(fn()).to.be.greaterThan(303)", "assert.ok(fn() > 303)")
+                .replace("expect(res.body).to.equal(expected)", "assert.strictEqual(res.body, expected)")
+                .replace("expect(list).to.have.lengthOf(3)", "assert.strictEqual(list.length, 3)"),
+            "{layout:?}"
+        );
+    }
+}
+
+#[test]
+fn a_capture_the_template_regroups_is_flagged() {
+    // `>` binds tighter than `||`: the captured `a || b` is no longer a node.
+    let t = Tree::empty();
+    t.write("a.test.js", "expect(a || b).to.be.greaterThan(3);\n");
+    let p: Preview = t.run(&["run", "--json", "-l", "javascript", "-p", "expect($A).to.be.greaterThan($B)", "-r", "assert.ok($A > $B)"]).ok().json();
+    assert_eq!(p.files[0].structure_changes, [change(1, "1 binary expression captured by `$A` no longer parsed as before")]);
+    assert!(t.run(&["resolve", "apply", "--reason", "r"]).code(1).stderr.contains("1 binary expression captured by `$A` no longer parsed as before"));
+    assert_eq!(t.read("a.test.js"), "expect(a || b).to.be.greaterThan(3);\n");
+}
+
+#[test]
+fn a_method_call_turned_into_a_function_call_is_not_flagged() {
+    // `$M` was a property name and is an identifier now: the tokens and their
+    // nesting are what count, not their kinds.
+    let src = "obj.method(first, second);\nthis.server.close(done);\n$(\"sel\").on(\"click\", handler);\n";
+    let want = "method(obj, first, second);\nclose(this.server, done);\non($(\"sel\"), \"click\", handler);\n";
+    keeps("a.js", src, "javascript", "$O.$M($$$A)", "$M($O, $$$A)", want);
 }
 
 /// Runs `pat` -> `out` in `lang` with `run -U --json` on a tree holding `file`

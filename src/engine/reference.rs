@@ -118,6 +118,19 @@ fn parts(template: &str, transformed: &[String]) -> Vec<Part> {
     parts
 }
 
+/// The captured metavariables of `template` (not those `transformed` names),
+/// in order: each name, and whether it is written `$$$NAME`.
+pub(crate) fn captured_vars(template: &str, transformed: &[String]) -> Vec<(String, bool)> {
+    parts(template, transformed)
+        .into_iter()
+        .filter_map(|p| match p {
+            Part::Single(n) => Some((n, false)),
+            Part::Multi(n) => Some((n, true)),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The metavariable at the start of `src` (which starts with `$`) and its
 /// length, if one starts there.
 fn meta_var(src: &str, transformed: &[String]) -> Option<(Part, usize)> {
@@ -348,42 +361,18 @@ impl Reference {
     }
 }
 
-/// For each token `out_toks` cut from `out` (ast-grep's replacement of the
-/// match, whose non-blank text is the reference's, re-indented), where it comes
-/// from: a token that lies within one capture token is [`Origin::Capture`], one
-/// within a template token [`Origin::Template`], anything else (spanning
-/// several, or past the reference's end) [`Origin::Joined`].
-#[allow(dead_code)] // for the gap rule of minimal rewrites
-pub(crate) fn origins(r: &Reference, body: &str, out: &str, out_toks: &[Range<usize>]) -> Vec<Origin> {
-    // The non-blank bytes of the reference, each with the index of its token.
-    let mut owner: Vec<(u8, usize)> = Vec::new();
-    for (i, t) in r.toks.iter().enumerate() {
-        owner.extend(r.text(t, body).bytes().filter(|b| !b.is_ascii_whitespace()).map(|b| (b, i)));
-    }
-    let ob = out.as_bytes();
-    let (mut k, mut at) = (0usize, 0usize);
-    out_toks
-        .iter()
-        .map(|t| {
-            // Count the non-blank bytes of `out` before the token.
-            while at < t.start {
-                if !ob[at].is_ascii_whitespace() {
-                    k += 1;
-                }
-                at += 1;
-            }
-            let n = ob[t.clone()].iter().filter(|b| !b.is_ascii_whitespace()).count();
-            match owner.get(k..k + n) {
-                Some(s) if !s.is_empty() && s.iter().all(|&(_, i)| i == s[0].1) => r.toks[s[0].1].origin,
-                _ => Origin::Joined,
-            }
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn captured_variables_are_read_as_ast_grep_reads_them() {
+        let v = |t: &str| captured_vars(t, &[]).into_iter().map(|(n, m)| format!("{}{n}", if m { "$$$" } else { "$" })).collect::<Vec<_>>();
+        assert_eq!(v("$M($O, $$$A)"), ["$M", "$O", "$$$A"]);
+        assert_eq!(v("costs $5 and $$B and $_X1"), ["$B", "$_X1"]);
+        assert_eq!(v("$$$"), Vec::<String>::new());
+        assert_eq!(v("$a $"), Vec::<String>::new());
+    }
 
     #[test]
     fn templates_are_cut_as_ast_grep_cuts_them() {
