@@ -380,6 +380,11 @@ fn a_token_the_template_changes_gets_the_templates_spacing() {
             }
             assert_eq!(applied(&[(file, src)], &args).read(file), want, "{pat} -> {out}, verbatim: {verbatim}");
         }
+        // The minimal layout itself says what the template says: no edit falls
+        // back to ast-grep's text (docs/DESIGN.md section 2.5.9).
+        let v = preview(&[(file, src)], &["-p", pat, "-r", out]);
+        assert_eq!(v["layoutFallbacks"], 0, "{pat} -> {out}: {v}");
+        assert!(v["editsChecked"].as_u64().unwrap() > 0, "{pat} -> {out}: {v}");
     }
 }
 
