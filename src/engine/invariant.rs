@@ -264,12 +264,24 @@ pub(crate) fn check(r: &Reference, old: &str, orig: &Range<usize>, new: &str, sp
     let original = &old[orig.clone()];
     // The new token that starts at `p`, if any (`toks` are sorted and disjoint).
     let starting_at = |p: usize| toks.get(toks.partition_point(|t| t.start < p)).copied().filter(|t| t.start == p);
-    let comment_at = |p: usize| starting_at(p).filter(|t| t.comment);
+    // A comment of the original kept inside the edit (it must end there too).
+    let kept_comment = |p: usize| {
+        starting_at(p).filter(|t| t.comment && t.end <= span.end && memchr::memmem::find(original.as_bytes(), &new.as_bytes()[t.start..t.end]).is_some())
+    };
+    // Blanks, and C's line continuations (a `\` ending a line), which no
+    // token of the tree holds.
     let skip_blank = |mut p: usize| {
-        while p < n.len() && n[p].is_ascii_whitespace() {
-            p += 1;
+        loop {
+            if p < n.len() && n[p].is_ascii_whitespace() {
+                p += 1;
+            } else if n[p.min(n.len())..].starts_with(b"\\\n") {
+                p += 2;
+            } else if n[p.min(n.len())..].starts_with(b"\\\r\n") {
+                p += 3;
+            } else {
+                return p;
+            }
         }
-        p
     };
     // Where each reference token lies in the new text (`None`: an admitted
     // doubled `,` left out).
@@ -294,7 +306,7 @@ pub(crate) fn check(r: &Reference, old: &str, orig: &Range<usize>, new: &str, sp
                 p += 1;
                 continue;
             }
-            if let Some(c) = comment_at(p).filter(|c| memchr::memmem::find(original.as_bytes(), &n[c.start..c.end]).is_some()) {
+            if let Some(c) = kept_comment(p) {
                 p = c.end;
                 continue;
             }
@@ -303,8 +315,8 @@ pub(crate) fn check(r: &Reference, old: &str, orig: &Range<usize>, new: &str, sp
     }
     loop {
         p = skip_blank(p);
-        match comment_at(p).filter(|c| memchr::memmem::find(original.as_bytes(), &n[c.start..c.end]).is_some()) {
-            Some(c) if p < span.end => p = c.end,
+        match kept_comment(p) {
+            Some(c) => p = c.end,
             _ => break,
         }
     }
@@ -458,6 +470,14 @@ mod tests {
         let src = "let x = a\n    // why\n    .unwrap();\n";
         let (_, report) = enforce_one(SupportLang::Rust, src, "$A.unwrap()", "$A.expect(\"x\")", "a\n    // why\n    .expect(\"x\")", "a.expect(\"x\")");
         assert_eq!((report.fallbacks, report.mismatched), (0, 0), "{report:?}");
+    }
+
+    #[test]
+    fn a_comment_right_after_an_edit_and_a_line_continuation_are_no_mismatch() {
+        let (text, report) = enforce_one(SupportLang::JavaScript, "foo(x)/*c*/;\n", "foo($A)", "bar($A)", "bar(x)", "bar(x)");
+        assert_eq!((text.as_str(), report.mismatched), ("bar(x)/*c*/;\n", 0));
+        let (_, report) = enforce_one(SupportLang::C, "void f(void) { g(a, \\\n  b); }\n", "g($A, $B)", "h($A, $B)", "h(a, \\\n  b)", "h(a, \\\n  b)");
+        assert_eq!((report.checked, report.mismatched), (1, 0), "{report:?}");
     }
 
     #[test]
