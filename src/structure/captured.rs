@@ -53,7 +53,7 @@ pub(super) fn moves(old: &Flat, new: &Flat, texts: &Texts<'_>, to_new: &[u32], a
             let what = What::Unnested { edit: e as u32, capture: c as u32 };
             // Old node -> the new leaves its leaves are.
             let span = |x: usize| (at + (old.leaf_first[x] as usize - ob), at + (old.leaf_end[x] as usize - ob));
-            // Per captured node that keeps its nesting: it, and its place.
+            // The captured nodes, as nodes of the old tree.
             let mut nodes: Vec<u32> = cap
                 .nodes
                 .iter()
@@ -69,6 +69,7 @@ pub(super) fn moves(old: &Flat, new: &Flat, texts: &Texts<'_>, to_new: &[u32], a
                 // comments it matches too) stands for that node's children.
                 nodes = children(old, x).collect();
             }
+            // Per captured node that keeps its nesting: it, and its place.
             let mut roots: Vec<(u32, u32)> = Vec::with_capacity(nodes.len());
             for x in nodes {
                 if nested(old, new, x, span, what, &mut out) {
@@ -76,9 +77,9 @@ pub(super) fn moves(old: &Flat, new: &Flat, texts: &Texts<'_>, to_new: &[u32], a
                     roots.push((x, place(new, a, b)));
                 }
             }
-            // The outermost old node of the edit that held the capture (`NONE`
-            // when the capture is one), and the counterpart of the node that
-            // held the edit: a new node of the edit may span all of it too.
+            // The old node of the edit that held the capture (`NONE` when the
+            // capture is the matched node itself), and the counterpart of the
+            // node that held the edit: a new node of the edit may span as much.
             let (m, held) = match roots.first() {
                 Some(&(x, _)) => {
                     let m = holder(old, x, s, t);
