@@ -481,6 +481,20 @@ mod tests {
     }
 
     #[test]
+    fn code_inside_a_template_string_or_f_string_is_checked_as_code() {
+        // The literal around the edit is not one token: its substitution is code.
+        let src = "const s = `{${k.map((u) => `${(u as any)[k]}`)}}`;\n";
+        let (text, report) = enforce_one(SupportLang::TypeScript, src, "$A as any", "$A as unknown", "u as unknown", "u as unknown");
+        assert_eq!((report.checked, report.fallbacks, report.mismatched), (1, 0, 0), "{report:?}");
+        assert_eq!(text, "const s = `{${k.map((u) => `${(u as unknown)[k]}`)}}`;\n");
+        let (_, report) = enforce_one(SupportLang::Python, "s = f\"a {x == None} b\"\n", "$A == None", "$A is None", "x is None", "x is None");
+        assert_eq!((report.checked, report.fallbacks, report.mismatched), (1, 0, 0), "{report:?}");
+        // A seam that glues inside the substitution is still found.
+        let (_, report) = enforce_one(SupportLang::Python, "s = f\"{contains(a, b)}\"\n", "contains($A, $B)", "$A in $B", "ain b", "a in b");
+        assert_eq!((report.fallbacks, report.mismatched), (1, 0), "{report:?}");
+    }
+
+    #[test]
     fn a_deletion_that_joins_its_neighbours_is_a_mismatch() {
         let (text, report) = enforce_one(SupportLang::JavaScript, "x = a -foo()- b;\n", "foo()", "", "", "");
         assert_eq!(text, "x = a -- b;\n");

@@ -168,14 +168,25 @@ fn slot(c: char) -> Option<usize> {
 /// whatever their children: literals and comments.
 const ATOM_KINDS: &[&str] = &["string", "comment", "char_literal", "rune_literal", "regex", "heredoc"];
 
+/// Kinds of children (by a part of their name) that hold code inside a
+/// literal: a JS template string's `${...}`, a Python f-string's `{...}`, a
+/// shell string's `$x`. A literal with one is no token: its parts are.
+const CODE_IN_LITERAL: &[&str] = &["substitution", "interpolat", "expansion"];
+
 /// True when `node` is one token: a leaf, or a literal or comment (not a
-/// concatenation of strings, whose strings are the tokens).
+/// concatenation of strings, whose strings are the tokens, nor a literal that
+/// holds code, whose parts are).
 pub(crate) fn is_atom(node: tree_sitter::Node<'_>) -> bool {
     if node.child_count() == 0 {
         return true;
     }
     let kind = node.kind();
-    !kind.contains("concatenat") && ATOM_KINDS.iter().any(|k| kind.contains(k))
+    if kind.contains("concatenat") || !ATOM_KINDS.iter().any(|k| kind.contains(k)) {
+        return false;
+    }
+    let mut cursor = node.walk();
+    let holds_code = node.named_children(&mut cursor).any(|c| CODE_IN_LITERAL.iter().any(|k| c.kind().contains(k)));
+    !holds_code
 }
 
 /// Calls `each` with the range of every token (see [`is_atom`]) of `node`'s
