@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use ast_edit::engine::{self, Engine, RewriteOptions};
 use ast_edit::request::{Op, RawRequest, Request, WalkOptions, DEFAULT_MAX_FILESIZE};
-use ast_edit::{diff, plan, walk};
+use ast_edit::{plan::diff, plan, request::walk};
 use ast_grep_language::SupportLang;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
@@ -108,7 +108,7 @@ fn bench_text_checks(c: &mut Criterion) {
     let big = big_python(100_000);
     let mut g = c.benchmark_group("text");
     g.throughput(Throughput::Bytes(big.len() as u64));
-    g.bench_function("check_text_100KB", |b| b.iter(|| black_box(engine::check_text(big.as_bytes()).is_ok())));
+    g.bench_function("check_text_100KB", |b| b.iter(|| black_box(ast_edit::request::read::check_text(big.as_bytes()).is_ok())));
     g.bench_function("digest_100KB", |b| b.iter(|| black_box(engine::digest(big.as_bytes()))));
     g.finish();
 }

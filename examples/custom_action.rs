@@ -2,9 +2,9 @@
 //! entry", an agent or a person resolves it with a reason. Run it with
 //! `cargo run --example custom_action -- /tmp/some-dir`.
 
-use ast_edit::custom::{Handlers, Outcome, PendingHandler};
-use ast_edit::pending::Store;
-use ast_edit::resolve::{resolve_with, Action, ResolveRequest};
+use ast_edit::app::custom::{Handlers, Outcome, PendingHandler};
+use ast_edit::store::pending::Store;
+use ast_edit::app::resolve::{resolve_with, Action, ResolveRequest};
 use serde_json::{json, Value};
 
 struct ChangelogEntry {

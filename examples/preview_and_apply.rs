@@ -4,8 +4,8 @@
 //! Python file there and edits it).
 
 use ast_edit::request::{Op, RawRequest, WalkOptions, DEFAULT_MAX_FILESIZE};
-use ast_edit::resolve::{resolve, RawResolve};
-use ast_edit::{message::Front, plan, workflow, workspace::Workspace};
+use ast_edit::app::resolve::{resolve, RawResolve};
+use ast_edit::{shared::message::Front, plan, app::workflow, app::workspace::Workspace};
 
 fn main() -> anyhow::Result<()> {
     let dir = std::env::args().nth(1).map(std::path::PathBuf::from).unwrap_or_else(std::env::temp_dir);

@@ -1,65 +1,55 @@
 //! ast-edit: structural code edits with a preview -> resolve step.
 //!
-//! The pipeline is plain data from end to end (docs/DESIGN.md section 2): a
-//! validated [`request::Request`] goes through the [`walk`] and the [`engine`]
-//! (ast-grep-core patterns on tree-sitter trees) and becomes a [`plan::Plan`];
-//! [`preview`] turns it into the details users read, [`workflow`] stages it in the
-//! [`pending`] store of a [`workspace`] (or applies it at once), and [`resolve`]
-//! and [`apply`] carry a staged action out. Only [`apply`] writes source files.
+//! The library is a stack of stage folders (docs/ARCHITECTURE.md); each imports
+//! only the folders below it, which `tests/layers.rs` checks:
+//!
+//! | folder | owns |
+//! | --- | --- |
+//! | [`shared`] | errors, message texts, statuses, text budgets, atomic writes, tree walks |
+//! | [`request`] | the one validated request, languages, rule configs as read, the walk, reading a file |
+//! | `compile` | ops and rules compiled per language, the prefilter, pattern hints |
+//! | [`engine`] | one file's rewrite: matches, minimal layout, template check, syntax check, structure guard |
+//! | `diagnose` | why a pattern found nothing, and the fix |
+//! | [`plan`] | the dry run over all files ([`plan::Plan`]), diffs, preview details, search, syntax trees |
+//! | [`rules`] | ast-grep projects, rule tests and checks, the JSON catalog |
+//! | [`store`] | pending actions on disk |
+//! | [`apply`] | the only writer of source files: apply under "verify, don't trust", undo |
+//! | [`app`] | what a front end runs: workspace, stage, resolve, custom actions |
+//! | [`cli`], [`mcp`] | the front ends, which never import each other |
 //!
 //! What a caller of the crate uses:
 //!
 //! - a request: [`request::RawRequest`] (from JSON or built in code), validated
 //!   into a [`request::Request`];
 //! - a dry run: [`plan::build`] -> [`plan::Plan`]; its details:
-//!   [`workflow::Preview`];
-//! - the store: [`workspace::Workspace`] opens it, [`workflow::stage`] stages a
-//!   plan, [`pending::Store`] lists and reads actions;
-//! - resolve: [`resolve::RawResolve`] / [`resolve::ResolveRequest`] ->
-//!   [`resolve::resolve`] or, with in-process actions and a standing handler,
-//!   [`resolve::resolve_with`] and [`custom::Handlers`];
+//!   [`app::workflow::Preview`];
+//! - the store: [`app::workspace::Workspace`] opens it, [`app::workflow::stage`]
+//!   stages a plan, [`store::pending::Store`] lists and reads actions;
+//! - resolve: [`app::resolve::RawResolve`] / [`app::resolve::ResolveRequest`] ->
+//!   [`app::resolve::resolve`] or, with in-process actions and a standing
+//!   handler, [`app::resolve::resolve_with`] and [`app::custom::Handlers`];
 //! - apply and undo: [`apply::apply_plan`], [`apply::UndoResult`];
-//! - custom actions: [`custom::PendingHandler`], [`custom::StandingHandler`].
+//! - custom actions: [`app::custom::PendingHandler`],
+//!   [`app::custom::StandingHandler`].
 //!
-//! `examples/` shows the main uses. The front ends, [`cli`] and [`mcp`], are
-//! thin layers over these.
+//! `examples/` shows the main uses.
 
 #![warn(missing_docs)]
 
-pub mod apply;
-mod atomic;
-pub mod checks;
-pub mod cli;
-mod compile;
-mod diagnose;
-pub mod custom;
-pub mod diff;
-pub mod engine;
-pub mod error;
-pub mod lang;
-pub mod mcp;
-pub mod message;
-pub mod pending;
-pub mod pending_format;
-pub mod plan;
-mod prefilter;
-mod quote;
-pub mod preview;
-pub mod project;
+// The stage folders, lowest first: a folder imports only folders above it in
+// this list (tests/layers.rs checks it), and the front ends `cli` and `mcp`
+// never import each other.
+pub mod shared;
 pub mod request;
-pub mod resolve;
+mod compile;
+pub mod engine;
+mod diagnose;
+pub mod plan;
 pub mod rules;
-pub mod search;
-pub mod ruleset;
-pub mod ruletest;
-mod schema;
-pub mod status;
-pub mod structure;
-mod text;
-mod tight_ends;
-pub mod tree;
-pub mod walk;
-pub mod workflow;
-pub mod workspace;
+pub mod store;
+pub mod apply;
+pub mod app;
+pub mod cli;
+pub mod mcp;
 
-pub use error::{Error, Result};
+pub use shared::error::{Error, Result};

@@ -39,7 +39,7 @@ fn main() {
     let cli = ast_edit::cli::Cli::parse();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let code = match ast_edit::cli::run(cli, &mut out) {
+    let code = match ast_edit::cli::run(cli, &mut out, ast_edit::mcp::serve) {
         Ok(code) => code,
         Err(err) => {
             if is_broken_pipe(&err) {

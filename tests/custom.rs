@@ -3,9 +3,9 @@
 
 mod common;
 
-use ast_edit::custom::{Handlers, Outcome, PendingHandler, StandingHandler};
-use ast_edit::pending::Store;
-use ast_edit::resolve::{resolve_with, Action, ResolveRequest};
+use ast_edit::app::custom::{Handlers, Outcome, PendingHandler, StandingHandler};
+use ast_edit::store::pending::Store;
+use ast_edit::app::resolve::{resolve_with, Action, ResolveRequest};
 use common::Tree;
 use serde_json::Value;
 

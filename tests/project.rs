@@ -10,7 +10,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use ast_edit::project::{self, Project, Utils};
+use ast_edit::rules::project::{self, Project, Utils};
 use ast_grep_language::SupportLang;
 use common::{ast_grep, copy_dir, Tree};
 use serde_json::json;

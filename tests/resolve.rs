@@ -7,8 +7,8 @@
 mod common;
 
 
-use ast_edit::pending::{ActionKind, PendingAction};
-use ast_edit::pending_format;
+use ast_edit::store::pending::{ActionKind, PendingAction};
+use ast_edit::store::pending_format;
 use common::store::{edit_entry, entry_path, pending, propose_cmd, read_json, resolved_path, stage, time_after, APPLIED_TEST_APP};
 use common::Tree;
 use serde_json::{json, Value};

@@ -9,7 +9,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use ast_edit::pending::{Resolution, Store};
+use ast_edit::shared::status::Resolution;
+use ast_edit::store::pending::Store;
 use common::json::PendingRow;
 use common::store::{edit_entry, entry_path, pending, propose_cmd, read_json, resolved_path, stage, time_after, APPLIED_TEST_APP};
 use common::{ast_grep, Tree, ASSERT_OUT, ASSERT_PAT};

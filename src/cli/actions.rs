@@ -7,12 +7,12 @@ use std::io::{IsTerminal, Write};
 use super::print;
 use super::{open_store, spinner, style, write_json, ColorChoice, JsonFlag, PendingArgs, ProposeArgs, ResolveArgs, ShowArgs};
 use crate::apply::UndoResult;
-use crate::custom::{CommandStanding, CommandView, Handlers, CUSTOM_TOOL};
-use crate::error::Error;
-use crate::message::Front;
-use crate::pending::{ActionKind, NewAction, PendingSummary, Store};
-use crate::resolve::{self, RawResolve};
-use crate::workflow::Preview;
+use crate::app::custom::{CommandStanding, CommandView, Handlers, CUSTOM_TOOL};
+use crate::shared::error::Error;
+use crate::shared::message::Front;
+use crate::store::pending::{ActionKind, NewAction, PendingSummary, Store};
+use crate::app::resolve::{self, RawResolve};
+use crate::app::workflow::Preview;
 
 /// Parses a flag holding a JSON value.
 fn json_flag(flag: &str, text: &Option<String>, example: &str) -> Result<Option<serde_json::Value>, Error> {
@@ -119,7 +119,7 @@ fn clear(a: &PendingArgs, store: &Store, out: &mut impl Write) -> anyhow::Result
     let list = store.lock()?.list()?;
     let ids: Vec<String> = list.iter().map(|p| p.id.clone()).collect();
     if !list.is_empty() && !a.yes {
-        let what = crate::text::plural(list.len(), "pending action");
+        let what = crate::shared::text::plural(list.len(), "pending action");
         if !std::io::stdin().is_terminal() {
             return Err(Error::bad(format!(
                 "pending --clear would drop {what} ({}); confirm with --yes (stdin is not a terminal to ask on)",
@@ -152,7 +152,7 @@ fn clear(a: &PendingArgs, store: &Store, out: &mut impl Write) -> anyhow::Result
         writeln!(out, "No pending actions: nothing to clear.")?;
     } else {
         let ids: Vec<&str> = dropped.iter().map(|p| p.id.as_str()).collect();
-        writeln!(out, "Dropped {}: {}.", crate::text::plural(dropped.len(), "pending action"), ids.join(", "))?;
+        writeln!(out, "Dropped {}: {}.", crate::shared::text::plural(dropped.len(), "pending action"), ids.join(", "))?;
     }
     Ok(0)
 }
@@ -202,7 +202,7 @@ pub(super) fn show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> any
             if f.diff_lines_cut > 0 {
                 match crate::plan::full_diff(f) {
                     Some(d) => shown.diff = d,
-                    None => eprintln!("warning: {} changed since the preview; its diff stays cut", crate::quote::display_name(&f.path)),
+                    None => eprintln!("warning: {} changed since the preview; its diff stays cut", crate::shared::quote::display_name(&f.path)),
                 }
             }
         }

@@ -8,13 +8,12 @@ use std::time::Instant;
 
 use super::print::{self, Style};
 use super::{open_store, review, spinner, style, write_json, ColorChoice, OutputArgs, RunArgs, ScanArgs};
-use crate::error::{Error, Result};
+use crate::shared::error::{Error, Result};
 use crate::plan::{self, Plan};
 use crate::request::{Op, RawRequest, Request};
-use crate::project;
-use crate::rules;
-use crate::workflow::{self, Preview};
-use crate::workspace;
+use crate::rules::project;
+use crate::rules::catalog;
+use crate::app::workflow::{self, Preview};
 
 /// How to present a plan.
 pub(super) struct Emit {
@@ -34,16 +33,16 @@ impl OutputArgs {
         Ok(Emit { json: self.json, update_all: self.update_all, interactive: self.interactive, style: style(color, self.full) })
     }
 
-    /// `-C N`, checked against [`crate::diff::MAX_CONTEXT_LINES`]; it overrides a
+    /// `-C N`, checked against [`crate::request::MAX_CONTEXT_LINES`]; it overrides a
     /// `--request`'s `contextLines`.
     fn context_lines(&self) -> Result<Option<usize>> {
-        self.context.map(|n| crate::diff::check_context(n, "-C")).transpose()
+        self.context.map(|n| crate::request::check_context(n, "-C")).transpose()
     }
 }
 
 /// `ast-edit run`.
 pub(super) fn run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
-    let cwd = workspace::current_dir()?;
+    let cwd = crate::shared::paths::current_dir()?;
     let context = a.output.context_lines()?;
     let mut req = build_raw(&a)?.validate(&cwd, a.input.walk(), a.input.max_filesize)?;
     req.no_prefilter = a.no_prefilter;
@@ -57,7 +56,7 @@ pub(super) fn run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyho
 
 /// `ast-edit scan`.
 pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
-    let cwd = workspace::current_dir()?;
+    let cwd = crate::shared::paths::current_dir()?;
     let context = a.output.context_lines()?;
     let walk = a.input.walk();
     // The same checks as `run` for the paths and globs.
@@ -68,14 +67,14 @@ pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> any
         ..Default::default()
     }
     .validate(&cwd, walk, a.input.max_filesize)?;
-    let mut req = match a.rule.as_deref().filter(|p| rules::is_json_catalog(p)) {
+    let mut req = match a.rule.as_deref().filter(|p| catalog::is_json_catalog(p)) {
         Some(old) => {
             eprintln!(
                 "warning: {} is a JSON rule file of the old catalog format; it still loads, but the format is deprecated: write ast-grep rule configs (YAML) instead (docs/RULES.md)",
                 old.display()
             );
-            let rules = rules::load(old)?;
-            rules::request(&rules, probe.paths, probe.globs, walk, a.input.max_filesize)
+            let rules = catalog::load(old)?;
+            catalog::request(&rules, probe.paths, probe.globs, walk, a.input.max_filesize)
         }
         None => {
             let set = load_rule_set(&a, &cwd)?;
@@ -93,7 +92,7 @@ pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> any
 
 /// The rules of `scan`: `--inline-rules`, `-r FILE`, or the project's (the
 /// nearest sgconfig.yml, or `-c FILE`). Loading warnings go to stderr.
-fn load_rule_set(a: &ScanArgs, cwd: &Path) -> Result<crate::ruleset::RuleSet> {
+fn load_rule_set(a: &ScanArgs, cwd: &Path) -> Result<crate::request::ruleset::RuleSet> {
     let filter = a.filter.as_deref().map(project::parse_filter).transpose()?;
     // Rules given on their own may still call the nearest project's utilities.
     let nearby_utils = || -> Result<project::Utils> {
@@ -119,11 +118,11 @@ fn load_rule_set(a: &ScanArgs, cwd: &Path) -> Result<crate::ruleset::RuleSet> {
     if loaded.rules.is_empty() {
         return Err(Error::bad("no rule to run: the rules loaded are all `severity: off`, or there are none; add a rule or change the filter"));
     }
-    Ok(crate::ruleset::RuleSet {
+    Ok(crate::request::ruleset::RuleSet {
         rules: loaded.rules.iter().map(|r| r.config.clone()).collect(),
         utils: loaded.utils.json.clone(),
         base: Some(loaded.base.clone()),
-        language_globs: loaded.language_globs.iter().map(|(l, g)| (crate::lang::name(*l).to_string(), g.clone())).collect(),
+        language_globs: loaded.language_globs.iter().map(|(l, g)| (crate::request::lang::name(*l).to_string(), g.clone())).collect(),
     })
 }
 
@@ -225,7 +224,7 @@ fn print_preview(out: &mut impl Write, shown: &Preview, style: Style) -> std::io
 }
 
 /// `-U`: the plan applied at once with the verified writer, journalled for undo.
-fn update_all(plan: Plan, json: bool, style: Style, out: &mut impl Write) -> anyhow::Result<(i32, crate::preview::PreviewDetails)> {
+fn update_all(plan: Plan, json: bool, style: Style, out: &mut impl Write) -> anyhow::Result<(i32, crate::plan::preview::PreviewDetails)> {
     let mut shown = Preview::of(&plan);
     if plan.files.is_empty() {
         if json {
@@ -264,6 +263,6 @@ fn update_all(plan: Plan, json: bool, style: Style, out: &mut impl Write) -> any
         print::summary(out, &shown.details, style)?;
         writeln!(out, "{}", report.text())?;
     }
-    let code = if report.status == crate::status::ApplyStatus::Incomplete { 3 } else { 0 };
+    let code = if report.status == crate::shared::status::ApplyStatus::Incomplete { 3 } else { 0 };
     Ok((code, shown.details))
 }

@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 
 use super::print;
 use super::{style, write_json, ColorChoice, JsonFlag, TestArgs};
-use crate::error::Error;
-use crate::lang;
-use crate::project;
-use crate::rules;
-use crate::ruletest::{self, CaseReport, Report, RuleReport, Verdict};
-use crate::text::plural;
+use crate::shared::error::Error;
+use crate::request::lang;
+use crate::rules::project;
+use crate::rules::catalog;
+use crate::rules::ruletest::{self, CaseReport, Report, RuleReport, Verdict};
+use crate::shared::text::plural;
 
 /// `ast-edit test`: the project's rule tests; with PATH, the old JSON catalog's
 /// (unless PATH is a project's config file or folder).
@@ -47,7 +47,7 @@ fn config_of(path: &Path) -> Option<PathBuf> {
 
 /// The rule tests of the project of `config` (or the nearest one).
 fn project_test(a: TestArgs, config: Option<PathBuf>, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
-    let cwd = crate::workspace::current_dir()?;
+    let cwd = crate::shared::paths::current_dir()?;
     let project = project::discover(&cwd, config.as_deref())?;
     let opts = ruletest::Options {
         filter: a.filter.as_deref().map(project::parse_filter).transpose()?,
@@ -59,7 +59,7 @@ fn project_test(a: TestArgs, config: Option<PathBuf>, color: ColorChoice, out: &
         eprintln!("warning: {w}");
     }
     let loaded = project.load_rules(opts.filter.as_ref())?;
-    let checks = crate::checks::run(&project, &loaded, opts.filter.is_some())?;
+    let checks = crate::rules::checks::run(&project, &loaded, opts.filter.is_some())?;
     let failed_checks = checks.iter().filter(|c| !c.passed).count();
     if a.json {
         let mut v = serde_json::to_value(&report)?;
@@ -74,7 +74,7 @@ fn project_test(a: TestArgs, config: Option<PathBuf>, color: ColorChoice, out: &
 
 /// The whole-file checks (docs/RULES.md): a line per failed case with its diff,
 /// and the count.
-fn print_checks(checks: &[crate::checks::CheckResult], color: bool, out: &mut impl Write) -> std::io::Result<()> {
+fn print_checks(checks: &[crate::rules::checks::CheckResult], color: bool, out: &mut impl Write) -> std::io::Result<()> {
     if checks.is_empty() {
         return Ok(());
     }
@@ -209,7 +209,7 @@ fn indented(out: &mut impl Write, text: &str) -> std::io::Result<()> {
 
 /// The old form: the test cases of a JSON rule catalog.
 fn catalog_test(dir: &Path, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
-    let rules = rules::load(dir)?;
+    let rules = catalog::load(dir)?;
     eprintln!(
         "warning: {} holds JSON rule files of the old catalog format; they still load, but the format is deprecated: write ast-grep rule configs and rule tests (docs/RULES.md)",
         dir.display()
@@ -217,7 +217,7 @@ fn catalog_test(dir: &Path, color: ColorChoice, out: &mut impl Write) -> anyhow:
     let style = style(color, false);
     let (mut passed, mut failed) = (0usize, 0usize);
     for r in &rules {
-        let results = rules::test_rule(r);
+        let results = catalog::test_rule(r);
         let bad: Vec<_> = results.iter().filter(|c| c.failure.is_some()).collect();
         passed += results.len() - bad.len();
         failed += bad.len();

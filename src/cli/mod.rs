@@ -26,10 +26,10 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 
-use crate::error::Result;
-use crate::pending::Store;
+use crate::shared::error::Result;
+use crate::store::pending::Store;
 use crate::request::{WalkOptions, DEFAULT_MAX_FILESIZE};
-use crate::workspace::Workspace;
+use crate::app::workspace::Workspace;
 use print::Style;
 
 const ABOUT: &str = "Structural code edits you can trust: preview a pattern rewrite across a repository, then apply or discard it.";
@@ -531,8 +531,10 @@ fn spinner(msg: &'static str) -> Option<indicatif::ProgressBar> {
 }
 
 /// Runs the CLI; returns the exit code. Output errors (a closed pipe) surface as
-/// `io::Error` for `main` to treat.
-pub fn run(cli: Cli, out: &mut impl Write) -> anyhow::Result<i32> {
+/// `io::Error` for `main` to treat. `ast-edit mcp` runs `serve_mcp` on the root
+/// folder: the binary passes the MCP server's `serve` (the two front ends never
+/// import each other; tests/layers.rs).
+pub fn run(cli: Cli, out: &mut impl Write, serve_mcp: impl FnOnce(&std::path::Path) -> anyhow::Result<()>) -> anyhow::Result<i32> {
     match cli.command {
         Command::Run(a) => edit::run(a, cli.color, out),
         Command::Scan(a) => edit::scan(a, cli.color, out),
@@ -548,9 +550,9 @@ pub fn run(cli: Cli, out: &mut impl Write) -> anyhow::Result<i32> {
         Command::Mcp(a) => {
             let root = match a.root {
                 Some(r) => r,
-                None => crate::workspace::current_dir()?,
+                None => crate::shared::paths::current_dir()?,
             };
-            crate::mcp::serve(&root)?;
+            serve_mcp(&root)?;
             Ok(0)
         }
     }

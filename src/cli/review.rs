@@ -8,11 +8,11 @@ use super::open_store;
 use super::print::{self, Style};
 use crate::apply::ApplyReport;
 use crate::plan::Plan;
-use crate::quote::{display_name, escape_controls};
-use crate::preview::PreviewDetails;
-use crate::status::{FileStatus, OutstandingStatus};
-use crate::text::plural;
-use crate::workflow::{self, Preview};
+use crate::shared::quote::{display_name, escape_controls};
+use crate::plan::preview::PreviewDetails;
+use crate::shared::status::{FileStatus, OutstandingStatus};
+use crate::shared::text::plural;
+use crate::app::workflow::{self, Preview};
 
 /// Reviews `plan` file by file and applies what was accepted; returns the exit
 /// code and the preview details.

@@ -11,9 +11,9 @@ use super::{
     MAX_DIAGNOSED_FILES, MAX_DIAGNOSED_OPS,
 };
 use crate::compile::CompiledOp;
-use crate::lang;
-use crate::message::{Front, Input, Name};
-use crate::text::plural;
+use crate::request::lang;
+use crate::shared::message::{Front, Input, Name};
+use crate::shared::text::plural;
 
 type Tree = AstGrep<StrDoc<SupportLang>>;
 
@@ -38,7 +38,7 @@ struct Shape {
 type Loc = (String, usize);
 
 fn loc(path: &str, n: tree_sitter::Node<'_>) -> Loc {
-    (crate::quote::display_name(path).into_owned(), n.start_position().row + 1)
+    (crate::shared::quote::display_name(path).into_owned(), n.start_position().row + 1)
 }
 
 fn at(l: &Loc) -> String {
@@ -49,7 +49,7 @@ fn at(l: &Loc) -> String {
 /// wrappers with a single child.
 fn pattern_root<'t>(root: tree_sitter::Node<'t>, selector: Option<&str>) -> Option<tree_sitter::Node<'t>> {
     if let Some(sel) = selector {
-        return super::first_of_kind(root, sel);
+        return crate::compile::hints::first_of_kind(root, sel);
     }
     let mut n = root;
     loop {
@@ -300,8 +300,8 @@ fn look_at_files(facts: &RunFacts<'_>, lang: SupportLang, probes: &mut [Probe<'_
         if bytes.saturating_add(c.size) > MAX_DIAGNOSED_BYTES {
             continue;
         }
-        let Ok(bytes_read) = crate::plan::read_text(&c.path, facts.req.max_filesize, facts.req.front) else { continue };
-        let Ok(text) = crate::engine::check_text(&bytes_read) else { continue };
+        let Ok(bytes_read) = crate::request::read::read_text(&c.path, facts.req.max_filesize, facts.req.front) else { continue };
+        let Ok(text) = crate::request::read::check_text(&bytes_read) else { continue };
         let body = text.strip_prefix('\u{feff}').unwrap_or(text);
         let grep = lang.ast_grep(body);
         for p in probes.iter_mut() {
@@ -443,13 +443,13 @@ fn call_messages(front: Front, head: &str, tried: &str, p: &Probe<'_>) -> Vec<St
 /// language were parsed as the forced one.
 fn forced_lang_note(facts: &RunFacts<'_>) -> Option<String> {
     let forced = facts.req.lang?;
-    let other: Vec<&crate::walk::Candidate> =
+    let other: Vec<&crate::request::walk::Candidate> =
         facts.files.iter().filter(|c| lang::infer(&c.path).is_some_and(|l| l != forced)).collect();
     let first = other.first()?;
     let theirs = lang::name(lang::infer(&first.path)?);
     Some(format!(
         "{} searched as {} ({}), although {} says {theirs}: set {} if the files are {theirs}.",
-        crate::quote::display_name(&first.display),
+        crate::shared::quote::display_name(&first.display),
         lang::name(forced),
         facts.req.front.name(Name::Set(Input::Lang, lang::name(forced))),
         if other.len() == 1 { "its extension".to_string() } else { format!("its extension (and that of {} more)", other.len() - 1) },

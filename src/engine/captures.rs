@@ -1,5 +1,5 @@
 //! What the metavariables of a fix template captured in a match, handed to the
-//! structure guard (`crate::structure`, rule (b) of docs/DESIGN.md section
+//! structure guard (`crate::engine::structure`, rule (b) of docs/DESIGN.md section
 //! 2.5.10), which checks where that code lands in the new text.
 
 use ast_grep_core::matcher::NodeMatch;
@@ -7,7 +7,7 @@ use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_language::SupportLang;
 
 use crate::compile::CompiledOp;
-use crate::structure::Capture;
+use crate::engine::structure::Capture;
 
 /// A metavariable the fix template writes: its name, and whether it is
 /// written `$$$NAME` (all the nodes it matched) rather than `$NAME`.

@@ -15,7 +15,8 @@ use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_core::AstGrep;
 use ast_grep_language::SupportLang;
 
-use super::{walk_pruned, RewriteOptions};
+use super::RewriteOptions;
+use crate::shared::nodes::walk_pruned;
 use crate::compile::CompiledOp;
 
 /// A file's matches: `(rule position in the live list, match)`.

@@ -4,28 +4,28 @@
 //! Its tools are always listed, with JSON schemas that strict clients accept (plain
 //! object roots, no `$ref`, one `type` per property, closed objects, enums inline;
 //! `tools`). The input schemas of `ast_edit` and `resolve` are generated from the
-//! serde types the server parses (`crate::schema`); the rest are written out.
-//! Every result is bounded: its text by [`PREVIEW_CHAR_BUDGET`], its
-//! `structuredContent` by [`STRUCTURED_CHAR_BUDGET`] (`paging`):
+//! serde types the server parses (`crate::mcp::schema`); the rest are written out.
+//! Every result is bounded: its text by `PREVIEW_CHAR_BUDGET` (`shared::text`), its
+//! `structuredContent` by `STRUCTURED_CHAR_BUDGET` (`paging`):
 //!
 //! - `ast_edit` (read-only): validates the request (docs/DESIGN.md section 2),
 //!   builds the dry-run plan, stages it in the same on-disk store as the CLI
-//!   ([`crate::workspace::state_dir`], so `AST_EDIT_STATE_DIR` works and
+//!   ([`crate::app::workspace::state_dir`], so `AST_EDIT_STATE_DIR` works and
 //!   `ast-edit pending` sees MCP previews), and returns a preview text budgeted to
-//!   [`PREVIEW_CHAR_BUDGET`] characters (`preview_text`) followed by the exact
+//!   `PREVIEW_CHAR_BUDGET` characters (`preview_text`) followed by the exact
 //!   [`REMINDER`] block, with the preview details in `structuredContent` (the
 //!   files that fit; `ast_pending` pages through the rest).
 //! - `resolve` (destructive): applies or discards the newest pending action (or `id`)
-//!   through [`crate::resolve::resolve`]; the result text, `isError` and details are the
+//!   through [`crate::app::resolve::resolve`]; the result text, `isError` and details are the
 //!   library's, bounded.
 //! - `ast_pending` (read-only): lists the pending actions, or pages through one
 //!   action's files and diffs (`fileOffset`, `limit`).
 //! - `ast_undo` (destructive): the library's undo of the last apply, refused when
 //!   it is not the `id` given or when it wrote files outside the root.
 //! - `ast_tree` (read-only): the syntax tree of a snippet or a pattern
-//!   ([`crate::tree`], `tree_tool`), to look before writing a pattern.
+//!   ([`crate::plan::tree`], `tree_tool`), to look before writing a pattern.
 //! - `ast_search` (read-only): counts and locates the matches of patterns or
-//!   rules ([`crate::search`], `search_tool`), a page at a time; stages nothing.
+//!   rules ([`crate::plan::search`], `search_tool`), a page at a time; stages nothing.
 //!
 //! Every failure of a tool call (bad arguments, bad patterns, paths outside the
 //! root, store errors) is a tool result with `isError: true` and a message that
@@ -57,6 +57,8 @@
 //! to its end, and so does the staging of an `ast_edit` (stderr says the server is
 //! waiting); only a planning thread may be left behind ([`SHUTDOWN_GRACE`]).
 
+mod schema;
+
 
 mod paging;
 mod preview_text;
@@ -71,9 +73,10 @@ use std::time::Duration;
 
 use rmcp::ServiceExt;
 
-use crate::error::Error;
+use crate::shared::error::Error;
 
-pub use paging::{MAX_PAGE_FILES, PAGE_FILES, STRUCTURED_CHAR_BUDGET};
+pub use paging::{MAX_PAGE_FILES, PAGE_FILES};
+use crate::shared::text::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
 pub use preview_text::preview_text;
 pub use server::AstEditServer;
 pub use tools::{ast_edit_input_schema, ast_edit_output_schema, resolve_input_schema, resolve_output_schema, tools, TOOLS_LIST_BYTE_BUDGET};
@@ -84,14 +87,6 @@ pub use transport::{MAX_MESSAGE_BYTES, RESOLVE_START_GRACE};
 /// (docs/DESIGN.md section 5), byte for byte.
 pub const REMINDER: &str =
     "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
-
-/// Cap on the characters of an `ast_edit` preview text (before [`REMINDER`]), and
-/// of every other result text (`resolve`, `ast_pending`, `ast_undo`, errors). The
-/// summary, the changed files, skipped files and warnings come first; diffs fill
-/// what is left, whole lines at a time, and a note says how to see the rest
-/// (`ast_pending`). `structuredContent` has its own budget,
-/// [`STRUCTURED_CHAR_BUDGET`].
-pub const PREVIEW_CHAR_BUDGET: usize = 20_000;
 
 /// Changed files listed one per line in a preview text; more are counted per
 /// folder. Also the per-file lines of a `resolve` or `ast_undo` text (each run of
@@ -120,7 +115,7 @@ pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
 
 
 /// The nothing-pending message, byte for byte (docs/DESIGN.md section 5).
-pub use crate::error::NOTHING_PENDING;
+pub use crate::shared::error::NOTHING_PENDING;
 
 /// Runs the server on stdin/stdout, confined to `root`, until the client closes
 /// stdin or stdout (`ast-edit mcp [--root DIR]`; the CLI passes the working

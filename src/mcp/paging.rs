@@ -27,14 +27,10 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::apply::UndoReport;
-use crate::pending::{ActionKind, PendingAction};
-use crate::preview::PreviewDetails;
-use crate::resolve::ResolveDetails;
-use crate::text::{self, Unit};
-
-/// Cap on the characters of compact JSON in the `structuredContent` of any tool
-/// result (the `ast_edit` preview, `resolve`, `ast_pending`, `ast_undo`).
-pub const STRUCTURED_CHAR_BUDGET: usize = 40_000;
+use crate::store::pending::{ActionKind, PendingAction};
+use crate::plan::preview::PreviewDetails;
+use crate::app::resolve::ResolveDetails;
+use crate::shared::text::{self, Unit, STRUCTURED_CHAR_BUDGET};
 
 /// Files of one `ast_pending` page when `limit` is not given.
 pub const PAGE_FILES: usize = 20;
@@ -380,7 +376,7 @@ pub struct Page {
     /// The first file of the page.
     pub offset: usize,
     /// The entries of the page (with a cut diff when one was cut).
-    pub files: Vec<crate::preview::PreviewFile>,
+    pub files: Vec<crate::plan::preview::PreviewFile>,
     /// Files of the action.
     pub total: usize,
 }
@@ -398,9 +394,9 @@ impl Page {
 /// turn and says whether the page's text still fits with it) the text fit. A
 /// single file too large for either has its diff cut. `Err` is the message of a
 /// tool error (an offset past the last file).
-pub fn page(action: &PendingAction, offset: usize, limit: usize, mut text_fits: impl FnMut(&crate::preview::PreviewFile) -> bool) -> Result<Page, String> {
+pub fn page(action: &PendingAction, offset: usize, limit: usize, mut text_fits: impl FnMut(&crate::plan::preview::PreviewFile) -> bool) -> Result<Page, String> {
     let files = match &action.kind {
-        ActionKind::AstEdit { plan } => crate::preview::details(plan, &[]).files,
+        ActionKind::AstEdit { plan } => crate::plan::preview::details(plan, &[]).files,
         ActionKind::Command { .. } => Vec::new(),
     };
     let total = files.len();
@@ -408,7 +404,7 @@ pub fn page(action: &PendingAction, offset: usize, limit: usize, mut text_fits: 
         return Err(format!(
             "fileOffset {offset} is past the last file: pending action {} has {} (fileOffset 0 to {}). Start again from fileOffset 0.",
             action.id,
-            crate::text::plural(total, "file"),
+            crate::shared::text::plural(total, "file"),
             total.saturating_sub(1)
         ));
     }
@@ -458,8 +454,8 @@ pub fn page(action: &PendingAction, offset: usize, limit: usize, mut text_fits: 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::preview::PreviewFile;
-    use crate::status::PreviewStatus;
+    use crate::plan::preview::PreviewFile;
+    use crate::shared::status::PreviewStatus;
 
     fn file(i: usize, diff_lines: usize) -> PreviewFile {
         let mut diff = format!("--- a/d/f{i:04}.py\n+++ b/d/f{i:04}.py\n@@ -1,{diff_lines} +1,{diff_lines} @@\n");
@@ -475,7 +471,7 @@ mod tests {
             edits_checked: 0,
             layout_fallbacks: 0,
             id: Some("ae-123456".into()),
-            label: crate::preview::label(total, files.len()),
+            label: crate::plan::preview::label(total, files.len()),
             source_tool_name: "ast_edit".into(),
             status: PreviewStatus::Pending,
             applied: false,
@@ -484,7 +480,7 @@ mod tests {
             files_searched: files.len(),
             files,
             overlaps: 0,
-            skipped: (0..500).map(|i| crate::plan::Skipped { path: format!("s{i}.py"), reason: "binary file (contains NUL bytes)".into() }).collect(),
+            skipped: (0..500).map(|i| crate::request::read::Skipped { path: format!("s{i}.py"), reason: "binary file (contains NUL bytes)".into() }).collect(),
             warnings: Vec::new(),
             limit_reached: false,
             overlapped: Vec::new(),

@@ -11,10 +11,10 @@
 
 use super::paging::Page;
 use super::{MAX_FILE_LINES, MAX_FOLDER_LINES, PREVIEW_CHAR_BUDGET};
-use crate::pending::{ActionKind, PendingAction};
-use crate::preview::{PreviewDetails, PreviewFile};
-use crate::quote::{display_name, escape_controls};
-use crate::text::{self, plural, Fit, Unit};
+use crate::store::pending::{ActionKind, PendingAction};
+use crate::plan::preview::{PreviewDetails, PreviewFile};
+use crate::shared::quote::{display_name, escape_controls};
+use crate::shared::text::{self, plural, Fit, Unit};
 
 /// Skipped files and warnings shown (each) before the rest are counted.
 const MAX_NOTE_LINES: usize = 20;
@@ -31,7 +31,7 @@ fn cut_line(line: &str) -> String {
 }
 
 /// The preview text of an `ast_edit` result (without the reminder block), at
-/// most about [`PREVIEW_CHAR_BUDGET`] characters: summary, pending id, the
+/// most about `PREVIEW_CHAR_BUDGET` characters: summary, pending id, the
 /// changed files, skipped files, warnings, then the diffs while they fit.
 pub fn preview_text(d: &PreviewDetails) -> String {
     let mut s = String::new();
@@ -395,7 +395,7 @@ pub fn bounded_message(msg: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::status::PreviewStatus;
+    use crate::shared::status::PreviewStatus;
 
     fn details(files: Vec<PreviewFile>, id: Option<&str>) -> PreviewDetails {
         let total = files.iter().map(|f| f.replacements).sum();
@@ -403,7 +403,7 @@ mod tests {
             edits_checked: 0,
             layout_fallbacks: 0,
             id: id.map(String::from),
-            label: crate::preview::label(total, files.len()),
+            label: crate::plan::preview::label(total, files.len()),
             source_tool_name: "ast_edit".into(),
             status: if id.is_some() { PreviewStatus::Pending } else { PreviewStatus::NoChanges },
             applied: false,

@@ -1,7 +1,7 @@
 //! The `ast_search` tool: count and locate the matches of patterns or rules
-//! ([`crate::search`]) inside the server's root. Read-only: nothing is staged,
+//! ([`crate::plan::search`]) inside the server's root. Read-only: nothing is staged,
 //! nothing is written. The text is the CLI's (`ast-edit search`), the
-//! `structuredContent` the [`crate::search::SearchResult`], both bounded.
+//! `structuredContent` the [`crate::plan::search::SearchResult`], both bounded.
 
 use std::sync::Arc;
 
@@ -11,10 +11,10 @@ use rmcp::RoleServer;
 use serde_json::Value;
 
 use super::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
-use crate::message::Front;
+use crate::shared::message::Front;
 use crate::request::{WalkOptions, DEFAULT_MAX_FILESIZE};
-use crate::search::{self, RawSearch};
-use crate::workspace::Workspace;
+use crate::plan::search::{self, RawSearch};
+use crate::app::workspace::Workspace;
 
 /// The message of a cancelled `ast_search`.
 const CANCELLED: &str = "Cancelled: the search was abandoned.";

@@ -22,14 +22,14 @@ use super::preview_text::{self as texts, PAGE_TEXT_ROOM};
 use super::tools::{tools, INSTRUCTIONS};
 use super::transport::InFlight;
 use super::{preview_text, REMINDER};
-use crate::error::{Error, Result};
-use crate::message::Front;
-use crate::pending::{ActionKind, Store};
+use crate::shared::error::{Error, Result};
+use crate::shared::message::Front;
+use crate::store::pending::{ActionKind, Store};
 use crate::plan;
 use crate::request::{RawRequest, WalkOptions, DEFAULT_MAX_FILESIZE};
-use crate::resolve::{self, Action, Ending, RawResolve, ResolveRequest};
-use crate::workflow;
-use crate::workspace::Workspace;
+use crate::app::resolve::{self, Action, Ending, RawResolve, ResolveRequest};
+use crate::app::workflow;
+use crate::app::workspace::Workspace;
 
 /// The server: the workspace of its root, and the work in flight that the process
 /// waits for before it exits.
@@ -283,7 +283,7 @@ impl AstEditServer {
         };
         let Some(action) = locked.get(Some(&id))? else {
             let said = match locked.resolution(&id)? {
-                Some(r) => crate::error::resolved_text(&id, r.resolution, &r.at, Front::Mcp),
+                Some(r) => crate::shared::error::resolved_text(&id, r.resolution, &r.at, Front::Mcp),
                 None => format!("No pending action with id `{id}`."),
             };
             return Ok(tool_error(format!("{said} Call `ast_pending` without `id` to list the pending actions and their ids.")));
@@ -295,14 +295,14 @@ impl AstEditServer {
                 return Ok(tool_error(format!(
                     "pending action {} edits {} outside this server's root {}: its diffs are not shown here (a person can see them from a shell, with the ast-edit command line); discard it with `resolve`, or leave it.",
                     action.id,
-                    crate::text::plural(outside.len(), "file"),
+                    crate::shared::text::plural(outside.len(), "file"),
                     self.ws.root().display(),
                 )));
             }
         }
         let offset = usize::try_from(args.file_offset.unwrap_or(0)).unwrap_or(usize::MAX);
         let mut text_used = 0usize;
-        let fits = |f: &crate::preview::PreviewFile| {
+        let fits = |f: &crate::plan::preview::PreviewFile| {
             text_used += texts::page_file_chars(f);
             text_used <= PAGE_TEXT_ROOM
         };
@@ -344,7 +344,7 @@ impl AstEditServer {
         if !outside.is_empty() {
             return Ok(tool_error(format!(
                 "The last applied action {last} wrote {} outside this server's root {}: {}. Nothing was written: the MCP server writes only inside its root; a person can undo it from a shell, with the ast-edit command line.",
-                crate::text::plural(outside.len(), "file"),
+                crate::shared::text::plural(outside.len(), "file"),
                 self.ws.root().display(),
                 outside.join(", ")
             )));
@@ -361,7 +361,7 @@ impl AstEditServer {
 fn really_inside(root: &std::path::Path, path: &std::path::Path) -> bool {
     match path.canonicalize() {
         Ok(real) => real.starts_with(root),
-        Err(_) => crate::walk::normalize(path).starts_with(root),
+        Err(_) => crate::request::walk::normalize(path).starts_with(root),
     }
 }
 

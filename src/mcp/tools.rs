@@ -53,12 +53,12 @@ fn obj(v: Value) -> Arc<JsonObject> {
 
 /// The input schema of `ast_edit`, generated from [`crate::request::RawRequest`].
 pub fn ast_edit_input_schema() -> Value {
-    crate::schema::ast_edit_input()
+    crate::mcp::schema::ast_edit_input()
 }
 
-/// The input schema of `resolve`, generated from [`crate::resolve::RawResolve`].
+/// The input schema of `resolve`, generated from [`crate::app::resolve::RawResolve`].
 pub fn resolve_input_schema() -> Value {
-    crate::schema::resolve_input()
+    crate::mcp::schema::resolve_input()
 }
 
 /// Cap on the bytes of the `tools/list` result (every tool's description and
@@ -184,7 +184,7 @@ pub fn ast_tree_input_schema() -> Value {
     )
 }
 
-/// The output schema of `ast_tree`: the [`crate::tree::TreeDump`].
+/// The output schema of `ast_tree`: the [`crate::plan::tree::TreeDump`].
 pub fn ast_tree_output_schema() -> Value {
     object(
         json!({
@@ -255,7 +255,7 @@ pub fn ast_undo_output_schema() -> Value {
     )
 }
 
-/// The input schema of `ast_search` (the fields of `crate::search::RawSearch`;
+/// The input schema of `ast_search` (the fields of `crate::plan::search::RawSearch`;
 /// the description says what they mean, as in `ast_edit`).
 pub fn ast_search_input_schema() -> Value {
     let strings = || json!({"type": "array", "items": string()});
@@ -268,14 +268,14 @@ pub fn ast_search_input_schema() -> Value {
             "globs": strings(),
             "selector": string(),
             "strictness": string(),
-            "limit": {"type": "integer", "minimum": 1, "maximum": crate::search::MAX_LIMIT},
+            "limit": {"type": "integer", "minimum": 1, "maximum": crate::plan::search::MAX_LIMIT},
             "offset": {"type": "integer", "minimum": 0}
         }),
         &[],
     )
 }
 
-/// The output schema of `ast_search`: the `crate::search::SearchResult`.
+/// The output schema of `ast_search`: the `crate::plan::search::SearchResult`.
 pub fn ast_search_output_schema() -> Value {
     object(
         json!({
@@ -373,7 +373,7 @@ mod tests {
     /// The numbers `ast_search`'s description states are the library's.
     #[test]
     fn ast_search_description_states_the_page_limits() {
-        let (default, max) = (crate::search::DEFAULT_LIMIT, crate::search::MAX_LIMIT);
+        let (default, max) = (crate::plan::search::DEFAULT_LIMIT, crate::plan::search::MAX_LIMIT);
         assert!(AST_SEARCH_DESCRIPTION.contains(&format!("limit (default {default}, max {max})")), "{AST_SEARCH_DESCRIPTION}");
         assert_eq!(ast_search_input_schema()["properties"]["limit"]["maximum"], max);
     }

@@ -1,0 +1,522 @@
+//! `resolve`: applies or discards a pending action (the newest, or the one named by
+//! `id`) and returns the result of docs/DESIGN.md section 4.1: a text, an error flag and the
+//! details `{action, reason, extra?, sourceToolName, label, sourceResultDetails?}`.
+//!
+//! The whole resolve runs under the store's lock, so an action is applied once even
+//! when two processes resolve it at the same time. A failed apply keeps the action;
+//! a successful apply or discard of an action on disk leaves its record in
+//! `resolved/` ([`Locked::finish`]), and a later `resolve --id` of it says what
+//! became of it and when ([`Error::Resolved`]).
+//!
+//! For an `ast_edit` action, `extra` holds the options of docs/DESIGN.md section
+//! 4.2 and nothing else: it is checked once the action is picked, under the lock,
+//! and a wrong key or value is bad input with nothing written. Apply splices the
+//! stored edits when the entry proves they are what this build would compute
+//! (same `engineBuild`, `rulesDigest` matching its stored request), else re-runs
+//! the engine (section 4.3, step 5); [`ResolveResult::verified`] says which.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::apply::{self, ApplyOptions};
+use crate::app::custom::{CommandAction, CommandStanding, Handlers, Outcome, PendingHandler};
+use crate::shared::error::{Error, Result, NOTHING_PENDING};
+use crate::shared::message::Front;
+use crate::shared::status::Resolution;
+use crate::store::pending::{ActionKind, Locked, PendingAction, Store};
+use crate::plan::Plan;
+use crate::shared::status::ApplyStatus;
+
+/// `apply` or `discard`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    /// Carry the action out.
+    Apply,
+    /// Drop it.
+    Discard,
+}
+
+/// A checked resolve request.
+#[derive(Clone, Debug)]
+pub struct ResolveRequest {
+    /// What to do.
+    pub action: Action,
+    /// Why (non-empty).
+    pub reason: String,
+    /// Free-form options for the action's producer (a JSON object).
+    pub extra: Option<Value>,
+    /// Which action; `None` = the newest.
+    pub id: Option<String>,
+    /// The front end that asked: the result texts name its commands or tools
+    /// (docs/DESIGN.md §5.14).
+    pub front: Front,
+}
+
+impl ResolveRequest {
+    /// Validates the parts of a resolve request (messages name the fields as the
+    /// CLI does; front ends use [`RawResolve::check`]).
+    pub fn new(action: Action, reason: Option<String>, extra: Option<Value>, id: Option<String>) -> Result<Self> {
+        let verb = match action {
+            Action::Apply => "apply",
+            Action::Discard => "discard",
+        };
+        RawResolve { action: Some(verb.to_string()), reason, extra, id }.check(Front::Cli)
+    }
+}
+
+/// The arguments of `resolve` as a front end received them: the MCP tool's JSON
+/// arguments, or the CLI's flags. [`RawResolve::check`] turns them into a
+/// [`ResolveRequest`] with messages in the words of that front end.
+///
+/// It is also the input schema of the MCP tool `resolve`
+/// ([`crate::mcp::resolve_input_schema`]). The doc comments are for Rust readers; the
+/// `schemars` attributes hold the schema's texts and what serde cannot say. Every
+/// field is an `Option` so that a missing or wrong one gets the message of
+/// [`RawResolve::check`] rather than a serde error; the schema still marks `action`
+/// and `reason` required and states what `check` accepts (`enum`, `minLength`,
+/// `extra` an object).
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(extend("required" = ["action", "reason"]))]
+pub struct RawResolve {
+    /// `apply` or `discard`.
+    #[serde(default)]
+    #[schemars(
+        extend("enum" = ["apply", "discard"]),
+        description = "apply writes the pending edit (verified against the preview); discard drops it."
+    )]
+    pub action: Option<String>,
+    /// Why, in one sentence.
+    #[serde(default)]
+    #[schemars(length(min = 1), description = "Why, in one sentence.")]
+    pub reason: Option<String>,
+    /// Options for the action's producer: a JSON object (or null).
+    #[serde(default)]
+    #[schemars(
+        extend("type" = "object"),
+        description = "Apply options of an ast_edit action (unknown keys are errors): {\"stale\": \"skip\"} writes the unchanged files and reports the changed ones (default \"abort\"); {\"files\": [\"path\", ...]} applies only these; {\"exclude\": [...]} all but these; {\"skipFlagged\": true} leaves out flagged files, {\"allowSyntaxErrors\"|\"allowStructureChanges\"|\"allowTemplateMismatch\": true} writes them; {\"verify\": \"rerun\"} re-runs the edit on every file instead of re-using the stored plan."
+    )]
+    pub extra: Option<Value>,
+    /// The pending action to resolve; absent or empty: the newest.
+    #[serde(default)]
+    #[schemars(
+        description = "The pending action to resolve (the `id` of an ast_edit result). Default: the newest."
+    )]
+    pub id: Option<String>,
+}
+
+impl RawResolve {
+    /// Checks the arguments; every problem is bad input naming the field.
+    pub fn check(self, front: Front) -> Result<ResolveRequest> {
+        let field = |name: &str| front.field(name);
+        let action = match self.action.as_deref().map(str::trim) {
+            None | Some("") => {
+                return Err(Error::bad(format!(
+                    "{} is required: \"apply\" writes the pending edit, \"discard\" drops it",
+                    field("action")
+                )));
+            }
+            Some("apply") => Action::Apply,
+            Some("discard") => Action::Discard,
+            Some(other) => {
+                return Err(Error::bad(match front {
+                    Front::Cli => format!("action must be `apply` or `discard`, not `{other}`"),
+                    Front::Mcp => format!("`action` must be \"apply\" or \"discard\", not \"{other}\""),
+                }));
+            }
+        };
+        let reason = self.reason.unwrap_or_default();
+        if reason.trim().is_empty() {
+            let how = match front {
+                Front::Cli => " (--reason TEXT)",
+                Front::Mcp => "",
+            };
+            return Err(Error::bad(format!(
+                "{} is required and must not be empty: say in one sentence why you apply or discard{how}",
+                field("reason")
+            )));
+        }
+        let extra = match self.extra {
+            None | Some(Value::Null) => None,
+            Some(v) if v.is_object() => Some(v),
+            Some(v) => {
+                return Err(Error::bad(format!(
+                    "{} must be a JSON object, for example {{\"stale\": \"skip\"}}; got {v}",
+                    field("extra")
+                )));
+            }
+        };
+        let id = self.id.filter(|s| !s.trim().is_empty());
+        Ok(ResolveRequest { action, reason, extra, id, front })
+    }
+}
+
+/// The details of every resolve result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResolveDetails {
+    /// What was asked.
+    pub action: Action,
+    /// Why.
+    pub reason: String,
+    /// The extra object, when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extra: Option<Value>,
+    /// The producer of the action (absent when nothing was pending).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_tool_name: Option<String>,
+    /// The action's label (absent when nothing was pending).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// What the apply/reject callback returned (for `ast_edit`: the apply report).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_result_details: Option<Value>,
+}
+
+/// How a resolve ended: what the exit code and the callers go by. Not part of
+/// the JSON (which says it with `isError` and the details).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ending {
+    /// Applied (every file) or discarded.
+    #[default]
+    Done,
+    /// Applied, with something `outstanding`.
+    Incomplete,
+    /// Nothing pending and no standing handler.
+    NothingPending,
+    /// `id` names no pending action: never staged (or forgotten), or resolved
+    /// already (the text then says what became of it and when).
+    UnknownId,
+    /// The apply or discard callback failed; the action stays pending.
+    Failed,
+}
+
+/// A resolve result: `{content, isError, details}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResolveResult {
+    /// The result text.
+    pub content: String,
+    /// True for "nothing pending" and failed applies.
+    pub is_error: bool,
+    /// The details.
+    pub details: ResolveDetails,
+    /// How it ended (not serialized).
+    #[serde(skip)]
+    pub ending: Ending,
+    /// For an `ast_edit` apply that got as far as building the new texts: how
+    /// they were verified (not serialized; the CLI says it on stderr).
+    #[serde(skip)]
+    pub verified: Option<Verified>,
+}
+
+/// How `resolve apply` built and checked the new text of an `ast_edit` action's
+/// files (docs/DESIGN.md section 4.3, step 5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verified {
+    /// The stored edits were spliced onto the verified bytes: the entry was staged
+    /// by this build (`engineBuild`) and its request gives its `rulesDigest`.
+    Spliced,
+    /// The engine was re-run on every file, for this reason.
+    Rerun(RerunWhy),
+}
+
+/// Why `resolve apply` re-ran the engine rather than re-using the stored plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RerunWhy {
+    /// `extra.verify = "rerun"` (CLI `--verify rerun`).
+    Asked,
+    /// The entry records no build (staged before format version 1, or by a
+    /// build that could not read its executable).
+    NoBuild,
+    /// Another build staged it.
+    OtherBuild,
+    /// The entry has no `rulesDigest`, or its stored request does not give it.
+    RulesDiffer,
+}
+
+impl Verified {
+    /// The line the CLI prints on stderr after an apply (also a failed one, which
+    /// it helps to explain).
+    pub fn note(self) -> &'static str {
+        match self {
+            Verified::Spliced => {
+                "verify: stored plan re-used (staged by this build from the same rules); each file's bytes and the result's digest checked"
+            }
+            Verified::Rerun(RerunWhy::Asked) => "verify: edit re-run on every file by this build (asked: verify rerun)",
+            Verified::Rerun(RerunWhy::NoBuild) => {
+                "verify: edit re-run on every file by this build (the action does not record the build that staged it)"
+            }
+            Verified::Rerun(RerunWhy::OtherBuild) => {
+                "verify: edit re-run on every file by this build (the action was staged by another ast-edit build)"
+            }
+            Verified::Rerun(RerunWhy::RulesDiffer) => {
+                "verify: edit re-run on every file by this build (the stored request does not match its rulesDigest)"
+            }
+        }
+    }
+}
+
+impl ResolveResult {
+    fn new(ending: Ending, content: String, details: ResolveDetails) -> Self {
+        let is_error = matches!(ending, Ending::NothingPending | Ending::UnknownId | Ending::Failed);
+        ResolveResult { content, is_error, details, ending, verified: None }
+    }
+
+    /// Exit code: 0 ok, 1 nothing to resolve / apply failed, 3 applied but incomplete.
+    pub fn exit_code(&self) -> i32 {
+        match self.ending {
+            Ending::Done => 0,
+            Ending::Incomplete => 3,
+            Ending::NothingPending | Ending::UnknownId | Ending::Failed => 1,
+        }
+    }
+}
+
+/// How to build the new texts of `action`'s files (docs/DESIGN.md section 4.3,
+/// step 5): splice its stored edits when the entry proves they are what this
+/// build computes from its request (the same `engineBuild` as this process, and a
+/// `rulesDigest` equal to the digest of its stored request), else re-run.
+pub fn verification(action: &PendingAction, plan: &Plan, opts: &ApplyOptions, state_dir: &std::path::Path) -> Verified {
+    if opts.rerun {
+        return Verified::Rerun(RerunWhy::Asked);
+    }
+    let Some(staged_by) = &action.engine_build else { return Verified::Rerun(RerunWhy::NoBuild) };
+    if crate::store::pending_format::engine_build(state_dir).as_ref() != Some(staged_by) {
+        return Verified::Rerun(RerunWhy::OtherBuild);
+    }
+    let rules = crate::store::pending_format::rules_of(&plan.request);
+    if action.rules_digest.as_deref() != Some(crate::store::pending_format::rules_digest(&rules, &plan.request).as_str()) {
+        return Verified::Rerun(RerunWhy::RulesDiffer);
+    }
+    Verified::Spliced
+}
+
+/// Applies an `ast_edit` plan with the verified writer, journalled under its id.
+fn apply_ast_edit(plan: &Plan, locked: &Locked<'_>, id: &str, opts: &ApplyOptions) -> std::result::Result<apply::ApplyReport, String> {
+    match apply::apply_plan(plan, opts, Some((locked, id))) {
+        Ok(report) => Ok(report),
+        Err(Error::ApplyFailed(m)) => Err(m),
+        Err(other) => Err(other.to_string()),
+    }
+}
+
+/// The options of an `ast_edit` action's `extra`, checked (bad input otherwise,
+/// nothing done). Discard reads none of them, but `files` there would read as
+/// "discard only these", and `exclude` or `skipFlagged` as "discard all but
+/// these", which discard cannot do.
+fn ast_edit_options(req: &ResolveRequest) -> Result<ApplyOptions> {
+    let opts = ApplyOptions::from_extra(req.extra.as_ref(), req.front)?;
+    if req.action == Action::Discard {
+        let key = if opts.only.is_some() {
+            Some(("files", "selects files to apply"))
+        } else if !opts.exclude.is_empty() {
+            Some(("exclude", "leaves files out of an apply"))
+        } else if opts.skip_flagged {
+            Some(("skipFlagged", "leaves files out of an apply"))
+        } else {
+            None
+        };
+        if let Some((key, what)) = key {
+            return Err(Error::bad(format!(
+                "extra.{key} {what}, but discard drops the whole action: discard without extra.{key} (nothing was dropped)"
+            )));
+        }
+    }
+    Ok(opts)
+}
+
+/// Resolves one pending action in `store`, with the standing handler configured
+/// by `AST_EDIT_STANDING_CMD` (a shell command run in the working directory), if set.
+pub fn resolve(store: &Store, req: &ResolveRequest) -> Result<ResolveResult> {
+    let mut handlers = Handlers::default();
+    if let Some(cmd) = std::env::var("AST_EDIT_STANDING_CMD").ok().filter(|c| !c.trim().is_empty()) {
+        let cwd = crate::shared::paths::current_dir()?;
+        handlers.standing = Some(Box::new(CommandStanding { cmd, cwd }));
+    }
+    resolve_with(store, req, &mut handlers)
+}
+
+/// Where the chosen action lives.
+enum Chosen {
+    Disk(Box<PendingAction>),
+    Memory(usize),
+}
+
+/// Resolves the newest pending action (or `req.id`) among the actions on disk and
+/// the in-process ones of `handlers`; with none, the standing handler; with no
+/// standing handler, the nothing-pending error. Runs under the store's lock.
+pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers) -> Result<ResolveResult> {
+    let mut details = ResolveDetails {
+        action: req.action,
+        reason: req.reason.clone(),
+        extra: req.extra.clone(),
+        source_tool_name: None,
+        label: None,
+        source_result_details: None,
+    };
+    let locked = store.lock()?;
+    let Some(chosen) = choose(&locked, req, handlers)? else {
+        if let Some(id) = &req.id
+            && let Some(record) = locked.resolution(id)?
+        {
+            let text = crate::shared::error::resolved_text(id, record.resolution, &record.at, req.front);
+            return Ok(ResolveResult::new(Ending::UnknownId, text, details));
+        }
+        return Ok(resolve_standing(req, handlers, details));
+    };
+    let (label, source) = match &chosen {
+        Chosen::Memory(i) => (handlers.custom[*i].handler.label(), handlers.custom[*i].handler.source_tool_name()),
+        Chosen::Disk(a) => (a.label.clone(), a.source_tool_name.clone()),
+    };
+    details.source_tool_name = Some(source);
+    details.label = Some(label.clone());
+    let ast_plan = match &chosen {
+        Chosen::Disk(a) => match &a.kind {
+            ActionKind::AstEdit { plan } => Some((plan, a.as_ref())),
+            ActionKind::Command { .. } => None,
+        },
+        Chosen::Memory(_) => None,
+    };
+    let mut verified = None;
+    let outcome = match (&chosen, ast_plan) {
+        (_, Some((plan, action))) => resolve_ast_edit(plan, action, &locked, req, &mut verified)?,
+        (Chosen::Disk(a), None) => {
+            let ActionKind::Command { apply_cmd, reject_cmd, cwd, details } = &a.kind else { unreachable!("matched above") };
+            let mut command = CommandAction {
+                label: a.label.clone(),
+                source_tool_name: a.source_tool_name.clone(),
+                apply_cmd: apply_cmd.clone(),
+                reject_cmd: reject_cmd.clone(),
+                cwd: cwd.clone(),
+                details: details.clone(),
+            };
+            run_handler(&mut command, req)
+        }
+        (Chosen::Memory(i), None) => run_handler(handlers.custom[*i].handler.as_mut(), req),
+    };
+    let (ending, outcome) = match outcome {
+        Err(m) => {
+            let verb = if req.action == Action::Apply { "Apply" } else { "Discard" };
+            let mut result = ResolveResult::new(Ending::Failed, format!("{verb} failed: {m}"), details);
+            result.verified = verified;
+            return Ok(result);
+        }
+        Ok(o) => o,
+    };
+    finish(&locked, chosen, req, handlers, verified.is_some())?;
+    let content = match outcome {
+        Some(o) => {
+            details.source_result_details = o.details;
+            o.text
+        }
+        None => format!("Discarded: {label}. Reason: {}", req.reason),
+    };
+    let mut result = ResolveResult::new(ending, content, details);
+    result.verified = verified;
+    Ok(result)
+}
+
+/// Applies or discards an `ast_edit` action. Its `extra` is checked first (a
+/// custom action's `extra` belongs to it), before anything is read or written;
+/// `verified` says which apply path ran. `Err` inside is the apply's failure.
+fn resolve_ast_edit(
+    plan: &Plan,
+    action: &PendingAction,
+    locked: &Locked<'_>,
+    req: &ResolveRequest,
+    verified: &mut Option<Verified>,
+) -> Result<std::result::Result<(Ending, Option<Outcome>), String>> {
+    let mut opts = ast_edit_options(req)?;
+    if req.action == Action::Discard {
+        return Ok(Ok((Ending::Done, None)));
+    }
+    // Bad input (exit 2), not a failed apply: checked before anything is read.
+    opts.check_paths(plan)?;
+    let how = verification(action, plan, &opts, locked.dir());
+    opts.trust_plan = how == Verified::Spliced;
+    *verified = Some(how);
+    Ok(apply_ast_edit(plan, locked, &action.id, &opts).map(|report| {
+        let ending = if report.status == ApplyStatus::Incomplete { Ending::Incomplete } else { Ending::Done };
+        let text = report.text();
+        (ending, Some(Outcome { text, details: Some(serde_json::to_value(&report).expect("serializes")) }))
+    }))
+}
+
+/// Takes a resolved action off the stack: a stored one gets its resolved record
+/// (and, after an apply, the journal is kept within its retention now; what
+/// cannot be removed is retried, and reported, when the store is next opened);
+/// an in-process one is dropped.
+fn finish(locked: &Locked<'_>, chosen: Chosen, req: &ResolveRequest, handlers: &mut Handlers, applied: bool) -> Result<()> {
+    match chosen {
+        Chosen::Disk(a) => {
+            let resolution = match req.action {
+                Action::Apply => Resolution::Applied,
+                Action::Discard => Resolution::Discarded,
+            };
+            locked.finish(&a, resolution)?;
+            if applied {
+                let _ = locked.prune_journal();
+            }
+        }
+        Chosen::Memory(i) => {
+            handlers.custom.remove(i);
+        }
+    }
+    Ok(())
+}
+
+/// The newest action (or `req.id`) among those on disk and the in-process ones.
+fn choose(locked: &Locked<'_>, req: &ResolveRequest, handlers: &Handlers) -> Result<Option<Chosen>> {
+    let disk = locked.get(req.id.as_deref())?;
+    let memory = handlers
+        .custom
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| req.id.as_deref().is_none_or(|want| want == c.id))
+        .max_by_key(|(_, c)| c.order)
+        .map(|(i, c)| (i, c.order));
+    Ok(match (disk, memory) {
+        (Some(d), Some((i, order))) => Some(if order > d.order { Chosen::Memory(i) } else { Chosen::Disk(Box::new(d)) }),
+        (Some(d), None) => Some(Chosen::Disk(Box::new(d))),
+        (None, Some((i, _))) => Some(Chosen::Memory(i)),
+        (None, None) => None,
+    })
+}
+
+/// Runs a custom action's apply or reject callback.
+fn run_handler(handler: &mut dyn PendingHandler, req: &ResolveRequest) -> std::result::Result<(Ending, Option<Outcome>), String> {
+    match req.action {
+        Action::Apply => handler.apply(&req.reason, req.extra.as_ref()).map(|o| (Ending::Done, Some(o))),
+        Action::Discard => handler.reject(&req.reason, req.extra.as_ref()).map(|o| (Ending::Done, o)),
+    }
+}
+
+/// Nothing is pending: the unknown-id message, the standing handler, or the
+/// nothing-pending message.
+fn resolve_standing(req: &ResolveRequest, handlers: &mut Handlers, mut details: ResolveDetails) -> ResolveResult {
+    if let Some(id) = &req.id {
+        return ResolveResult::new(Ending::UnknownId, crate::shared::message::unknown_id(id, req.front), details);
+    }
+    let Some(standing) = handlers.standing.as_mut() else {
+        return ResolveResult::new(Ending::NothingPending, NOTHING_PENDING.to_string(), details);
+    };
+    details.source_tool_name = Some(standing.source_tool_name());
+    details.label = Some(standing.label());
+    let verb = match req.action {
+        Action::Apply => "apply",
+        Action::Discard => "discard",
+    };
+    match standing.handle(verb, &req.reason, req.extra.as_ref()) {
+        Ok(o) => {
+            details.source_result_details = o.details;
+            ResolveResult::new(Ending::Done, o.text, details)
+        }
+        Err(m) => {
+            let verb = if req.action == Action::Apply { "Apply" } else { "Discard" };
+            ResolveResult::new(Ending::Failed, format!("{verb} failed: {m}"), details)
+        }
+    }
+}

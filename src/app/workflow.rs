@@ -1,0 +1,58 @@
+//! The workflows the front ends run on a finished dry run, written once: stage
+//! it as a pending action (the preview), or apply it at once (`run -U`, and the
+//! files a person accepted in the CLI's interactive review), recording the apply
+//! in the details with [`PreviewDetails::record_apply`]. Front ends only
+//! gather input and render what these return. Resolving a staged action is
+//! [`crate::app::resolve`].
+
+use crate::apply::{self, ApplyOptions, ApplyReport};
+use crate::shared::error::Result;
+use crate::store::pending::{ActionKind, NewAction, Store};
+use crate::plan::{Plan, RuleCount};
+use crate::plan::preview::{self, PreviewDetails};
+
+/// A dry run made ready to show: its details, built once, and for a rule scan
+/// what each rule changed.
+#[derive(Clone, Debug)]
+pub struct Preview {
+    /// The preview details (id and `pending` once staged).
+    pub details: PreviewDetails,
+    /// For a rule scan: what each rule changed (empty for an ad-hoc edit).
+    pub per_rule: Vec<RuleCount>,
+}
+
+impl Preview {
+    /// The details of `plan` before anything is staged or written.
+    pub fn of(plan: &Plan) -> Self {
+        let per_rule = plan.per_rule();
+        Preview { details: preview::details(plan, &per_rule), per_rule }
+    }
+}
+
+/// Stages `plan` as a pending `ast_edit` action when it has replacements
+/// (otherwise nothing is staged and the status stays `no_changes`).
+pub fn stage(store: &Store, plan: Plan) -> Result<Preview> {
+    let mut shown = Preview::of(&plan);
+    if plan.files.is_empty() {
+        return Ok(shown);
+    }
+    let files = plan.files.iter().map(|f| f.path.clone()).collect();
+    let action = store.lock()?.push(NewAction {
+        label: shown.details.label.clone(),
+        source_tool_name: preview::SOURCE_TOOL.to_string(),
+        files,
+        kind: ActionKind::AstEdit { plan: Box::new(plan) },
+    })?;
+    shown.details = shown.details.staged(action.id);
+    Ok(shown)
+}
+
+/// Applies `plan`, made moments before by this same process, with the verified
+/// writer (journalled for `undo` under `tag`): every selected file must still have
+/// the bytes the plan was made from, and the planned edits are spliced onto them.
+/// `only` limits the apply to those display paths (the rest are `not_selected`).
+pub fn apply_fresh(store: &Store, plan: &Plan, only: Option<Vec<String>>, tag: &str) -> Result<ApplyReport> {
+    let locked = store.lock()?;
+    let opts = ApplyOptions { only, trust_plan: true, ..Default::default() };
+    apply::apply_plan(plan, &opts, Some((&locked, tag)))
+}

@@ -1,0 +1,74 @@
+//! Hints that name the fix when a pattern does not compile or does not say what
+//! its writer meant: a lower-case `$name` that is no metavariable, a context in
+//! which a pattern parses as the kind its selector asks for, and the language's
+//! expando character. Used by the compiler's errors and by the diagnosis.
+
+use ast_grep_core::tree_sitter::LanguageExt;
+use ast_grep_core::Language;
+use ast_grep_language::SupportLang;
+
+/// Longest context suggested for a selector (characters).
+const MAX_CONTEXT_CHARS: usize = 120;
+
+/// For a pattern written with `$` and a lower-case name (`$a`): that
+/// metavariables are upper case. Not in PHP and Bash, where `$a` is the
+/// language's own variable.
+pub(crate) fn lowercase_note(pat: &str, lang: SupportLang) -> Option<String> {
+    if matches!(lang, SupportLang::Php | SupportLang::Bash) {
+        return None;
+    }
+    let b = pat.as_bytes();
+    let at = (0..b.len()).find(|&i| b[i] == b'$' && (i == 0 || b[i - 1] != b'$') && b.get(i + 1).is_some_and(u8::is_ascii_lowercase))?;
+    let name: String = pat[at + 1..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    Some(format!(
+        "`${name}` is not a metavariable: metavariables are upper case (`${}`), so `${name}` stands for the code `${name}` only.",
+        name.to_uppercase()
+    ))
+}
+
+/// The expando character of `lang` when it is not ASCII (and so never part of a
+/// pattern's own text): what `$` becomes before parsing.
+pub(crate) fn expando(lang: SupportLang) -> Option<char> {
+    let e = lang.expando_char();
+    (!e.is_ascii()).then_some(e)
+}
+
+/// A context in which `pat` parses as a node of kind `kind` (the first node of
+/// that kind, as a selector picks it, whose text is the pattern's), checked by
+/// compiling it: a few short generic ones are tried. `None` when none fits.
+pub(crate) fn context_for(pat: &str, kind: &str, lang: SupportLang) -> Option<String> {
+    const CONTEXTS: [&str; 12] = ["f(P)", "x := P", "x = P", "P;", "f(P);", "x = P;", "{P}", "[P]", "x = {P}", "({P})", "f(P) {}", "class C { P }"];
+    let processed = lang.pre_process_pattern(pat).trim().to_string();
+    CONTEXTS.iter().map(|c| c.replace('P', pat)).filter(|c| c.chars().count() <= MAX_CONTEXT_CHARS).find(|ctx| {
+        if super::pattern_problem(ctx, Some(kind), lang).is_some() {
+            return false;
+        }
+        let src = lang.pre_process_pattern(ctx).into_owned();
+        let snippet = lang.ast_grep(&src);
+        let root = snippet.root().get_inner_node();
+        !root.has_error() && first_of_kind(root, kind).is_some_and(|n| src.get(n.byte_range()) == Some(processed.as_str()))
+    })
+}
+
+/// The first node of kind `kind` under `root` in pre-order (as ast-grep's
+/// `find` picks a selector's node).
+pub(crate) fn first_of_kind<'t>(root: tree_sitter::Node<'t>, kind: &str) -> Option<tree_sitter::Node<'t>> {
+    let mut cursor = root.walk();
+    loop {
+        let n = cursor.node();
+        if n.kind() == kind && n.is_named() {
+            return Some(n);
+        }
+        if cursor.goto_first_child() || cursor.goto_next_sibling() {
+            continue;
+        }
+        loop {
+            if !cursor.goto_parent() {
+                return None;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+}

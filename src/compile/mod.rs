@@ -1,0 +1,586 @@
+//! Compiles each op of a request once per language it meets: the ast-grep pattern
+//! (with selector and strictness) and the rewrite template, with the checks that
+//! turn a silent no-op into a clear error: a pattern that does not parse, a pattern
+//! whose tree holds an ERROR node (with a hint), and a rewrite that uses a
+//! metavariable the pattern does not define. The hints name the inputs of the
+//! request's front end (docs/DESIGN.md §5.14), and every message shows the
+//! user's pattern, never ast-grep-core's pre-processed one (`$` turned into
+//! the language's expando character).
+
+pub(crate) mod hints;
+pub(crate) mod prefilter;
+mod tight_ends;
+
+use std::collections::BTreeSet;
+
+use ast_grep_config::{Fixer, GlobalRules, RuleConfig};
+use ast_grep_core::replacer::TemplateFix;
+use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
+use ast_grep_core::matcher::PatternError;
+use ast_grep_core::{AstGrep, Pattern};
+use ast_grep_core::matcher::PatternNode;
+use ast_grep_language::SupportLang;
+
+use crate::request::lang;
+use crate::shared::message::Front;
+use crate::compile::prefilter::{occurrences, Prefilter};
+use crate::request::{check_op_limits, Op, Request};
+use crate::request::ruleset;
+use serde_json::Value;
+
+/// One rule compiled for one language: an op of the request (`pat` -> `out`, as
+/// the rule config [`crate::request::ruleset::op_rule`] builds) or a rule config of the
+/// request's `rule`.
+pub struct CompiledOp {
+    /// Index of the op (or rule) in the request.
+    pub index: usize,
+    /// The rule id: the rule config's, or `op-N` for op N.
+    pub id: String,
+    /// The compiled rule: matcher (ast-grep-config's `RuleCore`) and fixers.
+    pub rule: RuleConfig<SupportLang>,
+    /// What a file must contain to match (the literal prefilter), one per pattern
+    /// that must match: a file lacking one is skipped before parsing. The flag
+    /// says the pattern's literals lie inside every match (it matches the node or
+    /// a node under it), so they can anchor the walk.
+    pub prefilters: Vec<(Prefilter, bool)>,
+    /// Matching may compare code by recursion over its depth (a metavariable
+    /// used twice; see `repeats_a_metavariable`).
+    pub compares_code: bool,
+    /// What bounds the size of one replacement (see [`FixBound::at_most`]);
+    /// `None` when the fix uses transforms, whose output it cannot bound: the
+    /// replacement is then counted after it is built.
+    pub fix_bound: Option<FixBound>,
+    /// The rule has a fix (else its matches are findings).
+    pub has_fix: bool,
+    /// A rule config, whose matches `ast-grep-ignore` comments suppress (as
+    /// `ast-grep scan`); an op's are not (as `ast-grep run`).
+    pub suppressible: bool,
+    /// Pattern problems of a rule config that a project loads anyway (as
+    /// ast-grep would): shown as warnings.
+    pub lint: Vec<String>,
+}
+
+/// The numbers of a rewrite template that bound the size of a replacement
+/// before it is built (`engine::rewrite` keeps to a budget per file).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FixBound {
+    /// The template's length in bytes.
+    pub len: usize,
+    /// Metavariable characters (`$`) in it: at least as many as the
+    /// metavariables it inserts.
+    pub vars: usize,
+    /// Line breaks in it.
+    pub newlines: usize,
+    /// The deepest indentation (leading spaces) of its lines.
+    pub indent: usize,
+}
+
+/// ast-grep-core measures indentation at most this many bytes back
+/// (`MAX_LOOK_AHEAD` in its `replacer/indent.rs`).
+pub const MAX_INDENT: usize = 512;
+
+impl FixBound {
+    /// The numbers of the template `out` whose metavariables start with `meta`.
+    pub fn of(out: &str, meta: char) -> Self {
+        let indent = out.split('\n').map(|l| l.len() - l.trim_start_matches(' ').len()).max().unwrap_or(0);
+        FixBound {
+            len: out.len(),
+            vars: out.matches(meta).count(),
+            newlines: out.matches('\n').count(),
+            indent: indent.min(MAX_INDENT),
+        }
+    }
+
+    /// At least the length of the replacement of a match of `len` bytes holding
+    /// `newlines` line breaks, on a line indented by `indent` spaces. ast-grep-core
+    /// pastes each metavariable's text (a part of the match) with its lines
+    /// re-indented to the template's indentation, then re-indents the lines of the
+    /// result to the match's.
+    pub fn at_most(&self, len: usize, newlines: usize, indent: usize) -> usize {
+        let indent = indent.min(MAX_INDENT);
+        let pasted = self.vars.saturating_mul(len.saturating_add(newlines.saturating_mul(self.indent)));
+        let lines = self.newlines.saturating_add(self.vars.saturating_mul(newlines));
+        self.len.saturating_add(pasted).saturating_add(lines.saturating_mul(indent))
+    }
+}
+
+impl CompiledOp {
+    /// True when `text` holds what every match holds (so it may match).
+    pub fn may_match(&self, text: &[u8]) -> bool {
+        self.prefilters.iter().all(|(p, _)| p.may_match(text))
+    }
+
+    /// The rarest literal in `text` among those every match's node spans: its
+    /// length and every offset where it occurs, sorted. A subtree spanning none
+    /// of them holds no match and need not be visited. `None` when the rule has
+    /// no such literal.
+    pub fn anchor(&self, text: &[u8]) -> Option<(usize, Vec<usize>)> {
+        self.prefilters
+            .iter()
+            .filter(|(_, in_node)| *in_node)
+            .flat_map(|(p, _)| p.literals.iter())
+            .map(|l| (l.len(), occurrences(text, l.as_bytes()).collect::<Vec<_>>()))
+            .min_by_key(|(_, hits)| hits.len())
+    }
+
+    /// The first fixer (ast-grep applies the first of a `fix` list).
+    pub fn fixer(&self) -> Option<&Fixer> {
+        self.rule.fixer.first()
+    }
+}
+
+/// Which part of an op is at fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpField {
+    /// The pattern (`pat`).
+    Pat,
+    /// The rewrite (`out`).
+    Out,
+    /// A rule config of the request's `rule`.
+    Rule,
+}
+
+impl OpField {
+    /// The field's name in a request or a rule file (`pat`, `out`).
+    pub fn name(self) -> &'static str {
+        match self {
+            OpField::Pat => "pat",
+            OpField::Out => "out",
+            OpField::Rule => "rule",
+        }
+    }
+}
+
+/// Why an op does not compile for a language.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompileError {
+    /// The field at fault.
+    pub field: OpField,
+    /// The full message: names the op, the language and the fix.
+    pub message: String,
+    /// A few words for a summary line listing several languages.
+    pub short: String,
+}
+
+impl std::fmt::Display for CompileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+fn cerr(field: OpField, message: String, short: impl Into<String>) -> CompileError {
+    CompileError { field, message, short: short.into() }
+}
+
+/// Compiles every op of `req` for `lang`; the first failing op is reported.
+#[cfg(test)]
+pub fn compile_all(req: &Request, lang: SupportLang) -> Result<Vec<CompiledOp>, CompileError> {
+    (0..req.ops.len()).map(|i| compile_op(i, req, lang)).collect()
+}
+
+/// Deepest syntax tree of a pattern, in levels below the root (docs/DESIGN.md
+/// section 7). ast-grep-core turns the tree into its matcher by recursion
+/// (`convert_node_to_pattern`), and its matcher, its variable listing and our
+/// prefilter recurse over the result: about 600 bytes of stack per level in a
+/// release build, 2.4 KB in a debug one, measured with `ulimit -s`. 256 levels keep
+/// that under 650 KB on the 2 MiB stacks of rayon's workers and of tokio's blocking
+/// threads (the MCP server), with room for [`crate::engine::MAX_CODE_DEPTH`] on
+/// top. Bracket nesting is refused earlier, without parsing
+/// ([`crate::request::MAX_NESTING`]); this catches the depth that needs no
+/// brackets (`1 + 1 + ... + 1`, `a.b.c...`).
+pub const MAX_PATTERN_DEPTH: usize = 256;
+
+/// Compiles `req.ops[index]` for `lang`.
+pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<CompiledOp, CompileError> {
+    let op: &Op = &req.ops[index];
+    let lname = lang::name(lang);
+    // Before any parse: the sizes and bracket nesting (rule files come here
+    // without `RawRequest::validate`).
+    check_op_limits(index, op).map_err(|(field, msg)| {
+        let field = if field == "pat" { OpField::Pat } else { OpField::Out };
+        cerr(field, msg, "over a limit")
+    })?;
+    // Then the depth of the pattern's tree, parsed as ast-grep-core will parse it
+    // (tree-sitter parses without recursion), before `Pattern::try_new` recurses.
+    let processed = ast_grep_core::Language::pre_process_pattern(&lang, &op.pat);
+    let snippet = lang.ast_grep(processed.as_ref());
+    let depth = crate::shared::nodes::tree_depth(snippet.root().get_inner_node(), usize::MAX);
+    if depth > MAX_PATTERN_DEPTH {
+        return Err(cerr(
+            OpField::Pat,
+            format!(
+                "ops[{index}].pat is nested {depth} levels deep as {lname} (its syntax tree); the limit is {MAX_PATTERN_DEPTH} levels: let a metavariable ($A) stand for the inner levels"
+            ),
+            format!("the pattern is nested over {MAX_PATTERN_DEPTH} levels deep"),
+        ));
+    }
+    let built = match req.selector(index) {
+        Some(sel) => Pattern::contextual(&op.pat, sel, lang),
+        None => Pattern::try_new(&op.pat, lang),
+    };
+    let pattern = built
+        .map_err(|e| {
+            cerr(
+                OpField::Pat,
+                format!(
+                    "ops[{index}].pat `{}` is not a valid {lname} pattern: {}{}",
+                    op.pat,
+                    user_text(&e.to_string(), &op.pat, lang),
+                    match (&e, req.selector(index)) {
+                        (PatternError::NoSelectorInContext { .. }, Some(sel)) => selector_hint(&op.pat, sel, lang, req.front),
+                        _ => hint(&op.pat, lang, HintFor::Op(req.front)),
+                    }
+                ),
+                "not a valid pattern",
+            )
+        })?
+        .with_strictness(req.strictness(index).to_core());
+    if has_error_node(&pattern.node) || pattern.has_error() || pattern_source_has_error(&snippet, req.selector(index).is_some(), lang) {
+        let short = match semicolon_hint(&op.pat, lang) {
+            Some(t) => format!("the pattern has an ERROR or MISSING node; try `{t};`"),
+            None => "the pattern has an ERROR or MISSING node".to_string(),
+        };
+        return Err(cerr(
+            OpField::Pat,
+            format!(
+                "ops[{index}].pat `{}` does not parse cleanly as {lname}: its syntax tree contains an ERROR or MISSING node, so it would match nothing or the wrong code.{}",
+                op.pat,
+                hint(&op.pat, lang, HintFor::Op(req.front))
+            ),
+            short,
+        ));
+    }
+    let fix = TemplateFix::try_new(&op.out, &lang).map_err(|e| {
+        cerr(OpField::Out, format!("ops[{index}].out `{}` is not a valid {lname} rewrite: {e:?}", op.out), "not a valid rewrite")
+    })?;
+    let defined = pattern.defined_vars();
+    let used = fix.used_vars();
+    let missing: BTreeSet<&str> = used.iter().copied().filter(|v| !defined.contains(v)).collect();
+    if !missing.is_empty() {
+        let mut have: Vec<String> = defined.iter().map(|v| format!("${v}")).collect();
+        have.sort();
+        let names = missing.iter().map(|v| format!("${v}")).collect::<Vec<_>>().join(", ");
+        return Err(cerr(
+            OpField::Out,
+            format!(
+                "ops[{index}].out uses {names} which the pattern `{}` does not define as {lname} (it defines: {}); use only the pattern's metavariables",
+                op.pat,
+                if have.is_empty() { "none".to_string() } else { have.join(", ") }
+            ),
+            if have.is_empty() { "the pattern has no metavariables in this language".to_string() } else { format!("the rewrite uses {names}, undefined here") },
+        ));
+    }
+    let prefilter = Prefilter::new(&pattern, req.strictness(index), lang);
+    let compares_code = repeats_a_metavariable(&pattern.node);
+    let fix_bound = FixBound::of(&op.out, ast_grep_core::Language::meta_var_char(&lang));
+    let id = req.scopes.get(index).map_or_else(|| format!("op-{index}"), |s| s.rule.clone());
+    let config = ruleset::op_rule(&id, lang, &op.pat, &op.out, req.selector(index), req.strictness(index));
+    let rule = ruleset::build(&config, &GlobalRules::default())
+        .map_err(|e| cerr(OpField::Pat, format!("ops[{index}] does not compile as {lname}: {}", user_text(&e.to_string(), &op.pat, lang)), "does not compile"))?;
+    Ok(CompiledOp {
+        index,
+        id,
+        rule,
+        prefilters: vec![(prefilter, true)],
+        compares_code,
+        fix_bound: Some(fix_bound),
+        has_fix: true,
+        suppressible: false,
+        lint: Vec::new(),
+    })
+}
+
+/// Compiles rule config `index` of a rule set (its `language` is `lang`).
+/// `strict`: a pattern with an ERROR or MISSING node is an error (a request's
+/// `rule`), else a warning in [`CompiledOp::lint`] (a project's rules, which
+/// ast-grep loads anyway). `globals`: the compiled global utilities and their
+/// configs (read to know whether the rule compares code).
+pub fn compile_rule(index: usize, config: &Value, lang: SupportLang, globals: (&GlobalRules, &[Value]), strict: bool) -> Result<CompiledOp, CompileError> {
+    let (globals, utils) = globals;
+    let id = ruleset::id_of(config).to_string();
+    let name = if id.is_empty() { format!("rule {index}") } else { format!("rule `{id}`") };
+    let mut lint = Vec::new();
+    for (p, _) in ruleset::patterns(config) {
+        if let Some(problem) = pattern_problem(p.text, p.selector, lang) {
+            lint.push(format!("{name}: {problem}"));
+        }
+    }
+    if strict && let Some(first) = lint.first() {
+        return Err(cerr(OpField::Rule, first.clone(), "a pattern does not parse cleanly"));
+    }
+    let rule = ruleset::build(config, globals)
+        .map_err(|e| cerr(OpField::Rule, format!("{name}: {}", user_text(&e.to_string(), "", lang)), "does not compile"))?;
+    let fix_bound = match (&rule.fix, config.get("fix"), config.get("transform")) {
+        (Some(_), Some(Value::String(t)), None) => Some(FixBound::of(t, ast_grep_core::Language::meta_var_char(&lang))),
+        _ => None,
+    };
+    Ok(CompiledOp {
+        index,
+        has_fix: !rule.fixer.is_empty(),
+        suppressible: true,
+        id,
+        prefilters: prefilter::rule_prefilters(config, lang),
+        compares_code: ruleset::compares_code(config, utils),
+        fix_bound,
+        rule,
+        lint,
+    })
+}
+
+/// What is wrong with pattern `pat` (with its selector) in `lang`, if anything:
+/// it does not parse, or its tree holds an ERROR or MISSING node (it would match
+/// nothing or the wrong code). The same checks as an op's `pat`.
+pub fn pattern_problem(pat: &str, selector: Option<&str>, lang: SupportLang) -> Option<String> {
+    let lname = lang::name(lang);
+    let built = match selector {
+        Some(sel) => Pattern::contextual(pat, sel, lang),
+        None => Pattern::try_new(pat, lang),
+    };
+    let pattern = match built {
+        Ok(p) => p,
+        Err(e) => {
+            return Some(format!("pattern `{pat}` is not a valid {lname} pattern: {}{}", user_text(&e.to_string(), pat, lang), hint(pat, lang, HintFor::Rule)));
+        }
+    };
+    let processed = ast_grep_core::Language::pre_process_pattern(&lang, pat);
+    let snippet = lang.ast_grep(processed.as_ref());
+    (has_error_node(&pattern.node) || pattern.has_error() || pattern_source_has_error(&snippet, selector.is_some(), lang)).then(|| {
+        format!(
+            "pattern `{pat}` does not parse cleanly as {lname}: its syntax tree contains an ERROR or MISSING node, so it would match nothing or the wrong code.{}",
+            hint(pat, lang, HintFor::Rule)
+        )
+    })
+}
+
+/// True when the pattern captures two nodes under one name (`$A == $A`): the
+/// matcher then compares the second with the first node by recursion over the
+/// code's syntax tree (ast-grep-core's `does_node_match_exactly`), so its stack
+/// grows with the depth of the searched code ([`crate::engine::MAX_CODE_DEPTH`]).
+fn repeats_a_metavariable(node: &PatternNode) -> bool {
+    use ast_grep_core::meta_var::MetaVariable;
+    let mut names: Vec<&str> = Vec::new();
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        match n {
+            PatternNode::MetaVar { meta_var: MetaVariable::Capture(name, _) | MetaVariable::MultiCapture(name) } => {
+                if names.contains(&name.as_str()) {
+                    return true;
+                }
+                names.push(name);
+            }
+            PatternNode::MetaVar { .. } | PatternNode::Terminal { .. } => {}
+            PatternNode::Internal { children, .. } => stack.extend(children),
+        }
+    }
+    false
+}
+
+fn has_error_node(node: &PatternNode) -> bool {
+    match node {
+        PatternNode::MetaVar { .. } => false,
+        PatternNode::Terminal { kind_id, .. } => *kind_id == u16::MAX,
+        PatternNode::Internal { kind_id, children } => {
+            *kind_id == u16::MAX || children.iter().any(has_error_node)
+        }
+    }
+}
+
+/// The pattern tree drops MISSING nodes and keeps only the matched node, so look at
+/// the parsed snippet too. An ERROR node is refused, except one that merely wraps
+/// the whole snippet: ast-grep descends through nodes with a single child (and a
+/// trailing MISSING one) to the node it matches with, so there the ERROR is not part
+/// of the pattern (tree-sitter-rust wraps `$A.bar()` in one, but not
+/// `$A.unwrap()`; ast-grep matches both). A MISSING node is refused in C and C++
+/// only: there a call without its `;` (`kfree($A)`) parses as a type
+/// (`macro_type_specifier`) and would match nothing, while in Rust, Go or JS the
+/// missing `;` sits outside the expression the pattern keeps.
+fn pattern_source_has_error(grep: &AstGrep<StrDoc<SupportLang>>, has_selector: bool, lang: SupportLang) -> bool {
+    if has_selector {
+        // A selector picks a node out of a larger context snippet; only that node counts.
+        return false;
+    }
+    let strict_missing = matches!(lang, SupportLang::C | SupportLang::Cpp);
+    // The wrappers ast-grep descends through (`is_single_node` in ast-grep-core).
+    let mut wrappers = Vec::new();
+    let mut node = grep.root().get_inner_node();
+    loop {
+        let single = match node.child_count() {
+            1 => true,
+            2 => node.child(1).is_some_and(|c| c.is_missing() || c.kind().is_empty()),
+            _ => false,
+        };
+        if !single {
+            break;
+        }
+        wrappers.push(node.id());
+        node = node.child(0).expect("a single child");
+    }
+    grep.root().dfs().any(|n| {
+        let inner = n.get_inner_node();
+        (inner.is_error() && !wrappers.contains(&inner.id())) || (strict_missing && inner.is_missing())
+    })
+}
+
+/// For languages whose statements end in `;`, the pattern without its `;`.
+pub(crate) fn semicolon_hint(pat: &str, lang: SupportLang) -> Option<&str> {
+    use SupportLang::*;
+    let t = pat.trim_end();
+    let needs_semicolon = matches!(lang, C | Cpp | Java | CSharp | Php | Dart);
+    (needs_semicolon && !t.ends_with(';') && !t.ends_with('}')).then_some(t)
+}
+
+/// Who reads a pattern's hint: an op of a request, worded for its front end,
+/// or a rule config (whose pattern takes a `context` and a `selector`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HintFor {
+    Op(Front),
+    Rule,
+}
+
+/// The hint of a pattern that does not parse cleanly: a missing `;`, or how to
+/// match a part of a larger snippet; and a lowercase metavariable.
+fn hint(pat: &str, lang: SupportLang, to: HintFor) -> String {
+    let mut h = match (semicolon_hint(pat, lang), to) {
+        (Some(t), HintFor::Op(Front::Cli)) => format!(
+            " Hint: in {} a statement needs its `;`: try `{t};` (to match an expression inside other code, pass the statement with --selector KIND, e.g. --selector call_expression).",
+            lang::name(lang)
+        ),
+        (Some(t), HintFor::Op(Front::Mcp)) => format!(
+            " Hint: in {} a statement needs its `;`: try `{t};` (to match an expression inside other code, pass the statement as `pat` with `selector` set to the expression's node kind, e.g. `\"selector\": \"call_expression\"`).",
+            lang::name(lang)
+        ),
+        (Some(t), HintFor::Rule) => format!(
+            " Hint: in {} a statement needs its `;`: try `{t};` (to match an expression inside other code, write `pattern: {{context: '{t};', selector: call_expression}}` with the expression's node kind).",
+            lang::name(lang)
+        ),
+        (None, HintFor::Op(Front::Cli)) => " Hint: write a complete expression or statement of the target language; to match a part of a larger snippet, pass the snippet with --selector KIND.".to_string(),
+        (None, HintFor::Op(Front::Mcp)) => " Hint: write a complete expression or statement of the target language; to match a part of a larger snippet, pass the snippet as `pat` with `selector` set to the part's node kind (`ast_tree` shows the kinds).".to_string(),
+        (None, HintFor::Rule) => " Hint: write a complete expression or statement of the target language; to match a part of a larger snippet, write `pattern: {context: SNIPPET, selector: KIND}`.".to_string(),
+    };
+    if let Some(note) = hints::lowercase_note(pat, lang) {
+        h.push_str(" Note: ");
+        h.push_str(&note);
+    }
+    h
+}
+
+/// With a selector the pattern is a context that must hold a node of that kind:
+/// a context in which the pattern is one, when a short one is found
+/// ([`hints::context_for`]).
+fn selector_hint(pat: &str, sel: &str, lang: SupportLang, front: Front) -> String {
+    use crate::shared::message::{Input, Name};
+    match hints::context_for(pat, sel, lang) {
+        Some(ctx) => format!(
+            " Hint: with a selector, the pattern is code that holds a `{sel}`, and alone it holds none; write it where it is one: {}.",
+            front.name(Name::Set(Input::Pattern, &ctx))
+        ),
+        None => format!(
+            " Hint: with a selector, the pattern is code that holds a `{sel}`: write the code around it ({} shows the kinds).",
+            front.name(Name::Tree(lang::name(lang)))
+        ),
+    }
+}
+
+/// An ast-grep-core message about pattern `pat` with the user's text in place of
+/// the pre-processed one (`kfree(µA)` back to `kfree($A)`; with a selector, the
+/// context). An expando character left over (a message quoting part of it, or a
+/// rule config's pattern) becomes `$` again, unless the pattern holds it itself.
+pub fn user_text(msg: &str, pat: &str, lang: SupportLang) -> String {
+    let mut out = msg.to_string();
+    if !pat.is_empty() {
+        let processed = ast_grep_core::Language::pre_process_pattern(&lang, pat);
+        if processed != pat {
+            out = out.replace(processed.as_ref(), pat);
+        }
+    }
+    if let Some(e) = hints::expando(lang)
+        && !pat.contains(e)
+    {
+        out = out.replace(e, "$");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request::{RawRequest, Strictness, WalkOptions};
+
+    fn req(pat: &str, out: &str) -> Request {
+        let raw = RawRequest {
+            ops: vec![Op { pat: pat.into(), out: out.into() }],
+            ..Default::default()
+        };
+        raw.validate(&std::env::current_dir().unwrap(), WalkOptions::default(), 1).unwrap()
+    }
+
+    #[test]
+    fn c_call_without_semicolon_is_refused_with_a_hint() {
+        let e = compile_all(&req("kfree($A)", "kvfree($A)"), SupportLang::C).err().unwrap().message;
+        assert!(e.contains("ERROR or MISSING node") && e.contains("try `kfree($A);`"), "{e}");
+        assert!(compile_all(&req("kfree($A);", "kvfree($A);"), SupportLang::C).is_ok());
+    }
+
+    #[test]
+    fn rewrite_with_undefined_metavariable_is_refused() {
+        let e = compile_all(&req("foo($A)", "bar($B)"), SupportLang::Python).err().unwrap().message;
+        assert!(e.contains("uses $B") && e.contains("defines: $A"), "{e}");
+    }
+
+    #[test]
+    fn literals_are_the_named_leaves_of_the_pattern() {
+        let ops = compile_all(&req("JSON.parse(JSON.stringify($A))", "structuredClone($A)"), SupportLang::JavaScript).unwrap();
+        assert_eq!(ops[0].prefilters[0].0.literals, vec!["stringify", "parse", "JSON"]);
+        let ops = compile_all(&req("$A.unwrap()", "$A.expect(\"x\")"), SupportLang::Rust).unwrap();
+        assert_eq!(ops[0].prefilters[0].0.literals, vec!["unwrap"]);
+        assert!(ops[0].may_match(b"x.unwrap()") && !ops[0].may_match(b"x.expect()"));
+        let ops = compile_all(&req("print($$$A)", "log($$$A)"), SupportLang::Python).unwrap();
+        assert_eq!(ops[0].prefilters[0].0.literals, vec!["print"]);
+    }
+
+    fn lits(pat: &str, strictness: &str, lang: SupportLang) -> Vec<String> {
+        let mut r = req(pat, "x");
+        r.strictness = Strictness::parse(strictness).unwrap();
+        compile_all(&r, lang).unwrap().remove(0).prefilters.remove(0).0.literals
+    }
+
+    #[test]
+    fn keywords_are_required_only_where_the_match_compares_them() {
+        use SupportLang::*;
+        // `as` and `any` are unnamed keyword nodes: compared by kind under smart and cst.
+        assert_eq!(lits("$A as any", "smart", TypeScript), vec!["any", "as"]);
+        assert_eq!(lits("$A as any", "cst", TypeScript), vec!["any", "as"]);
+        // The looser levels skip unnamed nodes of the pattern; signature ignores text.
+        assert!(lits("$A as any", "ast", TypeScript).is_empty());
+        assert!(lits("$A as any", "relaxed", TypeScript).is_empty());
+        assert_eq!(lits("return foo($A)", "ast", JavaScript), vec!["foo"]);
+        assert!(lits("return foo($A)", "signature", JavaScript).is_empty());
+        assert_eq!(lits("return foo($A)", "smart", JavaScript), vec!["return", "foo"]);
+        // Punctuation is never required: `(`, `.` and `,` are not words.
+        assert_eq!(lits("$A.unwrap()", "smart", Rust), vec!["unwrap"]);
+        // An unnamed node right after `$$$` is skipped by the matcher, so not required.
+        assert_eq!(lits("$$$A as any", "smart", TypeScript), vec!["any"]);
+        // PHP keywords are case-insensitive (`FUNCTION f() {}`): never required.
+        assert!(lits("return $A;", "smart", Php).is_empty());
+        // Python's `except` comes from the external scanner.
+        assert!(!lits("try:\n    $A\nexcept:\n    $B", "smart", Python).contains(&"except".to_string()));
+        assert!(lits("try:\n    $A\nexcept:\n    $B", "smart", Python).contains(&"try".to_string()));
+    }
+
+    #[test]
+    fn rust_call_wrapped_in_an_error_node_is_a_valid_pattern() {
+        // tree-sitter-rust wraps these snippets in an ERROR node whose only child is
+        // the call; ast-grep matches with the call, and so must we.
+        for pat in ["$A.bar()", "foo::bar()", "foo.bar"] {
+            assert!(compile_all(&req(pat, "z"), SupportLang::Rust).is_ok(), "{pat}");
+        }
+        assert!(compile_all(&req("foo::bar(", "z"), SupportLang::Rust).is_err());
+        assert!(compile_all(&req("$A.bar() +", "z"), SupportLang::Rust).is_err());
+    }
+
+    #[test]
+    fn broken_pattern_is_refused() {
+        assert!(compile_all(&req("foo(", "bar"), SupportLang::Python).is_err());
+        assert!(compile_all(&req("print($$$A)", "log($$$A)"), SupportLang::Python).is_ok());
+    }
+}

@@ -1,0 +1,598 @@
+//! Counting and locating matches without staging anything (`ast-edit search`, MCP
+//! `ast_search`): an agent or a person asks "where is this pattern, and how often?"
+//! before deciding on an edit, and gets plain data back, nothing written and
+//! nothing pending (docs/MCP.md, "ast_search").
+//!
+//! One matching path: the request becomes the same [`Request`] as an `ast_edit`
+//! (its ops with an empty rewrite, or its `rule` with any `fix` left out), and
+//! goes through the same walk, engine, prefilter and anchored walk
+//! (`plan::prepare`, [`engine::search`]), so a search finds exactly
+//! the matches an edit would see, nested and overlapping ones included.
+//!
+//! Memory does not grow with the matches: a first pass counts each file's
+//! matches (one number per file), then only the files that hold the requested
+//! page (at most [`MAX_LIMIT`] of them) are searched again for the page's
+//! positions, texts and enclosing names. Matches are ordered by path, then by
+//! offset (longest first, then the op's index).
+//!
+//! Every part of a result is bounded: at most [`MAX_LIMIT`] matches per page,
+//! each text cut at [`MAX_MATCH_TEXT_CHARS`], each enclosing name at
+//! [`MAX_ENCLOSING_CHARS`], at most [`MAX_WARNINGS`] warnings, and
+//! [`SearchResult::fit`] ends a page early to keep a text and a JSON budget.
+
+use std::ops::Range;
+use std::path::Path;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::engine::{self, Engine, Hit};
+use crate::shared::error::{Error, Result};
+use crate::shared::message::Front;
+use crate::plan;
+use crate::request::read::{self, Skip, Skipped};
+use crate::request::{Op, RawRequest, Request, WalkOptions};
+use crate::shared::text::{self, plural, Unit};
+use crate::request::walk::Candidate;
+
+/// Matches listed per page when `limit` is not given.
+pub const DEFAULT_LIMIT: usize = 20;
+
+/// Most matches listed per page (`limit`); the character budgets of
+/// [`SearchResult::fit`] may end a page sooner.
+pub const MAX_LIMIT: usize = 200;
+
+/// Most characters of a match's text (its first line); a longer one is cut and
+/// ends with `…`.
+pub const MAX_MATCH_TEXT_CHARS: usize = 200;
+
+/// Most characters of an enclosing name (`function load`); a longer one is cut
+/// and ends with `…`.
+pub const MAX_ENCLOSING_CHARS: usize = 100;
+
+/// Most warnings in a result (skipped files included); a last one counts the rest.
+pub const MAX_WARNINGS: usize = 20;
+
+/// Most characters of one warning.
+pub const MAX_WARNING_CHARS: usize = 400;
+
+/// One pattern to find. Unlike an `ast_edit` op it has no rewrite: `out` is
+/// refused as an unknown field.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchOp {
+    /// ast-grep pattern (`$A`, `$$$ARGS`, `$_`).
+    pub pat: String,
+}
+
+/// A search as typed: the MCP `ast_search` arguments, or the same built from the
+/// CLI's flags. Unknown keys are refused.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawSearch {
+    /// Patterns to find (or `rule`).
+    #[serde(default)]
+    pub ops: Vec<SearchOp>,
+    /// Instead of `ops`: ast-grep rule configs, as the `rule` of an `ast_edit`
+    /// (a YAML string, an object or an array); a `fix` in them is ignored.
+    #[serde(default)]
+    pub rule: Option<Value>,
+    /// Language name or alias; absent: inferred per file.
+    #[serde(default)]
+    pub lang: Option<String>,
+    /// Files or directories (default `["."]`).
+    #[serde(default)]
+    pub paths: Vec<String>,
+    /// Include/exclude globs (`!` excludes).
+    #[serde(default)]
+    pub globs: Vec<String>,
+    /// Node kind to match inside the pattern.
+    #[serde(default)]
+    pub selector: Option<String>,
+    /// Match strictness.
+    #[serde(default)]
+    pub strictness: Option<String>,
+    /// Matches listed (default [`DEFAULT_LIMIT`], at most [`MAX_LIMIT`]).
+    #[serde(default)]
+    pub limit: Option<u64>,
+    /// Matches skipped before the page (default 0).
+    #[serde(default)]
+    pub offset: Option<u64>,
+}
+
+/// A checked search: the request it runs and the page it lists.
+#[derive(Clone, Debug)]
+pub struct Search {
+    /// The request: ops with an empty rewrite, or rules without `fix`.
+    pub request: Request,
+    /// Matches listed, 1 to [`MAX_LIMIT`].
+    pub limit: usize,
+    /// Matches skipped before the page.
+    pub offset: usize,
+}
+
+impl RawSearch {
+    /// Checks every field (the checks of [`RawRequest::validate`]) and the page.
+    pub fn validate(self, cwd: &Path, walk: WalkOptions, max_filesize: u64) -> Result<Search> {
+        self.validate_for(Front::Cli, cwd, walk, max_filesize)
+    }
+
+    /// [`RawSearch::validate`] for the front end `front`: its messages, and those
+    /// of the search it runs, name that front end's inputs (docs/DESIGN.md §5.14).
+    pub fn validate_for(self, front: Front, cwd: &Path, walk: WalkOptions, max_filesize: u64) -> Result<Search> {
+        if self.ops.is_empty() && self.rule.is_none() {
+            let or_flag = if front == Front::Cli { ", or -p PAT" } else { "" };
+            return Err(Error::bad(format!(
+                "no pattern given: pass at least one pattern (`ops: [{{\"pat\": \"foo($A)\"}}]`{or_flag}), or a `rule`",
+            )));
+        }
+        let limit = match self.limit {
+            None => DEFAULT_LIMIT,
+            Some(0) => return Err(Error::bad("limit must be at least 1 (matches per page)")),
+            Some(n) if n > MAX_LIMIT as u64 => {
+                return Err(Error::bad(format!(
+                    "limit is {n}; the limit is {MAX_LIMIT} matches per page (MAX_LIMIT): ask for {MAX_LIMIT} or fewer and page on with offset"
+                )));
+            }
+            Some(n) => n as usize,
+        };
+        let offset = usize::try_from(self.offset.unwrap_or(0)).unwrap_or(usize::MAX);
+        let raw = RawRequest {
+            ops: self.ops.into_iter().map(|o| Op { pat: o.pat, out: String::new() }).collect(),
+            rule: self.rule,
+            paths: self.paths,
+            lang: self.lang,
+            selector: self.selector,
+            strictness: self.strictness,
+            globs: self.globs,
+            ..Default::default()
+        };
+        let mut request = raw.validate_for(front, cwd, walk, max_filesize)?;
+        if let Some(set) = &mut request.rule_set {
+            // Only the matcher counts: a fix (even a broken one) changes nothing here.
+            for rule in &mut set.rules {
+                if let Value::Object(map) = rule {
+                    map.remove("fix");
+                }
+            }
+        }
+        Ok(Search { request, limit, offset })
+    }
+}
+
+/// One match of a page.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchMatch {
+    /// Display path of the file.
+    pub path: String,
+    /// 1-based line of the match's start.
+    pub line: usize,
+    /// 1-based column of the match's start, in characters.
+    pub column: usize,
+    /// 1-based line of the match's end.
+    pub end_line: usize,
+    /// The match's first line, cut at [`MAX_MATCH_TEXT_CHARS`].
+    pub text: String,
+    /// The nearest named function, method, class (or `impl`, `mod`, ...)
+    /// around the match: `function load`, `class AdminConfig`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enclosing: Option<String>,
+}
+
+/// What a search found: every count, and one page of matches.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchResult {
+    /// Matches in all files searched (every one counted, whatever the page).
+    pub total_matches: usize,
+    /// Files holding at least one match.
+    pub files_with_matches: usize,
+    /// Files searched.
+    pub files_searched: usize,
+    /// The page: matches `offset` to `offset + matches.len() - 1`, in order.
+    pub matches: Vec<SearchMatch>,
+    /// Matches skipped before the page.
+    pub offset: usize,
+    /// True when a character budget ended the page before `limit` matches.
+    pub truncated: bool,
+    /// Where the next page starts; absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<usize>,
+    /// Files skipped (with the reason), walk problems, ops that cannot run in
+    /// some language; at most [`MAX_WARNINGS`].
+    pub warnings: Vec<String>,
+}
+
+/// Runs `s` from `cwd`.
+pub fn search(s: &Search, cwd: &Path) -> Result<SearchResult> {
+    search_with(s, cwd, &|| false)
+}
+
+/// [`search`] that stops early when `stop()` turns true (a cancelled MCP
+/// request): the result is then [`Error::Cancelled`]. An `offset` past the last
+/// match is bad input, whose message gives the counts.
+pub fn search_with(s: &Search, cwd: &Path, stop: &(dyn Fn() -> bool + Sync)) -> Result<SearchResult> {
+    let (root, walked, engine) = plan::prepare(&s.request, cwd)?;
+    let req = &s.request;
+    let counted = plan::largest_first(&walked.files, |c| c.size, |c| if stop() { Ok(0) } else { count_file(&engine, req, c) });
+    if stop() {
+        return Err(Error::Cancelled);
+    }
+    let mut skipped: Vec<Skipped> = walked.skipped.iter().map(|(_, s)| s.clone()).collect();
+    let counts: Vec<usize> = counted
+        .into_iter()
+        .zip(&walked.files)
+        .map(|(r, c)| r.unwrap_or_else(|skip| {
+            skipped.push(Skipped { path: c.display.clone(), reason: skip.0 });
+            0
+        }))
+        .collect();
+    skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    let total: usize = counts.iter().sum();
+    let files_with_matches = counts.iter().filter(|&&n| n > 0).count();
+    if s.offset > 0 && s.offset >= total {
+        let found = match total {
+            0 => "no match".to_string(),
+            n => format!("{} in {} (offset 0 to {})", plural(n, "match"), plural(files_with_matches, "file"), n - 1),
+        };
+        return Err(Error::bad(format!("offset {} is past the last match: the search found {found}. Start again from offset 0.", s.offset)));
+    }
+    let jobs = page_jobs(&counts, s.offset, s.limit);
+    let pages: Vec<(Vec<SearchMatch>, std::result::Result<usize, Skip>)> =
+        jobs.par_iter().map(|(i, range, _)| page_of_file(&engine, req, &walked.files[*i], range.clone())).collect();
+    let mut warnings = plan::run_warnings(req, &root, &engine, &walked, 0, Vec::new(), Vec::new(), &[]);
+    warnings.extend(skipped.iter().map(|s| format!("skipped {}: {}", s.shown(), s.reason)));
+    let mut matches = Vec::new();
+    for ((i, _, n), (found, now)) in jobs.iter().zip(pages) {
+        if now.as_ref().ok() != Some(n) {
+            warnings.push(format!(
+                "{} changed during the search: its matches on this page are those of the file as it is now",
+                crate::shared::quote::display_name(&walked.files[*i].display)
+            ));
+        }
+        matches.extend(found);
+    }
+    let next = s.offset + matches.len();
+    Ok(SearchResult {
+        total_matches: total,
+        files_with_matches,
+        files_searched: walked.files.len(),
+        matches,
+        offset: s.offset,
+        truncated: false,
+        next_offset: (next < total).then_some(next),
+        warnings: capped(warnings),
+    })
+}
+
+/// For the page `offset..offset + limit` of the matches counted per file:
+/// `(file index, the file's matches on the page, the file's count)`.
+fn page_jobs(counts: &[usize], offset: usize, limit: usize) -> Vec<(usize, Range<usize>, usize)> {
+    let end = offset.saturating_add(limit);
+    let mut before = 0usize;
+    let mut jobs = Vec::new();
+    for (i, &n) in counts.iter().enumerate() {
+        if before >= end {
+            break;
+        }
+        let (from, to) = (offset.max(before), end.min(before + n));
+        if from < to {
+            jobs.push((i, from - before..to - before, n));
+        }
+        before += n;
+    }
+    jobs
+}
+
+/// The warnings, each cut at [`MAX_WARNING_CHARS`], at most [`MAX_WARNINGS`]
+/// (the last one counting the rest).
+fn capped(mut warnings: Vec<String>) -> Vec<String> {
+    if warnings.len() > MAX_WARNINGS {
+        let rest = warnings.len() - (MAX_WARNINGS - 1);
+        warnings.truncate(MAX_WARNINGS - 1);
+        warnings.push(format!("... and {rest} more warnings (skipped files and notes)"));
+    }
+    warnings.into_iter().map(|w| text::cut_with_note(&w, MAX_WARNING_CHARS, Unit::Chars, "")).collect()
+}
+
+/// The text of candidate `c`, or why it was skipped; `None` when no op applies.
+fn read_for_search(engine: &Engine, req: &Request, c: &Candidate) -> std::result::Result<Option<String>, Skip> {
+    let bytes = read::read_text(&c.path, req.max_filesize, req.front)?;
+    read::check_text(&bytes)?;
+    if engine.ops_for(c.lang, &c.path).is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(String::from_utf8(bytes).expect("checked as UTF-8")))
+}
+
+/// How many matches `c` holds, or why it was skipped.
+fn count_file(engine: &Engine, req: &Request, c: &Candidate) -> std::result::Result<usize, Skip> {
+    let Some(text) = read_for_search(engine, req, c)? else { return Ok(0) };
+    engine::search(&engine.ops_for(c.lang, &c.path), c.lang, &text, !req.no_prefilter, |_, _| {})
+}
+
+/// The matches `range` (by their index in the file) of `c`, and the file's count
+/// now (or why it was skipped).
+fn page_of_file(engine: &Engine, req: &Request, c: &Candidate, range: Range<usize>) -> (Vec<SearchMatch>, std::result::Result<usize, Skip>) {
+    let text = match read_for_search(engine, req, c) {
+        Ok(Some(t)) => t,
+        Ok(None) => return (Vec::new(), Ok(0)),
+        Err(skip) => return (Vec::new(), Err(skip)),
+    };
+    let mut found = Vec::with_capacity(range.len());
+    let n = engine::search(&engine.ops_for(c.lang, &c.path), c.lang, &text, !req.no_prefilter, |i, hit| {
+        if range.contains(&i) {
+            found.push(located(&c.display, &text, hit));
+        }
+    });
+    (found, n)
+}
+
+/// A match's position, first line and enclosing name.
+fn located(path: &str, text: &str, hit: &Hit<'_>) -> SearchMatch {
+    let start = hit.node.start_position();
+    // The tree's columns are bytes from the start of the line (BOM excluded).
+    let line_start = hit.start - start.column;
+    let column = text[line_start..hit.start].chars().count() + 1;
+    let matched = &text[hit.start..hit.end];
+    let first = matched.split('\n').next().unwrap_or("").trim_end_matches('\r');
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    SearchMatch {
+        path: path.to_string(),
+        line: start.row + 1,
+        column,
+        end_line: hit.node.end_position().row + 1,
+        text: cut(first, MAX_MATCH_TEXT_CHARS),
+        enclosing: enclosing(body, hit.node),
+    }
+}
+
+/// `s`, or its first `max` characters and `…`.
+fn cut(s: &str, max: usize) -> String {
+    match text::cut(s, max, Unit::Chars) {
+        Some((head, _)) => format!("{head}…"),
+        None => s.to_string(),
+    }
+}
+
+/// Node kinds that name what encloses a match, and the word shown for them.
+/// Kinds are the grammars' own; one kind name means the same thing wherever
+/// it occurs (`function_definition` in Python, C, C++, PHP and Bash).
+const ENCLOSING: &[(&str, &str)] = &[
+    ("function_definition", "function"),
+    ("function_declaration", "function"),
+    ("generator_function_declaration", "function"),
+    ("function_item", "function"),
+    ("variable_declarator", "function"),
+    ("method_definition", "method"),
+    ("method_declaration", "method"),
+    ("method", "method"),
+    ("singleton_method", "method"),
+    ("constructor_declaration", "constructor"),
+    ("class_definition", "class"),
+    ("class_declaration", "class"),
+    ("abstract_class_declaration", "class"),
+    ("class_specifier", "class"),
+    ("class", "class"),
+    ("struct_specifier", "struct"),
+    ("struct_item", "struct"),
+    ("enum_item", "enum"),
+    ("enum_declaration", "enum"),
+    ("interface_declaration", "interface"),
+    ("trait_item", "trait"),
+    ("impl_item", "impl"),
+    ("mod_item", "mod"),
+    ("module", "module"),
+    ("namespace_definition", "namespace"),
+];
+
+/// The nearest named function, method, class, `impl` or `mod` around `node` (a
+/// match in the tree of `body`), as `function load`: the first ancestor of a kind
+/// in [`ENCLOSING`] that has a name. `None` at the top level.
+fn enclosing(body: &str, node: tree_sitter::Node<'_>) -> Option<String> {
+    let mut at = node.parent();
+    while let Some(n) = at {
+        if let Some((_, word)) = ENCLOSING.iter().find(|(kind, _)| *kind == n.kind())
+            && let Some(name) = name_of(body, n)
+        {
+            return Some(cut(&format!("{word} {name}"), MAX_ENCLOSING_CHARS));
+        }
+        at = n.parent();
+    }
+    None
+}
+
+/// The name of a node of a kind in [`ENCLOSING`]: its `name` field; a Rust
+/// `impl`'s type (and trait); a C or C++ function's innermost declarator; a
+/// JavaScript or TypeScript variable's name when its value is a function.
+/// Whitespace runs become one space.
+fn name_of(body: &str, n: tree_sitter::Node<'_>) -> Option<String> {
+    let text = |x: tree_sitter::Node<'_>| body[x.byte_range()].split_whitespace().collect::<Vec<_>>().join(" ");
+    match n.kind() {
+        "impl_item" => {
+            let ty = text(n.child_by_field_name("type")?);
+            Some(match n.child_by_field_name("trait") {
+                Some(t) => format!("{} for {ty}", text(t)),
+                None => ty,
+            })
+        }
+        "variable_declarator" => {
+            let value = n.child_by_field_name("value")?;
+            let function = matches!(value.kind(), "arrow_function" | "function_expression" | "function" | "generator_function");
+            function.then(|| n.child_by_field_name("name").map(text)).flatten()
+        }
+        "struct_specifier" | "class_specifier" => {
+            n.child_by_field_name("body")?;
+            n.child_by_field_name("name").map(text)
+        }
+        "function_definition" if n.child_by_field_name("name").is_none() => {
+            // C and C++: `int *load(void)` names the function in its declarator.
+            let mut d = n.child_by_field_name("declarator")?;
+            while let Some(inner) = d.child_by_field_name("declarator") {
+                d = inner;
+            }
+            Some(text(d))
+        }
+        _ => n.child_by_field_name("name").map(text),
+    }
+}
+
+impl SearchResult {
+    /// The line of one match: `path:line:column: text (in function load)`, the
+    /// path quoted as git quotes it and control characters escaped.
+    pub fn match_line(m: &SearchMatch) -> String {
+        let mut line = format!(
+            "{}:{}:{}: {}",
+            crate::shared::quote::display_name(&m.path),
+            m.line,
+            m.column,
+            crate::shared::quote::escape_controls(&m.text)
+        );
+        if let Some(e) = &m.enclosing {
+            line.push_str(&format!(" (in {})", crate::shared::quote::escape_controls(e)));
+        }
+        line
+    }
+
+    /// The first line: the counts, and which matches the page shows.
+    fn header(&self) -> String {
+        let searched = plural(self.files_searched, "file");
+        if self.total_matches == 0 {
+            return format!("Found 0 matches (searched {searched})");
+        }
+        let found = format!("Found {} in {}", plural(self.total_matches, "match"), plural(self.files_with_matches, "file"));
+        if self.offset == 0 && self.next_offset.is_none() {
+            return format!("{found} (searched {searched})");
+        }
+        let shown = match self.matches.len() {
+            0 => "none shown".to_string(),
+            n => format!("showing {}-{} of {}", self.offset + 1, self.offset + n, self.total_matches),
+        };
+        format!("{found} (searched {searched}; {shown})")
+    }
+
+    /// The result as text: the header, one line per match, the warnings, and
+    /// how to get the next page (worded for `front`).
+    pub fn render(&self, front: Front) -> String {
+        let mut out = self.header();
+        for m in &self.matches {
+            out.push('\n');
+            out.push_str(&Self::match_line(m));
+        }
+        for w in &self.warnings {
+            out.push_str("\nwarning: ");
+            out.push_str(&crate::shared::quote::escape_controls(w));
+        }
+        if let Some(next) = self.next_offset {
+            out.push('\n');
+            out.push_str(&match front {
+                Front::Cli => format!("Next page: run the same search with --offset {next}."),
+                Front::Mcp => format!("Next page: call `ast_search` with the same arguments and \"offset\": {next}."),
+            });
+        }
+        out
+    }
+
+    /// Ends the page early, if needed, so that [`SearchResult::render`] keeps
+    /// within `text_chars` characters and the JSON within `json_chars`: whole
+    /// matches, a prefix of the page (at least one). `truncated` is then true
+    /// and `next_offset` goes on from the first match left out.
+    pub fn fit(&mut self, front: Front, text_chars: usize, json_chars: usize) {
+        if self.matches.is_empty() {
+            return;
+        }
+        let all = std::mem::take(&mut self.matches);
+        let next = self.next_offset;
+        // The fixed parts, at their widest: a next page, the widest header.
+        self.next_offset = Some(usize::MAX);
+        let chars = |s: &str| s.chars().count();
+        const HEADER_SLACK: usize = 64;
+        let mut used_text = chars(&self.render(front)) + HEADER_SLACK;
+        let mut used_json = chars(&serde_json::to_string(self).expect("a result serializes"));
+        let mut keep = 0;
+        for m in &all {
+            let t = chars(&Self::match_line(m)) + 1;
+            let j = chars(&serde_json::to_string(m).expect("a match serializes")) + usize::from(keep > 0);
+            if keep > 0 && (used_text + t > text_chars || used_json + j > json_chars) {
+                break;
+            }
+            used_text += t;
+            used_json += j;
+            keep += 1;
+        }
+        let cut = keep < all.len();
+        self.matches = all;
+        self.matches.truncate(keep);
+        self.truncated |= cut;
+        self.next_offset = if cut { Some(self.offset + keep) } else { next };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ast_grep_language::SupportLang;
+
+    fn names(lang: SupportLang, src: &str, needle: &str) -> Option<String> {
+        let grep = ast_grep_core::tree_sitter::LanguageExt::ast_grep(&lang, src);
+        let at = src.find(needle).expect("the needle");
+        let root = grep.root().get_inner_node();
+        let node = root.descendant_for_byte_range(at, at + needle.len()).expect("a node");
+        enclosing(src, node)
+    }
+
+    #[test]
+    fn enclosing_names_the_nearest_named_function_or_class() {
+        use SupportLang::*;
+        let py = "class AdminConfig:\n    def load(self):\n        return fetch(1)\n\nx = fetch(2)\n";
+        assert_eq!(names(Python, py, "fetch(1)").as_deref(), Some("function load"));
+        assert_eq!(names(Python, py, "fetch(2)"), None);
+        assert_eq!(names(Python, "class A:\n    x = fetch(3)\n", "fetch(3)").as_deref(), Some("class A"));
+        let rs = "mod store {\n    impl Display for Key {\n        fn fmt(&self) { a.unwrap(); }\n    }\n    impl Key { const K: u8 = b.unwrap(); }\n}\n";
+        assert_eq!(names(Rust, rs, "a.unwrap()").as_deref(), Some("function fmt"));
+        assert_eq!(names(Rust, rs, "b.unwrap()").as_deref(), Some("impl Key"));
+        assert_eq!(names(Rust, "mod m { static S: u8 = c.unwrap(); }", "c.unwrap()").as_deref(), Some("mod m"));
+        let ts = "class Api {\n  get() { return fetch(1); }\n}\nconst load = () => fetch(2);\nfunction run() { fetch(3); }\n";
+        assert_eq!(names(TypeScript, ts, "fetch(1)").as_deref(), Some("method get"));
+        assert_eq!(names(TypeScript, ts, "fetch(2)").as_deref(), Some("function load"));
+        assert_eq!(names(TypeScript, ts, "fetch(3)").as_deref(), Some("function run"));
+        let go = "package p\nfunc (s *S) Load() { f(1) }\nfunc main() { f(2) }\n";
+        assert_eq!(names(Go, go, "f(1)").as_deref(), Some("method Load"));
+        assert_eq!(names(Go, go, "f(2)").as_deref(), Some("function main"));
+        assert_eq!(names(C, "static int *load(void) { return f(1); }\n", "f(1)").as_deref(), Some("function load"));
+        let java = "class App {\n  void run() { f(1); }\n}\n";
+        assert_eq!(names(Java, java, "f(1)").as_deref(), Some("method run"));
+    }
+
+    #[test]
+    fn the_page_is_cut_from_the_counts_per_file() {
+        // Files of 3, 0, 2 and 4 matches; page 2..6 takes 1 of the first, 2 of the
+        // third, 1 of the fourth.
+        assert_eq!(page_jobs(&[3, 0, 2, 4], 2, 4), vec![(0, 2..3, 3), (2, 0..2, 2), (3, 0..1, 4)]);
+        assert_eq!(page_jobs(&[3, 0, 2, 4], 0, 20), vec![(0, 0..3, 3), (2, 0..2, 2), (3, 0..4, 4)]);
+        assert!(page_jobs(&[0, 0], 0, 20).is_empty());
+    }
+
+    #[test]
+    fn fit_keeps_whole_matches_within_both_budgets() {
+        let m = |i: usize| SearchMatch { path: format!("d/f{i}.py"), line: i + 1, column: 1, end_line: i + 1, text: "x".repeat(150), enclosing: None };
+        let mut r = SearchResult {
+            total_matches: 500,
+            files_with_matches: 500,
+            files_searched: 500,
+            matches: (0..200).map(m).collect(),
+            offset: 100,
+            truncated: false,
+            next_offset: Some(300),
+            warnings: Vec::new(),
+        };
+        r.fit(Front::Mcp, 5_000, 40_000);
+        assert!(r.truncated && r.matches.len() < 200 && !r.matches.is_empty());
+        assert_eq!(r.next_offset, Some(100 + r.matches.len()));
+        assert!(r.render(Front::Mcp).chars().count() <= 5_000);
+        r.fit(Front::Mcp, 100_000, 2_000);
+        assert!(serde_json::to_string(&r).unwrap().len() <= 2_000);
+    }
+}

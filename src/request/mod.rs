@@ -1,0 +1,662 @@
+//! The one validated request type shared by the CLI and (later) the MCP server.
+//!
+//! Built in two stages, as ripgrep builds its flags: a [`RawRequest`] is what a user
+//! typed (CLI flags or the JSON of docs/DESIGN.md section 2.1, unknown keys refused), and
+//! [`RawRequest::validate`] turns it into a [`Request`] or a bad-input error that says
+//! what to fix. Pattern compilation needs the languages of the files, so it happens
+//! later in `compile` (per language), still before anything is staged or written.
+
+pub mod lang;
+pub mod read;
+pub mod ruleset;
+pub mod walk;
+
+use std::path::Path;
+
+use ast_grep_core::MatchStrictness;
+use ast_grep_language::SupportLang;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::shared::error::{Error, Result};
+use crate::shared::message::{Front, Input, Name};
+
+/// Default cap on the size of a file the engine will read (bytes).
+pub const DEFAULT_MAX_FILESIZE: u64 = 16 * 1024 * 1024;
+
+// Limits on what one request may ask for (docs/DESIGN.md section 7). Past any of
+// them the request is refused as bad input before any file is read or any pattern
+// parsed, with a message naming the limit and its value. Each one bounds a way a
+// request alone could exhaust the machine: the time and memory of compiling its
+// ops, or the stack depth of ast-grep-core's recursive pattern code.
+
+/// Most bytes of JSON in a request (`run --request`, [`RawRequest::from_json`]).
+pub const MAX_REQUEST_JSON_BYTES: usize = 4 * 1024 * 1024;
+/// Most ops in one request, or in one scan of rule files. The shipped `queries/`
+/// catalog holds 144 ops; every op is compiled for every language it may meet.
+pub const MAX_OPS: usize = 1000;
+/// Most bytes of one pattern (`pat`).
+pub const MAX_PATTERN_BYTES: usize = 64 * 1024;
+/// Most bytes of one rewrite (`out`).
+pub const MAX_REWRITE_BYTES: usize = 64 * 1024;
+/// Most bytes of all patterns and rewrites of a request together. Compile time
+/// and memory grow with them, per language met: four patterns at
+/// [`MAX_PATTERN_BYTES`] compile in about 4 s and 70-80 MB for the six languages
+/// of `fixtures/` (a release build; 1 MiB of them took 15 s and 207 MB). The
+/// `queries/` catalog is 9 KB.
+pub const MAX_OPS_BYTES: usize = 256 * 1024;
+/// Deepest nesting of brackets (`(`, `[`, `{`) in one pattern or rewrite.
+/// ast-grep-core turns a pattern's syntax tree into its matcher, and matches it,
+/// by recursion, so a deep pattern overflows the stack; the syntax tree's depth
+/// is checked too, per language (`compile::MAX_PATTERN_DEPTH`).
+pub const MAX_NESTING: usize = 64;
+/// Most globs in a request: `globs` (`-g`) plus, in a scan, every rule's `globs`.
+pub const MAX_GLOBS: usize = 1000;
+
+/// The deepest nesting of brackets in `text`: how many of `(`, `[`, `{` are open
+/// at once at most (a closer without its opener counts for nothing).
+pub fn bracket_depth(text: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for b in text.bytes() {
+        match b {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// The limits one op must keep ([`MAX_PATTERN_BYTES`], [`MAX_REWRITE_BYTES`],
+/// [`MAX_NESTING`]): `Err((field, message))` names the field at fault (`pat` or
+/// `out`), the limit and its value. Checked by [`RawRequest::validate`], and by
+/// `compile::compile_op` before it parses anything, so rule files keep them too.
+pub fn check_op_limits(index: usize, op: &Op) -> std::result::Result<(), (&'static str, String)> {
+    let fields = [
+        ("pat", "pattern", &op.pat, MAX_PATTERN_BYTES, "match a smaller piece of code ($$$ matches any run of nodes)"),
+        ("out", "rewrite", &op.out, MAX_REWRITE_BYTES, "write a shorter rewrite, or split the edit"),
+    ];
+    for (field, what, text, _, _) in fields {
+        let depth = bracket_depth(text);
+        if depth > MAX_NESTING {
+            return Err((
+                field,
+                format!(
+                    "ops[{index}].{field} nests brackets {depth} deep; the limit is {MAX_NESTING} per {what}: let a metavariable ($A) stand for the inner levels"
+                ),
+            ));
+        }
+    }
+    for (field, what, text, max, fix) in fields {
+        if text.len() > max {
+            return Err((field, format!("ops[{index}].{field} is {} bytes; the limit is {max} bytes per {what}: {fix}", text.len())));
+        }
+    }
+    Ok(())
+}
+
+/// The limits on a request's totals: `ops` ops ([`MAX_OPS`]) whose patterns and
+/// rewrites are `bytes` bytes together ([`MAX_OPS_BYTES`]), and `globs` globs
+/// ([`MAX_GLOBS`]). `Err` names the field at fault (`ops` or `globs`) and holds
+/// the message naming the limit broken.
+pub fn check_totals(ops: usize, bytes: usize, globs: usize) -> std::result::Result<(), (&'static str, String)> {
+    if ops > MAX_OPS {
+        return Err(("ops", too_many_ops(ops)));
+    }
+    if bytes > MAX_OPS_BYTES {
+        return Err(("ops", too_many_op_bytes(bytes)));
+    }
+    if globs > MAX_GLOBS {
+        return Err(("globs", too_many_globs(globs)));
+    }
+    Ok(())
+}
+
+/// The message for too many ops.
+fn too_many_ops(n: usize) -> String {
+    format!("too many ops: {n}; the limit is {MAX_OPS} ops per request: split the edit into several runs")
+}
+
+/// The message for too many bytes of patterns and rewrites.
+fn too_many_op_bytes(n: usize) -> String {
+    format!(
+        "the patterns and rewrites are {n} bytes together; the limit is {MAX_OPS_BYTES} bytes per request: split the edit into several runs"
+    )
+}
+
+/// The message for too many globs.
+fn too_many_globs(n: usize) -> String {
+    format!(
+        "too many globs: {n}; the limit is {MAX_GLOBS} globs per request: merge them (`*.{{js,ts}}`, `src/**`) or narrow the paths"
+    )
+}
+
+/// One pattern -> rewrite pair.
+// Its doc comments are for Rust readers; the `schemars` descriptions are the texts
+// of the MCP input schema of `ast_edit` (`crate::mcp::schema::ast_edit_input`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Op {
+    /// ast-grep pattern (`$A`, `$$$ARGS`, `$_`).
+    #[schemars(
+        description = "ast-grep pattern: $A one node, $$$ARGS zero or more, $_ one uncaptured. Example: self.assertEquals($A, $B)"
+    )]
+    pub pat: String,
+    /// Rewrite template; may use the pattern's metavariables. Empty deletes the match.
+    #[schemars(
+        description = "Rewrite; may use the pattern's metavariables. Empty deletes the match. Example: self.assertEqual($A, $B)"
+    )]
+    pub out: String,
+}
+
+/// A request as typed: the JSON of docs/DESIGN.md section 2.1, or the same built from flags.
+///
+/// It is also the input schema of the MCP tool `ast_edit`
+/// ([`crate::mcp::ast_edit_input_schema`]). The doc comments are for Rust readers; the
+/// `schemars` attributes hold the schema's texts and what serde cannot say. `ops`
+/// is required and non-empty there, although serde defaults it: a missing or empty
+/// `ops` then gets the message of [`RawRequest::validate`] rather than a serde
+/// error. The `enum` of `strictness` lists the names [`Strictness::parse`] accepts.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawRequest {
+    /// Pattern -> rewrite pairs applied in one pass.
+    #[serde(default)]
+    #[schemars(length(min = 1), description = "Pattern -> rewrite pairs, applied in one pass. At least one (or give `rule`).")]
+    pub ops: Vec<Op>,
+    /// Instead of `ops`: ast-grep rule configs (a YAML string, an object, or an
+    /// array of objects), read by [`crate::request::ruleset::parse_input`].
+    #[serde(default)]
+    #[schemars(
+        with = "Option<String>",
+        description = "Instead of ops: ast-grep rule config(s) as YAML text (--- between rules; JSON works too): rule, constraints, transform, fix. `lang` fills a missing language."
+    )]
+    pub rule: Option<serde_json::Value>,
+    /// Rewrite the matches nested inside a rewritten match too (docs/DESIGN.md
+    /// section 2.5), instead of leaving them for a second run.
+    #[serde(default)]
+    #[schemars(
+        description = "Also rewrite matches nested in a rewritten match (default false: outermost wins)."
+    )]
+    pub rewrite_nested: Option<bool>,
+    /// Write the template output as ast-grep writes it, instead of the minimal
+    /// rewrite that keeps the matched code's layout (docs/DESIGN.md section 2.5.9).
+    #[serde(default)]
+    #[schemars(description = "Write ast-grep's output as is (no minimal edit).")]
+    pub verbatim: Option<bool>,
+    /// Files or directories, relative to the working directory (default `["."]`).
+    #[serde(default)]
+    #[schemars(
+        description = "Files or directories relative to the server's root (default [\".\"]). Must stay inside the root."
+    )]
+    pub paths: Vec<String>,
+    /// Language name or alias; absent: inferred per file from its extension.
+    #[serde(default)]
+    #[schemars(
+        description = "Language or alias: python/py, rust/rs, ts, tsx, js, c, cpp, go, java, ... Default: each file's extension."
+    )]
+    pub lang: Option<String>,
+    /// Tree-sitter node kind to match inside the pattern (ast-grep `--selector`).
+    #[serde(default)]
+    #[schemars(
+        description = "Tree-sitter node kind to match inside the pattern (as ast-grep --selector), e.g. call_expression."
+    )]
+    pub selector: Option<String>,
+    /// `cst`, `smart` (default), `ast`, `relaxed`, `signature`.
+    #[serde(default)]
+    #[schemars(
+        extend("enum" = ["cst", "smart", "ast", "relaxed", "signature"]),
+        description = "cst: every node; smart (default): skips unnamed nodes in the code; ast: named only; relaxed: also skips comments; signature: kinds only."
+    )]
+    pub strictness: Option<String>,
+    /// Include/exclude globs (`!` excludes), as ripgrep `-g`.
+    #[serde(default)]
+    #[schemars(
+        description = "Include/exclude globs as ripgrep -g (`!` excludes), e.g. [\"*.py\", \"!tests/**\"]."
+    )]
+    pub globs: Vec<String>,
+    /// Cap on files searched; reaching it is reported.
+    #[serde(default)]
+    #[schemars(
+        range(min = 1),
+        description = "Search at most this many files (in path order); reaching it is reported."
+    )]
+    pub max_files: Option<u64>,
+    /// Lines of context around each change in the diffs (default 3, at most
+    /// [`crate::request::MAX_CONTEXT_LINES`]).
+    #[serde(default)]
+    #[schemars(range(max = 10), description = "Context lines around each change in the diffs, 0 to 10 (default 3).")]
+    pub context_lines: Option<u64>,
+}
+
+/// How the walk treats ignore files and hidden files (CLI flags, as ripgrep's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WalkOptions {
+    /// Search hidden files and folders too.
+    pub hidden: bool,
+    /// Do not respect `.gitignore` / `.ignore` files.
+    pub no_ignore: bool,
+}
+
+/// Match strictness, as ast-grep's `--strictness`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Strictness {
+    /// Every node, including trivia, must match.
+    Cst,
+    /// Unnamed nodes in the code may be skipped (default).
+    #[default]
+    Smart,
+    /// Only named nodes are compared.
+    Ast,
+    /// Named nodes, ignoring comments.
+    Relaxed,
+    /// Named nodes' kinds only, ignoring text.
+    Signature,
+}
+
+impl Strictness {
+    /// Parses a strictness name.
+    pub fn parse(s: &str) -> Result<Self> {
+        Ok(match s.trim().to_ascii_lowercase().as_str() {
+            "cst" => Strictness::Cst,
+            "smart" => Strictness::Smart,
+            "ast" => Strictness::Ast,
+            "relaxed" => Strictness::Relaxed,
+            "signature" => Strictness::Signature,
+            _ => {
+                return Err(Error::bad(format!(
+                    "unknown strictness `{s}`; use one of: cst, smart, ast, relaxed, signature"
+                )));
+            }
+        })
+    }
+
+    /// The ast-grep-core value.
+    pub fn to_core(self) -> MatchStrictness {
+        match self {
+            Strictness::Cst => MatchStrictness::Cst,
+            Strictness::Smart => MatchStrictness::Smart,
+            Strictness::Ast => MatchStrictness::Ast,
+            Strictness::Relaxed => MatchStrictness::Relaxed,
+            Strictness::Signature => MatchStrictness::Signature,
+        }
+    }
+}
+
+/// A checked request. Everything in it has been validated except the patterns
+/// themselves, which are compiled per language (the `compile` module).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Request {
+    /// At least one op, no duplicate patterns.
+    pub ops: Vec<Op>,
+    /// Paths as given (relative to the working directory), each existing.
+    pub paths: Vec<String>,
+    /// Forced language, or `None` to infer per file.
+    #[serde(with = "opt_lang")]
+    pub lang: Option<SupportLang>,
+    /// Selector node kind.
+    pub selector: Option<String>,
+    /// Strictness.
+    pub strictness: Strictness,
+    /// Include/exclude globs.
+    pub globs: Vec<String>,
+    /// Cap on files searched.
+    pub max_files: Option<usize>,
+    /// Walk options.
+    pub walk: WalkOptions,
+    /// Files larger than this are skipped with a reason.
+    pub max_filesize: u64,
+    /// Parse every file, without the literal prefilter (to check the prefilter).
+    #[serde(default)]
+    pub no_prefilter: bool,
+    /// Per-op scopes, one per op, when the ops come from rule files (`scan`): each
+    /// op then has its own rule id, language, selector, strictness and globs.
+    /// Empty for an ad-hoc request, whose settings apply to every op.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<OpScope>,
+    /// The request's rules instead of ops (`rule`, `scan` of rule files): ast-grep
+    /// rule configs. `ops` is then empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule_set: Option<crate::request::ruleset::RuleSet>,
+    /// Rewrite matches nested inside a rewritten match in the same preview.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rewrite_nested: bool,
+    /// Write ast-grep's template output as is rather than the minimal rewrite
+    /// (docs/DESIGN.md section 2.5.9).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub verbatim: bool,
+    /// Lines of context around each change in the diffs ([`crate::request::CONTEXT`]
+    /// unless asked; stored only when it differs).
+    #[serde(default = "default_context", skip_serializing_if = "is_default_context")]
+    pub context_lines: usize,
+    /// The front end that made the request: its messages (compile errors, the
+    /// plan's warnings and diagnostics) name that front end's inputs
+    /// (docs/DESIGN.md §5.14). Not stored: a stored plan keeps its rendered
+    /// warnings.
+    #[serde(skip)]
+    pub front: crate::shared::message::Front,
+}
+
+/// Lines of context around each hunk, by default (`contextLines` / `-C` change it).
+pub const CONTEXT: usize = 3;
+
+/// Most lines of context a request may ask for (`contextLines`, `-C`): more
+/// makes every preview longer without showing anything an editor would not.
+pub const MAX_CONTEXT_LINES: usize = 10;
+
+/// Refuses a context above [`MAX_CONTEXT_LINES`], naming the limit and the
+/// field (`contextLines` in JSON, `-C` on the command line).
+pub fn check_context(lines: u64, field: &str) -> Result<usize> {
+    if lines > MAX_CONTEXT_LINES as u64 {
+        return Err(Error::bad(format!(
+            "{field} is {lines}; the limit is {MAX_CONTEXT_LINES} context lines: give 0 to {MAX_CONTEXT_LINES} (default {CONTEXT})"
+        )));
+    }
+    Ok(lines as usize)
+}
+
+fn default_context() -> usize {
+    crate::request::CONTEXT
+}
+
+fn is_default_context(n: &usize) -> bool {
+    *n == crate::request::CONTEXT
+}
+
+/// Where and how one op of a rule-file scan applies.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpScope {
+    /// The rule the op comes from.
+    pub rule: String,
+    /// The only language the op is compiled for.
+    #[serde(with = "one_lang")]
+    pub lang: SupportLang,
+    /// Selector node kind.
+    pub selector: Option<String>,
+    /// Strictness.
+    pub strictness: Strictness,
+    /// Include/exclude globs, matched against the file's path (`!` excludes).
+    pub globs: Vec<String>,
+}
+
+mod one_lang {
+    use ast_grep_language::SupportLang;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &SupportLang, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(crate::request::lang::name(*v))
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<SupportLang, D::Error> {
+        String::deserialize(d)?.parse::<SupportLang>().map_err(serde::de::Error::custom)
+    }
+}
+
+impl Request {
+    /// The rule id of each op or rule, by index: a rule config's `id`, the rule
+    /// of a rule file's op, or `op-N`.
+    pub fn rule_names(&self) -> Vec<String> {
+        if let Some(set) = &self.rule_set {
+            return set.rules.iter().enumerate().map(|(i, r)| match crate::request::ruleset::id_of(r) {
+                "" => format!("rule-{i}"),
+                id => id.to_string(),
+            }).collect();
+        }
+        (0..self.ops.len()).map(|i| self.scopes.get(i).map_or_else(|| format!("op-{i}"), |s| s.rule.clone())).collect()
+    }
+
+    /// The severity of rule `i` (a rule config's, default `hint` as in ast-grep).
+    pub fn severity(&self, i: usize) -> String {
+        self.rule_set
+            .as_ref()
+            .and_then(|s| s.rules.get(i))
+            .and_then(|r| r.get("severity"))
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("hint")
+            .to_string()
+    }
+
+    /// The selector of op `i`.
+    pub fn selector(&self, i: usize) -> Option<&str> {
+        match self.scopes.get(i) {
+            Some(s) => s.selector.as_deref(),
+            None => self.selector.as_deref(),
+        }
+    }
+
+    /// The strictness of op `i`.
+    pub fn strictness(&self, i: usize) -> Strictness {
+        self.scopes.get(i).map(|s| s.strictness).unwrap_or(self.strictness)
+    }
+
+    /// True when op `i` is to be compiled for `lang`.
+    pub fn op_applies_to(&self, i: usize, lang: SupportLang) -> bool {
+        self.scopes.get(i).is_none_or(|s| s.lang == lang)
+    }
+
+    /// How many globs the request holds: its own, plus each rule's once (the ops
+    /// of one rule share its globs).
+    pub fn glob_count(&self) -> usize {
+        let mut rules: Vec<&str> = Vec::new();
+        let mut n = self.globs.len();
+        for s in &self.scopes {
+            if !rules.contains(&s.rule.as_str()) {
+                rules.push(&s.rule);
+                n += s.globs.len();
+            }
+        }
+        n
+    }
+
+    /// The limits of docs/DESIGN.md section 7 that a request must keep
+    /// ([`MAX_OPS`], [`MAX_OPS_BYTES`], [`MAX_GLOBS`] and the per-op ones of
+    /// [`check_op_limits`]). [`RawRequest::validate`] checks them on what a user
+    /// typed; `plan::build_with` checks them again on every request, which covers
+    /// the requests that rule files build (`rules::request`).
+    pub fn check_limits(&self) -> Result<()> {
+        let bytes: usize = self.ops.iter().map(|o| o.pat.len() + o.out.len()).sum();
+        check_totals(self.ops.len(), bytes, self.glob_count()).map_err(|(_, msg)| Error::bad(msg))?;
+        for (i, op) in self.ops.iter().enumerate() {
+            check_op_limits(i, op).map_err(|(_, msg)| Error::bad(msg))?;
+        }
+        Ok(())
+    }
+}
+
+mod opt_lang {
+    use ast_grep_language::SupportLang;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Option<SupportLang>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(l) => s.serialize_some(crate::request::lang::name(*l)),
+            None => s.serialize_none(),
+        }
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<SupportLang>, D::Error> {
+        let v: Option<String> = Option::deserialize(d)?;
+        v.map(|s| s.parse::<SupportLang>().map_err(serde::de::Error::custom)).transpose()
+    }
+}
+
+impl RawRequest {
+    /// Parses the JSON request (docs/DESIGN.md section 2.1). Unknown keys are refused.
+    pub fn from_json(text: &str) -> Result<Self> {
+        if text.len() > MAX_REQUEST_JSON_BYTES {
+            return Err(Error::bad(format!(
+                "the request JSON is too large: the limit is {MAX_REQUEST_JSON_BYTES} bytes per request; split the edit into several requests"
+            )));
+        }
+        serde_json::from_str(text).map_err(|e| {
+            Error::bad(format!(
+                "invalid request JSON: {e}. Expected an object like {{\"ops\":[{{\"pat\":\"foo($A)\",\"out\":\"bar($A)\"}}],\"paths\":[\"src\"]}}"
+            ))
+        })
+    }
+
+    /// Stage two: check every field, resolve `paths` against `cwd`. Messages
+    /// speak of the CLI's flags (see [`RawRequest::validate_for`]).
+    pub fn validate(self, cwd: &Path, walk: WalkOptions, max_filesize: u64) -> Result<Request> {
+        self.validate_for(crate::shared::message::Front::Cli, cwd, walk, max_filesize)
+    }
+
+    /// [`RawRequest::validate`] for the front end `front`: its messages, and those
+    /// of the run of the request, name that front end's inputs.
+    pub fn validate_for(self, front: crate::shared::message::Front, cwd: &Path, walk: WalkOptions, max_filesize: u64) -> Result<Request> {
+        if let Some(rule) = &self.rule {
+            if !self.ops.is_empty() {
+                return Err(Error::bad("give either `ops` or `rule`, not both: a rule config carries its own pattern and fix"));
+            }
+            if self.selector.is_some() || self.strictness.is_some() {
+                return Err(Error::bad(
+                    "`selector` and `strictness` apply to `ops` only: inside a rule, write `pattern: {context: ..., selector: KIND, strictness: ...}`",
+                ));
+            }
+            let lang = self.lang.as_deref().map(|l| lang::parse_lang_for(l, front)).transpose()?;
+            let rules = crate::request::ruleset::parse_input(rule, lang, front)?;
+            let set = crate::request::ruleset::RuleSet { rules, utils: Vec::new(), base: None, language_globs: Vec::new() };
+            let ops_req = RawRequest { rule: None, ops: vec![Op { pat: "x".into(), out: String::new() }], ..self };
+            let mut req = ops_req.validate_for(front, cwd, walk, max_filesize)?;
+            req.ops.clear();
+            req.rule_set = Some(set);
+            return Ok(req);
+        }
+        if self.ops.is_empty() {
+            let how = match front {
+                crate::shared::message::Front::Cli => "`-p PAT -r REW`, or `ops: [{\"pat\": ..., \"out\": ...}]`",
+                crate::shared::message::Front::Mcp => "`ops: [{\"pat\": ..., \"out\": ...}]`",
+            };
+            return Err(Error::bad(format!("no ops given: pass at least one pattern and rewrite ({how}), or a `rule`")));
+        }
+        // The counts first (what follows costs time per op), then each op, then
+        // the bytes of all ops, so that one op too large is named as such.
+        check_totals(self.ops.len(), 0, self.globs.len()).map_err(|(_, msg)| Error::bad(msg))?;
+        let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for (i, op) in self.ops.iter().enumerate() {
+            if op.pat.trim().is_empty() {
+                return Err(Error::bad(format!(
+                    "ops[{i}].pat is empty: give an ast-grep pattern such as `foo($A)`"
+                )));
+            }
+            check_op_limits(i, op).map_err(|(_, msg)| Error::bad(msg))?;
+            if let Some(j) = seen.insert(&op.pat, i) {
+                return Err(Error::bad(format!(
+                    "ops[{i}] repeats the pattern of ops[{j}] (`{}`): give each pattern once",
+                    op.pat
+                )));
+            }
+        }
+        let bytes: usize = self.ops.iter().map(|o| o.pat.len() + o.out.len()).sum();
+        check_totals(self.ops.len(), bytes, self.globs.len()).map_err(|(_, msg)| Error::bad(msg))?;
+        let paths = if self.paths.is_empty() { vec![".".to_string()] } else { self.paths };
+        for p in &paths {
+            if p.trim().is_empty() {
+                return Err(Error::bad("a path is empty: give a file or directory, or omit paths to search `.`"));
+            }
+            let full = cwd.join(p);
+            if std::fs::symlink_metadata(&full).is_err() {
+                return Err(Error::bad(path_not_found(p, cwd, front)));
+            }
+        }
+        let lang = self.lang.as_deref().map(|l| lang::parse_lang_for(l, front)).transpose()?;
+        let strictness = match self.strictness.as_deref() {
+            Some(s) => Strictness::parse(s)?,
+            None => Strictness::Smart,
+        };
+        let selector = match self.selector {
+            Some(s) if s.trim().is_empty() => {
+                return Err(Error::bad("selector is empty: give a tree-sitter node kind such as `call_expression`, or omit it"));
+            }
+            other => other,
+        };
+        for g in &self.globs {
+            if g.trim().is_empty() || g.trim() == "!" {
+                return Err(Error::bad("a glob is empty: give a glob such as `*.py` or `!tests/**`"));
+            }
+        }
+        let max_files = match self.max_files {
+            Some(0) => return Err(Error::bad("maxFiles must be at least 1 (omit it for no cap)")),
+            Some(n) => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+            None => None,
+        };
+        Ok(Request {
+            ops: self.ops,
+            paths,
+            lang,
+            selector,
+            strictness,
+            globs: self.globs,
+            max_files,
+            walk,
+            max_filesize,
+            no_prefilter: false,
+            scopes: Vec::new(),
+            rule_set: None,
+            rewrite_nested: self.rewrite_nested.unwrap_or(false),
+            verbatim: self.verbatim.unwrap_or(false),
+            context_lines: crate::request::check_context(self.context_lines.unwrap_or(crate::request::CONTEXT as u64), "contextLines")?,
+            front,
+        })
+    }
+}
+
+/// The message for a path that does not exist: for one holding a glob
+/// character, that paths are files and folders and where the glob goes.
+fn path_not_found(p: &str, cwd: &Path, front: Front) -> String {
+    let base = format!("path not found: {p} (relative to {})", cwd.display());
+    if !p.contains(['*', '?', '[', '{']) {
+        return format!("{base}; check the spelling or give an existing file or directory");
+    }
+    let (paths, globs) = (front.name(Name::Input(Input::Paths)), front.name(Name::Set(Input::Globs, p)));
+    match front {
+        Front::Cli => format!(
+            "{base}: paths are files and folders, and the shell did not expand this glob; give it as a glob instead: {globs} (globs are matched from the working directory)"
+        ),
+        Front::Mcp => format!(
+            "{base}: {paths} holds files and folders, not globs; give the glob in `globs` instead: {globs} (globs are matched from the root)"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(json: &str) -> RawRequest {
+        RawRequest::from_json(json).unwrap()
+    }
+
+    #[test]
+    fn unknown_keys_are_refused() {
+        let e = RawRequest::from_json(r#"{"ops":[],"bogus":1}"#).unwrap_err().to_string();
+        assert!(e.contains("unknown field `bogus`"), "{e}");
+    }
+
+    #[test]
+    fn empty_ops_duplicate_patterns_and_zero_cap_are_bad_input() {
+        let cwd = std::env::current_dir().unwrap();
+        let v = |j: &str| raw(j).validate(&cwd, WalkOptions::default(), 1).unwrap_err().to_string();
+        assert!(v(r#"{"ops":[]}"#).contains("no ops given"));
+        assert!(v(r#"{"ops":[{"pat":"a","out":"b"},{"pat":"a","out":"c"}]}"#).contains("repeats the pattern"));
+        assert!(v(r#"{"ops":[{"pat":"a","out":"b"}],"maxFiles":0}"#).contains("maxFiles"));
+        assert!(v(r#"{"ops":[{"pat":"a","out":"b"}],"paths":["nope/nope"]}"#).contains("path not found: nope/nope"));
+        assert!(v(r#"{"ops":[{"pat":"a","out":"b"}],"strictness":"loose"}"#).contains("unknown strictness"));
+    }
+
+    #[test]
+    fn request_round_trips_through_json() {
+        let cwd = std::env::current_dir().unwrap();
+        let r = raw(r#"{"ops":[{"pat":"a","out":"b"}],"lang":"py"}"#)
+            .validate(&cwd, WalkOptions::default(), 5)
+            .unwrap();
+        let back: Request = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+        assert_eq!(r, back);
+        assert_eq!(r.paths, vec!["."]);
+    }
+}

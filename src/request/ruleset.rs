@@ -1,0 +1,535 @@
+//! ast-grep rule configs as ast-edit's rule type (docs/RULES.md): the `rule` of a
+//! request (a YAML string, a JSON object or an array of them) read into rule
+//! configs, each compiled with `ast_grep_config::RuleConfig::try_from` for its
+//! language, with what the engine needs beside it: the literal prefilter derived
+//! from the parts of the rule that must match, whether matching compares code
+//! (a metavariable used twice), and the `files`/`ignores` globs.
+//!
+//! A request's ops (`pat` -> `out`) become rule configs too
+//! ([`op_rule`]), so every edit runs through one matching and fixing path.
+
+use std::path::{Path, PathBuf};
+
+use ast_grep_config::{GlobalRules, RuleConfig, SerializableGlobalRule, SerializableRuleConfig};
+use ast_grep_language::SupportLang;
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::shared::error::{Error, Result};
+use crate::request::lang;
+use crate::shared::message::Front;
+use crate::request::{bracket_depth, Strictness, MAX_NESTING, MAX_OPS, MAX_OPS_BYTES, MAX_PATTERN_BYTES};
+
+/// The rules of a request: rule configs and the global utilities they may call
+/// (`matches: util-id`), as JSON.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RuleSet {
+    /// Rule configs as ast-grep reads them, each with its `language`.
+    pub rules: Vec<Value>,
+    /// Global utility rules (an sgconfig project's `utilDirs`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub utils: Vec<Value>,
+    /// The folder that the rules' `files`/`ignores` globs are relative to (the
+    /// project's folder, or the rule file's); `None`: the working directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<PathBuf>,
+    /// A project's `languageGlobs`: files matching a language's globs are read as
+    /// that language, before their extension is looked at (as ast-grep does).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub language_globs: Vec<(String, Vec<String>)>,
+}
+
+/// `languageGlobs` compiled: the language a file is read as, when a glob says.
+#[derive(Clone, Debug, Default)]
+pub struct LanguageGlobs(Vec<(SupportLang, GlobSet)>);
+
+impl LanguageGlobs {
+    /// Compiles `(language, globs)` pairs.
+    pub fn of(list: &[(String, Vec<String>)]) -> Result<LanguageGlobs> {
+        let mut out = Vec::new();
+        for (name, globs) in list {
+            let lang = lang::parse_lang(name)?;
+            let mut b = GlobSetBuilder::new();
+            for g in globs {
+                b.add(GlobBuilder::new(g).build().map_err(|e| Error::bad(format!("languageGlobs.{name}: invalid glob `{g}`: {e}")))?);
+            }
+            out.push((lang, b.build().map_err(|e| Error::bad(format!("languageGlobs.{name}: {e}")))?));
+        }
+        Ok(LanguageGlobs(out))
+    }
+
+    /// The language the globs give the file at `path` (matched on its name and
+    /// on the whole path), if any.
+    pub fn lang_of(&self, path: &Path) -> Option<SupportLang> {
+        let name = path.file_name().map(Path::new);
+        self.0.iter().find(|(_, set)| set.is_match(path) || name.is_some_and(|n| set.is_match(n))).map(|(l, _)| *l)
+    }
+}
+
+/// The message of `e` with every cause under it, as `a: b: c`. ast-grep-config's
+/// errors say "Fail to parse yaml as Rule." at the top and the reason below.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut at = e.source();
+    while let Some(s) = at {
+        let text = s.to_string();
+        if !parts.iter().any(|p| p.contains(text.trim())) {
+            parts.push(text);
+        }
+        at = s.source();
+    }
+    parts.join(": ")
+}
+
+/// Reads the `rule` of a request: a YAML string (one or more documents), a JSON
+/// object, or an array of objects. `lang` fills a rule's missing `language`; a
+/// rule naming another language is refused.
+pub fn parse_input(input: &Value, lang: Option<SupportLang>, front: Front) -> Result<Vec<Value>> {
+    let docs: Vec<Value> = match input {
+        Value::String(yaml) => {
+            if yaml.len() > MAX_OPS_BYTES {
+                return Err(Error::bad(format!(
+                    "`rule` is {} bytes; the limit is {MAX_OPS_BYTES} bytes of rules per request: split the edit",
+                    yaml.len()
+                )));
+            }
+            ast_grep_config::from_multiple::<Value>(yaml)
+                .map_err(|e| Error::bad(format!("`rule` is not valid YAML: {}", error_chain(&e))))?
+        }
+        Value::Object(_) => vec![input.clone()],
+        Value::Array(items) => items.clone(),
+        _ => return Err(Error::bad("`rule` must be a YAML string, a rule object or an array of rule objects")),
+    };
+    if docs.is_empty() {
+        return Err(Error::bad("`rule` holds no rule: give at least one rule config with `rule` and `fix`"));
+    }
+    if docs.len() > MAX_OPS {
+        return Err(Error::bad(format!("`rule` holds {} rules; the limit is {MAX_OPS} per request", docs.len())));
+    }
+    let bytes: usize = docs.iter().map(|d| d.to_string().len()).sum();
+    if bytes > MAX_OPS_BYTES {
+        return Err(Error::bad(format!(
+            "`rule` holds {bytes} bytes of rules; the limit is {MAX_OPS_BYTES} bytes per request: split the edit"
+        )));
+    }
+    docs.into_iter().enumerate().map(|(i, d)| fill_language(i, d, lang, front)).collect()
+}
+
+/// One rule of [`parse_input`] with its `language` set, or why not.
+fn fill_language(i: usize, doc: Value, lang: Option<SupportLang>, front: Front) -> Result<Value> {
+    let Value::Object(mut map) = doc else {
+        return Err(Error::bad(format!("rule {i} of `rule` is not an object: give a rule config such as {{id: x, language: python, rule: {{pattern: 'print($A)'}}, fix: 'log($A)'}}")));
+    };
+    let name = rule_name(i, &map);
+    match (map.get("language"), lang) {
+        (None, Some(l)) => {
+            map.insert("language".into(), Value::String(lang::name(l).into()));
+        }
+        (None, None) => {
+            return Err(Error::bad(format!(
+                "{name} has no `language`: add one (`language: python`) or give the request's `lang`"
+            )));
+        }
+        (Some(Value::String(s)), given) => {
+            let own = lang::parse_lang_for(s, front).map_err(|e| Error::bad(format!("{name}: {e}")))?;
+            if let Some(l) = given.filter(|l| *l != own) {
+                return Err(Error::bad(format!(
+                    "{name} has `language: {s}` but the request's `lang` is {}: drop one of them",
+                    lang::name(l)
+                )));
+            }
+            map.insert("language".into(), Value::String(lang::name(own).into()));
+        }
+        (Some(other), _) => return Err(Error::bad(format!("{name}: `language` must be a string, not {other}"))),
+    }
+    check_strings(&name, &Value::Object(map.clone()), 0)?;
+    Ok(Value::Object(map))
+}
+
+/// `rule `id`` or `rule N` for messages.
+fn rule_name(i: usize, map: &Map<String, Value>) -> String {
+    match map.get("id").and_then(Value::as_str) {
+        Some(id) if !id.is_empty() => format!("rule `{id}`"),
+        _ => format!("rule {i}"),
+    }
+}
+
+/// The request limits of a pattern apply to every string of a rule (a pattern,
+/// a fix, a regex): at most [`MAX_PATTERN_BYTES`] bytes, bracket nesting at most
+/// [`MAX_NESTING`]; the rule itself at most [`MAX_NESTING`] levels of objects.
+fn check_strings(name: &str, v: &Value, depth: usize) -> Result<()> {
+    if depth > MAX_NESTING {
+        return Err(Error::bad(format!("{name} is nested more than {MAX_NESTING} levels deep; the limit is {MAX_NESTING}")));
+    }
+    match v {
+        Value::String(s) if s.len() > MAX_PATTERN_BYTES => Err(Error::bad(format!(
+            "{name} holds a string of {} bytes; the limit is {MAX_PATTERN_BYTES} bytes per pattern or fix",
+            s.len()
+        ))),
+        Value::String(s) if bracket_depth(s) > MAX_NESTING => Err(Error::bad(format!(
+            "{name} holds a pattern nested {} brackets deep; the limit is {MAX_NESTING}",
+            bracket_depth(s)
+        ))),
+        Value::Array(a) => a.iter().try_for_each(|x| check_strings(name, x, depth + 1)),
+        Value::Object(m) => m.values().try_for_each(|x| check_strings(name, x, depth + 1)),
+        _ => Ok(()),
+    }
+}
+
+/// The language of a rule config (set by [`parse_input`] or a project loader).
+pub fn language_of(rule: &Value) -> Option<SupportLang> {
+    rule.get("language").and_then(Value::as_str).and_then(|s| lang::parse_lang(s).ok())
+}
+
+/// The id of a rule config (empty when it has none).
+pub fn id_of(rule: &Value) -> &str {
+    rule.get("id").and_then(Value::as_str).unwrap_or("")
+}
+
+/// The global utilities, registered for every rule.
+pub fn globals(utils: &[Value]) -> Result<GlobalRules> {
+    if utils.is_empty() {
+        return Ok(GlobalRules::default());
+    }
+    let parsed: Vec<SerializableGlobalRule<SupportLang>> = utils
+        .iter()
+        .map(|u| serde_json::from_value(u.clone()).map_err(|e| Error::bad(format!("utility rule `{}`: {e}", id_of(u)))))
+        .collect::<Result<_>>()?;
+    ast_grep_config::DeserializeEnv::<SupportLang>::parse_global_utils(parsed)
+        .map_err(|e| Error::bad(format!("utility rules: {}", error_chain(&e))))
+}
+
+/// Compiles one rule config; the error is the whole cause chain.
+pub fn build(rule: &Value, globals: &GlobalRules) -> std::result::Result<RuleConfig<SupportLang>, String> {
+    let ser: SerializableRuleConfig<SupportLang> = serde_json::from_value(rule.clone()).map_err(|e| e.to_string())?;
+    RuleConfig::try_from(ser, globals).map_err(|e| error_chain(&e))
+}
+
+/// The rule config of op `pat` -> `out` for `lang`, with an optional selector and
+/// strictness: `{"id", "language", "rule": {"pattern"}, "fix"}`.
+pub fn op_rule(id: &str, lang: SupportLang, pat: &str, out: &str, selector: Option<&str>, strictness: Strictness) -> Value {
+    let pattern = if selector.is_none() && strictness == Strictness::Smart {
+        Value::String(pat.into())
+    } else {
+        let mut p = Map::new();
+        p.insert("context".into(), Value::String(pat.into()));
+        if let Some(s) = selector {
+            p.insert("selector".into(), Value::String(s.into()));
+        }
+        if strictness != Strictness::Smart {
+            p.insert("strictness".into(), serde_json::to_value(strictness).expect("a name"));
+        }
+        Value::Object(p)
+    };
+    serde_json::json!({"id": id, "language": lang::name(lang), "rule": {"pattern": pattern}, "fix": out})
+}
+
+/// Every `pattern` of a rule as `(pattern, selector, strictness)`, with whether it
+/// must match for the rule to match: under `rule`, `all`, and the `rule` part of
+/// `inside`/`has`/`follows`/`precedes` (never their `stopBy`); not under `any`,
+/// `not`, `matches` or `constraints`, nor in `utils`.
+pub fn patterns(rule: &Value) -> Vec<(PatternRef<'_>, Need)> {
+    let mut out = Vec::new();
+    if let Some(r) = rule.get("rule") {
+        walk_patterns(r, Need::InNode, &mut out);
+    }
+    for key in ["constraints", "utils"] {
+        if let Some(Value::Object(m)) = rule.get(key) {
+            for v in m.values() {
+                walk_patterns(v, Need::No, &mut out);
+            }
+        }
+    }
+    out
+}
+
+/// Where a pattern of a rule must match for the rule to match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Need {
+    /// On the matched node or inside it (`rule`, `all`, `has`).
+    InNode,
+    /// Somewhere in the file (`inside`, `follows`, `precedes`).
+    InFile,
+    /// Not necessarily anywhere (`any`, `not`, `stopBy`, `constraints`, `utils`).
+    No,
+}
+
+/// A pattern inside a rule config.
+#[derive(Clone, Copy, Debug)]
+pub struct PatternRef<'a> {
+    /// The pattern text (the `context` of a contextual pattern).
+    pub text: &'a str,
+    /// Its selector.
+    pub selector: Option<&'a str>,
+    /// Its strictness.
+    pub strictness: Strictness,
+}
+
+fn walk_patterns<'a>(v: &'a Value, need: Need, out: &mut Vec<(PatternRef<'a>, Need)>) {
+    let Value::Object(m) = v else { return };
+    match m.get("pattern") {
+        Some(Value::String(s)) => out.push((PatternRef { text: s, selector: None, strictness: Strictness::Smart }, need)),
+        Some(Value::Object(p)) => {
+            if let Some(text) = p.get("context").and_then(Value::as_str) {
+                let strictness = p.get("strictness").and_then(Value::as_str).and_then(|s| Strictness::parse(s).ok());
+                out.push((
+                    PatternRef { text, selector: p.get("selector").and_then(Value::as_str), strictness: strictness.unwrap_or_default() },
+                    need,
+                ));
+            }
+        }
+        _ => {}
+    }
+    if let Some(Value::Array(all)) = m.get("all") {
+        all.iter().for_each(|x| walk_patterns(x, need, out));
+    }
+    if let Some(Value::Array(any)) = m.get("any") {
+        any.iter().for_each(|x| walk_patterns(x, Need::No, out));
+    }
+    if let Some(not) = m.get("not") {
+        walk_patterns(not, Need::No, out);
+    }
+    for rel in ["inside", "has", "follows", "precedes"] {
+        if let Some(r) = m.get(rel) {
+            let inner = match (need, rel) {
+                (Need::No, _) => Need::No,
+                (Need::InNode, "has") => Need::InNode,
+                _ => Need::InFile,
+            };
+            walk_patterns(r, inner, out);
+            if let Some(stop) = r.get("stopBy") {
+                walk_patterns(stop, Need::No, out);
+            }
+        }
+    }
+}
+
+/// Most `matches` references followed when looking for repeated metavariables;
+/// past it (a deep or cyclic chain of utilities) the rule is taken to compare code.
+const MAX_UTIL_EXPANSIONS: usize = 64;
+
+/// True when matching the rule may compare two pieces of code by recursion over
+/// the code's tree: a metavariable named in two places, among every pattern of
+/// the config (rule, constraints, rewriters, expandStart/End) and of each utility
+/// it reaches through `matches`, whose captures share the rule's environment.
+/// The branches of an `any` are alternatives (ast-grep tries each on a copy of
+/// the captures), so a name shared by two branches compares nothing; what
+/// follows meets the names of every branch. A utility reached twice counts
+/// twice; a reference to a utility neither local nor in `globals` (the project's
+/// global utilities) counts as comparing, as does a chain longer than
+/// `MAX_UTIL_EXPANSIONS`. Only such rules pay for the depth check of
+/// docs/DESIGN.md §7 (a full walk of each file's tree).
+pub fn compares_code(rule: &Value, globals: &[Value]) -> bool {
+    let Value::Object(m) = rule else { return false };
+    let mut walk = Repeats { local: m.get("utils").and_then(Value::as_object), globals, expansions: 0 };
+    let mut names = Vec::new();
+    m.iter().filter(|(k, _)| k.as_str() != "utils").any(|(_, v)| walk.visit(v, &mut names))
+}
+
+/// The walk of [`compares_code`] (a rule config's nesting is bounded by the
+/// request's limits, and a chain of utilities by [`MAX_UTIL_EXPANSIONS`], so it
+/// may recurse).
+struct Repeats<'a> {
+    local: Option<&'a Map<String, Value>>,
+    globals: &'a [Value],
+    expansions: usize,
+}
+
+impl<'a> Repeats<'a> {
+    /// Adds the names `v` captures to `names`; true at the first repeat.
+    fn visit(&mut self, v: &'a Value, names: &mut Vec<String>) -> bool {
+        match v {
+            Value::Array(a) => a.iter().any(|x| self.visit(x, names)),
+            Value::Object(m) => m.iter().any(|(k, x)| match (k.as_str(), x) {
+                ("pattern", Value::String(p)) => Self::add(p, names),
+                ("pattern", Value::Object(p)) => p.get("context").and_then(Value::as_str).is_some_and(|c| Self::add(c, names)),
+                ("matches", Value::String(name)) => self.util(name).is_none_or(|u| self.visit(u, names)),
+                ("any", Value::Array(branches)) => self.alternatives(branches, names),
+                _ => self.visit(x, names),
+            }),
+            _ => false,
+        }
+    }
+
+    /// The branches of an `any`, each from `names` as they are; afterwards
+    /// `names` holds every branch's names.
+    fn alternatives(&mut self, branches: &'a [Value], names: &mut Vec<String>) -> bool {
+        let mut after = names.clone();
+        for b in branches {
+            let mut own = names.clone();
+            if self.visit(b, &mut own) {
+                return true;
+            }
+            after.extend(own.into_iter().skip(names.len()));
+        }
+        *names = after;
+        false
+    }
+
+    /// Adds the names of pattern `p`; true if one was there already.
+    fn add(p: &str, names: &mut Vec<String>) -> bool {
+        metavariables(p).into_iter().any(|name| {
+            let seen = names.contains(&name);
+            names.push(name);
+            seen
+        })
+    }
+
+    /// The utility `name` refers to, or `None` (taken to compare) when unknown
+    /// or past [`MAX_UTIL_EXPANSIONS`].
+    fn util(&mut self, name: &str) -> Option<&'a Value> {
+        self.expansions += 1;
+        if self.expansions > MAX_UTIL_EXPANSIONS {
+            return None;
+        }
+        let (local, globals) = (self.local, self.globals);
+        local.and_then(|m| m.get(name)).or_else(|| globals.iter().find(|g| id_of(g) == name).and_then(|g| g.get("rule")))
+    }
+}
+
+/// The capturing metavariable names in a pattern (`$A`, `$$$ARGS`; not `$_`).
+fn metavariables(pat: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let b = pat.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'$' {
+            i += 1;
+            continue;
+        }
+        while i < b.len() && b[i] == b'$' {
+            i += 1;
+        }
+        let start = i;
+        while i < b.len() && (b[i].is_ascii_uppercase() || b[i].is_ascii_digit() || b[i] == b'_') {
+            i += 1;
+        }
+        let name = &pat[start..i];
+        if !name.is_empty() && !name.starts_with('_') {
+            out.push(name.to_string());
+        }
+    }
+    out
+}
+
+/// A rule's `files` and `ignores` globs, matched against a file's path relative
+/// to the rule set's base folder (the path as given when the file is outside it),
+/// as `ast-grep scan` matches them.
+#[derive(Clone, Debug, Default)]
+pub struct FileGlobs {
+    files: Option<GlobSet>,
+    ignores: Option<GlobSet>,
+}
+
+impl FileGlobs {
+    /// The globs of `rule` (none when it has neither key).
+    pub fn of(rule: &Value) -> Result<FileGlobs> {
+        let set = |key: &str| -> Result<Option<GlobSet>> {
+            let Some(list) = rule.get(key).filter(|v| !v.is_null()) else { return Ok(None) };
+            let Value::Array(items) = list else {
+                return Err(Error::bad(format!("rule `{}`: `{key}` must be a list of globs", id_of(rule))));
+            };
+            let mut b = GlobSetBuilder::new();
+            for item in items {
+                let (glob, ci) = match item {
+                    Value::String(s) => (s.as_str(), false),
+                    Value::Object(m) => (
+                        m.get("glob").and_then(Value::as_str).unwrap_or(""),
+                        m.get("caseInsensitive").and_then(Value::as_bool).unwrap_or(false),
+                    ),
+                    _ => ("", false),
+                };
+                let g = GlobBuilder::new(glob)
+                    .case_insensitive(ci)
+                    .build()
+                    .map_err(|e| Error::bad(format!("rule `{}`: invalid glob in `{key}`: {e}", id_of(rule))))?;
+                b.add(g);
+            }
+            b.build().map(Some).map_err(|e| Error::bad(format!("rule `{}`: `{key}`: {e}", id_of(rule))))
+        };
+        Ok(FileGlobs { files: set("files")?, ignores: set("ignores")? })
+    }
+
+    /// True when the rule applies to the file at `rel` (relative to the base).
+    pub fn allows(&self, rel: &Path) -> bool {
+        if self.ignores.as_ref().is_some_and(|g| g.is_match(rel)) {
+            return false;
+        }
+        self.files.as_ref().is_none_or(|g| g.is_match(rel))
+    }
+
+    /// True when the rule has neither `files` nor `ignores`.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_none() && self.ignores.is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn yaml_json_and_arrays_are_read_and_language_is_filled() {
+        let y = Value::String("id: a\nrule: {pattern: print($A)}\nfix: log($A)\n---\nid: b\nlanguage: py\nrule: {kind: call}\n".into());
+        let rules = parse_input(&y, Some(SupportLang::Python), Front::Cli).unwrap();
+        assert_eq!(rules.len(), 2);
+        assert_eq!(rules[0]["language"], "python");
+        assert_eq!(rules[1]["language"], "python");
+        let e = parse_input(&json!({"id": "x", "language": "rust", "rule": {"kind": "a"}}), Some(SupportLang::Python), Front::Cli).unwrap_err();
+        assert!(e.to_string().contains("`language: rust` but the request's `lang` is python"), "{e}");
+        let e = parse_input(&json!([{"id": "x", "rule": {"kind": "a"}}]), None, Front::Cli).unwrap_err();
+        assert!(e.to_string().contains("rule `x` has no `language`"), "{e}");
+    }
+
+    #[test]
+    fn build_errors_carry_the_real_cause() {
+        let globs = LanguageGlobs::of(&[("python".into(), vec!["*.pyi".into()])]).unwrap();
+        assert_eq!(globs.lang_of(Path::new("/a/b/x.pyi")), Some(SupportLang::Python));
+        assert_eq!(globs.lang_of(Path::new("/a/b/x.rs")), None);
+        let r = parse_input(&json!({"id": "x", "language": "python", "rule": {"pattern": "f($A)"}, "fix": "g($B)"}), None, Front::Cli).unwrap();
+        let e = build(&r[0], &GlobalRules::default()).err().unwrap();
+        assert!(e.contains("Undefined meta var `B` used in `fix`"), "{e}");
+    }
+
+    #[test]
+    fn required_patterns_skip_any_not_and_stop_by() {
+        let r = json!({"rule": {"pattern": "a($X)", "all": [{"pattern": "b"}], "any": [{"pattern": "c"}],
+            "not": {"pattern": "d"}, "inside": {"pattern": "e", "stopBy": {"pattern": "f"}}}});
+        let got: Vec<(&str, Need)> = patterns(&r).into_iter().map(|(p, need)| (p.text, need)).collect();
+        use Need::*;
+        assert_eq!(got, vec![("a($X)", InNode), ("b", InNode), ("c", No), ("d", No), ("e", InFile), ("f", No)]);
+        assert!(!compares_code(&r, &[]));
+        assert!(compares_code(&json!({"rule": {"pattern": "$A == $A"}}), &[]));
+        assert!(compares_code(&json!({"rule": {"pattern": "f($A)", "has": {"pattern": "$A"}}}), &[]));
+        assert_eq!(metavariables("$$$ARGS + $_ + $B1"), vec!["ARGS", "B1"]);
+    }
+
+    #[test]
+    fn compares_code_follows_matches_into_utilities() {
+        let globals = [json!({"id": "g", "language": "rust", "rule": {"pattern": "g($A)"}}),
+                       json!({"id": "plain", "language": "rust", "rule": {"kind": "mod_item", "has": {"regex": "^tests$"}}})];
+        // A utility without captures, reached from a rule with one: no comparison.
+        assert!(!compares_code(&json!({"rule": {"pattern": "$X.unwrap()", "not": {"inside": {"matches": "plain", "stopBy": "end"}}}}), &globals));
+        // The utility's `$A` meets the rule's `$A`: they are compared.
+        assert!(compares_code(&json!({"rule": {"pattern": "f($A)", "has": {"matches": "g"}}}), &globals));
+        // Reached twice, its `$A` is compared with itself.
+        assert!(compares_code(&json!({"rule": {"all": [{"matches": "g"}, {"has": {"matches": "g"}}]}}), &globals));
+        // Local utilities are followed as well, and chains of them.
+        let local = json!({"rule": {"pattern": "f($A)", "has": {"matches": "l1"}},
+                           "utils": {"l1": {"any": [{"matches": "l2"}]}, "l2": {"pattern": "h($A)"}}});
+        assert!(compares_code(&local, &[]));
+        // A constraint that repeats a capture compares too, as does a pattern under nthChild.
+        assert!(compares_code(&json!({"rule": {"pattern": "f($A, $B)"}, "constraints": {"B": {"has": {"pattern": "$A"}}}}), &[]));
+        assert!(compares_code(&json!({"rule": {"pattern": "f($A)", "nthChild": {"position": 1, "ofRule": {"pattern": "$A"}}}}), &[]));
+        // The branches of an `any` are alternatives; what follows meets each branch's names.
+        assert!(!compares_code(&json!({"rule": {"any": [{"pattern": "$X.len() == 0"}, {"pattern": "0 == $X.len()"}]}}), &[]));
+        assert!(compares_code(&json!({"rule": {"any": [{"pattern": "f($X)"}, {"pattern": "g($Y)"}], "has": {"pattern": "$Y"}}}), &[]));
+        assert!(compares_code(&json!({"rule": {"pattern": "h($X)", "any": [{"has": {"pattern": "$X"}}]}}), &[]));
+        // Unknown and cyclic references are taken to compare.
+        assert!(compares_code(&json!({"rule": {"matches": "nowhere"}}), &[]));
+        assert!(compares_code(&json!({"rule": {"matches": "c"}, "utils": {"c": {"matches": "c"}}}), &[]));
+    }
+}

@@ -1,0 +1,234 @@
+//! Finds the files a request searches: `ignore`'s parallel walker (`.gitignore` and
+//! `.ignore` respected even outside a git repository, hidden files skipped, symlinks
+//! not followed, unless the walk options say otherwise), the request's globs, and the
+//! language of each file. The result is sorted by path so every later stage is
+//! deterministic at any thread count.
+
+use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
+
+use ast_grep_language::SupportLang;
+use ignore::overrides::OverrideBuilder;
+use ignore::{WalkBuilder, WalkState};
+
+use crate::shared::error::{Error, Result};
+use crate::request::lang;
+use crate::request::read::Skipped;
+use crate::shared::quote;
+use crate::request::Request;
+
+/// A file to search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    /// Path used to read the file (absolute).
+    pub path: PathBuf,
+    /// Path shown to users: relative to the working directory, valid UTF-8 (see
+    /// [`display_path`]); the exact name, quoted only when printed for people.
+    pub display: String,
+    /// Language the file is parsed as.
+    pub lang: SupportLang,
+    /// Size in bytes when walked (0 if unknown): the plan starts the largest files
+    /// first so no big file is left to run alone at the end.
+    pub size: u64,
+}
+
+/// The walk's result.
+#[derive(Debug, Default)]
+pub struct Walked {
+    /// Files to search, sorted by display path (the caller applies `maxFiles`).
+    pub files: Vec<Candidate>,
+    /// How many candidate files the walk found before the cap.
+    pub total: usize,
+    /// Problems met while walking (unreadable folders, broken ignore files).
+    pub errors: Vec<String>,
+    /// Files never read, with the reason, sorted by path: a path named explicitly
+    /// that is not a regular file (no language), a candidate whose name is not
+    /// valid UTF-8 (with the language it would have been searched as).
+    pub skipped: Vec<(Option<SupportLang>, Skipped)>,
+}
+
+impl Walked {
+    /// True when `maxFiles` cut the list.
+    pub fn limit_reached(&self) -> bool {
+        self.files.len() < self.total
+    }
+}
+
+/// Lexically normalises `p` (drops `.`, folds `..`) without touching the disk.
+pub fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// The path users see for `abs`: relative to `cwd` when inside it. On Windows the
+/// separators become `/`; elsewhere `\` is an ordinary character of a file name
+/// and stays, so `back\slash.py` and `back/slash.py` are two files (docs/DESIGN.md
+/// §2.2). `Err` holds the git-quoted form of a path that is not valid UTF-8
+/// (`"\377.py"`): JSON cannot carry it exactly, so such a file is skipped.
+pub fn display_path(abs: &Path, cwd: &Path) -> std::result::Result<String, String> {
+    let rel = abs.strip_prefix(cwd).unwrap_or(abs);
+    let Some(s) = rel.to_str() else { return Err(quoted_os(rel)) };
+    #[cfg(windows)]
+    let s = s.replace('\\', "/");
+    #[cfg(not(windows))]
+    let s = s.to_string();
+    Ok(if s.is_empty() { ".".to_string() } else { s })
+}
+
+/// The git-quoted form of a path that is not valid UTF-8: its bytes, every one
+/// from 0x80 as an octal escape.
+fn quoted_os(p: &Path) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        quote::quote_bytes(p.as_os_str().as_bytes())
+    }
+    #[cfg(not(unix))]
+    {
+        quote::quote_bytes(p.to_string_lossy().as_bytes())
+    }
+}
+
+/// The skip reason of a file whose path is not valid UTF-8 (docs/DESIGN.md §5.5).
+pub const NAME_NOT_UTF8: &str = "file name is not valid UTF-8; rename it to edit it";
+
+/// The skip reason of a path named explicitly that is not a regular file (a FIFO,
+/// a device, a socket, a symlink): reading a FIFO would wait for a writer and a
+/// device may never end, so such a path is never opened for reading.
+pub fn not_regular(ft: &std::fs::FileType) -> String {
+    #[cfg(unix)]
+    let kind = {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            "a FIFO"
+        } else if ft.is_char_device() {
+            "a character device"
+        } else if ft.is_block_device() {
+            "a block device"
+        } else if ft.is_socket() {
+            "a socket"
+        } else if ft.is_symlink() {
+            "a symbolic link; links are not followed: name the file it points to"
+        } else if ft.is_dir() {
+            "a folder"
+        } else {
+            "a special file"
+        }
+    };
+    #[cfg(not(unix))]
+    let kind = if ft.is_symlink() {
+        "a symbolic link; links are not followed: name the file it points to"
+    } else if ft.is_dir() {
+        "a folder"
+    } else {
+        "a special file"
+    };
+    format!("not a regular file ({kind})")
+}
+
+/// Walks the request's paths from `cwd`.
+pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
+    let cwd = normalize(cwd);
+    let roots: Vec<PathBuf> = req.paths.iter().map(|p| normalize(&cwd.join(p))).collect();
+    let mut builder = WalkBuilder::new(&roots[0]);
+    for r in &roots[1..] {
+        builder.add(r);
+    }
+    builder
+        .hidden(!req.walk.hidden)
+        .ignore(!req.walk.no_ignore)
+        .git_ignore(!req.walk.no_ignore)
+        .git_global(!req.walk.no_ignore)
+        .git_exclude(!req.walk.no_ignore)
+        .parents(!req.walk.no_ignore)
+        .require_git(false)
+        .follow_links(false)
+        .threads(rayon::current_num_threads().max(1));
+    if !req.globs.is_empty() {
+        let mut ob = OverrideBuilder::new(&cwd);
+        for g in &req.globs {
+            ob.add(g).map_err(|e| Error::bad(format!("invalid glob `{g}`: {e}")))?;
+        }
+        builder.overrides(ob.build().map_err(|e| Error::bad(format!("invalid globs: {e}")))?);
+    }
+    let found: Mutex<Vec<Candidate>> = Mutex::new(Vec::new());
+    let errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let skipped: Mutex<Vec<(Option<SupportLang>, Skipped)>> = Mutex::new(Vec::new());
+    let forced = req.lang;
+    let custom = crate::request::ruleset::LanguageGlobs::of(req.rule_set.as_ref().map_or(&[][..], |s| &s.language_globs[..]))?;
+    let custom = &custom;
+    builder.build_parallel().run(|| {
+        let found = &found;
+        let errors = &errors;
+        let skipped = &skipped;
+        let cwd = &cwd;
+        Box::new(move |entry| {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(err) => {
+                    errors.lock().unwrap().push(err.to_string());
+                    return WalkState::Continue;
+                }
+            };
+            let Some(ft) = entry.file_type() else { return WalkState::Continue };
+            let path = entry.path();
+            let explicit = entry.depth() == 0;
+            if !ft.is_file() {
+                // A folder is walked; anything else found inside one is not a
+                // candidate, but one named explicitly gets a reason, not silence.
+                if explicit && !ft.is_dir() {
+                    let s = match display_path(path, cwd) {
+                        Ok(display) => Skipped { path: display, reason: not_regular(&ft) },
+                        Err(q) => Skipped { path: q, reason: NAME_NOT_UTF8.to_string() },
+                    };
+                    skipped.lock().unwrap().push((None, s));
+                }
+                return WalkState::Continue;
+            }
+            let inferred = custom.lang_of(path).or_else(|| lang::infer(path));
+            let lang = match (forced, inferred) {
+                (Some(f), _) if explicit => Some(f),
+                (Some(f), Some(i)) if f == i => Some(f),
+                (Some(_), _) => None,
+                (None, i) => i,
+            };
+            if let Some(lang) = lang {
+                let abs = path.to_path_buf();
+                // Never a lossy name: U+FFFD would name another file (or none).
+                // (The absolute path is checked too: the store keeps it as a string.)
+                match display_path(&abs, cwd) {
+                    Ok(display) if abs.to_str().is_some() => {
+                        let size = entry.metadata().map_or(0, |m| m.len());
+                        found.lock().unwrap().push(Candidate { path: abs, display, lang, size });
+                    }
+                    shown => {
+                        let path = shown.err().unwrap_or_else(|| quoted_os(&abs));
+                        skipped.lock().unwrap().push((Some(lang), Skipped { path, reason: NAME_NOT_UTF8.to_string() }));
+                    }
+                }
+            }
+            WalkState::Continue
+        })
+    });
+    let mut files = found.into_inner().unwrap();
+    files.sort_by(|a, b| a.display.cmp(&b.display));
+    files.dedup_by(|a, b| a.path == b.path);
+    let total = files.len();
+    let mut errors = errors.into_inner().unwrap();
+    errors.sort();
+    let mut skipped = skipped.into_inner().unwrap();
+    skipped.sort_by(|a, b| a.1.path.cmp(&b.1.path));
+    skipped.dedup();
+    Ok(Walked { files, total, errors, skipped })
+}

@@ -1,0 +1,588 @@
+//! ast-grep projects: an `sgconfig.yml` and the rules, utilities and tests it
+//! names, loaded as ast-grep's CLI 0.51.1 loads them (docs/RULES.md, "Projects
+//! and rule tests"). The rule language itself is `ast-grep-config`'s; this module
+//! is the CLI side that the crate does not have: finding the config file, walking
+//! `ruleDirs` and `utilDirs`, default and duplicate rule ids, `severity: off`,
+//! `--filter`, and errors that carry the whole cause chain (the file, the rule,
+//! the YAML line and the real reason).
+//!
+//! Everything comes back as plain data: each rule as its JSON (checked once by
+//! building it with `RuleConfig::try_from` and the project's utilities), the
+//! utilities as JSON, the folder the rules' `files`/`ignores` globs are relative
+//! to, and the project's `languageGlobs`. What ast-edit cannot honour
+//! (`customLanguages`, `languageInjections`) is refused; other keys ast-grep
+//! does not know are ignored, as ast-grep ignores them, and listed as warnings.
+//!
+//! Ported in part from ast-grep's `crates/cli/src/config.rs` and
+//! `utils/rule_overwrite.rs` (0.51.1):
+//!
+//! MIT License. Copyright (c) 2022 Herrington Darkholme. Permission is hereby
+//! granted, free of charge, to any person obtaining a copy of this software and
+//! associated documentation files (the "Software"), to deal in the Software
+//! without restriction, including without limitation the rights to use, copy,
+//! modify, merge, publish, distribute, sublicense, and/or sell copies of the
+//! Software, and to permit persons to whom the Software is furnished to do so,
+//! subject to the following conditions: The above copyright notice and this
+//! permission notice shall be included in all copies or substantial portions of
+//! the Software. THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND,
+//! EXPRESS OR IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF
+//! MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO
+//! EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES
+//! OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE,
+//! ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER
+//! DEALINGS IN THE SOFTWARE.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use ast_grep_config::{
+    DeserializeEnv, GlobalRules, RuleConfig, SerializableGlobalRule, SerializableRuleConfig, Severity,
+};
+use ast_grep_language::SupportLang;
+use regex::Regex;
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::shared::error::{Error, Result};
+use crate::request::lang;
+
+/// The names of a project's config file, in the order they are looked for in
+/// each folder (as ast-grep).
+pub const CONFIG_FILE_NAMES: [&str; 2] = ["sgconfig.yml", "sgconfig.yaml"];
+
+/// The sgconfig keys ast-grep 0.51.1 reads that ast-edit does not need (other
+/// unknown keys get a warning; these are silently accepted).
+const QUIET_KEYS: &[&str] = &[];
+
+/// An `sgconfig.yml` as read: its folder and what it names, every path as
+/// written (relative to [`Project::dir`]).
+#[derive(Clone, Debug)]
+pub struct Project {
+    /// The config file (canonical).
+    pub config_file: PathBuf,
+    /// The project folder: the config file's canonical parent.
+    pub dir: PathBuf,
+    /// `ruleDirs`.
+    pub rule_dirs: Vec<PathBuf>,
+    /// `utilDirs`.
+    pub util_dirs: Vec<PathBuf>,
+    /// `testConfigs`.
+    pub test_configs: Vec<TestConfig>,
+    /// `languageGlobs`: extra file globs per language, checked.
+    pub language_globs: Vec<(SupportLang, Vec<String>)>,
+    /// `noIgnore`: the ignore files ast-grep disregards when it walks the
+    /// project's files (`hidden`, `dot`, `exclude`, `global`, `parent`, `vcs`).
+    pub no_ignore: Vec<String>,
+    /// `astEdit.checkDirs`: folders of ast-edit's whole-file checks.
+    pub check_dirs: Vec<PathBuf>,
+    /// Keys of the config that nothing reads (ignored, as ast-grep ignores them).
+    pub warnings: Vec<String>,
+}
+
+/// One entry of `testConfigs`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TestConfig {
+    /// The folder of the test files.
+    pub test_dir: PathBuf,
+    /// The folder of the snapshots, relative to `test_dir` (default `__snapshots__`).
+    pub snapshot_dir: Option<PathBuf>,
+}
+
+/// The config file as written.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawConfig {
+    #[serde(default)]
+    rule_dirs: Vec<PathBuf>,
+    test_configs: Option<Vec<TestConfig>>,
+    util_dirs: Option<Vec<PathBuf>>,
+    custom_languages: Option<Value>,
+    language_globs: Option<BTreeMap<String, Vec<String>>>,
+    language_injections: Option<Value>,
+    no_ignore: Option<Vec<NoIgnore>>,
+    ast_edit: Option<AstEditConfig>,
+    #[serde(flatten)]
+    other: BTreeMap<String, IgnoredAny>,
+}
+
+/// `astEdit:` in sgconfig.yml, ast-edit's own key (ast-grep ignores it).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct AstEditConfig {
+    #[serde(default)]
+    check_dirs: Vec<PathBuf>,
+}
+
+/// The values of `noIgnore` (ast-grep's `IgnoreFile`).
+#[derive(Deserialize, Clone, Copy, Debug)]
+#[serde(rename_all = "camelCase")]
+enum NoIgnore {
+    Hidden,
+    Dot,
+    Exclude,
+    Global,
+    Parent,
+    Vcs,
+}
+
+/// The config file that applies in `start`: `sgconfig.yml`, else
+/// `sgconfig.yaml`, in `start` or the nearest parent folder that has one.
+pub fn find_config(start: &Path) -> Option<PathBuf> {
+    start.ancestors().find_map(|dir| CONFIG_FILE_NAMES.iter().map(|n| dir.join(n)).find(|p| p.is_file()))
+}
+
+/// The project of `config` when given (`-c FILE`), else of the config file
+/// found from `start` ([`find_config`]); no config file is bad input.
+pub fn discover(start: &Path, config: Option<&Path>) -> Result<Project> {
+    match config {
+        Some(file) => Project::open(file),
+        None => match find_config(start) {
+            Some(file) => Project::open(&file),
+            None => Err(Error::bad(format!(
+                "no ast-grep project: neither {} nor {} is in {} or any parent folder; create one (docs/RULES.md) or name it with -c FILE",
+                CONFIG_FILE_NAMES[0],
+                CONFIG_FILE_NAMES[1],
+                start.display()
+            ))),
+        },
+    }
+}
+
+impl Project {
+    /// Reads the config file `file`.
+    pub fn open(file: &Path) -> Result<Project> {
+        let config_file = file.canonicalize().map_err(|e| Error::bad(format!("cannot read config file {}: {e}", file.display())))?;
+        let text = std::fs::read_to_string(&config_file)
+            .map_err(|e| Error::bad(format!("cannot read config file {}: {e}", file.display())))?;
+        let raw: RawConfig = ast_grep_config::from_str(&text)
+            .map_err(|e| Error::bad(format!("config file {}: {}", file.display(), yaml_error(&file.display().to_string(), &e))))?;
+        let dir = config_file.parent().expect("a file has a parent folder").to_path_buf();
+        let warnings = refuse_unsupported(&raw, file)?;
+        Ok(Project {
+            language_globs: language_globs(raw.language_globs.unwrap_or_default(), file)?,
+            config_file,
+            dir,
+            rule_dirs: raw.rule_dirs,
+            util_dirs: raw.util_dirs.unwrap_or_default(),
+            test_configs: raw.test_configs.unwrap_or_default(),
+            no_ignore: raw.no_ignore.unwrap_or_default().iter().map(|n| no_ignore_name(*n).to_string()).collect(),
+            check_dirs: raw.ast_edit.map(|a| a.check_dirs).unwrap_or_default(),
+            warnings,
+        })
+    }
+
+    /// `path` for messages: relative to the project folder when inside it.
+    pub fn show(&self, path: &Path) -> String {
+        path.strip_prefix(&self.dir).unwrap_or(path).display().to_string()
+    }
+
+    /// The global utilities of `utilDirs` (one rule per file), checked together.
+    pub fn load_utils(&self) -> Result<Utils> {
+        let mut utils = Vec::new();
+        let mut files: Vec<PathBuf> = Vec::new();
+        for path in yaml_files(&self.dir, &self.util_dirs, "utilDirs", self)? {
+            let text = read(&path, self)?;
+            let util: SerializableGlobalRule<SupportLang> = ast_grep_config::from_str(&text)
+                .map_err(|e| Error::bad(format!("utility file {}: {}", self.show(&path), yaml_error(&self.show(&path), &e))))?;
+            if let Some(i) = utils.iter().position(|u: &SerializableGlobalRule<SupportLang>| u.id == util.id) {
+                return Err(Error::bad(format!(
+                    "duplicate utility id `{}`: in {} and {}; give each utility a unique `id`",
+                    util.id,
+                    self.show(&files[i]),
+                    self.show(&path)
+                )));
+            }
+            files.push(path);
+            utils.push(util);
+        }
+        Utils::build(utils, files, self)
+    }
+
+    /// The project's rules: every YAML file of `ruleDirs`, with the utilities of
+    /// `utilDirs`; `filter` keeps the rules whose id it matches.
+    pub fn load_rules(&self, filter: Option<&Regex>) -> Result<LoadedRules> {
+        let utils = self.load_utils()?;
+        let mut rules = Vec::new();
+        for path in yaml_files(&self.dir, &self.rule_dirs, "ruleDirs", self)? {
+            let text = read(&path, self)?;
+            rules.extend(parse_rules(&text, &self.show(&path), Some(&path), &utils.globals)?);
+        }
+        check_duplicates(&rules, self)?;
+        let mut loaded = LoadedRules::new(rules, filter, utils, self.dir.clone())?;
+        loaded.language_globs = self.language_globs.clone();
+        loaded.warnings = self.warnings.clone();
+        Ok(loaded)
+    }
+}
+
+/// The refused keys, and a warning per key nothing reads.
+fn refuse_unsupported(raw: &RawConfig, file: &Path) -> Result<Vec<String>> {
+    let not_empty = |v: &Option<Value>| match v {
+        None | Some(Value::Null) => false,
+        Some(Value::Object(m)) => !m.is_empty(),
+        Some(Value::Array(a)) => !a.is_empty(),
+        Some(_) => true,
+    };
+    for (key, value) in [("customLanguages", &raw.custom_languages), ("languageInjections", &raw.language_injections)] {
+        if not_empty(value) {
+            return Err(Error::bad(format!(
+                "config file {}: `{key}` is not supported: ast-edit supports only its built-in languages (`ast-edit langs` lists them); remove `{key}` or use ast-grep for this project",
+                file.display()
+            )));
+        }
+    }
+    Ok(raw
+        .other
+        .keys()
+        .filter(|k| !QUIET_KEYS.contains(&k.as_str()))
+        .map(|k| format!("config file {}: unknown key `{k}` is ignored (as ast-grep ignores it)", file.display()))
+        .collect())
+}
+
+/// `languageGlobs` checked: known languages, globs that compile.
+fn language_globs(raw: BTreeMap<String, Vec<String>>, file: &Path) -> Result<Vec<(SupportLang, Vec<String>)>> {
+    let mut out: Vec<(SupportLang, Vec<String>)> = Vec::new();
+    for (name, globs) in raw {
+        let l = lang::parse_lang(&name)
+            .map_err(|e| Error::bad(format!("config file {}: `languageGlobs`: {e}", file.display())))?;
+        let mut b = ignore::types::TypesBuilder::new();
+        for g in &globs {
+            b.add(lang::name(l), g)
+                .and_then(|_| b.select(lang::name(l)).build().map(drop))
+                .map_err(|e| Error::bad(format!("config file {}: `languageGlobs` {name}: invalid glob `{g}`: {e}", file.display())))?;
+        }
+        match out.iter_mut().find(|(o, _)| *o == l) {
+            Some((_, have)) => have.extend(globs),
+            None => out.push((l, globs)),
+        }
+    }
+    Ok(out)
+}
+
+fn no_ignore_name(n: NoIgnore) -> &'static str {
+    match n {
+        NoIgnore::Hidden => "hidden",
+        NoIgnore::Dot => "dot",
+        NoIgnore::Exclude => "exclude",
+        NoIgnore::Global => "global",
+        NoIgnore::Parent => "parent",
+        NoIgnore::Vcs => "vcs",
+    }
+}
+
+/// The YAML files (`*.yml`, `*.yaml`) under `dirs`, walked as ast-grep walks
+/// rule and utility folders (hidden files and ignored files skipped, ignore
+/// files above the folder not read), in path order.
+fn yaml_files(base: &Path, dirs: &[PathBuf], key: &str, project: &Project) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for dir in dirs {
+        let root = base.join(dir);
+        if !root.is_dir() {
+            return Err(Error::bad(format!(
+                "config file {}: `{key}` names {}, which is not a folder: create it or fix `{key}`",
+                project.config_file.display(),
+                dir.display()
+            )));
+        }
+        let walker = ignore::WalkBuilder::new(&root)
+            .parents(false)
+            .types(ast_grep_language::config_file_type())
+            .sort_by_file_name(|a, b| a.cmp(b))
+            .build();
+        for entry in walker {
+            let entry = entry.map_err(|e| Error::bad(format!("cannot walk {}: {e}", project.show(&root))))?;
+            if entry.file_type().is_some_and(|t| t.is_file()) {
+                out.push(entry.into_path());
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn read(path: &Path, project: &Project) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|e| Error::bad(format!("cannot read {}: {e}", project.show(path))))
+}
+
+/// Global utility rules, as JSON and built.
+#[derive(Clone, Default)]
+pub struct Utils {
+    /// Each utility (`SerializableGlobalRule`) as JSON, `language` by its
+    /// canonical name.
+    pub json: Vec<Value>,
+    /// The file of each utility (empty when not from files).
+    pub files: Vec<PathBuf>,
+    globals: GlobalRules,
+}
+
+impl std::fmt::Debug for Utils {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Utils").field("json", &self.json).field("files", &self.files).finish_non_exhaustive()
+    }
+}
+
+impl Utils {
+    /// No utilities (a rule file or inline rules outside any project).
+    pub fn none() -> Utils {
+        Utils::default()
+    }
+
+    /// The registered utilities, for building rules that call them.
+    pub fn globals(&self) -> &GlobalRules {
+        &self.globals
+    }
+
+    /// Builds utilities from their JSON (as [`Utils::json`] holds them).
+    pub fn from_json(json: &[Value]) -> Result<Utils> {
+        let parsed = json
+            .iter()
+            .map(|u| serde_json::from_value(u.clone()).map_err(|e| Error::bad(format!("utility rule: {e}"))))
+            .collect::<Result<Vec<SerializableGlobalRule<SupportLang>>>>()?;
+        let globals = DeserializeEnv::<SupportLang>::parse_global_utils(parsed)
+            .map_err(|e| Error::bad(format!("utility rules: {}", error_chain(&e))))?;
+        Ok(Utils { json: json.to_vec(), files: Vec::new(), globals })
+    }
+
+    fn build(utils: Vec<SerializableGlobalRule<SupportLang>>, files: Vec<PathBuf>, project: &Project) -> Result<Utils> {
+        let mut json = Vec::with_capacity(utils.len());
+        for (u, file) in utils.iter().zip(&files) {
+            let mut v = serde_json::to_value(u)
+                .map_err(|e| Error::bad(format!("utility file {}: {e}", project.show(file))))?;
+            v["language"] = Value::String(lang::name(u.language).into());
+            json.push(v);
+        }
+        let globals = DeserializeEnv::<SupportLang>::parse_global_utils(utils).map_err(|e| {
+            Error::bad(format!("utility rules of `utilDirs` in {}: {}", project.show(&project.config_file), error_chain(&e)))
+        })?;
+        Ok(Utils { json, files, globals })
+    }
+}
+
+/// One rule, checked, as plain data.
+#[derive(Clone, Debug)]
+pub struct LoadedRule {
+    /// Its id (the file's stem when the rule has none, `stem-N` in a file of
+    /// several rules).
+    pub id: String,
+    /// The file it came from (`None` for inline rules).
+    pub file: Option<PathBuf>,
+    /// Its place among the rules of its file, from 0.
+    pub index: usize,
+    /// Its severity.
+    pub severity: Severity,
+    /// The rule config (`SerializableRuleConfig`) as JSON, with `id` set and
+    /// `language` by its canonical name.
+    pub config: Value,
+}
+
+/// Rules loaded from a project, a rule file or inline text.
+#[derive(Clone, Debug)]
+pub struct LoadedRules {
+    /// The rules to run, in file order (`severity: off` left out).
+    pub rules: Vec<LoadedRule>,
+    /// The rules left out because of `severity: off`.
+    pub off: Vec<LoadedRule>,
+    /// The global utilities the rules may call (`matches: util-id`).
+    pub utils: Utils,
+    /// The folder the rules' `files`/`ignores` globs are relative to: the
+    /// project folder, the rule file's folder, or the working directory.
+    pub base: PathBuf,
+    /// The project's `languageGlobs` (empty outside a project).
+    pub language_globs: Vec<(SupportLang, Vec<String>)>,
+    /// What was ignored (unknown config keys).
+    pub warnings: Vec<String>,
+}
+
+impl LoadedRules {
+    /// Applies `filter` (nothing matching is an error, as in ast-grep) and sets
+    /// `severity: off` rules aside.
+    fn new(all: Vec<LoadedRule>, filter: Option<&Regex>, utils: Utils, base: PathBuf) -> Result<LoadedRules> {
+        let all = match filter {
+            Some(re) => {
+                let kept: Vec<LoadedRule> = all.iter().filter(|r| re.is_match(&r.id)).cloned().collect();
+                if kept.is_empty() {
+                    return Err(no_rule_matches(re, &all));
+                }
+                kept
+            }
+            None => all,
+        };
+        let (off, rules) = all.into_iter().partition(|r| r.severity == Severity::Off);
+        Ok(LoadedRules { rules, off, utils, base, language_globs: Vec::new(), warnings: Vec::new() })
+    }
+
+    /// Builds every rule (they were checked at load, so this fails only if the
+    /// JSON was changed since).
+    pub fn build(&self) -> Result<Vec<RuleConfig<SupportLang>>> {
+        self.rules.iter().map(|r| build_rule(&r.config, self.utils.globals())).collect()
+    }
+}
+
+/// Builds one rule config from its JSON with `globals`; the error is the whole
+/// cause chain.
+pub fn build_rule(config: &Value, globals: &GlobalRules) -> Result<RuleConfig<SupportLang>> {
+    let id = config.get("id").and_then(Value::as_str).unwrap_or("");
+    let ser: SerializableRuleConfig<SupportLang> =
+        serde_json::from_value(config.clone()).map_err(|e| Error::bad(format!("rule `{id}`: {e}")))?;
+    RuleConfig::try_from(ser, globals).map_err(|e| Error::bad(format!("rule `{id}`: {}", error_chain(&e))))
+}
+
+/// `--filter REGEX` compiled; a bad regex is bad input.
+pub fn parse_filter(text: &str) -> Result<Regex> {
+    Regex::new(text).map_err(|e| Error::bad(format!("--filter `{text}` is not a valid regular expression: {e}")))
+}
+
+fn no_rule_matches(re: &Regex, all: &[LoadedRule]) -> Error {
+    const SHOWN: usize = 20;
+    let ids: Vec<&str> = all.iter().take(SHOWN).map(|r| r.id.as_str()).collect();
+    let more = if all.len() > SHOWN { format!(" and {} more", all.len() - SHOWN) } else { String::new() };
+    Error::bad(format!(
+        "--filter `{re}` matches no rule id; the ids are: {}{more}",
+        if ids.is_empty() { "(no rules)".to_string() } else { ids.join(", ") }
+    ))
+}
+
+fn check_duplicates(rules: &[LoadedRule], project: &Project) -> Result<()> {
+    let mut seen: HashMap<&str, &LoadedRule> = HashMap::new();
+    for r in rules {
+        if let Some(first) = seen.insert(&r.id, r) {
+            let at = |x: &LoadedRule| x.file.as_deref().map(|f| project.show(f)).unwrap_or_default();
+            return Err(Error::bad(format!(
+                "duplicate rule id `{}`: in {} and {}; give each rule a unique `id`",
+                r.id,
+                at(first),
+                at(r)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The rules of one rule file (YAML or JSON, one or more documents), with
+/// default ids from the file's stem, as `ast-grep scan -r FILE` reads it; the
+/// utilities of `utils` may be called. `files`/`ignores` globs are relative to
+/// the file's folder.
+pub fn load_rule_file(path: &Path, utils: Utils, filter: Option<&Regex>) -> Result<LoadedRules> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::bad(format!("cannot read rule file {}: {e}", path.display())))?;
+    let rules = parse_rules(&text, &path.display().to_string(), Some(path), utils.globals())?;
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let base = parent.canonicalize().or_else(|_| crate::shared::paths::current_dir())?;
+    LoadedRules::new(rules, filter, utils, base)
+}
+
+/// Inline rules (`--inline-rules TEXT`: YAML, one or more documents; no default
+/// ids, as ast-grep); `files`/`ignores` globs are relative to the working folder.
+pub fn parse_inline(text: &str, utils: Utils, filter: Option<&Regex>) -> Result<LoadedRules> {
+    let rules = parse_rules(text, "--inline-rules", None, utils.globals())?;
+    LoadedRules::new(rules, filter, utils, crate::shared::paths::current_dir()?)
+}
+
+/// Parses and checks the rules of one YAML text; `shown` names it in errors,
+/// `file` gives default ids.
+fn parse_rules(text: &str, shown: &str, file: Option<&Path>, globals: &GlobalRules) -> Result<Vec<LoadedRule>> {
+    let docs: Vec<SerializableRuleConfig<SupportLang>> = ast_grep_config::from_multiple(text)
+        .map_err(|e| Error::bad(format!("{shown}: {}", yaml_error(shown, &e))))?;
+    let stem = match file {
+        Some(f) => Some(f.file_stem().and_then(|s| s.to_str()).ok_or_else(|| {
+            Error::bad(format!("{shown}: cannot make a rule id from the file name (not UTF-8): add an `id` to each rule"))
+        })?),
+        None => None,
+    };
+    let several = docs.len() > 1;
+    let mut out = Vec::with_capacity(docs.len());
+    for (index, mut doc) in docs.into_iter().enumerate() {
+        if doc.id.is_empty()
+            && let Some(stem) = stem
+        {
+            doc.id = if several { format!("{stem}-{index}") } else { stem.to_string() };
+        }
+        let name = rule_name(&doc.id, index, several);
+        let mut config =
+            serde_json::to_value(&doc).map_err(|e| Error::bad(format!("{shown}: {name}: cannot be kept as JSON: {e}")))?;
+        config["language"] = Value::String(lang::name(doc.language).into());
+        let (id, severity) = (doc.id.clone(), doc.severity.clone());
+        RuleConfig::try_from(doc, globals).map_err(|e| Error::bad(format!("{shown}: {name}: {}", error_chain(&e))))?;
+        out.push(LoadedRule { id, file: file.map(Path::to_path_buf), index, severity, config });
+    }
+    Ok(out)
+}
+
+/// `rule `id`` (with its document number when the file holds several), or
+/// `document N` for a rule without id.
+fn rule_name(id: &str, index: usize, several: bool) -> String {
+    match (id.is_empty(), several) {
+        (true, _) => format!("document {}", index + 1),
+        (false, true) => format!("rule `{id}` (document {})", index + 1),
+        (false, false) => format!("rule `{id}`"),
+    }
+}
+
+/// A language ast-edit does not know is one ast-grep would need a custom
+/// language for: say which names work.
+fn hint_language(chain: String) -> String {
+    if chain.contains("is not supported!") {
+        format!("{chain}\nnote: ast-edit supports only its built-in languages (`ast-edit langs` lists them); custom languages are not supported")
+    } else {
+        chain
+    }
+}
+
+/// A YAML error of serde-saphyr shows its snippet as from `<input>`: name the file.
+fn yaml_error(shown: &str, e: &dyn std::error::Error) -> String {
+    hint_language(error_chain(e).replace("<input>", shown))
+}
+
+/// The message of `e` with every cause under it, as `a: b: c` (a cause that
+/// repeats its parent's text is left out). ast-grep-config's errors say "Fail
+/// to parse yaml as Rule." at the top and the real reason below.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut at = e.source();
+    while let Some(s) = at {
+        let text = s.to_string();
+        // serde-saphyr repeats its message below the snippet, with " at line N, column M".
+        let core = text.split(" at line ").next().unwrap_or(&text).trim();
+        if !parts.iter().any(|p| p.contains(core)) {
+            parts.push(text);
+        }
+        at = s.source();
+    }
+    parts.join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn msg(r: Result<Vec<LoadedRule>>) -> String {
+        r.expect_err("an error").to_string()
+    }
+
+    #[test]
+    fn undefined_fix_metavariable_names_the_rule_and_the_variable() {
+        let e = msg(parse_rules("id: x\nlanguage: python\nrule: {pattern: f($A)}\nfix: g($B)\n", "r.yml", None, &GlobalRules::default()));
+        assert!(e.starts_with("r.yml: rule `x`: "), "{e}");
+        assert!(e.contains("Undefined meta var `B` used in `fix`."), "{e}");
+    }
+
+    #[test]
+    fn misspelt_rule_key_gives_the_line_and_column_once() {
+        let e = msg(parse_rules("id: x\nlanguage: python\nrule: {patern: f($A)}\n", "r.yml", None, &GlobalRules::default()));
+        assert!(e.starts_with("r.yml: error: line 3 column 1: unknown field `patern`"), "{e}");
+        assert!(e.contains(" --> r.yml:3:1"), "{e}");
+        assert_eq!(e.matches("unknown field").count(), 2, "the message and the snippet's caret line, not a third copy: {e}");
+    }
+
+    #[test]
+    fn default_ids_come_from_the_stem_and_the_document_number() {
+        let g = GlobalRules::default();
+        let one = parse_rules("language: go\nrule: {pattern: f()}\n", "a.yml", Some(Path::new("d/a.yml")), &g).unwrap();
+        assert_eq!(one[0].id, "a");
+        assert_eq!(one[0].config["id"], "a");
+        assert_eq!(one[0].config["language"], "go");
+        let two = parse_rules("language: go\nrule: {pattern: f()}\n---\nid: own\nlanguage: go\nrule: {pattern: g()}\n---\nlanguage: go\nrule: {pattern: h()}\n", "b.yml", Some(Path::new("b.yml")), &g).unwrap();
+        let ids: Vec<&str> = two.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["b-0", "own", "b-2"]);
+    }
+}

@@ -1,0 +1,556 @@
+//! `ast-edit test` on an ast-grep project: the rule tests of `testConfigs`, judged
+//! as `ast-grep test` 0.51.1 judges them (docs/RULES.md, "Projects and rule
+//! tests"), so a project's tests give the same verdicts in both tools.
+//!
+//! A test file holds one or more documents `{id, valid: [code], invalid: [code]}`.
+//! A valid case passes when the rule matches nothing in it; an invalid case when
+//! the rule matches, and, unless snapshots are skipped, when the snapshot of the
+//! case equals the one kept in `<testDir>/__snapshots__/<id>-snapshot.yml` (or
+//! `snapshotDir`): the labels of the FIRST match and `fixed`, the code after
+//! replacing that first match only. `-U` writes the snapshots, in the bytes
+//! `ast-grep test -U` writes.
+//!
+//! Ported in part from ast-grep's `crates/cli/src/verify.rs` and `verify/*.rs`
+//! (0.51.1):
+//!
+//! MIT License. Copyright (c) 2022 Herrington Darkholme. Permission is hereby
+//! granted, free of charge, to any person obtaining a copy of this software and
+//! associated documentation files (the "Software"), to deal in the Software
+//! without restriction, including without limitation the rights to use, copy,
+//! modify, merge, publish, distribute, sublicense, and/or sell copies of the
+//! Software, and to permit persons to whom the Software is furnished to do so,
+//! subject to the following conditions: The above copyright notice and this
+//! permission notice shall be included in all copies or substantial portions of
+//! the Software. THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND,
+//! EXPRESS OR IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF
+//! MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO
+//! EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES
+//! OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE,
+//! ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER
+//! DEALINGS IN THE SOFTWARE.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use ast_grep_config::{LabelStyle, RuleConfig};
+use ast_grep_language::{LanguageExt, SupportLang};
+use rayon::prelude::*;
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+use crate::shared::error::{Error, Result};
+use crate::rules::project::{error_chain, LoadedRules, Project};
+
+/// The snapshot folder of a test folder when `snapshotDir` is not given.
+pub const SNAPSHOT_DIR: &str = "__snapshots__";
+
+/// How to run the tests.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Only the rules and tests whose id matches.
+    pub filter: Option<Regex>,
+    /// Accept every differing or missing snapshot and write the snapshot files.
+    pub update_all: bool,
+    /// Judge invalid cases by "the rule matches" alone.
+    pub skip_snapshot_tests: bool,
+}
+
+/// One document of a test file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TestCase {
+    id: String,
+    #[serde(default)]
+    valid: Vec<String>,
+    #[serde(default)]
+    invalid: Vec<String>,
+}
+
+/// A snapshot file: the snapshot of each invalid case of one rule, by its code.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TestSnapshots {
+    /// The rule id.
+    pub id: String,
+    /// Code -> snapshot (written in code order, as ast-grep writes them).
+    pub snapshots: BTreeMap<String, TestSnapshot>,
+}
+
+/// What a rule reports on one invalid case.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TestSnapshot {
+    /// The code after the rule's fix replaced the first match (no fix: none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fixed: Option<String>,
+    /// The labels of the first match.
+    pub labels: Vec<LabelSnapshot>,
+}
+
+/// One label of a match.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LabelSnapshot {
+    /// The labelled code.
+    pub source: String,
+    /// The label's message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// `primary` or `secondary`.
+    pub style: LabelStyle,
+    /// Byte offset where the label starts.
+    pub start: usize,
+    /// Byte offset where it ends.
+    pub end: usize,
+}
+
+/// The verdict on one case (ast-grep's names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Verdict {
+    /// A valid case the rule does not match.
+    Validated,
+    /// An invalid case the rule matches (with the kept snapshot, when checked).
+    Reported,
+    /// An invalid case whose new snapshot `-U` accepted.
+    Updated,
+    /// An invalid case whose snapshot differs from the kept one, or has none kept.
+    Wrong,
+    /// An invalid case the rule does not match.
+    Missing,
+    /// A valid case the rule matches.
+    Noisy,
+    /// The rule's fix could not be applied to the case.
+    Error,
+}
+
+impl Verdict {
+    /// True for the verdicts that pass.
+    pub fn passes(self) -> bool {
+        matches!(self, Verdict::Validated | Verdict::Reported | Verdict::Updated)
+    }
+
+    /// ast-grep's one-letter mark of the verdict (`.` passes).
+    pub fn mark(self) -> char {
+        match self {
+            Verdict::Validated | Verdict::Reported => '.',
+            Verdict::Updated => 'U',
+            Verdict::Wrong => 'W',
+            Verdict::Missing => 'M',
+            Verdict::Noisy => 'N',
+            Verdict::Error => 'E',
+        }
+    }
+}
+
+/// `valid` or `invalid`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum CaseKind {
+    /// From `valid`: the rule must not match.
+    Valid,
+    /// From `invalid`: the rule must match.
+    Invalid,
+}
+
+/// The result of one case.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CaseReport {
+    /// Which list the case is from.
+    pub kind: CaseKind,
+    /// The case's code.
+    pub code: String,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The kept snapshot, for a `wrong` case that has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<TestSnapshot>,
+    /// The snapshot the rule gives now (`wrong` and `updated` cases).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actual: Option<TestSnapshot>,
+    /// For a `wrong` case with a kept snapshot: the unified diff from the kept
+    /// snapshot to the new one, both as YAML.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+    /// For a `error` case: why the fix failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The results of one test document (one rule).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RuleReport {
+    /// The rule id.
+    pub id: String,
+    /// The test file (relative to the project folder).
+    pub test_file: String,
+    /// The snapshot file of the rule (relative to the project folder), whether it exists or not.
+    pub snapshot_file: String,
+    /// True when every case passes.
+    pub passed: bool,
+    /// Valid cases, then invalid cases, in file order.
+    pub cases: Vec<CaseReport>,
+}
+
+/// A test document whose rule is not loaded (not run; not a failure, as in ast-grep).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MissingRule {
+    /// The id the tests name.
+    pub id: String,
+    /// The test file.
+    pub test_file: String,
+    /// Why the rule is not there.
+    pub reason: String,
+}
+
+/// Everything `ast-edit test` found.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    /// The project folder.
+    pub project: PathBuf,
+    /// How many test documents (rules) passed.
+    pub passed: usize,
+    /// How many failed.
+    pub failed: usize,
+    /// True when every failure is a snapshot that differs or is missing (`-U` would fix them).
+    pub snapshots_only: bool,
+    /// The results, in test file order.
+    pub rules: Vec<RuleReport>,
+    /// Tests whose rule is missing.
+    pub missing_rules: Vec<MissingRule>,
+    /// Snapshot files written by `-U` (relative to the project folder).
+    pub snapshots_written: Vec<String>,
+    /// What was ignored (unknown config keys, duplicate snapshot files).
+    pub warnings: Vec<String>,
+}
+
+/// One test document with where it came from.
+struct Located {
+    case: TestCase,
+    file: PathBuf,
+    snapshot_dir: PathBuf,
+}
+
+/// The test documents and kept snapshots of a project.
+#[derive(Default)]
+struct Harness {
+    cases: Vec<Located>,
+    snapshots: BTreeMap<String, TestSnapshots>,
+    warnings: Vec<String>,
+}
+
+/// Runs the rule tests of `project`.
+pub fn run(project: &Project, opts: &Options) -> Result<Report> {
+    let loaded = project.load_rules(opts.filter.as_ref())?;
+    let built: HashMap<String, RuleConfig<SupportLang>> =
+        loaded.rules.iter().map(|r| r.id.clone()).zip(loaded.build()?).collect();
+    let harness = read_tests(project, opts.filter.as_ref())?;
+    let snapshots = (!opts.skip_snapshot_tests).then_some(&harness.snapshots);
+    let mut reports: Vec<RuleReport> = harness
+        .cases
+        .par_iter()
+        .filter_map(|t| built.get(&t.case.id).map(|rule| verify(project, t, rule, snapshots)))
+        .collect();
+    let missing_rules = harness
+        .cases
+        .iter()
+        .filter(|t| !built.contains_key(&t.case.id))
+        .map(|t| missing(project, t, &loaded))
+        .collect();
+    let mut written = Vec::new();
+    if opts.update_all && !opts.skip_snapshot_tests {
+        reports.iter_mut().filter(|r| !r.passed).for_each(accept);
+        written = write_snapshots(project, &harness, &reports)?;
+    }
+    let failed = reports.iter().filter(|r| !r.passed).count();
+    let snapshots_only = failed > 0
+        && reports.iter().filter(|r| !r.passed).all(|r| r.cases.iter().all(|c| c.verdict.passes() || c.verdict == Verdict::Wrong));
+    let mut warnings = loaded.warnings.clone();
+    warnings.extend(harness.warnings);
+    Ok(Report {
+        project: project.dir.clone(),
+        passed: reports.len() - failed,
+        failed,
+        snapshots_only,
+        rules: reports,
+        missing_rules,
+        snapshots_written: written,
+        warnings,
+    })
+}
+
+fn missing(project: &Project, t: &Located, loaded: &LoadedRules) -> MissingRule {
+    let reason = if loaded.off.iter().any(|r| r.id == t.case.id) {
+        "the rule has `severity: off`; its tests are not run (as in ast-grep)".to_string()
+    } else {
+        "no rule has this id in the project's ruleDirs; its tests are not run".to_string()
+    };
+    MissingRule { id: t.case.id.clone(), test_file: project.show(&t.file), reason }
+}
+
+/// The test files and snapshot files of every `testConfigs` entry, walked as
+/// ast-grep walks them, in path order; `filter` keeps the ids it matches.
+fn read_tests(project: &Project, filter: Option<&Regex>) -> Result<Harness> {
+    let mut h = Harness::default();
+    let keep = |id: &str| filter.is_none_or(|re| re.is_match(id));
+    for tc in &project.test_configs {
+        let test_dir = project.dir.join(&tc.test_dir);
+        let snapshot_dir = test_dir.join(tc.snapshot_dir.as_deref().unwrap_or(Path::new(SNAPSHOT_DIR)));
+        for path in test_files(project, &test_dir)? {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| Error::bad(format!("cannot read {}: {e}", project.show(&path))))?;
+            let shown = project.show(&path);
+            let bad = |e: &dyn std::error::Error| Error::bad(format!("test file {shown}: {}", error_chain(e).replace("<input>", &shown)));
+            if path.starts_with(&snapshot_dir) {
+                let snaps: TestSnapshots = ast_grep_config::from_str(&text).map_err(|e| bad(&e))?;
+                if keep(&snaps.id) && h.snapshots.insert(snaps.id.clone(), snaps.clone()).is_some() {
+                    h.warnings.push(format!("{shown}: a second snapshot file for `{}`; this one is used", snaps.id));
+                }
+            } else {
+                let docs: Vec<TestCase> = ast_grep_config::from_multiple(&text).map_err(|e| bad(&e))?;
+                h.cases.extend(docs.into_iter().filter(|c| keep(&c.id)).map(|case| Located {
+                    case,
+                    file: path.clone(),
+                    snapshot_dir: snapshot_dir.clone(),
+                }));
+            }
+        }
+    }
+    Ok(h)
+}
+
+fn test_files(project: &Project, test_dir: &Path) -> Result<Vec<PathBuf>> {
+    if !test_dir.is_dir() {
+        return Err(Error::bad(format!(
+            "config file {}: `testConfigs` names {}, which is not a folder: create it or fix `testDir`",
+            project.config_file.display(),
+            project.show(test_dir)
+        )));
+    }
+    let mut out = Vec::new();
+    let walker = ignore::WalkBuilder::new(test_dir)
+        .types(ast_grep_language::config_file_type())
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .build();
+    for entry in walker {
+        let entry = entry.map_err(|e| Error::bad(format!("cannot walk {}: {e}", project.show(test_dir))))?;
+        if entry.file_type().is_some_and(|t| t.is_file()) {
+            out.push(entry.into_path());
+        }
+    }
+    Ok(out)
+}
+
+/// The path of the snapshot file of rule `id` in `dir`.
+fn snapshot_path(dir: &Path, id: &str) -> PathBuf {
+    dir.join(format!("{id}-snapshot.yml"))
+}
+
+/// Judges every case of one test document.
+fn verify(
+    project: &Project,
+    t: &Located,
+    rule: &RuleConfig<SupportLang>,
+    snapshots: Option<&BTreeMap<String, TestSnapshots>>,
+) -> RuleReport {
+    let valid = t.case.valid.iter().map(|code| {
+        let verdict = if matches(rule, code) { Verdict::Noisy } else { Verdict::Validated };
+        case(CaseKind::Valid, code, verdict)
+    });
+    let invalid = t.case.invalid.iter().map(|code| match snapshots {
+        None => case(CaseKind::Invalid, code, if matches(rule, code) { Verdict::Reported } else { Verdict::Missing }),
+        Some(all) => {
+            let kept = all.get(&t.case.id).and_then(|s| s.snapshots.get(code));
+            verify_snapshot(rule, code, kept)
+        }
+    });
+    let cases: Vec<CaseReport> = valid.chain(invalid).collect();
+    let snapshot_file = snapshot_path(&t.snapshot_dir, &t.case.id);
+    let mut report = RuleReport {
+        id: t.case.id.clone(),
+        test_file: project.show(&t.file),
+        snapshot_file: project.show(&snapshot_file),
+        passed: cases.iter().all(|c| c.verdict.passes()),
+        cases,
+    };
+    for c in &mut report.cases {
+        if let (Some(old), Some(new)) = (&c.expected, &c.actual) {
+            c.diff = Some(snapshot_diff(&report.snapshot_file, old, new));
+        }
+    }
+    report
+}
+
+/// The unified diff from the kept snapshot to the new one, both as YAML.
+fn snapshot_diff(file: &str, kept: &TestSnapshot, now: &TestSnapshot) -> String {
+    let (old, new) = (to_yaml(kept), to_yaml(now));
+    similar::TextDiff::from_lines(&old, &new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("{file} (kept)"), "the rule's output now")
+        .to_string()
+}
+
+fn case(kind: CaseKind, code: &str, verdict: Verdict) -> CaseReport {
+    CaseReport { kind, code: code.to_string(), verdict, expected: None, actual: None, diff: None, error: None }
+}
+
+fn matches(rule: &RuleConfig<SupportLang>, code: &str) -> bool {
+    rule.language.ast_grep(code).root().find(&rule.matcher).is_some()
+}
+
+/// An invalid case against its kept snapshot (ast-grep's `verify_snapshot`).
+fn verify_snapshot(rule: &RuleConfig<SupportLang>, code: &str, kept: Option<&TestSnapshot>) -> CaseReport {
+    let actual = match generate(rule, code) {
+        Ok(Some(snap)) => snap,
+        Ok(None) => return case(CaseKind::Invalid, code, Verdict::Missing),
+        Err(e) => return CaseReport { error: Some(e), ..case(CaseKind::Invalid, code, Verdict::Error) },
+    };
+    if kept.is_some_and(|k| same_snapshot(rule, k, &actual)) {
+        return case(CaseKind::Invalid, code, Verdict::Reported);
+    }
+    CaseReport { expected: kept.cloned(), actual: Some(actual), ..case(CaseKind::Invalid, code, Verdict::Wrong) }
+}
+
+/// Snapshot equality. A rule with a `labels:` map gets its labels in the map's
+/// order, which varies from run to run (a `HashMap` in ast-grep-config): its
+/// labels are compared as a set, so the verdict does not depend on the run.
+fn same_snapshot(rule: &RuleConfig<SupportLang>, kept: &TestSnapshot, actual: &TestSnapshot) -> bool {
+    if kept == actual {
+        return true;
+    }
+    if rule.labels.as_ref().is_none_or(|l| l.len() < 2) || kept.fixed != actual.fixed {
+        return false;
+    }
+    let key = |l: &LabelSnapshot| (l.start, l.end, matches!(l.style, LabelStyle::Secondary), l.message.clone(), l.source.clone());
+    let (mut a, mut b): (Vec<_>, Vec<_>) = (kept.labels.iter().map(key).collect(), actual.labels.iter().map(key).collect());
+    a.sort();
+    b.sort();
+    a == b
+}
+
+/// The snapshot of `code`: the labels of the rule's first match and, when the
+/// rule has a fix, the code with that first match replaced by the first fixer
+/// (ast-grep's `TestSnapshot::generate`). `None`: no match.
+fn generate(rule: &RuleConfig<SupportLang>, code: &str) -> std::result::Result<Option<TestSnapshot>, String> {
+    let mut sg = rule.language.ast_grep(code);
+    let labels = {
+        let Some(found) = sg.root().find(&rule.matcher) else { return Ok(None) };
+        rule.get_labels(&found)
+            .into_iter()
+            .map(|l| {
+                let range = l.range();
+                LabelSnapshot {
+                    source: code[range.clone()].to_string(),
+                    message: l.message.map(str::to_string),
+                    style: l.style,
+                    start: range.start,
+                    end: range.end,
+                }
+            })
+            .collect()
+    };
+    let Some(fix) = rule.fixer.first() else { return Ok(Some(TestSnapshot { fixed: None, labels })) };
+    sg.replace(&rule.matcher, fix)?;
+    Ok(Some(TestSnapshot { fixed: Some(sg.source().to_string()), labels }))
+}
+
+/// A snapshot as YAML, as ast-grep prints and writes it.
+pub fn to_yaml<T: Serialize>(v: &T) -> String {
+    serde_saphyr::to_string(v).expect("snapshots serialize")
+}
+
+/// `-U`: a `wrong` case takes its new snapshot.
+fn accept(r: &mut RuleReport) {
+    for c in &mut r.cases {
+        if c.verdict == Verdict::Wrong {
+            c.verdict = Verdict::Updated;
+            c.expected = None;
+            c.diff = None;
+        }
+    }
+    r.passed = r.cases.iter().all(|c| c.verdict.passes());
+}
+
+/// Writes the snapshot file of every rule with tests, as `ast-grep test -U`:
+/// the kept snapshots with the accepted ones added (kept entries of cases no
+/// longer in the tests stay). Files whose bytes would not change are left alone.
+fn write_snapshots(project: &Project, h: &Harness, reports: &[RuleReport]) -> Result<Vec<String>> {
+    let mut merged = h.snapshots.clone();
+    for r in reports {
+        let entry = merged.entry(r.id.clone()).or_insert_with(|| TestSnapshots { id: r.id.clone(), snapshots: BTreeMap::new() });
+        for c in r.cases.iter().filter(|c| c.verdict == Verdict::Updated) {
+            entry.snapshots.insert(c.code.clone(), c.actual.clone().expect("an updated case has its snapshot"));
+        }
+    }
+    let dirs: HashMap<&str, &Path> = h.cases.iter().map(|t| (t.case.id.as_str(), t.snapshot_dir.as_path())).collect();
+    let mut written = Vec::new();
+    for (id, snaps) in &merged {
+        let Some(dir) = dirs.get(id.as_str()) else { continue };
+        let path = snapshot_path(dir, id);
+        let text = to_yaml(snaps);
+        if std::fs::read(&path).is_ok_and(|old| old == text.as_bytes()) {
+            continue;
+        }
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("cannot create {}", project.show(dir)), e))?;
+        crate::shared::atomic::write_atomic(&path, text.as_bytes())
+            .map_err(|e| Error::io(format!("cannot write {}", project.show(&path)), e))?;
+        written.push(project.show(&path));
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ast_grep_config::GlobalRules;
+
+    fn rule(yaml: &str) -> RuleConfig<SupportLang> {
+        let mut v = ast_grep_config::from_yaml_string::<SupportLang>(yaml, &GlobalRules::default()).unwrap();
+        v.remove(0)
+    }
+
+    #[test]
+    fn snapshot_fixes_the_first_match_only() {
+        let r = rule("id: p\nlanguage: python\nrule: {pattern: print($A)}\nfix: log($A)\n");
+        let s = generate(&r, "print(1)\nprint(2)").unwrap().unwrap();
+        assert_eq!(s.fixed.as_deref(), Some("log(1)\nprint(2)"));
+        assert_eq!(s.labels.len(), 1);
+        assert_eq!((s.labels[0].start, s.labels[0].end, s.labels[0].source.as_str()), (0, 8, "print(1)"));
+    }
+
+    #[test]
+    fn snapshot_yaml_is_written_as_ast_grep_writes_it() {
+        let r = rule("id: p\nlanguage: python\nrule: {pattern: print($A)}\nfix: log($A)\n");
+        let mut snaps = TestSnapshots { id: "p".into(), snapshots: BTreeMap::new() };
+        snaps.snapshots.insert("print(1)\nprint(2)".into(), generate(&r, "print(1)\nprint(2)").unwrap().unwrap());
+        assert_eq!(
+            to_yaml(&snaps),
+            "id: p\nsnapshots:\n  \"print(1)\\nprint(2)\":\n    fixed: |-\n      log(1)\n      print(2)\n    labels:\n    - source: print(1)\n      style: primary\n      start: 0\n      end: 8\n"
+        );
+    }
+
+    #[test]
+    fn labels_of_a_labels_map_compare_as_a_set() {
+        let two = rule("id: l\nlanguage: python\nrule: {pattern: 'f($A, $B)'}\nlabels:\n  A: {style: primary}\n  B: {style: secondary}\n");
+        let snap = generate(&two, "f(1, 2)").unwrap().unwrap();
+        assert_eq!(snap.labels.len(), 2);
+        let mut swapped = snap.clone();
+        swapped.labels.reverse();
+        assert!(same_snapshot(&two, &snap, &swapped));
+        let mut moved = snap.clone();
+        moved.labels[0].start += 1;
+        assert!(!same_snapshot(&two, &moved, &snap));
+        // Default labels come in a fixed order: compared as a list.
+        let plain = rule("id: p\nlanguage: python\nrule: {pattern: 'f($A)', inside: {kind: expression_statement}}\n");
+        let snap = generate(&plain, "f(1)").unwrap().unwrap();
+        assert_eq!(snap.labels.len(), 2);
+        let mut swapped = snap.clone();
+        swapped.labels.reverse();
+        assert!(!same_snapshot(&plain, &snap, &swapped));
+    }
+}

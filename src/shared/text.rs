@@ -1,0 +1,216 @@
+//! Text budgets shared by every renderer: counted nouns, cutting a long line,
+//! and fitting a preview's diffs into a budget. The stored diff (`diff`), the
+//! human output (`cli::print`) and the MCP preview text (`mcp::preview_text`)
+//! each set their own limits and notes; the counting lives here once.
+
+/// Cap on the characters of an `ast_edit` preview text (before the MCP server's reminder), and
+/// of every other result text (`resolve`, `ast_pending`, `ast_undo`, errors). The
+/// summary, the changed files, skipped files and warnings come first; diffs fill
+/// what is left, whole lines at a time, and a note says how to see the rest
+/// (`ast_pending`). `structuredContent` has its own
+/// budget, [`STRUCTURED_CHAR_BUDGET`].
+pub const PREVIEW_CHAR_BUDGET: usize = 20_000;
+
+/// Cap on the characters of compact JSON in the `structuredContent` of any tool
+/// result (the `ast_edit` preview, `resolve`, `ast_pending`, `ast_undo`).
+pub const STRUCTURED_CHAR_BUDGET: usize = 40_000;
+
+/// `1 file`, `2 files`; `2 matches` (a word ending in s, sh, ch, x or z takes
+/// es); `2 bodies` (a consonant and y becomes ies).
+pub fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        return format!("1 {word}");
+    }
+    if let Some(stem) = word.strip_suffix('y').filter(|s| !s.ends_with(['a', 'e', 'i', 'o', 'u'])) {
+        return format!("{n} {stem}ies");
+    }
+    let es = ["s", "sh", "ch", "x", "z"].iter().any(|end| word.ends_with(end));
+    format!("{n} {word}{}", if es { "es" } else { "s" })
+}
+
+/// 1-based line of byte offset `at` of `text`.
+pub fn line_of(text: &str, at: usize) -> usize {
+    memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count() + 1
+}
+
+/// A byte count for people: `512 B`, `12.0 KiB`, `301.4 MiB`, `1.0 GiB`.
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut v = n as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    format!("{v:.1} {}", UNITS[unit])
+}
+
+/// How a cut is measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// UTF-8 bytes (the cut never splits a character).
+    Bytes,
+    /// Characters.
+    Chars,
+}
+
+/// `line` cut to at most `max` units: the head kept, and how many units were cut
+/// (in the same unit). `None` when the line fits.
+pub fn cut(line: &str, max: usize, unit: Unit) -> Option<(&str, usize)> {
+    match unit {
+        Unit::Bytes => {
+            if line.len() <= max {
+                return None;
+            }
+            let mut end = max;
+            while !line.is_char_boundary(end) {
+                end -= 1;
+            }
+            Some((&line[..end], line.len() - end))
+        }
+        Unit::Chars => {
+            let (at, _) = line.char_indices().nth(max)?;
+            Some((&line[..at], line[at..].chars().count()))
+        }
+    }
+}
+
+/// `line`, or its head followed by ` … [N more <what> cut<tail>]` when it is
+/// longer than `max` units.
+pub fn cut_with_note(line: &str, max: usize, unit: Unit, tail: &str) -> String {
+    match cut(line, max, unit) {
+        None => line.to_string(),
+        Some((head, rest)) => {
+            let what = match unit {
+                Unit::Bytes => "bytes",
+                Unit::Chars => "characters",
+            };
+            format!("{head} … [{rest} more {what} cut{tail}]")
+        }
+    }
+}
+
+/// What a [`Fit`] left out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hidden {
+    /// Diff lines not shown.
+    pub lines: usize,
+    /// Files none of whose lines were shown.
+    pub files: usize,
+    /// Files shown in part.
+    pub partial_files: usize,
+}
+
+/// Fits a preview's diffs into a budget, file after file: each line goes to
+/// the caller's `show` while it accepts them; from the first line it refuses,
+/// every later line is hidden too, so what is shown is a prefix of the preview.
+/// The human preview (a line budget) and the MCP text (a character budget) are
+/// this walk with a different `show`.
+#[derive(Debug, Default)]
+pub struct Fit {
+    hidden: Hidden,
+}
+
+impl Fit {
+    /// Offers the lines of one file's diff (line ends removed) to `show`; returns
+    /// true when at least one was shown.
+    pub fn file<'a>(&mut self, diff: &'a str, mut show: impl FnMut(&'a str) -> bool) -> bool {
+        let mut shown_here = false;
+        let mut hidden_here = 0usize;
+        for raw in diff.split_inclusive('\n') {
+            let line = raw.trim_end_matches(['\n', '\r']);
+            if self.hidden.lines > 0 || !show(line) {
+                self.hidden.lines += 1;
+                hidden_here += 1;
+                continue;
+            }
+            shown_here = true;
+        }
+        if hidden_here > 0 {
+            if shown_here {
+                self.hidden.partial_files += 1;
+            } else {
+                self.hidden.files += 1;
+            }
+        }
+        shown_here
+    }
+
+    /// What was hidden so far.
+    pub fn hidden(&self) -> Hidden {
+        self.hidden
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuts_keep_whole_characters_and_count_the_rest() {
+        assert_eq!(cut("abc", 3, Unit::Bytes), None);
+        assert_eq!(cut("abcd", 3, Unit::Bytes), Some(("abc", 1)));
+        // `é` is two bytes: a cut at byte 2 would split it.
+        assert_eq!(cut("aéb", 2, Unit::Bytes), Some(("a", 3)));
+        assert_eq!(cut("aéb", 2, Unit::Chars), Some(("aé", 1)));
+        assert_eq!(cut("aé", 2, Unit::Chars), None);
+        assert_eq!(cut_with_note("abcd", 2, Unit::Chars, ""), "ab … [2 more characters cut]");
+        assert_eq!(cut_with_note("abcd", 2, Unit::Bytes, "; see --full"), "ab … [2 more bytes cut; see --full]");
+    }
+
+    #[test]
+    fn fit_shows_a_prefix_and_counts_files() {
+        let diffs = ["a\nb\n", "c\nd\n", "e\n"];
+        let mut shown = Vec::new();
+        let mut fit = Fit::default();
+        let any: Vec<bool> = diffs
+            .iter()
+            .map(|d| {
+                fit.file(d, |l| {
+                    let fits = shown.len() < 3;
+                    if fits {
+                        shown.push(l);
+                    }
+                    fits
+                })
+            })
+            .collect();
+        assert_eq!(shown, ["a", "b", "c"]);
+        assert_eq!(any, [true, true, false]);
+        assert_eq!(fit.hidden(), Hidden { lines: 2, files: 1, partial_files: 1 });
+    }
+
+    #[test]
+    fn byte_counts_read_in_binary_units() {
+        assert_eq!(human_bytes(512), "512 B");
+        assert_eq!(human_bytes(12 * 1024 + 10), "12.0 KiB");
+        assert_eq!(human_bytes(1 << 30), "1.0 GiB");
+    }
+
+    #[test]
+    fn plural_is_singular_for_one() {
+        assert_eq!(plural(1, "file"), "1 file");
+        assert_eq!(plural(0, "file"), "0 files");
+    }
+
+    #[test]
+    fn plural_of_words_ending_in_a_hiss_takes_es() {
+        assert_eq!(plural(2, "nested match"), "2 nested matches");
+        assert_eq!(plural(1, "nested match"), "1 nested match");
+        assert_eq!(plural(3, "pass"), "3 passes");
+        assert_eq!(plural(2, "box"), "2 boxes");
+        assert_eq!(plural(2, "crash"), "2 crashes");
+        assert_eq!(plural(2, "replacement"), "2 replacements");
+        assert_eq!(plural(2, "leftover temp file"), "2 leftover temp files");
+    }
+
+    #[test]
+    fn plural_of_a_consonant_and_y_takes_ies() {
+        assert_eq!(plural(2, "body"), "2 bodies");
+        assert_eq!(plural(1, "body"), "1 body");
+        assert_eq!(plural(2, "key"), "2 keys");
+    }
+}

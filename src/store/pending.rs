@@ -1,0 +1,780 @@
+//! The pending-action store: previews staged on disk so that a later process (a
+//! later CLI call, or the MCP server on the same tree) can resolve them.
+//!
+//! Layout of the state dir (`$AST_EDIT_STATE_DIR`, else a per-workspace folder under
+//! `$XDG_STATE_HOME/ast-edit/` or `~/.local/state/ast-edit/`, see
+//! [`crate::app::workspace::state_dir`]):
+//!
+//! ```text
+//! lock                 exclusive lock held by every reader-writer of the store
+//! pending/<id>.json    one staged action each, written atomically (temp + rename)
+//! resolved/<id>.json   what became of each action resolved from pending/
+//! journal/<order:020>-<id>/
+//!                      undo record of one apply (see crate::apply)
+//! engine-builds.json   the running executable's digest per executable file
+//!                      (see `engineBuild` below), so it is hashed once per binary
+//! seq                  counter file of builds before format version 1; never read
+//!                      or written now (left in place if there)
+//! ```
+//!
+//! Every change happens under the lock, so two resolves of one action apply it once.
+//!
+//! # Format (version 1)
+//!
+//! Each file is one JSON object whose first key is `formatVersion`; a reader looks
+//! at that number before anything else (see [`crate::store::pending_format`], which holds
+//! the readers and writers). A pending entry:
+//!
+//! ```json
+//! {"formatVersion": 1, "id": "ae-3f9c1a", "order": 1795504009142099251,
+//!  "seq": 1795504009142099251, "createdAt": "2026-11-24T07:06:49Z",
+//!  "label": "AST Edit: 2 replacements in 1 file", "sourceToolName": "ast_edit",
+//!  "files": ["test_app.py"],
+//!  "engineBuild": "sha256:<hex of the executable that staged it>",
+//!  "rules": [{"id": "op-0", "language": "python",
+//!             "rule": {"pattern": "self.assertEquals($A, $B)"},
+//!             "fix": "self.assertEqual($A, $B)"}],
+//!  "rulesDigest": "sha256:<hex>",
+//!  "kind": {"type": "astEdit", "plan": {...}}}
+//! ```
+//!
+//! - `order`: see the order rule below. `seq` repeats it for builds older than
+//!   version 1 (they sort by `seq`), and is never read.
+//! - `engineBuild`: [`pending_format::engine_build`], the SHA-256 of the running
+//!   executable (hashed once per executable file, cached in `engine-builds.json`
+//!   under the file's identity); `null` if unknown.
+//! - `rules`: for `ast_edit`, the ops of the plan's request as ast-grep rule configs
+//!   ([`pending_format::rules_of`]; `rule.pattern` is `{"context", "selector",
+//!   "strictness"}` when a selector or a strictness other than `smart` applies);
+//!   `[]` for command actions.
+//! - `rulesDigest`: for `ast_edit`, [`pending_format::rules_digest`] over the rules
+//!   and the request options that change what a planned file becomes (the per-rule
+//!   globs and `noPrefilter`); `null` for command actions.
+//! - `kind`: [`ActionKind`], as before version 1.
+//!
+//! An entry without `formatVersion` was written before version 1: it has `seq` (its
+//! order) and no `order`, `engineBuild`, `rules` or `rulesDigest`; it loads with
+//! `order` = `seq`, so it sorts before every newer entry.
+//!
+//! A resolved record, written by [`Locked::finish`] when `resolve` applies or
+//! discards an action from `pending/`, and rewritten by `undo` ([`Locked::mark`]):
+//!
+//! ```json
+//! {"formatVersion": 1, "id": "ae-3f9c1a", "label": "AST Edit: 2 replacements in 1 file",
+//!  "sourceToolName": "ast_edit", "resolution": "applied", "at": "2026-11-24T07:07:02Z",
+//!  "order": 1795504009142099251}
+//! ```
+//!
+//! `resolution` is `applied`, `discarded`, `undone`, `cleared` (dropped by
+//! `ast-edit pending --clear`, [`Locked::clear`]) or `expired` (dropped by the
+//! retention below); `at` is when it became so; `order` is the order the action
+//! had while pending. In-process actions of [`crate::app::custom::Handlers`] leave no
+//! record. `resolve --id` and `show ID` of a resolved id say what became of it
+//! ([`crate::shared::error::Error::Resolved`]).
+//!
+//! # Retention
+//!
+//! Nothing in the state dir grows without bound (docs/DESIGN.md section 3.7).
+//! [`Locked::maintain`] runs each time a front end opens the store, under the lock,
+//! after crash recovery; [`Locked::prune_journal`] also runs after each apply of
+//! `resolve`:
+//!
+//! - pending actions: dropped (recorded `expired`) when staged more than
+//!   [`PENDING_MAX_AGE_DAYS`] days ago, beyond the newest [`PENDING_MAX_COUNT`], or
+//!   once the newer entries hold [`PENDING_MAX_BYTES`]; the newest is never dropped
+//!   for count or size;
+//! - undo records (`journal/`): the newest [`JOURNAL_MAX_RECORDS`], while their
+//!   originals total at most [`JOURNAL_MAX_BYTES`] (the newest is always kept);
+//!   a folder without `record.json` (an apply killed before its journal was
+//!   written, so before any rename) is removed;
+//! - resolved records: kept [`RESOLVED_MAX_AGE_DAYS`] days after they were last
+//!   written, at most the newest [`RESOLVED_MAX_COUNT`].
+//!
+//! # Order
+//!
+//! The newest action is the one with the largest `order`. Under the lock, a new
+//! pending entry, in-process action or journal record gets [`Locked::next_order`]:
+//! the larger of now in nanoseconds since the Unix epoch and one more than the
+//! largest order of every pending entry, resolved record and journal record. No
+//! counter file is involved, so nothing can hand out a number twice, and a clock
+//! set back still gives increasing orders.
+//!
+//! # Bad entries
+//!
+//! A pending entry that cannot be read (I/O error, not JSON, not the shape of its
+//! version, a `formatVersion` newer than this build's, an `id` that is not its file
+//! name) is skipped by [`Locked::list`] and [`Locked::get`] and never blocks the
+//! others; [`Locked::problems`] describes each (path, what is wrong, "delete the file
+//! to drop it"), and the CLI and the MCP server print those as warnings when they
+//! open the store. The file is left as it is.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use serde::{Deserialize, Serialize};
+
+use crate::shared::atomic::{write_atomic, write_atomic_with};
+use crate::shared::text::human_bytes;
+use crate::shared::error::{Error, Result};
+use crate::shared::status::Resolution;
+use crate::store::pending_format;
+use crate::plan::Plan;
+
+/// What a pending action does when applied.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum ActionKind {
+    /// A structural edit previewed by `ast_edit`.
+    AstEdit {
+        /// The plan to apply.
+        plan: Box<Plan>,
+    },
+    /// A command-backed custom action staged by `ast-edit propose`.
+    Command {
+        /// Run with `sh -c` on apply.
+        apply_cmd: String,
+        /// Run with `sh -c` on discard, if any.
+        reject_cmd: Option<String>,
+        /// Where the commands run (the working directory of `propose`).
+        cwd: PathBuf,
+        /// Free-form details given at `propose`.
+        details: Option<serde_json::Value>,
+    },
+}
+
+/// A staged action, as stored (the shape of format version 1; see the module docs).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingAction {
+    /// Handle used by `resolve --id`.
+    pub id: String,
+    /// Order of staging (higher = newer), per the order rule of the module docs.
+    pub order: u64,
+    /// When it was staged (RFC 3339, UTC).
+    pub created_at: String,
+    /// Human label.
+    pub label: String,
+    /// The tool that staged it.
+    pub source_tool_name: String,
+    /// Paths it would touch.
+    pub files: Vec<String>,
+    /// The build that staged it ([`crate::store::pending_format::engine_build`]); `None`
+    /// when unknown (an entry older than format version 1, or an unreadable
+    /// executable).
+    #[serde(default)]
+    pub engine_build: Option<String>,
+    /// For an `ast_edit` action, the ops of its plan's request as ast-grep rule
+    /// configs ([`crate::store::pending_format::rules_of`]); empty for command actions and
+    /// entries older than format version 1.
+    #[serde(default)]
+    pub rules: Vec<serde_json::Value>,
+    /// For an `ast_edit` action, [`crate::store::pending_format::rules_digest`] of its
+    /// rules and request; `None` otherwise.
+    #[serde(default)]
+    pub rules_digest: Option<String>,
+    /// What it does.
+    pub kind: ActionKind,
+}
+
+/// What the store keeps of a resolved action: `resolved/<id>.json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResolvedRecord {
+    /// The action's id.
+    pub id: String,
+    /// Its label.
+    pub label: String,
+    /// The tool that staged it.
+    pub source_tool_name: String,
+    /// How it ended (the latest of applied/discarded, then undone).
+    pub resolution: Resolution,
+    /// When that happened (RFC 3339, UTC).
+    pub at: String,
+    /// The order the action had while pending.
+    pub order: u64,
+}
+
+/// What a producer stages; the store adds the id, the order and the time.
+#[derive(Clone, Debug)]
+pub struct NewAction {
+    /// Human label.
+    pub label: String,
+    /// The tool that staged it.
+    pub source_tool_name: String,
+    /// Paths it would touch.
+    pub files: Vec<String>,
+    /// What it does.
+    pub kind: ActionKind,
+}
+
+/// One row of `ast-edit pending --json`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PendingSummary {
+    /// Id.
+    pub id: String,
+    /// Label.
+    pub label: String,
+    /// Source tool.
+    pub source_tool_name: String,
+    /// When staged.
+    pub created_at: String,
+    /// Paths it would touch.
+    pub files: Vec<String>,
+}
+
+impl PendingAction {
+    /// The summary row.
+    pub fn summary(&self) -> PendingSummary {
+        PendingSummary {
+            id: self.id.clone(),
+            label: self.label.clone(),
+            source_tool_name: self.source_tool_name.clone(),
+            created_at: self.created_at.clone(),
+            files: self.files.clone(),
+        }
+    }
+}
+
+/// The store.
+pub struct Store {
+    dir: PathBuf,
+}
+
+/// Holds the store's exclusive lock until dropped.
+pub struct Locked<'a> {
+    store: &'a Store,
+    _file: File,
+}
+
+impl Store {
+    /// Opens (creating if needed) the store in `dir`.
+    pub fn open(dir: impl Into<PathBuf>) -> Result<Self> {
+        let dir = dir.into();
+        for d in [dir.clone(), dir.join("pending"), dir.join("resolved"), dir.join("journal")] {
+            std::fs::create_dir_all(&d).map_err(|e| Error::Store {
+                path: d.clone(),
+                message: format!("cannot create it ({e}); set AST_EDIT_STATE_DIR to a writable folder"),
+            })?;
+        }
+        Ok(Store { dir })
+    }
+
+    /// The state dir.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Takes the store's exclusive lock (blocking). When another process holds it
+    /// for longer than [`LOCK_QUIET_WAIT`] (a long apply), says once on stderr that
+    /// this one waits ([`LOCK_WAIT_MESSAGE`]), then blocks until it is free.
+    pub fn lock(&self) -> Result<Locked<'_>> {
+        let path = self.dir.join("lock");
+        let file = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| self.err(&path, e))?;
+        if !try_lock_for(&file, LOCK_QUIET_WAIT).map_err(|e| self.err(&path, e))? {
+            eprintln!("{LOCK_WAIT_MESSAGE}");
+            file.lock().map_err(|e| self.err(&path, e))?;
+        }
+        Ok(Locked { store: self, _file: file })
+    }
+
+    fn err(&self, path: &Path, e: std::io::Error) -> Error {
+        Error::Store { path: path.to_path_buf(), message: e.to_string() }
+    }
+}
+
+/// How long [`Store::lock`] waits for a held lock before it says so.
+pub const LOCK_QUIET_WAIT: Duration = Duration::from_millis(200);
+
+/// What [`Store::lock`] prints on stderr when it has to wait for the lock.
+pub const LOCK_WAIT_MESSAGE: &str = "waiting for another ast-edit process (pending-action store locked)...";
+
+/// Tries to take `file`'s exclusive lock for up to `wait` (polling every 10 ms);
+/// false when it is still held by someone else after that.
+fn try_lock_for(file: &File, wait: Duration) -> std::io::Result<bool> {
+    let start = std::time::Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(true),
+            Err(std::fs::TryLockError::WouldBlock) => {}
+            Err(std::fs::TryLockError::Error(e)) => return Err(e),
+        }
+        if start.elapsed() >= wait {
+            return Ok(false);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn new_id(salt: u64) -> String {
+    let h = crate::engine::digest(format!("{}-{}-{salt}", now_nanos(), std::process::id()).as_bytes());
+    format!("ae-{}", &h[7..13])
+}
+
+/// Nanoseconds since the Unix epoch (0 for a clock before it).
+fn now_nanos() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+/// An id as handed out by the store: used in file names, so nothing but ASCII
+/// letters, digits, `-` and `_`.
+fn is_plain_id(id: &str) -> bool {
+    !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// What [`Locked::scan`] found in `pending/`.
+struct Scan {
+    /// The good entries, newest first, with the size of their file.
+    actions: Vec<(PendingAction, u64)>,
+    problems: Vec<String>,
+}
+
+impl Locked<'_> {
+    fn pending_path(&self, id: &str) -> PathBuf {
+        self.store.dir.join("pending").join(format!("{id}.json"))
+    }
+
+    fn resolved_path(&self, id: &str) -> PathBuf {
+        self.store.dir.join("resolved").join(format!("{id}.json"))
+    }
+
+    /// The `*.json` files of the store's folder `sub`; none if it is missing.
+    fn json_files(&self, sub: &str) -> Result<Vec<PathBuf>> {
+        let dir = self.store.dir.join(sub);
+        let rd = match std::fs::read_dir(&dir) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(self.store.err(&dir, e)),
+        };
+        let mut v = Vec::new();
+        for entry in rd {
+            let p = entry.map_err(|e| self.store.err(&dir, e))?.path();
+            if p.extension().is_some_and(|x| x == "json") {
+                v.push(p);
+            }
+        }
+        Ok(v)
+    }
+
+    /// The order for something new: the larger of now (nanoseconds since the
+    /// epoch) and one more than the largest order of every pending entry, resolved
+    /// record and journal record. Nothing is written: the caller stores it.
+    pub fn next_order(&self) -> Result<u64> {
+        let mut last: Option<u64> = None;
+        for p in self.json_files("pending")?.into_iter().chain(self.json_files("resolved")?) {
+            if let Some(o) = std::fs::read(&p).ok().and_then(|b| pending_format::order_of(&b)) {
+                last = last.max(Some(o));
+            }
+        }
+        let jdir = self.journal_dir();
+        if let Ok(rd) = std::fs::read_dir(&jdir) {
+            for e in rd.flatten() {
+                last = last.max(pending_format::journal_order(&e.file_name().to_string_lossy()));
+            }
+        }
+        let now = now_nanos();
+        Ok(last.map_or(now, |l| now.max(l.saturating_add(1))))
+    }
+
+    /// Former name of [`Locked::next_order`] (there is no `seq` file any more).
+    #[deprecated(note = "use next_order")]
+    pub fn next_seq(&self) -> Result<u64> {
+        self.next_order()
+    }
+
+    /// Stages `new` under a fresh id, as the newest action; returns it as stored.
+    pub fn push(&self, new: NewAction) -> Result<PendingAction> {
+        let order = self.next_order()?;
+        let mut id = new_id(order);
+        let mut n = 0;
+        while self.pending_path(&id).exists() || self.resolved_path(&id).exists() {
+            n += 1;
+            id = new_id(order.wrapping_add(n * 1_000_003));
+        }
+        let NewAction { label, source_tool_name, files, kind } = new;
+        let (rules, rules_digest) = match &kind {
+            ActionKind::AstEdit { plan } => {
+                let rules = pending_format::rules_of(&plan.request);
+                let digest = pending_format::rules_digest(&rules, &plan.request);
+                (rules, Some(digest))
+            }
+            ActionKind::Command { .. } => (Vec::new(), None),
+        };
+        let action = PendingAction {
+            id,
+            order,
+            created_at: now_rfc3339(),
+            label,
+            source_tool_name,
+            files,
+            engine_build: pending_format::engine_build(&self.store.dir),
+            rules,
+            rules_digest,
+            kind,
+        };
+        self.save(&action)?;
+        Ok(action)
+    }
+
+    /// Writes (or rewrites) an action, in the current format version.
+    pub fn save(&self, action: &PendingAction) -> Result<()> {
+        let path = self.pending_path(&action.id);
+        write_atomic_with(&path, |w| pending_format::encode_entry(action, w)).map_err(|e| self.store.err(&path, e))
+    }
+
+    /// Reads every entry of `pending/`: the good ones newest first, and one
+    /// message per bad one.
+    fn scan(&self) -> Result<Scan> {
+        let mut actions = Vec::new();
+        let mut problems = Vec::new();
+        for p in self.json_files("pending")? {
+            let bad = |what: String| format!("{}: {what}; delete the file to drop it", p.display());
+            let bytes = match std::fs::read(&p) {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => {
+                    problems.push(bad(format!("cannot read this pending action ({e})")));
+                    continue;
+                }
+            };
+            match pending_format::decode_entry(&bytes) {
+                Err(e) => problems.push(bad(e.to_string())),
+                Ok(a) if p.file_stem() != Some(std::ffi::OsStr::new(&a.id)) || !is_plain_id(&a.id) => {
+                    problems.push(bad(format!("its id `{}` does not match its file name", a.id)));
+                }
+                Ok(a) => actions.push((a, bytes.len() as u64)),
+            }
+        }
+        actions.sort_by(|(a, _), (b, _)| b.order.cmp(&a.order).then_with(|| b.id.cmp(&a.id)));
+        problems.sort();
+        Ok(Scan { actions, problems })
+    }
+
+    /// Every pending action, newest first. Unreadable entries are skipped (see
+    /// [`Locked::problems`]).
+    pub fn list(&self) -> Result<Vec<PendingAction>> {
+        Ok(self.scan()?.actions.into_iter().map(|(a, _)| a).collect())
+    }
+
+    /// One message per entry of `pending/` that [`Locked::list`] skips: its path,
+    /// what is wrong, and that deleting the file drops it.
+    pub fn problems(&self) -> Result<Vec<String>> {
+        Ok(self.scan()?.problems)
+    }
+
+    /// The action `id`, or the newest one when `id` is `None`.
+    pub fn get(&self, id: Option<&str>) -> Result<Option<PendingAction>> {
+        let all = self.list()?;
+        Ok(match id {
+            Some(id) => all.into_iter().find(|a| a.id == id),
+            None => all.into_iter().next(),
+        })
+    }
+
+    /// Drops the action `id` without a record.
+    pub fn remove(&self, id: &str) -> Result<()> {
+        let p = self.pending_path(id);
+        std::fs::remove_file(&p).map_err(|e| self.store.err(&p, e))
+    }
+
+    /// Ends the pending `action`: writes its record `resolved/<id>.json` with
+    /// `resolution` and the time, then drops its entry. The entry is dropped even
+    /// if the record cannot be written (the action was carried out); that error is
+    /// returned after.
+    pub fn finish(&self, action: &PendingAction, resolution: Resolution) -> Result<ResolvedRecord> {
+        let record = ResolvedRecord {
+            id: action.id.clone(),
+            label: action.label.clone(),
+            source_tool_name: action.source_tool_name.clone(),
+            resolution,
+            at: now_rfc3339(),
+            order: action.order,
+        };
+        let written = self.write_resolved(&record);
+        self.remove(&action.id)?;
+        written?;
+        Ok(record)
+    }
+
+    /// Sets the resolution of the resolved action `id` (with the time); `None`
+    /// when it has no record.
+    pub fn mark(&self, id: &str, resolution: Resolution) -> Result<Option<ResolvedRecord>> {
+        let Some(mut record) = self.resolution(id)? else { return Ok(None) };
+        record.resolution = resolution;
+        record.at = now_rfc3339();
+        self.write_resolved(&record)?;
+        Ok(Some(record))
+    }
+
+    fn write_resolved(&self, record: &ResolvedRecord) -> Result<()> {
+        let path = self.resolved_path(&record.id);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| self.store.err(dir, e))?;
+        }
+        write_atomic(&path, &pending_format::encode_resolved(record)).map_err(|e| self.store.err(&path, e))
+    }
+
+    /// The record of the resolved action `id`, if it has one. An unreadable record
+    /// is an error naming its file.
+    pub fn resolution(&self, id: &str) -> Result<Option<ResolvedRecord>> {
+        if !is_plain_id(id) {
+            return Ok(None);
+        }
+        let path = self.resolved_path(id);
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(self.store.err(&path, e)),
+        };
+        let record = pending_format::decode_resolved(&bytes)
+            .map_err(|e| Error::Store { path: path.clone(), message: format!("{e}; delete the file to drop it") })?;
+        if record.id != id {
+            return Err(Error::Store {
+                path,
+                message: format!("its id `{}` does not match its file name; delete the file to drop it", record.id),
+            });
+        }
+        Ok(Some(record))
+    }
+
+    /// The journal folder.
+    pub fn journal_dir(&self) -> PathBuf {
+        self.store.dir.join("journal")
+    }
+
+    /// The state dir.
+    pub fn dir(&self) -> &Path {
+        &self.store.dir
+    }
+
+    /// Drops the pending actions `ids` that are still pending, unresolved (no
+    /// command runs), each leaving a `cleared` record; returns those dropped,
+    /// newest first. Ids no longer pending are left out.
+    pub fn clear(&self, ids: &[String]) -> Result<Vec<PendingAction>> {
+        let mut dropped = Vec::new();
+        for a in self.list()? {
+            if ids.contains(&a.id) {
+                self.finish(&a, Resolution::Cleared)?;
+                dropped.push(a);
+            }
+        }
+        Ok(dropped)
+    }
+
+    /// What a front end runs when it opens the store (after crash recovery):
+    /// applies the retention of the module docs to pending actions, resolved
+    /// records and undo records, and returns the messages to show: one per pending
+    /// action the retention dropped, one per file it could not remove, and one per
+    /// bad pending entry ([`Locked::problems`]). Reads `pending/` once.
+    pub fn maintain(&self) -> Result<Vec<String>> {
+        let Scan { actions, problems } = self.scan()?;
+        let now = SystemTime::now();
+        let mut msgs = Vec::new();
+        let sizes: Vec<u64> = actions.iter().map(|(_, n)| *n).collect();
+        let keep = kept_count(&sizes, PENDING_MAX_COUNT, PENDING_MAX_BYTES);
+        for (i, (a, _)) in actions.iter().enumerate() {
+            let why = if older_than(humantime::parse_rfc3339(&a.created_at).ok(), now, PENDING_MAX_AGE_DAYS) {
+                format!("staged more than {PENDING_MAX_AGE_DAYS} days ago")
+            } else if i >= keep {
+                format!(
+                    "beyond the newest {PENDING_MAX_COUNT} pending actions or their {} in all",
+                    human_bytes(PENDING_MAX_BYTES)
+                )
+            } else {
+                continue;
+            };
+            match self.finish(a, Resolution::Expired) {
+                Ok(_) => msgs.push(format!(
+                    "dropped pending action {} ({}, staged {}): {why}; the store keeps pending actions {} days, at most {} of them",
+                    a.id, a.label, a.created_at, PENDING_MAX_AGE_DAYS, PENDING_MAX_COUNT
+                )),
+                Err(e) => msgs.push(format!("could not drop the expired pending action {}: {e}", a.id)),
+            }
+        }
+        msgs.extend(self.prune_resolved(now));
+        msgs.extend(self.prune_journal());
+        msgs.extend(problems);
+        Ok(msgs)
+    }
+
+    /// Drops resolved records last written more than [`RESOLVED_MAX_AGE_DAYS`]
+    /// days ago, and all but the newest [`RESOLVED_MAX_COUNT`]; returns a message
+    /// per record that could not be removed. Reads no record: the age is the
+    /// file's modification time (a record is written when its resolution is).
+    fn prune_resolved(&self, now: SystemTime) -> Vec<String> {
+        let Ok(files) = self.json_files("resolved") else { return Vec::new() };
+        let mut dated: Vec<(SystemTime, PathBuf)> = files
+            .into_iter()
+            .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+            .collect();
+        dated.sort_by(|a, b| b.cmp(a));
+        let mut msgs = Vec::new();
+        for (i, (when, p)) in dated.iter().enumerate() {
+            let expired = i >= RESOLVED_MAX_COUNT || older_than(Some(*when), now, RESOLVED_MAX_AGE_DAYS);
+            if expired
+                && let Err(e) = std::fs::remove_file(p)
+                && e.kind() != std::io::ErrorKind::NotFound
+            {
+                msgs.push(format!("could not remove the old resolved record {}: {e}", p.display()));
+            }
+        }
+        msgs
+    }
+
+    /// Applies the journal's retention (module docs): keeps the newest
+    /// [`JOURNAL_MAX_RECORDS`] undo records while their originals total at most
+    /// [`JOURNAL_MAX_BYTES`] (the newest always), and removes folders without a
+    /// `record.json`. A record still marked in flight is left to crash recovery.
+    /// Returns a message per folder that could not be removed.
+    pub fn prune_journal(&self) -> Vec<String> {
+        let mut msgs = Vec::new();
+        let mut records: Vec<((u64, String), PathBuf, u64)> = Vec::new();
+        for r in self.journal_records() {
+            if r.inflight {
+                continue;
+            }
+            if !r.complete {
+                remove_journal_folder(&r.path, &mut msgs);
+                continue;
+            }
+            records.push(((r.order, r.name), r.path, r.bytes));
+        }
+        records.sort_by(|a, b| b.0.cmp(&a.0));
+        let sizes: Vec<u64> = records.iter().map(|r| r.2).collect();
+        let keep = kept_count(&sizes, JOURNAL_MAX_RECORDS, JOURNAL_MAX_BYTES);
+        for (_, path, _) in &records[keep..] {
+            remove_journal_folder(path, &mut msgs);
+        }
+        msgs
+    }
+
+    /// The folders of `journal/`, as the retention sees them.
+    fn journal_records(&self) -> Vec<JournalFolder> {
+        let Ok(rd) = std::fs::read_dir(self.journal_dir()) else { return Vec::new() };
+        let mut v = Vec::new();
+        for e in rd.flatten() {
+            let path = e.path();
+            if !e.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            let name = e.file_name().to_string_lossy().into_owned();
+            v.push(JournalFolder {
+                order: pending_format::journal_order(&name).unwrap_or(0),
+                complete: path.join(JOURNAL_RECORD).is_file(),
+                inflight: path.join(JOURNAL_INFLIGHT).exists(),
+                bytes: std::fs::metadata(path.join(JOURNAL_ORIGINALS)).map_or(0, |m| m.len()),
+                name,
+                path,
+            });
+        }
+        v
+    }
+
+    /// What the store keeps now, for `ast-edit pending` to say.
+    pub fn kept(&self) -> Kept {
+        let undo: Vec<JournalFolder> = self.journal_records().into_iter().filter(|r| r.complete).collect();
+        Kept {
+            undo_records: undo.len(),
+            undo_bytes: undo.iter().map(|r| r.bytes).sum(),
+            resolved: self.json_files("resolved").map_or(0, |v| v.len()),
+        }
+    }
+}
+
+/// One folder of `journal/`.
+struct JournalFolder {
+    name: String,
+    path: PathBuf,
+    order: u64,
+    /// Has its `record.json`.
+    complete: bool,
+    /// Still marked in flight (left to crash recovery).
+    inflight: bool,
+    /// Size of its `originals.bin`.
+    bytes: u64,
+}
+
+fn remove_journal_folder(path: &Path, msgs: &mut Vec<String>) {
+    if let Err(e) = std::fs::remove_dir_all(path)
+        && e.kind() != std::io::ErrorKind::NotFound
+    {
+        msgs.push(format!("could not remove the old undo record {}: {e}", path.display()));
+    }
+}
+
+/// The file names of a journal record (written by [`crate::apply`]).
+const JOURNAL_RECORD: &str = "record.json";
+const JOURNAL_INFLIGHT: &str = "inflight";
+const JOURNAL_ORIGINALS: &str = "originals.bin";
+
+/// Pending actions staged more than this many days ago are dropped.
+pub const PENDING_MAX_AGE_DAYS: u64 = 30;
+/// At most this many pending actions are kept (the newest).
+pub const PENDING_MAX_COUNT: usize = 100;
+/// Pending entries are kept, newest first, while they hold at most this many
+/// bytes in all (the newest is always kept).
+pub const PENDING_MAX_BYTES: u64 = 1 << 30;
+/// At most this many undo records are kept (the newest).
+pub const JOURNAL_MAX_RECORDS: usize = 20;
+/// Undo records are kept, newest first, while their originals total at most this
+/// many bytes (the newest is always kept, whatever its size).
+pub const JOURNAL_MAX_BYTES: u64 = 1 << 30;
+/// Resolved records are kept this many days after they were last written.
+pub const RESOLVED_MAX_AGE_DAYS: u64 = 30;
+/// At most this many resolved records are kept (the newest).
+pub const RESOLVED_MAX_COUNT: usize = 1000;
+
+/// What the store keeps, as `ast-edit pending` reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Kept {
+    /// Undo records in the journal.
+    pub undo_records: usize,
+    /// The bytes of their originals.
+    pub undo_bytes: u64,
+    /// Resolved records (ids `resolve --id` and `show` still know).
+    pub resolved: usize,
+}
+
+impl Kept {
+    /// The footer line of `ast-edit pending` (docs/DESIGN.md section 5.8).
+    pub fn footer(&self) -> String {
+        format!(
+            "Keeping {} ({}; the newest {JOURNAL_MAX_RECORDS}, up to {}) and {} for {RESOLVED_MAX_AGE_DAYS} days; pending actions are dropped after {PENDING_MAX_AGE_DAYS} days.",
+            crate::shared::text::plural(self.undo_records, "undo record"),
+            human_bytes(self.undo_bytes),
+            human_bytes(JOURNAL_MAX_BYTES),
+            crate::shared::text::plural(self.resolved, "resolved id"),
+        )
+    }
+}
+
+/// How many of `sizes` (newest first) a retention of `max_count` items and
+/// `max_bytes` in all keeps: a prefix, never empty when `sizes` is not.
+fn kept_count(sizes: &[u64], max_count: usize, max_bytes: u64) -> usize {
+    let mut total = 0u64;
+    for (i, n) in sizes.iter().enumerate() {
+        total = total.saturating_add(*n);
+        if i >= max_count || (i > 0 && total > max_bytes) {
+            return i;
+        }
+    }
+    sizes.len()
+}
+
+/// True when `when` is more than `days` days before `now` (false when unknown).
+fn older_than(when: Option<SystemTime>, now: SystemTime, days: u64) -> bool {
+    when.and_then(|w| now.duration_since(w).ok()).is_some_and(|age| age > Duration::from_secs(days * 86_400))
+}

@@ -1,0 +1,510 @@
+//! The on-disk shapes of the pending-action store (see [`crate::store::pending`] for the
+//! layout and the rules): format version 1 of `pending/<id>.json` and of
+//! `resolved/<id>.json`, the reader of the older unversioned entries, the rules an
+//! `ast_edit` entry records (ast-grep rule configs), their digest, and the build
+//! identity of the running executable.
+//!
+//! Every file starts with `formatVersion`; a reader looks at that number first and
+//! only then at the rest, so a later version may change everything else.
+
+use std::io::Read;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::store::pending::{ActionKind, PendingAction, ResolvedRecord};
+use crate::request::{Request, Strictness};
+
+/// The format version this build writes, and the newest it reads.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// One op of an `ast_edit` action as an ast-grep rule config, in JSON:
+/// `{"id", "language", "rule": {"pattern": ...}, "fix"}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleConfig {
+    /// The rule id of the op's rule file (`scan`; a rule with several ops gives
+    /// several configs with its id, in op order), else `op-N` with N the op's
+    /// index in the request (0-based, as in `ops[N]`).
+    pub id: String,
+    /// The op's language (`lang::name`), or `None` when it is inferred per file.
+    pub language: Option<String>,
+    /// What matches.
+    pub rule: RuleCore,
+    /// The rewrite template (empty deletes the match).
+    pub fix: String,
+}
+
+/// The `rule` of a [`RuleConfig`]: a pattern only.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleCore {
+    /// The pattern, plain or with its selector and strictness.
+    pub pattern: PatternSpec,
+}
+
+/// An ast-grep pattern as a rule config writes it: a string, or
+/// `{"context", "selector"?, "strictness"?}` when a selector or a strictness other
+/// than the default (`smart`) applies.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum PatternSpec {
+    /// Just the pattern.
+    Plain(String),
+    /// The pattern as context, with the node kind to pick and the strictness.
+    Contextual {
+        /// The pattern.
+        context: String,
+        /// Tree-sitter node kind matched inside the context.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        selector: Option<String>,
+        /// Match strictness, when not `smart`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        strictness: Option<Strictness>,
+    },
+}
+
+/// The rules of `req` as ast-grep rule configs (JSON), in order: a rule set's
+/// configs as given, or each op as [`RuleConfig`].
+pub fn rules_of(req: &Request) -> Vec<serde_json::Value> {
+    if let Some(set) = &req.rule_set {
+        return set.rules.clone();
+    }
+    op_rules(req).into_iter().map(|r| serde_json::to_value(r).expect("plain data serializes")).collect()
+}
+
+/// The ops of `req` as rule configs, in op order.
+pub fn op_rules(req: &Request) -> Vec<RuleConfig> {
+    req.ops
+        .iter()
+        .enumerate()
+        .map(|(i, op)| {
+            let scope = req.scopes.get(i);
+            let id = scope.map(|s| s.rule.clone()).unwrap_or_else(|| format!("op-{i}"));
+            let language = scope.map(|s| s.lang).or(req.lang).map(|l| crate::request::lang::name(l).to_string());
+            let selector = req.selector(i).map(str::to_string);
+            let strictness = Some(req.strictness(i)).filter(|s| *s != Strictness::Smart);
+            let pattern = if selector.is_none() && strictness.is_none() {
+                PatternSpec::Plain(op.pat.clone())
+            } else {
+                PatternSpec::Contextual { context: op.pat.clone(), selector, strictness }
+            };
+            RuleConfig { id, language, rule: RuleCore { pattern }, fix: op.out.clone() }
+        })
+        .collect()
+}
+
+/// What `rulesDigest` hashes: the rules and every request option that can change
+/// what a planned file becomes. Left out on purpose: `paths`, `globs`, `maxFiles`,
+/// `walk` and `maxFilesize` (they choose which files are planned, not what a
+/// planned file becomes) and the working directory.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DigestInput<'a> {
+    /// Pattern, rewrite, language, selector and strictness of every op, in order
+    /// (the order decides which of two overlapping matches is kept).
+    rules: &'a [serde_json::Value],
+    /// Per op, the globs of its rule file (empty for ad-hoc ops): they decide
+    /// which ops run on a file.
+    rule_globs: Vec<&'a [String]>,
+    /// The literal prefilter is meant not to change any output, but a plan is
+    /// only known to be reproduced by the same path through the engine.
+    no_prefilter: bool,
+    /// A rule set's global utilities (rules may call them).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    utils: &'a [serde_json::Value],
+    /// The folder a rule set's `files`/`ignores` globs are relative to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rules_base: Option<&'a std::path::Path>,
+    /// Nested matches rewritten in the same preview.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    rewrite_nested: bool,
+    /// ast-grep's template output written as is, not the minimal rewrite.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    verbatim: bool,
+}
+
+/// `rulesDigest`: `sha256:` and the hex SHA-256 of the canonical serialization of
+/// `rules` with the request options of `req` that change what a planned file
+/// becomes: per op, the globs of its rule file (`ruleGlobs`), and `noPrefilter`.
+/// Canonical: compact JSON as `serde_json` writes it, keys in this order:
+/// `{"rules":[{"id","language","rule":{"pattern"},"fix"}...],"ruleGlobs":[[...]...],"noPrefilter":false}`.
+/// Left out: `paths`, `globs`, `maxFiles`, `walk`, `maxFilesize` and the working
+/// directory, which choose the files that are planned, not what they become.
+pub fn rules_digest(rules: &[serde_json::Value], req: &Request) -> String {
+    let set = req.rule_set.as_ref();
+    let input = DigestInput {
+        rules,
+        rule_globs: (0..req.ops.len()).map(|i| req.scopes.get(i).map_or(&[][..], |s| &s.globs[..])).collect(),
+        no_prefilter: req.no_prefilter,
+        utils: set.map_or(&[][..], |s| &s.utils[..]),
+        rules_base: set.and_then(|s| s.base.as_deref()),
+        rewrite_nested: req.rewrite_nested,
+        verbatim: req.verbatim,
+    };
+    crate::engine::digest(&serde_json::to_vec(&input).expect("plain data serializes"))
+}
+
+/// The build identity of the running executable: `sha256:<hex>` of its bytes,
+/// worked out once per process, and once per executable file for all processes:
+/// the digest is kept in `state_dir/engine-builds.json` under the file's identity
+/// (device, inode, size, modification and change times), so a later process of
+/// the same binary reads it instead of hashing ~80 MB again (~50 ms). Replacing
+/// or rebuilding the binary gives a new file identity, hence a fresh hash; the
+/// cache is no more trusted than the pending entries beside it. `None` when the
+/// executable cannot be read.
+pub fn engine_build(state_dir: &Path) -> Option<String> {
+    static BUILD: OnceLock<Option<String>> = OnceLock::new();
+    BUILD.get_or_init(|| cached_or_hashed(state_dir)).clone()
+}
+
+/// The file of the build-identity cache in a state dir.
+const BUILD_CACHE: &str = "engine-builds.json";
+
+/// Entries kept in the cache (one per binary seen; the oldest keys go first).
+const BUILD_CACHE_MAX: usize = 16;
+
+fn cached_or_hashed(state_dir: &Path) -> Option<String> {
+    let Some(key) = executable_identity() else { return hash_executable() };
+    let path = state_dir.join(BUILD_CACHE);
+    let mut cache: std::collections::BTreeMap<String, String> =
+        std::fs::read(&path).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
+    if let Some(d) = cache.get(&key).filter(|d| d.starts_with("sha256:") && d.len() == 7 + 64) {
+        return Some(d.clone());
+    }
+    let digest = hash_executable()?;
+    while cache.len() >= BUILD_CACHE_MAX {
+        cache.pop_first();
+    }
+    cache.insert(key, digest.clone());
+    // A cache that cannot be written costs the next process a hash, nothing more.
+    let _ = serde_json::to_vec(&cache).map(|b| crate::shared::atomic::write_atomic(&path, &b));
+    Some(digest)
+}
+
+/// What identifies the running executable's file: device, inode, size,
+/// modification and change times. `None` where that cannot be read.
+fn executable_identity() -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata("/proc/self/exe").or_else(|_| std::fs::metadata(std::env::current_exe()?)).ok()?;
+        Some(format!(
+            "{}:{}:{}:{}.{:09}:{}.{:09}",
+            m.dev(),
+            m.ino(),
+            m.size(),
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec()
+        ))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// `sha256:` and the hex SHA-256 of the running executable. On Linux it reads
+/// `/proc/self/exe`, the image that is running even if its file was replaced
+/// since; elsewhere `std::env::current_exe()`.
+fn hash_executable() -> Option<String> {
+    let mut file = None;
+    if cfg!(target_os = "linux") {
+        file = std::fs::File::open("/proc/self/exe").ok();
+    }
+    let mut file = match file {
+        Some(f) => f,
+        None => std::fs::File::open(std::env::current_exe().ok()?).ok()?,
+    };
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => h.update(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return None,
+        }
+    }
+    let mut s = String::with_capacity(7 + 64);
+    s.push_str("sha256:");
+    for b in h.finalize() {
+        s.push_str(&format!("{b:02x}"));
+    }
+    Some(s)
+}
+
+/// The first thing read from any file of the store.
+#[derive(Deserialize)]
+struct Header {
+    #[serde(rename = "formatVersion")]
+    format_version: Option<u64>,
+}
+
+/// Why a file of the store cannot be used.
+#[derive(Debug)]
+pub enum Unreadable {
+    /// Not JSON, or not the shape its version says.
+    Malformed(String),
+    /// Written in a format version newer than [`FORMAT_VERSION`].
+    Newer(u64),
+    /// A format version this build never wrote.
+    Unknown(u64),
+}
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unreadable::Malformed(e) => write!(f, "{e}"),
+            Unreadable::Newer(v) => write!(
+                f,
+                "written by a newer ast-edit (format version {v}; this one reads up to version {FORMAT_VERSION})"
+            ),
+            Unreadable::Unknown(v) => write!(f, "unknown format version {v}"),
+        }
+    }
+}
+
+/// The `formatVersion` of a file holding a `what`, checked against this build's.
+fn header(bytes: &[u8], what: &str) -> Result<Option<u64>, Unreadable> {
+    let h: Header =
+        serde_json::from_slice(bytes).map_err(|e| Unreadable::Malformed(format!("unreadable {what} (not a JSON object: {e})")))?;
+    match h.format_version {
+        None => Ok(None),
+        Some(v) if v == u64::from(FORMAT_VERSION) => Ok(Some(v)),
+        Some(v) if v > u64::from(FORMAT_VERSION) => Err(Unreadable::Newer(v)),
+        Some(v) => Err(Unreadable::Unknown(v)),
+    }
+}
+
+/// A pending entry as written before format version 1: no `formatVersion`, the
+/// order in `seq` (handed out by the old `seq` counter file).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LegacyEntry {
+    id: String,
+    seq: u64,
+    created_at: String,
+    label: String,
+    source_tool_name: String,
+    files: Vec<String>,
+    kind: ActionKind,
+}
+
+/// Reads a pending entry of any version this build knows.
+pub fn decode_entry(bytes: &[u8]) -> Result<PendingAction, Unreadable> {
+    let malformed = |e: serde_json::Error| Unreadable::Malformed(format!("unreadable pending action ({e})"));
+    match header(bytes, "pending action")? {
+        Some(_) => serde_json::from_slice::<PendingAction>(bytes).map_err(malformed),
+        None => {
+            let old: LegacyEntry = serde_json::from_slice(bytes).map_err(malformed)?;
+            Ok(PendingAction {
+                id: old.id,
+                order: old.seq,
+                created_at: old.created_at,
+                label: old.label,
+                source_tool_name: old.source_tool_name,
+                files: old.files,
+                engine_build: None,
+                rules: Vec::new(),
+                rules_digest: None,
+                kind: old.kind,
+            })
+        }
+    }
+}
+
+/// A pending entry as written (version 1). `seq` repeats `order` for ast-edit
+/// builds older than format version 1, which read `seq` and ignore the rest they
+/// do not know, so that a long-running older server can still list and resolve
+/// new entries; it is never read.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct EntryV1<'a> {
+    format_version: u32,
+    id: &'a str,
+    order: u64,
+    seq: u64,
+    created_at: &'a str,
+    label: &'a str,
+    source_tool_name: &'a str,
+    files: &'a [String],
+    engine_build: &'a Option<String>,
+    rules: &'a [serde_json::Value],
+    rules_digest: &'a Option<String>,
+    kind: &'a ActionKind,
+}
+
+/// Writes `a` as a version-1 entry.
+pub fn encode_entry(a: &PendingAction, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let e = EntryV1 {
+        format_version: FORMAT_VERSION,
+        id: &a.id,
+        order: a.order,
+        seq: a.order,
+        created_at: &a.created_at,
+        label: &a.label,
+        source_tool_name: &a.source_tool_name,
+        files: &a.files,
+        engine_build: &a.engine_build,
+        rules: &a.rules,
+        rules_digest: &a.rules_digest,
+        kind: &a.kind,
+    };
+    serde_json::to_writer(w, &e).map_err(std::io::Error::from)
+}
+
+/// A resolved record as written (version 1).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ResolvedV1<'a> {
+    format_version: u32,
+    #[serde(flatten)]
+    record: &'a ResolvedRecord,
+}
+
+/// The bytes of a version-1 resolved record.
+pub fn encode_resolved(r: &ResolvedRecord) -> Vec<u8> {
+    serde_json::to_vec(&ResolvedV1 { format_version: FORMAT_VERSION, record: r }).expect("plain data serializes")
+}
+
+/// Reads a resolved record (version 1; there is no older one).
+pub fn decode_resolved(bytes: &[u8]) -> Result<ResolvedRecord, Unreadable> {
+    match header(bytes, "resolved record")? {
+        Some(_) => serde_json::from_slice(bytes).map_err(|e| Unreadable::Malformed(format!("unreadable resolved record ({e})"))),
+        None => Err(Unreadable::Malformed("unreadable resolved record (no formatVersion)".into())),
+    }
+}
+
+/// The order a pending entry or a resolved record holds (`order`, or `seq` for
+/// an entry older than version 1), whatever else is in it; `None` if it has none.
+pub fn order_of(bytes: &[u8]) -> Option<u64> {
+    #[derive(Deserialize)]
+    struct Probe {
+        order: Option<u64>,
+        seq: Option<u64>,
+    }
+    let p: Probe = serde_json::from_slice(bytes).ok()?;
+    p.order.max(p.seq)
+}
+
+/// The order a journal record's folder name starts with: `{order:020}-{id}`, or
+/// `{seq:012}-{id}` from before format version 1 (small numbers, so older).
+pub fn journal_order(folder: &str) -> Option<u64> {
+    folder.split_once('-')?.0.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_build_digest_is_cached_per_executable_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = cached_or_hashed(dir.path()).expect("the test binary is readable");
+        assert_eq!(first, hash_executable().unwrap());
+        let cache: std::collections::BTreeMap<String, String> =
+            serde_json::from_slice(&std::fs::read(dir.path().join(BUILD_CACHE)).unwrap()).unwrap();
+        assert_eq!(cache.get(&executable_identity().unwrap()), Some(&first));
+        // The next process reads the cache instead of hashing: a planted entry
+        // for this very file is what it returns.
+        let planted = format!("sha256:{}", "a".repeat(64));
+        let one: std::collections::BTreeMap<_, _> = [(executable_identity().unwrap(), planted.clone())].into();
+        std::fs::write(dir.path().join(BUILD_CACHE), serde_json::to_vec(&one).unwrap()).unwrap();
+        assert_eq!(cached_or_hashed(dir.path()), Some(planted));
+        // A malformed entry or cache is ignored and rewritten.
+        std::fs::write(dir.path().join(BUILD_CACHE), b"not json").unwrap();
+        assert_eq!(cached_or_hashed(dir.path()), Some(first));
+    }
+    use crate::request::{OpScope, RawRequest, WalkOptions};
+
+    fn request(json: &str) -> Request {
+        let cwd = std::env::current_dir().unwrap();
+        RawRequest::from_json(json).unwrap().validate(&cwd, WalkOptions::default(), 1 << 20).unwrap()
+    }
+
+    #[test]
+    fn ad_hoc_ops_become_rule_configs_as_ast_grep_writes_them() {
+        let r = request(r#"{"ops":[{"pat":"a($X)","out":"b($X)"},{"pat":"c","out":""}],"lang":"py"}"#);
+        let rules = serde_json::to_value(rules_of(&r)).unwrap();
+        assert_eq!(
+            rules,
+            serde_json::json!([
+                {"id": "op-0", "language": "python", "rule": {"pattern": "a($X)"}, "fix": "b($X)"},
+                {"id": "op-1", "language": "python", "rule": {"pattern": "c"}, "fix": ""},
+            ])
+        );
+        let r = request(r#"{"ops":[{"pat":"f(x)","out":"g(x)"}],"selector":"call","strictness":"ast"}"#);
+        assert_eq!(
+            serde_json::to_value(rules_of(&r)).unwrap(),
+            serde_json::json!([{"id": "op-0", "language": null,
+                "rule": {"pattern": {"context": "f(x)", "selector": "call", "strictness": "ast"}}, "fix": "g(x)"}])
+        );
+        let r = request(r#"{"ops":[{"pat":"f(x)","out":"g(x)"}],"strictness":"cst"}"#);
+        assert_eq!(
+            serde_json::to_value(rules_of(&r)).unwrap()[0]["rule"],
+            serde_json::json!({"pattern": {"context": "f(x)", "strictness": "cst"}})
+        );
+        let back: Vec<RuleConfig> = serde_json::from_value(serde_json::to_value(rules_of(&r)).unwrap()).unwrap();
+        assert_eq!(back, op_rules(&r));
+    }
+
+    #[test]
+    fn scoped_ops_take_their_rule_id_language_and_settings() {
+        let mut r = request(r#"{"ops":[{"pat":"a","out":"b"},{"pat":"c","out":"d"}]}"#);
+        r.scopes = vec![
+            OpScope { rule: "py-a".into(), lang: "py".parse().unwrap(), selector: None, strictness: Strictness::Smart, globs: vec!["*.py".into()] },
+            OpScope { rule: "js-c".into(), lang: "js".parse().unwrap(), selector: Some("x".into()), strictness: Strictness::Smart, globs: vec![] },
+        ];
+        let rules = serde_json::to_value(rules_of(&r)).unwrap();
+        assert_eq!(rules[0], serde_json::json!({"id": "py-a", "language": "python", "rule": {"pattern": "a"}, "fix": "b"}));
+        assert_eq!(rules[1]["language"], "javascript");
+        assert_eq!(rules[1]["rule"], serde_json::json!({"pattern": {"context": "c", "selector": "x"}}));
+    }
+
+    #[test]
+    fn rules_digest_changes_with_output_options_only() {
+        let base = request(r#"{"ops":[{"pat":"a","out":"b"}],"lang":"py"}"#);
+        let d = |r: &Request| rules_digest(&rules_of(r), r);
+        assert!(d(&base).starts_with("sha256:") && d(&base).len() == 71);
+        assert_eq!(d(&base), d(&base.clone()));
+        let mut other = base.clone();
+        other.globs = vec!["*.py".into()];
+        other.max_files = Some(3);
+        other.paths = vec!["src".into()];
+        assert_eq!(d(&base), d(&other), "file selection is not part of the digest");
+        for change in [
+            request(r#"{"ops":[{"pat":"a","out":"c"}],"lang":"py"}"#),
+            request(r#"{"ops":[{"pat":"a","out":"b"}],"lang":"js"}"#),
+            request(r#"{"ops":[{"pat":"a","out":"b"}],"lang":"py","strictness":"ast"}"#),
+            request(r#"{"ops":[{"pat":"a","out":"b"}],"lang":"py","selector":"x"}"#),
+            request(r#"{"ops":[{"pat":"a","out":"b"}],"lang":"py","verbatim":true}"#),
+        ] {
+            assert_ne!(d(&base), d(&change));
+        }
+        let mut np = base.clone();
+        np.no_prefilter = true;
+        assert_ne!(d(&base), d(&np));
+    }
+
+    #[test]
+    fn versions_are_told_apart_before_the_rest_is_read() {
+        assert!(matches!(decode_entry(br#"{"formatVersion": 2, "anything": []}"#), Err(Unreadable::Newer(2))));
+        assert!(matches!(decode_entry(br#"{"formatVersion": 0}"#), Err(Unreadable::Unknown(0))));
+        assert!(matches!(decode_entry(b"garbage"), Err(Unreadable::Malformed(_))));
+        assert!(matches!(decode_entry(br#"{"id": "x"}"#), Err(Unreadable::Malformed(_))));
+        assert!(Unreadable::Newer(2).to_string().contains("newer ast-edit"));
+    }
+
+    #[test]
+    fn orders_come_from_order_seq_and_journal_folder_names() {
+        assert_eq!(order_of(br#"{"formatVersion":1,"order":7,"seq":7}"#), Some(7));
+        assert_eq!(order_of(br#"{"seq":3,"kind":{}}"#), Some(3));
+        assert_eq!(order_of(b"nope"), None);
+        assert_eq!(journal_order("000000000012-ae-1a2b3c"), Some(12));
+        assert_eq!(journal_order("01763966116000000000-run-U"), Some(1_763_966_116_000_000_000));
+        assert_eq!(journal_order("junk"), None);
+    }
+}
