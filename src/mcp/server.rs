@@ -340,7 +340,7 @@ impl AstEditServer {
                 "The last applied action is {last}, not {want}: `ast_undo` undoes only the last apply (undo records are a stack). Nothing was written. Call `ast_undo` with {{\"id\": \"{last}\"}} to undo {last} first."
             )));
         }
-        let outside: Vec<String> = files.iter().filter(|p| !really_inside(self.ws.root(), p)).map(|p| p.display().to_string()).collect();
+        let outside: Vec<String> = files.iter().filter(|p| !crate::app::workspace::really_inside(self.ws.root(), p)).map(|p| p.display().to_string()).collect();
         if !outside.is_empty() {
             return Ok(tool_error(format!(
                 "The last applied action {last} wrote {} outside this server's root {}: {}. Nothing was written: the MCP server writes only inside its root; a person can undo it from a shell, with the ast-edit command line.",
@@ -353,15 +353,6 @@ impl AstEditServer {
             return Ok(tool_error("Nothing to undo: no applied action in the journal.".into()));
         };
         Ok(success(texts::bounded_result_text(&report.text()), paging::undo(&report)))
-    }
-}
-
-/// True when the file `path` lives inside `root` (canonical): its real location
-/// (symlinks followed) when it exists, else its lexical path.
-fn really_inside(root: &std::path::Path, path: &std::path::Path) -> bool {
-    match path.canonicalize() {
-        Ok(real) => real.starts_with(root),
-        Err(_) => crate::request::walk::normalize(path).starts_with(root),
     }
 }
 

@@ -16,7 +16,7 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::shared::error::{Error, Result};
+use crate::shared::error::{error_chain, Error, Result};
 use crate::request::lang;
 use crate::shared::message::Front;
 use crate::request::{bracket_depth, Strictness, MAX_NESTING, MAX_OPS, MAX_OPS_BYTES, MAX_PATTERN_BYTES};
@@ -66,21 +66,6 @@ impl LanguageGlobs {
         let name = path.file_name().map(Path::new);
         self.0.iter().find(|(_, set)| set.is_match(path) || name.is_some_and(|n| set.is_match(n))).map(|(l, _)| *l)
     }
-}
-
-/// The message of `e` with every cause under it, as `a: b: c`. ast-grep-config's
-/// errors say "Fail to parse yaml as Rule." at the top and the reason below.
-pub fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut parts = vec![e.to_string()];
-    let mut at = e.source();
-    while let Some(s) = at {
-        let text = s.to_string();
-        if !parts.iter().any(|p| p.contains(text.trim())) {
-            parts.push(text);
-        }
-        at = s.source();
-    }
-    parts.join(": ")
 }
 
 /// Reads the `rule` of a request: a YAML string (one or more documents), a JSON

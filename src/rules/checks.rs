@@ -58,7 +58,7 @@ pub fn run(project: &Project, loaded: &LoadedRules, filtered: bool) -> Result<Ve
         let shown = project.show(&file);
         let text = std::fs::read_to_string(&file).map_err(|e| Error::bad(format!("cannot read check file {shown}: {e}")))?;
         let check: CheckFile = ast_grep_config::from_str(&text)
-            .map_err(|e| Error::bad(format!("check file {shown}: {}", ruleset::error_chain(&e))))?;
+            .map_err(|e| Error::bad(format!("check file {shown}: {}", crate::shared::error::error_chain(&e))))?;
         let ids: Vec<String> = check.ids.clone().unwrap_or_default().into_iter().chain(check.id.clone()).collect();
         if ids.is_empty() {
             return Err(Error::bad(format!("check file {shown} names no rule: give `id: RULE` or `ids: [RULE, ...]`")));

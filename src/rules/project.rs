@@ -44,7 +44,7 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::shared::error::{Error, Result};
+use crate::shared::error::{error_chain, Error, Result};
 use crate::request::lang;
 
 /// The names of a project's config file, in the order they are looked for in
@@ -531,24 +531,6 @@ fn hint_language(chain: String) -> String {
 /// A YAML error of serde-saphyr shows its snippet as from `<input>`: name the file.
 fn yaml_error(shown: &str, e: &dyn std::error::Error) -> String {
     hint_language(error_chain(e).replace("<input>", shown))
-}
-
-/// The message of `e` with every cause under it, as `a: b: c` (a cause that
-/// repeats its parent's text is left out). ast-grep-config's errors say "Fail
-/// to parse yaml as Rule." at the top and the real reason below.
-pub fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut parts = vec![e.to_string()];
-    let mut at = e.source();
-    while let Some(s) = at {
-        let text = s.to_string();
-        // serde-saphyr repeats its message below the snippet, with " at line N, column M".
-        let core = text.split(" at line ").next().unwrap_or(&text).trim();
-        if !parts.iter().any(|p| p.contains(core)) {
-            parts.push(text);
-        }
-        at = s.source();
-    }
-    parts.join(": ")
 }
 
 #[cfg(test)]

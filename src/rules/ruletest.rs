@@ -39,7 +39,8 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use crate::shared::error::{Error, Result};
-use crate::rules::project::{error_chain, LoadedRules, Project};
+use crate::rules::project::{LoadedRules, Project};
+use crate::shared::error::error_chain;
 
 /// The snapshot folder of a test folder when `snapshotDir` is not given.
 pub const SNAPSHOT_DIR: &str = "__snapshots__";

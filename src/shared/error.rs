@@ -106,3 +106,22 @@ pub fn resolved_text(id: &str, resolution: crate::shared::status::Resolution, at
 
 /// Result alias for the library.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The message of `e` with every cause under it, as `a: b: c` (a cause that
+/// repeats its parent's text is left out). ast-grep-config's errors say "Fail
+/// to parse yaml as Rule." at the top and the real reason below.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut at = e.source();
+    while let Some(s) = at {
+        let text = s.to_string();
+        // serde-saphyr repeats its message below the snippet, with " at line N, column M".
+        let core = text.split(" at line ").next().unwrap_or(&text).trim();
+        if !parts.iter().any(|p| p.contains(core)) {
+            parts.push(text);
+        }
+        at = s.source();
+    }
+    parts.join(": ")
+}
+

@@ -4,3 +4,4 @@
 
 pub mod pending;
 pub mod pending_format;
+mod retention;

@@ -1,0 +1,222 @@
+//! The undo journal: each original spooled (fsynced) before the first rename,
+//! the records of each apply, and the recovery of an apply a crash interrupted
+//! (docs/DESIGN.md sections 4.6 and 4.7).
+
+use super::*;
+
+/// Where the originals go while an apply runs: the journal's `originals.bin`
+/// (when there is a journal) or an anonymous temp file, written as files are
+/// staged and read back only to restore after a failed rename.
+pub(super) struct Spool {
+    /// The journal record's folder and the action's id.
+    pub(super) journal: Option<(PathBuf, String)>,
+    /// The originals file and its length so far.
+    pub(super) file: std::sync::Mutex<(std::fs::File, u64)>,
+}
+
+impl Spool {
+    pub(super) fn create(journal: Option<(&Locked<'_>, &str)>) -> Result<Self> {
+        let (journal, file) = match journal {
+            Some((store, id)) => {
+                let order = store.next_order()?;
+                let dir = store.journal_dir().join(format!("{order:020}-{id}"));
+                std::fs::create_dir_all(&dir).map_err(|e| journal_err(&dir, e))?;
+                let p = dir.join(ORIGINALS);
+                let file = std::fs::File::options()
+                    .read(true)
+                    .write(true)
+                    .create_new(true)
+                    .open(&p)
+                    .map_err(|e| journal_err(&p, e))?;
+                (Some((dir, id.to_string())), file)
+            }
+            None => (None, tempfile::tempfile().map_err(|e| Error::ApplyFailed(format!("cannot create a temp file for the originals: {e}")))?),
+        };
+        Ok(Spool { journal, file: std::sync::Mutex::new((file, 0)) })
+    }
+
+    pub(super) fn append(&self, bytes: &[u8]) -> Result<(u64, usize)> {
+        use std::io::{Seek, SeekFrom};
+        let mut g = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        let at = g.1;
+        let r = g.0.seek(SeekFrom::Start(at)).and_then(|_| g.0.write_all(bytes));
+        r.map_err(|e| Error::ApplyFailed(format!("cannot save the original bytes for undo: {e}; nothing was written")))?;
+        g.1 += bytes.len() as u64;
+        Ok((at, bytes.len()))
+    }
+
+    pub(super) fn read(&self, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut g = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        g.0.seek(SeekFrom::Start(offset))?;
+        let mut buf = vec![0; len];
+        g.0.read_exact(&mut buf)?;
+        Ok(buf)
+    }
+
+    /// Nothing will be renamed: drop the record's folder.
+    pub(super) fn abandon(&self) {
+        if let Some((dir, _)) = &self.journal {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+
+    /// Makes the journal record durable before the first rename: originals
+    /// fsynced, then the in-flight marker, then the record naming every file.
+    pub(super) fn commit(&self, staged: &[Prepared<'_>]) -> Result<Option<PathBuf>> {
+        let Some((dir, id)) = &self.journal else { return Ok(None) };
+        let p = dir.join(ORIGINALS);
+        self.file.lock().unwrap_or_else(|e| e.into_inner()).0.sync_all().map_err(|e| journal_err(&p, e))?;
+        let files = staged
+            .iter()
+            .map(|s| JournalFile {
+                path: s.plan.path.clone(),
+                abs: s.plan.abs.clone(),
+                written_digest: s.plan.new_digest.clone(),
+                original_digest: s.plan.digest.clone(),
+                offset: s.offset as usize,
+                len: s.len,
+                written_len: Some(s.new_len),
+                temp: s.tmp.to_path_buf(),
+            })
+            .collect();
+        let marker = dir.join(INFLIGHT);
+        std::fs::write(&marker, b"").map_err(|e| journal_err(&marker, e))?;
+        let rec = JournalRecord { id: id.clone(), files };
+        let p = dir.join("record.json");
+        write_atomic(&p, &serde_json::to_vec(&rec).expect("serializes")).map_err(|e| journal_err(&p, e))?;
+        Ok(Some(dir.clone()))
+    }
+}
+
+/// An undo record.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct JournalRecord {
+    pub(super) id: String,
+    pub(super) files: Vec<JournalFile>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct JournalFile {
+    pub(super) path: String,
+    pub(super) abs: PathBuf,
+    /// Digest of what apply wrote: undo restores only where the file still has it.
+    pub(super) written_digest: String,
+    /// Digest of the bytes before the apply.
+    pub(super) original_digest: String,
+    /// Where the original bytes sit in the record's `originals.bin`.
+    pub(super) offset: usize,
+    /// How many bytes.
+    pub(super) len: usize,
+    /// How many bytes apply wrote (absent in records of older builds): a file of
+    /// another size is not read to find it changed.
+    #[serde(default)]
+    pub(super) written_len: Option<u64>,
+    /// The temp file staged for it (removed by `recover` if a crash left it).
+    pub(super) temp: PathBuf,
+}
+
+pub(super) fn journal_err(path: &Path, e: std::io::Error) -> Error {
+    Error::Store { path: path.to_path_buf(), message: format!("cannot write the undo journal: {e}") }
+}
+
+/// Marker file of a journal record whose apply has not finished.
+pub(super) const INFLIGHT: &str = "inflight";
+
+/// The file of a journal record holding every original, back to back.
+pub(super) const ORIGINALS: &str = "originals.bin";
+
+/// Test-only: `AST_EDIT_PAUSE_AFTER_RENAME=k` stops after the k-th rename, for a
+/// minute or `AST_EDIT_PAUSE_MS` milliseconds, so a test can kill the process (or
+/// close an MCP server's stdin) in the middle of an apply. Debug builds only.
+pub(super) fn injected_pause(k: usize) {
+    if cfg!(debug_assertions)
+        && std::env::var("AST_EDIT_PAUSE_AFTER_RENAME").ok().and_then(|s| s.parse::<usize>().ok()) == Some(k)
+    {
+        let ms = std::env::var("AST_EDIT_PAUSE_MS").ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(60_000);
+        eprintln!("paused after rename {k}");
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+}
+
+/// The journal's records, oldest first: by the order their folder name starts
+/// with (`{order:020}-{id}`; folders from before the pending format's version 1
+/// are `{seq:012}-{id}`, whose small numbers sort before every order), then by name.
+pub(super) fn journal_records(store: &Locked<'_>) -> Result<Vec<PathBuf>> {
+    let jdir = store.journal_dir();
+    let mut records: BTreeMap<(u64, String), PathBuf> = BTreeMap::new();
+    for e in std::fs::read_dir(&jdir).map_err(|e| journal_err(&jdir, e))?.flatten() {
+        if e.path().join("record.json").is_file() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            records.insert((crate::store::pending_format::journal_order(&name).unwrap_or(0), name), e.path());
+        }
+    }
+    Ok(records.into_values().collect())
+}
+
+pub(super) fn read_record(dir: &Path) -> Result<JournalRecord> {
+    let rp = dir.join("record.json");
+    serde_json::from_slice(&std::fs::read(&rp).map_err(|e| journal_err(&rp, e))?)
+        .map_err(|e| Error::Store { path: rp.clone(), message: format!("unreadable undo record: {e}") })
+}
+
+/// How many written paths the interrupted-apply warning of [`recover`] names;
+/// the rest are counted (`and <n> more`). See docs/DESIGN.md §7.
+pub const MAX_LISTED_WRITTEN: usize = 10;
+
+/// The sizes at which a journalled file is worth reading to compare it with its
+/// written bytes and / or its original bytes; empty (any size) for records of
+/// older builds, which do not have the written length.
+pub(super) fn sizes_of(f: &JournalFile, written: bool, original: bool) -> Vec<u64> {
+    let Some(w) = f.written_len else { return Vec::new() };
+    let mut sizes = Vec::new();
+    if written {
+        sizes.push(w);
+    }
+    if original {
+        sizes.push(f.len as u64);
+    }
+    sizes
+}
+
+/// Cleans up after an apply that was killed half-way: removes its temp files and
+/// turns its journal into a normal undo record. Returns one message per interrupted
+/// apply, for the caller to show. Every whole file is either the old or the new one
+/// (renames are atomic); the messages say how many were written and name the
+/// first [`MAX_LISTED_WRITTEN`].
+pub fn recover(store: &Locked<'_>) -> Result<Vec<String>> {
+    let mut msgs = Vec::new();
+    for dir in journal_records(store)? {
+        if !dir.join(INFLIGHT).exists() {
+            continue;
+        }
+        let rec = read_record(&dir)?;
+        let mut removed = 0;
+        let mut written = Vec::new();
+        for f in &rec.files {
+            if f.temp.exists() && std::fs::remove_file(&f.temp).is_ok() {
+                removed += 1;
+            }
+            if read_if_size(&f.abs, &sizes_of(f, true, false)).is_ok_and(|(b, _)| engine::digest(&b) == f.written_digest) {
+                written.push(f.path.as_str());
+            }
+        }
+        std::fs::remove_file(dir.join(INFLIGHT)).map_err(|e| journal_err(&dir, e))?;
+        let mut names = written.iter().take(MAX_LISTED_WRITTEN).map(|p| display_name(p)).collect::<Vec<_>>().join(", ");
+        if written.is_empty() {
+            names = "none".into();
+        } else if written.len() > MAX_LISTED_WRITTEN {
+            names.push_str(&format!(" and {} more", written.len() - MAX_LISTED_WRITTEN));
+        }
+        msgs.push(format!(
+            "an earlier apply of {} was interrupted: {} of {} written ({names}), {} removed; run `ast-edit undo` to restore them",
+            rec.id,
+            written.len(),
+            plural(rec.files.len(), "file"),
+            plural(removed, "leftover temp file"),
+        ));
+    }
+    Ok(msgs)
+}

@@ -1,0 +1,176 @@
+//! `undo`: the files of the last applied action put back from the journal,
+//! only where a file still has the bytes the apply wrote (docs/DESIGN.md section
+//! 4.7).
+
+use super::*;
+
+/// Result of `undo`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UndoReport {
+    /// The action undone.
+    pub id: String,
+    /// `restored` or `incomplete`.
+    pub status: UndoStatus,
+    /// Files now holding their original bytes: those put back, and those that
+    /// already held them (never written by an interrupted apply, or put back since).
+    pub restored: Vec<String>,
+    /// Files left alone, with reasons.
+    pub outstanding: Vec<Outstanding>,
+    /// The files of `restored` that already held their original bytes and were
+    /// not written: counted apart in the text, not a key of the JSON.
+    #[serde(skip)]
+    pub unchanged: Vec<String>,
+}
+
+impl UndoReport {
+    /// The result text.
+    pub fn text(&self) -> String {
+        let unchanged: std::collections::HashSet<&String> = self.unchanged.iter().collect();
+        let put_back: Vec<&String> = self.restored.iter().filter(|r| !unchanged.contains(r)).collect();
+        let mut s = format!("Undid {}: restored {}", self.id, plural(put_back.len(), "file"));
+        match self.unchanged.len() {
+            0 => {}
+            1 => s.push_str("; 1 file already held its original bytes (never written, or put back since) and was left as it is"),
+            n => s.push_str(&format!(
+                "; {n} files already held their original bytes (never written, or put back since) and were left as they are"
+            )),
+        }
+        s.push('.');
+        for r in put_back {
+            s.push_str(&format!("\n  restored {}", display_name(r)));
+        }
+        for o in &self.outstanding {
+            s.push_str(&format!("\n  {:<8} {}: {}", o.status, display_name(&o.path), escape_controls(&o.reason)));
+        }
+        s
+    }
+}
+
+/// The result of `undo` as both front ends report it: `{content, isError,
+/// details}` (the shape of a resolve result).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoResult {
+    /// The result text.
+    pub content: String,
+    /// True when there was nothing to undo.
+    pub is_error: bool,
+    /// The report, when something was undone.
+    pub details: Option<UndoReport>,
+}
+
+impl UndoResult {
+    /// Undoes the last applied action (see [`undo`]).
+    pub fn run(store: &Locked<'_>) -> Result<Self> {
+        Ok(match undo(store)? {
+            None => UndoResult {
+                content: "Nothing to undo: no applied action in the journal.".into(),
+                is_error: true,
+                details: None,
+            },
+            Some(r) => UndoResult { content: r.text(), is_error: false, details: Some(r) },
+        })
+    }
+
+    /// Exit code: 0 restored, 1 nothing to undo, 3 some files left alone.
+    pub fn exit_code(&self) -> i32 {
+        match &self.details {
+            None => 1,
+            Some(r) if r.status == UndoStatus::Restored => 0,
+            Some(_) => 3,
+        }
+    }
+}
+
+/// The id of the action that [`undo`] would undo next and the absolute paths of
+/// its files, changing nothing (the MCP server checks them before it undoes);
+/// `None` when there is nothing to undo.
+pub fn last_applied(store: &Locked<'_>) -> Result<Option<(String, Vec<PathBuf>)>> {
+    let Some(dir) = journal_records(store)?.pop() else { return Ok(None) };
+    let rec = read_record(&dir)?;
+    Ok(Some((rec.id, rec.files.into_iter().map(|f| f.abs).collect())))
+}
+
+/// Restores the files of the last applied action, where they still hold the bytes
+/// apply wrote: each original is read from the journal and checked against its
+/// recorded digest first, and written back keeping the file's mode, owner and
+/// group. Returns `Ok(None)` when there is nothing to undo.
+pub fn undo(store: &Locked<'_>) -> Result<Option<UndoReport>> {
+    let Some(dir) = journal_records(store)?.pop() else { return Ok(None) };
+    let rec = read_record(&dir)?;
+    let mut originals = std::fs::File::open(dir.join(ORIGINALS)).and_then(|f| Ok((f.metadata()?.len(), f)));
+    let mut restored = Vec::new();
+    let mut unchanged = Vec::new();
+    let mut outstanding = Vec::new();
+    for f in &rec.files {
+        let left = |reason: String| Outstanding { path: f.path.clone(), status: OutstandingStatus::Stale, reason };
+        let (current, meta) = match read_if_size(&f.abs, &sizes_of(f, true, true)) {
+            Ok(c) => c,
+            Err(true) => {
+                outstanding.push(left("deleted since the apply; left alone".into()));
+                continue;
+            }
+            Err(false) => {
+                outstanding.push(left("changed since the apply; left alone".into()));
+                continue;
+            }
+        };
+        let now = engine::digest(&current);
+        if now == f.original_digest {
+            // Never written (an interrupted apply) or already put back.
+            restored.push(f.path.clone());
+            unchanged.push(f.path.clone());
+            continue;
+        }
+        if now != f.written_digest {
+            outstanding.push(left("changed since the apply; left alone".into()));
+            continue;
+        }
+        let restore = match originals.as_mut() {
+            Err(e) => Err(format!("cannot read the undo journal: {e}")),
+            Ok((size, blob)) => restore_one(blob, *size, f, &meta),
+        };
+        match restore {
+            Ok(()) => restored.push(f.path.clone()),
+            Err(reason) => outstanding.push(Outstanding { path: f.path.clone(), status: OutstandingStatus::Failed, reason }),
+        }
+    }
+    // The action's resolved record (a pending action's; `run -U` and `review` have
+    // none) says it was undone. Before the journal record goes: if this fails, the
+    // next undo finds the files restored and tries again. A record that cannot be
+    // read is left as it is.
+    if let Ok(Some(_)) = store.resolution(&rec.id) {
+        store.mark(&rec.id, Resolution::Undone)?;
+    }
+    std::fs::remove_dir_all(&dir).map_err(|e| journal_err(&dir, e))?;
+    Ok(Some(UndoReport {
+        id: rec.id,
+        status: if outstanding.is_empty() { UndoStatus::Restored } else { UndoStatus::Incomplete },
+        restored,
+        outstanding,
+        unchanged,
+    }))
+}
+
+/// Puts one file back from the journal's `originals.bin` (`blob`, of `size`
+/// bytes): the saved bytes must have the recorded original digest, and the file (which holds what
+/// apply wrote, `meta`) must have a single link; the original gets the file's
+/// current mode, owner and group (those apply kept).
+pub(super) fn restore_one(blob: &mut std::fs::File, size: u64, f: &JournalFile, meta: &std::fs::Metadata) -> std::result::Result<(), String> {
+    use std::io::{Read, Seek, SeekFrom};
+    // Only this file's bytes, checked against the journal's size first (a damaged
+    // record's length allocates nothing).
+    if (f.offset as u64).checked_add(f.len as u64).is_none_or(|end| end > size) {
+        return Err("the undo journal is truncated; left as it is".into());
+    }
+    let mut orig = vec![0; f.len];
+    blob.seek(SeekFrom::Start(f.offset as u64)).and_then(|_| blob.read_exact(&mut orig)).map_err(|e| e.to_string())?;
+    if engine::digest(&orig) != f.original_digest {
+        return Err("the undo journal's copy of this file is corrupted (digest mismatch); left as it is".into());
+    }
+    if let Some(reason) = hard_links(meta, "restoring") {
+        return Err(format!("{reason}; left as it is"));
+    }
+    atomic::replace_keeping(&f.abs, &orig, &Kept::of(meta)).map_err(|e| e.to_string())
+}

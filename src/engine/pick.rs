@@ -1,0 +1,155 @@
+//! The pick: which matches of a file become edits (the outermost wins, the
+//! rest are counted as overlaps; docs/DESIGN.md section 2.5.2), each edit's
+//! text (ast-grep's, or the minimal layout), its bound, and what the template
+//! check and the structure guard need of it.
+
+use super::*;
+
+/// The edits kept from a file's matches, and what was left.
+pub(super) struct Picked {
+    pub(super) kept: Vec<Edit>,
+    /// Parallel to `kept`: what the template check needs of each edit (`None`
+    /// under `verbatim`, for a deletion, or in a language without a lexer).
+    pub(super) checks: Vec<Option<invariant::EditCheck>>,
+    pub(super) dropped: Vec<(usize, usize, usize)>,
+    pub(super) unparsed: Vec<usize>,
+    /// Per kept edit, what its template's metavariables captured (for the
+    /// structure guard; `engine/captures.rs`).
+    pub(super) captures: Vec<Vec<structure::Capture>>,
+}
+
+/// Picks the edits as `ast-grep scan -U` does: the fixable matches in walk order
+/// (pre-order; at one node, the rules in their order), each replacing the range
+/// its fixer gives (`expandStart`/`expandEnd` honoured), kept when it starts at
+/// or after the end of the last kept edit; the others are dropped and counted. A
+/// replacement is built only for a match that is kept: building one for every
+/// nested match would cost the sum of their sizes, quadratic in the nesting depth
+/// (80,000 nested parentheses took 6.6 GB that way; `tests/limits.rs`).
+///
+/// Our differences (docs/DESIGN.md section 2.5): a match around an ERROR node is
+/// left alone and reported, and a replacement equal to the text it replaces is no
+/// edit and does not hide the matches inside it. Unless `verbatim`, the
+/// replacement is the minimal rewrite (`engine/minimal.rs`, section 2.5.9), so
+/// one that only re-creates the matched code is no edit either. `Err` is the
+/// reason to skip the file: its replacements would exceed [`replacement_budget`].
+pub(super) fn pick(
+    live: &[&CompiledOp],
+    body: &str,
+    bom: usize,
+    diffs: Vec<(usize, NodeMatch<'_, StrDoc<SupportLang>>)>,
+    verbatim: bool,
+) -> std::result::Result<Picked, String> {
+    let mut kept: Vec<Edit> = Vec::new();
+    let mut checks = Vec::new();
+    // Per op: its first template, the names its transform defines, and the
+    // seams its patterns spell.
+    let mut templates: HashMap<usize, (String, Vec<String>, spelling::Spelling)> = HashMap::new();
+    let mut dropped = Vec::new();
+    let mut unparsed = Vec::new();
+    let mut captured = Vec::new();
+    // Per op, the metavariables its template writes, read at its first kept match.
+    let mut vars: Vec<Option<Vec<captures::TemplateVar>>> = vec![None; live.len()];
+    let mut last_end = 0;
+    let budget = replacement_budget(body.len() + bom);
+    let mut built = 0usize;
+    let over = || {
+        format!(
+            "the rewrite would build more than {budget} bytes of replacement text here (4 times the file's size plus 64 MiB, the limit per file): it copies large matches many times, or matches nest deeply; narrow the pattern or shorten the rewrite"
+        )
+    };
+    for (k, nm) in diffs {
+        let op = live[k];
+        let Some(fixer) = op.fixer() else { continue };
+        let node = nm.get_node();
+        if node.get_inner_node().has_error() {
+            // A match around an ERROR node: ast-grep rewrites it and loses the
+            // text no metavariable covers (a `)`, say). Leave it, report it.
+            unparsed.push(node.range().start + bom);
+            continue;
+        }
+        let range = fixer.get_replaced_range(&nm, &op.rule.matcher);
+        if let Some(k) = kept.last().filter(|_| range.start + bom < last_end) {
+            // Inside or across a kept edit: counted, never built.
+            dropped.push((op.index, k.op, node.range().start + bom));
+            continue;
+        }
+        if let Some(bound) = &op.fix_bound
+            && built.saturating_add(replacement_bound(bound, body, range.start, range.end)) > budget
+        {
+            return Err(over());
+        }
+        let text = String::from_utf8(fixer.generate_replacement(&nm)).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        built += text.len();
+        if built > budget {
+            return Err(over());
+        }
+        let (range, text, check) = if verbatim {
+            (range, text, None)
+        } else {
+            let floor = last_end.saturating_sub(bom);
+            let (template, transformed, spelling) = templates
+                .entry(op.index)
+                .or_insert_with(|| (first_template(op), transform_names(op), spelling::Spelling::of(op.rule.language, &node_patterns(op))));
+            // The reference tells the minimal layout which tokens the template
+            // spells, and the template check what the edit must say. An identity
+            // is no edit (below) and needs none: building one for each of many
+            // nested identities would cost the square of their depth.
+            let identity = text.as_bytes() == &body.as_bytes()[range.clone()];
+            let reference = if identity { None } else { reference::build(op.rule.language, template, transformed, &nm, body) };
+            let out = text.clone();
+            let (range, new) = minimal::edit(op.rule.language, node.get_inner_node(), body, (range, text, template), floor, (reference.as_ref(), spelling));
+            let check = reference.map(|reference| invariant::EditCheck { reference, verbatim: (out != new).then_some(out) });
+            (range, new, check)
+        };
+        // A match the rewrite leaves as it is changes nothing and must not
+        // shadow the matches nested in it.
+        if text.as_bytes() == &body.as_bytes()[range.clone()] {
+            continue;
+        }
+        last_end = range.end + bom;
+        kept.push(Edit { start: range.start + bom, end: range.end + bom, text, op: op.index });
+        checks.push(check);
+        captured.push(captures::of(&nm, vars[k].get_or_insert_with(|| captures::template_vars(op)), bom));
+    }
+    Ok(Picked { kept, checks, dropped, unparsed, captures: captured })
+}
+
+/// The first template of `op`'s fix: the one ast-grep's fixer uses.
+pub(super) fn first_template(op: &CompiledOp) -> String {
+    match serde_json::to_value(&op.rule.fix) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(serde_json::Value::Object(o)) => o.get("template").and_then(|t| t.as_str()).unwrap_or_default().to_string(),
+        Ok(serde_json::Value::Array(a)) => a.first().and_then(|f| f.get("template")).and_then(|t| t.as_str()).unwrap_or_default().to_string(),
+        _ => String::new(),
+    }
+}
+
+/// The patterns `op`'s rule matches its node with (not those of `inside`,
+/// `not`, `any`, ...): their seams are not respelled by its template.
+pub(super) fn node_patterns(op: &CompiledOp) -> Vec<String> {
+    let Ok(core) = serde_json::to_value(&op.rule.core) else { return Vec::new() };
+    crate::request::ruleset::patterns(&core).into_iter().filter(|(_, need)| *need == crate::request::ruleset::Need::InNode).map(|(p, _)| p.text.to_string()).collect()
+}
+
+/// The names `op`'s `transform` defines.
+pub(super) fn transform_names(op: &CompiledOp) -> Vec<String> {
+    op.rule.transform.as_ref().map(|t| t.keys().cloned().collect()).unwrap_or_default()
+}
+
+/// At least the length of `op`'s replacement of the match at `start..end` of
+/// `body` ([`compile::FixBound::at_most`]): the match's length and line breaks,
+/// and the indentation of its line.
+pub(super) fn replacement_bound(bound: &compile::FixBound, body: &str, start: usize, end: usize) -> usize {
+    let bytes = body.as_bytes();
+    // ast-grep-core looks for the line's indentation in the 512 bytes before the
+    // match only (none when the line starts further back), so never scan more: on
+    // a long minified line, scanning back to its start for every match would be
+    // quadratic.
+    let from = start.saturating_sub(compile::MAX_INDENT);
+    let indent = match memchr::memrchr(b'\n', &bytes[from..start]) {
+        Some(i) => bytes[from + i + 1..start].iter().take_while(|&&b| b == b' ').count(),
+        None if from == 0 => bytes[..start].iter().take_while(|&&b| b == b' ').count(),
+        None => 0,
+    };
+    bound.at_most(end - start, memchr::memchr_iter(b'\n', &bytes[start..end]).count(), indent)
+}

@@ -1,0 +1,154 @@
+//! The ops and rules of a request compiled for each language it meets, with
+//! the files each applies to (a rule's `files`/`ignores`, an op's globs):
+//! [`Engine`], what the dry run asks "which ops for this file?".
+
+use super::*;
+
+/// The ops of a request compiled for every language the run meets.
+pub struct Engine {
+    by_lang: HashMap<SupportLang, Vec<CompiledOp>>,
+    /// Per op, the rule's globs (scan only), rooted at the working directory: an
+    /// index into `overrides`.
+    globs: Vec<Option<usize>>,
+    /// One matcher per rule that has globs.
+    overrides: Vec<Override>,
+    /// A rule set's `files`/`ignores` per rule, and the folder they are relative
+    /// to (empty for ops).
+    file_globs: Vec<crate::request::ruleset::FileGlobs>,
+    base: std::path::PathBuf,
+    /// Ops that do not compile for some (not all) languages: shown as warnings.
+    pub warnings: Vec<String>,
+}
+
+impl Engine {
+    /// Compiles `req`'s ops for each language in `langs`.
+    ///
+    /// An op that compiles for none of them is bad input; one that fails for only
+    /// some languages is left out for those and reported in `warnings`. With a
+    /// forced language every op must compile for it.
+    pub fn new(req: &Request, langs: impl IntoIterator<Item = SupportLang>, cwd: &Path) -> Result<Self> {
+        if let Some(set) = &req.rule_set {
+            return Engine::for_rules(set, cwd);
+        }
+        let mut langs: Vec<SupportLang> = langs.into_iter().collect();
+        if let Some(l) = req.lang {
+            langs = vec![l];
+        }
+        langs.sort_by_key(|l| lang::name(*l));
+        langs.dedup();
+        let mut by_lang: HashMap<SupportLang, Vec<CompiledOp>> = HashMap::new();
+        let mut failures: Vec<Vec<(SupportLang, CompileError)>> = vec![Vec::new(); req.ops.len()];
+        let mut tried = vec![0usize; req.ops.len()];
+        for &l in &langs {
+            let mut ops = Vec::new();
+            for i in 0..req.ops.len() {
+                if !req.op_applies_to(i, l) {
+                    continue;
+                }
+                tried[i] += 1;
+                match compile::compile_op(i, req, l) {
+                    Ok(op) => ops.push(op),
+                    Err(e) => failures[i].push((l, e)),
+                }
+            }
+            by_lang.insert(l, ops);
+        }
+        let mut warnings = Vec::new();
+        for (i, errs) in failures.iter().enumerate() {
+            if errs.is_empty() {
+                continue;
+            }
+            if errs.len() == tried[i] {
+                let msgs: Vec<String> = errs.iter().map(|(_, e)| e.message.clone()).collect();
+                return Err(Error::bad(msgs.join("\n")));
+            }
+            if let [(_, e)] = errs.as_slice() {
+                warnings.push(format!("{e} Files of that language are not searched for ops[{i}]."));
+            } else {
+                let why: Vec<String> = errs.iter().map(|(l, e)| format!("{} ({})", lang::name(*l), e.short)).collect();
+                warnings.push(not_searched_in(req, i, &why));
+            }
+        }
+        // One matcher per rule, shared by its ops (they share its globs).
+        let mut globs = Vec::with_capacity(req.ops.len());
+        let mut overrides: Vec<(&str, Override)> = Vec::new();
+        for i in 0..req.ops.len() {
+            let Some(scope) = req.scopes.get(i).filter(|s| !s.globs.is_empty()) else {
+                globs.push(None);
+                continue;
+            };
+            if let Some(at) = overrides.iter().position(|(rule, _)| *rule == scope.rule) {
+                globs.push(Some(at));
+                continue;
+            }
+            let mut ob = OverrideBuilder::new(cwd);
+            for g in &scope.globs {
+                ob.add(g).map_err(|e| Error::bad(format!("rule `{}`: invalid glob `{g}`: {e}", scope.rule)))?;
+            }
+            let ov = ob.build().map_err(|e| Error::bad(format!("rule `{}`: invalid globs: {e}", scope.rule)))?;
+            globs.push(Some(overrides.len()));
+            overrides.push((&scope.rule, ov));
+        }
+        let overrides = overrides.into_iter().map(|(_, ov)| ov).collect();
+        Ok(Engine { by_lang, globs, overrides, file_globs: Vec::new(), base: cwd.to_path_buf(), warnings })
+    }
+
+    /// Compiles every rule of a rule set for its language. A rule that does not
+    /// compile is bad input (a project's loader has checked its rules already);
+    /// a pattern that does not parse cleanly is one too for a request's rules,
+    /// and a warning for a project's (ast-grep loads those).
+    pub fn for_rules(set: &crate::request::ruleset::RuleSet, cwd: &Path) -> Result<Self> {
+        let globals = crate::request::ruleset::globals(&set.utils)?;
+        let mut by_lang: HashMap<SupportLang, Vec<CompiledOp>> = HashMap::new();
+        let mut file_globs = Vec::with_capacity(set.rules.len());
+        let mut warnings = Vec::new();
+        for (i, config) in set.rules.iter().enumerate() {
+            let lang = crate::request::ruleset::language_of(config)
+                .ok_or_else(|| Error::bad(format!("rule `{}` has no known `language`", crate::request::ruleset::id_of(config))))?;
+            let op = compile::compile_rule(i, config, lang, (&globals, &set.utils), set.base.is_none()).map_err(|e| Error::bad(e.message))?;
+            warnings.extend(op.lint.iter().cloned());
+            by_lang.entry(lang).or_default().push(op);
+            file_globs.push(crate::request::ruleset::FileGlobs::of(config)?);
+        }
+        let base = set.base.clone().unwrap_or_else(|| cwd.to_path_buf());
+        Ok(Engine { by_lang, globs: vec![None; set.rules.len()], overrides: Vec::new(), file_globs, base, warnings })
+    }
+
+    /// True when at least one op is compiled for `lang`.
+    pub fn has_ops(&self, lang: SupportLang) -> bool {
+        self.by_lang.get(&lang).is_some_and(|ops| !ops.is_empty())
+    }
+
+    /// Every op or rule compiled for `lang`, whatever a file's path.
+    pub fn all_for(&self, lang: SupportLang) -> Vec<&CompiledOp> {
+        self.by_lang.get(&lang).map(|ops| ops.iter().collect()).unwrap_or_default()
+    }
+
+    /// The ops that apply to the file at `path` (absolute) of language `lang`.
+    pub fn ops_for(&self, lang: SupportLang, path: &Path) -> Vec<&CompiledOp> {
+        let Some(ops) = self.by_lang.get(&lang) else { return Vec::new() };
+        let rel = path.strip_prefix(&self.base).unwrap_or(path);
+        ops.iter()
+            .filter(|op| match self.globs[op.index] {
+                None => true,
+                Some(at) => !self.overrides[at].matched(path, false).is_ignore(),
+            })
+            .filter(|op| self.file_globs.get(op.index).is_none_or(|g| g.allows(rel)))
+            .collect()
+    }
+}
+
+/// The warning for an op that some languages cannot express: `why` names each
+/// language with a short reason.
+pub(super) fn not_searched_in(req: &Request, i: usize, why: &[String]) -> String {
+    let how = match req.front {
+        crate::shared::message::Front::Cli => "Pass -l LANG for the full error, or -l to pick the language you mean.",
+        crate::shared::message::Front::Mcp => "Set `lang` to one of them for the full error, or to the language you mean.",
+    };
+    format!(
+        "ops[{i}].pat `{}` is not searched in files of {} languages it cannot express there: {}. {how}",
+        req.ops[i].pat,
+        why.len(),
+        why.join(", ")
+    )
+}
