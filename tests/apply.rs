@@ -119,6 +119,7 @@ fn extra_files_applies_only_the_named_files() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "fault-injection"), ignore = "injects a fault: run with --features fault-injection")]
 fn failed_rename_midway_rolls_back_every_file() {
     let t = Tree::fixtures();
     preview_py(&t);
@@ -296,6 +297,7 @@ fn previews_running_while_an_apply_writes_keep_the_store_readable() {
 
 #[cfg(unix)]
 #[test]
+#[cfg_attr(not(feature = "fault-injection"), ignore = "injects a fault: run with --features fault-injection")]
 fn apply_killed_halfway_leaves_whole_files_and_the_next_run_cleans_up() {
     use std::io::BufRead;
     let t = Tree::fixtures();
@@ -346,6 +348,7 @@ fn is_root() -> bool {
 
 #[cfg(unix)]
 #[test]
+#[cfg_attr(not(feature = "fault-injection"), ignore = "injects a fault: run with --features fault-injection")]
 fn failed_rename_rollback_and_undo_put_back_each_file_with_its_mode() {
     let t = Tree::fixtures();
     set_mode(&t, "python/app.py", 0o755);
@@ -454,6 +457,7 @@ fn stale_check_of_a_grown_file_compares_sizes_before_reading_it() {
 
 #[cfg(target_os = "linux")]
 #[test]
+#[cfg_attr(not(feature = "fault-injection"), ignore = "injects a fault: run with --features fault-injection")]
 fn owner_and_group_are_kept_by_apply_rollback_and_undo() {
     use std::os::unix::fs::MetadataExt;
     if !is_root() {
@@ -613,6 +617,7 @@ fn file_swapped_for_a_symlink_after_the_preview_is_stale() {
 
 #[cfg(unix)]
 #[test]
+#[cfg_attr(not(feature = "fault-injection"), ignore = "injects a fault: run with --features fault-injection")]
 fn interrupted_apply_of_many_files_lists_ten_and_undo_counts_only_files_put_back() {
     use std::io::BufRead;
     let t = Tree::empty();

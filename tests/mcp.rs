@@ -668,6 +668,7 @@ fn stage_300(raw: &mut Raw) {
 }
 
 #[test]
+#[cfg_attr(not(feature = "fault-injection"), ignore = "injects a fault: run with --features fault-injection")]
 fn closing_stdin_right_after_resolve_apply_finishes_the_apply_before_exiting() {
     let env = Env::new();
     let files = many_files(&env, 300);
@@ -689,6 +690,7 @@ fn closing_stdin_right_after_resolve_apply_finishes_the_apply_before_exiting() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "fault-injection"), ignore = "injects a fault: run with --features fault-injection")]
 fn a_client_gone_during_resolve_apply_still_gets_every_file_written() {
     let env = Env::new();
     let files = many_files(&env, 300);
@@ -799,6 +801,7 @@ async fn a_pattern_nested_50000_deep_is_an_error_and_the_server_keeps_serving() 
 }
 
 #[tokio::test]
+#[cfg_attr(not(feature = "fault-injection"), ignore = "injects a fault: run with --features fault-injection")]
 async fn a_panic_in_a_handler_is_a_tool_error_and_the_server_keeps_serving() {
     let env = Env::new();
     let client = env.connect_with(&[("AST_EDIT_MCP_PANIC", "1")]).await;

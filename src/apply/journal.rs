@@ -130,9 +130,9 @@ pub(super) const ORIGINALS: &str = "originals.bin";
 
 /// Test-only: `AST_EDIT_PAUSE_AFTER_RENAME=k` stops after the k-th rename, for a
 /// minute or `AST_EDIT_PAUSE_MS` milliseconds, so a test can kill the process (or
-/// close an MCP server's stdin) in the middle of an apply. Debug builds only.
+/// close an MCP server's stdin) in the middle of an apply. Only with the `fault-injection` feature.
 pub(super) fn injected_pause(k: usize) {
-    if cfg!(debug_assertions)
+    if cfg!(feature = "fault-injection")
         && std::env::var("AST_EDIT_PAUSE_AFTER_RENAME").ok().and_then(|s| s.parse::<usize>().ok()) == Some(k)
     {
         let ms = std::env::var("AST_EDIT_PAUSE_MS").ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(60_000);

@@ -94,9 +94,9 @@ const CHANGED: &str = "changed since the preview";
 const DELETED: &str = "deleted since the preview";
 
 /// Test-only fault injection: `AST_EDIT_FAIL_RENAME_AT=k` makes the k-th rename
-/// (1-based) of an apply fail, to prove the rollback. Compiled in debug builds only.
+/// (1-based) of an apply fail, to prove the rollback. Only with the `fault-injection` feature.
 fn injected_rename_failure(k: usize) -> bool {
-    if cfg!(debug_assertions)
+    if cfg!(feature = "fault-injection")
         && let Some(v) = std::env::var_os("AST_EDIT_FAIL_RENAME_AT")
     {
         return v.to_str().and_then(|s| s.parse::<usize>().ok()) == Some(k);

@@ -7,6 +7,8 @@ use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_core::Language;
 use ast_grep_language::SupportLang;
 
+use crate::shared::nodes::first_of_kind;
+
 /// Longest context suggested for a selector (characters).
 const MAX_CONTEXT_CHARS: usize = 120;
 
@@ -48,27 +50,4 @@ pub(crate) fn context_for(pat: &str, kind: &str, lang: SupportLang) -> Option<St
         let root = snippet.root().get_inner_node();
         !root.has_error() && first_of_kind(root, kind).is_some_and(|n| src.get(n.byte_range()) == Some(processed.as_str()))
     })
-}
-
-/// The first node of kind `kind` under `root` in pre-order (as ast-grep's
-/// `find` picks a selector's node).
-pub(crate) fn first_of_kind<'t>(root: tree_sitter::Node<'t>, kind: &str) -> Option<tree_sitter::Node<'t>> {
-    let mut cursor = root.walk();
-    loop {
-        let n = cursor.node();
-        if n.kind() == kind && n.is_named() {
-            return Some(n);
-        }
-        if cursor.goto_first_child() || cursor.goto_next_sibling() {
-            continue;
-        }
-        loop {
-            if !cursor.goto_parent() {
-                return None;
-            }
-            if cursor.goto_next_sibling() {
-                break;
-            }
-        }
-    }
 }

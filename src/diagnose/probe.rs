@@ -49,7 +49,7 @@ fn at(l: &Loc) -> String {
 /// wrappers with a single child.
 fn pattern_root<'t>(root: tree_sitter::Node<'t>, selector: Option<&str>) -> Option<tree_sitter::Node<'t>> {
     if let Some(sel) = selector {
-        return crate::compile::hints::first_of_kind(root, sel);
+        return crate::shared::nodes::first_of_kind(root, sel);
     }
     let mut n = root;
     loop {
@@ -65,29 +65,10 @@ fn pattern_root<'t>(root: tree_sitter::Node<'t>, selector: Option<&str>) -> Opti
     }
 }
 
-/// Every node under `root` (itself included), in pre-order.
-fn preorder<'t>(root: tree_sitter::Node<'t>, mut f: impl FnMut(tree_sitter::Node<'t>)) {
-    let mut cursor = root.walk();
-    loop {
-        f(cursor.node());
-        if cursor.goto_first_child() || cursor.goto_next_sibling() {
-            continue;
-        }
-        loop {
-            if !cursor.goto_parent() {
-                return;
-            }
-            if cursor.goto_next_sibling() {
-                break;
-            }
-        }
-    }
-}
-
 /// The non-empty leaves under `n`, in order.
 fn leaves<'t>(n: tree_sitter::Node<'t>) -> Vec<tree_sitter::Node<'t>> {
     let mut out = Vec::new();
-    preorder(n, |c| {
+    crate::shared::nodes::preorder(n, |c| {
         if c.child_count() == 0 && c.end_byte() > c.start_byte() {
             out.push(c);
         }
@@ -195,7 +176,7 @@ impl<'a> Probe<'a> {
     }
 
     fn calls_in(&mut self, path: &str, body: &str, grep: &Tree, root: tree_sitter::Node<'_>, callee: &str) {
-        preorder(root, |n| {
+        crate::shared::nodes::preorder(root, |n| {
             if n.kind_id() != self.shape.kind_id || n.child_by_field_name("function").is_none_or(|f| squeeze(&body[f.byte_range()]) != callee) {
                 return;
             }
@@ -216,7 +197,7 @@ impl<'a> Probe<'a> {
     /// hold the pattern (the kind the code has).
     fn starts_in(&mut self, path: &str, body: &str, root: tree_sitter::Node<'_>) {
         let first = self.shape.lead[0].clone();
-        preorder(root, |leaf| {
+        crate::shared::nodes::preorder(root, |leaf| {
             if leaf.child_count() != 0 || body.get(leaf.byte_range()) != Some(first.as_str()) {
                 return;
             }

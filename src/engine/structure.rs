@@ -634,11 +634,10 @@ fn label(node: Option<tree_sitter::Node<'_>>, text: &str) -> String {
     format!("`{}`", cut(first))
 }
 
+/// `s` in at most [`MAX_PARENT_CHARS`] characters, `…` included.
 fn cut(s: &str) -> String {
     if s.chars().count() <= MAX_PARENT_CHARS {
         return s.to_string();
     }
-    let mut out: String = s.chars().take(MAX_PARENT_CHARS - 1).collect();
-    out.push('…');
-    out
+    crate::shared::text::ellipsized(s, MAX_PARENT_CHARS - 1)
 }

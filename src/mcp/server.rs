@@ -386,12 +386,12 @@ impl Progress {
     }
 }
 
-/// Test-only fault injection, compiled in debug builds only: with
+/// Test-only fault injection, only with the `fault-injection` feature: with
 /// `AST_EDIT_MCP_PANIC` set, an `ast_edit` whose first pattern is `panic_in_handler()`
 /// panics in the async handler, one whose first pattern is `panic_in_plan()` on its
 /// planning thread (docs/DESIGN.md section 8.7).
 fn injected_panic(ops: &[crate::request::Op], place: &str) {
-    if cfg!(debug_assertions)
+    if cfg!(feature = "fault-injection")
         && std::env::var_os("AST_EDIT_MCP_PANIC").is_some()
         && ops.first().is_some_and(|op| op.pat == format!("panic_in_{place}()"))
     {

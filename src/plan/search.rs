@@ -344,16 +344,8 @@ fn located(path: &str, text: &str, hit: &Hit<'_>) -> SearchMatch {
         line: start.row + 1,
         column,
         end_line: hit.node.end_position().row + 1,
-        text: cut(first, MAX_MATCH_TEXT_CHARS),
+        text: text::ellipsized(first, MAX_MATCH_TEXT_CHARS),
         enclosing: enclosing(body, hit.node),
-    }
-}
-
-/// `s`, or its first `max` characters and `…`.
-fn cut(s: &str, max: usize) -> String {
-    match text::cut(s, max, Unit::Chars) {
-        Some((head, _)) => format!("{head}…"),
-        None => s.to_string(),
     }
 }
 
@@ -397,7 +389,7 @@ fn enclosing(body: &str, node: tree_sitter::Node<'_>) -> Option<String> {
         if let Some((_, word)) = ENCLOSING.iter().find(|(kind, _)| *kind == n.kind())
             && let Some(name) = name_of(body, n)
         {
-            return Some(cut(&format!("{word} {name}"), MAX_ENCLOSING_CHARS));
+            return Some(text::ellipsized(&format!("{word} {name}"), MAX_ENCLOSING_CHARS));
         }
         at = n.parent();
     }

@@ -194,27 +194,11 @@ fn shown(n: tree_sitter::Node<'_>, opts: TreeOptions) -> bool {
     opts.all || n.is_named() || n.is_error() || n.is_missing()
 }
 
-/// Pre-order walk of every node under `root` (itself included).
-fn for_each(root: tree_sitter::Node<'_>, mut f: impl FnMut(tree_sitter::Node<'_>)) {
-    let mut cursor = root.walk();
-    'walk: loop {
-        f(cursor.node());
-        if cursor.goto_first_child() {
-            continue;
-        }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() || cursor.node() == root {
-                break 'walk;
-            }
-        }
-    }
-}
-
 /// The nodes to show under `root` (itself included), and the ERROR and MISSING
 /// nodes among all nodes.
 fn count(root: tree_sitter::Node<'_>, opts: TreeOptions) -> (usize, usize) {
     let (mut nodes, mut errors) = (0, 0);
-    for_each(root, |n| {
+    crate::shared::nodes::preorder(root, |n| {
         nodes += usize::from(shown(n, opts));
         errors += usize::from(n.is_error() || n.is_missing());
     });
@@ -367,7 +351,7 @@ impl Walk<'_> {
             field: field.map(str::to_string),
             start: self.src.pos(n.start_byte()),
             end: self.src.pos(n.end_byte()),
-            text: (!has_shown_child && !n.is_missing()).then(|| cut_leaf(text)),
+            text: (!has_shown_child && !n.is_missing()).then(|| crate::shared::text::ellipsized(text, MAX_LEAF_CHARS)),
             named: n.is_named(),
             error: n.is_error(),
             missing: n.is_missing(),
@@ -412,14 +396,6 @@ fn close(stack: &mut Vec<Frame>, done: &mut Option<TreeNode>) {
 /// whole pre-processed text is one (`convert_node_to_pattern` in ast-grep-core).
 fn is_meta_var(lang: SupportLang, n: tree_sitter::Node<'_>, src: &Source<'_>) -> bool {
     lang.extract_meta_var(src.parsed_text(n)).is_some()
-}
-
-/// `text`, cut to [`MAX_LEAF_CHARS`] characters with `…` after the cut.
-fn cut_leaf(text: &str) -> String {
-    match crate::shared::text::cut(text, MAX_LEAF_CHARS, crate::shared::text::Unit::Chars) {
-        Some((head, _)) => format!("{head}…"),
-        None => text.to_string(),
-    }
 }
 
 /// The kind as printed: `ERROR`, `MISSING ;`, a named kind as is, an unnamed one
@@ -565,7 +541,7 @@ fn pattern_note(walk: &Walk<'_>, root: tree_sitter::Node<'_>, code: &str) -> (Op
 fn pattern_health(lang: SupportLang, root: tree_sitter::Node<'_>, wrappers: &[tree_sitter::Node<'_>], semi: &str) -> String {
     let strict_missing = matches!(lang, SupportLang::C | SupportLang::Cpp);
     let mut refused = 0;
-    for_each(root, |n| refused += usize::from((n.is_error() && !wrappers.contains(&n)) || (strict_missing && n.is_missing())));
+    crate::shared::nodes::preorder(root, |n| refused += usize::from((n.is_error() && !wrappers.contains(&n)) || (strict_missing && n.is_missing())));
     if refused > 0 {
         let s = if refused == 1 { "" } else { "s" };
         return format!(" Its tree holds {refused} ERROR or MISSING node{s}: it would match nothing or the wrong code, and ast_edit refuses it{semi}.");

@@ -44,3 +44,24 @@ pub(crate) fn walk_pruned<'t>(root: tree_sitter::Node<'t>, mut enter: impl FnMut
         }
     }
 }
+
+/// Every node under `root` (itself included), in pre-order.
+pub(crate) fn preorder<'t>(root: tree_sitter::Node<'t>, mut each: impl FnMut(tree_sitter::Node<'t>)) {
+    walk_pruned(root, |n| {
+        each(n);
+        true
+    });
+}
+
+/// The first named node of kind `kind` under `root` (itself included) in
+/// pre-order, as ast-grep's `find` picks a selector's node.
+pub(crate) fn first_of_kind<'t>(root: tree_sitter::Node<'t>, kind: &str) -> Option<tree_sitter::Node<'t>> {
+    let mut found = None;
+    walk_pruned(root, |n| {
+        if found.is_none() && n.kind() == kind && n.is_named() {
+            found = Some(n);
+        }
+        found.is_none()
+    });
+    found
+}

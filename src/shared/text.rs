@@ -78,6 +78,14 @@ pub fn cut(line: &str, max: usize, unit: Unit) -> Option<(&str, usize)> {
     }
 }
 
+/// `s`, or its first `max` characters followed by `…` when it is longer.
+pub fn ellipsized(s: &str, max: usize) -> String {
+    match cut(s, max, Unit::Chars) {
+        Some((head, _)) => format!("{head}…"),
+        None => s.to_string(),
+    }
+}
+
 /// `line`, or its head followed by ` … [N more <what> cut<tail>]` when it is
 /// longer than `max` units.
 pub fn cut_with_note(line: &str, max: usize, unit: Unit, tail: &str) -> String {
