@@ -289,6 +289,14 @@ pub(crate) fn check(r: &Reference, old: &str, orig: &Range<usize>, new: &str, sp
     let mut p = span.start;
     for (i, t) in r.toks.iter().enumerate() {
         let want = r.text(t, old);
+        // A token that starts with a blank (a string's part after a `${...}`
+        // or `{...}`: `" (x)"`) is looked for where the last one ended, before
+        // blanks are skipped.
+        if want.starts_with(|c: char| c.is_ascii_whitespace()) && n[p.min(n.len())..].starts_with(want.as_bytes()) {
+            placed.push(Some(p..p + want.len()));
+            p += want.len();
+            continue;
+        }
         loop {
             p = skip_blank(p);
             if let Some(end) = eat(n, p, want.as_bytes()) {
@@ -363,12 +371,31 @@ pub(crate) fn check(r: &Reference, old: &str, orig: &Range<usize>, new: &str, sp
         }
     }
     // Then each captured token whole: a token glued to the next one is said
-    // above as the seam it lost.
-    for (i, at) in placed.iter().enumerate() {
-        let Some(at) = at else { continue };
-        if r.toks[i].origin == Origin::Capture && starting_at(at.start).is_none_or(|t| t.end != at.end) {
-            return Err(Problem::Split { token: r.text(&r.toks[i], old).to_string() });
+    // above as the seam it lost. A run of captured tokens the original wrote
+    // with nothing between them may be read as fewer tokens (Rust's `>` `>`
+    // as `>>` in a macro), never cut elsewhere than between two of them.
+    let mut i = 0;
+    while i < placed.len() {
+        let Some(at) = placed[i].clone().filter(|_| r.toks[i].origin == Origin::Capture) else {
+            i += 1;
+            continue;
+        };
+        let mut k = i;
+        while k + 1 < placed.len() && placed[k + 1].is_some() && r.toks[k + 1].origin == Origin::Capture && r.spelled_together(k, k + 1) {
+            k += 1;
         }
+        // Each new token that starts at a token of the run ends where one of
+        // the run's tokens ends.
+        let end_of = |q: usize| placed[q].as_ref().map_or(0, |x| x.end);
+        let mut m = i;
+        while m <= k {
+            let start = placed[m].as_ref().map_or(at.start, |x| x.start);
+            match starting_at(start).and_then(|t| (m..=k).find(|&q| end_of(q) == t.end)) {
+                Some(last) => m = last + 1,
+                None => return Err(Problem::Split { token: r.text(&r.toks[m], old).to_string() }),
+            }
+        }
+        i = k + 1;
     }
     Ok(())
 }
@@ -492,6 +519,24 @@ mod tests {
         // A seam that glues inside the substitution is still found.
         let (_, report) = enforce_one(SupportLang::Python, "s = f\"{contains(a, b)}\"\n", "contains($A, $B)", "$A in $B", "ain b", "a in b");
         assert_eq!((report.fallbacks, report.mismatched), (1, 0), "{report:?}");
+    }
+
+    #[test]
+    fn a_string_part_that_starts_with_a_blank_and_tokens_the_original_wrote_together_are_no_mismatch() {
+        // After `${x}` the template string goes on with ` (bad)`: a part that
+        // starts with a blank, found where `}` ends.
+        let src = "throw new Error(`Value ${x} (bad)`);\n";
+        let (_, report) = enforce_one(SupportLang::JavaScript, src, "new Error($A)", "err($A)", "err(`Value ${x} (bad)`)", "err(`Value ${x} (bad)`)");
+        assert_eq!((report.checked, report.fallbacks, report.mismatched), (1, 0, 0), "{report:?}");
+        let src = "print(f\"{a} {b}\")\n";
+        let (_, report) = enforce_one(SupportLang::Python, src, "print($A)", "log($A)", "log(f\"{a} {b}\")", "log(f\"{a} {b}\")");
+        assert_eq!((report.checked, report.fallbacks, report.mismatched), (1, 0, 0), "{report:?}");
+        // `>` `>` closing two generic lists, moved into a macro whose token
+        // tree reads `>>`: the original's spelling, not a seam of the rewrite.
+        let src = "fn f() -> R {\n    return Err(Vec::<Vec<u8>>::new());\n}\n";
+        let out = "bail!(Vec::<Vec<u8>>::new());";
+        let (_, report) = enforce_one(SupportLang::Rust, src, "return Err($E);", "bail!($E);", out, out);
+        assert_eq!((report.checked, report.fallbacks, report.mismatched), (1, 0, 0), "{report:?}");
     }
 
     #[test]

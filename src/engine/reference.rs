@@ -74,10 +74,24 @@ impl Reference {
         }
     }
 
-    /// True when tokens `j` and `i` are template tokens that the template
-    /// writes one right after the other: a seam of its own spelling.
+    /// True when tokens `j` and `i` are written one right after the other by
+    /// their own text: two template tokens the template writes so, or two
+    /// captured tokens the original wrote so. Such a seam is that text's own
+    /// spelling, not one the rewrite made.
     pub(crate) fn spelled_together(&self, j: usize, i: usize) -> bool {
-        i == j + 1 && self.toks[i].tight && self.toks[j].origin == Origin::Template && self.toks[i].origin == Origin::Template
+        if i != j + 1 {
+            return false;
+        }
+        let (a, b) = (&self.toks[j], &self.toks[i]);
+        match (a.origin, b.origin) {
+            (Origin::Template, Origin::Template) => b.tight,
+            // The original wrote them with nothing between (`>>` closing two
+            // generic lists in Rust): copied as they are, they are the
+            // original's spelling, which a new context may lex as one token
+            // (a macro's token tree).
+            (Origin::Capture, Origin::Capture) => a.at.end == b.at.start,
+            _ => false,
+        }
     }
 }
 
