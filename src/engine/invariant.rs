@@ -386,14 +386,27 @@ pub(crate) fn check(r: &Reference, old: &str, orig: &Range<usize>, new: &str, sp
         }
         // Each new token that starts at a token of the run ends where one of
         // the run's tokens ends.
+        // A captured literal that holds code is several tokens of the parse:
+        // they start at its start and none runs past its end.
         let end_of = |q: usize| placed[q].as_ref().map_or(0, |x| x.end);
         let mut m = i;
         while m <= k {
             let start = placed[m].as_ref().map_or(at.start, |x| x.start);
-            match starting_at(start).and_then(|t| (m..=k).find(|&q| end_of(q) == t.end)) {
-                Some(last) => m = last + 1,
-                None => return Err(Problem::Split { token: r.text(&r.toks[m], old).to_string() }),
+            let whole = if r.toks[m].holds_code {
+                starting_at(start).is_some() && inside(end_of(m)).is_none()
+            } else {
+                match starting_at(start).and_then(|t| (m..=k).find(|&q| end_of(q) == t.end)) {
+                    Some(last) => {
+                        m = last + 1;
+                        continue;
+                    }
+                    None => false,
+                }
+            };
+            if !whole {
+                return Err(Problem::Split { token: r.text(&r.toks[m], old).to_string() });
             }
+            m += 1;
         }
         i = k + 1;
     }

@@ -654,6 +654,12 @@ mod tests {
     }
 
     #[test]
+    fn a_captured_template_string_that_holds_code_keeps_the_bracket_after_it_on_its_line() {
+        let src = "g(\n  new Error(\n    `abc ${x} d`\n  )\n);\n";
+        assert_eq!(rewrite(SupportLang::JavaScript, src, "new Error($A)", "err($A)"), "g(\n  err(\n    `abc ${x} d`\n  )\n);\n");
+    }
+
+    #[test]
     fn ast_grep_counts_the_spaces_that_start_the_line() {
         for (text, spaces) in [("x\n    a = f", 4), ("x\n\t  a = f", 0), ("  f", 2), ("x\n  \t  f", 2)] {
             assert_eq!(ast_grep_indent(text, text.len()), spaces, "{text:?}");

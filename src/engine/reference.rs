@@ -53,6 +53,9 @@ pub(crate) struct RefTok {
     /// A metavariable stands right before it in the template (it may have
     /// brought no token: `f($$$A)` with no argument).
     pub(crate) after_var: bool,
+    /// A captured literal that holds code (a template string with `${...}`):
+    /// one token of the reference, several of a parse.
+    pub(crate) holds_code: bool,
 }
 
 /// What an edit's template says, token by token.
@@ -184,32 +187,42 @@ const ATOM_KINDS: &[&str] = &["string", "comment", "char_literal", "rune_literal
 
 /// Kinds of children (by a part of their name) that hold code inside a
 /// literal: a JS template string's `${...}`, a Python f-string's `{...}`, a
-/// shell string's `$x`. A literal with one is no token: its parts are.
+/// shell string's `$x`.
 const CODE_IN_LITERAL: &[&str] = &["substitution", "interpolat", "expansion"];
 
-/// True when `node` is one token: a leaf, or a literal or comment (not a
-/// concatenation of strings, whose strings are the tokens, nor a literal that
-/// holds code, whose parts are).
-pub(crate) fn is_atom(node: tree_sitter::Node<'_>) -> bool {
+/// True when `node` is a leaf, or a literal or comment (not a concatenation
+/// of strings, whose strings are the literals): one token as the layout lexer
+/// reads it.
+fn is_literal_token(node: tree_sitter::Node<'_>) -> bool {
     if node.child_count() == 0 {
         return true;
     }
     let kind = node.kind();
-    if kind.contains("concatenat") || !ATOM_KINDS.iter().any(|k| kind.contains(k)) {
-        return false;
-    }
-    let mut cursor = node.walk();
-    let holds_code = node.named_children(&mut cursor).any(|c| CODE_IN_LITERAL.iter().any(|k| c.kind().contains(k)));
-    !holds_code
+    !kind.contains("concatenat") && ATOM_KINDS.iter().any(|k| kind.contains(k))
 }
 
-/// Calls `each` with the range of every token (see [`is_atom`]) of `node`'s
-/// subtree that is not empty, in order, without recursion.
-pub(crate) fn atoms(node: tree_sitter::Node<'_>, mut each: impl FnMut(tree_sitter::Node<'_>)) {
+/// True when `node` is a literal that holds code (a template string with a
+/// `${...}`, an f-string with a field).
+fn holds_code(node: tree_sitter::Node<'_>) -> bool {
+    let mut cursor = node.walk();
+    node.child_count() > 0 && node.named_children(&mut cursor).any(|c| CODE_IN_LITERAL.iter().any(|k| c.kind().contains(k)))
+}
+
+/// True when `node` is one token of a parse: a leaf, or a literal or comment
+/// ([`is_literal_token`]) that holds no code; a literal that holds code is
+/// its parts, so an edit inside its `${...}` has seams of its own.
+pub(crate) fn is_atom(node: tree_sitter::Node<'_>) -> bool {
+    is_literal_token(node) && !holds_code(node)
+}
+
+/// Calls `each` with every token of `node`'s subtree that is not empty, as
+/// the layout lexer reads them ([`is_literal_token`]: a literal whole, also
+/// one that holds code), in order, without recursion.
+fn literal_tokens(node: tree_sitter::Node<'_>, mut each: impl FnMut(tree_sitter::Node<'_>)) {
     let mut cursor = node.walk();
     'walk: loop {
         let n = cursor.node();
-        if is_atom(n) {
+        if is_literal_token(n) {
             if n.end_byte() > n.start_byte() {
                 each(n);
             }
@@ -354,7 +367,7 @@ impl Reference {
     fn push_own(&mut self, text: &str, origin: Origin, tight: bool) {
         let start = self.own.len();
         self.own.push_str(text);
-        self.toks.push(RefTok { origin, at: start..self.own.len(), tight, after_var: false });
+        self.toks.push(RefTok { origin, at: start..self.own.len(), tight, after_var: false, holds_code: false });
     }
 
     fn push_value(&mut self, v: &Value<'_>, lx: &Lexicon, tight: bool) {
@@ -374,9 +387,10 @@ impl Reference {
                 let end = nodes[nodes.len() - 1].end_byte();
                 let mut node = Some(nodes[0]);
                 while let Some(n) = node.filter(|n| n.start_byte() < end) {
-                    atoms(n, |a| {
+                    literal_tokens(n, |a| {
                         if a.end_byte() <= end {
-                            self.toks.push(RefTok { origin: Origin::Capture, at: a.start_byte()..a.end_byte(), tight: false, after_var: false });
+                            let holds_code = holds_code(a);
+                            self.toks.push(RefTok { origin: Origin::Capture, at: a.start_byte()..a.end_byte(), tight: false, after_var: false, holds_code });
                         }
                     });
                     node = n.next_sibling();
