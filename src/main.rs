@@ -1,6 +1,14 @@
 //! The `ast-edit` binary: parses flags, runs the library, maps errors to exit codes
 //! (0 ok, 1 nothing to resolve / apply failed, 2 bad input, 3 incomplete), and
 //! exits quietly when stdout is a closed pipe.
+//!
+//! The library, `ast_edit`, is the package in crates/lib; the front ends are
+//! modules of this binary: the CLI (`cli`) and the MCP server (`mcp`), which never
+//! import each other (tests/layers.rs checks it): `main` hands the server to the
+//! CLI's `mcp` subcommand.
+
+mod cli;
+mod mcp;
 
 use clap::Parser;
 
@@ -36,10 +44,10 @@ fn main() {
             free: mi::mi_free,
         }));
     }
-    let cli = ast_edit::cli::Cli::parse();
+    let args = cli::Cli::parse();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let code = match ast_edit::cli::run(cli, &mut out, ast_edit::mcp::serve) {
+    let code = match cli::run(args, &mut out, mcp::serve) {
         Ok(code) => code,
         Err(err) => {
             if is_broken_pipe(&err) {

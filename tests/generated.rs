@@ -29,12 +29,12 @@ fn regenerates(script: &str, file: &str) {
     );
 }
 
-/// `src/compile/tight_ends.rs` is what `tools/gen_tight_ends.py` makes from the grammar
-/// crates in Cargo.lock (tree-sitter-javascript, -typescript, -rust, -c, -cpp, -go,
-/// -java and -python, read from their `grammar.json`).
+/// `crates/lib/src/compile/tight_ends.rs` is what `tools/gen_tight_ends.py` makes
+/// from the grammar crates in Cargo.lock (tree-sitter-javascript, -typescript,
+/// -rust, -c, -cpp, -go, -java and -python, read from their `grammar.json`).
 #[test]
 fn tight_ends_table_matches_the_grammars() {
-    regenerates("gen_tight_ends.py", "src/compile/tight_ends.rs");
+    regenerates("gen_tight_ends.py", "crates/lib/src/compile/tight_ends.rs");
 }
 
 /// `THIRD-PARTY-NOTICES.md` is what `tools/gen_notices.py` makes from the crates

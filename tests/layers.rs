@@ -1,18 +1,20 @@
-//! The layering of `src/` (docs/ARCHITECTURE.md): the library is a stack of
-//! stage folders, and a folder imports only folders below it. This test reads
-//! every `.rs` file under `src/`, finds each path that leaves its folder
-//! (`crate::x::...`, `use crate::{x, y}`, and a `super::` that climbs out of
-//! it), and fails, naming the file and line, on an import that goes up or
-//! sideways, on a cycle between folders, on a top-level module outside the
-//! folders, and on a folder whose `mod.rs` does not say what it owns. A file
-//! and its own folder's `mod.rs` are one room; comments and string literals are
-//! not read.
+//! The layering (docs/ARCHITECTURE.md): the library (crates/lib/src/) is a
+//! stack of stage folders, and a folder imports only folders below it; the
+//! binary's front ends (src/cli/, src/mcp/) import the library and never each
+//! other. This test reads every `.rs` file under both, finds each path that
+//! leaves its folder (`crate::x::...`, `use crate::{x, y}`, and a `super::` that
+//! climbs out of it), and fails, naming the file and line, on an import that
+//! goes up or sideways, on a cycle between folders, on a top-level module
+//! outside the folders, and on a folder whose `mod.rs` does not say what it
+//! owns. A file and its own folder's `mod.rs` are one room; comments and string
+//! literals are not read.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// The stage folders, lowest first. A folder may import the folders of the
-/// rows before its own; folders of one row never import each other.
+/// The library's stage folders (under [`LIB_SRC`]), lowest first. A folder may
+/// import the folders of the rows before its own; folders of one row never
+/// import each other.
 const LAYERS: &[&[&str]] = &[
     &["shared"],
     &["request"],
@@ -24,16 +26,26 @@ const LAYERS: &[&[&str]] = &[
     &["store"],
     &["apply"],
     &["app"],
-    &["cli", "mcp"],
 ];
 
-/// The files of the crate root, outside every room.
+/// The binary's front ends (under [`BIN_SRC`]): the only modules of the binary
+/// besides `main.rs`. They reach the library as `ast_edit::...` and never name
+/// each other (`crate::cli` / `crate::mcp`).
+const FRONT_ENDS: &[&str] = &["cli", "mcp"];
+
+/// The library's sources, relative to the repository root.
+const LIB_SRC: &str = "crates/lib/src";
+
+/// The binary's sources, relative to the repository root.
+const BIN_SRC: &str = "src";
+
+/// The files of a crate root, outside every room.
 const ROOT_FILES: &[&str] = &["lib.rs", "main.rs"];
 
 /// One path that leaves its room.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Import {
-    /// The file, relative to `src/`.
+    /// The file, relative to [`LIB_SRC`].
     file: String,
     /// 1-based line.
     line: usize,
@@ -141,7 +153,7 @@ fn raw_string_end(b: &[u8], i: usize) -> Option<usize> {
     b[body..].windows(close.len()).position(|w| w == close.as_slice()).map(|p| body + p + close.len())
 }
 
-/// The module path of a file relative to `src/` (`engine/mod.rs` and
+/// The module path of a file relative to its crate's `src/` (`engine/mod.rs` and
 /// `engine.rs` are `engine`; `lib.rs` is the root).
 fn module_path(file: &str) -> Vec<String> {
     let mut parts: Vec<String> = file.trim_end_matches(".rs").split('/').map(str::to_string).collect();
@@ -151,7 +163,7 @@ fn module_path(file: &str) -> Vec<String> {
     parts
 }
 
-/// Every path of `src` (the text of `file`, relative to `src/`) that names a
+/// Every path of `src` (the text of `file`, relative to its crate's `src/`) that names a
 /// top-level module: `(line, module)`. `reexports` maps the names `lib.rs`
 /// re-exports (`crate::Error`) to the module they come from.
 fn paths_out(file: &str, src: &str, reexports: &BTreeMap<String, String>) -> Vec<(usize, String)> {
@@ -276,7 +288,7 @@ fn reexports(lib: &str) -> BTreeMap<String, String> {
     map
 }
 
-/// The room of a file relative to `src/`: its top-level folder, or its stem.
+/// The room of a file relative to its crate's `src/`: its top-level folder, or its stem.
 fn room_of(file: &str) -> Option<String> {
     if ROOT_FILES.contains(&file) {
         return None;
@@ -288,8 +300,8 @@ fn rank(room: &str) -> Option<usize> {
     LAYERS.iter().position(|row| row.contains(&room))
 }
 
-/// Every violation of the layering among `files` (path relative to `src/`,
-/// text), one line each.
+/// Every violation of the layering among the library's `files` (path relative
+/// to [`LIB_SRC`], text), one line each.
 fn violations(files: &[(String, String)]) -> Vec<String> {
     let lib = files.iter().find(|(f, _)| f == "lib.rs").map_or("", |(_, t)| t.as_str());
     let re = reexports(lib);
@@ -307,13 +319,13 @@ fn violations(files: &[(String, String)]) -> Vec<String> {
     }
     for room in &rooms {
         if rank(room).is_none() {
-            found.push(format!("src/{room}: a top-level module outside the stage folders (add it to a folder, or to LAYERS in tests/layers.rs)"));
+            found.push(format!("{LIB_SRC}/{room}: a top-level module outside the stage folders (add it to a folder, or to LAYERS in tests/layers.rs)"));
         } else if let Some((_, text)) = files.iter().find(|(f, _)| *f == format!("{room}/mod.rs")) {
             if !text.starts_with("//!") {
-                found.push(format!("src/{room}/mod.rs: does not start with a `//!` that says what the folder owns"));
+                found.push(format!("{LIB_SRC}/{room}/mod.rs: does not start with a `//!` that says what the folder owns"));
             }
         } else {
-            found.push(format!("src/{room}: a folder needs a mod.rs that says what it owns (a top-level file `{room}.rs` is no stage folder)"));
+            found.push(format!("{LIB_SRC}/{room}: a folder needs a mod.rs that says what it owns (a top-level file `{room}.rs` is no stage folder)"));
         }
     }
     for i in &imports {
@@ -322,14 +334,14 @@ fn violations(files: &[(String, String)]) -> Vec<String> {
                 continue; // reported above
             }
             if rank(&i.to).is_none() {
-                found.push(format!("src/{}:{}: `{}` names `crate::{}`, which is no stage folder", i.file, i.line, i.from, i.to));
+                found.push(format!("{LIB_SRC}/{}:{}: `{}` names `crate::{}`, which is no stage folder", i.file, i.line, i.from, i.to));
             }
             continue;
         };
         if to == from {
-            found.push(format!("src/{}:{}: `{}` imports `{}`, beside it (folders of one row never import each other)", i.file, i.line, i.from, i.to));
+            found.push(format!("{LIB_SRC}/{}:{}: `{}` imports `{}`, beside it (folders of one row never import each other)", i.file, i.line, i.from, i.to));
         } else if to > from {
-            found.push(format!("src/{}:{}: `{}` imports `{}`, which is above it (move the item down, or the caller up)", i.file, i.line, i.from, i.to));
+            found.push(format!("{LIB_SRC}/{}:{}: `{}` imports `{}`, which is above it (move the item down, or the caller up)", i.file, i.line, i.from, i.to));
         }
     }
     let mut graph: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
@@ -338,6 +350,45 @@ fn violations(files: &[(String, String)]) -> Vec<String> {
     }
     if let Some(cycle) = find_cycle(&graph) {
         found.push(format!("an import cycle between folders: {}", cycle.join(" -> ")));
+    }
+    found
+}
+
+/// Every violation among the binary's `files` (path relative to [`BIN_SRC`],
+/// text), one line each: a module besides `main.rs` and the front ends, a front
+/// end whose `mod.rs` does not say what it owns, and a path from one front end
+/// to the other.
+fn front_end_violations(files: &[(String, String)]) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rooms = BTreeSet::new();
+    let mut imports = Vec::new();
+    for (file, text) in files {
+        let Some(from) = room_of(file) else { continue };
+        rooms.insert(from.clone());
+        for (line, to) in paths_out(file, text, &BTreeMap::new()) {
+            if to != from && FRONT_ENDS.contains(&to.as_str()) {
+                imports.push(Import { file: file.clone(), line, from: from.clone(), to });
+            }
+        }
+    }
+    for room in &rooms {
+        if !FRONT_ENDS.contains(&room.as_str()) {
+            found.push(format!("{BIN_SRC}/{room}: a module of the binary besides the front ends (what a front end needs from below goes to a stage folder of {LIB_SRC}/)"));
+        } else if let Some((_, text)) = files.iter().find(|(f, _)| *f == format!("{room}/mod.rs")) {
+            if !text.starts_with("//!") {
+                found.push(format!("{BIN_SRC}/{room}/mod.rs: does not start with a `//!` that says what the front end owns"));
+            }
+        } else {
+            found.push(format!("{BIN_SRC}/{room}: a front end needs a mod.rs that says what it owns"));
+        }
+    }
+    for i in &imports {
+        if FRONT_ENDS.contains(&i.from.as_str()) {
+            found.push(format!(
+                "{BIN_SRC}/{}:{}: `{}` imports `{}`; the front ends never import each other (move what both need into {LIB_SRC}/)",
+                i.file, i.line, i.from, i.to
+            ));
+        }
     }
     found
 }
@@ -367,8 +418,8 @@ fn find_cycle<'a>(graph: &BTreeMap<&'a str, BTreeSet<&'a str>>) -> Option<Vec<&'
 }
 
 fn read_src(dir: &Path, root: &Path, out: &mut Vec<(String, String)>) {
-    for entry in std::fs::read_dir(dir).expect("src/ is readable") {
-        let path = entry.expect("src/ is readable").path();
+    for entry in std::fs::read_dir(dir).expect("the sources are readable") {
+        let path = entry.expect("the sources are readable").path();
         if path.is_dir() {
             read_src(&path, root, out);
         } else if path.extension().is_some_and(|e| e == "rs") {
@@ -378,30 +429,50 @@ fn read_src(dir: &Path, root: &Path, out: &mut Vec<(String, String)>) {
     }
 }
 
-fn the_crate() -> Vec<(String, String)> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+/// The `.rs` files under `src` (relative to the repository root: [`LIB_SRC`] or
+/// [`BIN_SRC`]), each with its path relative to `src`, sorted.
+fn the_crate(src: &str) -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(src);
     let mut files = Vec::new();
     read_src(&src, &src, &mut files);
     files.sort();
     files
 }
 
+/// The modules a crate root declares (`mod x;`, `pub mod x;`), in order.
+fn declared_modules(root: &str) -> Vec<String> {
+    strip(root).lines().filter_map(|l| l.trim().trim_start_matches("pub ").strip_prefix("mod ")).map(|m| m.trim_end_matches(';').to_string()).collect()
+}
+
 #[test]
 fn each_folder_imports_only_folders_below_it() {
-    let files = the_crate();
-    assert!(files.len() > 40, "read {} files under src/", files.len());
+    let files = the_crate(LIB_SRC);
+    assert!(files.len() > 40, "read {} files under {LIB_SRC}/", files.len());
     let found = violations(&files);
-    assert!(found.is_empty(), "the layering of src/ is broken:\n{}", found.join("\n"));
+    assert!(found.is_empty(), "the layering of {LIB_SRC}/ is broken:\n{}", found.join("\n"));
+}
+
+#[test]
+fn the_front_ends_never_import_each_other() {
+    let files = the_crate(BIN_SRC);
+    assert!(files.len() > 10, "read {} files under {BIN_SRC}/", files.len());
+    let found = front_end_violations(&files);
+    assert!(found.is_empty(), "the front ends of {BIN_SRC}/ are tangled:\n{}", found.join("\n"));
 }
 
 #[test]
 fn lib_rs_declares_the_folders_in_layer_order() {
-    let files = the_crate();
-    let lib = &files.iter().find(|(f, _)| f == "lib.rs").expect("src/lib.rs").1;
-    let lib = strip(lib);
-    let declared: Vec<&str> = lib.lines().filter_map(|l| l.trim().trim_start_matches("pub ").strip_prefix("mod ")).map(|m| m.trim_end_matches(';')).collect();
+    let files = the_crate(LIB_SRC);
+    let lib = &files.iter().find(|(f, _)| f == "lib.rs").expect("crates/lib/src/lib.rs").1;
     let layers: Vec<&str> = LAYERS.iter().flat_map(|row| row.iter().copied()).collect();
-    assert_eq!(declared, layers, "src/lib.rs declares its modules in another order than the stages of tests/layers.rs");
+    assert_eq!(declared_modules(lib), layers, "{LIB_SRC}/lib.rs declares its modules in another order than the stages of tests/layers.rs");
+}
+
+#[test]
+fn main_rs_declares_only_the_front_ends() {
+    let files = the_crate(BIN_SRC);
+    let main = &files.iter().find(|(f, _)| f == "main.rs").expect("src/main.rs").1;
+    assert_eq!(declared_modules(main), FRONT_ENDS, "{BIN_SRC}/main.rs declares other modules than the front ends of tests/layers.rs");
 }
 
 fn planted(files: &[(&str, &str)]) -> Vec<String> {
@@ -417,9 +488,32 @@ fn planted(files: &[(&str, &str)]) -> Vec<String> {
 #[test]
 fn a_planted_upward_import_is_named_by_file_and_line() {
     let found = planted(&[("engine/rewrite.rs", "//! Rewrites.\n\nuse crate::shared::text;\nuse crate::{request::Request,\n    apply::Report};\n")]);
-    assert_eq!(found, ["src/engine/rewrite.rs:4: `engine` imports `apply`, which is above it (move the item down, or the caller up)"]);
-    let found = planted(&[("cli/mod.rs", "//! The CLI.\nfn f() { crate::mcp::serve(); }\n")]);
-    assert_eq!(found, ["src/cli/mod.rs:2: `cli` imports `mcp`, beside it (folders of one row never import each other)"]);
+    assert_eq!(found, ["crates/lib/src/engine/rewrite.rs:4: `engine` imports `apply`, which is above it (move the item down, or the caller up)"]);
+    // The front ends are no folders of the library.
+    let found = planted(&[("cli/mod.rs", "//! The CLI.\n")]);
+    assert_eq!(found, ["crates/lib/src/cli: a top-level module outside the stage folders (add it to a folder, or to LAYERS in tests/layers.rs)"]);
+}
+
+#[test]
+fn a_front_end_naming_the_other_is_found_by_file_and_line() {
+    let binary = |files: &[(&str, &str)]| {
+        let all: Vec<(String, String)> = files.iter().map(|(f, t)| (f.to_string(), t.to_string())).collect();
+        front_end_violations(&all)
+    };
+    let (cli, mcp) = (("cli/mod.rs", "//! The CLI.\nuse ast_edit::plan;\n"), ("mcp/mod.rs", "//! The MCP server.\n"));
+    assert_eq!(binary(&[("main.rs", "mod cli;\nmod mcp;\nfn main() { cli::run(mcp::serve); }\n"), cli, mcp]), Vec::<String>::new());
+    let found = binary(&[("cli/mod.rs", "//! The CLI.\nfn f() { crate::mcp::serve(); }\n"), mcp]);
+    assert_eq!(found, ["src/cli/mod.rs:2: `cli` imports `mcp`; the front ends never import each other (move what both need into crates/lib/src/)"]);
+    let found = binary(&[cli, mcp, ("mcp/server.rs", "//! x\nfn f() {\n    super::super::cli::run();\n}\n")]);
+    assert_eq!(found, ["src/mcp/server.rs:3: `mcp` imports `cli`; the front ends never import each other (move what both need into crates/lib/src/)"]);
+    let found = binary(&[cli, mcp, ("shared/mod.rs", "//! Shared.\n"), ("mcp/tools.rs", "use crate::{cli, shared};\n")]);
+    assert_eq!(
+        found,
+        [
+            "src/shared: a module of the binary besides the front ends (what a front end needs from below goes to a stage folder of crates/lib/src/)",
+            "src/mcp/tools.rs:1: `mcp` imports `cli`; the front ends never import each other (move what both need into crates/lib/src/)",
+        ]
+    );
 }
 
 #[test]
@@ -427,9 +521,9 @@ fn a_cycle_and_a_module_outside_the_folders_are_found() {
     let found = planted(&[("shared/mod.rs", "//! Shared.\nuse crate::request::X;\n"), ("request/mod.rs", "//! Request.\nuse crate::shared::Y;\n")]);
     assert!(found.contains(&"an import cycle between folders: request -> shared -> request".to_string()), "{found:?}");
     let found = planted(&[("loose.rs", "//! Loose.\n")]);
-    assert!(found[0].starts_with("src/loose: a top-level module outside the stage folders"), "{found:?}");
+    assert!(found[0].starts_with("crates/lib/src/loose: a top-level module outside the stage folders"), "{found:?}");
     let found = planted(&[("plan/mod.rs", "/// No module doc.\n")]);
-    assert_eq!(found, ["src/plan/mod.rs: does not start with a `//!` that says what the folder owns"]);
+    assert_eq!(found, ["crates/lib/src/plan/mod.rs: does not start with a `//!` that says what the folder owns"]);
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! Loading ast-grep projects (src/rules/project.rs, docs/RULES.md "Projects and rule
+//! Loading ast-grep projects (crates/lib/src/rules/project.rs, docs/RULES.md "Projects and rule
 //! tests"): config discovery, ruleDirs, utilDirs, default and duplicate ids,
 //! `severity: off`, `--filter`, the keys refused or ignored, and error messages
 //! that carry the file, the rule and the real reason. Through the binary

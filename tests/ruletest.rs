@@ -1,4 +1,4 @@
-//! `ast-edit test` on ast-grep projects (src/rules/ruletest.rs, docs/RULES.md
+//! `ast-edit test` on ast-grep projects (crates/lib/src/rules/ruletest.rs, docs/RULES.md
 //! "Projects and rule tests"): the verdicts, snapshots, `-U`, `--filter`,
 //! `--skip-snapshot-tests` and `--json`, through the binary, on copies of
 //! tests/data/projects/basic (Python, Rust, TypeScript and Go rules). Where

@@ -9,6 +9,9 @@ build-dependencies (build scripts and what they use, such as `cc`) and procedura
 macros (serde_derive, syn...): they run while compiling and are not part of the
 binary. (`cargo metadata`'s graph alone would not do: it resolves features with the
 dev-dependencies', and so lists crates such as mio or nix that only the tests link.)
+The packages of this repository, the binary and its library `ast-edit-lib`
+(crates/lib), are no third party: every package without a source in `cargo
+metadata` (a workspace member or another path dependency) is left out.
 
 Where the crates are: `cargo metadata --locked --filter-platform
 x86_64-unknown-linux-gnu` (see tools/cargo_locked.py; works on a fresh machine, and
@@ -43,8 +46,9 @@ UPSTREAM_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "licence
 UPSTREAM_REL = "tools/licences"
 
 
-def shipped():
-    """(name, version) of every crate compiled into the binary, sorted."""
+def shipped(local):
+    """(name, version) of every third-party crate compiled into the binary, sorted;
+    the packages in `local` (ours) left out."""
     out = cargo_locked.cargo(
         "tree", "--locked", "-e", "normal,no-proc-macro", "--target", TARGET,
         "-p", ROOT_PACKAGE, "--prefix", "none", "--no-dedupe", "--format", "{p}",
@@ -53,9 +57,11 @@ def shipped():
     for line in out.splitlines():
         # "name v1.2.3", then " (path)" for a local package or " (*)" for a repeat
         fields = line.split()
-        if len(fields) < 2 or fields[0] == ROOT_PACKAGE:
+        if len(fields) < 2:
             continue
-        found.add((fields[0], fields[1].removeprefix("v")))
+        crate = (fields[0], fields[1].removeprefix("v"))
+        if crate not in local:
+            found.add(crate)
     return sorted(found)
 
 
@@ -108,7 +114,9 @@ def cell(s):
 
 def main():
     meta = cargo_locked.packages(TARGET)
-    crates = shipped()
+    # A package from a registry or a git repository has a `source`; ours have none.
+    local = {key for key, p in meta.items() if p.get("source") is None}
+    crates = shipped(local)
     upstream = upstream_texts()
     used = set()
     texts = {}  # normalised text -> [(crate, version, file, from upstream)]
@@ -147,7 +155,8 @@ def main():
     print("procedural macros, which run only while compiling). Some of them carry C code")
     print("compiled into the binary: the tree-sitter runtime, the grammars' parsers and")
     print("mimalloc. The Rust standard library, linked into every Rust program, is")
-    print("`MIT OR Apache-2.0`. ast-edit itself is under the MIT licence in [LICENSE](LICENSE).")
+    print("`MIT OR Apache-2.0`. ast-edit itself, the binary and its library (crates/lib),")
+    print("is under the MIT licence in [LICENSE](LICENSE).")
     print()
     print("Regenerate with `tools/gen_notices.py > THIRD-PARTY-NOTICES.md`; the test")
     print("`third_party_notices_match_the_lockfile` in tests/generated.rs fails when this file")

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Generates src/compile/tight_ends.rs from the tree-sitter grammars ast-edit is built with.
+"""Generates crates/lib/src/compile/tight_ends.rs from the tree-sitter grammars ast-edit
+is built with.
 
 A pattern leaf that ends a pattern node (`parse` in `JSON.parse`) may be followed,
 inside the code's node of that kind, by trailing children the matcher skips under
@@ -13,13 +14,13 @@ Conservative by construction: an inline regex or a non-string token after the ch
 a hidden rule nested too deep or recursive, an external hidden token, or an alias
 onto the node kind from anything but a plain rule makes the answer "not tight".
 
-Usage: tools/gen_tight_ends.py > src/compile/tight_ends.rs
+Usage: tools/gen_tight_ends.py > crates/lib/src/compile/tight_ends.rs
 
 The grammar crates are read at the versions in Cargo.lock from where the build keeps
 them: `cargo metadata --locked --filter-platform <host triple>` (tools/cargo_locked.py
 says why that call works on a fresh machine, and fetches the crates if they are not
-there yet). tests/generated.rs runs this script and fails when src/compile/tight_ends.rs
-differs from its output.
+there yet). tests/generated.rs runs this script and fails when
+crates/lib/src/compile/tight_ends.rs differs from its output.
 """
 import json
 import os

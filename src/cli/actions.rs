@@ -6,13 +6,13 @@ use std::io::{IsTerminal, Write};
 
 use super::print;
 use super::{open_store, spinner, style, write_json, ColorChoice, JsonFlag, PendingArgs, ProposeArgs, ResolveArgs, ShowArgs};
-use crate::apply::UndoResult;
-use crate::app::custom::{CommandStanding, CommandView, Handlers, CUSTOM_TOOL};
-use crate::shared::error::Error;
-use crate::shared::message::Front;
-use crate::store::pending::{ActionKind, NewAction, PendingSummary, Store};
-use crate::app::resolve::{self, RawResolve};
-use crate::app::workflow::Preview;
+use ast_edit::apply::UndoResult;
+use ast_edit::app::custom::{CommandStanding, CommandView, Handlers, CUSTOM_TOOL};
+use ast_edit::shared::error::Error;
+use ast_edit::shared::message::Front;
+use ast_edit::store::pending::{ActionKind, NewAction, PendingSummary, Store};
+use ast_edit::app::resolve::{self, RawResolve};
+use ast_edit::app::workflow::Preview;
 
 /// Parses a flag holding a JSON value.
 fn json_flag(flag: &str, text: &Option<String>, example: &str) -> Result<Option<serde_json::Value>, Error> {
@@ -65,7 +65,8 @@ pub(super) fn resolve(a: ResolveArgs, out: &mut impl Write) -> anyhow::Result<i3
     let result = match &a.standing_cmd {
         Some(cmd) => {
             let standing = CommandStanding { cmd: cmd.clone(), cwd: ws.root().to_path_buf() };
-            let mut handlers = Handlers { standing: Some(Box::new(standing)), ..Default::default() };
+            let mut handlers = Handlers::default();
+            handlers.standing = Some(Box::new(standing));
             resolve::resolve_with(&store, &req, &mut handlers)?
         }
         None => resolve::resolve(&store, &req)?,
@@ -119,7 +120,7 @@ fn clear(a: &PendingArgs, store: &Store, out: &mut impl Write) -> anyhow::Result
     let list = store.lock()?.list()?;
     let ids: Vec<String> = list.iter().map(|p| p.id.clone()).collect();
     if !list.is_empty() && !a.yes {
-        let what = crate::shared::text::plural(list.len(), "pending action");
+        let what = ast_edit::shared::text::plural(list.len(), "pending action");
         if !std::io::stdin().is_terminal() {
             return Err(Error::bad(format!(
                 "pending --clear would drop {what} ({}); confirm with --yes (stdin is not a terminal to ask on)",
@@ -152,7 +153,7 @@ fn clear(a: &PendingArgs, store: &Store, out: &mut impl Write) -> anyhow::Result
         writeln!(out, "No pending actions: nothing to clear.")?;
     } else {
         let ids: Vec<&str> = dropped.iter().map(|p| p.id.as_str()).collect();
-        writeln!(out, "Dropped {}: {}.", crate::shared::text::plural(dropped.len(), "pending action"), ids.join(", "))?;
+        writeln!(out, "Dropped {}: {}.", ast_edit::shared::text::plural(dropped.len(), "pending action"), ids.join(", "))?;
     }
     Ok(0)
 }
@@ -200,9 +201,9 @@ pub(super) fn show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> any
     if full {
         for (shown, f) in details.files.iter_mut().zip(&plan.files) {
             if f.diff_lines_cut > 0 {
-                match crate::plan::full_diff(f) {
+                match ast_edit::plan::full_diff(f) {
                     Some(d) => shown.diff = d,
-                    None => eprintln!("warning: {} changed since the preview; its diff stays cut", crate::shared::quote::display_name(&f.path)),
+                    None => eprintln!("warning: {} changed since the preview; its diff stays cut", ast_edit::shared::quote::display_name(&f.path)),
                 }
             }
         }

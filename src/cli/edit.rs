@@ -8,12 +8,12 @@ use std::time::Instant;
 
 use super::print::{self, Style};
 use super::{open_store, review, spinner, style, write_json, ColorChoice, OutputArgs, RunArgs, ScanArgs};
-use crate::shared::error::{Error, Result};
-use crate::plan::{self, Plan};
-use crate::request::{Op, RawRequest, Request};
-use crate::rules::project;
-use crate::rules::catalog;
-use crate::app::workflow::{self, Preview};
+use ast_edit::shared::error::{Error, Result};
+use ast_edit::plan::{self, Plan};
+use ast_edit::request::{Op, RawRequest, Request};
+use ast_edit::rules::project;
+use ast_edit::rules::catalog;
+use ast_edit::app::workflow::{self, Preview};
 
 /// How to present a plan.
 pub(super) struct Emit {
@@ -33,16 +33,16 @@ impl OutputArgs {
         Ok(Emit { json: self.json, update_all: self.update_all, interactive: self.interactive, style: style(color, self.full) })
     }
 
-    /// `-C N`, checked against [`crate::request::MAX_CONTEXT_LINES`]; it overrides a
+    /// `-C N`, checked against [`ast_edit::request::MAX_CONTEXT_LINES`]; it overrides a
     /// `--request`'s `contextLines`.
     fn context_lines(&self) -> Result<Option<usize>> {
-        self.context.map(|n| crate::request::check_context(n, "-C")).transpose()
+        self.context.map(|n| ast_edit::request::check_context(n, "-C")).transpose()
     }
 }
 
 /// `ast-edit run`.
 pub(super) fn run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
-    let cwd = crate::shared::paths::current_dir()?;
+    let cwd = ast_edit::shared::paths::current_dir()?;
     let context = a.output.context_lines()?;
     let mut req = build_raw(&a)?.validate(&cwd, a.input.walk(), a.input.max_filesize)?;
     req.no_prefilter = a.no_prefilter;
@@ -56,7 +56,7 @@ pub(super) fn run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyho
 
 /// `ast-edit scan`.
 pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
-    let cwd = crate::shared::paths::current_dir()?;
+    let cwd = ast_edit::shared::paths::current_dir()?;
     let context = a.output.context_lines()?;
     let walk = a.input.walk();
     // The same checks as `run` for the paths and globs.
@@ -92,7 +92,7 @@ pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> any
 
 /// The rules of `scan`: `--inline-rules`, `-r FILE`, or the project's (the
 /// nearest sgconfig.yml, or `-c FILE`). Loading warnings go to stderr.
-fn load_rule_set(a: &ScanArgs, cwd: &Path) -> Result<crate::request::ruleset::RuleSet> {
+fn load_rule_set(a: &ScanArgs, cwd: &Path) -> Result<ast_edit::request::ruleset::RuleSet> {
     let filter = a.filter.as_deref().map(project::parse_filter).transpose()?;
     // Rules given on their own may still call the nearest project's utilities.
     let nearby_utils = || -> Result<project::Utils> {
@@ -118,18 +118,18 @@ fn load_rule_set(a: &ScanArgs, cwd: &Path) -> Result<crate::request::ruleset::Ru
     if loaded.rules.is_empty() {
         return Err(Error::bad("no rule to run: the rules loaded are all `severity: off`, or there are none; add a rule or change the filter"));
     }
-    Ok(crate::request::ruleset::RuleSet {
+    Ok(ast_edit::request::ruleset::RuleSet {
         rules: loaded.rules.iter().map(|r| r.config.clone()).collect(),
         utils: loaded.utils.json.clone(),
         base: Some(loaded.base.clone()),
-        language_globs: loaded.language_globs.iter().map(|(l, g)| (crate::request::lang::name(*l).to_string(), g.clone())).collect(),
+        language_globs: loaded.language_globs.iter().map(|(l, g)| (ast_edit::request::lang::name(*l).to_string(), g.clone())).collect(),
     })
 }
 
 fn build_raw(a: &RunArgs) -> Result<RawRequest> {
     if let Some(src) = &a.request {
         // Read one byte past the limit at most: `from_json` refuses the rest.
-        let cap = crate::request::MAX_REQUEST_JSON_BYTES as u64 + 1;
+        let cap = ast_edit::request::MAX_REQUEST_JSON_BYTES as u64 + 1;
         let mut text = String::new();
         if src == "-" {
             std::io::stdin().take(cap).read_to_string(&mut text).map_err(|e| Error::io("cannot read the request from stdin", e))?;
@@ -224,7 +224,7 @@ fn print_preview(out: &mut impl Write, shown: &Preview, style: Style) -> std::io
 }
 
 /// `-U`: the plan applied at once with the verified writer, journalled for undo.
-fn update_all(plan: Plan, json: bool, style: Style, out: &mut impl Write) -> anyhow::Result<(i32, crate::plan::preview::PreviewDetails)> {
+fn update_all(plan: Plan, json: bool, style: Style, out: &mut impl Write) -> anyhow::Result<(i32, ast_edit::plan::preview::PreviewDetails)> {
     let mut shown = Preview::of(&plan);
     if plan.files.is_empty() {
         if json {
@@ -263,6 +263,6 @@ fn update_all(plan: Plan, json: bool, style: Style, out: &mut impl Write) -> any
         print::summary(out, &shown.details, style)?;
         writeln!(out, "{}", report.text())?;
     }
-    let code = if report.status == crate::shared::status::ApplyStatus::Incomplete { 3 } else { 0 };
+    let code = if report.status == ast_edit::shared::status::ApplyStatus::Incomplete { 3 } else { 0 };
     Ok((code, shown.details))
 }

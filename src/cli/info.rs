@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 
 use super::print;
 use super::{style, write_json, ColorChoice, JsonFlag, TestArgs};
-use crate::shared::error::Error;
-use crate::request::lang;
-use crate::rules::project;
-use crate::rules::catalog;
-use crate::rules::ruletest::{self, CaseReport, Report, RuleReport, Verdict};
-use crate::shared::text::plural;
+use ast_edit::shared::error::Error;
+use ast_edit::request::lang;
+use ast_edit::rules::project;
+use ast_edit::rules::catalog;
+use ast_edit::rules::ruletest::{self, CaseReport, Report, RuleReport, Verdict};
+use ast_edit::shared::text::plural;
 
 /// `ast-edit test`: the project's rule tests; with PATH, the old JSON catalog's
 /// (unless PATH is a project's config file or folder).
@@ -47,7 +47,7 @@ fn config_of(path: &Path) -> Option<PathBuf> {
 
 /// The rule tests of the project of `config` (or the nearest one).
 fn project_test(a: TestArgs, config: Option<PathBuf>, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
-    let cwd = crate::shared::paths::current_dir()?;
+    let cwd = ast_edit::shared::paths::current_dir()?;
     let project = project::discover(&cwd, config.as_deref())?;
     let opts = ruletest::Options {
         filter: a.filter.as_deref().map(project::parse_filter).transpose()?,
@@ -59,7 +59,7 @@ fn project_test(a: TestArgs, config: Option<PathBuf>, color: ColorChoice, out: &
         eprintln!("warning: {w}");
     }
     let loaded = project.load_rules(opts.filter.as_ref())?;
-    let checks = crate::rules::checks::run(&project, &loaded, opts.filter.is_some())?;
+    let checks = ast_edit::rules::checks::run(&project, &loaded, opts.filter.is_some())?;
     let failed_checks = checks.iter().filter(|c| !c.passed).count();
     if a.json {
         let mut v = serde_json::to_value(&report)?;
@@ -74,7 +74,7 @@ fn project_test(a: TestArgs, config: Option<PathBuf>, color: ColorChoice, out: &
 
 /// The whole-file checks (docs/RULES.md): a line per failed case with its diff,
 /// and the count.
-fn print_checks(checks: &[crate::rules::checks::CheckResult], color: bool, out: &mut impl Write) -> std::io::Result<()> {
+fn print_checks(checks: &[ast_edit::rules::checks::CheckResult], color: bool, out: &mut impl Write) -> std::io::Result<()> {
     if checks.is_empty() {
         return Ok(());
     }

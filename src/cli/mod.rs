@@ -26,10 +26,10 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 
-use crate::shared::error::Result;
-use crate::store::pending::Store;
-use crate::request::{WalkOptions, DEFAULT_MAX_FILESIZE};
-use crate::app::workspace::Workspace;
+use ast_edit::shared::error::Result;
+use ast_edit::store::pending::Store;
+use ast_edit::request::{WalkOptions, DEFAULT_MAX_FILESIZE};
+use ast_edit::app::workspace::Workspace;
 use print::Style;
 
 const ABOUT: &str = "Structural code edits you can trust: preview a pattern rewrite across a repository, then apply or discard it.";
@@ -550,7 +550,7 @@ pub fn run(cli: Cli, out: &mut impl Write, serve_mcp: impl FnOnce(&std::path::Pa
         Command::Mcp(a) => {
             let root = match a.root {
                 Some(r) => r,
-                None => crate::shared::paths::current_dir()?,
+                None => ast_edit::shared::paths::current_dir()?,
             };
             serve_mcp(&root)?;
             Ok(0)

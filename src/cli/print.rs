@@ -1,17 +1,17 @@
 //! Human output: coloured, budgeted diffs and summaries. Consumes plain data
 //! (preview details, reports); never decides anything and never touches the files.
 //!
-//! File names are shown git-quoted when they need it (`crate::shared::quote`: a tab, a
+//! File names are shown git-quoted when they need it (`ast_edit::shared::quote`: a tab, a
 //! newline, an ESC sequence or a non-ASCII byte in a name never reaches the
 //! terminal raw), and free text (skip reasons, warnings) has its control
 //! characters escaped; JSON output keeps the exact names.
 
 use std::io::{self, Write};
 
-use crate::plan::RuleCount;
-use crate::plan::preview::PreviewDetails;
-use crate::shared::quote::{display_name, escape_controls};
-use crate::shared::text::{self, plural, Fit, Unit};
+use ast_edit::plan::RuleCount;
+use ast_edit::plan::preview::PreviewDetails;
+use ast_edit::shared::quote::{display_name, escape_controls};
+use ast_edit::shared::text::{self, plural, Fit, Unit};
 
 /// Longest diff line printed in full; longer lines are cut with a note.
 pub const MAX_LINE: usize = 400;
@@ -143,7 +143,7 @@ pub fn findings(out: &mut impl Write, d: &PreviewDetails) -> io::Result<()> {
         writeln!(
             out,
             "{}:{}: {}[{}]: {}",
-            crate::shared::quote::display_name(&f.path),
+            ast_edit::shared::quote::display_name(&f.path),
             f.line,
             f.severity,
             escape_controls(&f.rule),

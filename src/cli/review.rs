@@ -6,13 +6,13 @@ use std::io::Write;
 
 use super::open_store;
 use super::print::{self, Style};
-use crate::apply::ApplyReport;
-use crate::plan::Plan;
-use crate::shared::quote::{display_name, escape_controls};
-use crate::plan::preview::PreviewDetails;
-use crate::shared::status::{FileStatus, OutstandingStatus};
-use crate::shared::text::plural;
-use crate::app::workflow::{self, Preview};
+use ast_edit::apply::ApplyReport;
+use ast_edit::plan::Plan;
+use ast_edit::shared::quote::{display_name, escape_controls};
+use ast_edit::plan::preview::PreviewDetails;
+use ast_edit::shared::status::{FileStatus, OutstandingStatus};
+use ast_edit::shared::text::plural;
+use ast_edit::app::workflow::{self, Preview};
 
 /// Reviews `plan` file by file and applies what was accepted; returns the exit
 /// code and the preview details.

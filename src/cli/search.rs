@@ -1,14 +1,14 @@
 //! `ast-edit search`: count and locate the matches of patterns or rules
-//! ([`crate::plan::search`]), as text or JSON. Nothing is staged or written.
+//! ([`ast_edit::plan::search`]), as text or JSON. Nothing is staged or written.
 
 use std::io::{Read, Write};
 
 use super::{write_json, SearchArgs};
-use crate::shared::error::{Error, Result};
-use crate::shared::message::Front;
-use crate::shared::text::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
-use crate::request::MAX_OPS_BYTES;
-use crate::plan::search::{self, RawSearch, SearchOp};
+use ast_edit::shared::error::{Error, Result};
+use ast_edit::shared::message::Front;
+use ast_edit::shared::text::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
+use ast_edit::request::MAX_OPS_BYTES;
+use ast_edit::plan::search::{self, RawSearch, SearchOp};
 
 /// `search --help`.
 pub(super) const LONG_ABOUT: &str = "\
@@ -32,7 +32,7 @@ More:
 
 /// `ast-edit search`.
 pub(super) fn search(a: SearchArgs, out: &mut impl Write) -> anyhow::Result<i32> {
-    let cwd = crate::shared::paths::current_dir()?;
+    let cwd = ast_edit::shared::paths::current_dir()?;
     let rule = match (&a.rule, &a.inline_rules) {
         (Some(file), _) => Some(serde_json::Value::String(read_rule_file(file)?)),
         (None, Some(text)) => Some(serde_json::Value::String(text.clone())),

@@ -1,12 +1,12 @@
-//! `ast-edit tree`: the syntax tree of a snippet or a pattern ([`crate::plan::tree`]),
+//! `ast-edit tree`: the syntax tree of a snippet or a pattern ([`ast_edit::plan::tree`]),
 //! as text or JSON, from an argument, a file or stdin.
 
 use std::io::{Read, Write};
 
 use super::{write_json, TreeArgs};
-use crate::shared::error::{Error, Result};
-use crate::request::lang;
-use crate::plan::tree::{self, TreeOptions, MAX_CODE_BYTES};
+use ast_edit::shared::error::{Error, Result};
+use ast_edit::request::lang;
+use ast_edit::plan::tree::{self, TreeOptions, MAX_CODE_BYTES};
 
 /// `tree --help`.
 pub(super) const LONG_ABOUT: &str = "\

@@ -10,22 +10,22 @@
 //!
 //! - `ast_edit` (read-only): validates the request (docs/DESIGN.md section 2),
 //!   builds the dry-run plan, stages it in the same on-disk store as the CLI
-//!   ([`crate::app::workspace::state_dir`], so `AST_EDIT_STATE_DIR` works and
+//!   ([`ast_edit::app::workspace::state_dir`], so `AST_EDIT_STATE_DIR` works and
 //!   `ast-edit pending` sees MCP previews), and returns a preview text budgeted to
 //!   `PREVIEW_CHAR_BUDGET` characters (`preview_text`) followed by the exact
 //!   [`REMINDER`] block, with the preview details in `structuredContent` (the
 //!   files that fit; `ast_pending` pages through the rest).
 //! - `resolve` (destructive): applies or discards the newest pending action (or `id`)
-//!   through [`crate::app::resolve::resolve`]; the result text, `isError` and details are the
+//!   through [`ast_edit::app::resolve::resolve`]; the result text, `isError` and details are the
 //!   library's, bounded.
 //! - `ast_pending` (read-only): lists the pending actions, or pages through one
 //!   action's files and diffs (`fileOffset`, `limit`).
 //! - `ast_undo` (destructive): the library's undo of the last apply, refused when
 //!   it is not the `id` given or when it wrote files outside the root.
 //! - `ast_tree` (read-only): the syntax tree of a snippet or a pattern
-//!   ([`crate::plan::tree`], `tree_tool`), to look before writing a pattern.
+//!   ([`ast_edit::plan::tree`], `tree_tool`), to look before writing a pattern.
 //! - `ast_search` (read-only): counts and locates the matches of patterns or
-//!   rules ([`crate::plan::search`], `search_tool`), a page at a time; stages nothing.
+//!   rules ([`ast_edit::plan::search`], `search_tool`), a page at a time; stages nothing.
 //!
 //! Every failure of a tool call (bad arguments, bad patterns, paths outside the
 //! root, store errors) is a tool result with `isError: true` and a message that
@@ -73,14 +73,13 @@ use std::time::Duration;
 
 use rmcp::ServiceExt;
 
-use crate::shared::error::Error;
+use ast_edit::shared::error::Error;
 
 pub use paging::{MAX_PAGE_FILES, PAGE_FILES};
-use crate::shared::text::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
+use ast_edit::shared::text::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
 pub use preview_text::preview_text;
 pub use server::AstEditServer;
-pub use tools::{ast_edit_input_schema, ast_edit_output_schema, resolve_input_schema, resolve_output_schema, tools, TOOLS_LIST_BYTE_BUDGET};
-pub use transport::{MAX_MESSAGE_BYTES, RESOLVE_START_GRACE};
+pub use transport::RESOLVE_START_GRACE;
 
 
 /// The block that ends an `ast_edit` result text when something is pending
@@ -113,9 +112,6 @@ pub const THREAD_STACK_BYTES: usize = 64 * 1024 * 1024;
 /// never left behind: it is waited for however long it takes.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
 
-
-/// The nothing-pending message, byte for byte (docs/DESIGN.md section 5).
-pub use crate::shared::error::NOTHING_PENDING;
 
 /// Runs the server on stdin/stdout, confined to `root`, until the client closes
 /// stdin or stdout (`ast-edit mcp [--root DIR]`; the CLI passes the working

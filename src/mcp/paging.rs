@@ -26,11 +26,11 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::apply::UndoReport;
-use crate::store::pending::{ActionKind, PendingAction};
-use crate::plan::preview::PreviewDetails;
-use crate::app::resolve::ResolveDetails;
-use crate::shared::text::{self, Unit, STRUCTURED_CHAR_BUDGET};
+use ast_edit::apply::UndoReport;
+use ast_edit::store::pending::{ActionKind, PendingAction};
+use ast_edit::plan::preview::PreviewDetails;
+use ast_edit::app::resolve::ResolveDetails;
+use ast_edit::shared::text::{self, Unit, STRUCTURED_CHAR_BUDGET};
 
 /// Files of one `ast_pending` page when `limit` is not given.
 pub const PAGE_FILES: usize = 20;
@@ -376,7 +376,7 @@ pub struct Page {
     /// The first file of the page.
     pub offset: usize,
     /// The entries of the page (with a cut diff when one was cut).
-    pub files: Vec<crate::plan::preview::PreviewFile>,
+    pub files: Vec<ast_edit::plan::preview::PreviewFile>,
     /// Files of the action.
     pub total: usize,
 }
@@ -394,9 +394,9 @@ impl Page {
 /// turn and says whether the page's text still fits with it) the text fit. A
 /// single file too large for either has its diff cut. `Err` is the message of a
 /// tool error (an offset past the last file).
-pub fn page(action: &PendingAction, offset: usize, limit: usize, mut text_fits: impl FnMut(&crate::plan::preview::PreviewFile) -> bool) -> Result<Page, String> {
+pub fn page(action: &PendingAction, offset: usize, limit: usize, mut text_fits: impl FnMut(&ast_edit::plan::preview::PreviewFile) -> bool) -> Result<Page, String> {
     let files = match &action.kind {
-        ActionKind::AstEdit { plan } => crate::plan::preview::details(plan, &[]).files,
+        ActionKind::AstEdit { plan } => ast_edit::plan::preview::details(plan, &[]).files,
         ActionKind::Command { .. } => Vec::new(),
     };
     let total = files.len();
@@ -404,7 +404,7 @@ pub fn page(action: &PendingAction, offset: usize, limit: usize, mut text_fits: 
         return Err(format!(
             "fileOffset {offset} is past the last file: pending action {} has {} (fileOffset 0 to {}). Start again from fileOffset 0.",
             action.id,
-            crate::shared::text::plural(total, "file"),
+            ast_edit::shared::text::plural(total, "file"),
             total.saturating_sub(1)
         ));
     }
@@ -454,8 +454,8 @@ pub fn page(action: &PendingAction, offset: usize, limit: usize, mut text_fits: 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::preview::PreviewFile;
-    use crate::shared::status::PreviewStatus;
+    use ast_edit::plan::preview::PreviewFile;
+    use ast_edit::shared::status::PreviewStatus;
 
     fn file(i: usize, diff_lines: usize) -> PreviewFile {
         let mut diff = format!("--- a/d/f{i:04}.py\n+++ b/d/f{i:04}.py\n@@ -1,{diff_lines} +1,{diff_lines} @@\n");
@@ -471,7 +471,7 @@ mod tests {
             edits_checked: 0,
             layout_fallbacks: 0,
             id: Some("ae-123456".into()),
-            label: crate::plan::preview::label(total, files.len()),
+            label: ast_edit::plan::preview::label(total, files.len()),
             source_tool_name: "ast_edit".into(),
             status: PreviewStatus::Pending,
             applied: false,
@@ -480,7 +480,7 @@ mod tests {
             files_searched: files.len(),
             files,
             overlaps: 0,
-            skipped: (0..500).map(|i| crate::request::read::Skipped { path: format!("s{i}.py"), reason: "binary file (contains NUL bytes)".into() }).collect(),
+            skipped: (0..500).map(|i| ast_edit::request::read::Skipped { path: format!("s{i}.py"), reason: "binary file (contains NUL bytes)".into() }).collect(),
             warnings: Vec::new(),
             limit_reached: false,
             overlapped: Vec::new(),
@@ -539,12 +539,12 @@ mod tests {
     /// `brokenBefore` are capped like the other notes.
     #[test]
     fn located_syntax_errors_and_broken_files_stay_within_the_budget() {
-        let located = crate::engine::SyntaxError { line: 9, column: 3, node: "MISSING )".into(), excerpt: "é".repeat(crate::engine::MAX_EXCERPT_CHARS) };
+        let located = ast_edit::engine::SyntaxError { line: 9, column: 3, node: "MISSING )".into(), excerpt: "é".repeat(ast_edit::engine::MAX_EXCERPT_CHARS) };
         let files = (0..500)
-            .map(|i| PreviewFile { syntax_errors_introduced: true, syntax_errors: vec![located.clone(); crate::engine::MAX_SYNTAX_ERRORS_LISTED], ..file(i, 3) })
+            .map(|i| PreviewFile { syntax_errors_introduced: true, syntax_errors: vec![located.clone(); ast_edit::engine::MAX_SYNTAX_ERRORS_LISTED], ..file(i, 3) })
             .collect();
         let mut d = details(files);
-        d.broken_before = (0..crate::plan::MAX_BROKEN_BEFORE_LISTED).map(|i| crate::plan::BrokenFile { path: format!("{i}{}", "d/".repeat(2000)), line: 1 }).collect();
+        d.broken_before = (0..ast_edit::plan::MAX_BROKEN_BEFORE_LISTED).map(|i| ast_edit::plan::BrokenFile { path: format!("{i}{}", "d/".repeat(2000)), line: 1 }).collect();
         let v = preview(&d);
         assert!(json_chars(&v) <= STRUCTURED_CHAR_BUDGET, "{}", json_chars(&v));
         let kept = v["files"].as_array().unwrap();
@@ -552,7 +552,7 @@ mod tests {
         for (i, f) in kept.iter().enumerate() {
             assert_eq!(f, &serde_json::to_value(&d.files[i]).unwrap(), "entry {i} is whole");
         }
-        assert!(v["brokenBefore"].as_array().unwrap().len() < crate::plan::MAX_BROKEN_BEFORE_LISTED);
+        assert!(v["brokenBefore"].as_array().unwrap().len() < ast_edit::plan::MAX_BROKEN_BEFORE_LISTED);
     }
 
     #[test]

@@ -11,10 +11,10 @@
 
 use super::paging::Page;
 use super::{MAX_FILE_LINES, MAX_FOLDER_LINES, PREVIEW_CHAR_BUDGET};
-use crate::store::pending::{ActionKind, PendingAction};
-use crate::plan::preview::{PreviewDetails, PreviewFile};
-use crate::shared::quote::{display_name, escape_controls};
-use crate::shared::text::{self, plural, Fit, Unit};
+use ast_edit::store::pending::{ActionKind, PendingAction};
+use ast_edit::plan::preview::{PreviewDetails, PreviewFile};
+use ast_edit::shared::quote::{display_name, escape_controls};
+use ast_edit::shared::text::{self, plural, Fit, Unit};
 
 /// Skipped files and warnings shown (each) before the rest are counted.
 const MAX_NOTE_LINES: usize = 20;
@@ -395,7 +395,7 @@ pub fn bounded_message(msg: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shared::status::PreviewStatus;
+    use ast_edit::shared::status::PreviewStatus;
 
     fn details(files: Vec<PreviewFile>, id: Option<&str>) -> PreviewDetails {
         let total = files.iter().map(|f| f.replacements).sum();
@@ -403,7 +403,7 @@ mod tests {
             edits_checked: 0,
             layout_fallbacks: 0,
             id: id.map(String::from),
-            label: crate::plan::preview::label(total, files.len()),
+            label: ast_edit::plan::preview::label(total, files.len()),
             source_tool_name: "ast_edit".into(),
             status: if id.is_some() { PreviewStatus::Pending } else { PreviewStatus::NoChanges },
             applied: false,

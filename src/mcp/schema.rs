@@ -1,5 +1,5 @@
 //! The input schemas of the MCP tools, generated from the serde types the server
-//! deserializes the arguments into: [`RawRequest`] (with [`crate::request::Op`]) for
+//! deserializes the arguments into: [`RawRequest`] (with [`ast_edit::request::Op`]) for
 //! `ast_edit` and [`RawResolve`] for `resolve`. A field added, renamed or removed
 //! there changes the schema with it; the tests below hold the two to each other.
 //!
@@ -24,8 +24,8 @@ use schemars::transform::{RecursiveTransform, RestrictFormats};
 use schemars::{JsonSchema, Schema};
 use serde_json::{Value, json};
 
-use crate::request::RawRequest;
-use crate::app::resolve::RawResolve;
+use ast_edit::request::RawRequest;
+use ast_edit::app::resolve::RawResolve;
 
 /// The input schema of `ast_edit`: the JSON form of [`RawRequest`].
 pub fn ast_edit_input() -> Value {
@@ -108,8 +108,8 @@ mod tests {
     use serde_json::Map;
 
     use super::*;
-    use crate::shared::message::Front;
-    use crate::request::{Op, Strictness, WalkOptions};
+    use ast_edit::shared::message::Front;
+    use ast_edit::request::{Op, Strictness, WalkOptions};
 
     /// A value of the type `schema` describes that satisfies its bounds: the first
     /// `enum` value, `minimum`, `minItems` items, the required properties.

@@ -1,7 +1,7 @@
 //! The `ast_search` tool: count and locate the matches of patterns or rules
-//! ([`crate::plan::search`]) inside the server's root. Read-only: nothing is staged,
+//! ([`ast_edit::plan::search`]) inside the server's root. Read-only: nothing is staged,
 //! nothing is written. The text is the CLI's (`ast-edit search`), the
-//! `structuredContent` the [`crate::plan::search::SearchResult`], both bounded.
+//! `structuredContent` the [`ast_edit::plan::search::SearchResult`], both bounded.
 
 use std::sync::Arc;
 
@@ -11,10 +11,10 @@ use rmcp::RoleServer;
 use serde_json::Value;
 
 use super::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
-use crate::shared::message::Front;
-use crate::request::{WalkOptions, DEFAULT_MAX_FILESIZE};
-use crate::plan::search::{self, RawSearch};
-use crate::app::workspace::Workspace;
+use ast_edit::shared::message::Front;
+use ast_edit::request::{WalkOptions, DEFAULT_MAX_FILESIZE};
+use ast_edit::plan::search::{self, RawSearch};
+use ast_edit::app::workspace::Workspace;
 
 /// The message of a cancelled `ast_search`.
 const CANCELLED: &str = "Cancelled: the search was abandoned.";

@@ -22,14 +22,14 @@ use super::preview_text::{self as texts, PAGE_TEXT_ROOM};
 use super::tools::{tools, INSTRUCTIONS};
 use super::transport::InFlight;
 use super::{preview_text, REMINDER};
-use crate::shared::error::{Error, Result};
-use crate::shared::message::Front;
-use crate::store::pending::{ActionKind, Store};
-use crate::plan;
-use crate::request::{RawRequest, WalkOptions, DEFAULT_MAX_FILESIZE};
-use crate::app::resolve::{self, Action, Ending, RawResolve, ResolveRequest};
-use crate::app::workflow;
-use crate::app::workspace::Workspace;
+use ast_edit::shared::error::{Error, Result};
+use ast_edit::shared::message::Front;
+use ast_edit::store::pending::{ActionKind, Store};
+use ast_edit::plan;
+use ast_edit::request::{RawRequest, WalkOptions, DEFAULT_MAX_FILESIZE};
+use ast_edit::app::resolve::{self, Action, Ending, RawResolve, ResolveRequest};
+use ast_edit::app::workflow;
+use ast_edit::app::workspace::Workspace;
 
 /// The server: the workspace of its root, and the work in flight that the process
 /// waits for before it exits.
@@ -128,7 +128,7 @@ impl AstEditServer {
     /// (at most every 100 ms, strictly increasing). A cancelled request stops waiting
     /// at once, and the planning itself stops at the next file (the token is checked
     /// between files). `Err` is the message of the tool error.
-    async fn plan(&self, req: crate::request::Request, ctx: &RequestContext<RoleServer>, progress: &Progress) -> std::result::Result<plan::Plan, String> {
+    async fn plan(&self, req: ast_edit::request::Request, ctx: &RequestContext<RoleServer>, progress: &Progress) -> std::result::Result<plan::Plan, String> {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(usize, usize)>();
         let forward = {
             let progress = progress.clone();
@@ -283,7 +283,7 @@ impl AstEditServer {
         };
         let Some(action) = locked.get(Some(&id))? else {
             let said = match locked.resolution(&id)? {
-                Some(r) => crate::shared::error::resolved_text(&id, r.resolution, &r.at, Front::Mcp),
+                Some(r) => ast_edit::shared::error::resolved_text(&id, r.resolution, &r.at, Front::Mcp),
                 None => format!("No pending action with id `{id}`."),
             };
             return Ok(tool_error(format!("{said} Call `ast_pending` without `id` to list the pending actions and their ids.")));
@@ -295,14 +295,14 @@ impl AstEditServer {
                 return Ok(tool_error(format!(
                     "pending action {} edits {} outside this server's root {}: its diffs are not shown here (a person can see them from a shell, with the ast-edit command line); discard it with `resolve`, or leave it.",
                     action.id,
-                    crate::shared::text::plural(outside.len(), "file"),
+                    ast_edit::shared::text::plural(outside.len(), "file"),
                     self.ws.root().display(),
                 )));
             }
         }
         let offset = usize::try_from(args.file_offset.unwrap_or(0)).unwrap_or(usize::MAX);
         let mut text_used = 0usize;
-        let fits = |f: &crate::plan::preview::PreviewFile| {
+        let fits = |f: &ast_edit::plan::preview::PreviewFile| {
             text_used += texts::page_file_chars(f);
             text_used <= PAGE_TEXT_ROOM
         };
@@ -332,7 +332,7 @@ impl AstEditServer {
     fn undo(&self, args: UndoArgs) -> Result<CallToolResult> {
         let store = self.store()?;
         let locked = store.lock()?;
-        let Some((last, files)) = crate::apply::last_applied(&locked)? else {
+        let Some((last, files)) = ast_edit::apply::last_applied(&locked)? else {
             return Ok(tool_error("Nothing to undo: no applied action in the journal.".into()));
         };
         if let Some(want) = args.id.filter(|id| !id.trim().is_empty() && *id != last) {
@@ -340,16 +340,16 @@ impl AstEditServer {
                 "The last applied action is {last}, not {want}: `ast_undo` undoes only the last apply (undo records are a stack). Nothing was written. Call `ast_undo` with {{\"id\": \"{last}\"}} to undo {last} first."
             )));
         }
-        let outside: Vec<String> = files.iter().filter(|p| !crate::app::workspace::really_inside(self.ws.root(), p)).map(|p| p.display().to_string()).collect();
+        let outside: Vec<String> = files.iter().filter(|p| !ast_edit::app::workspace::really_inside(self.ws.root(), p)).map(|p| p.display().to_string()).collect();
         if !outside.is_empty() {
             return Ok(tool_error(format!(
                 "The last applied action {last} wrote {} outside this server's root {}: {}. Nothing was written: the MCP server writes only inside its root; a person can undo it from a shell, with the ast-edit command line.",
-                crate::shared::text::plural(outside.len(), "file"),
+                ast_edit::shared::text::plural(outside.len(), "file"),
                 self.ws.root().display(),
                 outside.join(", ")
             )));
         }
-        let Some(report) = crate::apply::undo(&locked)? else {
+        let Some(report) = ast_edit::apply::undo(&locked)? else {
             return Ok(tool_error("Nothing to undo: no applied action in the journal.".into()));
         };
         Ok(success(texts::bounded_result_text(&report.text()), paging::undo(&report)))
@@ -390,7 +390,7 @@ impl Progress {
 /// `AST_EDIT_MCP_PANIC` set, an `ast_edit` whose first pattern is `panic_in_handler()`
 /// panics in the async handler, one whose first pattern is `panic_in_plan()` on its
 /// planning thread (docs/DESIGN.md section 8.7).
-fn injected_panic(ops: &[crate::request::Op], place: &str) {
+fn injected_panic(ops: &[ast_edit::request::Op], place: &str) {
     if cfg!(feature = "fault-injection")
         && std::env::var_os("AST_EDIT_MCP_PANIC").is_some()
         && ops.first().is_some_and(|op| op.pat == format!("panic_in_{place}()"))

@@ -51,12 +51,12 @@ fn obj(v: Value) -> Arc<JsonObject> {
     }
 }
 
-/// The input schema of `ast_edit`, generated from [`crate::request::RawRequest`].
+/// The input schema of `ast_edit`, generated from [`ast_edit::request::RawRequest`].
 pub fn ast_edit_input_schema() -> Value {
     crate::mcp::schema::ast_edit_input()
 }
 
-/// The input schema of `resolve`, generated from [`crate::app::resolve::RawResolve`].
+/// The input schema of `resolve`, generated from [`ast_edit::app::resolve::RawResolve`].
 pub fn resolve_input_schema() -> Value {
     crate::mcp::schema::resolve_input()
 }
@@ -65,7 +65,9 @@ pub fn resolve_input_schema() -> Value {
 /// schemas, as compact JSON): a client puts it into the model's context at the
 /// start of every session. Raised from 12,288 by the template check's keys
 /// (`templateMismatch`, `layoutFallbacks`, `editsChecked`, `allowTemplateMismatch`).
-pub const TOOLS_LIST_BYTE_BUDGET: usize = 12_544;
+/// Only the test below reads it.
+#[cfg(test)]
+const TOOLS_LIST_BYTE_BUDGET: usize = 12_544;
 
 const AST_PENDING_DESCRIPTION: &str = "\
 List the pending actions (no arguments), or page through one action's files and diffs: {\"id\": ID, \
@@ -98,7 +100,7 @@ fn object(properties: Value, required: &[&str]) -> Value {
 
 /// A list of objects whose shape one line describes (`{path, line, rule}`):
 /// an object without `properties` needs no `additionalProperties`, and costs a
-/// fraction of the bytes of `tools/list` (see [`TOOLS_LIST_BYTE_BUDGET`]).
+/// fraction of the bytes of `tools/list` (see `TOOLS_LIST_BYTE_BUDGET`).
 fn rows(shape: &str) -> Value {
     json!({"type": "array", "items": {"type": "object", "description": shape}})
 }
@@ -184,7 +186,7 @@ pub fn ast_tree_input_schema() -> Value {
     )
 }
 
-/// The output schema of `ast_tree`: the [`crate::plan::tree::TreeDump`].
+/// The output schema of `ast_tree`: the [`ast_edit::plan::tree::TreeDump`].
 pub fn ast_tree_output_schema() -> Value {
     object(
         json!({
@@ -255,7 +257,7 @@ pub fn ast_undo_output_schema() -> Value {
     )
 }
 
-/// The input schema of `ast_search` (the fields of `crate::plan::search::RawSearch`;
+/// The input schema of `ast_search` (the fields of `ast_edit::plan::search::RawSearch`;
 /// the description says what they mean, as in `ast_edit`).
 pub fn ast_search_input_schema() -> Value {
     let strings = || json!({"type": "array", "items": string()});
@@ -268,14 +270,14 @@ pub fn ast_search_input_schema() -> Value {
             "globs": strings(),
             "selector": string(),
             "strictness": string(),
-            "limit": {"type": "integer", "minimum": 1, "maximum": crate::plan::search::MAX_LIMIT},
+            "limit": {"type": "integer", "minimum": 1, "maximum": ast_edit::plan::search::MAX_LIMIT},
             "offset": {"type": "integer", "minimum": 0}
         }),
         &[],
     )
 }
 
-/// The output schema of `ast_search`: the `crate::plan::search::SearchResult`.
+/// The output schema of `ast_search`: the `ast_edit::plan::search::SearchResult`.
 pub fn ast_search_output_schema() -> Value {
     object(
         json!({
@@ -373,7 +375,7 @@ mod tests {
     /// The numbers `ast_search`'s description states are the library's.
     #[test]
     fn ast_search_description_states_the_page_limits() {
-        let (default, max) = (crate::plan::search::DEFAULT_LIMIT, crate::plan::search::MAX_LIMIT);
+        let (default, max) = (ast_edit::plan::search::DEFAULT_LIMIT, ast_edit::plan::search::MAX_LIMIT);
         assert!(AST_SEARCH_DESCRIPTION.contains(&format!("limit (default {default}, max {max})")), "{AST_SEARCH_DESCRIPTION}");
         assert_eq!(ast_search_input_schema()["properties"]["limit"]["maximum"], max);
     }

@@ -1,12 +1,12 @@
 //! The `ast_tree` tool: the syntax tree of a snippet or a pattern
-//! ([`crate::plan::tree`]), so that an agent sees how code parses before it writes a
+//! ([`ast_edit::plan::tree`]), so that an agent sees how code parses before it writes a
 //! pattern. Read-only: it touches no file and no store.
 
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::plan::tree::{self, TreeOptions};
+use ast_edit::plan::tree::{self, TreeOptions};
 
 /// The arguments of `ast_tree` (its input schema is `tools::ast_tree_input_schema`).
 #[derive(Debug, Deserialize)]
@@ -33,7 +33,7 @@ pub(super) async fn ast_tree(args: Option<JsonObject>) -> CallToolResult {
         Err(msg) => return error(msg),
     };
     let opts = TreeOptions { is_pattern: args.is_pattern, all: !args.named };
-    let done = tokio::task::spawn_blocking(move || tree::dump_named(&args.code, &args.lang, opts, crate::shared::message::Front::Mcp)).await;
+    let done = tokio::task::spawn_blocking(move || tree::dump_named(&args.code, &args.lang, opts, ast_edit::shared::message::Front::Mcp)).await;
     let dump = match done {
         Ok(Ok(d)) => d,
         Ok(Err(e)) => return error(e.to_string()),

@@ -1,5 +1,10 @@
 //! ast-edit: structural code edits with a preview -> resolve step.
 //!
+//! This is the library, package `ast-edit-lib` in crates/lib (crate name
+//! `ast_edit`); it has no front end, and none of the crates the front ends need
+//! (clap, rmcp, tokio, indicatif). The `ast-edit` binary, at the repository root,
+//! holds the two front ends: the CLI (src/cli/) and the MCP server (src/mcp/).
+//!
 //! The library is a stack of stage folders (docs/ARCHITECTURE.md); each imports
 //! only the folders below it, which `tests/layers.rs` checks:
 //!
@@ -15,7 +20,6 @@
 //! | [`store`] | pending actions on disk |
 //! | [`apply`] | the only writer of source files: apply under "verify, don't trust", undo |
 //! | [`app`] | what a front end runs: workspace, stage, resolve, custom actions |
-//! | [`cli`], [`mcp`] | the front ends, which never import each other |
 //!
 //! What a caller of the crate uses:
 //!
@@ -37,8 +41,7 @@
 #![warn(missing_docs)]
 
 // The stage folders, lowest first: a folder imports only folders above it in
-// this list (tests/layers.rs checks it), and the front ends `cli` and `mcp`
-// never import each other.
+// this list (tests/layers.rs checks it).
 pub mod shared;
 pub mod request;
 mod compile;
@@ -49,7 +52,5 @@ pub mod rules;
 pub mod store;
 pub mod apply;
 pub mod app;
-pub mod cli;
-pub mod mcp;
 
 pub use shared::error::{Error, Result};

@@ -136,7 +136,8 @@ fn too_many_globs(n: usize) -> String {
 
 /// One pattern -> rewrite pair.
 // Its doc comments are for Rust readers; the `schemars` descriptions are the texts
-// of the MCP input schema of `ast_edit` (`crate::mcp::schema::ast_edit_input`).
+// of the MCP input schema of `ast_edit` (`ast_edit_input` in the binary's
+// src/mcp/schema.rs).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Op {
@@ -154,8 +155,8 @@ pub struct Op {
 
 /// A request as typed: the JSON of docs/DESIGN.md section 2.1, or the same built from flags.
 ///
-/// It is also the input schema of the MCP tool `ast_edit`
-/// ([`crate::mcp::ast_edit_input_schema`]). The doc comments are for Rust readers; the
+/// It is also the input schema of the MCP tool `ast_edit` (`ast_edit_input_schema`
+/// in the binary's src/mcp/tools.rs). The doc comments are for Rust readers; the
 /// `schemars` attributes hold the schema's texts and what serde cannot say. `ops`
 /// is required and non-empty there, although serde defaults it: a missing or empty
 /// `ops` then gets the message of [`RawRequest::validate`] rather than a serde

@@ -111,7 +111,7 @@ fn inside(root: &Path, path: &Path) -> bool {
 
 /// True when the file `path` lives inside `root`: its real location (symlinks
 /// followed) when it exists, else its lexical path.
-pub(crate) fn really_inside(root: &Path, path: &Path) -> bool {
+pub fn really_inside(root: &Path, path: &Path) -> bool {
     match path.canonicalize() {
         Ok(real) => real.starts_with(root),
         Err(_) => inside(root, path),

@@ -70,8 +70,8 @@ impl ResolveRequest {
 /// arguments, or the CLI's flags. [`RawResolve::check`] turns them into a
 /// [`ResolveRequest`] with messages in the words of that front end.
 ///
-/// It is also the input schema of the MCP tool `resolve`
-/// ([`crate::mcp::resolve_input_schema`]). The doc comments are for Rust readers; the
+/// It is also the input schema of the MCP tool `resolve` (`resolve_input_schema` in
+/// the binary's src/mcp/tools.rs). The doc comments are for Rust readers; the
 /// `schemars` attributes hold the schema's texts and what serde cannot say. Every
 /// field is an `Option` so that a missing or wrong one gets the message of
 /// [`RawResolve::check`] rather than a serde error; the schema still marks `action`

@@ -10,6 +10,6 @@ pub mod error;
 pub mod message;
 pub(crate) mod nodes;
 pub mod paths;
-pub(crate) mod quote;
+pub mod quote;
 pub mod status;
-pub(crate) mod text;
+pub mod text;
