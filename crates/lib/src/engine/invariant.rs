@@ -289,6 +289,12 @@ pub(crate) fn check(r: &Reference, old: &str, orig: &Range<usize>, new: &str, sp
     let mut p = span.start;
     for (i, t) in r.toks.iter().enumerate() {
         let want = r.text(t, old);
+        // A line continuation the capture holds (Python's `\` ending a
+        // line, which its tree keeps as a token) is blank, as in C.
+        if want.trim_end() == "\\" {
+            placed.push(None);
+            continue;
+        }
         // A token that starts with a blank (a string's part after a `${...}`
         // or `{...}`: `" (x)"`) is looked for where the last one ended, before
         // blanks are skipped.
@@ -549,6 +555,14 @@ mod tests {
         let src = "fn f() -> R {\n    return Err(Vec::<Vec<u8>>::new());\n}\n";
         let out = "bail!(Vec::<Vec<u8>>::new());";
         let (_, report) = enforce_one(SupportLang::Rust, src, "return Err($E);", "bail!($E);", out, out);
+        assert_eq!((report.checked, report.fallbacks, report.mismatched), (1, 0, 0), "{report:?}");
+    }
+
+    #[test]
+    fn a_line_continuation_in_a_capture_is_blank() {
+        let src = "print(\"%i\" % \\\n    (n, b))\n";
+        let out = "log(\"%i\" % \\\n    (n, b))";
+        let (_, report) = enforce_one(SupportLang::Python, src, "print($$$A)", "log($$$A)", out, out);
         assert_eq!((report.checked, report.fallbacks, report.mismatched), (1, 0, 0), "{report:?}");
     }
 
