@@ -11,11 +11,14 @@
 //!     deletion has no tokens, only its seam to check);
 //! (b) every seam between two reference tokens, and the edit's two ends, is a
 //!     token boundary of the new parse: no token of the new tree (a leaf, or a
-//!     literal or comment whole) starts before a seam and ends after it. So `a`
+//!     literal or comment whole; a literal that holds code, a template string
+//!     with `${...}`, is its parts) starts before a seam and ends after it. So `a`
 //!     `in` `b` may not become the identifier `ainb`, `-` `-` may not become
 //!     `--`, and a `)` may not end up inside a `#` comment. A seam between two
 //!     template tokens that the template writes with nothing between them is the
-//!     template's own spelling (`#include`), not checked; and each token of the
+//!     template's own spelling (`#include`), not checked, nor one between two
+//!     captured tokens the original wrote so (Rust's `>` `>`, which a macro's
+//!     token tree reads as `>>`); and each token of the
 //!     captured code is one token of the new parse (`a` then `"s  t"` written
 //!     as `a"s  t"` may parse as something else). Edits next to a syntax error
 //!     of the original are checked by (a) alone.
