@@ -23,19 +23,9 @@ pub struct Hit<'t> {
 /// returns how many matches there were. `Err` is the reason to skip the file
 /// (too deep, as in [`rewrite`]).
 pub fn search(ops: &[&CompiledOp], lang: SupportLang, text: &str, prefilter: bool, mut each: impl FnMut(usize, &Hit<'_>)) -> std::result::Result<usize, Skip> {
-    let live: Vec<&CompiledOp> = ops.iter().copied().filter(|op| !prefilter || op.may_match(text.as_bytes())).collect();
-    if live.is_empty() {
+    let Some(Parsed { bom, body, grep, live }) = parse_for(ops, lang, text, prefilter).map_err(Skip)? else {
         return Ok(0);
-    }
-    let (bom, body) = match text.strip_prefix('\u{feff}') {
-        Some(rest) => (BOM.len(), rest),
-        None => (0, text),
     };
-    let grep = lang.ast_grep(body);
-    if let Some(why) = too_deep(&grep, &live) {
-        drop_later(grep);
-        return Err(Skip(why));
-    }
     let opts = RewriteOptions { prefilter, check_syntax: false, rewrite_nested: false, verbatim: true };
     let found = scan::scan(&grep, &live, body, opts);
     let mut hits: Vec<Hit<'_>> = found

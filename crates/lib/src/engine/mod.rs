@@ -214,23 +214,10 @@ pub struct Finding {
 /// no rule is left the file is not even parsed (the literal prefilter), unless
 /// `opts.prefilter` is false.
 pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: RewriteOptions) -> Option<Rewrite> {
-    let live: Vec<&CompiledOp> = if opts.prefilter {
-        ops.iter().copied().filter(|op| op.may_match(text.as_bytes())).collect()
-    } else {
-        ops.to_vec()
+    let Parsed { bom, body, grep, live } = match parse_for(ops, lang, text, opts.prefilter) {
+        Ok(parsed) => parsed?,
+        Err(why) => return Some(Rewrite::refused(text, why)),
     };
-    if live.is_empty() {
-        return None;
-    }
-    let (bom, body) = match text.strip_prefix('\u{feff}') {
-        Some(rest) => (BOM.len(), rest),
-        None => (0, text),
-    };
-    let grep = lang.ast_grep(body);
-    if let Some(why) = too_deep(&grep, &live) {
-        drop_later(grep);
-        return Some(Rewrite::refused(text, why));
-    }
     let found = scan::scan(&grep, &live, body, opts);
     let picked = match pick(&live, body, bom, found.diffs, opts.verbatim) {
         Ok(p) => p,

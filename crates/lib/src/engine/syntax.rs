@@ -253,9 +253,40 @@ pub(super) fn error_spans(node: tree_sitter::Node<'_>) -> Vec<std::ops::Range<us
     found
 }
 
+/// A file's text parsed for the ops that may match it.
+pub(super) struct Parsed<'t, 'o> {
+    /// Length of the UTF-8 BOM the text starts with (0 or 3).
+    pub(super) bom: usize,
+    /// The text without its BOM.
+    pub(super) body: &'t str,
+    pub(super) grep: AstGrep<StrDoc<SupportLang>>,
+    /// The ops the literal prefilter left (all of them when it is off).
+    pub(super) live: Vec<&'o CompiledOp>,
+}
+
+/// Parses `text` for `ops` (the rewrite and the search share it): `Ok(None)`
+/// when the prefilter leaves no op, so the file is not parsed; `Err` with the
+/// reason when its tree is too deep for them ([`MAX_CODE_DEPTH`]).
+pub(super) fn parse_for<'t, 'o>(ops: &[&'o CompiledOp], lang: SupportLang, text: &'t str, prefilter: bool) -> std::result::Result<Option<Parsed<'t, 'o>>, String> {
+    let live: Vec<&CompiledOp> = ops.iter().copied().filter(|op| !prefilter || op.may_match(text.as_bytes())).collect();
+    if live.is_empty() {
+        return Ok(None);
+    }
+    let (bom, body) = match text.strip_prefix('\u{feff}') {
+        Some(rest) => (BOM.len(), rest),
+        None => (0, text),
+    };
+    let grep = lang.ast_grep(body);
+    if let Some(why) = too_deep(&grep, &live) {
+        drop_later(grep);
+        return Err(why);
+    }
+    Ok(Some(Parsed { bom, body, grep, live }))
+}
+
 /// The reason to skip a file whose tree is too deep for one of `live` (a pattern
 /// that uses a metavariable twice; docs/DESIGN.md section 2.5.7), if it is.
-pub(super) fn too_deep(grep: &AstGrep<StrDoc<SupportLang>>, live: &[&CompiledOp]) -> Option<String> {
+fn too_deep(grep: &AstGrep<StrDoc<SupportLang>>, live: &[&CompiledOp]) -> Option<String> {
     (live.iter().any(|op| op.compares_code) && tree_depth(grep.root().get_inner_node(), MAX_CODE_DEPTH) > MAX_CODE_DEPTH).then(|| {
         format!(
             "syntax tree nested more than {MAX_CODE_DEPTH} levels deep, the limit for a pattern that uses a metavariable twice (matching it would overflow the stack); search this file with a pattern that uses each metavariable once"
