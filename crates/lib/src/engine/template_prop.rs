@@ -88,7 +88,7 @@ const LANGS: &[Lang] = &[
         ext: "py",
         comment: "# c",
         toks: &["in", "not in", "and", "or", "is", "is not", "not", "==", "-", "- -", "+", "*", "(", ")", ".", ","],
-        args: &["a", "b0", "1", "-y", "- y", "\"s  t\"", "x.y", "g(a)", "(a + b)", "not a", "[1, 2]"],
+        args: &["a", "b0", "1", "-y", "- y", "\"s  t\"", "x.y", "g(a)", "(a + b)", "not a", "[1, 2]", "f\"{a} {b}\""],
         wrap: |c| format!("r = {c}\n"),
         trailing_comma: true,
     },
