@@ -106,7 +106,10 @@ fn locate<'a>(r: &Reference, body: &str, out: &'a str) -> Option<Vec<Piece<'a>>>
             ")" | "]" | "}" => depth -= 1,
             _ => {}
         }
-        let cap = (t.origin == Origin::Capture).then(|| t.at.clone());
+        // A line continuation (Python's `\` and the line break after it, one
+        // token of its tree) is `\` here: the line break is the gap after it.
+        let at = if text.trim_end() == "\\" { t.at.start..t.at.start + 1 } else { t.at.clone() };
+        let cap = (t.origin == Origin::Capture).then_some(at);
         pieces.push(Piece { origin: t.origin, cap, out: start..pos, ug, after_var: t.after_var, depth: before });
     }
     ob[pos..].iter().all(u8::is_ascii_whitespace).then_some(pieces)
@@ -657,6 +660,12 @@ mod tests {
     fn a_captured_template_string_that_holds_code_keeps_the_bracket_after_it_on_its_line() {
         let src = "g(\n  new Error(\n    `abc ${x} d`\n  )\n);\n";
         assert_eq!(rewrite(SupportLang::JavaScript, src, "new Error($A)", "err($A)"), "g(\n  err(\n    `abc ${x} d`\n  )\n);\n");
+    }
+
+    #[test]
+    fn a_captured_line_continuation_keeps_its_one_line_break() {
+        let src = "def f():\n    print(\"a:\", \\\n        g(x))\n";
+        assert_eq!(rewrite(SupportLang::Python, src, "print($$$A)", "log($$$A)"), "def f():\n    log(\"a:\", \\\n        g(x))\n");
     }
 
     #[test]
