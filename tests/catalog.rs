@@ -9,8 +9,9 @@
 //! written out below and ignored until ast-edit reads ast-grep projects (`scan -r`,
 //! `test -c`, the `astEdit.checkDirs` key of sgconfig.yml).
 //!
-//! The catalog's old JSON rule format is deprecated; three of those files are kept in
-//! tests/data/json-rules/ so the JSON loader stays tested through `test` and `scan`.
+//! The catalog's old JSON rule format is retired; three of those files are kept in
+//! tests/data/json-rules/ to check that `test` and `scan` refuse them with rule
+//! configs that do their job.
 
 mod common;
 
@@ -174,23 +175,26 @@ fn whole_file_checks_hold_under_ast_edit_scan() {
     assert_eq!(r.stdout.lines().last(), Some(format!("{} passed, 0 failed", check_cases()).as_str()), "{}", r.stdout);
 }
 
-// The deprecated JSON rule files.
+// The retired JSON rule files.
 
 fn json_rules() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/json-rules")
 }
 
 #[test]
-fn deprecated_json_rule_files_still_pass_ast_edit_test() {
+fn a_retired_json_rule_folder_is_refused_by_test_naming_the_yaml_form() {
     let t = Tree::empty();
-    let r = t.run(&["test", json_rules().to_str().unwrap()]).ok();
-    for id in ["go-time-since", "py-assert-equals", "ts-index-signature-record"] {
-        assert!(r.stdout.contains(&format!("PASS {id} ")), "{id}:\n{}", r.stdout);
-    }
+    let r = t.run(&["test", json_rules().to_str().unwrap()]).code(2);
+    assert!(r.stderr.contains("go-time-since.json is a rule file of the retired JSON catalog format"), "{}", r.stderr);
+    assert!(r.stderr.contains("id: go-time-since\nlanguage: go\n"), "{}", r.stderr);
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
 }
 
+/// Each retired file given to `scan -r` is refused, nothing written; the rule
+/// configs its error writes out, saved as a YAML rule file, rewrite every old
+/// `invalid` case to its `after`.
 #[test]
-fn deprecated_json_rule_files_still_rewrite_through_scan() {
+fn a_retired_json_rule_file_is_refused_and_the_rule_configs_it_names_do_its_job() {
     for f in std::fs::read_dir(json_rules()).unwrap().flatten() {
         let rule: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(f.path()).unwrap()).unwrap();
         let ext = match rule["language"].as_str().unwrap() {
@@ -199,12 +203,18 @@ fn deprecated_json_rule_files_still_rewrite_through_scan() {
             "typescript" => "ts",
             other => panic!("add the extension of {other}"),
         };
+        let t = Tree::empty();
+        let file = format!("case.{ext}");
+        let before = rule["tests"]["invalid"][0]["before"].as_str().unwrap();
+        t.write(&file, before);
+        let r = t.run(&["scan", "--rules", f.path().to_str().unwrap(), ".", "-U"]).code(2);
+        assert_eq!(t.read(&file), before, "{}", f.path().display());
+        let (_, yaml) = r.stderr.split_once("\n\n").unwrap_or_else(|| panic!("no rule configs in: {}", r.stderr));
+        t.write("rule.yml", yaml.trim_start_matches("error: "));
         for case in rule["tests"]["invalid"].as_array().unwrap() {
-            let t = Tree::empty();
-            let file = format!("case.{ext}");
             t.write(&file, case["before"].as_str().unwrap());
-            t.run(&["scan", "--rules", f.path().to_str().unwrap(), ".", "-U", "--verbatim"]).ok();
-            assert_eq!(t.read(&file), case["after"].as_str().unwrap(), "{}", f.path().display());
+            t.run(&["scan", "-r", "rule.yml", ".", "-U", "--verbatim"]).ok();
+            assert_eq!(t.read(&file), case["after"].as_str().unwrap(), "{}:\n{yaml}", f.path().display());
         }
     }
 }

@@ -124,6 +124,18 @@ fn a_pattern_deep_without_brackets_is_refused_by_its_tree_depth() {
     // At the edge: 255 `+` are 257 levels below the module, refused; 254 are 256,
     // compiled and matched all the way down (on rayon's workers: two files).
     refused(t.run(&["run", "-l", "py", "-p", &format!("{}1", "1+".repeat(255)), "-r", "y"]), &["nested 257 levels deep"]);
+    // The same in a request's `rule`, wherever the pattern stands.
+    for rule in [
+        format!("id: d\nlanguage: python\nrule: {{pattern: '{deep}'}}\nfix: y\n"),
+        format!("id: d\nlanguage: python\nrule: {{pattern: {{context: '{deep}', selector: integer}}}}\nfix: y\n"),
+        format!("id: d\nlanguage: python\nrule: {{kind: integer, not: {{inside: {{pattern: '{deep}'}}}}}}\nfix: y\n"),
+    ] {
+        let req = serde_json::json!({"rule": rule, "paths": ["a.py"]}).to_string();
+        refused(
+            t.run_stdin(&["run", "--request", "-"], &req),
+            &["rule `d` holds a pattern nested 30002 levels deep as python (its syntax tree); the limit is 256 levels"],
+        );
+    }
     nothing_pending(&t);
     let edge = format!("{}1", "1+".repeat(254));
     t.write("a.py", format!("x = {edge}\n"));
@@ -379,29 +391,28 @@ fn a_request_json_over_4_mib_is_refused_unread() {
 }
 
 #[test]
-fn rule_files_keep_the_same_limits() {
+fn rule_files_and_projects_keep_the_pattern_limits() {
     let t = Tree::empty();
     t.write("a.py", "f(1)\n");
-    let rule = |id: &str, ops: Value| json!({"id": id, "language": "python", "description": "d", "ops": ops, "tests": {"valid": ["x\n"]}});
-    // 4 rules of 300 ops: the fourth goes past 1,000.
-    let ops = |r: usize| json!((0..300).map(|i| json!({"pat": format!("f{r}_{i}($A)"), "out": "g($A)"})).collect::<Vec<_>>());
-    let many: Vec<Value> = (0..4).map(|r| rule(&format!("r{r}"), ops(r))).collect();
-    t.write("rules/many.json", serde_json::to_string(&many).unwrap());
-    refused(
-        t.run(&["scan", "--rules", "rules/many.json", "a.py"]),
-        &["rules/many.json: rule `r3`: field `ops`: too many ops: 1200; the limit is 1000 ops per request"],
-    );
-    refused(t.run(&["test", "rules/many.json"]), &["too many ops: 1200; the limit is 1000"]);
-    // A pattern nested too deep, and one deep without brackets.
-    t.write("rules/deep.json", rule("deep", json!([{"pat": nested(50_000, "x"), "out": "y"}])).to_string());
-    refused(
-        t.run(&["scan", "--rules", "rules/deep.json", "a.py"]),
-        &["rules/deep.json: rule `deep`: field `ops[0].pat`: ops[0].pat nests brackets 50000 deep; the limit is 64 per pattern"],
-    );
-    t.write("rules/deep.json", rule("deep", json!([{"pat": format!("{}1", "1+".repeat(30_000)), "out": "y"}])).to_string());
-    refused(t.run(&["scan", "--rules", "rules/deep.json", "a.py"]), &["field `ops[0].pat`", "the limit is 256 levels"]);
-    t.write("rules/deep.json", rule("deep", json!([{"pat": "f($A)", "out": "x".repeat(70_000)}])).to_string());
-    refused(t.run(&["scan", "--rules", "rules/deep.json", "a.py"]), &["field `ops[0].out`", "the limit is 65536 bytes per rewrite"]);
+    let rule = |pat: &str, fix: &str| format!("id: deep\nlanguage: python\nrule: {{pattern: '{pat}'}}\nfix: '{fix}'\n");
+    // Brackets nested too deep, a pattern deep without brackets (ast-grep-core
+    // would overflow the stack building it), a fix too large.
+    for (text, want) in [
+        (rule(&nested(1000, "x"), "y"), "rules/deep.yml: rule `deep` holds a pattern nested 1000 brackets deep; the limit is 64"),
+        (rule(&format!("{}1", "1+".repeat(30_000)), "y"), "rules/deep.yml: rule `deep` holds a pattern nested 30002 levels deep as python (its syntax tree); the limit is 256 levels"),
+        (rule("f($A)", &"x".repeat(70_000)), "rules/deep.yml: rule `deep` holds a string of 70000 bytes; the limit is 65536 bytes per pattern or fix"),
+    ] {
+        t.write("rules/deep.yml", &text);
+        refused(t.run(&["scan", "--rules", "rules/deep.yml", "a.py"]), &[want]);
+    }
+    // The same in a project, for a rule and for a utility it calls.
+    t.write("sgconfig.yml", "ruleDirs: [rules]\nutilDirs: [utils]\n");
+    t.write("utils/none.txt", "");
+    refused(t.run(&["scan", "a.py"]), &["rules/deep.yml: rule `deep` holds a string of 70000 bytes"]);
+    t.write("rules/deep.yml", "id: deep\nlanguage: python\nrule: {matches: u}\nfix: y\n");
+    t.write("utils/u.yml", format!("id: u\nlanguage: python\nrule: {{pattern: '{}1'}}\n", "1+".repeat(30_000)));
+    refused(t.run(&["scan", "a.py"]), &["utility file utils/u.yml holds a pattern nested 30002 levels deep as python"]);
+    refused(t.run(&["test"]), &["utility file utils/u.yml holds a pattern nested 30002 levels deep"]);
     nothing_pending(&t);
 }
 

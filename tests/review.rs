@@ -55,11 +55,8 @@ fn answering_all_accepts_this_and_every_remaining_file() {
 #[test]
 fn scan_interactive_reviews_rule_edits() {
     let t = Tree::fixtures();
-    t.write(
-        "r.json",
-        r#"{"id": "py-assert", "language": "python", "description": "d", "ops": [{"pat": "$S.assertEquals($A, $B)", "out": "$S.assertEqual($A, $B)"}]}"#,
-    );
-    let mut p = spawn_command(t.command(&["scan", "-i", "--rules", "r.json"]), Some(20_000)).unwrap();
+    t.write("r.yml", "id: py-assert\nlanguage: python\nrule: {pattern: '$S.assertEquals($A, $B)'}\nfix: $S.assertEqual($A, $B)\n");
+    let mut p = spawn_command(t.command(&["scan", "-i", "--rules", "r.yml"]), Some(20_000)).unwrap();
     p.exp_string("[1/1] Apply this change to python/test_app.py?").unwrap();
     p.send_line("y").unwrap();
     p.exp_string("Applied 2 replacements in 1 file.").unwrap();

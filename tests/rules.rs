@@ -286,15 +286,16 @@ fn expand_start_takes_the_leading_comment_as_ast_grep_does() {
 }
 
 #[test]
-fn scan_without_a_project_or_rules_is_bad_input_and_old_json_rules_warn() {
+fn scan_without_a_project_or_rules_is_bad_input_and_retired_json_rules_are_refused() {
     let t = Tree::empty();
     t.write("a.py", "print(1)\n");
     let r = t.run(&["scan"]).code(2);
     assert!(r.stderr.contains("no ast-grep project: neither sgconfig.yml nor sgconfig.yaml is in") && r.stderr.contains("-c FILE"), "{}", r.stderr);
     t.write("old.json", r#"{"id": "py-p", "language": "python", "description": "d", "ops": [{"pat": "print($A)", "out": "log($A)"}], "tests": {"valid": ["x\n"], "invalid": [{"before": "print(1)\n", "after": "log(1)\n"}]}}"#);
-    let r = t.run(&["scan", "--rules", "old.json", "-U", "a.py"]).ok();
-    assert!(r.stderr.contains("old catalog format") && r.stderr.contains("deprecated"), "{}", r.stderr);
-    assert_eq!(t.read("a.py"), "log(1)\n");
-    let r = t.run(&["test", "old.json"]).ok();
-    assert!(r.stderr.contains("deprecated"), "{}", r.stderr);
+    let r = t.run(&["scan", "--rules", "old.json", "-U", "a.py"]).code(2);
+    assert!(r.stderr.contains("old.json is a rule file of the retired JSON catalog format"), "{}", r.stderr);
+    assert!(r.stderr.contains("id: py-p\nlanguage: python\nmessage: d\nrule:\n  pattern: print($A)\nfix: log($A)\n"), "{}", r.stderr);
+    assert_eq!(t.read("a.py"), "print(1)\n");
+    let r = t.run(&["test", "old.json"]).code(2);
+    assert!(r.stderr.contains("retired JSON catalog format"), "{}", r.stderr);
 }

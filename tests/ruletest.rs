@@ -284,17 +284,19 @@ fn config_flag_names_the_project_from_outside_it() {
 }
 
 #[test]
-fn the_old_catalog_form_refuses_project_flags() {
+fn test_path_names_a_project_and_a_retired_json_catalog_is_refused() {
     let t = Tree::empty();
     t.write(
         "rules/r.json",
         r#"{"id": "py-x", "language": "python", "description": "d", "ops": [{"pat": "f($A)", "out": "g($A)"}],
             "tests": {"valid": ["g(1)\n"], "invalid": [{"before": "f(1)\n", "after": "g(1)\n"}]}}"#,
     );
-    let r = t.run(&["test", "rules"]).ok();
-    assert!(r.stdout.contains("PASS py-x (2 cases)"), "{}", r.stdout);
-    let r = t.run(&["test", "rules", "--json"]).code(2);
-    assert!(r.stderr.contains("rules is a JSON rule catalog (the old form of `ast-edit test PATH`)"), "{}", r.stderr);
+    let r = t.run(&["test", "rules"]).code(2);
+    assert!(r.stderr.contains("r.json is a rule file of the retired JSON catalog format"), "{}", r.stderr);
+    assert!(r.stderr.contains("id: py-x\n"), "{}", r.stderr);
+    t.write("other/a.txt", "x");
+    let r = t.run(&["test", "other"]).code(2);
+    assert!(r.stderr.contains("other is not an ast-grep project: neither sgconfig.yml nor sgconfig.yaml is there"), "{}", r.stderr);
 }
 
 #[test]

@@ -9,10 +9,11 @@ use std::time::Instant;
 use super::print::{self, Style};
 use super::{open_store, review, spinner, style, write_json, ColorChoice, OutputArgs, RunArgs, ScanArgs};
 use ast_edit::shared::error::{Error, Result};
+use ast_edit::shared::message::Front;
 use ast_edit::plan::{self, Plan};
 use ast_edit::request::{Op, RawRequest, Request};
 use ast_edit::rules::project;
-use ast_edit::rules::catalog;
+use ast_edit::rules::retired;
 use ast_edit::app::workflow::{self, Preview};
 
 /// How to present a plan.
@@ -59,28 +60,20 @@ pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> any
     let cwd = ast_edit::shared::paths::current_dir()?;
     let context = a.output.context_lines()?;
     let walk = a.input.walk();
-    // The same checks as `run` for the paths and globs.
-    let probe = RawRequest {
-        ops: vec![Op { pat: "x".into(), out: "x".into() }],
-        paths: a.paths.clone(),
-        globs: a.input.globs.clone(),
-        ..Default::default()
-    }
-    .validate(&cwd, walk, a.input.max_filesize)?;
-    let mut req = match a.rule.as_deref().filter(|p| catalog::is_json_catalog(p)) {
-        Some(old) => {
-            eprintln!(
-                "warning: {} is a JSON rule file of the old catalog format; it still loads, but the format is deprecated: write ast-grep rule configs (YAML) instead (docs/RULES.md)",
-                old.display()
-            );
-            let rules = catalog::load(old)?;
-            catalog::request(&rules, probe.paths, probe.globs, walk, a.input.max_filesize)
+    // The same checks as `run` for the paths and globs, then the rules.
+    let rules = || {
+        if let Some(file) = &a.rule {
+            retired::refuse(file)?;
         }
-        None => {
-            let set = load_rule_set(&a, &cwd)?;
-            Request { rule_set: Some(set), ops: Vec::new(), ..probe }
-        }
+        load_rule_set(&a, &cwd)
     };
+    let mut req = RawRequest { paths: a.paths.clone(), globs: a.input.globs.clone(), ..Default::default() }.validate_rules(
+        rules,
+        Front::Cli,
+        &cwd,
+        walk,
+        a.input.max_filesize,
+    )?;
     req.rewrite_nested = a.rewrite_nested;
     req.verbatim = a.verbatim;
     req.context_lines = context.unwrap_or(req.context_lines);

@@ -1,5 +1,5 @@
-//! `test` (an ast-grep project's rule tests, or the old JSON catalog's test
-//! cases) and `langs` (the supported languages).
+//! `test` (an ast-grep project's rule tests) and `langs` (the supported
+//! languages).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -9,12 +9,12 @@ use super::{style, write_json, ColorChoice, JsonFlag, TestArgs};
 use ast_edit::shared::error::Error;
 use ast_edit::request::lang;
 use ast_edit::rules::project;
-use ast_edit::rules::catalog;
+use ast_edit::rules::retired;
 use ast_edit::rules::ruletest::{self, CaseReport, Report, RuleReport, Verdict};
 use ast_edit::shared::text::plural;
 
-/// `ast-edit test`: the project's rule tests; with PATH, the old JSON catalog's
-/// (unless PATH is a project's config file or folder).
+/// `ast-edit test`: the project's rule tests; PATH names the project by its
+/// folder or config file.
 pub(super) fn test(a: TestArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
     let Some(dir) = a.dir.clone() else {
         let config = a.config.clone();
@@ -26,14 +26,12 @@ pub(super) fn test(a: TestArgs, color: ColorChoice, out: &mut impl Write) -> any
         }
         return project_test(a, Some(config), color, out);
     }
-    if a.config.is_some() || a.filter.is_some() || a.update_all || a.skip_snapshot_tests || a.json {
-        return Err(Error::bad(format!(
-            "{} is a JSON rule catalog (the old form of `ast-edit test PATH`); -c, --filter, -U, --skip-snapshot-tests and --json apply to ast-grep projects: drop PATH to test the nearest sgconfig.yml project, or name one with -c FILE",
-            dir.display()
-        ))
-        .into());
-    }
-    catalog_test(&dir, color, out)
+    retired::refuse(&dir)?;
+    Err(Error::bad(format!(
+        "{} is not an ast-grep project: neither sgconfig.yml nor sgconfig.yaml is there; give a project's folder or its config file, or drop PATH to test the nearest project",
+        dir.display()
+    ))
+    .into())
 }
 
 /// PATH as a project: an sgconfig file, or a folder holding one.
@@ -205,40 +203,6 @@ fn indented(out: &mut impl Write, text: &str) -> std::io::Result<()> {
         writeln!(out, "  {line}")?;
     }
     Ok(())
-}
-
-/// The old form: the test cases of a JSON rule catalog.
-fn catalog_test(dir: &Path, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
-    let rules = catalog::load(dir)?;
-    eprintln!(
-        "warning: {} holds JSON rule files of the old catalog format; they still load, but the format is deprecated: write ast-grep rule configs and rule tests (docs/RULES.md)",
-        dir.display()
-    );
-    let style = style(color, false);
-    let (mut passed, mut failed) = (0usize, 0usize);
-    for r in &rules {
-        let results = catalog::test_rule(r);
-        let bad: Vec<_> = results.iter().filter(|c| c.failure.is_some()).collect();
-        passed += results.len() - bad.len();
-        failed += bad.len();
-        if bad.is_empty() {
-            writeln!(out, "{} {} ({})", print::paint(style.color, "32", "PASS"), r.def.id, plural(results.len(), "case"))?;
-        }
-        for c in bad {
-            writeln!(
-                out,
-                "{} {} {} ({})\n{}",
-                print::paint(style.color, "31", "FAIL"),
-                c.rule,
-                c.case,
-                r.file.display(),
-                c.failure.as_deref().unwrap_or_default()
-            )?;
-        }
-    }
-    writeln!(out, "\n{} checked", plural(rules.len(), "rule"))?;
-    writeln!(out, "test: {passed} passed, {failed} failed")?;
-    Ok(if failed == 0 { 0 } else { 1 })
 }
 
 /// `ast-edit langs`.

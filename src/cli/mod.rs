@@ -153,8 +153,7 @@ that first match fixed) equals the one in <testDir>/__snapshots__/<id>-snapshot.
 Then ast-edit's whole-file checks (sgconfig.yml `astEdit: {checkDirs: [...]}`):
 each check's rules, run on `before`, must give exactly `after`.
 
-The old form `ast-edit test PATH` checks the test cases of a JSON rule catalog
-(files with `ops`); it is deprecated.
+PATH names the project by its folder or its config file, as -c does.
 
 Examples:
   ast-edit test
@@ -330,8 +329,7 @@ pub struct ScanArgs {
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Run the rules of one rule file instead of a project's (YAML or JSON, one or
-    /// more documents separated by `---`). `--rules` is an old name of this flag; it
-    /// also takes the deprecated JSON catalog format (a file or a folder of them).
+    /// more documents separated by `---`). `--rules` is an old name of this flag.
     #[arg(short = 'r', long = "rule", visible_alias = "rules", value_name = "FILE", conflicts_with = "config")]
     pub rule: Option<PathBuf>,
     /// Run the rules given as YAML text (`---` between rules) instead of a project's.
@@ -377,9 +375,8 @@ pub struct TestArgs {
     /// Print the results as one JSON value on stdout.
     #[arg(long)]
     pub json: bool,
-    /// Deprecated: a JSON rule catalog file or folder (such as queries/) whose
-    /// rules' own test cases are checked, as before projects existed.
-    #[arg(value_name = "FILE|DIR")]
+    /// The project: a folder holding sgconfig.yml, or the config file (as -c).
+    #[arg(value_name = "DIR|FILE")]
     pub dir: Option<PathBuf>,
 }
 

@@ -16,7 +16,7 @@
 //! | [`engine`] | one file's rewrite: matches, minimal layout, template check, syntax check, structure guard |
 //! | `diagnose` | why a pattern found nothing, and the fix |
 //! | [`plan`] | the dry run over all files ([`plan::Plan`]), diffs, preview details, search, syntax trees |
-//! | [`rules`] | ast-grep projects, rule tests and checks, the JSON catalog |
+//! | [`rules`] | ast-grep projects, rule tests and checks |
 //! | [`store`] | pending actions on disk |
 //! | [`apply`] | the only writer of source files: apply under "verify, don't trust", undo |
 //! | [`app`] | what a front end runs: workspace, stage, resolve, custom actions |

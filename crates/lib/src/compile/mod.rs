@@ -140,17 +140,6 @@ pub enum OpField {
     Rule,
 }
 
-impl OpField {
-    /// The field's name in a request or a rule file (`pat`, `out`).
-    pub fn name(self) -> &'static str {
-        match self {
-            OpField::Pat => "pat",
-            OpField::Out => "out",
-            OpField::Rule => "rule",
-        }
-    }
-}
-
 /// Why an op does not compile for a language.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompileError {
@@ -178,17 +167,7 @@ pub fn compile_all(req: &Request, lang: SupportLang) -> Result<Vec<CompiledOp>, 
     (0..req.ops.len()).map(|i| compile_op(i, req, lang)).collect()
 }
 
-/// Deepest syntax tree of a pattern, in levels below the root (docs/DESIGN.md
-/// section 7). ast-grep-core turns the tree into its matcher by recursion
-/// (`convert_node_to_pattern`), and its matcher, its variable listing and our
-/// prefilter recurse over the result: about 600 bytes of stack per level in a
-/// release build, 2.4 KB in a debug one, measured with `ulimit -s`. 256 levels keep
-/// that under 650 KB on the 2 MiB stacks of rayon's workers and of tokio's blocking
-/// threads (the MCP server), with room for [`crate::engine::MAX_CODE_DEPTH`] on
-/// top. Bracket nesting is refused earlier, without parsing
-/// ([`crate::request::MAX_NESTING`]); this catches the depth that needs no
-/// brackets (`1 + 1 + ... + 1`, `a.b.c...`).
-pub const MAX_PATTERN_DEPTH: usize = 256;
+pub use crate::request::MAX_PATTERN_DEPTH;
 
 /// Compiles `req.ops[index]` for `lang`.
 pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<CompiledOp, CompileError> {
@@ -202,9 +181,7 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
     })?;
     // Then the depth of the pattern's tree, parsed as ast-grep-core will parse it
     // (tree-sitter parses without recursion), before `Pattern::try_new` recurses.
-    let processed = ast_grep_core::Language::pre_process_pattern(&lang, &op.pat);
-    let snippet = lang.ast_grep(processed.as_ref());
-    let depth = crate::shared::nodes::tree_depth(snippet.root().get_inner_node(), usize::MAX);
+    let (snippet, depth) = crate::request::parse_pattern(&op.pat, lang);
     if depth > MAX_PATTERN_DEPTH {
         return Err(cerr(
             OpField::Pat,
@@ -214,7 +191,7 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
             format!("the pattern is nested over {MAX_PATTERN_DEPTH} levels deep"),
         ));
     }
-    let built = match req.selector(index) {
+    let built = match req.selector.as_deref() {
         Some(sel) => Pattern::contextual(&op.pat, sel, lang),
         None => Pattern::try_new(&op.pat, lang),
     };
@@ -226,7 +203,7 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
                     "ops[{index}].pat `{}` is not a valid {lname} pattern: {}{}",
                     op.pat,
                     user_text(&e.to_string(), &op.pat, lang),
-                    match (&e, req.selector(index)) {
+                    match (&e, req.selector.as_deref()) {
                         (PatternError::NoSelectorInContext { .. }, Some(sel)) => selector_hint(&op.pat, sel, lang, req.front),
                         _ => hint(&op.pat, lang, HintFor::Op(req.front)),
                     }
@@ -234,8 +211,8 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
                 "not a valid pattern",
             )
         })?
-        .with_strictness(req.strictness(index).to_core());
-    if has_error_node(&pattern.node) || pattern.has_error() || pattern_source_has_error(&snippet, req.selector(index).is_some(), lang) {
+        .with_strictness(req.strictness.to_core());
+    if has_error_node(&pattern.node) || pattern.has_error() || pattern_source_has_error(&snippet, req.selector.is_some(), lang) {
         let short = match semicolon_hint(&op.pat, lang) {
             Some(t) => format!("the pattern has an ERROR or MISSING node; try `{t};`"),
             None => "the pattern has an ERROR or MISSING node".to_string(),
@@ -270,11 +247,11 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
             if have.is_empty() { "the pattern has no metavariables in this language".to_string() } else { format!("the rewrite uses {names}, undefined here") },
         ));
     }
-    let prefilter = Prefilter::new(&pattern, req.strictness(index), lang);
+    let prefilter = Prefilter::new(&pattern, req.strictness, lang);
     let compares_code = repeats_a_metavariable(&pattern.node);
     let fix_bound = FixBound::of(&op.out, ast_grep_core::Language::meta_var_char(&lang));
-    let id = req.scopes.get(index).map_or_else(|| format!("op-{index}"), |s| s.rule.clone());
-    let config = ruleset::op_rule(&id, lang, &op.pat, &op.out, req.selector(index), req.strictness(index));
+    let id = format!("op-{index}");
+    let config = ruleset::op_rule(&id, lang, &op.pat, &op.out, req.selector.as_deref(), req.strictness);
     let rule = ruleset::build(&config, &GlobalRules::default())
         .map_err(|e| cerr(OpField::Pat, format!("ops[{index}] does not compile as {lname}: {}", user_text(&e.to_string(), &op.pat, lang)), "does not compile"))?;
     Ok(CompiledOp {

@@ -51,7 +51,7 @@ pub struct FileSeen {
 /// True when the request's ops are diagnosed: an ad-hoc edit (not rule configs
 /// or rule files, whose rules say more than a pattern).
 pub fn diagnosed(req: &Request) -> bool {
-    req.rule_set.is_none() && req.scopes.is_empty()
+    req.rule_set.is_none()
 }
 
 /// What the engine's result for one file (`rw`; `None`: nothing matched) tells

@@ -133,15 +133,15 @@ impl<'a> Probe<'a> {
     fn new(facts: &RunFacts<'_>, op: &'a CompiledOp, lang: SupportLang, zero: bool) -> Option<Probe<'a>> {
         let req = facts.req;
         let pat = &req.ops[op.index].pat;
-        let shape = Shape::of(pat, req.selector(op.index), lang)?;
+        let shape = Shape::of(pat, req.selector.as_deref(), lang)?;
         if !zero && shape.callee.is_none() {
             return None;
         }
         let ast = shape
             .callee
             .as_ref()
-            .filter(|_| compares_punctuation(req.strictness(op.index)))
-            .and_then(|_| at_ast(pat, req.selector(op.index), lang));
+            .filter(|_| compares_punctuation(req.strictness))
+            .and_then(|_| at_ast(pat, req.selector.as_deref(), lang));
         Some(Probe {
             i: op.index,
             op,

@@ -21,7 +21,6 @@ pub mod structure;
 use std::collections::HashMap;
 use std::path::Path;
 
-use ignore::overrides::{Override, OverrideBuilder};
 
 use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_core::tree_sitter::StrDoc;

@@ -1,5 +1,5 @@
 //! The ops and rules of a request compiled for each language it meets, with
-//! the files each applies to (a rule's `files`/`ignores`, an op's globs):
+//! the files each applies to (a rule's `files`/`ignores`):
 //! [`Engine`], what the dry run asks "which ops for this file?".
 
 use super::*;
@@ -7,11 +7,6 @@ use super::*;
 /// The ops of a request compiled for every language the run meets.
 pub struct Engine {
     by_lang: HashMap<SupportLang, Vec<CompiledOp>>,
-    /// Per op, the rule's globs (scan only), rooted at the working directory: an
-    /// index into `overrides`.
-    globs: Vec<Option<usize>>,
-    /// One matcher per rule that has globs.
-    overrides: Vec<Override>,
     /// A rule set's `files`/`ignores` per rule, and the folder they are relative
     /// to (empty for ops).
     file_globs: Vec<crate::request::ruleset::FileGlobs>,
@@ -42,9 +37,6 @@ impl Engine {
         for &l in &langs {
             let mut ops = Vec::new();
             for i in 0..req.ops.len() {
-                if !req.op_applies_to(i, l) {
-                    continue;
-                }
                 tried[i] += 1;
                 match compile::compile_op(i, req, l) {
                     Ok(op) => ops.push(op),
@@ -69,28 +61,7 @@ impl Engine {
                 warnings.push(not_searched_in(req, i, &why));
             }
         }
-        // One matcher per rule, shared by its ops (they share its globs).
-        let mut globs = Vec::with_capacity(req.ops.len());
-        let mut overrides: Vec<(&str, Override)> = Vec::new();
-        for i in 0..req.ops.len() {
-            let Some(scope) = req.scopes.get(i).filter(|s| !s.globs.is_empty()) else {
-                globs.push(None);
-                continue;
-            };
-            if let Some(at) = overrides.iter().position(|(rule, _)| *rule == scope.rule) {
-                globs.push(Some(at));
-                continue;
-            }
-            let mut ob = OverrideBuilder::new(cwd);
-            for g in &scope.globs {
-                ob.add(g).map_err(|e| Error::bad(format!("rule `{}`: invalid glob `{g}`: {e}", scope.rule)))?;
-            }
-            let ov = ob.build().map_err(|e| Error::bad(format!("rule `{}`: invalid globs: {e}", scope.rule)))?;
-            globs.push(Some(overrides.len()));
-            overrides.push((&scope.rule, ov));
-        }
-        let overrides = overrides.into_iter().map(|(_, ov)| ov).collect();
-        Ok(Engine { by_lang, globs, overrides, file_globs: Vec::new(), base: cwd.to_path_buf(), warnings })
+        Ok(Engine { by_lang, file_globs: Vec::new(), base: cwd.to_path_buf(), warnings })
     }
 
     /// Compiles every rule of a rule set for its language. A rule that does not
@@ -111,7 +82,7 @@ impl Engine {
             file_globs.push(crate::request::ruleset::FileGlobs::of(config)?);
         }
         let base = set.base.clone().unwrap_or_else(|| cwd.to_path_buf());
-        Ok(Engine { by_lang, globs: vec![None; set.rules.len()], overrides: Vec::new(), file_globs, base, warnings })
+        Ok(Engine { by_lang, file_globs, base, warnings })
     }
 
     /// True when at least one op is compiled for `lang`.
@@ -128,13 +99,7 @@ impl Engine {
     pub fn ops_for(&self, lang: SupportLang, path: &Path) -> Vec<&CompiledOp> {
         let Some(ops) = self.by_lang.get(&lang) else { return Vec::new() };
         let rel = path.strip_prefix(&self.base).unwrap_or(path);
-        ops.iter()
-            .filter(|op| match self.globs[op.index] {
-                None => true,
-                Some(at) => !self.overrides[at].matched(path, false).is_ignore(),
-            })
-            .filter(|op| self.file_globs.get(op.index).is_none_or(|g| g.allows(rel)))
-            .collect()
+        ops.iter().filter(|op| self.file_globs.get(op.index).is_none_or(|g| g.allows(rel))).collect()
     }
 }
 

@@ -200,7 +200,7 @@ impl Plan {
     /// For a rule scan: each rule that changed something, in the order of the
     /// rules. Empty for an ad-hoc edit.
     pub fn per_rule(&self) -> Vec<RuleCount> {
-        if self.request.scopes.is_empty() && self.request.rule_set.is_none() {
+        if self.request.rule_set.is_none() {
             return Vec::new();
         }
         let names = self.request.rule_names();

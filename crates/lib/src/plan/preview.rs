@@ -23,7 +23,7 @@ pub fn label(replacements: usize, files: usize) -> String {
 pub fn plan_label(plan: &Plan, per_rule: &[RuleCount]) -> String {
     let base = label(plan.total_replacements(), plan.files.len());
     let from_files = plan.request.rule_set.as_ref().is_some_and(|s| s.base.is_some());
-    if plan.request.scopes.is_empty() && !from_files {
+    if !from_files {
         return base;
     }
     let rules: Vec<&str> = per_rule.iter().map(|r| r.rule.as_str()).collect();

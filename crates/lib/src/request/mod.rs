@@ -32,8 +32,8 @@ pub const DEFAULT_MAX_FILESIZE: u64 = 16 * 1024 * 1024;
 
 /// Most bytes of JSON in a request (`run --request`, [`RawRequest::from_json`]).
 pub const MAX_REQUEST_JSON_BYTES: usize = 4 * 1024 * 1024;
-/// Most ops in one request, or in one scan of rule files. The shipped `queries/`
-/// catalog holds 144 ops; every op is compiled for every language it may meet.
+/// Most ops in one request, and most rule configs in a request's `rule`: every
+/// op is compiled for every language it may meet.
 pub const MAX_OPS: usize = 1000;
 /// Most bytes of one pattern (`pat`).
 pub const MAX_PATTERN_BYTES: usize = 64 * 1024;
@@ -42,16 +42,39 @@ pub const MAX_REWRITE_BYTES: usize = 64 * 1024;
 /// Most bytes of all patterns and rewrites of a request together. Compile time
 /// and memory grow with them, per language met: four patterns at
 /// [`MAX_PATTERN_BYTES`] compile in about 4 s and 70-80 MB for the six languages
-/// of `fixtures/` (a release build; 1 MiB of them took 15 s and 207 MB). The
-/// `queries/` catalog is 9 KB.
+/// of `fixtures/` (a release build; 1 MiB of them took 15 s and 207 MB).
 pub const MAX_OPS_BYTES: usize = 256 * 1024;
 /// Deepest nesting of brackets (`(`, `[`, `{`) in one pattern or rewrite.
 /// ast-grep-core turns a pattern's syntax tree into its matcher, and matches it,
 /// by recursion, so a deep pattern overflows the stack; the syntax tree's depth
-/// is checked too, per language (`compile::MAX_PATTERN_DEPTH`).
+/// is checked too, per language ([`MAX_PATTERN_DEPTH`]).
 pub const MAX_NESTING: usize = 64;
 /// Most globs in a request: `globs` (`-g`) plus, in a scan, every rule's `globs`.
 pub const MAX_GLOBS: usize = 1000;
+
+/// Deepest syntax tree of a pattern, in levels below the root (docs/DESIGN.md
+/// section 7). ast-grep-core turns the tree into its matcher by recursion
+/// (`convert_node_to_pattern`), and its matcher, its variable listing and our
+/// prefilter recurse over the result: about 600 bytes of stack per level in a
+/// release build, 2.4 KB in a debug one, measured with `ulimit -s`. 256 levels keep
+/// that under 650 KB on the 2 MiB stacks of rayon's workers and of tokio's blocking
+/// threads (the MCP server), with room for [`crate::engine::MAX_CODE_DEPTH`] on
+/// top. Bracket nesting is refused earlier, without parsing
+/// ([`MAX_NESTING`]); this catches the depth that needs no
+/// brackets (`1 + 1 + ... + 1`, `a.b.c...`).
+pub const MAX_PATTERN_DEPTH: usize = 256;
+
+/// Pattern `pat` parsed as ast-grep-core parses it for `lang` (tree-sitter
+/// parses without recursion), and the depth of its syntax tree (measured
+/// without recursion): what [`MAX_PATTERN_DEPTH`] is checked on before
+/// anything turns the tree into a matcher.
+pub fn parse_pattern(pat: &str, lang: SupportLang) -> (ast_grep_core::AstGrep<ast_grep_core::tree_sitter::StrDoc<SupportLang>>, usize) {
+    use ast_grep_core::tree_sitter::LanguageExt;
+    let processed = ast_grep_core::Language::pre_process_pattern(&lang, pat);
+    let snippet = lang.ast_grep(processed.as_ref());
+    let depth = crate::shared::nodes::tree_depth(snippet.root().get_inner_node(), usize::MAX);
+    (snippet, depth)
+}
 
 /// The deepest nesting of brackets in `text`: how many of `(`, `[`, `{` are open
 /// at once at most (a closer without its opener counts for nothing).
@@ -316,11 +339,6 @@ pub struct Request {
     /// Parse every file, without the literal prefilter (to check the prefilter).
     #[serde(default)]
     pub no_prefilter: bool,
-    /// Per-op scopes, one per op, when the ops come from rule files (`scan`): each
-    /// op then has its own rule id, language, selector, strictness and globs.
-    /// Empty for an ad-hoc request, whose settings apply to every op.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub scopes: Vec<OpScope>,
     /// The request's rules instead of ops (`rule`, `scan` of rule files): ast-grep
     /// rule configs. `ops` is then empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -370,35 +388,6 @@ fn is_default_context(n: &usize) -> bool {
     *n == crate::request::CONTEXT
 }
 
-/// Where and how one op of a rule-file scan applies.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct OpScope {
-    /// The rule the op comes from.
-    pub rule: String,
-    /// The only language the op is compiled for.
-    #[serde(with = "one_lang")]
-    pub lang: SupportLang,
-    /// Selector node kind.
-    pub selector: Option<String>,
-    /// Strictness.
-    pub strictness: Strictness,
-    /// Include/exclude globs, matched against the file's path (`!` excludes).
-    pub globs: Vec<String>,
-}
-
-mod one_lang {
-    use ast_grep_language::SupportLang;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(v: &SupportLang, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(crate::request::lang::name(*v))
-    }
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<SupportLang, D::Error> {
-        String::deserialize(d)?.parse::<SupportLang>().map_err(serde::de::Error::custom)
-    }
-}
-
 impl Request {
     /// The rule id of each op or rule, by index: a rule config's `id`, the rule
     /// of a rule file's op, or `op-N`.
@@ -409,7 +398,7 @@ impl Request {
                 id => id.to_string(),
             }).collect();
         }
-        (0..self.ops.len()).map(|i| self.scopes.get(i).map_or_else(|| format!("op-{i}"), |s| s.rule.clone())).collect()
+        (0..self.ops.len()).map(|i| format!("op-{i}")).collect()
     }
 
     /// The severity of rule `i` (a rule config's, default `hint` as in ast-grep).
@@ -423,38 +412,6 @@ impl Request {
             .to_string()
     }
 
-    /// The selector of op `i`.
-    pub fn selector(&self, i: usize) -> Option<&str> {
-        match self.scopes.get(i) {
-            Some(s) => s.selector.as_deref(),
-            None => self.selector.as_deref(),
-        }
-    }
-
-    /// The strictness of op `i`.
-    pub fn strictness(&self, i: usize) -> Strictness {
-        self.scopes.get(i).map(|s| s.strictness).unwrap_or(self.strictness)
-    }
-
-    /// True when op `i` is to be compiled for `lang`.
-    pub fn op_applies_to(&self, i: usize, lang: SupportLang) -> bool {
-        self.scopes.get(i).is_none_or(|s| s.lang == lang)
-    }
-
-    /// How many globs the request holds: its own, plus each rule's once (the ops
-    /// of one rule share its globs).
-    pub fn glob_count(&self) -> usize {
-        let mut rules: Vec<&str> = Vec::new();
-        let mut n = self.globs.len();
-        for s in &self.scopes {
-            if !rules.contains(&s.rule.as_str()) {
-                rules.push(&s.rule);
-                n += s.globs.len();
-            }
-        }
-        n
-    }
-
     /// The limits of docs/DESIGN.md section 7 that a request must keep
     /// ([`MAX_OPS`], [`MAX_OPS_BYTES`], [`MAX_GLOBS`] and the per-op ones of
     /// [`check_op_limits`]). [`RawRequest::validate`] checks them on what a user
@@ -462,7 +419,7 @@ impl Request {
     /// the requests that rule files build (`rules::request`).
     pub fn check_limits(&self) -> Result<()> {
         let bytes: usize = self.ops.iter().map(|o| o.pat.len() + o.out.len()).sum();
-        check_totals(self.ops.len(), bytes, self.glob_count()).map_err(|(_, msg)| Error::bad(msg))?;
+        check_totals(self.ops.len(), bytes, self.globs.len()).map_err(|(_, msg)| Error::bad(msg))?;
         for (i, op) in self.ops.iter().enumerate() {
             check_op_limits(i, op).map_err(|(_, msg)| Error::bad(msg))?;
         }
@@ -509,7 +466,7 @@ impl RawRequest {
 
     /// [`RawRequest::validate`] for the front end `front`: its messages, and those
     /// of the run of the request, name that front end's inputs.
-    pub fn validate_for(self, front: crate::shared::message::Front, cwd: &Path, walk: WalkOptions, max_filesize: u64) -> Result<Request> {
+    pub fn validate_for(mut self, front: crate::shared::message::Front, cwd: &Path, walk: WalkOptions, max_filesize: u64) -> Result<Request> {
         if let Some(rule) = &self.rule {
             if !self.ops.is_empty() {
                 return Err(Error::bad("give either `ops` or `rule`, not both: a rule config carries its own pattern and fix"));
@@ -522,11 +479,7 @@ impl RawRequest {
             let lang = self.lang.as_deref().map(|l| lang::parse_lang_for(l, front)).transpose()?;
             let rules = crate::request::ruleset::parse_input(rule, lang, front)?;
             let set = crate::request::ruleset::RuleSet { rules, utils: Vec::new(), base: None, language_globs: Vec::new() };
-            let ops_req = RawRequest { rule: None, ops: vec![Op { pat: "x".into(), out: String::new() }], ..self };
-            let mut req = ops_req.validate_for(front, cwd, walk, max_filesize)?;
-            req.ops.clear();
-            req.rule_set = Some(set);
-            return Ok(req);
+            return RawRequest { rule: None, ..self }.validate_rules(|| Ok(set), front, cwd, walk, max_filesize);
         }
         if self.ops.is_empty() {
             let how = match front {
@@ -555,6 +508,33 @@ impl RawRequest {
         }
         let bytes: usize = self.ops.iter().map(|o| o.pat.len() + o.out.len()).sum();
         check_totals(self.ops.len(), bytes, self.globs.len()).map_err(|(_, msg)| Error::bad(msg))?;
+        let ops = std::mem::take(&mut self.ops);
+        Ok(Request { ops, ..self.validate_settings(front, cwd, walk, max_filesize)? })
+    }
+
+    /// A request that runs the rule set `rules` gives (a project's rules, a rule
+    /// file, a request's `rule`) on this request's paths, with its globs and
+    /// output settings, which are checked first: `rules` runs only when they
+    /// hold. `ops`, `rule`, `selector` and `strictness` belong to ad-hoc edits
+    /// and are refused here.
+    pub fn validate_rules(
+        self,
+        rules: impl FnOnce() -> Result<crate::request::ruleset::RuleSet>,
+        front: Front,
+        cwd: &Path,
+        walk: WalkOptions,
+        max_filesize: u64,
+    ) -> Result<Request> {
+        if !self.ops.is_empty() || self.rule.is_some() {
+            return Err(Error::bad("give either `ops` or `rule`, not both: a rule config carries its own pattern and fix"));
+        }
+        let req = self.validate_settings(front, cwd, walk, max_filesize)?;
+        Ok(Request { rule_set: Some(rules()?), ..req })
+    }
+
+    /// Every field but `ops` and `rule` checked: a request without rules yet.
+    fn validate_settings(self, front: Front, cwd: &Path, walk: WalkOptions, max_filesize: u64) -> Result<Request> {
+        check_totals(0, 0, self.globs.len()).map_err(|(_, msg)| Error::bad(msg))?;
         let paths = if self.paths.is_empty() { vec![".".to_string()] } else { self.paths };
         for p in &paths {
             if p.trim().is_empty() {
@@ -587,7 +567,7 @@ impl RawRequest {
             None => None,
         };
         Ok(Request {
-            ops: self.ops,
+            ops: Vec::new(),
             paths,
             lang,
             selector,
@@ -597,7 +577,6 @@ impl RawRequest {
             walk,
             max_filesize,
             no_prefilter: false,
-            scopes: Vec::new(),
             rule_set: None,
             rewrite_nested: self.rewrite_nested.unwrap_or(false),
             verbatim: self.verbatim.unwrap_or(false),

@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 use crate::shared::error::{error_chain, Error, Result};
 use crate::request::lang;
 use crate::shared::message::Front;
-use crate::request::{bracket_depth, Strictness, MAX_NESTING, MAX_OPS, MAX_OPS_BYTES, MAX_PATTERN_BYTES};
+use crate::request::{bracket_depth, parse_pattern, Strictness, MAX_NESTING, MAX_OPS, MAX_OPS_BYTES, MAX_PATTERN_BYTES, MAX_PATTERN_DEPTH};
 
 /// The rules of a request: rule configs and the global utilities they may call
 /// (`matches: util-id`), as JSON.
@@ -129,8 +129,9 @@ fn fill_language(i: usize, doc: Value, lang: Option<SupportLang>, front: Front) 
         }
         (Some(other), _) => return Err(Error::bad(format!("{name}: `language` must be a string, not {other}"))),
     }
-    check_strings(&name, &Value::Object(map.clone()), 0)?;
-    Ok(Value::Object(map))
+    let rule = Value::Object(map);
+    check_rule_limits(&name, &rule, language_of(&rule).expect("set above"))?;
+    Ok(rule)
 }
 
 /// `rule `id`` or `rule N` for messages.
@@ -138,6 +139,39 @@ fn rule_name(i: usize, map: &Map<String, Value>) -> String {
     match map.get("id").and_then(Value::as_str) {
         Some(id) if !id.is_empty() => format!("rule `{id}`"),
         _ => format!("rule {i}"),
+    }
+}
+
+/// The limits of a request's patterns, kept by a rule config of `lang` (a
+/// request's `rule`, a rule file, a project's rules and utilities) before
+/// anything builds it: those of [`check_strings`], and every `pattern` (or its
+/// `context`), wherever it stands (rewriters and utilities too), at most
+/// [`MAX_PATTERN_DEPTH`] levels deep as `lang`. ast-grep-core builds and
+/// matches a pattern by recursion, so a deeper one would overflow the stack.
+/// `name` names the rule in the message.
+pub fn check_rule_limits(name: &str, rule: &Value, lang: SupportLang) -> Result<()> {
+    check_strings(name, rule, 0)?;
+    check_pattern_depths(name, rule, lang)
+}
+
+/// The depth part of [`check_rule_limits`] (its recursion is bounded by the
+/// nesting [`check_strings`] allows).
+fn check_pattern_depths(name: &str, v: &Value, lang: SupportLang) -> Result<()> {
+    match v {
+        Value::Object(m) => m.iter().try_for_each(|(k, x)| {
+            if let (Value::String(pat), "pattern" | "context") = (x, k.as_str()) {
+                let depth = parse_pattern(pat, lang).1;
+                if depth > MAX_PATTERN_DEPTH {
+                    return Err(Error::bad(format!(
+                        "{name} holds a pattern nested {depth} levels deep as {} (its syntax tree); the limit is {MAX_PATTERN_DEPTH} levels: let a metavariable ($A) stand for the inner levels",
+                        lang::name(lang)
+                    )));
+                }
+            }
+            check_pattern_depths(name, x, lang)
+        }),
+        Value::Array(a) => a.iter().try_for_each(|x| check_pattern_depths(name, x, lang)),
+        _ => Ok(()),
     }
 }
 

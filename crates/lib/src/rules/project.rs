@@ -350,6 +350,8 @@ impl Utils {
             let mut v = serde_json::to_value(u)
                 .map_err(|e| Error::bad(format!("utility file {}: {e}", project.show(file))))?;
             v["language"] = Value::String(lang::name(u.language).into());
+            let name = format!("utility file {}", project.show(file));
+            crate::request::ruleset::check_rule_limits(&name, &v, u.language)?;
             json.push(v);
         }
         let globals = DeserializeEnv::<SupportLang>::parse_global_utils(utils).map_err(|e| {
@@ -502,6 +504,7 @@ fn parse_rules(text: &str, shown: &str, file: Option<&Path>, globals: &GlobalRul
             serde_json::to_value(&doc).map_err(|e| Error::bad(format!("{shown}: {name}: cannot be kept as JSON: {e}")))?;
         config["language"] = Value::String(lang::name(doc.language).into());
         let (id, severity) = (doc.id.clone(), doc.severity.clone());
+        crate::request::ruleset::check_rule_limits(&format!("{shown}: {name}"), &config, doc.language)?;
         RuleConfig::try_from(doc, globals).map_err(|e| Error::bad(format!("{shown}: {name}: {}", error_chain(&e))))?;
         out.push(LoadedRule { id, file: file.map(Path::to_path_buf), index, severity, config });
     }

@@ -24,9 +24,7 @@ pub const FORMAT_VERSION: u32 = 1;
 /// `{"id", "language", "rule": {"pattern": ...}, "fix"}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RuleConfig {
-    /// The rule id of the op's rule file (`scan`; a rule with several ops gives
-    /// several configs with its id, in op order), else `op-N` with N the op's
-    /// index in the request (0-based, as in `ops[N]`).
+    /// `op-N`, with N the op's index in the request (0-based, as in `ops[N]`).
     pub id: String,
     /// The op's language (`lang::name`), or `None` when it is inferred per file.
     pub language: Option<String>,
@@ -79,11 +77,10 @@ pub fn op_rules(req: &Request) -> Vec<RuleConfig> {
         .iter()
         .enumerate()
         .map(|(i, op)| {
-            let scope = req.scopes.get(i);
-            let id = scope.map(|s| s.rule.clone()).unwrap_or_else(|| format!("op-{i}"));
-            let language = scope.map(|s| s.lang).or(req.lang).map(|l| crate::request::lang::name(l).to_string());
-            let selector = req.selector(i).map(str::to_string);
-            let strictness = Some(req.strictness(i)).filter(|s| *s != Strictness::Smart);
+            let id = format!("op-{i}");
+            let language = req.lang.map(|l| crate::request::lang::name(l).to_string());
+            let selector = req.selector.as_deref().map(str::to_string);
+            let strictness = Some(req.strictness).filter(|s| *s != Strictness::Smart);
             let pattern = if selector.is_none() && strictness.is_none() {
                 PatternSpec::Plain(op.pat.clone())
             } else {
@@ -104,9 +101,6 @@ struct DigestInput<'a> {
     /// Pattern, rewrite, language, selector and strictness of every op, in order
     /// (the order decides which of two overlapping matches is kept).
     rules: &'a [serde_json::Value],
-    /// Per op, the globs of its rule file (empty for ad-hoc ops): they decide
-    /// which ops run on a file.
-    rule_globs: Vec<&'a [String]>,
     /// The literal prefilter is meant not to change any output, but a plan is
     /// only known to be reproduced by the same path through the engine.
     no_prefilter: bool,
@@ -126,16 +120,15 @@ struct DigestInput<'a> {
 
 /// `rulesDigest`: `sha256:` and the hex SHA-256 of the canonical serialization of
 /// `rules` with the request options of `req` that change what a planned file
-/// becomes: per op, the globs of its rule file (`ruleGlobs`), and `noPrefilter`.
-/// Canonical: compact JSON as `serde_json` writes it, keys in this order:
-/// `{"rules":[{"id","language","rule":{"pattern"},"fix"}...],"ruleGlobs":[[...]...],"noPrefilter":false}`.
+/// becomes (`noPrefilter`, a rule set's `utils` and base folder, `rewriteNested`,
+/// `verbatim`). Canonical: compact JSON as `serde_json` writes it, keys in this
+/// order: `{"rules":[{"id","language","rule":{"pattern"},"fix"}...],"noPrefilter":false}`.
 /// Left out: `paths`, `globs`, `maxFiles`, `walk`, `maxFilesize` and the working
 /// directory, which choose the files that are planned, not what they become.
 pub fn rules_digest(rules: &[serde_json::Value], req: &Request) -> String {
     let set = req.rule_set.as_ref();
     let input = DigestInput {
         rules,
-        rule_globs: (0..req.ops.len()).map(|i| req.scopes.get(i).map_or(&[][..], |s| &s.globs[..])).collect(),
         no_prefilter: req.no_prefilter,
         utils: set.map_or(&[][..], |s| &s.utils[..]),
         rules_base: set.and_then(|s| s.base.as_deref()),
@@ -418,7 +411,7 @@ mod tests {
         std::fs::write(dir.path().join(BUILD_CACHE), b"not json").unwrap();
         assert_eq!(cached_or_hashed(dir.path()), Some(first));
     }
-    use crate::request::{OpScope, RawRequest, WalkOptions};
+    use crate::request::{RawRequest, WalkOptions};
 
     fn request(json: &str) -> Request {
         let cwd = std::env::current_dir().unwrap();
@@ -449,19 +442,6 @@ mod tests {
         );
         let back: Vec<RuleConfig> = serde_json::from_value(serde_json::to_value(rules_of(&r)).unwrap()).unwrap();
         assert_eq!(back, op_rules(&r));
-    }
-
-    #[test]
-    fn scoped_ops_take_their_rule_id_language_and_settings() {
-        let mut r = request(r#"{"ops":[{"pat":"a","out":"b"},{"pat":"c","out":"d"}]}"#);
-        r.scopes = vec![
-            OpScope { rule: "py-a".into(), lang: "py".parse().unwrap(), selector: None, strictness: Strictness::Smart, globs: vec!["*.py".into()] },
-            OpScope { rule: "js-c".into(), lang: "js".parse().unwrap(), selector: Some("x".into()), strictness: Strictness::Smart, globs: vec![] },
-        ];
-        let rules = serde_json::to_value(rules_of(&r)).unwrap();
-        assert_eq!(rules[0], serde_json::json!({"id": "py-a", "language": "python", "rule": {"pattern": "a"}, "fix": "b"}));
-        assert_eq!(rules[1]["language"], "javascript");
-        assert_eq!(rules[1]["rule"], serde_json::json!({"pattern": {"context": "c", "selector": "x"}}));
     }
 
     #[test]
