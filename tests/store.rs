@@ -1,12 +1,12 @@
 //! The pending-action store's format (version 1) through the real binary: the shape
-//! of a new entry, entries written before version 1, the order of actions without
-//! a counter file, bad entries that are reported and skipped, the records of
+//! of a new entry, the order of actions without a counter file, bad entries (and
+//! an entry without a format version) that are reported and skipped, the records of
 //! resolved actions, the retention of what the store keeps and `pending --clear`
 //! (docs/DESIGN.md section 3.7), and a command waiting for the store's lock.
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use ast_edit::shared::status::Resolution;
@@ -47,7 +47,7 @@ fn a_new_entry_has_the_version_1_shape() {
     assert_eq!(e["formatVersion"], 1);
     assert_eq!(e["id"], id.as_str());
     let order = e["order"].as_u64().unwrap();
-    assert_eq!(e["seq"].as_u64(), Some(order), "seq repeats order for older readers");
+    assert!(e.get("seq").is_none(), "no copy of order for builds before version 1: {e}");
     assert!(is_rfc3339(e["createdAt"].as_str().unwrap()), "{e}");
     assert_eq!(e["label"], "AST Edit: 2 replacements in 1 file");
     assert_eq!(e["sourceToolName"], "ast_edit");
@@ -76,52 +76,6 @@ fn a_new_entry_has_the_version_1_shape() {
     assert_eq!(c["rulesDigest"], Value::Null);
     assert!(c["engineBuild"].is_string());
     assert!(!t.state.path().join("seq").exists(), "no counter file any more");
-}
-
-/// Copies the store left by the ast-edit of commit 47dbae5 (see
-/// tests/data/pending-before-v1/README.md) into `t`'s state dir.
-fn old_store(t: &Tree) {
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pending-before-v1");
-    let tree = t.path().canonicalize().unwrap();
-    std::fs::create_dir_all(pending_dir(t)).unwrap();
-    for name in ["ae-e53778.json", "ae-57c4c3.json"] {
-        let text = std::fs::read_to_string(data.join(name)).unwrap();
-        let text = text.replace("/tmp/tmp.9iZtdrWatq", tree.to_str().unwrap());
-        std::fs::write(pending_dir(t).join(name), text).unwrap();
-    }
-    std::fs::copy(data.join("seq"), t.state.path().join("seq")).unwrap();
-    t.write("test_app.py", std::fs::read(common::fixtures().join("python/test_app.py")).unwrap());
-}
-
-#[test]
-fn entries_written_before_version_1_load_and_sort_before_new_ones() {
-    let t = Tree::empty();
-    old_store(&t);
-    let r = t.run(&["pending", "--json"]).ok();
-    assert_eq!(r.stderr, "", "old entries are not bad entries");
-    let rows: Vec<PendingRow> = r.json();
-    let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
-    assert_eq!(ids, ["ae-57c4c3", "ae-e53778"], "newest (highest seq) first");
-    assert_eq!(rows[1].label, "AST Edit: 2 replacements in 1 file");
-    assert_eq!(rows[1].files, ["test_app.py"]);
-    assert_eq!(rows[1].created_at, "2026-11-24T06:55:16Z");
-    // A new action sorts before both, whatever the old counter file says.
-    let new = propose(&t, "New one");
-    let ids: Vec<String> = pending(&t).into_iter().map(|r| r.id).collect();
-    assert_eq!(ids, [new.as_str(), "ae-57c4c3", "ae-e53778"]);
-    assert_eq!(std::fs::read_to_string(t.state.path().join("seq")).unwrap(), "2", "the seq file is left alone");
-    t.run(&["show", "ae-e53778"]).ok();
-    // LIFO across old and new: the new one, then the old command, then the old edit.
-    let r = t.run(&["resolve", "discard", "--reason", "r"]).ok();
-    assert_eq!(r.stdout, "Discarded: New one. Reason: r\n");
-    let r = t.run(&["resolve", "apply", "--reason", "r"]).ok();
-    assert_eq!(r.stdout, "hi\n");
-    t.run(&["resolve", "apply", "--reason", "r"]).ok();
-    assert_eq!(t.read("test_app.py"), APPLIED_TEST_APP);
-    // Their records keep their old order.
-    assert_eq!(resolved(&t, "ae-e53778")["order"], 1);
-    assert_eq!(resolved(&t, "ae-57c4c3")["order"], 2);
-    assert_eq!(resolved(&t, "ae-57c4c3")["resolution"], "applied");
 }
 
 #[test]
@@ -171,13 +125,18 @@ fn a_bad_entry_is_reported_and_skipped_and_the_others_still_resolve() {
     std::fs::write(&bad, "{ not json").unwrap();
     let newer = pending_dir(&t).join("ae-future.json");
     std::fs::write(&newer, r#"{"formatVersion": 2, "id": "ae-future", "whatever": "shape v2 has"}"#).unwrap();
+    // An entry of a build before the first release: no format version.
+    let unversioned = pending_dir(&t).join("ae-old.json");
+    std::fs::write(&unversioned, r#"{"id": "ae-old", "seq": 1, "label": "L", "kind": {}}"#).unwrap();
 
     let r = t.run(&["pending", "--json"]).ok();
     let rows: Vec<PendingRow> = r.json();
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0].id, good);
     let lines: Vec<&str> = r.stderr.lines().collect();
-    assert_eq!(lines.len(), 2, "{}", r.stderr);
+    assert_eq!(lines.len(), 3, "{}", r.stderr);
+    let old_line = lines.iter().find(|l| l.contains("ae-old.json")).unwrap();
+    assert!(old_line.contains("unreadable pending action (no formatVersion)"), "{old_line}");
     let bad_line = lines.iter().find(|l| l.contains("bad.json")).expect("names the bad file");
     assert!(bad_line.starts_with("warning: "), "{bad_line}");
     assert!(bad_line.contains(&bad.display().to_string()), "{bad_line}");
@@ -197,10 +156,11 @@ fn a_bad_entry_is_reported_and_skipped_and_the_others_still_resolve() {
     let r = t.run_stdin(&["mcp"], "");
     assert!(r.stderr.contains(&format!("ast-edit mcp: warning: {}", bad.display())), "{}", r.stderr);
     // The bad files are left for the user to look at.
-    assert!(bad.exists() && newer.exists());
+    assert!(bad.exists() && newer.exists() && unversioned.exists());
     assert_eq!(pending(&t).len(), 0);
     std::fs::remove_file(&bad).unwrap();
     std::fs::remove_file(&newer).unwrap();
+    std::fs::remove_file(&unversioned).unwrap();
     assert_eq!(t.run(&["pending"]).ok().stderr, "");
 }
 
@@ -256,28 +216,6 @@ fn resolved_records_follow_apply_discard_and_undo() {
     assert_eq!(locked.resolution("ae-000000").unwrap(), None);
     assert_eq!(locked.resolution("../pending/x").unwrap(), None);
 }
-
-#[test]
-fn undo_takes_the_newest_journal_record_over_one_named_before_version_1() {
-    let t = Tree::fixtures();
-    t.run(&["run", "-p", ASSERT_PAT, "-r", ASSERT_OUT, "-l", "py", "-U"]).ok();
-    // Give that record a name of the old `{seq:012}-{id}` kind.
-    let journal = t.state.path().join("journal");
-    let first: Vec<_> = std::fs::read_dir(&journal).unwrap().map(|e| e.unwrap().path()).collect();
-    assert_eq!(first.len(), 1);
-    let name = first[0].file_name().unwrap().to_string_lossy().into_owned();
-    assert!(name.ends_with("-run-U") && name.split('-').next().unwrap().len() == 20, "{name}");
-    std::fs::rename(&first[0], journal.join("000000000999-run-U")).unwrap();
-    let go_before = t.read("go/main.go");
-    t.run(&["run", "-p", "fetch_data($$$A)", "-r", "load_data($$$A)", "-l", "go", "-U"]).ok();
-    assert_ne!(t.read("go/main.go"), go_before);
-    t.run(&["undo"]).ok();
-    assert_eq!(t.read("go/main.go"), go_before, "the newer apply is undone first");
-    assert_eq!(t.read("python/test_app.py"), APPLIED_TEST_APP);
-    t.run(&["undo"]).ok();
-    assert_ne!(t.read("python/test_app.py"), APPLIED_TEST_APP);
-}
-
 
 #[test]
 fn the_recorded_rules_are_configs_ast_grep_reads_and_writes_the_same_files_with() {
@@ -348,7 +286,6 @@ fn beyond_100_pending_actions_the_oldest_are_dropped() {
         let mut c = e.clone();
         c["id"] = json!(id);
         c["order"] = json!(base + i);
-        c["seq"] = json!(base + i);
         std::fs::write(entry_path(&t, &id), c.to_string()).unwrap();
         ids.push(id);
     }

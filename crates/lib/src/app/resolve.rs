@@ -228,8 +228,8 @@ pub enum Verified {
 pub enum RerunWhy {
     /// `extra.verify = "rerun"` (CLI `--verify rerun`).
     Asked,
-    /// The entry records no build (staged before format version 1, or by a
-    /// build that could not read its executable).
+    /// The entry records no build (the build that staged it could not read its
+    /// executable).
     NoBuild,
     /// Another build staged it.
     OtherBuild,

@@ -19,9 +19,7 @@ pub(super) fn check_fresh(f: &FilePlan, cap: u64) -> std::result::Result<(Vec<u8
         Opened::NotRegular => return Err(Outcome::Stale("no longer a regular file".into())),
         Opened::Unreadable(e) => return Err(Outcome::Stale(format!("unreadable: {e}"))),
     };
-    // A plan stored before sizes were recorded has size 0 (no planned file is
-    // empty): then the preview's size cap bounds the read.
-    let expected = if f.size > 0 { f.size } else { meta.len() };
+    let expected = f.size;
     if meta.len() != expected || expected > cap {
         return Err(Outcome::Stale(CHANGED.into()));
     }

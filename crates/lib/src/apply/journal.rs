@@ -76,7 +76,7 @@ impl Spool {
                 original_digest: s.plan.digest.clone(),
                 offset: s.offset as usize,
                 len: s.len,
-                written_len: Some(s.new_len),
+                written_len: s.new_len,
                 temp: s.tmp.to_path_buf(),
             })
             .collect();
@@ -110,10 +110,9 @@ pub(super) struct JournalFile {
     pub(super) offset: usize,
     /// How many bytes.
     pub(super) len: usize,
-    /// How many bytes apply wrote (absent in records of older builds): a file of
-    /// another size is not read to find it changed.
-    #[serde(default)]
-    pub(super) written_len: Option<u64>,
+    /// How many bytes apply wrote: a file of another size is not read to find
+    /// it changed.
+    pub(super) written_len: u64,
     /// The temp file staged for it (removed by `recover` if a crash left it).
     pub(super) temp: PathBuf,
 }
@@ -142,8 +141,7 @@ pub(super) fn injected_pause(k: usize) {
 }
 
 /// The journal's records, oldest first: by the order their folder name starts
-/// with (`{order:020}-{id}`; folders from before the pending format's version 1
-/// are `{seq:012}-{id}`, whose small numbers sort before every order), then by name.
+/// with (`{order:020}-{id}`), then by name.
 pub(super) fn journal_records(store: &Locked<'_>) -> Result<Vec<PathBuf>> {
     let jdir = store.journal_dir();
     let mut records: BTreeMap<(u64, String), PathBuf> = BTreeMap::new();
@@ -167,13 +165,11 @@ pub(super) fn read_record(dir: &Path) -> Result<JournalRecord> {
 pub const MAX_LISTED_WRITTEN: usize = 10;
 
 /// The sizes at which a journalled file is worth reading to compare it with its
-/// written bytes and / or its original bytes; empty (any size) for records of
-/// older builds, which do not have the written length.
+/// written bytes and / or its original bytes.
 pub(super) fn sizes_of(f: &JournalFile, written: bool, original: bool) -> Vec<u64> {
-    let Some(w) = f.written_len else { return Vec::new() };
     let mut sizes = Vec::new();
     if written {
-        sizes.push(w);
+        sizes.push(f.written_len);
     }
     if original {
         sizes.push(f.len as u64);

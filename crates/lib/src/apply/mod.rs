@@ -285,7 +285,7 @@ fn prepare_all<'p>(plan: &Plan, selected: &[&'p FilePlan], opts: &ApplyOptions, 
     // not depend on the scheduling.
     let results: Vec<Result<Outcome>> = crate::plan::largest_first(
         selected,
-        |f| if f.size > 0 { f.size } else { std::fs::metadata(&f.abs).map_or(0, |m| m.len()) },
+        |f| f.size,
         |f| match check_fresh(f, plan.request.max_filesize) {
             Ok((original, meta)) => prepare_file(f, &original, &meta, engine.as_ref(), plan, spool),
             Err(left) => Ok(left),

@@ -37,8 +37,7 @@ pub struct FilePlan {
     /// Digest of the bytes read at preview.
     pub digest: String,
     /// Length of the bytes read at preview: apply finds a file of another size
-    /// changed without reading it. 0 (unknown) in plans stored by older builds.
-    #[serde(default)]
+    /// changed without reading it.
     pub size: u64,
     /// Digest of the planned new bytes.
     pub new_digest: String,
@@ -50,13 +49,10 @@ pub struct FilePlan {
     pub errors_after: usize,
     /// When the rewrite adds syntax errors: the first ones it adds, located in
     /// the new text (at most [`engine::MAX_SYNTAX_ERRORS_LISTED`]). Empty
-    /// otherwise, and in plans stored by older builds.
-    #[serde(default)]
+    /// otherwise.
     pub syntax_errors: Vec<SyntaxError>,
     /// The rewrite moved code in the syntax tree outside the replaced text
     /// (docs/DESIGN.md section 2.5.10): apply refuses the file unless allowed.
-    /// False in plans stored by older builds.
-    #[serde(default)]
     pub structure_changed: bool,
     /// The first such moves, located in the new text (at most
     /// [`crate::engine::structure::MAX_STRUCTURE_CHANGES_LISTED`]).

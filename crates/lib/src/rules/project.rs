@@ -559,6 +559,25 @@ mod tests {
         assert_eq!(e.matches("unknown field").count(), 2, "the message and the snippet's caret line, not a third copy: {e}");
     }
 
+    /// A rule config holds hash maps (`constraints`, `transform`, `utils`), whose
+    /// order differs from map to map; the JSON kept for the store (and hashed into
+    /// `rulesDigest`) has its keys sorted, so it is the same bytes every time.
+    #[test]
+    fn stored_rules_are_the_same_bytes_with_sorted_keys_whatever_the_hash_order() {
+        let names: Vec<String> = (0..24).map(|i| format!("V{i:02}")).collect();
+        let utils: String = names.iter().map(|n| format!("  {n}: {{regex: x}}\n")).collect();
+        let text = format!("id: r\nlanguage: python\nrule: {{pattern: f($A)}}\nutils:\n{utils}fix: g($A)\n");
+        let bytes = |_| {
+            let rules = parse_rules(&text, "r.yml", None, &GlobalRules::default()).unwrap();
+            serde_json::to_string(&rules[0].config).unwrap()
+        };
+        let first = bytes(0);
+        assert!((1..20).map(bytes).all(|b| b == first), "{first}");
+        let keys: Vec<&str> = first.split("\"V").skip(1).map(|k| &k[..2]).collect();
+        assert_eq!(keys.len(), names.len(), "{first}");
+        assert!(keys.windows(2).all(|w| w[0] < w[1]), "{first}");
+    }
+
     #[test]
     fn default_ids_come_from_the_stem_and_the_document_number() {
         let g = GlobalRules::default();

@@ -13,8 +13,6 @@
 //!                      undo record of one apply (see crate::apply)
 //! engine-builds.json   the running executable's digest per executable file
 //!                      (see `engineBuild` below), so it is hashed once per binary
-//! seq                  counter file of builds before format version 1; never read
-//!                      or written now (left in place if there)
 //! ```
 //!
 //! Every change happens under the lock, so two resolves of one action apply it once.
@@ -27,7 +25,7 @@
 //!
 //! ```json
 //! {"formatVersion": 1, "id": "ae-3f9c1a", "order": 1795504009142099251,
-//!  "seq": 1795504009142099251, "createdAt": "2026-11-24T07:06:49Z",
+//!  "createdAt": "2026-11-24T07:06:49Z",
 //!  "label": "AST Edit: 2 replacements in 1 file", "sourceToolName": "ast_edit",
 //!  "files": ["test_app.py"],
 //!  "engineBuild": "sha256:<hex of the executable that staged it>",
@@ -38,8 +36,8 @@
 //!  "kind": {"type": "astEdit", "plan": {...}}}
 //! ```
 //!
-//! - `order`: see the order rule below. `seq` repeats it for builds older than
-//!   version 1 (they sort by `seq`), and is never read.
+//! - `order`: see the order rule below. (Entries of earlier builds also hold
+//!   `seq`, a copy of it that nothing reads.)
 //! - `engineBuild`: [`pending_format::engine_build`], the SHA-256 of the running
 //!   executable (hashed once per executable file, cached in `engine-builds.json`
 //!   under the file's identity); `null` if unknown.
@@ -48,13 +46,14 @@
 //!   "strictness"}` when a selector or a strictness other than `smart` applies);
 //!   `[]` for command actions.
 //! - `rulesDigest`: for `ast_edit`, [`pending_format::rules_digest`] over the rules
-//!   and the request options that change what a planned file becomes (the per-rule
-//!   globs and `noPrefilter`); `null` for command actions.
-//! - `kind`: [`ActionKind`], as before version 1.
+//!   and the request options that change what a planned file becomes
+//!   (`noPrefilter`, `rewriteNested`, `verbatim`, a rule set's utilities and
+//!   folder); `null` for command actions.
+//! - `kind`: [`ActionKind`].
 //!
-//! An entry without `formatVersion` was written before version 1: it has `seq` (its
-//! order) and no `order`, `engineBuild`, `rules` or `rulesDigest`; it loads with
-//! `order` = `seq`, so it sorts before every newer entry.
+//! An entry without `formatVersion` came from a build before the first release: it
+//! is reported unreadable. An entry and a journal written by the build of version 1
+//! that tests/data/store-v1/ holds load, apply and undo (`tests/upgrade.rs`).
 //!
 //! A resolved record, written by [`Locked::finish`] when `resolve` applies or
 //! discards an action from `pending/`, and rewritten by `undo` ([`Locked::mark`]):
@@ -386,12 +385,6 @@ impl Locked<'_> {
         }
         let now = now_nanos();
         Ok(last.map_or(now, |l| now.max(l.saturating_add(1))))
-    }
-
-    /// Former name of [`Locked::next_order`] (there is no `seq` file any more).
-    #[deprecated(note = "use next_order")]
-    pub fn next_seq(&self) -> Result<u64> {
-        self.next_order()
     }
 
     /// Stages `new` under a fresh id, as the newest action; returns it as stored.

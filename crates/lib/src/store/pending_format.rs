@@ -1,6 +1,6 @@
 //! The on-disk shapes of the pending-action store (see [`crate::store::pending`] for the
 //! layout and the rules): format version 1 of `pending/<id>.json` and of
-//! `resolved/<id>.json`, the reader of the older unversioned entries, the rules an
+//! `resolved/<id>.json`, the rules an
 //! `ast_edit` entry records (ast-grep rule configs), their digest, and the build
 //! identity of the running executable.
 //!
@@ -272,54 +272,25 @@ fn header(bytes: &[u8], what: &str) -> Result<Option<u64>, Unreadable> {
     }
 }
 
-/// A pending entry as written before format version 1: no `formatVersion`, the
-/// order in `seq` (handed out by the old `seq` counter file).
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct LegacyEntry {
-    id: String,
-    seq: u64,
-    created_at: String,
-    label: String,
-    source_tool_name: String,
-    files: Vec<String>,
-    kind: ActionKind,
-}
-
-/// Reads a pending entry of any version this build knows.
+/// Reads a pending entry (version 1; one without `formatVersion` came from a
+/// build before the first release and is not read).
 pub fn decode_entry(bytes: &[u8]) -> Result<PendingAction, Unreadable> {
-    let malformed = |e: serde_json::Error| Unreadable::Malformed(format!("unreadable pending action ({e})"));
     match header(bytes, "pending action")? {
-        Some(_) => serde_json::from_slice::<PendingAction>(bytes).map_err(malformed),
-        None => {
-            let old: LegacyEntry = serde_json::from_slice(bytes).map_err(malformed)?;
-            Ok(PendingAction {
-                id: old.id,
-                order: old.seq,
-                created_at: old.created_at,
-                label: old.label,
-                source_tool_name: old.source_tool_name,
-                files: old.files,
-                engine_build: None,
-                rules: Vec::new(),
-                rules_digest: None,
-                kind: old.kind,
-            })
-        }
+        Some(_) => serde_json::from_slice::<PendingAction>(bytes)
+            .map_err(|e| Unreadable::Malformed(format!("unreadable pending action ({e})"))),
+        None => Err(Unreadable::Malformed("unreadable pending action (no formatVersion)".into())),
     }
 }
 
-/// A pending entry as written (version 1). `seq` repeats `order` for ast-edit
-/// builds older than format version 1, which read `seq` and ignore the rest they
-/// do not know, so that a long-running older server can still list and resolve
-/// new entries; it is never read.
+/// A pending entry as written (version 1). Entries of earlier builds of version 1
+/// also hold `seq`, a copy of `order` that nothing reads
+/// (tests/data/store-v1/ holds one).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct EntryV1<'a> {
     format_version: u32,
     id: &'a str,
     order: u64,
-    seq: u64,
     created_at: &'a str,
     label: &'a str,
     source_tool_name: &'a str,
@@ -336,7 +307,6 @@ pub fn encode_entry(a: &PendingAction, w: &mut dyn std::io::Write) -> std::io::R
         format_version: FORMAT_VERSION,
         id: &a.id,
         order: a.order,
-        seq: a.order,
         created_at: &a.created_at,
         label: &a.label,
         source_tool_name: &a.source_tool_name,
@@ -371,20 +341,17 @@ pub fn decode_resolved(bytes: &[u8]) -> Result<ResolvedRecord, Unreadable> {
     }
 }
 
-/// The order a pending entry or a resolved record holds (`order`, or `seq` for
-/// an entry older than version 1), whatever else is in it; `None` if it has none.
+/// The order a pending entry or a resolved record holds, whatever else is in
+/// it; `None` if it has none.
 pub fn order_of(bytes: &[u8]) -> Option<u64> {
     #[derive(Deserialize)]
     struct Probe {
         order: Option<u64>,
-        seq: Option<u64>,
     }
-    let p: Probe = serde_json::from_slice(bytes).ok()?;
-    p.order.max(p.seq)
+    serde_json::from_slice::<Probe>(bytes).ok()?.order
 }
 
-/// The order a journal record's folder name starts with: `{order:020}-{id}`, or
-/// `{seq:012}-{id}` from before format version 1 (small numbers, so older).
+/// The order a journal record's folder name starts with: `{order:020}-{id}`.
 pub fn journal_order(folder: &str) -> Option<u64> {
     folder.split_once('-')?.0.parse().ok()
 }
@@ -481,7 +448,7 @@ mod tests {
     #[test]
     fn orders_come_from_order_seq_and_journal_folder_names() {
         assert_eq!(order_of(br#"{"formatVersion":1,"order":7,"seq":7}"#), Some(7));
-        assert_eq!(order_of(br#"{"seq":3,"kind":{}}"#), Some(3));
+        assert_eq!(order_of(br#"{"seq":3,"kind":{}}"#), None);
         assert_eq!(order_of(b"nope"), None);
         assert_eq!(journal_order("000000000012-ae-1a2b3c"), Some(12));
         assert_eq!(journal_order("01763966116000000000-run-U"), Some(1_763_966_116_000_000_000));

@@ -1,0 +1,1 @@
+x = load_data(3)
