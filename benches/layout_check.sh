@@ -29,8 +29,11 @@
 # flags are reported by file and line so each can be explained, not judged, except
 # that a glued or split edit, a file only the default flags (syntax or structure) and,
 # for Python, an `ast` differing from --verbatim's mean the default does not say what
-# the template says; statements a codemod turns into another kind in place (a call
-# into an `assert`) are no miss for the Python judge.
+# the template says. A file where a codemod turns statements into another kind in
+# place (a call into an `assert`) is not judged by the Python judge, which reads
+# statements and not the expressions inside them; its flags are listed by file and
+# line. A file both modes flag is left out of the lines-changed rule (apply refuses
+# it either way) and listed apart (`larger-flagged-both`).
 # Prints one line per case (and its first findings), then a table; writes
 # benches/results/layout.tsv and every finding, by file and line, in
 # benches/results/layout_details.tsv; exits 1 if the default changes more lines than
