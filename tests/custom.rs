@@ -115,7 +115,7 @@ impl StandingHandler for Standing {
     fn label(&self) -> String {
         "plan mode".into()
     }
-    fn handle(&mut self, action: &str, reason: &str, _extra: Option<&Value>) -> Result<Outcome, String> {
+    fn handle(&mut self, action: Action, reason: &str, _extra: Option<&Value>) -> Result<Outcome, String> {
         Ok(Outcome { text: format!("standing {action}: {reason}"), details: None })
     }
 }

@@ -14,6 +14,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 
+use crate::shared::status::Action;
+
 /// Default `sourceToolName` of custom actions.
 pub const CUSTOM_TOOL: &str = "custom_tool";
 
@@ -56,8 +58,8 @@ pub trait StandingHandler: Send {
     fn source_tool_name(&self) -> String {
         "standing_handler".to_string()
     }
-    /// Handles `apply` or `discard` (`action`). `Err` is a failure.
-    fn handle(&mut self, action: &str, reason: &str, extra: Option<&Value>) -> Result<Outcome, String>;
+    /// Handles `action`. `Err` is a failure.
+    fn handle(&mut self, action: Action, reason: &str, extra: Option<&Value>) -> Result<Outcome, String>;
 }
 
 /// An in-process pending action registered with [`Handlers::push`].
@@ -101,13 +103,13 @@ impl Handlers {
 /// Runs `sh -c cmd` in `cwd` for `action` with the reason and extra in its
 /// environment. Stdout (trailing newline trimmed) is the result text; a non-zero
 /// exit is an error naming the status and stderr.
-pub fn run_command(cmd: &str, cwd: &Path, action: &str, reason: &str, extra: Option<&Value>) -> Result<Outcome, String> {
+pub fn run_command(cmd: &str, cwd: &Path, action: Action, reason: &str, extra: Option<&Value>) -> Result<Outcome, String> {
     let extra_json = extra.map(|v| v.to_string()).unwrap_or_else(|| "{}".into());
     let out = Command::new("sh")
         .arg("-c")
         .arg(cmd)
         .current_dir(cwd)
-        .env("AST_EDIT_ACTION", action)
+        .env("AST_EDIT_ACTION", action.as_str())
         .env("AST_EDIT_REASON", reason)
         .env("AST_EDIT_EXTRA", &extra_json)
         .stdin(Stdio::null())
@@ -154,7 +156,7 @@ impl PendingHandler for CommandAction {
         self.details.clone()
     }
     fn apply(&mut self, reason: &str, extra: Option<&Value>) -> Result<Outcome, String> {
-        let mut o = run_command(&self.apply_cmd, &self.cwd, "apply", reason, extra)?;
+        let mut o = run_command(&self.apply_cmd, &self.cwd, Action::Apply, reason, extra)?;
         if o.text.is_empty() {
             o.text = format!("Applied: {}. Reason: {reason}", self.label);
         }
@@ -162,7 +164,7 @@ impl PendingHandler for CommandAction {
     }
     fn reject(&mut self, reason: &str, extra: Option<&Value>) -> Result<Option<Outcome>, String> {
         let Some(cmd) = &self.reject_cmd else { return Ok(None) };
-        let o = run_command(cmd, &self.cwd, "discard", reason, extra)?;
+        let o = run_command(cmd, &self.cwd, Action::Discard, reason, extra)?;
         Ok(if o.text.is_empty() { None } else { Some(o) })
     }
 }
@@ -219,7 +221,7 @@ impl StandingHandler for CommandStanding {
     fn label(&self) -> String {
         format!("Standing handler: {}", self.cmd)
     }
-    fn handle(&mut self, action: &str, reason: &str, extra: Option<&Value>) -> Result<Outcome, String> {
+    fn handle(&mut self, action: Action, reason: &str, extra: Option<&Value>) -> Result<Outcome, String> {
         run_command(&self.cmd, &self.cwd, action, reason, extra)
     }
 }

@@ -28,15 +28,7 @@ use crate::store::pending::{ActionKind, Locked, PendingAction, Store};
 use crate::plan::Plan;
 use crate::shared::status::ApplyStatus;
 
-/// `apply` or `discard`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Action {
-    /// Carry the action out.
-    Apply,
-    /// Drop it.
-    Discard,
-}
+pub use crate::shared::status::Action;
 
 /// A checked resolve request.
 #[derive(Clone, Debug)]
@@ -505,11 +497,7 @@ fn resolve_standing(req: &ResolveRequest, handlers: &mut Handlers, mut details: 
     };
     details.source_tool_name = Some(standing.source_tool_name());
     details.label = Some(standing.label());
-    let verb = match req.action {
-        Action::Apply => "apply",
-        Action::Discard => "discard",
-    };
-    match standing.handle(verb, &req.reason, req.extra.as_ref()) {
+    match standing.handle(req.action, &req.reason, req.extra.as_ref()) {
         Ok(o) => {
             details.source_result_details = o.details;
             ResolveResult::new(Ending::Done, o.text, details)

@@ -14,20 +14,24 @@ pub const SOURCE_TOOL: &str = "ast_edit";
 
 /// `AST Edit: <N> replacement(s) in <M> file(s)`, singular for 1.
 pub fn label(replacements: usize, files: usize) -> String {
-    format!("AST Edit: {} in {}", plural(replacements, "replacement"), plural(files, "file"))
+    counted("AST Edit", replacements, files)
+}
+
+/// `<what>: <N> replacement(s) in <M> file(s)`, singular for 1.
+fn counted(what: &str, replacements: usize, files: usize) -> String {
+    format!("{what}: {} in {}", plural(replacements, "replacement"), plural(files, "file"))
 }
 
 /// The label of a plan: [`label`] for an ad-hoc edit; for a rule scan
 /// `AST Scan: <N> replacement(s) in <M> file(s) (rules: a, b)` naming the rules
 /// that changed something (`per_rule`, from [`Plan::per_rule`]).
 pub fn plan_label(plan: &Plan, per_rule: &[RuleCount]) -> String {
-    let base = label(plan.total_replacements(), plan.files.len());
     let from_files = plan.request.rule_set.as_ref().is_some_and(|s| s.base.is_some());
     if !from_files {
-        return base;
+        return label(plan.total_replacements(), plan.files.len());
     }
     let rules: Vec<&str> = per_rule.iter().map(|r| r.rule.as_str()).collect();
-    let scan = base.replacen("AST Edit", "AST Scan", 1);
+    let scan = counted("AST Scan", plan.total_replacements(), plan.files.len());
     match rules.len() {
         0 => scan,
         n if n <= 5 => format!("{scan} (rules: {})", rules.join(", ")),

@@ -31,6 +31,17 @@ macro_rules! status {
 }
 
 status! {
+    /// What `resolve` does with an action: its `action` input, and
+    /// `AST_EDIT_ACTION` for a command-backed one.
+    Action {
+        /// Carry the action out.
+        Apply => "apply",
+        /// Drop it.
+        Discard => "discard",
+    }
+}
+
+status! {
     /// `status` of the preview details.
     PreviewStatus {
         /// Staged as a pending action.
