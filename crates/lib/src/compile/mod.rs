@@ -29,7 +29,7 @@ use crate::request::ruleset;
 use serde_json::Value;
 
 /// One rule compiled for one language: an op of the request (`pat` -> `out`, as
-/// the rule config [`crate::request::ruleset::op_rule`] builds) or a rule config of the
+/// the rule config [`crate::request::ruleset::OpRule`] of it) or a rule config of the
 /// request's `rule`.
 pub struct CompiledOp {
     /// Index of the op (or rule) in the request.
@@ -251,7 +251,7 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
     let compares_code = repeats_a_metavariable(&pattern.node);
     let fix_bound = FixBound::of(&op.out, ast_grep_core::Language::meta_var_char(&lang));
     let id = format!("op-{index}");
-    let config = ruleset::op_rule(&id, lang, &op.pat, &op.out, req.selector.as_deref(), req.strictness);
+    let config = serde_json::to_value(ruleset::OpRule::of(req, index, Some(lang))).expect("plain data serializes");
     let rule = ruleset::build(&config, &GlobalRules::default())
         .map_err(|e| cerr(OpField::Pat, format!("ops[{index}] does not compile as {lname}: {}", user_text(&e.to_string(), &op.pat, lang)), "does not compile"))?;
     Ok(CompiledOp {

@@ -6,7 +6,7 @@
 //! (a metavariable used twice), and the `files`/`ignores` globs.
 //!
 //! A request's ops (`pat` -> `out`) become rule configs too
-//! ([`op_rule`]), so every edit runs through one matching and fixing path.
+//! ([`OpRule`]), so every edit runs through one matching and fixing path.
 
 use std::path::{Path, PathBuf};
 
@@ -226,23 +226,65 @@ pub fn build(rule: &Value, globals: &GlobalRules) -> std::result::Result<RuleCon
     RuleConfig::try_from(ser, globals).map_err(|e| error_chain(&e))
 }
 
-/// The rule config of op `pat` -> `out` for `lang`, with an optional selector and
-/// strictness: `{"id", "language", "rule": {"pattern"}, "fix"}`.
-pub fn op_rule(id: &str, lang: SupportLang, pat: &str, out: &str, selector: Option<&str>, strictness: Strictness) -> Value {
-    let pattern = if selector.is_none() && strictness == Strictness::Smart {
-        Value::String(pat.into())
-    } else {
-        let mut p = Map::new();
-        p.insert("context".into(), Value::String(pat.into()));
-        if let Some(s) = selector {
-            p.insert("selector".into(), Value::String(s.into()));
-        }
-        if strictness != Strictness::Smart {
-            p.insert("strictness".into(), serde_json::to_value(strictness).expect("a name"));
-        }
-        Value::Object(p)
-    };
-    serde_json::json!({"id": id, "language": lang::name(lang), "rule": {"pattern": pattern}, "fix": out})
+/// One op as an ast-grep rule config, in JSON: `{"id", "language", "rule":
+/// {"pattern": ...}, "fix"}`. Compiled for each language the op meets, and
+/// stored with an `ast_edit` action (`language` then the request's, `null`
+/// when it is inferred per file).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpRule {
+    /// `op-N`, with N the op's index in the request (0-based, as in `ops[N]`).
+    pub id: String,
+    /// The language (`lang::name`), or `None` for every language the op meets.
+    pub language: Option<String>,
+    /// What matches.
+    pub rule: RuleCore,
+    /// The rewrite template (empty deletes the match).
+    pub fix: String,
+}
+
+/// The `rule` of an [`OpRule`]: a pattern only.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleCore {
+    /// The pattern, plain or with its selector and strictness.
+    pub pattern: PatternSpec,
+}
+
+/// An ast-grep pattern as a rule config writes it: a string, or
+/// `{"context", "selector"?, "strictness"?}` when a selector or a strictness other
+/// than the default (`smart`) applies.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum PatternSpec {
+    /// Just the pattern.
+    Plain(String),
+    /// The pattern as context, with the node kind to pick and the strictness.
+    Contextual {
+        /// The pattern.
+        context: String,
+        /// Tree-sitter node kind matched inside the context.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        selector: Option<String>,
+        /// Match strictness, when not `smart`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        strictness: Option<Strictness>,
+    },
+}
+
+impl OpRule {
+    /// Op `i` of `req` as a rule config for `lang`: the request's selector and
+    /// strictness go into the pattern (`{"context", "selector"?, "strictness"?}`)
+    /// when it has either.
+    pub fn of(req: &crate::request::Request, i: usize, lang: Option<SupportLang>) -> OpRule {
+        let op = &req.ops[i];
+        let selector = req.selector.clone();
+        let strictness = Some(req.strictness).filter(|s| *s != Strictness::Smart);
+        let pattern = if selector.is_none() && strictness.is_none() {
+            PatternSpec::Plain(op.pat.clone())
+        } else {
+            PatternSpec::Contextual { context: op.pat.clone(), selector, strictness }
+        };
+        OpRule { id: format!("op-{i}"), language: lang.map(|l| lang::name(l).to_string()), rule: RuleCore { pattern }, fix: op.out.clone() }
+    }
 }
 
 /// Every `pattern` of a rule as `(pattern, selector, strictness)`, with whether it

@@ -15,80 +15,20 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::store::pending::{ActionKind, PendingAction, ResolvedRecord};
-use crate::request::{Request, Strictness};
+use crate::request::ruleset::OpRule;
+use crate::request::Request;
 
 /// The format version this build writes, and the newest it reads.
 pub const FORMAT_VERSION: u32 = 1;
 
-/// One op of an `ast_edit` action as an ast-grep rule config, in JSON:
-/// `{"id", "language", "rule": {"pattern": ...}, "fix"}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RuleConfig {
-    /// `op-N`, with N the op's index in the request (0-based, as in `ops[N]`).
-    pub id: String,
-    /// The op's language (`lang::name`), or `None` when it is inferred per file.
-    pub language: Option<String>,
-    /// What matches.
-    pub rule: RuleCore,
-    /// The rewrite template (empty deletes the match).
-    pub fix: String,
-}
-
-/// The `rule` of a [`RuleConfig`]: a pattern only.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RuleCore {
-    /// The pattern, plain or with its selector and strictness.
-    pub pattern: PatternSpec,
-}
-
-/// An ast-grep pattern as a rule config writes it: a string, or
-/// `{"context", "selector"?, "strictness"?}` when a selector or a strictness other
-/// than the default (`smart`) applies.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum PatternSpec {
-    /// Just the pattern.
-    Plain(String),
-    /// The pattern as context, with the node kind to pick and the strictness.
-    Contextual {
-        /// The pattern.
-        context: String,
-        /// Tree-sitter node kind matched inside the context.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        selector: Option<String>,
-        /// Match strictness, when not `smart`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        strictness: Option<Strictness>,
-    },
-}
-
 /// The rules of `req` as ast-grep rule configs (JSON), in order: a rule set's
-/// configs as given, or each op as [`RuleConfig`].
+/// configs as given, or each op as [`OpRule`] with the request's language
+/// (`null` when it is inferred per file).
 pub fn rules_of(req: &Request) -> Vec<serde_json::Value> {
     if let Some(set) = &req.rule_set {
         return set.rules.clone();
     }
-    op_rules(req).into_iter().map(|r| serde_json::to_value(r).expect("plain data serializes")).collect()
-}
-
-/// The ops of `req` as rule configs, in op order.
-pub fn op_rules(req: &Request) -> Vec<RuleConfig> {
-    req.ops
-        .iter()
-        .enumerate()
-        .map(|(i, op)| {
-            let id = format!("op-{i}");
-            let language = req.lang.map(|l| crate::request::lang::name(l).to_string());
-            let selector = req.selector.as_deref().map(str::to_string);
-            let strictness = Some(req.strictness).filter(|s| *s != Strictness::Smart);
-            let pattern = if selector.is_none() && strictness.is_none() {
-                PatternSpec::Plain(op.pat.clone())
-            } else {
-                PatternSpec::Contextual { context: op.pat.clone(), selector, strictness }
-            };
-            RuleConfig { id, language, rule: RuleCore { pattern }, fix: op.out.clone() }
-        })
-        .collect()
+    (0..req.ops.len()).map(|i| serde_json::to_value(OpRule::of(req, i, req.lang)).expect("plain data serializes")).collect()
 }
 
 /// What `rulesDigest` hashes: the rules and every request option that can change
@@ -407,8 +347,8 @@ mod tests {
             serde_json::to_value(rules_of(&r)).unwrap()[0]["rule"],
             serde_json::json!({"pattern": {"context": "f(x)", "strictness": "cst"}})
         );
-        let back: Vec<RuleConfig> = serde_json::from_value(serde_json::to_value(rules_of(&r)).unwrap()).unwrap();
-        assert_eq!(back, op_rules(&r));
+        let back: Vec<OpRule> = serde_json::from_value(serde_json::to_value(rules_of(&r)).unwrap()).unwrap();
+        assert_eq!(back, vec![OpRule::of(&r, 0, r.lang)]);
     }
 
     #[test]
