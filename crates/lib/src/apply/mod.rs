@@ -207,57 +207,59 @@ fn check_only(plan: &Plan, only: &[String]) -> Result<()> {
 
 /// Refuses files whose rewrite adds syntax errors.
 fn syntax_guard(selected: &[&FilePlan]) -> Result<()> {
-    let bad: Vec<_> = selected.iter().filter(|f| f.syntax_errors_introduced()).map(|f| display_name(&f.path)).collect();
-    if bad.is_empty() {
-        return Ok(());
-    }
-    Err(Error::ApplyFailed(format!(
-        "the rewrite introduces syntax errors in {}: {}; fix the pattern, leave them out with extra {{\"skipFlagged\": true}} (or {{\"exclude\": [...]}}), or pass extra {{\"allowSyntaxErrors\": true}}",
-        plural(bad.len(), "file"),
-        bad.join(", ")
-    )))
+    refuse(
+        selected,
+        |f| f.syntax_errors_introduced().then(|| display_name(&f.path).into_owned()),
+        "introduces syntax errors",
+        "fix the pattern",
+        "allowSyntaxErrors",
+    )
 }
 
 /// Refuses files whose rewrite moves code in the syntax tree (docs/DESIGN.md
 /// section 2.5.10), naming each with its first listed change.
 fn structure_guard(selected: &[&FilePlan]) -> Result<()> {
-    let bad: Vec<_> = selected
-        .iter()
-        .filter(|f| f.structure_changed)
-        .map(|f| match f.structure_changes.first() {
-            Some(c) => format!("{}:{} ({})", display_name(&f.path), c.line, c.message),
-            None => display_name(&f.path).to_string(),
-        })
-        .collect();
-    if bad.is_empty() {
-        return Ok(());
-    }
-    Err(Error::ApplyFailed(format!(
-        "the rewrite moves code in the syntax tree outside the replaced text in {}: {}; fix the pattern or the rewrite, leave them out with extra {{\"skipFlagged\": true}} (or {{\"exclude\": [...]}}), or pass extra {{\"allowStructureChanges\": true}}",
-        plural(bad.len(), "file"),
-        bad.join(", ")
-    )))
+    refuse(
+        selected,
+        |f| f.structure_changed.then(|| first_listed(f, f.structure_changes.first().map(|c| (c.line, c.message.as_str())))),
+        "moves code in the syntax tree outside the replaced text",
+        "fix the pattern or the rewrite",
+        "allowStructureChanges",
+    )
 }
 
 /// Refuses files whose rewrite does not say what its template says
 /// (docs/DESIGN.md section 2.5.9), naming each with its first listed edit.
 fn template_guard(selected: &[&FilePlan]) -> Result<()> {
-    let bad: Vec<_> = selected
-        .iter()
-        .filter(|f| f.template_mismatch)
-        .map(|f| match f.template_mismatches.first() {
-            Some(c) => format!("{}:{} ({})", display_name(&f.path), c.line, c.message),
-            None => display_name(&f.path).to_string(),
-        })
-        .collect();
+    refuse(
+        selected,
+        |f| f.template_mismatch.then(|| first_listed(f, f.template_mismatches.first().map(|c| (c.line, c.message.as_str())))),
+        "does not say what the template says",
+        "fix the rewrite (ast-grep's text substitution glues these tokens too)",
+        "allowTemplateMismatch",
+    )
+}
+
+/// The apply failure for the files `named` names (`None`: not refused): the
+/// rewrite `does` something in them; `fix` it, leave them out, or pass `allow`.
+fn refuse(selected: &[&FilePlan], named: impl Fn(&FilePlan) -> Option<String>, does: &str, fix: &str, allow: &str) -> Result<()> {
+    let bad: Vec<String> = selected.iter().filter_map(|f| named(f)).collect();
     if bad.is_empty() {
         return Ok(());
     }
     Err(Error::ApplyFailed(format!(
-        "the rewrite does not say what the template says in {}: {}; fix the rewrite (ast-grep's text substitution glues these tokens too), leave them out with extra {{\"skipFlagged\": true}} (or {{\"exclude\": [...]}}), or pass extra {{\"allowTemplateMismatch\": true}}",
+        "the rewrite {does} in {}: {}; {fix}, leave them out with extra {{\"skipFlagged\": true}} (or {{\"exclude\": [...]}}), or pass extra {{\"{allow}\": true}}",
         plural(bad.len(), "file"),
         bad.join(", ")
     )))
+}
+
+/// `path:line (message)` for a file's first listed problem, or its path.
+fn first_listed(f: &FilePlan, first: Option<(usize, &str)>) -> String {
+    match first {
+        Some((line, message)) => format!("{}:{line} ({message})", display_name(&f.path)),
+        None => display_name(&f.path).into_owned(),
+    }
 }
 
 /// A selected file left unwritten: the file, the reason, and whether it was
