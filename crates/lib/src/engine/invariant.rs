@@ -271,33 +271,14 @@ pub(crate) fn check(r: &Reference, old: &str, orig: &Range<usize>, new: &str, sp
     let kept_comment = |p: usize| {
         starting_at(p).filter(|t| t.comment && t.end <= span.end && memchr::memmem::find(original.as_bytes(), &new.as_bytes()[t.start..t.end]).is_some())
     };
-    // Blanks, and C's line continuations (a `\` ending a line), which no
-    // token of the tree holds.
-    let skip_blank = |mut p: usize| {
-        loop {
-            if p < n.len() && n[p].is_ascii_whitespace() {
-                p += 1;
-            } else if n[p.min(n.len())..].starts_with(b"\\\n") {
-                p += 2;
-            } else if n[p.min(n.len())..].starts_with(b"\\\r\n") {
-                p += 3;
-            } else {
-                return p;
-            }
-        }
-    };
+    // Blanks, line continuations too (`lexer::blank_len`).
+    let skip_blank = |p: usize| p + super::lexer::blank_len(n, p);
     // Where each reference token lies in the new text (`None`: an admitted
     // doubled `,` left out).
     let mut placed: Vec<Option<Range<usize>>> = Vec::with_capacity(r.toks.len());
     let mut p = span.start;
     for (i, t) in r.toks.iter().enumerate() {
         let want = r.text(t, old);
-        // A line continuation the capture holds (Python's `\` ending a
-        // line, which its tree keeps as a token) is blank, as in C.
-        if want.trim_end() == "\\" {
-            placed.push(None);
-            continue;
-        }
         // A token that starts with a blank (a string's part after a `${...}`
         // or `{...}`: `" (x)"`) is looked for where the last one ended, before
         // blanks are skipped.
@@ -449,7 +430,7 @@ fn eat(n: &[u8], p: usize, want: &[u8]) -> Option<usize> {
 fn trailing_comma_before(original: &str, close: &str) -> bool {
     let b = original.as_bytes();
     memchr::memchr_iter(b',', b).any(|i| {
-        let j = i + 1 + b[i + 1..].iter().take_while(|c| c.is_ascii_whitespace()).count();
+        let j = i + 1 + super::lexer::blank_len(b, i + 1);
         b[j..].starts_with(close.as_bytes())
     })
 }

@@ -67,14 +67,36 @@ fn is_word(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80
 }
 
-/// The tokens of `text` (whitespace between them is the gaps).
+/// How many bytes of blank start at `b[i..]`: whitespace, and line
+/// continuations (a `\` ending a line: C's, which no tree holds, and Python's,
+/// which its tree keeps as a token). Blank is what lies between tokens: the
+/// layout lexer, the minimal layout and the template check read it alike.
+pub(super) fn blank_len(b: &[u8], i: usize) -> usize {
+    let mut j = i;
+    loop {
+        match (b.get(j), b.get(j + 1), b.get(j + 2)) {
+            (Some(c), _, _) if c.is_ascii_whitespace() => j += 1,
+            (Some(b'\\'), Some(b'\n'), _) => j += 2,
+            (Some(b'\\'), Some(b'\r'), Some(b'\n')) => j += 3,
+            _ => return j - i,
+        }
+    }
+}
+
+/// True when `text` is all blank ([`blank_len`]).
+pub(super) fn all_blank(text: &str) -> bool {
+    blank_len(text.as_bytes(), 0) == text.len()
+}
+
+/// The tokens of `text` (blanks between them, [`blank_len`], are the gaps).
 pub(super) fn lex(text: &str, lx: &Lexicon) -> Vec<Tok> {
     let b = text.as_bytes();
     let (mut i, mut depth, mut out) = (0usize, 0i32, Vec::new());
     while i < b.len() {
         let c = b[i];
-        if c.is_ascii_whitespace() {
-            i += 1;
+        let blank = blank_len(b, i);
+        if blank > 0 {
+            i += blank;
             continue;
         }
         let start = i;

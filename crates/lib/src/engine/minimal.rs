@@ -51,7 +51,7 @@ use std::ops::Range;
 
 use ast_grep_language::SupportLang;
 
-use super::lexer::{lex, lexicon, Lexicon, Tok};
+use super::lexer::{all_blank, blank_len, lex, lexicon, Lexicon, Tok};
 use super::reference::{Origin, Reference};
 use super::spelling::{is_word, Spelling};
 
@@ -91,7 +91,7 @@ fn locate<'a>(r: &Reference, body: &str, out: &'a str) -> Option<Vec<Piece<'a>>>
         let gap_start = pos;
         let mut start = None;
         for b in text.bytes().filter(|b| !b.is_ascii_whitespace()) {
-            pos += ob[pos..].iter().take_while(|c| c.is_ascii_whitespace()).count();
+            pos += blank_len(ob, pos);
             if ob.get(pos) != Some(&b) {
                 return None;
             }
@@ -106,13 +106,10 @@ fn locate<'a>(r: &Reference, body: &str, out: &'a str) -> Option<Vec<Piece<'a>>>
             ")" | "]" | "}" => depth -= 1,
             _ => {}
         }
-        // A line continuation (Python's `\` and the line break after it, one
-        // token of its tree) is `\` here: the line break is the gap after it.
-        let at = if text.trim_end() == "\\" { t.at.start..t.at.start + 1 } else { t.at.clone() };
-        let cap = (t.origin == Origin::Capture).then_some(at);
+        let cap = (t.origin == Origin::Capture).then(|| t.at.clone());
         pieces.push(Piece { origin: t.origin, cap, out: start..pos, ug, after_var: t.after_var, depth: before });
     }
-    ob[pos..].iter().all(u8::is_ascii_whitespace).then_some(pieces)
+    all_blank(&out[pos..]).then_some(pieces)
 }
 
 /// `ug`, ast-grep's gap after a capture, without the line break the capture
@@ -427,7 +424,7 @@ impl Gaps<'_> {
         // Inside a capture: the capture's own text.
         if let (Some(a), Some(b)) = (&tp.cap, &tk.cap)
             && a.end <= b.start
-            && self.body[a.end..b.start].bytes().all(|c| c.is_ascii_whitespace())
+            && all_blank(&self.body[a.end..b.start])
         {
             return self.restore(base(a.start), a.end..b.start, k, false).map_or_else(ug, Cow::Owned);
         }
@@ -666,6 +663,18 @@ mod tests {
     fn a_captured_line_continuation_keeps_its_one_line_break() {
         let src = "def f():\n    print(\"a:\", \\\n        g(x))\n";
         assert_eq!(rewrite(SupportLang::Python, src, "print($$$A)", "log($$$A)"), "def f():\n    log(\"a:\", \\\n        g(x))\n");
+    }
+
+    /// A line continuation is blank to the layout lexer, so a gap that holds
+    /// one is the original's gap: dropping its `\\` and keeping its line break
+    /// would end the statement (`x = ok(a) and` is a Python syntax error that
+    /// tree-sitter parses without an ERROR node).
+    #[test]
+    fn a_line_continuation_in_a_kept_gap_stays() {
+        let src = "x = a and \\\n    b\n";
+        assert_eq!(rewrite(SupportLang::Python, src, "$A and $B", "ok($A) and $B"), "x = ok(a) and \\\n    b\n");
+        let src = "foo(a,\\\nx)\n";
+        assert_eq!(rewrite(SupportLang::Python, src, "foo($A, $B)", "bar($A, $B)"), "bar(a,\\\nx)\n");
     }
 
     #[test]

@@ -27,7 +27,7 @@ use ast_grep_core::matcher::NodeMatch;
 use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_language::SupportLang;
 
-use super::lexer::{lex, lexicon, Lexicon};
+use super::lexer::{all_blank, lex, lexicon, Lexicon};
 
 /// Where a token of the reference comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -319,7 +319,7 @@ pub(crate) fn build(lang: SupportLang, template: &str, transformed: &[String], n
         let pushed = r.toks.len();
         match (chars.next().and_then(slot), chars.next()) {
             (Some(k), None) => {
-                r.push_value(&values[k], &lx, tight);
+                r.push_value(&values[k], &lx, tight, body);
                 r.var_at = Some(r.toks.len());
                 continue;
             }
@@ -370,7 +370,7 @@ impl Reference {
         self.toks.push(RefTok { origin, at: start..self.own.len(), tight, after_var: false, holds_code: false });
     }
 
-    fn push_value(&mut self, v: &Value<'_>, lx: &Lexicon, tight: bool) {
+    fn push_value(&mut self, v: &Value<'_>, lx: &Lexicon, tight: bool, body: &str) {
         match v {
             Value::Nothing => {}
             Value::Text(t) => {
@@ -388,7 +388,9 @@ impl Reference {
                 let mut node = Some(nodes[0]);
                 while let Some(n) = node.filter(|n| n.start_byte() < end) {
                     literal_tokens(n, |a| {
-                        if a.end_byte() <= end {
+                        // A line continuation (Python's tree keeps it as a
+                        // token) is blank, as the layout lexer reads it.
+                        if a.end_byte() <= end && !all_blank(&body[a.start_byte()..a.end_byte()]) {
                             let holds_code = holds_code(a);
                             self.toks.push(RefTok { origin: Origin::Capture, at: a.start_byte()..a.end_byte(), tight: false, after_var: false, holds_code });
                         }

@@ -392,15 +392,27 @@ fn rename_is_only_the_rename(lang: SupportLang, ext: &str, pats: &[(&str, &str)]
 proptest::proptest! {
     #![proptest_config(proptest::test_runner::Config::with_cases(300))]
 
-    /// Calls and method calls spread over lines, with comments and strings
-    /// that hold whitespace, on random Python, Rust and JavaScript.
+    /// Calls and method calls spread over lines, with comments, strings that
+    /// hold whitespace and line continuations (`\` ending a line, a token of
+    /// Python's tree), on random Python, Rust and JavaScript.
     #[test]
     fn a_minimal_rename_changes_only_the_identifier(src in soup(&[
-        "foo", "x", "y", "(", ")", ",", ".", "\"a  b\"", "'c  d'", "1", "[", "]", "\n    ", "\n", "=",
+        "foo", "x", "y", "(", ")", ",", ".", "\"a  b\"", "'c  d'", "1", "[", "]", "\n    ", "\n", "=", "\\\n",
     ], &[" ", "\n", "\n        ", "  "])) {
         let ops = [("foo($$$A)", "bar($$$A)"), ("$X.foo($$$A)", "$X.bar($$$A)"), ("foo($A, $B)", "bar($A, $B)")];
         rename_is_only_the_rename(SupportLang::Python, "py", &ops, &format!("{src}\n# foo  (x)\n"))?;
         rename_is_only_the_rename(SupportLang::JavaScript, "js", &ops, &format!("{src}\n// foo  (x)\n"))?;
         rename_is_only_the_rename(SupportLang::Rust, "rs", &ops, &format!("fn m() {{\n{src}\n}}\n/* foo  (x) */\n"))?;
+    }
+
+    /// Python calls whose arguments go on after a line continuation (`\`
+    /// ending a line, one token of Python's tree with its line break): a rename
+    /// writes each continuation with its one line break.
+    #[test]
+    fn a_minimal_rename_keeps_python_line_continuations(src in soup(&[
+        "foo(", "x", "y", ",", ")", "\\\n", "\\\n    ", "\n", "\"a  b\"",
+    ], &["", " ", "  "])) {
+        let ops = [("foo($$$A)", "bar($$$A)"), ("foo($A, $B)", "bar($A, $B)")];
+        rename_is_only_the_rename(SupportLang::Python, "py", &ops, &format!("{src}\n"))?;
     }
 }
