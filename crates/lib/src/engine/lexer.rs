@@ -88,6 +88,13 @@ pub(super) fn all_blank(text: &str) -> bool {
     blank_len(text.as_bytes(), 0) == text.len()
 }
 
+/// True when `text` ends a line: it holds a line break that is not a line
+/// continuation (`\` and the line break, [`blank_len`]).
+pub(super) fn breaks_line(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| c == b'\n' && !(i >= 1 && b[i - 1] == b'\\' || i >= 2 && b[i - 1] == b'\r' && b[i - 2] == b'\\'))
+}
+
 /// The tokens of `text` (blanks between them, [`blank_len`], are the gaps).
 pub(super) fn lex(text: &str, lx: &Lexicon) -> Vec<Tok> {
     let b = text.as_bytes();

@@ -51,7 +51,7 @@ use std::ops::Range;
 
 use ast_grep_language::SupportLang;
 
-use super::lexer::{all_blank, blank_len, lex, lexicon, Lexicon, Tok};
+use super::lexer::{all_blank, blank_len, breaks_line, lex, lexicon, Lexicon, Tok};
 use super::reference::{Origin, Reference};
 use super::spelling::{is_word, Spelling};
 
@@ -507,14 +507,15 @@ impl Gaps<'_> {
     /// between pieces that align with the tokens `lr` and `kr` around it
     /// (`f(a,\n)` through the template `f($A)` stays `f(a,\n)`): the template
     /// dropped a separator it never spelled out. `None` when the original's
-    /// bytes there are not code, or the comma starts its line.
+    /// bytes there are not code, or the comma starts its line (a line
+    /// continuation before it does not count).
     fn trailing_comma(&self, (lr, c, kr): (Range<usize>, usize, Range<usize>), k: usize, base: (usize, &str)) -> Option<String> {
         if !(self.code_gap)(lr.end, kr.start) {
             return None;
         }
-        let before = &self.body[lr.end..self.starts[c]];
-        if before.contains('\n') {
-            return None;
+        let mut before = Cow::Borrowed(&self.body[lr.end..self.starts[c]]);
+        if breaks_line(&before) {
+            before = Cow::Owned(self.restore(base, lr.end..self.starts[c], k, true)?);
         }
         let after = self.base + self.ot[c].end;
         let rest = self.restore(base, after..kr.start, k, true).unwrap_or_else(|| self.fix(self.pieces[k].ug).into_owned());
@@ -675,6 +676,21 @@ mod tests {
         assert_eq!(rewrite(SupportLang::Python, src, "$A and $B", "ok($A) and $B"), "x = ok(a) and \\\n    b\n");
         let src = "foo(a,\\\nx)\n";
         assert_eq!(rewrite(SupportLang::Python, src, "foo($A, $B)", "bar($A, $B)"), "bar(a,\\\nx)\n");
+        // A trailing comma after a line continuation is still on its line.
+        let src = "foo(a, b\\\n,)\n";
+        assert_eq!(rewrite(SupportLang::Python, src, "foo($A, $B)", "bar($A, $B)"), "bar(a, b\\\n,)\n");
+    }
+
+    /// A trailing comma that starts its line stays, re-indented with the
+    /// line it is on.
+    #[test]
+    fn a_trailing_comma_on_its_own_line_stays() {
+        let src = "x = foo(a, b\n,)\n";
+        assert_eq!(rewrite(SupportLang::Python, src, "foo($A, $B)", "bar($A, $B)"), "x = bar(a, b\n,)\n");
+        let src = "def f():\n    x = foo(\n        a, b\n        ,\n    )\n";
+        assert_eq!(rewrite(SupportLang::Python, src, "x = foo($A, $B)", "if c:\n    x = bar($A, $B)"), "def f():\n    if c:\n        x = bar(\n            a, b\n            ,\n        )\n");
+        let src = "let x = foo(a,\n    b\n    ,);\n";
+        assert_eq!(rewrite(SupportLang::JavaScript, src, "foo($A, $B)", "bar($A, $B)"), "let x = bar(a,\n    b\n    ,);\n");
     }
 
     #[test]
