@@ -144,7 +144,9 @@ fn rule_name(i: usize, map: &Map<String, Value>) -> String {
 
 /// The limits of a request's patterns, kept by a rule config of `lang` (a
 /// request's `rule`, a rule file, a project's rules and utilities) before
-/// anything builds it: those of [`check_strings`], and every `pattern` (or its
+/// anything builds it: every string (a pattern, a fix, a regex) at most
+/// [`MAX_PATTERN_BYTES`] bytes with bracket nesting at most [`MAX_NESTING`], the
+/// rule at most [`MAX_NESTING`] levels of objects, and every `pattern` (or its
 /// `context`), wherever it stands (rewriters and utilities too), at most
 /// [`MAX_PATTERN_DEPTH`] levels deep as `lang`. ast-grep-core builds and
 /// matches a pattern by recursion, so a deeper one would overflow the stack.

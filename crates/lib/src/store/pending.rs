@@ -79,15 +79,15 @@
 //! `resolve`:
 //!
 //! - pending actions: dropped (recorded `expired`) when staged more than
-//!   [`PENDING_MAX_AGE_DAYS`] days ago, beyond the newest [`PENDING_MAX_COUNT`], or
-//!   once the newer entries hold [`PENDING_MAX_BYTES`]; the newest is never dropped
+//!   [`PENDING_MAX_AGE_DAYS`](super::PENDING_MAX_AGE_DAYS) days ago, beyond the newest [`PENDING_MAX_COUNT`](super::PENDING_MAX_COUNT), or
+//!   once the newer entries hold [`PENDING_MAX_BYTES`](super::PENDING_MAX_BYTES); the newest is never dropped
 //!   for count or size;
-//! - undo records (`journal/`): the newest [`JOURNAL_MAX_RECORDS`], while their
-//!   originals total at most [`JOURNAL_MAX_BYTES`] (the newest is always kept);
+//! - undo records (`journal/`): the newest [`JOURNAL_MAX_RECORDS`](super::JOURNAL_MAX_RECORDS), while their
+//!   originals total at most [`JOURNAL_MAX_BYTES`](super::JOURNAL_MAX_BYTES) (the newest is always kept);
 //!   a folder without `record.json` (an apply killed before its journal was
 //!   written, so before any rename) is removed;
-//! - resolved records: kept [`RESOLVED_MAX_AGE_DAYS`] days after they were last
-//!   written, at most the newest [`RESOLVED_MAX_COUNT`].
+//! - resolved records: kept [`RESOLVED_MAX_AGE_DAYS`](super::RESOLVED_MAX_AGE_DAYS) days after they were last
+//!   written, at most the newest [`RESOLVED_MAX_COUNT`](super::RESOLVED_MAX_COUNT).
 //!
 //! # Order
 //!
