@@ -250,7 +250,7 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
     let prefilter = Prefilter::new(&pattern, req.strictness, lang);
     let compares_code = repeats_a_metavariable(&pattern.node);
     let fix_bound = FixBound::of(&op.out, ast_grep_core::Language::meta_var_char(&lang));
-    let id = format!("op-{index}");
+    let id = crate::request::op_id(index);
     let config = serde_json::to_value(ruleset::OpRule::of(req, index, Some(lang))).expect("plain data serializes");
     let rule = ruleset::build(&config, &GlobalRules::default())
         .map_err(|e| cerr(OpField::Pat, format!("ops[{index}] does not compile as {lname}: {}", user_text(&e.to_string(), &op.pat, lang)), "does not compile"))?;

@@ -28,6 +28,7 @@ use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_language::SupportLang;
 
 use super::lexer::{all_blank, lex, lexicon, Lexicon};
+use crate::shared::nodes::{walk, Next};
 
 /// Where a token of the reference comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -219,28 +220,16 @@ pub(crate) fn is_atom(node: tree_sitter::Node<'_>) -> bool {
 /// the layout lexer reads them ([`is_literal_token`]: a literal whole, also
 /// one that holds code), in order, without recursion.
 fn literal_tokens(node: tree_sitter::Node<'_>, mut each: impl FnMut(tree_sitter::Node<'_>)) {
-    let mut cursor = node.walk();
-    'walk: loop {
-        let n = cursor.node();
-        if is_literal_token(n) {
-            if n.end_byte() > n.start_byte() {
-                each(n);
-            }
-        } else if cursor.goto_first_child() {
-            continue;
+    let visit = |_: &mut (), n: tree_sitter::Node<'_>| {
+        if !is_literal_token(n) {
+            return Next::Children;
         }
-        loop {
-            if cursor.node() == node {
-                break 'walk;
-            }
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                break 'walk;
-            }
+        if n.end_byte() > n.start_byte() {
+            each(n);
         }
-    }
+        Next::Sibling
+    };
+    walk(node, &mut (), visit, |_, _| {});
 }
 
 /// Calls `each` with every token (see [`is_atom`]) under `root` that is not
@@ -248,32 +237,23 @@ fn literal_tokens(node: tree_sitter::Node<'_>, mut each: impl FnMut(tree_sitter:
 /// (tree-sitter's `goto_first_child_for_byte`) and stops past its end, so its
 /// cost is the depth plus the tokens it finds.
 pub(crate) fn atoms_in(root: tree_sitter::Node<'_>, range: Range<usize>, mut each: impl FnMut(tree_sitter::Node<'_>)) {
-    let mut cursor = root.walk();
-    'walk: loop {
-        let n = cursor.node();
+    let visit = |_: &mut (), n: tree_sitter::Node<'_>| {
         if n.start_byte() >= range.end {
             // This node and every later one lie past the range.
-            if !cursor.goto_parent() {
-                break;
-            }
-        } else if n.end_byte() > range.start {
-            if is_atom(n) {
-                if n.end_byte() > n.start_byte() {
-                    each(n);
-                }
-            } else if cursor.goto_first_child_for_byte(range.start).is_some() {
-                continue;
-            }
+            return Next::Parent;
         }
-        loop {
-            if cursor.goto_next_sibling() {
-                continue 'walk;
-            }
-            if !cursor.goto_parent() {
-                break 'walk;
-            }
+        if n.end_byte() <= range.start {
+            return Next::Sibling;
         }
-    }
+        if !is_atom(n) {
+            return Next::ChildrenFrom(range.start);
+        }
+        if n.end_byte() > n.start_byte() {
+            each(n);
+        }
+        Next::Sibling
+    };
+    walk(root, &mut (), visit, |_, _| {});
 }
 
 /// The reference of the match `nm` of a rule whose first fix template is

@@ -48,6 +48,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Edit;
+use crate::shared::nodes::{walk, Next};
 use crate::shared::text::{line_of, plural};
 
 mod captured;
@@ -145,64 +146,55 @@ impl Flat {
             let k = regions.partition_point(|r| r.1 < s);
             regions.get(k).is_none_or(|r| r.0 > e)
         };
-        let mut f = Flat::default();
-        let mut stack: Vec<u32> = Vec::new();
-        let mut pending: Vec<u32> = Vec::new();
-        let mut cursor = root.walk();
-        'walk: loop {
-            let node = cursor.node();
-            let keep = !node.is_extra() && node.end_byte() > node.start_byte();
-            if keep {
-                let id = f.kind.len() as u32;
-                f.kind.push(node.kind_id());
-                f.named.push(node.is_named());
-                f.parent.push(stack.last().copied().unwrap_or(NONE));
-                f.start.push(node.start_byte() as u32);
-                f.end.push(node.end_byte() as u32);
-                f.last.push(id);
-                f.leaf_first.push(f.leaves.len() as u32);
-                f.leaf_end.push(f.leaves.len() as u32);
-                pending.push(id);
-                if node.child_count() == 0 || outside(node.start_byte(), node.end_byte()) {
-                    f.chain_at.push(f.chains.len() as u32);
-                    f.chains.append(&mut pending);
-                    f.leaves.push(id);
-                    f.ends_at.push(id);
-                    f.leaf_end[id as usize] += 1;
-                } else if cursor.goto_first_child() {
-                    stack.push(id);
-                    continue;
-                }
+        // The flat tree, the nodes whose children the walk is in, and the
+        // chain of nodes that start at the next leaf.
+        let mut state = (Flat::default(), Vec::<u32>::new(), Vec::<u32>::new());
+        let visit = |(f, stack, pending): &mut (Flat, Vec<u32>, Vec<u32>), node: tree_sitter::Node<'_>| {
+            if node.is_extra() || node.end_byte() == node.start_byte() {
+                return Next::Sibling;
             }
-            loop {
-                if cursor.goto_next_sibling() {
-                    continue 'walk;
-                }
-                if !cursor.goto_parent() {
-                    break 'walk;
-                }
-                let left = stack.pop();
-                if let Some(n) = left {
-                    f.last[n as usize] = f.kind.len() as u32 - 1;
-                }
-                if let Some(n) = left.filter(|&n| pending.last() == Some(&n)) {
-                    // Its children are all empty or comments (`r""` in Rust:
-                    // an empty `string_content`): it is a token itself.
-                    f.chain_at.push(f.chains.len() as u32);
-                    f.chains.append(&mut pending);
-                    f.leaves.push(n);
-                    f.ends_at.push(n);
-                }
-                if let Some(n) = left {
-                    // Closed after the nodes under it: the outermost so far
-                    // to end at its last leaf.
-                    f.leaf_end[n as usize] = f.leaves.len() as u32;
-                    if let Some(last) = f.leaves.len().checked_sub(1).filter(|&l| l >= f.leaf_first[n as usize] as usize) {
-                        f.ends_at[last] = n;
-                    }
-                }
+            let id = f.kind.len() as u32;
+            f.kind.push(node.kind_id());
+            f.named.push(node.is_named());
+            f.parent.push(stack.last().copied().unwrap_or(NONE));
+            f.start.push(node.start_byte() as u32);
+            f.end.push(node.end_byte() as u32);
+            f.last.push(id);
+            f.leaf_first.push(f.leaves.len() as u32);
+            f.leaf_end.push(f.leaves.len() as u32);
+            pending.push(id);
+            if node.child_count() == 0 || outside(node.start_byte(), node.end_byte()) {
+                f.chain_at.push(f.chains.len() as u32);
+                f.chains.append(pending);
+                f.leaves.push(id);
+                f.ends_at.push(id);
+                f.leaf_end[id as usize] += 1;
+                return Next::Sibling;
             }
-        }
+            // It has children: the walk goes into them.
+            stack.push(id);
+            Next::Children
+        };
+        let leave = |(f, stack, pending): &mut (Flat, Vec<u32>, Vec<u32>), _: tree_sitter::Node<'_>| {
+            let Some(n) = stack.pop() else { return };
+            f.last[n as usize] = f.kind.len() as u32 - 1;
+            if pending.last() == Some(&n) {
+                // Its children are all empty or comments (`r""` in Rust:
+                // an empty `string_content`): it is a token itself.
+                f.chain_at.push(f.chains.len() as u32);
+                f.chains.append(pending);
+                f.leaves.push(n);
+                f.ends_at.push(n);
+            }
+            // Closed after the nodes under it: the outermost so far to end at
+            // its last leaf.
+            f.leaf_end[n as usize] = f.leaves.len() as u32;
+            if let Some(last) = f.leaves.len().checked_sub(1).filter(|&l| l >= f.leaf_first[n as usize] as usize) {
+                f.ends_at[last] = n;
+            }
+        };
+        walk(root, &mut state, visit, leave);
+        let mut f = state.0;
         f.chain_at.push(f.chains.len() as u32);
         f
     }

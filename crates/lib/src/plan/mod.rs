@@ -290,7 +290,7 @@ fn cross_rule_notes(overlapped: &[Overlapped]) -> Vec<String> {
 
 /// The file's dropped matches and findings, named by rule.
 fn reported(req: &Request, names: &[String], path: &str, text: &str, rw: &engine::Rewrite) -> Reported {
-    let name = |i: usize| names.get(i).cloned().unwrap_or_else(|| format!("op-{i}"));
+    let name = |i: usize| names.get(i).cloned().unwrap_or_else(|| crate::request::op_id(i));
     let overlapped = rw
         .dropped
         .iter()

@@ -362,6 +362,12 @@ pub struct Request {
     pub front: crate::shared::message::Front,
 }
 
+/// The rule id of op `i` of an ad-hoc request (`ops[i]`): `op-N`, as the
+/// rule config it becomes, its findings and its dropped matches name it.
+pub fn op_id(i: usize) -> String {
+    format!("op-{i}")
+}
+
 /// Lines of context around each hunk, by default (`contextLines` / `-C` change it).
 pub const CONTEXT: usize = 3;
 
@@ -398,7 +404,7 @@ impl Request {
                 id => id.to_string(),
             }).collect();
         }
-        (0..self.ops.len()).map(|i| format!("op-{i}")).collect()
+        (0..self.ops.len()).map(op_id).collect()
     }
 
     /// The severity of rule `i` (a rule config's, default `hint` as in ast-grep).

@@ -285,7 +285,7 @@ impl OpRule {
         } else {
             PatternSpec::Contextual { context: op.pat.clone(), selector, strictness }
         };
-        OpRule { id: format!("op-{i}"), language: lang.map(|l| lang::name(l).to_string()), rule: RuleCore { pattern }, fix: op.out.clone() }
+        OpRule { id: crate::request::op_id(i), language: lang.map(|l| lang::name(l).to_string()), rule: RuleCore { pattern }, fix: op.out.clone() }
     }
 }
 
