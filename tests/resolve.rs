@@ -67,6 +67,9 @@ fn a_wrong_extra_value_is_bad_input_exit_2_naming_the_key() {
         (r#"{"files":[1]}"#, "extra.files must be a non-empty array"),
         (r#"{"allowSyntaxErrors":"yes"}"#, r#"extra.allowSyntaxErrors must be true or false, not "yes""#),
         (r#"{"verify":"splice"}"#, r#"extra.verify must be "rerun""#),
+        (r#"{"files":null}"#, "extra.files must be a non-empty array of the action's paths (as `ast-edit show` lists them), not null"),
+        (r#"{"verify":null}"#, r#"extra.verify must be "rerun" (re-run the engine on every file; leave it out to let apply choose), not null"#),
+        (r#"{"exclude":["python/app.py",null]}"#, r#"extra.exclude must be an array of the action's paths (as `ast-edit show` lists them), not ["python/app.py",null]"#),
     ] {
         let r = t.run(&["resolve", "apply", "--reason", "r", "--extra", extra]).code(2);
         assert!(r.stderr.starts_with("error: "), "{extra}: {}", r.stderr);

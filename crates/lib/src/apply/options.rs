@@ -38,80 +38,118 @@ pub struct ApplyOptions {
     pub front: Front,
 }
 
+/// `extra` as an `ast_edit` apply reads it (docs/DESIGN.md section 4.2): the
+/// keys of [`ApplyOptions::EXTRA_KEYS`], each with its type; `null` is no value
+/// of any of them.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Extra {
+    #[serde(default)]
+    stale: Stale,
+    #[serde(default, deserialize_with = "present")]
+    files: Option<Vec<String>>,
+    #[serde(default)]
+    allow_syntax_errors: bool,
+    #[serde(default, deserialize_with = "present")]
+    verify: Option<Verify>,
+    #[serde(default)]
+    exclude: Vec<String>,
+    #[serde(default)]
+    skip_flagged: bool,
+    #[serde(default)]
+    allow_structure_changes: bool,
+    #[serde(default)]
+    allow_template_mismatch: bool,
+}
+
+/// `extra.stale`: what apply does with files changed since the preview.
+#[derive(Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Stale {
+    /// Write the fresh files, report the stale ones.
+    Skip,
+    /// Write nothing.
+    #[default]
+    Abort,
+}
+
+/// `extra.verify`: how apply builds the new text.
+#[derive(Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Verify {
+    /// Re-run the engine on every file.
+    Rerun,
+}
+
+/// A key's value, which must be there: `null` is refused rather than read as
+/// the key left out.
+fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> std::result::Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
 impl ApplyOptions {
     /// The keys of `extra` that an `ast_edit` apply reads, in the order messages
     /// list them (docs/DESIGN.md section 4.2).
     pub const EXTRA_KEYS: [&str; 8] = ["stale", "files", "allowSyntaxErrors", "verify", "exclude", "skipFlagged", "allowStructureChanges", "allowTemplateMismatch"];
 
-    /// Reads the options from `extra` (a JSON object). A key that is not one of
-    /// [`ApplyOptions::EXTRA_KEYS`], or a value of the wrong type or out of range, is bad input
-    /// naming the key and what it takes (docs/DESIGN.md section 4.2): an
-    /// `ast_edit` action takes nothing else, and a typo such as `file` for `files`
-    /// must not apply every file.
+    /// Reads the options from `extra` (a JSON object) through [`Extra`]. A key
+    /// that is not one of [`ApplyOptions::EXTRA_KEYS`], or a value of the wrong
+    /// type or out of range, is bad input naming the key and what it takes
+    /// (docs/DESIGN.md section 4.2): an `ast_edit` action takes nothing else,
+    /// and a typo such as `file` for `files` must not apply every file.
     pub fn from_extra(extra: Option<&serde_json::Value>, front: Front) -> Result<Self> {
-        let mut o = ApplyOptions { front, ..ApplyOptions::default() };
+        let o = ApplyOptions { front, ..ApplyOptions::default() };
         let Some(extra) = extra else { return Ok(o) };
         let obj = extra.as_object().ok_or_else(|| Error::bad("extra must be a JSON object, for example {\"stale\":\"skip\"}"))?;
-        let options = Self::EXTRA_KEYS.join(", ");
-        for key in obj.keys() {
-            if !Self::EXTRA_KEYS.contains(&key.as_str()) {
-                let hint = Self::closest_key(key).map(|k| format!(" (did you mean `{k}`?)")).unwrap_or_default();
-                return Err(Error::bad(format!(
-                    "extra has the key `{key}`{hint}, which an ast_edit action does not take; its options are: {options}. Nothing was written; the action stays pending"
-                )));
-            }
+        if let Some(key) = obj.keys().find(|k| !Self::EXTRA_KEYS.contains(&k.as_str())) {
+            let hint = Self::closest_key(key).map(|k| format!(" (did you mean `{k}`?)")).unwrap_or_default();
+            let options = Self::EXTRA_KEYS.join(", ");
+            return Err(Error::bad(format!(
+                "extra has the key `{key}`{hint}, which an ast_edit action does not take; its options are: {options}. Nothing was written; the action stays pending"
+            )));
         }
-        let bad = |key: &str, what: &str, got: &serde_json::Value| {
-            Error::bad(format!("extra.{key} must be {what}, not {got}. Nothing was written; the action stays pending"))
+        let bad = |key: &str| {
+            let got = obj.get(key).map_or_else(String::new, |v| v.to_string());
+            Error::bad(format!("extra.{key} must be {}, not {got}. Nothing was written; the action stays pending", Self::takes(key, front)))
         };
-        if let Some(v) = obj.get("stale") {
-            o.skip_stale = match v.as_str() {
-                Some("skip") => true,
-                Some("abort") => false,
-                _ => return Err(bad("stale", "\"skip\" or \"abort\"", v)),
+        let x: Extra = serde_path_to_error::deserialize(extra).map_err(|e| {
+            let key = match e.path().iter().next() {
+                Some(serde_path_to_error::Segment::Map { key }) => key.clone(),
+                _ => String::new(),
             };
+            bad(&key)
+        })?;
+        if x.files.as_ref().is_some_and(Vec::is_empty) {
+            return Err(bad("files"));
         }
-        if let Some(v) = obj.get("files") {
-            let what = format!("a non-empty array of the action's paths (as {} lists them)", front.name(Name::ActionFiles));
-            let arr = v.as_array().filter(|a| !a.is_empty()).ok_or_else(|| bad("files", &what, v))?;
-            let files = arr.iter().map(|f| f.as_str().map(str::to_string)).collect::<Option<Vec<_>>>();
-            o.only = Some(files.ok_or_else(|| bad("files", &what, v))?);
-        }
-        if let Some(v) = obj.get("allowSyntaxErrors") {
-            o.allow_syntax_errors = v.as_bool().ok_or_else(|| bad("allowSyntaxErrors", "true or false", v))?;
-        }
-        if let Some(v) = obj.get("allowStructureChanges") {
-            o.allow_structure_changes = v.as_bool().ok_or_else(|| bad("allowStructureChanges", "true or false", v))?;
-        }
-        if let Some(v) = obj.get("allowTemplateMismatch") {
-            o.allow_template_mismatch = v.as_bool().ok_or_else(|| bad("allowTemplateMismatch", "true or false", v))?;
-        }
-        if let Some(v) = obj.get("verify") {
-            o.rerun = match v.as_str() {
-                Some("rerun") => true,
-                _ => return Err(bad("verify", "\"rerun\" (re-run the engine on every file; leave it out to let apply choose)", v)),
-            };
-        }
-        o.read_leave_out(obj, bad)?;
+        let o = ApplyOptions {
+            skip_stale: x.stale == Stale::Skip,
+            only: x.files,
+            allow_syntax_errors: x.allow_syntax_errors,
+            exclude: x.exclude,
+            allow_structure_changes: x.allow_structure_changes,
+            allow_template_mismatch: x.allow_template_mismatch,
+            skip_flagged: x.skip_flagged,
+            rerun: x.verify == Some(Verify::Rerun),
+            ..o
+        };
+        o.check_leave_out()?;
         Ok(o)
     }
 
-    /// `exclude` and `skipFlagged` (docs/DESIGN.md section 4.2); `skipFlagged`
-    /// and `allowSyntaxErrors` both true contradict each other.
-    fn read_leave_out(
-        &mut self,
-        obj: &serde_json::Map<String, serde_json::Value>,
-        bad: impl Fn(&str, &str, &serde_json::Value) -> Error,
-    ) -> Result<()> {
-        if let Some(v) = obj.get("exclude") {
-            let what = format!("an array of the action's paths (as {} lists them)", self.front.name(Name::ActionFiles));
-            let arr = v.as_array().ok_or_else(|| bad("exclude", &what, v))?;
-            let paths = arr.iter().map(|f| f.as_str().map(str::to_string)).collect::<Option<Vec<_>>>();
-            self.exclude = paths.ok_or_else(|| bad("exclude", &what, v))?;
+    /// What the key `key` of `extra` takes, in the words of `front`.
+    fn takes(key: &str, front: Front) -> String {
+        match key {
+            "stale" => "\"skip\" or \"abort\"".to_string(),
+            "files" => format!("a non-empty array of the action's paths (as {} lists them)", front.name(Name::ActionFiles)),
+            "exclude" => format!("an array of the action's paths (as {} lists them)", front.name(Name::ActionFiles)),
+            "verify" => "\"rerun\" (re-run the engine on every file; leave it out to let apply choose)".to_string(),
+            _ => "true or false".to_string(),
         }
-        if let Some(v) = obj.get("skipFlagged") {
-            self.skip_flagged = v.as_bool().ok_or_else(|| bad("skipFlagged", "true or false", v))?;
-        }
+    }
+
+    /// `skipFlagged` contradicts each of the keys that write flagged files.
+    fn check_leave_out(&self) -> Result<()> {
         if self.skip_flagged && self.allow_syntax_errors {
             return Err(Error::bad(
                 "extra.skipFlagged leaves out the files whose rewrite adds syntax errors and extra.allowSyntaxErrors writes them: pass one of the two. Nothing was written; the action stays pending",
@@ -174,5 +212,24 @@ impl ApplyOptions {
             prev = cur;
         }
         prev[b.len()]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The keys the messages list are the keys the struct reads, each with a
+    /// value of its type; any other key is refused by the struct too.
+    #[test]
+    fn the_listed_keys_are_the_keys_of_the_struct() {
+        let values = [json!("skip"), json!(["a.py"]), json!(true), json!("rerun"), json!(["b.py"]), json!(false), json!(true), json!(true)];
+        let extra: serde_json::Map<String, serde_json::Value> = ApplyOptions::EXTRA_KEYS.iter().map(|k| k.to_string()).zip(values).collect();
+        let o = ApplyOptions::from_extra(Some(&extra.into()), Front::Cli).unwrap();
+        assert!(o.skip_stale && o.rerun && o.allow_syntax_errors && o.allow_structure_changes && o.allow_template_mismatch && !o.skip_flagged);
+        assert_eq!((o.only, o.exclude), (Some(vec!["a.py".to_string()]), vec!["b.py".to_string()]));
+        assert!(serde_json::from_value::<Extra>(json!({"stale": "skip", "file": ["a.py"]})).is_err());
+        assert_eq!(ApplyOptions::from_extra(Some(&json!({"stale": "abort"})), Front::Cli).unwrap(), ApplyOptions::default());
     }
 }
