@@ -23,10 +23,10 @@ fn main() -> anyhow::Result<()> {
     let plan = plan::build(&req, &root)?;
 
     // 3. Staged in the workspace's store (kept beside the example here, not in the
-    // user's state dir); the details are what `run --json` prints.
+    // user's state dir); the details are what `run --json` prints, worded for the CLI.
     let ws = Workspace::with_state_dir(&root, dir.join("state"));
     let store = ws.store(&mut |warning| eprintln!("warning: {warning}"))?;
-    let staged = workflow::stage(&store, plan)?;
+    let staged = workflow::stage(&store, plan, Front::Cli)?;
     println!("{}", staged.details.label);
     for f in &staged.details.files {
         print!("{}", f.diff);

@@ -1,4 +1,4 @@
-//! The pending-action store's format (version 1) through the real binary: the shape
+//! The pending-action store's format (version 2) through the real binary: the shape
 //! of a new entry, the order of actions without a counter file, bad entries (and
 //! an entry without a format version) that are reported and skipped, the records of
 //! resolved actions, the retention of what the store keeps and `pending --clear`
@@ -40,14 +40,14 @@ fn is_rfc3339(s: &str) -> bool {
 }
 
 #[test]
-fn a_new_entry_has_the_version_1_shape() {
+fn a_new_entry_has_the_version_2_shape() {
     let t = Tree::fixtures();
     let id = preview_id(&t, &["-l", "py", "--strictness", "ast"]);
     let e = read_json(&pending_dir(&t).join(format!("{id}.json")));
-    assert_eq!(e["formatVersion"], 1);
+    assert_eq!(e["formatVersion"], 2);
     assert_eq!(e["id"], id.as_str());
     let order = e["order"].as_u64().unwrap();
-    assert!(e.get("seq").is_none(), "no copy of order for builds before version 1: {e}");
+    assert!(e.get("seq").is_none(), "no `seq` copy of order (builds of version 1 wrote one): {e}");
     assert!(is_rfc3339(e["createdAt"].as_str().unwrap()), "{e}");
     assert_eq!(e["label"], "AST Edit: 2 replacements in 1 file");
     assert_eq!(e["sourceToolName"], "ast_edit");
@@ -71,7 +71,7 @@ fn a_new_entry_has_the_version_1_shape() {
     // A command action records no rules.
     let c = propose(&t, "Cmd");
     let c = read_json(&pending_dir(&t).join(format!("{c}.json")));
-    assert_eq!(c["formatVersion"], 1);
+    assert_eq!(c["formatVersion"], 2);
     assert_eq!(c["rules"], json!([]));
     assert_eq!(c["rulesDigest"], Value::Null);
     assert!(c["engineBuild"].is_string());
@@ -117,6 +117,26 @@ fn orders_stay_increasing_when_the_clock_is_behind_the_store() {
     assert_eq!(order(&c), ahead + 2);
 }
 
+/// Version 2 keeps a plan's warnings and skip reasons typed, with their
+/// figures; the front end that shows the action words them.
+#[test]
+fn a_new_entry_keeps_warnings_and_skip_reasons_typed_and_show_words_them() {
+    let t = Tree::empty();
+    t.write("a.py", "x = fetch_data(fetch_data(1))\n");
+    t.write("bin.py", "y = fetch_data(2)\u{0}\n");
+    let v: Value = t.run(&["run", "-p", "fetch_data($A)", "-r", "load_data($A)", "--json"]).ok().json();
+    let id = v["id"].as_str().expect("staged");
+    let e = read_json(&pending_dir(&t).join(format!("{id}.json")));
+    assert_eq!(e["kind"]["plan"]["warnings"], json!([{"kind": "overlaps", "count": 1}]));
+    assert_eq!(e["kind"]["plan"]["skipped"], json!([{"path": "bin.py", "reason": {"kind": "binary"}}]));
+    let d: Value = t.run(&["show", "--json"]).ok().json();
+    assert_eq!(
+        d["warnings"],
+        json!(["1 match(es) nested in or overlapping another match were not rewritten (the outermost wins); run the same edit again after applying to rewrite them."])
+    );
+    assert_eq!(d["skipped"], json!([{"path": "bin.py", "reason": "binary file (contains NUL bytes)"}]));
+}
+
 #[test]
 fn a_bad_entry_is_reported_and_skipped_and_the_others_still_resolve() {
     let t = Tree::fixtures();
@@ -124,7 +144,7 @@ fn a_bad_entry_is_reported_and_skipped_and_the_others_still_resolve() {
     let bad = pending_dir(&t).join("bad.json");
     std::fs::write(&bad, "{ not json").unwrap();
     let newer = pending_dir(&t).join("ae-future.json");
-    std::fs::write(&newer, r#"{"formatVersion": 2, "id": "ae-future", "whatever": "shape v2 has"}"#).unwrap();
+    std::fs::write(&newer, r#"{"formatVersion": 3, "id": "ae-future", "whatever": "shape v3 has"}"#).unwrap();
     // An entry of a build before the first release: no format version.
     let unversioned = pending_dir(&t).join("ae-old.json");
     std::fs::write(&unversioned, r#"{"id": "ae-old", "seq": 1, "label": "L", "kind": {}}"#).unwrap();
@@ -142,7 +162,7 @@ fn a_bad_entry_is_reported_and_skipped_and_the_others_still_resolve() {
     assert!(bad_line.contains(&bad.display().to_string()), "{bad_line}");
     assert!(bad_line.ends_with("delete the file to drop it"), "{bad_line}");
     let newer_line = lines.iter().find(|l| l.contains("ae-future.json")).unwrap();
-    assert!(newer_line.contains("written by a newer ast-edit (format version 2"), "{newer_line}");
+    assert!(newer_line.contains("written by a newer ast-edit (format version 3"), "{newer_line}");
 
     let r = t.run(&["show", "--json"]).ok();
     assert!(r.stderr.contains("bad.json"), "{}", r.stderr);
@@ -181,7 +201,7 @@ fn resolved_records_follow_apply_discard_and_undo() {
     let order = read_json(&pending_dir(&t).join(format!("{applied}.json")))["order"].as_u64().unwrap();
     t.run(&["resolve", "apply", "--reason", "r"]).ok();
     let rec = resolved(&t, &applied);
-    assert_eq!(rec["formatVersion"], 1);
+    assert_eq!(rec["formatVersion"], 2);
     assert_eq!(rec["id"], applied.as_str());
     assert_eq!(rec["label"], "AST Edit: 2 replacements in 1 file");
     assert_eq!(rec["sourceToolName"], "ast_edit");

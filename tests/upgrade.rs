@@ -11,6 +11,10 @@
 //!   edit and proves it equals the plan), and undo puts the files back.
 //! - `applied/`: the same edit applied with `-U`, journalled: undo puts the files
 //!   back.
+//! - `worded/`: written by the build of commit 3f2f5f0 (format version 1), a
+//!   preview with a warning (a nested match) and a skipped file (`bin.py` holds
+//!   a NUL byte), both kept worded as version 1 kept them: shown as they were
+//!   worded, and the action applies.
 
 mod common;
 
@@ -67,4 +71,20 @@ fn an_undo_journal_of_format_version_1_undoes() {
     let r = t.run(&["undo"]).ok();
     assert!(r.stdout.contains("a.py") && r.stdout.contains("b.py"), "{}", r.stdout);
     assert_eq!((t.read("a.py").as_str(), t.read("b.py").as_str()), (BEFORE_A, "x = fetch_data(3)\n"));
+}
+
+#[test]
+fn the_worded_warnings_and_skip_reasons_of_format_version_1_are_shown_as_they_were() {
+    let t = tree("worded");
+    let d: serde_json::Value = t.run(&["show", "--json"]).ok().json();
+    assert_eq!(d["id"], "ae-aacb19", "{d}");
+    assert_eq!(
+        d["warnings"],
+        serde_json::json!(["1 match(es) nested in or overlapping another match were not rewritten (the outermost wins); run the same edit again after applying to rewrite them."])
+    );
+    assert_eq!(d["skipped"], serde_json::json!([{"path": "bin.py", "reason": "binary file (contains NUL bytes)"}]));
+    let text = t.run(&["show"]).ok().stdout;
+    assert!(text.contains("skipped bin.py: binary file (contains NUL bytes)"), "{text}");
+    t.run(&["resolve", "apply", "--reason", "upgrade"]).ok();
+    assert_eq!(t.read("a.py"), "x = load_data(fetch_data(1))\n");
 }

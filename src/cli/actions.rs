@@ -197,7 +197,7 @@ pub(super) fn show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> any
             return Ok(0);
         }
     };
-    let mut details = Preview::of(plan).details.staged(action.id.clone());
+    let mut details = Preview::of(plan, Front::Cli).details.staged(action.id.clone());
     if full {
         for (shown, f) in details.files.iter_mut().zip(&plan.files) {
             if f.diff_lines_cut > 0 {

@@ -185,7 +185,7 @@ fn emit(plan: Plan, how: Emit, started: Instant, out: &mut impl Write) -> anyhow
         update_all(plan, how.json, how.style, out)?
     } else {
         let (_, store) = open_store()?;
-        let shown = workflow::stage(&store, plan)?;
+        let shown = workflow::stage(&store, plan, Front::Cli)?;
         if how.json {
             write_json(out, &shown.details)?;
         } else {
@@ -218,7 +218,7 @@ fn print_preview(out: &mut impl Write, shown: &Preview, style: Style) -> std::io
 
 /// `-U`: the plan applied at once with the verified writer, journalled for undo.
 fn update_all(plan: Plan, json: bool, style: Style, out: &mut impl Write) -> anyhow::Result<(i32, ast_edit::plan::preview::PreviewDetails)> {
-    let mut shown = Preview::of(&plan);
+    let mut shown = Preview::of(&plan, Front::Cli);
     if plan.files.is_empty() {
         if json {
             write_json(out, &shown.details)?;

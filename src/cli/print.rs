@@ -110,7 +110,7 @@ pub fn diffs(out: &mut impl Write, d: &PreviewDetails, style: Style) -> io::Resu
 /// Prints skipped files, warnings and the summary line.
 pub fn summary(out: &mut impl Write, d: &PreviewDetails, style: Style) -> io::Result<()> {
     for s in &d.skipped {
-        writeln!(out, "{}", paint(style.color, "33", &format!("skipped {}: {}", s.shown(), escape_controls(&s.reason))))?;
+        writeln!(out, "{}", paint(style.color, "33", &format!("skipped {}: {}", s.shown, escape_controls(&s.reason))))?;
     }
     for w in &d.warnings {
         writeln!(out, "{}", paint(style.color, "33", &format!("warning: {}", escape_controls(w))))?;

@@ -17,7 +17,7 @@ use ast_edit::app::workflow::{self, Preview};
 /// Reviews `plan` file by file and applies what was accepted; returns the exit
 /// code and the preview details.
 pub(super) fn review(plan: Plan, style: Style, out: &mut impl Write) -> anyhow::Result<(i32, PreviewDetails)> {
-    let Preview { details, .. } = Preview::of(&plan);
+    let Preview { details, .. } = Preview::of(&plan, ast_edit::shared::message::Front::Cli);
     if plan.files.is_empty() {
         print::summary(out, &details, style)?;
         writeln!(out, "No changes: nothing to review.")?;

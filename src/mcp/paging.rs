@@ -396,7 +396,7 @@ impl Page {
 /// tool error (an offset past the last file).
 pub fn page(action: &PendingAction, offset: usize, limit: usize, mut text_fits: impl FnMut(&ast_edit::plan::preview::PreviewFile) -> bool) -> Result<Page, String> {
     let files = match &action.kind {
-        ActionKind::AstEdit { plan } => ast_edit::plan::preview::details(plan, &[]).files,
+        ActionKind::AstEdit { plan } => ast_edit::plan::preview::details(plan, &[], ast_edit::shared::message::Front::Mcp).files,
         ActionKind::Command { .. } => Vec::new(),
     };
     let total = files.len();
@@ -480,7 +480,7 @@ mod tests {
             files_searched: files.len(),
             files,
             overlaps: 0,
-            skipped: (0..500).map(|i| ast_edit::request::read::Skipped { path: format!("s{i}.py"), reason: "binary file (contains NUL bytes)".into() }).collect(),
+            skipped: (0..500).map(|i| ast_edit::plan::preview::SkippedFile { path: format!("s{i}.py"), reason: "binary file (contains NUL bytes)".into(), shown: format!("s{i}.py") }).collect(),
             warnings: Vec::new(),
             limit_reached: false,
             overlapped: Vec::new(),

@@ -46,7 +46,7 @@ pub fn preview_text(d: &PreviewDetails) -> String {
         ),
     }
     push_files(&mut s, d);
-    push_notes(&mut s, "\nSkipped ", &plural(d.skipped.len(), "file"), d.skipped.iter().map(|k| format!("  {}: {}", k.shown(), escape_controls(&k.reason))), "skipped");
+    push_notes(&mut s, "\nSkipped ", &plural(d.skipped.len(), "file"), d.skipped.iter().map(|k| format!("  {}: {}", k.shown, escape_controls(&k.reason))), "skipped");
     push_notes(&mut s, "\nWarnings", "", d.warnings.iter().map(|w| format!("  - {}", escape_controls(w))), "warnings");
     if let Some(line) = d.broken_before_line() {
         s.push('\n');

@@ -98,7 +98,7 @@ impl AstEditServer {
         let staging = self.in_flight.start(&ctx.id, "ast_edit");
         let staged = tokio::task::spawn_blocking(move || {
             let _staging = staging;
-            workflow::stage(&server.store()?, plan)
+            workflow::stage(&server.store()?, plan, Front::Mcp)
         })
         .await;
         let details = match staged {

@@ -135,7 +135,8 @@ pub(super) fn prepare_file<'p>(
         None => engine::splice(original, &f.edits),
         Some(engine) => {
             let lang = lang::parse_lang(&f.lang)?;
-            let text = crate::request::read::check_text(original).map_err(|s| Error::ApplyFailed(format!("{}: {}", f.path, s.0)))?;
+            // (A text check's reason reads the same on both front ends.)
+            let text = crate::request::read::check_text(original).map_err(|s| Error::ApplyFailed(format!("{}: {}", f.path, s.0.text(Front::Cli))))?;
             let opts = engine::RewriteOptions { prefilter: !plan.request.no_prefilter, check_syntax: false, rewrite_nested: plan.request.rewrite_nested, verbatim: plan.request.verbatim };
             engine::rewrite(&engine.ops_for(lang, &f.abs), lang, text, opts).map(|r| r.new_text).unwrap_or_default()
         }

@@ -23,7 +23,7 @@ use crate::compile::{self, CompiledOp};
 use crate::engine::{Engine, Rewrite};
 use crate::shared::error::Error;
 use crate::request::lang;
-use crate::shared::message::{Front, Input, Name};
+use crate::shared::message::{Input, Name};
 use crate::request::{Request, Strictness};
 use crate::request::walk::Candidate;
 
@@ -73,21 +73,11 @@ pub fn file_seen(req: &Request, ops: &[&CompiledOp], text: &str, rw: Option<&Rew
     FileSeen { parsed: true, matched, left_alone: !rw.unparsed.is_empty() }
 }
 
-/// The warning when the walk found no file to search.
-pub fn no_file_searched(front: Front) -> String {
-    let how = match front {
-        Front::Cli => "(the CLI's --no-ignore and --hidden include them)",
-        Front::Mcp => "(name such a file in `paths` to search it)",
-    };
-    format!(
-        "No file searched: nothing under the given paths is a file of a language this edit runs on, once files excluded by .gitignore/.ignore rules and hidden files are left out {how}."
-    )
-}
-
-/// When `lang` is forced and the walk found no file of it: the languages of the
-/// files that are there (walked again without `lang`; only in this case, where
-/// the run did nothing else).
-pub fn other_languages(req: &Request, cwd: &Path) -> Option<String> {
+/// When `lang` is forced and the walk found no file of it: its name and the
+/// languages of the files that are there, with their counts, most first, at
+/// most 3 (walked again without `lang`; only in this case, where the run did
+/// nothing else).
+pub fn other_languages(req: &Request, cwd: &Path) -> Option<(String, Vec<(String, usize)>)> {
     let forced = req.lang?;
     let probe = Request { lang: None, max_files: None, ..req.clone() };
     let walked = crate::request::walk::walk(&probe, cwd).ok()?;
@@ -99,16 +89,11 @@ pub fn other_languages(req: &Request, cwd: &Path) -> Option<String> {
         }
     }
     counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| lang::name(a.0).cmp(lang::name(b.0))));
-    let (top, _) = *counts.first()?;
-    let listed: Vec<String> = counts.iter().take(3).map(|(l, n)| format!("{} ({})", lang::name(*l), crate::shared::text::plural(*n, "file"))).collect();
-    let f = req.front;
-    Some(format!(
-        "The language is {} ({}), but the files under the given paths are {}: pass their language ({}), or leave it out to take each file's language from its extension.",
-        lang::name(forced),
-        f.name(Name::Set(Input::Lang, lang::name(forced))),
-        listed.join(", "),
-        f.name(Name::Set(Input::Lang, lang::name(top)))
-    ))
+    if counts.is_empty() {
+        return None;
+    }
+    let found = counts.iter().take(3).map(|(l, n)| (lang::name(*l).to_string(), *n)).collect();
+    Some((lang::name(forced).to_string(), found))
 }
 
 /// Languages tried first when a pattern compiles for none of the run's: the

@@ -281,7 +281,7 @@ fn look_at_files(facts: &RunFacts<'_>, lang: SupportLang, probes: &mut [Probe<'_
         if bytes.saturating_add(c.size) > MAX_DIAGNOSED_BYTES {
             continue;
         }
-        let Ok(bytes_read) = crate::request::read::read_text(&c.path, facts.req.max_filesize, facts.req.front) else { continue };
+        let Ok(bytes_read) = crate::request::read::read_text(&c.path, facts.req.max_filesize) else { continue };
         let Ok(text) = crate::request::read::check_text(&bytes_read) else { continue };
         let body = text.strip_prefix('\u{feff}').unwrap_or(text);
         let grep = lang.ast_grep(body);

@@ -36,7 +36,7 @@ use crate::shared::error::{Error, Result};
 use crate::request::lang;
 use crate::request::Request;
 
-use crate::request::read::Skip;
+use crate::request::read::{Skip, SkipReason};
 use crate::shared::nodes::{tree_depth, walk_pruned};
 
 mod captures;
@@ -291,7 +291,7 @@ impl Rewrite {
     }
 
     /// The file is not searched after all: no edits, the text unchanged.
-    fn refused(text: &str, why: String) -> Rewrite {
+    fn refused(text: &str, why: SkipReason) -> Rewrite {
         Rewrite { refused: Some(Skip(why)), ..Rewrite::unchanged(text) }
     }
 }

@@ -11,7 +11,7 @@
 use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_language::SupportLang;
 
-use super::{pick, scan, splice, Edit, RewriteOptions};
+use super::{pick, scan, splice, Edit, RewriteOptions, SkipReason};
 use crate::compile::CompiledOp;
 
 /// Rounds of nested rewriting after the first pick: eight levels of nesting of
@@ -30,7 +30,7 @@ pub(super) fn rewrite_nested(
     kept: &mut [Edit],
     dropped: &mut Vec<(usize, usize, usize)>,
     opts: RewriteOptions,
-) -> Result<(), String> {
+) -> Result<(), SkipReason> {
     for _ in 0..MAX_NESTED_ROUNDS {
         if dropped.is_empty() {
             break;

@@ -38,7 +38,7 @@ pub(super) fn pick(
     bom: usize,
     diffs: Vec<(usize, NodeMatch<'_, StrDoc<SupportLang>>)>,
     verbatim: bool,
-) -> std::result::Result<Picked, String> {
+) -> std::result::Result<Picked, SkipReason> {
     let mut kept: Vec<Edit> = Vec::new();
     let mut checks = Vec::new();
     // Per op: its first template, the names its transform defines, and the
@@ -52,11 +52,7 @@ pub(super) fn pick(
     let mut last_end = 0;
     let budget = replacement_budget(body.len() + bom);
     let mut built = 0usize;
-    let over = || {
-        format!(
-            "the rewrite would build more than {budget} bytes of replacement text here (4 times the file's size plus 64 MiB, the limit per file): it copies large matches many times, or matches nest deeply; narrow the pattern or shorten the rewrite"
-        )
-    };
+    let over = || SkipReason::ReplacementTooLarge { budget };
     for (k, nm) in diffs {
         let op = live[k];
         let Some(fixer) = op.fixer() else { continue };

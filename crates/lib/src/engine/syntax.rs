@@ -267,7 +267,7 @@ pub(super) struct Parsed<'t, 'o> {
 /// Parses `text` for `ops` (the rewrite and the search share it): `Ok(None)`
 /// when the prefilter leaves no op, so the file is not parsed; `Err` with the
 /// reason when its tree is too deep for them ([`MAX_CODE_DEPTH`]).
-pub(super) fn parse_for<'t, 'o>(ops: &[&'o CompiledOp], lang: SupportLang, text: &'t str, prefilter: bool) -> std::result::Result<Option<Parsed<'t, 'o>>, String> {
+pub(super) fn parse_for<'t, 'o>(ops: &[&'o CompiledOp], lang: SupportLang, text: &'t str, prefilter: bool) -> std::result::Result<Option<Parsed<'t, 'o>>, SkipReason> {
     let live: Vec<&CompiledOp> = ops.iter().copied().filter(|op| !prefilter || op.may_match(text.as_bytes())).collect();
     if live.is_empty() {
         return Ok(None);
@@ -286,12 +286,9 @@ pub(super) fn parse_for<'t, 'o>(ops: &[&'o CompiledOp], lang: SupportLang, text:
 
 /// The reason to skip a file whose tree is too deep for one of `live` (a pattern
 /// that uses a metavariable twice; docs/DESIGN.md section 2.5.7), if it is.
-fn too_deep(grep: &AstGrep<StrDoc<SupportLang>>, live: &[&CompiledOp]) -> Option<String> {
-    (live.iter().any(|op| op.compares_code) && tree_depth(grep.root().get_inner_node(), MAX_CODE_DEPTH) > MAX_CODE_DEPTH).then(|| {
-        format!(
-            "syntax tree nested more than {MAX_CODE_DEPTH} levels deep, the limit for a pattern that uses a metavariable twice (matching it would overflow the stack); search this file with a pattern that uses each metavariable once"
-        )
-    })
+fn too_deep(grep: &AstGrep<StrDoc<SupportLang>>, live: &[&CompiledOp]) -> Option<SkipReason> {
+    (live.iter().any(|op| op.compares_code) && tree_depth(grep.root().get_inner_node(), MAX_CODE_DEPTH) > MAX_CODE_DEPTH)
+        .then_some(SkipReason::TreeTooDeep { limit: MAX_CODE_DEPTH })
 }
 
 thread_local! {

@@ -9,6 +9,7 @@ pub mod diff;
 pub mod preview;
 pub mod search;
 pub mod tree;
+pub mod warning;
 
 use std::path::{Path, PathBuf};
 
@@ -23,6 +24,7 @@ use crate::request::lang;
 use crate::request::Request;
 use crate::shared::text::line_of;
 use crate::request::walk::{self, Candidate};
+use warning::{run_warnings, Warning};
 
 /// A file the plan changes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -167,8 +169,9 @@ pub struct Plan {
     pub overlaps: usize,
     /// Files not searched, with reasons, sorted by path.
     pub skipped: Vec<Skipped>,
-    /// Messages for the user.
-    pub warnings: Vec<String>,
+    /// What the user should know, typed; each front end words it
+    /// ([`Warning::text`]).
+    pub warnings: Vec<Warning>,
     /// True when `maxFiles` cut the walk.
     pub limit_reached: bool,
     /// Matches of rules without a fix, in path order.
@@ -247,7 +250,7 @@ enum FileOutcome {
 /// What a file adds to the run's reports besides its edits.
 #[derive(Default)]
 struct Reported {
-    notes: Vec<String>,
+    notes: Vec<Warning>,
     findings: Vec<Finding>,
     overlapped: Vec<Overlapped>,
     /// What the file tells the diagnosis (docs/DESIGN.md §2.12).
@@ -257,34 +260,17 @@ struct Reported {
 }
 
 /// One note per match left alone because the matched code does not parse.
-fn unparsed_notes(path: &str, text: &str, starts: &[usize]) -> Vec<String> {
-    let path = crate::shared::quote::display_name(path);
-    starts
-        .iter()
-        .map(|&at| {
-            format!(
-                "{path}:{}: a match contains code that does not parse (an ERROR node) and was not rewritten: the rewrite could lose that code; fix the syntax error first",
-                line_of(text, at)
-            )
-        })
-        .collect()
+fn unparsed_notes(path: &str, text: &str, starts: &[usize]) -> Vec<Warning> {
+    starts.iter().map(|&at| Warning::Unparsed { path: path.to_string(), line: line_of(text, at) }).collect()
 }
 
 /// For a rule scan: one note per match of one rule dropped because it collides
 /// with another rule's edit.
-fn cross_rule_notes(overlapped: &[Overlapped]) -> Vec<String> {
+fn cross_rule_notes(overlapped: &[Overlapped]) -> Vec<Warning> {
     overlapped
         .iter()
         .filter(|o| o.rule != o.kept_rule)
-        .map(|o| {
-            format!(
-                "{}:{}: rule `{}` overlaps an edit of rule `{}` and was not applied here; run the scan again after applying to apply it",
-                crate::shared::quote::display_name(&o.path),
-                o.line,
-                o.rule,
-                o.kept_rule
-            )
-        })
+        .map(|o| Warning::CrossRule { path: o.path.clone(), line: o.line, rule: o.rule.clone(), kept_rule: o.kept_rule.clone() })
         .collect()
 }
 
@@ -312,7 +298,7 @@ fn reported(req: &Request, names: &[String], path: &str, text: &str, rw: &engine
 
 fn plan_file(engine: &Engine, req: &Request, names: &[String], c: &Candidate) -> FileOutcome {
     let skip = |s: Skip| FileOutcome::Skipped(Skipped { path: c.display.clone(), reason: s.0 });
-    let bytes = match read_text(&c.path, req.max_filesize, req.front) {
+    let bytes = match read_text(&c.path, req.max_filesize) {
         Ok(b) => b,
         Err(s) => return skip(s),
     };
@@ -521,102 +507,6 @@ fn collect(outcomes: Vec<FileOutcome>, files: &[Candidate]) -> Collected {
     c.broken_omitted = c.broken.len().saturating_sub(MAX_BROKEN_BEFORE_LISTED);
     c.broken.truncate(MAX_BROKEN_BEFORE_LISTED);
     c
-}
-
-/// The run's warnings, in a fixed order: the engine's (ops that cannot run in a
-/// language), an empty walk (and the languages of the files there, when `lang`
-/// left them out), the diagnoses (docs/DESIGN.md §2.12), walk errors, the
-/// `maxFiles` cap, nested matches, the per-file notes (capped), cut diff lines,
-/// added syntax errors. Each is worded for the request's front end.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn run_warnings(
-    req: &Request,
-    cwd: &Path,
-    engine: &Engine,
-    walked: &walk::Walked,
-    overlaps: usize,
-    mut notes: Vec<String>,
-    diagnosis: Vec<String>,
-    files: &[FilePlan],
-) -> Vec<String> {
-    let mut warnings = engine.warnings.clone();
-    // (When the walk skipped a path named explicitly, the skip says why.)
-    if walked.total == 0 && walked.skipped.is_empty() {
-        // Say so: "0 files searched" alone reads like "no match" (a tarball's
-        // .gitignore of `/*` hides every file, for one).
-        warnings.push(diagnose::no_file_searched(req.front));
-        warnings.extend(diagnose::other_languages(req, cwd));
-    }
-    warnings.extend(diagnosis);
-    for err in &walked.errors {
-        // `ignore`'s messages hold raw paths.
-        warnings.push(format!("walk: {}", crate::shared::quote::escape_controls(err)));
-    }
-    if walked.limit_reached() {
-        warnings.push(format!(
-            "Limit reached: searched the first {} of {} files (maxFiles); narrow the paths or raise maxFiles to search the rest.",
-            walked.files.len(),
-            walked.total
-        ));
-    }
-    if overlaps > 0 {
-        warnings.push(format!(
-            "{overlaps} match(es) nested in or overlapping another match were not rewritten (the outermost wins); run the same edit again after applying to rewrite them."
-        ));
-    }
-    const MAX_NOTES: usize = 20;
-    if notes.len() > MAX_NOTES {
-        let rest = notes.len() - MAX_NOTES;
-        notes.truncate(MAX_NOTES);
-        notes.push(format!("... and {rest} more matches left alone (see the notes above)"));
-    }
-    warnings.extend(notes);
-    for f in files.iter().filter(|f| f.diff_lines_cut > 0) {
-        let whole = match req.front {
-            crate::shared::message::Front::Cli => "`ast-edit show --full` prints the whole diff",
-            crate::shared::message::Front::Mcp => "apply writes them whole",
-        };
-        warnings.push(format!(
-            "{}: {} diff line(s) longer than {} bytes cut in this preview (minified code?); the edits are whole, {whole}.",
-            crate::shared::quote::display_name(&f.path),
-            f.diff_lines_cut,
-            diff::MAX_DIFF_LINE
-        ));
-    }
-    for f in files {
-        if f.syntax_errors_introduced() {
-            warnings.push(format!(
-                "{}: the rewrite introduces syntax errors ({} ERROR/MISSING nodes before, {} after); apply refuses this file unless extra {{\"allowSyntaxErrors\": true}}.",
-                crate::shared::quote::display_name(&f.path),
-                f.errors_before,
-                f.errors_after
-            ));
-        }
-        if f.layout_fallbacks > 0 {
-            warnings.push(format!(
-                "{}: {} written as ast-grep writes {}, because the minimal layout did not say what the template says ({}).",
-                crate::shared::quote::display_name(&f.path),
-                crate::shared::text::plural(f.layout_fallbacks, "edit"),
-                if f.layout_fallbacks == 1 { "it" } else { "them" },
-                f.layout_notes.first().map_or(String::new(), |c| format!("line {}: {}", c.line, c.message))
-            ));
-        }
-        if f.template_mismatch {
-            warnings.push(format!(
-                "{}: the rewrite does not say what the template says, in the minimal layout or in ast-grep's ({}); apply refuses this file unless extra {{\"allowTemplateMismatch\": true}}.",
-                crate::shared::quote::display_name(&f.path),
-                f.template_mismatches.first().map_or(String::new(), |c| format!("line {}: {}", c.line, c.message))
-            ));
-        }
-        if f.structure_changed {
-            warnings.push(format!(
-                "{}: the rewrite moves code in the syntax tree outside the replaced text ({}); apply refuses this file unless extra {{\"allowStructureChanges\": true}}.",
-                crate::shared::quote::display_name(&f.path),
-                f.structure_changes.first().map_or(String::new(), |c| format!("line {}: {}", c.line, c.message))
-            ));
-        }
-    }
-    warnings
 }
 
 #[cfg(test)]

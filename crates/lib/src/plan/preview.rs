@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::SyntaxError;
 use crate::plan::{BrokenFile, Finding, Overlapped, Plan, RuleCount};
 use crate::request::read::Skipped;
+use crate::shared::message::Front;
 use crate::shared::status::PreviewStatus;
 use crate::shared::text::plural;
 
@@ -102,8 +103,8 @@ pub struct PreviewDetails {
     pub files: Vec<PreviewFile>,
     /// Matches dropped because they nest in or overlap another.
     pub overlaps: usize,
-    /// Files not searched, with reasons.
-    pub skipped: Vec<Skipped>,
+    /// Files not searched, with reasons worded for the front end.
+    pub skipped: Vec<SkippedFile>,
     /// Messages for the user.
     pub warnings: Vec<String>,
     /// True when `maxFiles` cut the walk.
@@ -128,9 +129,30 @@ pub struct PreviewDetails {
     pub layout_fallbacks: usize,
 }
 
-/// Builds the details of `plan` as a dry run left them: no id, `no_changes`
-/// (staging sets the id and `pending`; `run -U` records its apply).
-pub fn details(plan: &Plan, per_rule: &[RuleCount]) -> PreviewDetails {
+/// A file that was not searched, as the preview shows it: its reason worded
+/// for the front end ([`crate::request::read::SkipReason::text`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedFile {
+    /// Display path ([`Skipped::path`]).
+    pub path: String,
+    /// Why it was skipped.
+    pub reason: String,
+    /// The path as people read it ([`Skipped::shown`]); not in the JSON.
+    #[serde(skip)]
+    pub shown: String,
+}
+
+impl SkippedFile {
+    /// `s` worded for `front`.
+    pub fn of(s: &Skipped, front: Front) -> Self {
+        SkippedFile { path: s.path.clone(), reason: s.reason.text(front), shown: s.shown().into_owned() }
+    }
+}
+
+/// Builds the details of `plan` as a dry run left them, worded for `front`: no
+/// id, `no_changes` (staging sets the id and `pending`; `run -U` records its
+/// apply).
+pub fn details(plan: &Plan, per_rule: &[RuleCount], front: Front) -> PreviewDetails {
     let total = plan.total_replacements();
     PreviewDetails {
         id: None,
@@ -159,8 +181,8 @@ pub fn details(plan: &Plan, per_rule: &[RuleCount]) -> PreviewDetails {
             })
             .collect(),
         overlaps: plan.overlaps,
-        skipped: plan.skipped.clone(),
-        warnings: plan.warnings.clone(),
+        skipped: plan.skipped.iter().map(|s| SkippedFile::of(s, front)).collect(),
+        warnings: plan.warnings.iter().map(|w| w.text(front)).collect(),
         limit_reached: plan.limit_reached,
         overlapped: plan.overlapped.clone(),
         findings: plan.findings.clone(),

@@ -242,8 +242,8 @@ pub fn search_with(s: &Search, cwd: &Path, stop: &(dyn Fn() -> bool + Sync)) -> 
     let jobs = page_jobs(&counts, s.offset, s.limit);
     let pages: Vec<(Vec<SearchMatch>, std::result::Result<usize, Skip>)> =
         jobs.par_iter().map(|(i, range, _)| page_of_file(&engine, req, &walked.files[*i], range.clone())).collect();
-    let mut warnings = plan::run_warnings(req, &root, &engine, &walked, 0, Vec::new(), Vec::new(), &[]);
-    warnings.extend(skipped.iter().map(|s| format!("skipped {}: {}", s.shown(), s.reason)));
+    let mut warnings: Vec<String> = plan::warning::run_warnings(req, &root, &engine, &walked, 0, Vec::new(), Vec::new(), &[]).iter().map(|w| w.text(req.front)).collect();
+    warnings.extend(skipped.iter().map(|s| format!("skipped {}: {}", s.shown(), s.reason.text(req.front))));
     let mut matches = Vec::new();
     for ((i, _, n), (found, now)) in jobs.iter().zip(pages) {
         if now.as_ref().ok() != Some(n) {
@@ -299,7 +299,7 @@ fn capped(mut warnings: Vec<String>) -> Vec<String> {
 
 /// The text of candidate `c`, or why it was skipped; `None` when no op applies.
 fn read_for_search(engine: &Engine, req: &Request, c: &Candidate) -> std::result::Result<Option<String>, Skip> {
-    let bytes = read::read_text(&c.path, req.max_filesize, req.front)?;
+    let bytes = read::read_text(&c.path, req.max_filesize)?;
     read::check_text(&bytes)?;
     if engine.ops_for(c.lang, &c.path).is_empty() {
         return Ok(None);

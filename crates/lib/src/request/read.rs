@@ -6,21 +6,165 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::request::walk;
 
-/// Why a file was not searched. The text is shown to users as the skip reason.
+/// Why a file was not searched or edited: a [`SkipReason`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Skip(pub String);
+pub struct Skip(pub SkipReason);
 
+/// Why a file was not searched or edited, with its figures; each front end
+/// words it ([`SkipReason::text`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum SkipReason {
+    /// It holds a NUL byte.
+    Binary,
+    /// It is not UTF-8.
+    NotUtf8 {
+        /// The offset of its first invalid byte.
+        offset: usize,
+    },
+    /// Opening or reading it failed.
+    Unreadable {
+        /// The system's error.
+        error: String,
+    },
+    /// It is not a regular file.
+    NotRegular {
+        /// What it is.
+        file: FileKind,
+    },
+    /// It is larger than the size cap.
+    TooLarge {
+        /// Its size in bytes.
+        len: u64,
+        /// The cap in bytes.
+        cap: u64,
+    },
+    /// Its name is not UTF-8, so it cannot be named without loss.
+    NameNotUtf8,
+    /// Its syntax tree is too deep for a pattern that uses a metavariable
+    /// twice (matching would overflow the stack).
+    TreeTooDeep {
+        /// The most levels such a pattern is matched on.
+        limit: usize,
+    },
+    /// The rewrite would build too much replacement text.
+    ReplacementTooLarge {
+        /// The most bytes of replacement text for the file.
+        budget: usize,
+    },
+    /// A reason as a store of format version 1 kept it: already worded.
+    #[serde(untagged)]
+    Worded(String),
+}
+
+/// What a path that is not a regular file is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FileKind {
+    /// A named pipe: reading it would wait for a writer.
+    Fifo,
+    /// A character device (`/dev/zero` never ends).
+    CharDevice,
+    /// A block device.
+    BlockDevice,
+    /// A socket.
+    Socket,
+    /// A symbolic link, which the walk does not follow.
+    Symlink,
+    /// A folder named where a file was expected.
+    Folder,
+    /// Anything else.
+    Special,
+}
+
+impl FileKind {
+    /// The kind of `ft` (a file type that is not a regular file's).
+    pub fn of(ft: &std::fs::FileType) -> FileKind {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileTypeExt;
+            if ft.is_fifo() {
+                return FileKind::Fifo;
+            } else if ft.is_char_device() {
+                return FileKind::CharDevice;
+            } else if ft.is_block_device() {
+                return FileKind::BlockDevice;
+            } else if ft.is_socket() {
+                return FileKind::Socket;
+            }
+        }
+        if ft.is_symlink() {
+            FileKind::Symlink
+        } else if ft.is_dir() {
+            FileKind::Folder
+        } else {
+            FileKind::Special
+        }
+    }
+
+    fn text(self) -> &'static str {
+        match self {
+            FileKind::Fifo => "a FIFO",
+            FileKind::CharDevice => "a character device",
+            FileKind::BlockDevice => "a block device",
+            FileKind::Socket => "a socket",
+            FileKind::Symlink => "a symbolic link; links are not followed: name the file it points to",
+            FileKind::Folder => "a folder",
+            FileKind::Special => "a special file",
+        }
+    }
+}
+
+/// The reason of a file whose name is not valid UTF-8 (docs/DESIGN.md §5.5).
+const NAME_NOT_UTF8: &str = "file name is not valid UTF-8; rename it to edit it";
+
+impl SkipReason {
+    /// The reason in the words of `front`: only the size cap differs, the CLI
+    /// saying which flag raises it and the MCP server that it has no field for
+    /// it (it reads with the default cap, docs/DESIGN.md §7).
+    pub fn text(&self, front: crate::shared::message::Front) -> String {
+        match self {
+            SkipReason::Binary => "binary file (contains NUL bytes)".to_string(),
+            SkipReason::NotUtf8 { offset } => format!("not valid UTF-8 (invalid byte at offset {offset}); convert it to UTF-8 to edit it"),
+            SkipReason::Unreadable { error } => format!("unreadable: {error}"),
+            SkipReason::NotRegular { file } => format!("not a regular file ({})", file.text()),
+            SkipReason::TooLarge { len, cap } => {
+                let raise = match front {
+                    crate::shared::message::Front::Cli => "raise it with --max-filesize",
+                    crate::shared::message::Front::Mcp => "`ast_edit` has no field to raise it: edit this file another way",
+                };
+                format!("too large ({len} bytes; the cap is {cap} bytes, {raise})")
+            }
+            SkipReason::NameNotUtf8 => NAME_NOT_UTF8.to_string(),
+            SkipReason::TreeTooDeep { limit } => format!(
+                "syntax tree nested more than {limit} levels deep, the limit for a pattern that uses a metavariable twice (matching it would overflow the stack); search this file with a pattern that uses each metavariable once"
+            ),
+            SkipReason::ReplacementTooLarge { budget } => format!(
+                "the rewrite would build more than {budget} bytes of replacement text here (4 times the file's size plus 64 MiB, the limit per file): it copies large matches many times, or matches nest deeply; narrow the pattern or shorten the rewrite"
+            ),
+            SkipReason::Worded(text) => text.clone(),
+        }
+    }
+
+    /// True for a name that is not UTF-8 (also as a version-1 store worded it).
+    fn is_name_not_utf8(&self) -> bool {
+        match self {
+            SkipReason::NameNotUtf8 => true,
+            SkipReason::Worded(text) => text == NAME_NOT_UTF8,
+            _ => false,
+        }
+    }
+}
 
 /// A file that was not searched, and why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Skipped {
     /// Display path; for a name that is not valid UTF-8 (reason
-    /// [`walk::NAME_NOT_UTF8`]), its git-quoted form (`"\377.py"`).
+    /// [`SkipReason::NameNotUtf8`]), its git-quoted form (`"\377.py"`).
     pub path: String,
     /// Why it was skipped.
-    pub reason: String,
+    pub reason: SkipReason,
 }
 
 impl Skipped {
@@ -28,38 +172,22 @@ impl Skipped {
     /// (`shared::quote::display_name`), except a name that is not UTF-8, whose
     /// `path` already is its quoted form.
     pub fn shown(&self) -> std::borrow::Cow<'_, str> {
-        if self.reason == walk::NAME_NOT_UTF8 { self.path.as_str().into() } else { crate::shared::quote::display_name(&self.path) }
+        if self.reason.is_name_not_utf8() { self.path.as_str().into() } else { crate::shared::quote::display_name(&self.path) }
     }
 }
 
 /// Checks that `bytes` are text the engine can edit safely.
 pub fn check_text(bytes: &[u8]) -> std::result::Result<&str, Skip> {
     if memchr::memchr(0, bytes).is_some() {
-        return Err(Skip("binary file (contains NUL bytes)".into()));
+        return Err(Skip(SkipReason::Binary));
     }
-    std::str::from_utf8(bytes).map_err(|e| {
-        Skip(format!(
-            "not valid UTF-8 (invalid byte at offset {}); convert it to UTF-8 to edit it",
-            e.valid_up_to()
-        ))
-    })
-}
-
-/// The skip reason of a file over the size cap: the CLI says which flag raises
-/// it; the MCP server has no field for it (it reads with the default cap,
-/// docs/DESIGN.md §7), so it says so.
-fn too_large(len: u64, max_filesize: u64, front: crate::shared::message::Front) -> String {
-    let raise = match front {
-        crate::shared::message::Front::Cli => "raise it with --max-filesize",
-        crate::shared::message::Front::Mcp => "`ast_edit` has no field to raise it: edit this file another way",
-    };
-    format!("too large ({len} bytes; the cap is {max_filesize} bytes, {raise})")
+    std::str::from_utf8(bytes).map_err(|e| Skip(SkipReason::NotUtf8 { offset: e.valid_up_to() }))
 }
 
 /// Reads a file for the engine, with the size cap and the text checks.
-pub fn read_text(path: &Path, max_filesize: u64, front: crate::shared::message::Front) -> std::result::Result<Vec<u8>, Skip> {
+pub fn read_text(path: &Path, max_filesize: u64) -> std::result::Result<Vec<u8>, Skip> {
     use std::io::Read;
-    let unreadable = |e: std::io::Error| Skip(format!("unreadable: {e}"));
+    let unreadable = |e: std::io::Error| Skip(SkipReason::Unreadable { error: e.to_string() });
     // One open, one fstat, one read: the size check and the read see the same file.
     // The open never waits (a FIFO put where the walk saw a file would block until
     // a writer came), and only a regular file is read (`/dev/zero` never ends).
@@ -75,17 +203,17 @@ pub fn read_text(path: &Path, max_filesize: u64, front: crate::shared::message::
         if let Ok(m) = std::fs::metadata(path)
             && !m.is_file()
         {
-            return Err(Skip(walk::not_regular(&m.file_type())));
+            return Err(Skip(SkipReason::NotRegular { file: FileKind::of(&m.file_type()) }));
         }
     }
     let mut file = opts.open(path).map_err(unreadable)?;
     let meta = file.metadata().map_err(unreadable)?;
     if !meta.is_file() {
-        return Err(Skip(walk::not_regular(&meta.file_type())));
+        return Err(Skip(SkipReason::NotRegular { file: FileKind::of(&meta.file_type()) }));
     }
     let len = meta.len();
     if len > max_filesize {
-        return Err(Skip(too_large(len, max_filesize, front)));
+        return Err(Skip(SkipReason::TooLarge { len, cap: max_filesize }));
     }
     let mut bytes = Vec::with_capacity(len as usize + 1);
     file.read_to_end(&mut bytes).map_err(unreadable)?;
@@ -119,16 +247,32 @@ mod tests {
                 }
             })
         };
-        let r = read_text(&fifo, 1 << 20, crate::shared::message::Front::Cli);
+        let r = read_text(&fifo, 1 << 20);
         done.store(true, std::sync::atomic::Ordering::SeqCst);
         helper.join().unwrap();
-        assert_eq!(r, Err(Skip("not a regular file (a FIFO)".into())));
-        assert_eq!(read_text(Path::new("/dev/zero"), 1 << 20, crate::shared::message::Front::Cli), Err(Skip("not a regular file (a character device)".into())));
+        assert_eq!(r, Err(Skip(SkipReason::NotRegular { file: FileKind::Fifo })));
+        assert_eq!(read_text(Path::new("/dev/zero"), 1 << 20), Err(Skip(SkipReason::NotRegular { file: FileKind::CharDevice })));
     }
 
     #[test]
     fn binary_and_non_utf8_are_refused() {
-        assert!(check_text(b"a\0b").unwrap_err().0.contains("binary"));
-        assert!(check_text(b"caf\xe9").unwrap_err().0.contains("not valid UTF-8"));
+        use crate::shared::message::Front;
+        assert_eq!(check_text(b"a\0b").unwrap_err().0, SkipReason::Binary);
+        assert!(check_text(b"a\0b").unwrap_err().0.text(Front::Cli).contains("binary"));
+        assert_eq!(check_text(b"caf\xe9").unwrap_err().0, SkipReason::NotUtf8 { offset: 3 });
+        assert!(check_text(b"caf\xe9").unwrap_err().0.text(Front::Cli).contains("not valid UTF-8"));
+    }
+
+    /// Only the size cap is worded per front end; a version-1 reason is shown
+    /// as it was worded.
+    #[test]
+    fn the_size_cap_is_worded_per_front_end() {
+        use crate::shared::message::Front;
+        let big = SkipReason::TooLarge { len: 20, cap: 10 };
+        assert_eq!(big.text(Front::Cli), "too large (20 bytes; the cap is 10 bytes, raise it with --max-filesize)");
+        assert_eq!(big.text(Front::Mcp), "too large (20 bytes; the cap is 10 bytes, `ast_edit` has no field to raise it: edit this file another way)");
+        let old: SkipReason = serde_json::from_str("\"binary file (contains NUL bytes)\"").unwrap();
+        assert_eq!(old.text(Front::Mcp), "binary file (contains NUL bytes)");
+        assert_eq!(serde_json::to_string(&big).unwrap(), r#"{"kind":"tooLarge","len":20,"cap":10}"#);
     }
 }

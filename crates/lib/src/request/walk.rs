@@ -13,7 +13,7 @@ use ignore::{WalkBuilder, WalkState};
 
 use crate::shared::error::{Error, Result};
 use crate::request::lang;
-use crate::request::read::Skipped;
+use crate::request::read::{FileKind, SkipReason, Skipped};
 use crate::shared::quote;
 use crate::request::Request;
 
@@ -100,43 +100,6 @@ fn quoted_os(p: &Path) -> String {
     }
 }
 
-/// The skip reason of a file whose path is not valid UTF-8 (docs/DESIGN.md §5.5).
-pub const NAME_NOT_UTF8: &str = "file name is not valid UTF-8; rename it to edit it";
-
-/// The skip reason of a path named explicitly that is not a regular file (a FIFO,
-/// a device, a socket, a symlink): reading a FIFO would wait for a writer and a
-/// device may never end, so such a path is never opened for reading.
-pub fn not_regular(ft: &std::fs::FileType) -> String {
-    #[cfg(unix)]
-    let kind = {
-        use std::os::unix::fs::FileTypeExt;
-        if ft.is_fifo() {
-            "a FIFO"
-        } else if ft.is_char_device() {
-            "a character device"
-        } else if ft.is_block_device() {
-            "a block device"
-        } else if ft.is_socket() {
-            "a socket"
-        } else if ft.is_symlink() {
-            "a symbolic link; links are not followed: name the file it points to"
-        } else if ft.is_dir() {
-            "a folder"
-        } else {
-            "a special file"
-        }
-    };
-    #[cfg(not(unix))]
-    let kind = if ft.is_symlink() {
-        "a symbolic link; links are not followed: name the file it points to"
-    } else if ft.is_dir() {
-        "a folder"
-    } else {
-        "a special file"
-    };
-    format!("not a regular file ({kind})")
-}
-
 /// Walks the request's paths from `cwd`.
 pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
     let cwd = normalize(cwd);
@@ -189,8 +152,8 @@ pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
                 // candidate, but one named explicitly gets a reason, not silence.
                 if explicit && !ft.is_dir() {
                     let s = match display_path(path, cwd) {
-                        Ok(display) => Skipped { path: display, reason: not_regular(&ft) },
-                        Err(q) => Skipped { path: q, reason: NAME_NOT_UTF8.to_string() },
+                        Ok(display) => Skipped { path: display, reason: SkipReason::NotRegular { file: FileKind::of(&ft) } },
+                        Err(q) => Skipped { path: q, reason: SkipReason::NameNotUtf8 },
                     };
                     skipped.lock().unwrap().push((None, s));
                 }
@@ -214,7 +177,7 @@ pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
                     }
                     shown => {
                         let path = shown.err().unwrap_or_else(|| quoted_os(&abs));
-                        skipped.lock().unwrap().push((Some(lang), Skipped { path, reason: NAME_NOT_UTF8.to_string() }));
+                        skipped.lock().unwrap().push((Some(lang), Skipped { path, reason: SkipReason::NameNotUtf8 }));
                     }
                 }
             }

@@ -1,5 +1,5 @@
 //! The pending-action store on disk: staged previews and custom actions
-//! (`pending`) in the shapes of format version 1 (`pending_format`), and the
+//! (`pending`) in the shapes of format version 2 (`pending_format`), and the
 //! undo journal's records. Holds plans; never writes source files.
 
 pub mod pending;

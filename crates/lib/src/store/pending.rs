@@ -17,14 +17,14 @@
 //!
 //! Every change happens under the lock, so two resolves of one action apply it once.
 //!
-//! # Format (version 1)
+//! # Format (version 2)
 //!
 //! Each file is one JSON object whose first key is `formatVersion`; a reader looks
 //! at that number before anything else (see [`crate::store::pending_format`], which holds
 //! the readers and writers). A pending entry:
 //!
 //! ```json
-//! {"formatVersion": 1, "id": "ae-3f9c1a", "order": 1795504009142099251,
+//! {"formatVersion": 2, "id": "ae-3f9c1a", "order": 1795504009142099251,
 //!  "createdAt": "2026-11-24T07:06:49Z",
 //!  "label": "AST Edit: 2 replacements in 1 file", "sourceToolName": "ast_edit",
 //!  "files": ["test_app.py"],
@@ -49,17 +49,22 @@
 //!   and the request options that change what a planned file becomes
 //!   (`noPrefilter`, `rewriteNested`, `verbatim`, a rule set's utilities and
 //!   folder); `null` for command actions.
-//! - `kind`: [`ActionKind`].
+//! - `kind`: [`ActionKind`]; an `ast_edit` plan keeps its warnings and skip
+//!   reasons typed (`{"kind": "overlaps", "count": 1}`, `{"kind": "binary"}`:
+//!   [`crate::plan::warning::Warning`], [`crate::request::read::SkipReason`]), so
+//!   the front end that shows the action words them.
 //!
-//! An entry without `formatVersion` came from a build before the first release: it
-//! is reported unreadable. An entry and a journal written by the build of version 1
-//! that tests/data/store-v1/ holds load, apply and undo (`tests/upgrade.rs`).
+//! Version 1 differs only there: it kept them worded, as strings, which this
+//! build reads and shows as they are. An entry without `formatVersion` came from
+//! a build before the first release: it is reported unreadable. Entries and a
+//! journal written by builds of version 1 (tests/data/store-v1/) load, show,
+//! apply and undo (`tests/upgrade.rs`).
 //!
 //! A resolved record, written by [`Locked::finish`] when `resolve` applies or
 //! discards an action from `pending/`, and rewritten by `undo` ([`Locked::mark`]):
 //!
 //! ```json
-//! {"formatVersion": 1, "id": "ae-3f9c1a", "label": "AST Edit: 2 replacements in 1 file",
+//! {"formatVersion": 2, "id": "ae-3f9c1a", "label": "AST Edit: 2 replacements in 1 file",
 //!  "sourceToolName": "ast_edit", "resolution": "applied", "at": "2026-11-24T07:07:02Z",
 //!  "order": 1795504009142099251}
 //! ```
@@ -141,7 +146,7 @@ pub enum ActionKind {
     },
 }
 
-/// A staged action, as stored (the shape of format version 1; see the module docs).
+/// A staged action, as stored (the shape of format version 2; see the module docs).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PendingAction {

@@ -1,6 +1,6 @@
 //! The on-disk shapes of the pending-action store (see [`crate::store::pending`] for the
-//! layout and the rules): format version 1 of `pending/<id>.json` and of
-//! `resolved/<id>.json`, the rules an
+//! layout and the rules): format version 2 of `pending/<id>.json` and of
+//! `resolved/<id>.json` (and the reading of version 1), the rules an
 //! `ast_edit` entry records (ast-grep rule configs), their digest, and the build
 //! identity of the running executable.
 //!
@@ -18,8 +18,15 @@ use crate::store::pending::{ActionKind, PendingAction, ResolvedRecord};
 use crate::request::ruleset::OpRule;
 use crate::request::Request;
 
-/// The format version this build writes, and the newest it reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The format version this build writes, and the newest it reads. Version 2
+/// keeps a plan's warnings and skip reasons typed ([`crate::plan::warning::Warning`],
+/// [`crate::request::read::SkipReason`]) where version 1 kept them worded;
+/// everything else is the same, so this build reads version 1 too (its worded
+/// texts as they are).
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The oldest format version this build reads.
+pub const OLDEST_FORMAT_VERSION: u32 = 1;
 
 /// The rules of `req` as ast-grep rule configs (JSON), in order: a rule set's
 /// configs as given, or each op as [`OpRule`] with the request's language
@@ -206,14 +213,14 @@ fn header(bytes: &[u8], what: &str) -> Result<Option<u64>, Unreadable> {
         serde_json::from_slice(bytes).map_err(|e| Unreadable::Malformed(format!("unreadable {what} (not a JSON object: {e})")))?;
     match h.format_version {
         None => Ok(None),
-        Some(v) if v == u64::from(FORMAT_VERSION) => Ok(Some(v)),
+        Some(v) if (u64::from(OLDEST_FORMAT_VERSION)..=u64::from(FORMAT_VERSION)).contains(&v) => Ok(Some(v)),
         Some(v) if v > u64::from(FORMAT_VERSION) => Err(Unreadable::Newer(v)),
         Some(v) => Err(Unreadable::Unknown(v)),
     }
 }
 
-/// Reads a pending entry (version 1; one without `formatVersion` came from a
-/// build before the first release and is not read).
+/// Reads a pending entry (version 1 or 2; one without `formatVersion` came
+/// from a build before the first release and is not read).
 pub fn decode_entry(bytes: &[u8]) -> Result<PendingAction, Unreadable> {
     match header(bytes, "pending action")? {
         Some(_) => serde_json::from_slice::<PendingAction>(bytes)
@@ -222,12 +229,12 @@ pub fn decode_entry(bytes: &[u8]) -> Result<PendingAction, Unreadable> {
     }
 }
 
-/// A pending entry as written (version 1). Entries of earlier builds of version 1
-/// also hold `seq`, a copy of `order` that nothing reads
-/// (tests/data/store-v1/ holds one).
+/// A pending entry as written (version 2). Entries of builds of version 1 also
+/// hold `seq`, a copy of `order` that nothing reads (tests/data/store-v1/ holds
+/// one).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct EntryV1<'a> {
+struct Entry<'a> {
     format_version: u32,
     id: &'a str,
     order: u64,
@@ -241,9 +248,9 @@ struct EntryV1<'a> {
     kind: &'a ActionKind,
 }
 
-/// Writes `a` as a version-1 entry.
+/// Writes `a` as an entry of [`FORMAT_VERSION`].
 pub fn encode_entry(a: &PendingAction, w: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let e = EntryV1 {
+    let e = Entry {
         format_version: FORMAT_VERSION,
         id: &a.id,
         order: a.order,
@@ -259,21 +266,21 @@ pub fn encode_entry(a: &PendingAction, w: &mut dyn std::io::Write) -> std::io::R
     serde_json::to_writer(w, &e).map_err(std::io::Error::from)
 }
 
-/// A resolved record as written (version 1).
+/// A resolved record as written (version 2, the same shape as version 1).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct ResolvedV1<'a> {
+struct Resolved<'a> {
     format_version: u32,
     #[serde(flatten)]
     record: &'a ResolvedRecord,
 }
 
-/// The bytes of a version-1 resolved record.
+/// The bytes of a resolved record of [`FORMAT_VERSION`].
 pub fn encode_resolved(r: &ResolvedRecord) -> Vec<u8> {
-    serde_json::to_vec(&ResolvedV1 { format_version: FORMAT_VERSION, record: r }).expect("plain data serializes")
+    serde_json::to_vec(&Resolved { format_version: FORMAT_VERSION, record: r }).expect("plain data serializes")
 }
 
-/// Reads a resolved record (version 1; there is no older one).
+/// Reads a resolved record (version 1 or 2; there is no older one).
 pub fn decode_resolved(bytes: &[u8]) -> Result<ResolvedRecord, Unreadable> {
     match header(bytes, "resolved record")? {
         Some(_) => serde_json::from_slice(bytes).map_err(|e| Unreadable::Malformed(format!("unreadable resolved record ({e})"))),
@@ -378,7 +385,7 @@ mod tests {
 
     #[test]
     fn versions_are_told_apart_before_the_rest_is_read() {
-        assert!(matches!(decode_entry(br#"{"formatVersion": 2, "anything": []}"#), Err(Unreadable::Newer(2))));
+        assert!(matches!(decode_entry(br#"{"formatVersion": 3, "anything": []}"#), Err(Unreadable::Newer(3))));
         assert!(matches!(decode_entry(br#"{"formatVersion": 0}"#), Err(Unreadable::Unknown(0))));
         assert!(matches!(decode_entry(b"garbage"), Err(Unreadable::Malformed(_))));
         assert!(matches!(decode_entry(br#"{"id": "x"}"#), Err(Unreadable::Malformed(_))));

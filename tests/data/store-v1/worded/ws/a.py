@@ -1,0 +1,1 @@
+x = fetch_data(fetch_data(1))
