@@ -491,6 +491,29 @@ async fn cli_and_mcp_share_pending_actions() {
     client.close().await;
 }
 
+/// A skip reason is kept typed with the action and worded by the front end
+/// that shows it: a file over the size cap, staged through MCP (which has no
+/// field to raise the cap), reads as a `--max-filesize` matter in the CLI's
+/// `show`.
+#[tokio::test]
+async fn a_skip_reason_staged_through_mcp_is_worded_by_the_cli_that_shows_it() {
+    let env = Env::new();
+    let big = std::fs::File::create(env.root.join("go/big.go")).unwrap();
+    big.set_len(ast_edit::request::DEFAULT_MAX_FILESIZE + 1).unwrap();
+    let client = env.connect().await;
+    let r = client.call("ast_edit", fetch_op(&["go"])).await;
+    let cap = ast_edit::request::DEFAULT_MAX_FILESIZE;
+    let reason = |how: &str| format!("too large ({} bytes; the cap is {cap} bytes, {how})", cap + 1);
+    let mcp = reason("`ast_edit` has no field to raise it: edit this file another way");
+    assert_eq!(structured(&r)["skipped"], json!([{"path": "go/big.go", "reason": mcp}]), "{r:?}");
+    let id = structured(&r)["id"].as_str().unwrap().to_string();
+    client.close().await;
+    let out = env.cli(&env.root, &["show", "--json", &id]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(shown["skipped"], json!([{"path": "go/big.go", "reason": reason("raise it with --max-filesize")}]));
+}
+
 #[tokio::test]
 async fn apply_of_an_action_outside_the_root_is_refused_but_discard_works() {
     let env = Env::new();

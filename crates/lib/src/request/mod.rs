@@ -355,9 +355,9 @@ pub struct Request {
     #[serde(default = "default_context", skip_serializing_if = "is_default_context")]
     pub context_lines: usize,
     /// The front end that made the request: its messages (compile errors, the
-    /// plan's warnings and diagnostics) name that front end's inputs
-    /// (docs/DESIGN.md §5.14). Not stored: a stored plan keeps its rendered
-    /// warnings.
+    /// engine's warnings and the diagnostics) name that front end's inputs
+    /// (docs/DESIGN.md §5.14). Not stored: the plan's other warnings are typed,
+    /// worded by the front end that shows them.
     #[serde(skip)]
     pub front: crate::shared::message::Front,
 }

@@ -5,8 +5,10 @@
 //! written twice (docs/DESIGN.md §5.14).
 //!
 //! The validated request carries the front end that made it
-//! (`Request::front`), so the compile errors, the plan's warnings and the
-//! diagnostics of a dry run are rendered for the front end that shows them.
+//! (`Request::front`), so the compile errors and the diagnostics of a dry run
+//! are rendered for the front end that made it; the plan's other warnings and
+//! its skip reasons are typed and worded by the front end that shows them
+//! (`plan::warning::Warning::text`, `request::read::SkipReason::text`).
 
 /// Which front end a message is rendered for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
