@@ -92,7 +92,7 @@ impl ApplyOptions {
     /// list them (docs/DESIGN.md section 4.2).
     pub const EXTRA_KEYS: [&str; 8] = ["stale", "files", "allowSyntaxErrors", "verify", "exclude", "skipFlagged", "allowStructureChanges", "allowTemplateMismatch"];
 
-    /// Reads the options from `extra` (a JSON object) through [`Extra`]. A key
+    /// Reads the options from `extra` (a JSON object) through one serde struct (`Extra`). A key
     /// that is not one of [`ApplyOptions::EXTRA_KEYS`], or a value of the wrong
     /// type or out of range, is bad input naming the key and what it takes
     /// (docs/DESIGN.md section 4.2): an `ast_edit` action takes nothing else,

@@ -1,7 +1,8 @@
 //! The warnings of a dry run, typed: what happened with its figures
-//! ([`Warning`]), made once by [`run_warnings`] and kept in the plan; each front
+//! ([`Warning`]), made once by `run_warnings` and kept in the plan; each front
 //! end words them when it shows them ([`Warning::text`]), so a preview staged by
-//! one front end and shown by the other speaks the other's words.
+//! one front end and shown by the other speaks the other's words (but for
+//! [`Warning::Rules`] and [`Warning::Diagnosis`], worded when they were made).
 
 use serde::{Deserialize, Serialize};
 
