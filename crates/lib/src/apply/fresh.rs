@@ -12,16 +12,14 @@ use super::*;
 pub(super) fn check_fresh(f: &FilePlan, cap: u64) -> std::result::Result<(Vec<u8>, std::fs::Metadata), Outcome<'static>> {
     let (mut file, meta) = match open_regular(&f.abs) {
         Opened::File(file, meta) => (file, meta),
-        Opened::Missing => return Err(Outcome::Stale(DELETED.into())),
-        Opened::Link => {
-            return Err(Outcome::Stale("now a symbolic link: writing would replace the link with a regular file".into()));
-        }
-        Opened::NotRegular => return Err(Outcome::Stale("no longer a regular file".into())),
-        Opened::Unreadable(e) => return Err(Outcome::Stale(format!("unreadable: {e}"))),
+        Opened::Missing => return Err(Outcome::Stale(Stale::Deleted)),
+        Opened::Link => return Err(Outcome::Stale(Stale::NowLink)),
+        Opened::NotRegular => return Err(Outcome::Stale(Stale::NotRegular)),
+        Opened::Unreadable(e) => return Err(Outcome::Stale(Stale::Unreadable(e.to_string()))),
     };
     let expected = f.size;
     if meta.len() != expected || expected > cap {
-        return Err(Outcome::Stale(CHANGED.into()));
+        return Err(Outcome::Stale(Stale::Changed));
     }
     match read_sized(&mut file, expected) {
         Ok(Some(bytes)) if engine::digest(&bytes) == f.digest => {
@@ -30,8 +28,8 @@ pub(super) fn check_fresh(f: &FilePlan, cap: u64) -> std::result::Result<(Vec<u8
             }
             Ok((bytes, meta))
         }
-        Ok(_) => Err(Outcome::Stale(CHANGED.into())),
-        Err(e) => Err(Outcome::Stale(format!("unreadable: {e}"))),
+        Ok(_) => Err(Outcome::Stale(Stale::Changed)),
+        Err(e) => Err(Outcome::Stale(Stale::Unreadable(e.to_string()))),
     }
 }
 

@@ -67,7 +67,7 @@ enum Outcome<'p> {
     /// Fresh, re-run and staged.
     Staged(Prepared<'p>),
     /// Not as previewed (changed, deleted, a symlink now): the reason.
-    Stale(String),
+    Stale(Stale),
     /// As previewed, but writing it would do harm (hard links, an owner that
     /// cannot be kept): the reason.
     Refused(String),
@@ -89,9 +89,34 @@ const MOVED: &str = "its rewrite moves code in the syntax tree (left out by extr
 /// say what its template says.
 const MISMATCHED: &str = "its rewrite does not say what its template says (left out by extra.skipFlagged)";
 
-/// Stale reasons of `outstanding` (docs/DESIGN.md §4.4).
-const CHANGED: &str = "changed since the preview";
-const DELETED: &str = "deleted since the preview";
+/// Why a selected file is not as previewed: the stale reasons of
+/// `outstanding` (docs/DESIGN.md §4.4).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Stale {
+    /// Its bytes (or its size) differ from the preview's.
+    Changed,
+    /// It is gone.
+    Deleted,
+    /// A symbolic link is at its path now.
+    NowLink,
+    /// Something other than a regular file is at its path now.
+    NotRegular,
+    /// It could not be read: the system's error.
+    Unreadable(String),
+}
+
+impl Stale {
+    /// The reason as `outstanding` and the messages word it.
+    fn text(&self) -> String {
+        match self {
+            Stale::Changed => "changed since the preview".to_string(),
+            Stale::Deleted => "deleted since the preview".to_string(),
+            Stale::NowLink => "now a symbolic link: writing would replace the link with a regular file".to_string(),
+            Stale::NotRegular => "no longer a regular file".to_string(),
+            Stale::Unreadable(e) => format!("unreadable: {e}"),
+        }
+    }
+}
 
 /// Test-only fault injection: `AST_EDIT_FAIL_RENAME_AT=k` makes the k-th rename
 /// (1-based) of an apply fail, to prove the rollback. Only with the `fault-injection` feature.
@@ -125,9 +150,9 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
             return Err(e);
         }
     };
-    for (f, reason, refused) in &left {
-        let status = if *refused { OutstandingStatus::Failed } else { OutstandingStatus::Stale };
-        outstanding.push(Outstanding { path: f.path.clone(), status, reason: reason.clone() });
+    for (f, why) in &left {
+        let status = if why.is_ok() { OutstandingStatus::Stale } else { OutstandingStatus::Failed };
+        outstanding.push(Outstanding { path: f.path.clone(), status, reason: why.as_ref().map_or_else(String::clone, Stale::text) });
     }
     // Journal before the first rename: the originals (fsynced), and the temp files
     // in flight, so that a run killed half-way can be cleaned up and undone by the
@@ -146,8 +171,8 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
     let applied: Vec<&AppliedFile> = files.iter().filter(|f| f.status == FileStatus::Applied).collect();
     let total = applied.iter().map(|f| f.replacements).sum();
     let touched = applied.len();
-    for (s, _, refused) in &left {
-        let status = if *refused { FileStatus::Failed } else { FileStatus::Stale };
+    for (s, why) in &left {
+        let status = if why.is_ok() { FileStatus::Stale } else { FileStatus::Failed };
         files.push(AppliedFile { path: s.path.clone(), replacements: s.edits.len(), status, diff: s.diff.clone() });
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
@@ -262,9 +287,9 @@ fn first_listed(f: &FilePlan, first: Option<(usize, &str)>) -> String {
     }
 }
 
-/// A selected file left unwritten: the file, the reason, and whether it was
-/// refused (`failed`) rather than found stale.
-type Left<'p> = (&'p FilePlan, String, bool);
+/// A selected file left unwritten: the file, and why: found stale (`Ok`), or
+/// refused (`Err`, `failed`) with the reason.
+type Left<'p> = (&'p FilePlan, std::result::Result<Stale, String>);
 
 /// Freshness, re-run and staging in one parallel pass (`plan::largest_first`,
 /// as the dry run schedules it, by the planned sizes): checks each selected file
@@ -298,8 +323,8 @@ fn prepare_all<'p>(plan: &Plan, selected: &[&'p FilePlan], opts: &ApplyOptions, 
     for (r, f) in results.into_iter().zip(selected) {
         match r? {
             Outcome::Staged(p) => staged.push(p),
-            Outcome::Stale(reason) => left.push((*f, reason, false)),
-            Outcome::Refused(reason) => left.push((*f, reason, true)),
+            Outcome::Stale(why) => left.push((*f, Ok(why))),
+            Outcome::Refused(reason) => left.push((*f, Err(reason))),
         }
     }
     if !left.is_empty() && !opts.skip_stale {
@@ -314,9 +339,11 @@ fn prepare_all<'p>(plan: &Plan, selected: &[&'p FilePlan], opts: &ApplyOptions, 
 fn not_written_message(left: &[Left<'_>]) -> String {
     let list = |refused: bool| -> Vec<String> {
         left.iter()
-            .filter(|l| l.2 == refused)
-            .map(|(f, reason, _)| {
-                if !refused && (reason == CHANGED || reason == DELETED) { display_name(&f.path).into_owned() } else { format!("{} ({reason})", display_name(&f.path)) }
+            .filter(|(_, why)| why.is_err() == refused)
+            .map(|(f, why)| match why {
+                Ok(Stale::Changed | Stale::Deleted) => display_name(&f.path).into_owned(),
+                Ok(stale) => format!("{} ({})", display_name(&f.path), stale.text()),
+                Err(reason) => format!("{} ({reason})", display_name(&f.path)),
             })
             .collect()
     };
