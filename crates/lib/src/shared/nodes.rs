@@ -1,32 +1,25 @@
 //! Walks over tree-sitter nodes that every stage needs, without recursion (a
 //! deep tree must not overflow the stack): a subtree's depth, and the one
-//! pre-order cursor walk ([`walk`]) that the others are made of.
+//! pre-order cursor walk ([`walk`]) that the others are made of. (The syntax
+//! tree dump, `plan/tree.rs`, keeps a cursor of its own: it reads each node's
+//! field name from it.)
 
 /// The depth of the subtree at `root`, in levels below it (a leaf has depth 0),
 /// found without recursion; the walk stops as soon as it goes deeper than
 /// `stop_above`, and then returns `stop_above + 1`.
 pub fn tree_depth(root: tree_sitter::Node<'_>, stop_above: usize) -> usize {
-    let mut cursor = root.walk();
-    let (mut depth, mut max) = (0usize, 0usize);
-    'walk: loop {
-        if cursor.goto_first_child() {
-            depth += 1;
-            if depth > max {
-                max = depth;
-                if max > stop_above {
-                    break;
-                }
-            }
-            continue;
+    // (The depth of the nodes visited next, the deepest so far.)
+    let mut state = (0usize, 0usize);
+    let visit = |(depth, max): &mut (usize, usize), n: tree_sitter::Node<'_>| {
+        if n.child_count() == 0 {
+            return Next::Sibling;
         }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                break 'walk;
-            }
-            depth -= 1;
-        }
-    }
-    max
+        *depth += 1;
+        *max = (*max).max(*depth);
+        if *max > stop_above { Next::Stop } else { Next::Children }
+    };
+    walk(root, &mut state, visit, |(depth, _), _| *depth -= 1);
+    state.1
 }
 
 /// Where [`walk`] goes after a node.
@@ -41,6 +34,8 @@ pub(crate) enum Next {
     Sibling,
     /// Past its later siblings: on to its parent's next sibling.
     Parent,
+    /// Nowhere: the walk ends.
+    Stop,
 }
 
 /// Pre-order walk of the subtree at `root` with one cursor: calls `visit` on
@@ -53,6 +48,7 @@ pub(crate) fn walk<'t, S>(root: tree_sitter::Node<'t>, state: &mut S, mut visit:
         match visit(state, cursor.node()) {
             Next::Children if cursor.goto_first_child() => continue,
             Next::ChildrenFrom(byte) if cursor.goto_first_child_for_byte(byte).is_some() => continue,
+            Next::Stop => break,
             Next::Parent => {
                 if !cursor.goto_parent() {
                     break;
@@ -98,4 +94,31 @@ pub(crate) fn first_of_kind<'t>(root: tree_sitter::Node<'t>, kind: &str) -> Opti
         found.is_none()
     });
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ast_grep_core::tree_sitter::LanguageExt;
+    use ast_grep_language::SupportLang;
+
+    fn depth_by_recursion(n: tree_sitter::Node<'_>) -> usize {
+        let mut cursor = n.walk();
+        n.children(&mut cursor).map(|c| 1 + depth_by_recursion(c)).max().unwrap_or(0)
+    }
+
+    /// The walk's depth is the recursive one, and it stops one level past the
+    /// limit.
+    #[test]
+    fn tree_depth_counts_levels_and_stops_past_the_limit() {
+        for src in ["x", "f(g(h(1)))\ny = [[[[2]]]]\n", "def f():\n    if a:\n        return (b + (c * d))\n", ""] {
+            let grep = SupportLang::Python.ast_grep(src);
+            let root = grep.root().get_inner_node();
+            let full = depth_by_recursion(root);
+            assert_eq!(tree_depth(root, usize::MAX), full, "{src:?}");
+            for stop in 0..full {
+                assert_eq!(tree_depth(root, stop), stop + 1, "{src:?} stopped above {stop}");
+            }
+        }
+    }
 }
