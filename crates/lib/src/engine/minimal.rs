@@ -506,9 +506,11 @@ impl Gaps<'_> {
     /// The original's trailing comma (original token `c`), with its gaps,
     /// between pieces that align with the tokens `lr` and `kr` around it
     /// (`f(a,\n)` through the template `f($A)` stays `f(a,\n)`): the template
-    /// dropped a separator it never spelled out. `None` when the original's
-    /// bytes there are not code, or the comma starts its line (a line
-    /// continuation before it does not count).
+    /// dropped a separator it never spelled out. A comma that starts its line
+    /// keeps its line, re-indented as [`Gaps::restore`] brings a line break
+    /// back (a line continuation before it is no line break). `None` when the
+    /// original's bytes there are not code, or that line break cannot come
+    /// back.
     fn trailing_comma(&self, (lr, c, kr): (Range<usize>, usize, Range<usize>), k: usize, base: (usize, &str)) -> Option<String> {
         if !(self.code_gap)(lr.end, kr.start) {
             return None;
