@@ -103,7 +103,7 @@ impl Handlers {
 /// Runs `sh -c cmd` in `cwd` for `action` with the reason and extra in its
 /// environment. Stdout (trailing newline trimmed) is the result text; a non-zero
 /// exit is an error naming the status and stderr.
-pub fn run_command(cmd: &str, cwd: &Path, action: Action, reason: &str, extra: Option<&Value>) -> Result<Outcome, String> {
+pub(crate) fn run_command(cmd: &str, cwd: &Path, action: Action, reason: &str, extra: Option<&Value>) -> Result<Outcome, String> {
     let extra_json = extra.map(|v| v.to_string()).unwrap_or_else(|| "{}".into());
     let out = Command::new("sh")
         .arg("-c")

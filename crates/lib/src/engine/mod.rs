@@ -142,7 +142,7 @@ pub const MAX_CODE_DEPTH: usize = 1000;
 /// can take whatever its template: one that pastes a large match many times
 /// (`$A$A$A...`), many matches of a large template, a chain of nested matches
 /// that the rewrite leaves unchanged (each one built, then dropped).
-pub fn replacement_budget(len: usize) -> usize {
+pub(crate) fn replacement_budget(len: usize) -> usize {
     len.saturating_mul(4).saturating_add(64 << 20)
 }
 
@@ -158,7 +158,7 @@ pub fn digest(bytes: &[u8]) -> String {
 }
 
 /// True when most line breaks of `text` are CRLF.
-pub fn is_crlf(text: &str) -> bool {
+pub(crate) fn is_crlf(text: &str) -> bool {
     let lf = memchr::memchr_iter(b'\n', text.as_bytes()).count();
     let crlf = memchr::memmem::find_iter(text.as_bytes(), b"\r\n").count();
     crlf > 0 && crlf * 2 >= lf

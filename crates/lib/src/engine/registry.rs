@@ -68,7 +68,7 @@ impl Engine {
     /// compile is bad input (a project's loader has checked its rules already);
     /// a pattern that does not parse cleanly is one too for a request's rules,
     /// and a warning for a project's (ast-grep loads those).
-    pub fn for_rules(set: &crate::request::ruleset::RuleSet, cwd: &Path) -> Result<Self> {
+    pub(crate) fn for_rules(set: &crate::request::ruleset::RuleSet, cwd: &Path) -> Result<Self> {
         let globals = crate::request::ruleset::globals(&set.utils)?;
         let mut by_lang: HashMap<SupportLang, Vec<CompiledOp>> = HashMap::new();
         let mut file_globs = Vec::with_capacity(set.rules.len());
@@ -86,12 +86,12 @@ impl Engine {
     }
 
     /// True when at least one op is compiled for `lang`.
-    pub fn has_ops(&self, lang: SupportLang) -> bool {
+    pub(crate) fn has_ops(&self, lang: SupportLang) -> bool {
         self.by_lang.get(&lang).is_some_and(|ops| !ops.is_empty())
     }
 
     /// Every op or rule compiled for `lang`, whatever a file's path.
-    pub fn all_for(&self, lang: SupportLang) -> Vec<&CompiledOp> {
+    pub(crate) fn all_for(&self, lang: SupportLang) -> Vec<&CompiledOp> {
         self.by_lang.get(&lang).map(|ops| ops.iter().collect()).unwrap_or_default()
     }
 

@@ -4,7 +4,7 @@
 //! (`--- "a/tab\there.py"`, `shared::quote::prefixed`), so no file name can break
 //! a header or reach a terminal raw.
 //!
-//! A plan's diff is built from its edits ([`unified_edits`]): only the lines an
+//! A plan's diff is built from its edits (`unified_edits`): only the lines an
 //! edit touches are compared, since every other line is equal by construction.
 //! A whole-file line diff hashed and compared every line of the file, ~4% of a dry
 //! run on a corpus where most parsed files change.
@@ -21,7 +21,7 @@ use crate::shared::quote;
 /// itself is never cut, and `ast-edit show --full` re-renders the whole diff.
 pub const MAX_DIFF_LINE: usize = 4096;
 
-/// [`unified_edits`] with every line longer than `max_line` bytes cut to `max_line`
+/// `unified_edits` with every line longer than `max_line` bytes cut to `max_line`
 /// bytes plus a marker saying how much was cut. Returns the diff and how many
 /// lines were cut (a diff with cut lines is for reading, not for `git apply`).
 pub fn unified_bounded(path: &str, old: &str, new: &str, edits: &[Edit], max_line: usize) -> (String, usize) {
@@ -29,7 +29,7 @@ pub fn unified_bounded(path: &str, old: &str, new: &str, edits: &[Edit], max_lin
 }
 
 /// [`unified_bounded`] with `context` lines of context around each hunk.
-pub fn unified_bounded_with(path: &str, old: &str, new: &str, edits: &[Edit], max_line: usize, context: usize) -> (String, usize) {
+pub(crate) fn unified_bounded_with(path: &str, old: &str, new: &str, edits: &[Edit], max_line: usize, context: usize) -> (String, usize) {
     let full = unified_edits_with(path, old, new, edits, context);
     if full.split('\n').all(|l| l.len() <= max_line) {
         return (full, 0);
@@ -58,7 +58,7 @@ pub fn unified(path: &str, old: &str, new: &str) -> String {
 }
 
 /// [`unified`] with `context` lines of context around each hunk.
-pub fn unified_with(path: &str, old: &str, new: &str, context: usize) -> String {
+pub(crate) fn unified_with(path: &str, old: &str, new: &str, context: usize) -> String {
     // An absolute display path (outside the working directory) must not give `a//x`.
     let path = path.trim_start_matches('/');
     let diff = TextDiff::from_lines(old, new);
@@ -106,13 +106,13 @@ impl<'a> Lines<'a> {
 /// [`unified`]: each group of touched lines is diffed on its own, the lines
 /// between groups are equal context, and the hunks are grouped with
 /// [`CONTEXT`] lines of context as `similar` groups them.
-pub fn unified_edits(path: &str, old: &str, new: &str, edits: &[Edit]) -> String {
+pub(crate) fn unified_edits(path: &str, old: &str, new: &str, edits: &[Edit]) -> String {
     unified_edits_with(path, old, new, edits, CONTEXT)
 }
 
 /// [`unified_edits`] with `context` lines of context around each hunk (0 gives
 /// hunks of changed lines only, as `git diff -U0`).
-pub fn unified_edits_with(path: &str, old: &str, new: &str, edits: &[Edit], context: usize) -> String {
+pub(crate) fn unified_edits_with(path: &str, old: &str, new: &str, edits: &[Edit], context: usize) -> String {
     let (a, b) = (Lines::new(old), Lines::new(new));
     let (na, nb) = (a.count(), b.count());
     // Old line ranges [lo, hi) touched by runs of edits, with the byte delta

@@ -26,7 +26,7 @@ fn counted(what: &str, replacements: usize, files: usize) -> String {
 /// The label of a plan: [`label`] for an ad-hoc edit; for a rule scan
 /// `AST Scan: <N> replacement(s) in <M> file(s) (rules: a, b)` naming the rules
 /// that changed something (`per_rule`, from [`Plan::per_rule`]).
-pub fn plan_label(plan: &Plan, per_rule: &[RuleCount]) -> String {
+pub(crate) fn plan_label(plan: &Plan, per_rule: &[RuleCount]) -> String {
     let from_files = plan.request.rule_set.as_ref().is_some_and(|s| s.base.is_some());
     if !from_files {
         return label(plan.total_replacements(), plan.files.len());

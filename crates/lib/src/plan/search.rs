@@ -434,7 +434,7 @@ fn name_of(body: &str, n: tree_sitter::Node<'_>) -> Option<String> {
 impl SearchResult {
     /// The line of one match: `path:line:column: text (in function load)`, the
     /// path quoted as git quotes it and control characters escaped.
-    pub fn match_line(m: &SearchMatch) -> String {
+    pub(crate) fn match_line(m: &SearchMatch) -> String {
         let mut line = format!(
             "{}:{}:{}: {}",
             crate::shared::quote::display_name(&m.path),

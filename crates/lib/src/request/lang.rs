@@ -15,7 +15,7 @@ pub fn parse_lang(name: &str) -> Result<SupportLang> {
 }
 
 /// [`parse_lang`], its error worded for `front` (docs/DESIGN.md §5.14).
-pub fn parse_lang_for(name: &str, front: Front) -> Result<SupportLang> {
+pub(crate) fn parse_lang_for(name: &str, front: Front) -> Result<SupportLang> {
     name.trim().parse::<SupportLang>().map_err(|_| Error::bad(unknown(name, front)))
 }
 

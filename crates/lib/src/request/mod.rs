@@ -68,7 +68,7 @@ pub const MAX_PATTERN_DEPTH: usize = 256;
 /// parses without recursion), and the depth of its syntax tree (measured
 /// without recursion): what [`MAX_PATTERN_DEPTH`] is checked on before
 /// anything turns the tree into a matcher.
-pub fn parse_pattern(pat: &str, lang: SupportLang) -> (ast_grep_core::AstGrep<ast_grep_core::tree_sitter::StrDoc<SupportLang>>, usize) {
+pub(crate) fn parse_pattern(pat: &str, lang: SupportLang) -> (ast_grep_core::AstGrep<ast_grep_core::tree_sitter::StrDoc<SupportLang>>, usize) {
     use ast_grep_core::tree_sitter::LanguageExt;
     let processed = ast_grep_core::Language::pre_process_pattern(&lang, pat);
     let snippet = lang.ast_grep(processed.as_ref());
@@ -78,7 +78,7 @@ pub fn parse_pattern(pat: &str, lang: SupportLang) -> (ast_grep_core::AstGrep<as
 
 /// The deepest nesting of brackets in `text`: how many of `(`, `[`, `{` are open
 /// at once at most (a closer without its opener counts for nothing).
-pub fn bracket_depth(text: &str) -> usize {
+pub(crate) fn bracket_depth(text: &str) -> usize {
     let (mut depth, mut max) = (0usize, 0usize);
     for b in text.bytes() {
         match b {
@@ -97,7 +97,7 @@ pub fn bracket_depth(text: &str) -> usize {
 /// [`MAX_NESTING`]): `Err((field, message))` names the field at fault (`pat` or
 /// `out`), the limit and its value. Checked by [`RawRequest::validate`], and by
 /// `compile::compile_op` before it parses anything, so rule files keep them too.
-pub fn check_op_limits(index: usize, op: &Op) -> std::result::Result<(), (&'static str, String)> {
+pub(crate) fn check_op_limits(index: usize, op: &Op) -> std::result::Result<(), (&'static str, String)> {
     let fields = [
         ("pat", "pattern", &op.pat, MAX_PATTERN_BYTES, "match a smaller piece of code ($$$ matches any run of nodes)"),
         ("out", "rewrite", &op.out, MAX_REWRITE_BYTES, "write a shorter rewrite, or split the edit"),
@@ -125,7 +125,7 @@ pub fn check_op_limits(index: usize, op: &Op) -> std::result::Result<(), (&'stat
 /// rewrites are `bytes` bytes together ([`MAX_OPS_BYTES`]), and `globs` globs
 /// ([`MAX_GLOBS`]). `Err` names the field at fault (`ops` or `globs`) and holds
 /// the message naming the limit broken.
-pub fn check_totals(ops: usize, bytes: usize, globs: usize) -> std::result::Result<(), (&'static str, String)> {
+pub(crate) fn check_totals(ops: usize, bytes: usize, globs: usize) -> std::result::Result<(), (&'static str, String)> {
     if ops > MAX_OPS {
         return Err(("ops", too_many_ops(ops)));
     }
@@ -192,7 +192,7 @@ pub struct RawRequest {
     #[schemars(length(min = 1), description = "Pattern -> rewrite pairs, applied in one pass. At least one (or give `rule`).")]
     pub ops: Vec<Op>,
     /// Instead of `ops`: ast-grep rule configs (a YAML string, an object, or an
-    /// array of objects), read by [`crate::request::ruleset::parse_input`].
+    /// array of objects), read by `request::ruleset::parse_input`.
     #[serde(default)]
     #[schemars(
         with = "Option<String>",
@@ -301,7 +301,7 @@ impl Strictness {
     }
 
     /// The ast-grep-core value.
-    pub fn to_core(self) -> MatchStrictness {
+    pub(crate) fn to_core(self) -> MatchStrictness {
         match self {
             Strictness::Cst => MatchStrictness::Cst,
             Strictness::Smart => MatchStrictness::Smart,
@@ -364,7 +364,7 @@ pub struct Request {
 
 /// The rule id of op `i` of an ad-hoc request (`ops[i]`): `op-N`, as the
 /// rule config it becomes, its findings and its dropped matches name it.
-pub fn op_id(i: usize) -> String {
+pub(crate) fn op_id(i: usize) -> String {
     format!("op-{i}")
 }
 
@@ -397,7 +397,7 @@ fn is_default_context(n: &usize) -> bool {
 impl Request {
     /// The rule id of each op or rule, by index: a rule config's `id`, the rule
     /// of a rule file's op, or `op-N`.
-    pub fn rule_names(&self) -> Vec<String> {
+    pub(crate) fn rule_names(&self) -> Vec<String> {
         if let Some(set) = &self.rule_set {
             return set.rules.iter().enumerate().map(|(i, r)| match crate::request::ruleset::id_of(r) {
                 "" => format!("rule-{i}"),
@@ -423,7 +423,7 @@ impl Request {
     /// [`check_op_limits`]). [`RawRequest::validate`] checks them on what a user
     /// typed; `plan::build_with` checks them again on every request, which covers
     /// the requests that rule files build (`rules::request`).
-    pub fn check_limits(&self) -> Result<()> {
+    pub(crate) fn check_limits(&self) -> Result<()> {
         let bytes: usize = self.ops.iter().map(|o| o.pat.len() + o.out.len()).sum();
         check_totals(self.ops.len(), bytes, self.globs.len()).map_err(|(_, msg)| Error::bad(msg))?;
         for (i, op) in self.ops.iter().enumerate() {

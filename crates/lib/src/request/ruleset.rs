@@ -62,7 +62,7 @@ impl LanguageGlobs {
 
     /// The language the globs give the file at `path` (matched on its name and
     /// on the whole path), if any.
-    pub fn lang_of(&self, path: &Path) -> Option<SupportLang> {
+    pub(crate) fn lang_of(&self, path: &Path) -> Option<SupportLang> {
         let name = path.file_name().map(Path::new);
         self.0.iter().find(|(_, set)| set.is_match(path) || name.is_some_and(|n| set.is_match(n))).map(|(l, _)| *l)
     }
@@ -71,7 +71,7 @@ impl LanguageGlobs {
 /// Reads the `rule` of a request: a YAML string (one or more documents), a JSON
 /// object, or an array of objects. `lang` fills a rule's missing `language`; a
 /// rule naming another language is refused.
-pub fn parse_input(input: &Value, lang: Option<SupportLang>, front: Front) -> Result<Vec<Value>> {
+pub(crate) fn parse_input(input: &Value, lang: Option<SupportLang>, front: Front) -> Result<Vec<Value>> {
     let docs: Vec<Value> = match input {
         Value::String(yaml) => {
             if yaml.len() > MAX_OPS_BYTES {
@@ -151,7 +151,7 @@ fn rule_name(i: usize, map: &Map<String, Value>) -> String {
 /// [`MAX_PATTERN_DEPTH`] levels deep as `lang`. ast-grep-core builds and
 /// matches a pattern by recursion, so a deeper one would overflow the stack.
 /// `name` names the rule in the message.
-pub fn check_rule_limits(name: &str, rule: &Value, lang: SupportLang) -> Result<()> {
+pub(crate) fn check_rule_limits(name: &str, rule: &Value, lang: SupportLang) -> Result<()> {
     check_strings(name, rule, 0)?;
     check_pattern_depths(name, rule, lang)
 }
@@ -200,12 +200,12 @@ fn check_strings(name: &str, v: &Value, depth: usize) -> Result<()> {
 }
 
 /// The language of a rule config (set by [`parse_input`] or a project loader).
-pub fn language_of(rule: &Value) -> Option<SupportLang> {
+pub(crate) fn language_of(rule: &Value) -> Option<SupportLang> {
     rule.get("language").and_then(Value::as_str).and_then(|s| lang::parse_lang(s).ok())
 }
 
 /// The id of a rule config (empty when it has none).
-pub fn id_of(rule: &Value) -> &str {
+pub(crate) fn id_of(rule: &Value) -> &str {
     rule.get("id").and_then(Value::as_str).unwrap_or("")
 }
 

@@ -23,7 +23,7 @@ pub struct Candidate {
     /// Path used to read the file (absolute).
     pub path: PathBuf,
     /// Path shown to users: relative to the working directory, valid UTF-8 (see
-    /// [`display_path`]); the exact name, quoted only when printed for people.
+    /// `display_path`); the exact name, quoted only when printed for people.
     pub display: String,
     /// Language the file is parsed as.
     pub lang: SupportLang,
@@ -76,7 +76,7 @@ pub fn normalize(p: &Path) -> PathBuf {
 /// and stays, so `back\slash.py` and `back/slash.py` are two files (docs/DESIGN.md
 /// §2.2). `Err` holds the git-quoted form of a path that is not valid UTF-8
 /// (`"\377.py"`): JSON cannot carry it exactly, so such a file is skipped.
-pub fn display_path(abs: &Path, cwd: &Path) -> std::result::Result<String, String> {
+pub(crate) fn display_path(abs: &Path, cwd: &Path) -> std::result::Result<String, String> {
     let rel = abs.strip_prefix(cwd).unwrap_or(abs);
     let Some(s) = rel.to_str() else { return Err(quoted_os(rel)) };
     #[cfg(windows)]

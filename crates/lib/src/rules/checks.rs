@@ -105,7 +105,7 @@ fn check_files(project: &Project) -> Result<Vec<PathBuf>> {
 
 /// `text` as the rules of `set` rewrite it (all of one language), as `scan -U`
 /// would write it as the only file.
-pub fn rewrite_text(set: &RuleSet, text: &str) -> Result<String> {
+pub(crate) fn rewrite_text(set: &RuleSet, text: &str) -> Result<String> {
     let engine = Engine::for_rules(set, Path::new("/"))?;
     let lang = set.rules.first().and_then(ruleset::language_of).ok_or_else(|| Error::bad("a check's rules need a language"))?;
     let ops = engine.all_for(lang);

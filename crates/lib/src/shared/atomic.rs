@@ -16,7 +16,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// [`write_atomic`] for content produced by `fill` (streamed through a buffer).
-pub fn write_atomic_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> std::io::Result<()> {
+pub(crate) fn write_atomic_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let tmp = tempfile::Builder::new().prefix(".ast-edit-").suffix(".tmp").tempfile_in(dir)?;
     let mut w = std::io::BufWriter::new(tmp);
@@ -117,7 +117,7 @@ impl std::fmt::Display for StageError {
 /// Writes `bytes` to a new temp file beside `target` (same folder, so the later
 /// rename is atomic), with `kept`'s owner, group and mode, fsynced. Nothing is
 /// renamed: the caller persists it over `target` (dropping it removes it).
-pub fn stage_beside(target: &Path, bytes: &[u8], kept: &Kept) -> Result<NamedTempFile, StageError> {
+pub(crate) fn stage_beside(target: &Path, bytes: &[u8], kept: &Kept) -> Result<NamedTempFile, StageError> {
     let dir = target.parent().unwrap_or(Path::new("."));
     let mut tmp = tempfile::Builder::new().prefix(".ast-edit-").suffix(".tmp").tempfile_in(dir)?;
     kept.give_to(tmp.as_file())?;
@@ -128,7 +128,7 @@ pub fn stage_beside(target: &Path, bytes: &[u8], kept: &Kept) -> Result<NamedTem
 
 /// Replaces `target` with `bytes` atomically, the new file keeping `kept`
 /// (the replaced file's mode, owner and group).
-pub fn replace_keeping(target: &Path, bytes: &[u8], kept: &Kept) -> Result<(), StageError> {
+pub(crate) fn replace_keeping(target: &Path, bytes: &[u8], kept: &Kept) -> Result<(), StageError> {
     stage_beside(target, bytes, kept)?.persist(target).map_err(|e| StageError::Io(e.error))?;
     Ok(())
 }

@@ -110,7 +110,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// The message of `e` with every cause under it, as `a: b: c` (a cause that
 /// repeats its parent's text is left out). ast-grep-config's errors say "Fail
 /// to parse yaml as Rule." at the top and the real reason below.
-pub fn error_chain(e: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
     let mut parts = vec![e.to_string()];
     let mut at = e.source();
     while let Some(s) = at {

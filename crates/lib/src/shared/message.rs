@@ -122,7 +122,7 @@ impl Front {
 
 /// The text when `id` names no pending action (docs/DESIGN.md §5.3): the CLI's
 /// is [`crate::Error::UnknownId`]'s, the server's names `ast_pending`.
-pub fn unknown_id(id: &str, front: Front) -> String {
+pub(crate) fn unknown_id(id: &str, front: Front) -> String {
     match front {
         Front::Cli => crate::Error::UnknownId(id.to_string()).to_string(),
         Front::Mcp => format!(

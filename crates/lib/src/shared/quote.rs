@@ -47,13 +47,13 @@ fn push_escaped(out: &mut String, bytes: &[u8]) {
 }
 
 /// True when `bytes` must be quoted to be shown.
-pub fn needs_quoting(bytes: &[u8]) -> bool {
+pub(crate) fn needs_quoting(bytes: &[u8]) -> bool {
     bytes.iter().any(|&b| escape(b).is_some())
 }
 
 /// The quoted form of a name given as bytes (a name that is not UTF-8 included):
 /// the name itself when it needs no quoting, else `"..."` with escapes.
-pub fn quote_bytes(bytes: &[u8]) -> String {
+pub(crate) fn quote_bytes(bytes: &[u8]) -> String {
     if !needs_quoting(bytes) {
         // Only printable ASCII is left unquoted.
         return bytes.iter().map(|&b| b as char).collect();
@@ -73,7 +73,7 @@ pub fn display_name(name: &str) -> Cow<'_, str> {
 /// `prefix` + `name` quoted as one, as git writes `--- "a/tab\there.py"` in a
 /// diff header (git's `quote_two_c_style`): the quotes go around both when
 /// either needs them.
-pub fn prefixed(prefix: &str, name: &str) -> String {
+pub(crate) fn prefixed(prefix: &str, name: &str) -> String {
     if !needs_quoting(prefix.as_bytes()) && !needs_quoting(name.as_bytes()) {
         return format!("{prefix}{name}");
     }

@@ -29,12 +29,12 @@ pub fn plural(n: usize, word: &str) -> String {
 }
 
 /// 1-based line of byte offset `at` of `text`.
-pub fn line_of(text: &str, at: usize) -> usize {
+pub(crate) fn line_of(text: &str, at: usize) -> usize {
     memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count() + 1
 }
 
 /// A byte count for people: `512 B`, `12.0 KiB`, `301.4 MiB`, `1.0 GiB`.
-pub fn human_bytes(n: u64) -> String {
+pub(crate) fn human_bytes(n: u64) -> String {
     const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
     if n < 1024 {
         return format!("{n} B");
@@ -79,7 +79,7 @@ pub fn cut(line: &str, max: usize, unit: Unit) -> Option<(&str, usize)> {
 }
 
 /// `s`, or its first `max` characters followed by `…` when it is longer.
-pub fn ellipsized(s: &str, max: usize) -> String {
+pub(crate) fn ellipsized(s: &str, max: usize) -> String {
     match cut(s, max, Unit::Chars) {
         Some((head, _)) => format!("{head}…"),
         None => s.to_string(),

@@ -97,7 +97,7 @@
 //! # Order
 //!
 //! The newest action is the one with the largest `order`. Under the lock, a new
-//! pending entry, in-process action or journal record gets [`Locked::next_order`]:
+//! pending entry, in-process action or journal record gets `Locked::next_order`:
 //! the larger of now in nanoseconds since the Unix epoch and one more than the
 //! largest order of every pending entry, resolved record and journal record. No
 //! counter file is involved, so nothing can hand out a number twice, and a clock
@@ -375,7 +375,7 @@ impl Locked<'_> {
     /// The order for something new: the larger of now (nanoseconds since the
     /// epoch) and one more than the largest order of every pending entry, resolved
     /// record and journal record. Nothing is written: the caller stores it.
-    pub fn next_order(&self) -> Result<u64> {
+    pub(crate) fn next_order(&self) -> Result<u64> {
         let mut last: Option<u64> = None;
         for p in self.json_files("pending")?.into_iter().chain(self.json_files("resolved")?) {
             if let Some(o) = std::fs::read(&p).ok().and_then(|b| pending_format::order_of(&b)) {
@@ -548,7 +548,7 @@ impl Locked<'_> {
     }
 
     /// The journal folder.
-    pub fn journal_dir(&self) -> PathBuf {
+    pub(crate) fn journal_dir(&self) -> PathBuf {
         self.store.dir.join("journal")
     }
 

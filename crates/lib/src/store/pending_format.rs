@@ -276,12 +276,12 @@ struct Resolved<'a> {
 }
 
 /// The bytes of a resolved record of [`FORMAT_VERSION`].
-pub fn encode_resolved(r: &ResolvedRecord) -> Vec<u8> {
+pub(crate) fn encode_resolved(r: &ResolvedRecord) -> Vec<u8> {
     serde_json::to_vec(&Resolved { format_version: FORMAT_VERSION, record: r }).expect("plain data serializes")
 }
 
 /// Reads a resolved record (version 1 or 2; there is no older one).
-pub fn decode_resolved(bytes: &[u8]) -> Result<ResolvedRecord, Unreadable> {
+pub(crate) fn decode_resolved(bytes: &[u8]) -> Result<ResolvedRecord, Unreadable> {
     match header(bytes, "resolved record")? {
         Some(_) => serde_json::from_slice(bytes).map_err(|e| Unreadable::Malformed(format!("unreadable resolved record ({e})"))),
         None => Err(Unreadable::Malformed("unreadable resolved record (no formatVersion)".into())),
@@ -290,7 +290,7 @@ pub fn decode_resolved(bytes: &[u8]) -> Result<ResolvedRecord, Unreadable> {
 
 /// The order a pending entry or a resolved record holds, whatever else is in
 /// it; `None` if it has none.
-pub fn order_of(bytes: &[u8]) -> Option<u64> {
+pub(crate) fn order_of(bytes: &[u8]) -> Option<u64> {
     #[derive(Deserialize)]
     struct Probe {
         order: Option<u64>,
@@ -299,7 +299,7 @@ pub fn order_of(bytes: &[u8]) -> Option<u64> {
 }
 
 /// The order a journal record's folder name starts with: `{order:020}-{id}`.
-pub fn journal_order(folder: &str) -> Option<u64> {
+pub(crate) fn journal_order(folder: &str) -> Option<u64> {
     folder.split_once('-')?.0.parse().ok()
 }
 
