@@ -1,8 +1,9 @@
 //! Property test of the template check (docs/DESIGN.md section 2.5.9): random
 //! templates (operators, keywords, `$A $B` adjacency, brackets) over random
 //! calls (unary minus, strings holding blanks, comments and line breaks between
-//! the arguments, trailing commas) in Python, JavaScript, TypeScript, Rust, Go
-//! and C. The oracle does not use the check's own reference: it writes the
+//! the arguments, trailing commas ending a line or starting one) in Python,
+//! JavaScript, TypeScript, Rust, Go and C. The oracle does not use the check's
+//! own reference: it writes the
 //! template with every token apart (one blank between any two, the captured
 //! code as it was) into the file and parses that; the tokens of the new parse
 //! over the edit are what the template says. Then:
@@ -182,11 +183,12 @@ fn engine(pat: &str, out: &str, lang: SupportLang) -> Option<Engine> {
 }
 
 /// One case in one language; see the module doc.
-fn case(l: &Lang, (a, b): (usize, usize), (sep, comment, trailing): (usize, bool, bool), items: &[Item], tight: &[bool]) -> Result<(), TestCaseError> {
+fn case(l: &Lang, (a, b): (usize, usize), (sep, comment, trailing): (usize, bool, usize), items: &[Item], tight: &[bool]) -> Result<(), TestCaseError> {
     let (a, b) = (l.args[a % l.args.len()], l.args[b % l.args.len()]);
     let sep = ["", " ", "\n        "][sep % 3];
     let comment = if comment { format!(" {}\n        ", l.comment) } else { String::new() };
-    let trail = if trailing && l.trailing_comma { ",\n    " } else { "" };
+    // No trailing comma, one ending its line, or one starting its line.
+    let trail = if l.trailing_comma { ["", ",\n    ", "\n    ,"][trailing % 3] } else { "" };
     let call = format!("f({a},{comment}{sep}{b}{trail})");
     let src = (l.wrap)(&call);
     let out = template(items, tight);
@@ -228,7 +230,7 @@ proptest! {
     #[test]
     fn the_default_output_says_what_the_template_says_or_is_flagged(
         args in (0usize..16, 0usize..16),
-        layout in (0usize..3, any::<bool>(), any::<bool>()),
+        layout in (0usize..3, any::<bool>(), 0usize..3),
         parts in proptest::collection::vec((prop_oneof![Just(0u8), Just(1), Just(2), Just(2), Just(2)], 0usize..32), 1..6),
         tight in proptest::collection::vec(any::<bool>(), 6),
     ) {
