@@ -45,7 +45,7 @@ pub struct ApplyOptions {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct Extra {
     #[serde(default)]
-    stale: Stale,
+    stale: OnStale,
     #[serde(default, deserialize_with = "present")]
     files: Option<Vec<String>>,
     #[serde(default)]
@@ -65,7 +65,7 @@ struct Extra {
 /// `extra.stale`: what apply does with files changed since the preview.
 #[derive(Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
-enum Stale {
+enum OnStale {
     /// Write the fresh files, report the stale ones.
     Skip,
     /// Write nothing.
@@ -123,7 +123,7 @@ impl ApplyOptions {
             return Err(bad("files"));
         }
         let o = ApplyOptions {
-            skip_stale: x.stale == Stale::Skip,
+            skip_stale: x.stale == OnStale::Skip,
             only: x.files,
             allow_syntax_errors: x.allow_syntax_errors,
             exclude: x.exclude,
