@@ -39,6 +39,6 @@ fn main() -> anyhow::Result<()> {
     println!("staged {id}");
     let req = ResolveRequest::new(Action::Apply, Some("release notes".into()), None, None)?;
     let result = resolve_with(&store, &req, &mut handlers)?;
-    println!("{}", serde_json::to_string_pretty(&result)?);
+    println!("{}", serde_json::to_string_pretty(&result.worded(&ast_edit::shared::message::Plain))?);
     Ok(())
 }

@@ -5,7 +5,7 @@
 
 use ast_edit::request::{Op, RawRequest, WalkOptions, DEFAULT_MAX_FILESIZE};
 use ast_edit::app::resolve::{resolve, RawResolve};
-use ast_edit::{shared::message::Front, plan, app::workflow, app::workspace::Workspace};
+use ast_edit::{plan, app::workflow, app::workspace::Workspace, shared::message::Plain};
 
 fn main() -> anyhow::Result<()> {
     let dir = std::env::args().nth(1).map(std::path::PathBuf::from).unwrap_or_else(std::env::temp_dir);
@@ -23,10 +23,11 @@ fn main() -> anyhow::Result<()> {
     let plan = plan::build(&req, &root)?;
 
     // 3. Staged in the workspace's store (kept beside the example here, not in the
-    // user's state dir); the details are what `run --json` prints, worded for the CLI.
+    // user's state dir); the details are what `run --json` prints, in the
+    // library's own words (`Plain`; the CLI and the MCP server bring their own).
     let ws = Workspace::with_state_dir(&root, dir.join("state"));
     let store = ws.store(&mut |warning| eprintln!("warning: {warning}"))?;
-    let staged = workflow::stage(&store, plan, Front::Cli)?;
+    let staged = workflow::stage(&store, plan, &Plain)?;
     println!("{}", staged.details.label);
     for f in &staged.details.files {
         print!("{}", f.diff);
@@ -39,7 +40,7 @@ fn main() -> anyhow::Result<()> {
         id: staged.details.id.clone(),
         ..Default::default()
     }
-    .check(Front::Mcp)?;
+    .check()?;
     let result = resolve(&store, &req)?;
     println!("{}", result.content);
     print!("{}", std::fs::read_to_string(root.join("app.py"))?);

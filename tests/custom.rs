@@ -133,20 +133,20 @@ fn library_trait_actions_resolve_in_lifo_order_with_the_standing_handler_last() 
     // Newest first; its apply fails once: Apply failed, kept.
     let r = resolve_with(&store, &apply("a", None), &mut h).unwrap();
     assert!(r.is_error);
-    assert_eq!(r.content, "Apply failed: disk full");
+    assert_eq!(r.content.to_string(), "Apply failed: disk full");
     assert_eq!(r.details.label.as_deref(), Some("second"));
     assert_eq!(r.details.source_tool_name.as_deref(), Some("custom_tool"));
     // --id picks the older one.
     let r = resolve_with(&store, &apply("b", Some(first)), &mut h).unwrap();
-    assert_eq!((r.content.as_str(), r.details.label.as_deref()), ("recorded", Some("first")));
+    assert_eq!((r.content.to_string().as_str(), r.details.label.as_deref()), ("recorded", Some("first")));
     assert_eq!(r.details.source_result_details, Some(serde_json::json!({"n": 1})));
     let r = resolve_with(&store, &apply("c", None), &mut h).unwrap();
-    assert_eq!((r.content.as_str(), r.details.label.as_deref()), ("recorded", Some("second")));
+    assert_eq!((r.content.to_string().as_str(), r.details.label.as_deref()), ("recorded", Some("second")));
     assert_eq!(*log.lock().unwrap(), vec![r#"apply b {"x":1}"#, r#"apply c {"x":1}"#]);
     // Nothing pending: the standing handler.
     let r = resolve_with(&store, &apply("d", None), &mut h).unwrap();
-    assert_eq!(r.content, "standing apply: d");
+    assert_eq!(r.content.to_string(), "standing apply: d");
     h.standing = None;
     let r = resolve_with(&store, &apply("e", None), &mut h).unwrap();
-    assert_eq!(r.content, "No pending action to resolve. Nothing to apply or discard.");
+    assert_eq!(r.content.to_string(), "No pending action to resolve. Nothing to apply or discard.");
 }

@@ -514,6 +514,28 @@ async fn a_skip_reason_staged_through_mcp_is_worded_by_the_cli_that_shows_it() {
     assert_eq!(shown["skipped"], json!([{"path": "go/big.go", "reason": reason("raise it with --max-filesize")}]));
 }
 
+/// The messages of compiling a request (here a pattern's hint) are kept typed
+/// in the staged plan and worded by the front end that shows them.
+#[tokio::test]
+async fn a_compile_hint_staged_through_mcp_is_worded_by_the_cli_that_shows_it() {
+    let env = Env::new();
+    let client = env.connect().await;
+    let ops = json!([{"pat": "fetch_data($$$ARGS)", "out": "load_data($$$ARGS)"}, {"pat": "defer $F()", "out": "$F()"}]);
+    let r = client.call("ast_edit", json!({"ops": ops, "paths": ["go", "python"]})).await;
+    let hint = |w: &Value| w.as_str().unwrap().starts_with("ops[1].pat `defer $F()` does not parse cleanly as python");
+    let warnings = structured(&r)["warnings"].as_array().unwrap().clone();
+    let mcp = warnings.iter().find(|w| hint(w)).unwrap_or_else(|| panic!("{warnings:?}")).as_str().unwrap();
+    assert!(mcp.contains("pass the snippet as `pat` with `selector` set to the part's node kind"), "{mcp}");
+    assert!(!mcp.contains("--selector"), "{mcp}");
+    let id = structured(&r)["id"].as_str().unwrap().to_string();
+    client.close().await;
+    let out = env.cli(&env.root, &["show", "--json", &id]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cli = shown["warnings"].as_array().unwrap().iter().find(|w| hint(w)).unwrap().as_str().unwrap().to_string();
+    assert!(cli.ends_with("pass the snippet with --selector KIND. Files of that language are not searched for ops[1]."), "{cli}");
+}
+
 #[tokio::test]
 async fn apply_of_an_action_outside_the_root_is_refused_but_discard_works() {
     let env = Env::new();

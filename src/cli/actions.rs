@@ -9,7 +9,7 @@ use super::{open_store, spinner, style, write_json, ColorChoice, JsonFlag, Pendi
 use ast_edit::apply::UndoResult;
 use ast_edit::app::custom::{CommandStanding, CommandView, Handlers, CUSTOM_TOOL};
 use ast_edit::shared::error::Error;
-use ast_edit::shared::message::Front;
+use super::words::WORDS;
 use ast_edit::store::pending::{ActionKind, NewAction, PendingSummary, Store};
 use ast_edit::app::resolve::{self, RawResolve};
 use ast_edit::app::workflow::Preview;
@@ -59,7 +59,7 @@ pub(super) fn resolve(a: ResolveArgs, out: &mut impl Write) -> anyhow::Result<i3
             Some(_) => {}
         }
     }
-    let req = RawResolve { action: Some(a.action), reason: a.reason, extra, id: a.id }.check(Front::Cli)?;
+    let req = RawResolve { action: Some(a.action), reason: a.reason, extra, id: a.id }.check()?;
     let (ws, store) = open_store()?;
     let bar = spinner("resolving (verifying and writing files)");
     let result = match &a.standing_cmd {
@@ -74,7 +74,8 @@ pub(super) fn resolve(a: ResolveArgs, out: &mut impl Write) -> anyhow::Result<i3
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    print_result(out, a.json, &result, result.is_error, &result.content)?;
+    let shown = result.worded(WORDS);
+    print_result(out, a.json, &shown, shown.is_error, &shown.content)?;
     if let Some(v) = result.verified {
         eprintln!("{}", v.note());
     }
@@ -173,8 +174,8 @@ pub(super) fn show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> any
     };
     let Some(action) = found else {
         let msg = match (&id, resolved) {
-            (Some(id), Some(r)) => Error::Resolved { id: id.clone(), resolution: r.resolution, at: r.at }.to_string(),
-            (Some(id), None) => Error::UnknownId(id.clone()).to_string(),
+            (Some(id), Some(r)) => Error::Resolved { id: id.clone(), resolution: r.resolution, at: r.at }.text().render(WORDS),
+            (Some(id), None) => Error::UnknownId(id.clone()).text().render(WORDS),
             (None, _) => "No pending actions.".to_string(),
         };
         eprintln!("{msg}");
@@ -197,7 +198,7 @@ pub(super) fn show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> any
             return Ok(0);
         }
     };
-    let mut details = Preview::of(plan, Front::Cli).details.staged(action.id.clone());
+    let mut details = Preview::of(plan, WORDS).details.staged(action.id.clone());
     if full {
         for (shown, f) in details.files.iter_mut().zip(&plan.files) {
             if f.diff_lines_cut > 0 {

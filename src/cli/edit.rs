@@ -9,7 +9,7 @@ use std::time::Instant;
 use super::print::{self, Style};
 use super::{open_store, review, spinner, style, write_json, ColorChoice, OutputArgs, RunArgs, ScanArgs};
 use ast_edit::shared::error::{Error, Result};
-use ast_edit::shared::message::Front;
+use super::words::WORDS;
 use ast_edit::plan::{self, Plan};
 use ast_edit::request::{Op, RawRequest, Request};
 use ast_edit::rules::project;
@@ -69,7 +69,6 @@ pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> any
     };
     let mut req = RawRequest { paths: a.paths.clone(), globs: a.input.globs.clone(), ..Default::default() }.validate_rules(
         rules,
-        Front::Cli,
         &cwd,
         walk,
         a.input.max_filesize,
@@ -185,7 +184,7 @@ fn emit(plan: Plan, how: Emit, started: Instant, out: &mut impl Write) -> anyhow
         update_all(plan, how.json, how.style, out)?
     } else {
         let (_, store) = open_store()?;
-        let shown = workflow::stage(&store, plan, Front::Cli)?;
+        let shown = workflow::stage(&store, plan, WORDS)?;
         if how.json {
             write_json(out, &shown.details)?;
         } else {
@@ -218,7 +217,7 @@ fn print_preview(out: &mut impl Write, shown: &Preview, style: Style) -> std::io
 
 /// `-U`: the plan applied at once with the verified writer, journalled for undo.
 fn update_all(plan: Plan, json: bool, style: Style, out: &mut impl Write) -> anyhow::Result<(i32, ast_edit::plan::preview::PreviewDetails)> {
-    let mut shown = Preview::of(&plan, Front::Cli);
+    let mut shown = Preview::of(&plan, WORDS);
     if plan.files.is_empty() {
         if json {
             write_json(out, &shown.details)?;
@@ -238,11 +237,13 @@ fn update_all(plan: Plan, json: bool, style: Style, out: &mut impl Write) -> any
     let report = match applied {
         Ok(r) => r,
         Err(e) => {
-            shown.details.record_failure(e.to_string());
+            let message = super::words::error(&e);
+            if !json {
+                eprintln!("error: {message}");
+            }
+            shown.details.record_failure(message);
             if json {
                 write_json(out, &shown.details)?;
-            } else {
-                eprintln!("error: {e}");
             }
             return Ok((1, shown.details));
         }

@@ -19,6 +19,7 @@ mod print;
 mod review;
 mod search;
 mod tree;
+pub(crate) mod words;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -498,7 +499,7 @@ pub struct ShowArgs {
 /// after an interrupted apply on stderr.
 fn open_store() -> Result<(Workspace, Store)> {
     let ws = Workspace::current()?;
-    let store = ws.store(&mut |msg| eprintln!("warning: {msg}"))?;
+    let store = ws.store(&mut |msg| eprintln!("warning: {}", msg.render(words::WORDS)))?;
     Ok((ws, store))
 }
 
@@ -525,6 +526,13 @@ fn spinner(msg: &'static str) -> Option<indicatif::ProgressBar> {
     let bar = indicatif::ProgressBar::new_spinner().with_message(msg);
     bar.enable_steady_tick(std::time::Duration::from_millis(120));
     Some(bar)
+}
+
+/// `err` and its causes as `a: b: c` (as anyhow's `{:#}` shows them), each
+/// library error in the CLI's words.
+pub fn error_chain(err: &anyhow::Error) -> String {
+    let parts: Vec<String> = err.chain().map(|c| c.downcast_ref::<ast_edit::Error>().map_or_else(|| c.to_string(), words::error)).collect();
+    parts.join(": ")
 }
 
 /// Runs the CLI; returns the exit code. Output errors (a closed pipe) surface as

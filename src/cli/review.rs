@@ -17,7 +17,7 @@ use ast_edit::app::workflow::{self, Preview};
 /// Reviews `plan` file by file and applies what was accepted; returns the exit
 /// code and the preview details.
 pub(super) fn review(plan: Plan, style: Style, out: &mut impl Write) -> anyhow::Result<(i32, PreviewDetails)> {
-    let Preview { details, .. } = Preview::of(&plan, ast_edit::shared::message::Front::Cli);
+    let Preview { details, .. } = Preview::of(&plan, super::words::WORDS);
     if plan.files.is_empty() {
         print::summary(out, &details, style)?;
         writeln!(out, "No changes: nothing to review.")?;
@@ -32,7 +32,7 @@ pub(super) fn review(plan: Plan, style: Style, out: &mut impl Write) -> anyhow::
     let report = match workflow::apply_fresh(&store, &plan, Some(accepted), "review") {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("{e}");
+            eprintln!("{}", super::words::error(&e));
             return Ok((1, details));
         }
     };

@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 
 use super::{write_json, SearchArgs};
 use ast_edit::shared::error::{Error, Result};
-use ast_edit::shared::message::Front;
+use super::words::WORDS;
 use ast_edit::shared::text::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
 use ast_edit::request::MAX_OPS_BYTES;
 use ast_edit::plan::search::{self, RawSearch, SearchOp};
@@ -50,13 +50,13 @@ pub(super) fn search(a: SearchArgs, out: &mut impl Write) -> anyhow::Result<i32>
         offset: a.offset,
     };
     let s = raw.validate(&cwd, a.input.walk(), a.input.max_filesize)?;
-    let mut result = search::search(&s, &cwd)?;
+    let mut result = search::search(&s, &cwd, WORDS)?;
     // The page the MCP tool would list, so both front ends print the same.
-    result.fit(Front::Cli, PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET);
+    result.fit(WORDS, PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET);
     if a.json {
         write_json(out, &result)?;
     } else {
-        out.write_all(result.render(Front::Cli).as_bytes())?;
+        out.write_all(result.render(WORDS).as_bytes())?;
         out.write_all(b"\n")?;
     }
     Ok(0)

@@ -67,6 +67,7 @@ mod server;
 mod tools;
 mod transport;
 mod tree_tool;
+mod words;
 
 use std::path::Path;
 use std::time::Duration;

@@ -396,7 +396,7 @@ impl Page {
 /// tool error (an offset past the last file).
 pub fn page(action: &PendingAction, offset: usize, limit: usize, mut text_fits: impl FnMut(&ast_edit::plan::preview::PreviewFile) -> bool) -> Result<Page, String> {
     let files = match &action.kind {
-        ActionKind::AstEdit { plan } => ast_edit::plan::preview::details(plan, &[], ast_edit::shared::message::Front::Mcp).files,
+        ActionKind::AstEdit { plan } => ast_edit::plan::preview::details(plan, &[], super::words::WORDS).files,
         ActionKind::Command { .. } => Vec::new(),
     };
     let total = files.len();

@@ -108,7 +108,6 @@ mod tests {
     use serde_json::Map;
 
     use super::*;
-    use ast_edit::shared::message::Front;
     use ast_edit::request::{Op, Strictness, WalkOptions};
 
     /// A value of the type `schema` describes that satisfies its bounds: the first
@@ -327,7 +326,7 @@ mod tests {
         let check = |args: Value| {
             serde_json::from_value::<RawResolve>(args)
                 .unwrap()
-                .check(Front::Mcp)
+                .check()
         };
         for action in resolve["properties"]["action"]["enum"].as_array().unwrap() {
             check(json!({"action": action, "reason": "r"})).unwrap();

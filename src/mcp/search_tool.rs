@@ -11,7 +11,7 @@ use rmcp::RoleServer;
 use serde_json::Value;
 
 use super::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
-use ast_edit::shared::message::Front;
+use super::words::{self, WORDS};
 use ast_edit::request::{WalkOptions, DEFAULT_MAX_FILESIZE};
 use ast_edit::plan::search::{self, RawSearch};
 use ast_edit::app::workspace::Workspace;
@@ -29,14 +29,14 @@ pub(super) async fn ast_search(ws: Arc<Workspace>, args: Option<JsonObject>, ctx
     };
     for p in &raw.paths {
         if let Err(e) = ws.confine(p) {
-            return error(e.to_string());
+            return error(words::error(&e));
         }
     }
     let root = ws.root().to_path_buf();
     let token = ctx.ct.clone();
     let work = tokio::task::spawn_blocking(move || {
-        let s = raw.validate_for(Front::Mcp, &root, WalkOptions::default(), DEFAULT_MAX_FILESIZE)?;
-        search::search_with(&s, &root, &|| token.is_cancelled())
+        let s = raw.validate(&root, WalkOptions::default(), DEFAULT_MAX_FILESIZE)?;
+        search::search_with(&s, &root, WORDS, &|| token.is_cancelled())
     });
     let done = tokio::select! {
         _ = ctx.ct.cancelled() => return error(CANCELLED.to_string()),
@@ -44,11 +44,11 @@ pub(super) async fn ast_search(ws: Arc<Workspace>, args: Option<JsonObject>, ctx
     };
     let mut result = match done {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => return error(e.to_string()),
+        Ok(Err(e)) => return error(words::error(&e)),
         Err(e) => return error(format!("internal error while searching: {e}")),
     };
-    result.fit(Front::Mcp, PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET);
-    let mut out = CallToolResult::success(vec![ContentBlock::text(result.render(Front::Mcp))]);
+    result.fit(WORDS, PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET);
+    let mut out = CallToolResult::success(vec![ContentBlock::text(result.render(WORDS))]);
     out.structured_content = Some(serde_json::to_value(&result).expect("a search result serializes"));
     out
 }

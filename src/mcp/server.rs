@@ -23,7 +23,7 @@ use super::tools::{tools, INSTRUCTIONS};
 use super::transport::InFlight;
 use super::{preview_text, REMINDER};
 use ast_edit::shared::error::{Error, Result};
-use ast_edit::shared::message::Front;
+use super::words::{self, WORDS};
 use ast_edit::store::pending::{ActionKind, Store};
 use ast_edit::plan;
 use ast_edit::request::{RawRequest, WalkOptions, DEFAULT_MAX_FILESIZE};
@@ -68,7 +68,7 @@ impl AstEditServer {
     }
 
     fn store(&self) -> Result<Store> {
-        self.ws.store(&mut |msg| eprintln!("ast-edit mcp: warning: {msg}"))
+        self.ws.store(&mut |msg| eprintln!("ast-edit mcp: warning: {}", msg.render(WORDS)))
     }
 
     async fn ast_edit(&self, args: Option<JsonObject>, ctx: RequestContext<RoleServer>) -> CallToolResult {
@@ -80,12 +80,12 @@ impl AstEditServer {
         injected_panic(&raw.ops, "handler");
         for p in &raw.paths {
             if let Err(e) = self.ws.confine(p) {
-                return tool_error(e.to_string());
+                return tool_error(words::error(&e));
             }
         }
-        let req = match raw.validate_for(Front::Mcp, self.ws.root(), WalkOptions::default(), DEFAULT_MAX_FILESIZE) {
+        let req = match raw.validate(self.ws.root(), WalkOptions::default(), DEFAULT_MAX_FILESIZE) {
             Ok(r) => r,
-            Err(e) => return tool_error(e.to_string()),
+            Err(e) => return tool_error(words::error(&e)),
         };
         progress.send(0.0, None, "searching files").await;
         let plan = match self.plan(req, &ctx, &progress).await {
@@ -98,12 +98,12 @@ impl AstEditServer {
         let staging = self.in_flight.start(&ctx.id, "ast_edit");
         let staged = tokio::task::spawn_blocking(move || {
             let _staging = staging;
-            workflow::stage(&server.store()?, plan, Front::Mcp)
+            workflow::stage(&server.store()?, plan, WORDS)
         })
         .await;
         let details = match staged {
             Ok(Ok(shown)) => shown.details,
-            Ok(Err(e)) => return tool_error(e.to_string()),
+            Ok(Err(e)) => return tool_error(words::error(&e)),
             Err(e) => return tool_error(format!("internal error while staging: {e}")),
         };
         let end = searched as f64 + 1.0;
@@ -165,7 +165,7 @@ impl AstEditServer {
         let _ = forward.await;
         let plan = match plan {
             Ok(Ok(plan)) => plan,
-            Ok(Err(e)) => return Err(e.to_string()),
+            Ok(Err(e)) => return Err(words::error(&e)),
             Err(e) => return Err(format!("internal error while planning: {e}")),
         };
         if ctx.ct.is_cancelled() {
@@ -180,9 +180,9 @@ impl AstEditServer {
             Ok(a) => a,
             Err(msg) => return tool_error(msg),
         };
-        let req = match args.check(Front::Mcp) {
+        let req = match args.check() {
             Ok(r) => r,
-            Err(e) => return tool_error(e.to_string()),
+            Err(e) => return tool_error(words::error(&e)),
         };
         progress.send(0.0, None, "resolving").await;
         let server = self.clone();
@@ -193,7 +193,7 @@ impl AstEditServer {
         match joined {
             Ok(Ok(r)) => {
                 let details = paging::resolve(&r.details);
-                let content = texts::bounded_result_text(&r.content);
+                let content = texts::bounded_result_text(&r.content.render(WORDS));
                 let mut result = if r.is_error {
                     CallToolResult::error(vec![ContentBlock::text(content)])
                 } else {
@@ -202,7 +202,7 @@ impl AstEditServer {
                 result.structured_content = Some(details);
                 result
             }
-            Ok(Err(e)) => tool_error(e.to_string()),
+            Ok(Err(e)) => tool_error(words::error(&e)),
             Err(e) => tool_error(format!("internal error while resolving: {e}")),
         }
     }
@@ -251,7 +251,7 @@ impl AstEditServer {
         let server = self.clone();
         match tokio::task::spawn_blocking(move || server.pending(args)).await {
             Ok(Ok(result)) => result,
-            Ok(Err(e)) => tool_error(e.to_string()),
+            Ok(Err(e)) => tool_error(words::error(&e)),
             Err(e) => tool_error(format!("internal error in `ast_pending`: {e}")),
         }
     }
@@ -283,7 +283,7 @@ impl AstEditServer {
         };
         let Some(action) = locked.get(Some(&id))? else {
             let said = match locked.resolution(&id)? {
-                Some(r) => ast_edit::shared::error::resolved_text(&id, r.resolution, &r.at, Front::Mcp),
+                Some(r) => ast_edit::shared::error::resolved_text(&id, r.resolution, &r.at).render(WORDS),
                 None => format!("No pending action with id `{id}`."),
             };
             return Ok(tool_error(format!("{said} Call `ast_pending` without `id` to list the pending actions and their ids.")));
@@ -321,7 +321,7 @@ impl AstEditServer {
         // Like an apply, an undo runs to its end once started.
         match tokio::task::spawn_blocking(move || server.undo(args)).await {
             Ok(Ok(result)) => result,
-            Ok(Err(e)) => tool_error(e.to_string()),
+            Ok(Err(e)) => tool_error(words::error(&e)),
             Err(e) => tool_error(format!("internal error in `ast_undo`: {e}")),
         }
     }

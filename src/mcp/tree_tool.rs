@@ -7,6 +7,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use ast_edit::plan::tree::{self, TreeOptions};
+use super::words;
 
 /// The arguments of `ast_tree` (its input schema is `tools::ast_tree_input_schema`).
 #[derive(Debug, Deserialize)]
@@ -33,10 +34,10 @@ pub(super) async fn ast_tree(args: Option<JsonObject>) -> CallToolResult {
         Err(msg) => return error(msg),
     };
     let opts = TreeOptions { is_pattern: args.is_pattern, all: !args.named };
-    let done = tokio::task::spawn_blocking(move || tree::dump_named(&args.code, &args.lang, opts, ast_edit::shared::message::Front::Mcp)).await;
+    let done = tokio::task::spawn_blocking(move || tree::dump_named(&args.code, &args.lang, opts)).await;
     let dump = match done {
         Ok(Ok(d)) => d,
-        Ok(Err(e)) => return error(e.to_string()),
+        Ok(Err(e)) => return error(words::error(&e)),
         Err(e) => return error(format!("internal error while parsing: {e}")),
     };
     let mut result = CallToolResult::success(vec![ContentBlock::text(tree::render(&dump))]);

@@ -22,7 +22,7 @@ use serde_json::Value;
 use crate::apply::{self, ApplyOptions};
 use crate::app::custom::{CommandAction, CommandStanding, Handlers, Outcome, PendingHandler};
 use crate::shared::error::{Error, Result, NOTHING_PENDING};
-use crate::shared::message::Front;
+use crate::shared::message::{Name, Say, Text, Words};
 use crate::shared::status::Resolution;
 use crate::store::pending::{ActionKind, Locked, PendingAction, Store};
 use crate::plan::Plan;
@@ -41,26 +41,22 @@ pub struct ResolveRequest {
     pub extra: Option<Value>,
     /// Which action; `None` = the newest.
     pub id: Option<String>,
-    /// The front end that asked: the result texts name its commands or tools
-    /// (docs/DESIGN.md §5.14).
-    pub front: Front,
 }
 
 impl ResolveRequest {
-    /// Validates the parts of a resolve request (messages name the fields as the
-    /// CLI does; front ends use [`RawResolve::check`]).
+    /// Validates the parts of a resolve request ([`RawResolve::check`]).
     pub fn new(action: Action, reason: Option<String>, extra: Option<Value>, id: Option<String>) -> Result<Self> {
         let verb = match action {
             Action::Apply => "apply",
             Action::Discard => "discard",
         };
-        RawResolve { action: Some(verb.to_string()), reason, extra, id }.check(Front::Cli)
+        RawResolve { action: Some(verb.to_string()), reason, extra, id }.check()
     }
 }
 
 /// The arguments of `resolve` as a front end received them: the MCP tool's JSON
 /// arguments, or the CLI's flags. [`RawResolve::check`] turns them into a
-/// [`ResolveRequest`] with messages in the words of that front end.
+/// [`ResolveRequest`], its messages naming the arguments ([`Name::Argument`]).
 ///
 /// It is also the input schema of the MCP tool `resolve` (`resolve_input_schema` in
 /// the binary's src/mcp/tools.rs). The doc comments are for Rust readers; the
@@ -101,47 +97,33 @@ pub struct RawResolve {
 
 impl RawResolve {
     /// Checks the arguments; every problem is bad input naming the field.
-    pub fn check(self, front: Front) -> Result<ResolveRequest> {
-        let field = |name: &str| front.field(name);
+    pub fn check(self) -> Result<ResolveRequest> {
+        let field = |name: &str| Text::default().name(Name::Argument(name.to_string()));
         let action = match self.action.as_deref().map(str::trim) {
             None | Some("") => {
-                return Err(Error::bad(format!(
-                    "{} is required: \"apply\" writes the pending edit, \"discard\" drops it",
-                    field("action")
-                )));
+                return Err(Error::bad(field("action").lit(" is required: \"apply\" writes the pending edit, \"discard\" drops it")));
             }
             Some("apply") => Action::Apply,
             Some("discard") => Action::Discard,
-            Some(other) => {
-                return Err(Error::bad(match front {
-                    Front::Cli => format!("action must be `apply` or `discard`, not `{other}`"),
-                    Front::Mcp => format!("`action` must be \"apply\" or \"discard\", not \"{other}\""),
-                }));
-            }
+            Some(other) => return Err(Error::bad(Text::default().say(Say::ActionChoice(other.to_string())))),
         };
         let reason = self.reason.unwrap_or_default();
         if reason.trim().is_empty() {
-            let how = match front {
-                Front::Cli => " (--reason TEXT)",
-                Front::Mcp => "",
-            };
-            return Err(Error::bad(format!(
-                "{} is required and must not be empty: say in one sentence why you apply or discard{how}",
+            return Err(Error::bad(
                 field("reason")
-            )));
+                    .lit(" is required and must not be empty: say in one sentence why you apply or discard")
+                    .say(Say::HowToGiveReason),
+            ));
         }
         let extra = match self.extra {
             None | Some(Value::Null) => None,
             Some(v) if v.is_object() => Some(v),
             Some(v) => {
-                return Err(Error::bad(format!(
-                    "{} must be a JSON object, for example {{\"stale\": \"skip\"}}; got {v}",
-                    field("extra")
-                )));
+                return Err(Error::bad(field("extra").lit(format!(" must be a JSON object, for example {{\"stale\": \"skip\"}}; got {v}"))));
             }
         };
         let id = self.id.filter(|s| !s.trim().is_empty());
-        Ok(ResolveRequest { action, reason, extra, id, front })
+        Ok(ResolveRequest { action, reason, extra, id })
     }
 }
 
@@ -185,23 +167,32 @@ pub enum Ending {
     Failed,
 }
 
-/// A resolve result: `{content, isError, details}`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+/// A resolve result; a front end shows it worded ([`ResolveResult::worded`]).
+#[derive(Clone, Debug, PartialEq)]
 pub struct ResolveResult {
     /// The result text.
-    pub content: String,
+    pub content: Text,
     /// True for "nothing pending" and failed applies.
     pub is_error: bool,
     /// The details.
     pub details: ResolveDetails,
-    /// How it ended (not serialized).
-    #[serde(skip)]
+    /// How it ended.
     pub ending: Ending,
     /// For an `ast_edit` apply that got as far as building the new texts: how
-    /// they were verified (not serialized; the CLI says it on stderr).
-    #[serde(skip)]
+    /// they were verified (the CLI says it on stderr).
     pub verified: Option<Verified>,
+}
+
+/// A resolve result as a front end shows it: `{content, isError, details}`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WordedResult<'a> {
+    /// The result text, worded.
+    pub content: String,
+    /// True for "nothing pending" and failed applies.
+    pub is_error: bool,
+    /// The details.
+    pub details: &'a ResolveDetails,
 }
 
 /// How `resolve apply` built and checked the new text of an `ast_edit` action's
@@ -252,9 +243,14 @@ impl Verified {
 }
 
 impl ResolveResult {
-    fn new(ending: Ending, content: String, details: ResolveDetails) -> Self {
+    fn new(ending: Ending, content: impl Into<Text>, details: ResolveDetails) -> Self {
         let is_error = matches!(ending, Ending::NothingPending | Ending::UnknownId | Ending::Failed);
-        ResolveResult { content, is_error, details, ending, verified: None }
+        ResolveResult { content: content.into(), is_error, details, ending, verified: None }
+    }
+
+    /// The result as a front end shows it, its text in `words`.
+    pub fn worded(&self, words: &dyn Words) -> WordedResult<'_> {
+        WordedResult { content: self.content.render(words), is_error: self.is_error, details: &self.details }
     }
 
     /// Exit code: 0 ok, 1 nothing to resolve / apply failed, 3 applied but incomplete.
@@ -287,11 +283,11 @@ pub fn verification(action: &PendingAction, plan: &Plan, opts: &ApplyOptions, st
 }
 
 /// Applies an `ast_edit` plan with the verified writer, journalled under its id.
-fn apply_ast_edit(plan: &Plan, locked: &Locked<'_>, id: &str, opts: &ApplyOptions) -> std::result::Result<apply::ApplyReport, String> {
+fn apply_ast_edit(plan: &Plan, locked: &Locked<'_>, id: &str, opts: &ApplyOptions) -> std::result::Result<apply::ApplyReport, Text> {
     match apply::apply_plan(plan, opts, Some((locked, id))) {
         Ok(report) => Ok(report),
         Err(Error::ApplyFailed(m)) => Err(m),
-        Err(other) => Err(other.to_string()),
+        Err(other) => Err(other.text()),
     }
 }
 
@@ -300,7 +296,7 @@ fn apply_ast_edit(plan: &Plan, locked: &Locked<'_>, id: &str, opts: &ApplyOption
 /// "discard only these", and `exclude` or `skipFlagged` as "discard all but
 /// these", which discard cannot do.
 fn ast_edit_options(req: &ResolveRequest) -> Result<ApplyOptions> {
-    let opts = ApplyOptions::from_extra(req.extra.as_ref(), req.front)?;
+    let opts = ApplyOptions::from_extra(req.extra.as_ref())?;
     if req.action == Action::Discard {
         let key = if opts.only.is_some() {
             Some(("files", "selects files to apply"))
@@ -354,7 +350,7 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
         if let Some(id) = &req.id
             && let Some(record) = locked.resolution(id)?
         {
-            let text = crate::shared::error::resolved_text(id, record.resolution, &record.at, req.front);
+            let text = crate::shared::error::resolved_text(id, record.resolution, &record.at);
             return Ok(ResolveResult::new(Ending::UnknownId, text, details));
         }
         return Ok(resolve_standing(req, handlers, details));
@@ -392,7 +388,7 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
     let (ending, outcome) = match outcome {
         Err(m) => {
             let verb = if req.action == Action::Apply { "Apply" } else { "Discard" };
-            let mut result = ResolveResult::new(Ending::Failed, format!("{verb} failed: {m}"), details);
+            let mut result = ResolveResult::new(Ending::Failed, m.after(format!("{verb} failed: ")), details);
             result.verified = verified;
             return Ok(result);
         }
@@ -420,7 +416,7 @@ fn resolve_ast_edit(
     locked: &Locked<'_>,
     req: &ResolveRequest,
     verified: &mut Option<Verified>,
-) -> Result<std::result::Result<(Ending, Option<Outcome>), String>> {
+) -> Result<std::result::Result<(Ending, Option<Outcome>), Text>> {
     let mut opts = ast_edit_options(req)?;
     if req.action == Action::Discard {
         return Ok(Ok((Ending::Done, None)));
@@ -479,18 +475,19 @@ fn choose(locked: &Locked<'_>, req: &ResolveRequest, handlers: &Handlers) -> Res
 }
 
 /// Runs a custom action's apply or reject callback.
-fn run_handler(handler: &mut dyn PendingHandler, req: &ResolveRequest) -> std::result::Result<(Ending, Option<Outcome>), String> {
+fn run_handler(handler: &mut dyn PendingHandler, req: &ResolveRequest) -> std::result::Result<(Ending, Option<Outcome>), Text> {
     match req.action {
         Action::Apply => handler.apply(&req.reason, req.extra.as_ref()).map(|o| (Ending::Done, Some(o))),
         Action::Discard => handler.reject(&req.reason, req.extra.as_ref()).map(|o| (Ending::Done, o)),
     }
+    .map_err(Text::from)
 }
 
 /// Nothing is pending: the unknown-id message, the standing handler, or the
 /// nothing-pending message.
 fn resolve_standing(req: &ResolveRequest, handlers: &mut Handlers, mut details: ResolveDetails) -> ResolveResult {
     if let Some(id) = &req.id {
-        return ResolveResult::new(Ending::UnknownId, crate::shared::message::unknown_id(id, req.front), details);
+        return ResolveResult::new(Ending::UnknownId, crate::shared::error::unknown_id(id), details);
     }
     let Some(standing) = handlers.standing.as_mut() else {
         return ResolveResult::new(Ending::NothingPending, NOTHING_PENDING.to_string(), details);

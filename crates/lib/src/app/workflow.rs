@@ -10,7 +10,7 @@ use crate::shared::error::Result;
 use crate::store::pending::{ActionKind, NewAction, Store};
 use crate::plan::{Plan, RuleCount};
 use crate::plan::preview::{self, PreviewDetails};
-use crate::shared::message::Front;
+use crate::shared::message::Words;
 
 /// A dry run made ready to show: its details, built once, and for a rule scan
 /// what each rule changed.
@@ -24,18 +24,18 @@ pub struct Preview {
 
 impl Preview {
     /// The details of `plan` before anything is staged or written, worded for
-    /// `front`.
-    pub fn of(plan: &Plan, front: Front) -> Self {
+    /// `words`.
+    pub fn of(plan: &Plan, words: &dyn Words) -> Self {
         let per_rule = plan.per_rule();
-        Preview { details: preview::details(plan, &per_rule, front), per_rule }
+        Preview { details: preview::details(plan, &per_rule, words), per_rule }
     }
 }
 
 /// Stages `plan` as a pending `ast_edit` action when it has replacements
 /// (otherwise nothing is staged and the status stays `no_changes`); the preview
-/// is worded for `front`.
-pub fn stage(store: &Store, plan: Plan, front: Front) -> Result<Preview> {
-    let mut shown = Preview::of(&plan, front);
+/// is in the words of `words`.
+pub fn stage(store: &Store, plan: Plan, words: &dyn Words) -> Result<Preview> {
+    let mut shown = Preview::of(&plan, words);
     if plan.files.is_empty() {
         return Ok(shown);
     }

@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::shared::error::{Error, Result};
+use crate::shared::message::Text;
 use crate::store::pending::Store;
 use crate::plan::Plan;
 
@@ -52,10 +53,10 @@ impl Workspace {
     /// Each message goes to `warn`: what recovery did (what was written, what to
     /// run), each pending action the retention dropped, and every unreadable
     /// pending entry (skipped, never blocking the others).
-    pub fn store(&self, warn: &mut dyn FnMut(&str)) -> Result<Store> {
+    pub fn store(&self, warn: &mut dyn FnMut(&Text)) -> Result<Store> {
         let store = Store::open(&self.state_dir)?;
         let locked = store.lock()?;
-        for msg in crate::apply::recover(&locked)?.into_iter().chain(locked.maintain()?) {
+        for msg in crate::apply::recover(&locked)?.into_iter().chain(locked.maintain()?.into_iter().map(Text::from)) {
             warn(&msg);
         }
         drop(locked);

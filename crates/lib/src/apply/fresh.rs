@@ -133,14 +133,13 @@ pub(super) fn prepare_file<'p>(
         None => engine::splice(original, &f.edits),
         Some(engine) => {
             let lang = lang::parse_lang(&f.lang)?;
-            // (A text check's reason reads the same on both front ends.)
-            let text = crate::request::read::check_text(original).map_err(|s| Error::ApplyFailed(format!("{}: {}", f.path, s.0.text(Front::Cli))))?;
+            let text = crate::request::read::check_text(original).map_err(|s| Error::apply_failed(s.0.text().after(format!("{}: ", f.path))))?;
             let opts = engine::RewriteOptions { prefilter: !plan.request.no_prefilter, check_syntax: false, rewrite_nested: plan.request.rewrite_nested, verbatim: plan.request.verbatim };
             engine::rewrite(&engine.ops_for(lang, &f.abs), lang, text, opts).map(|r| r.new_text).unwrap_or_default()
         }
     };
     if engine::digest(&new) != f.new_digest {
-        return Err(Error::ApplyFailed(format!(
+        return Err(Error::apply_failed(format!(
             "re-running the edit on {} did not reproduce the preview (was ast-edit upgraded in between?); nothing was written. Discard this action and preview again",
             f.path
         )));
@@ -150,7 +149,7 @@ pub(super) fn prepare_file<'p>(
         Ok(tmp) => tmp.into_temp_path(),
         Err(StageError::Owner(reason)) => return Ok(Outcome::Refused(reason)),
         Err(StageError::Io(e)) => {
-            return Err(Error::ApplyFailed(format!("cannot stage the new {}: {e}; nothing was written", display_name(&f.path))));
+            return Err(Error::apply_failed(format!("cannot stage the new {}: {e}; nothing was written", display_name(&f.path))));
         }
     };
     let (offset, len) = spool.append(original)?;

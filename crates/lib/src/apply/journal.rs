@@ -30,7 +30,7 @@ impl Spool {
                     .map_err(|e| journal_err(&p, e))?;
                 (Some((dir, id.to_string())), file)
             }
-            None => (None, tempfile::tempfile().map_err(|e| Error::ApplyFailed(format!("cannot create a temp file for the originals: {e}")))?),
+            None => (None, tempfile::tempfile().map_err(|e| Error::apply_failed(format!("cannot create a temp file for the originals: {e}")))?),
         };
         Ok(Spool { journal, file: std::sync::Mutex::new((file, 0)) })
     }
@@ -40,7 +40,7 @@ impl Spool {
         let mut g = self.file.lock().unwrap_or_else(|e| e.into_inner());
         let at = g.1;
         let r = g.0.seek(SeekFrom::Start(at)).and_then(|_| g.0.write_all(bytes));
-        r.map_err(|e| Error::ApplyFailed(format!("cannot save the original bytes for undo: {e}; nothing was written")))?;
+        r.map_err(|e| Error::apply_failed(format!("cannot save the original bytes for undo: {e}; nothing was written")))?;
         g.1 += bytes.len() as u64;
         Ok((at, bytes.len()))
     }
@@ -182,7 +182,7 @@ pub(super) fn sizes_of(f: &JournalFile, written: bool, original: bool) -> Vec<u6
 /// apply, for the caller to show. Every whole file is either the old or the new one
 /// (renames are atomic); the messages say how many were written and name the
 /// first [`MAX_LISTED_WRITTEN`].
-pub fn recover(store: &Locked<'_>) -> Result<Vec<String>> {
+pub fn recover(store: &Locked<'_>) -> Result<Vec<Text>> {
     let mut msgs = Vec::new();
     for dir in journal_records(store)? {
         if !dir.join(INFLIGHT).exists() {
@@ -206,13 +206,17 @@ pub fn recover(store: &Locked<'_>) -> Result<Vec<String>> {
         } else if written.len() > MAX_LISTED_WRITTEN {
             names.push_str(&format!(" and {} more", written.len() - MAX_LISTED_WRITTEN));
         }
-        msgs.push(format!(
-            "an earlier apply of {} was interrupted: {} of {} written ({names}), {} removed; run `ast-edit undo` to restore them",
-            rec.id,
-            written.len(),
-            plural(rec.files.len(), "file"),
-            plural(removed, "leftover temp file"),
-        ));
+        msgs.push(
+            Text::from(format!(
+                "an earlier apply of {} was interrupted: {} of {} written ({names}), {} removed; run ",
+                rec.id,
+                written.len(),
+                plural(rec.files.len(), "file"),
+                plural(removed, "leftover temp file"),
+            ))
+            .name(Name::Undo)
+            .lit(" to restore them"),
+        );
     }
     Ok(msgs)
 }

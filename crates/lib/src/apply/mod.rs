@@ -27,7 +27,7 @@ use crate::shared::atomic::{self, Kept, StageError, write_atomic};
 use crate::engine::{self, Engine};
 use crate::shared::error::{Error, Result};
 use crate::request::lang;
-use crate::shared::message::{Front, Name};
+use crate::shared::message::{Name, Text};
 use crate::shared::status::Resolution;
 use crate::store::pending::Locked;
 use crate::plan::{FilePlan, Plan};
@@ -163,7 +163,7 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
     } else {
         spool.commit(&staged)?
     };
-    let done = rename_all(staged, &spool, jdir.as_deref(), opts.front)?;
+    let done = rename_all(staged, &spool, jdir.as_deref())?;
     let mut files = verify_written(&done, &mut outstanding);
     if let Some(d) = &jdir {
         std::fs::remove_file(d.join(INFLIGHT)).map_err(|e| journal_err(d, e))?;
@@ -221,7 +221,7 @@ fn select<'p>(plan: &'p Plan, opts: &ApplyOptions) -> Result<(Vec<&'p FilePlan>,
 fn check_only(plan: &Plan, only: &[String]) -> Result<()> {
     let unknown: Vec<&String> = only.iter().filter(|p| !plan.files.iter().any(|f| &f.path == *p)).collect();
     if !unknown.is_empty() {
-        return Err(Error::ApplyFailed(format!(
+        return Err(Error::apply_failed(format!(
             "extra.files names {} not in this action; its files are: {}",
             unknown.iter().map(|s| display_name(s)).collect::<Vec<_>>().join(", "),
             plan.files.iter().map(|f| display_name(&f.path)).collect::<Vec<_>>().join(", ")
@@ -272,7 +272,7 @@ fn refuse(selected: &[&FilePlan], named: impl Fn(&FilePlan) -> Option<String>, d
     if bad.is_empty() {
         return Ok(());
     }
-    Err(Error::ApplyFailed(format!(
+    Err(Error::apply_failed(format!(
         "the rewrite {does} in {}: {}; {fix}, leave them out with extra {{\"skipFlagged\": true}} (or {{\"exclude\": [...]}}), or pass extra {{\"{allow}\": true}}",
         plural(bad.len(), "file"),
         bad.join(", ")
@@ -328,7 +328,7 @@ fn prepare_all<'p>(plan: &Plan, selected: &[&'p FilePlan], opts: &ApplyOptions, 
         }
     }
     if !left.is_empty() && !opts.skip_stale {
-        return Err(Error::ApplyFailed(not_written_message(&left)));
+        return Err(Error::apply_failed(not_written_message(&left)));
     }
     Ok((staged, left))
 }
@@ -367,7 +367,7 @@ fn not_written_message(left: &[Left<'_>]) -> String {
 /// the files already renamed (from the spool, each checked against its original
 /// digest, with its original mode, owner and group) and fails. Returns what was
 /// renamed, with the length written.
-fn rename_all<'p>(staged: Vec<Prepared<'p>>, spool: &Spool, jdir: Option<&Path>, front: Front) -> Result<Vec<(&'p FilePlan, u64)>> {
+fn rename_all<'p>(staged: Vec<Prepared<'p>>, spool: &Spool, jdir: Option<&Path>) -> Result<Vec<(&'p FilePlan, u64)>> {
     let mut done: Vec<Renamed<'p>> = Vec::new();
     for (k, s) in staged.into_iter().enumerate() {
         let Prepared { plan, offset, len, new_len, tmp, kept } = s;
@@ -383,19 +383,19 @@ fn rename_all<'p>(staged: Vec<Prepared<'p>>, spool: &Spool, jdir: Option<&Path>,
                     restore_errors.push(format!("{}: {re}", display_name(&d.plan.path)));
                 }
             }
-            let mut msg = format!("cannot write {}: {e}; ", display_name(&plan.path));
+            let mut msg = Text::from(format!("cannot write {}: {e}; ", display_name(&plan.path)));
             if restore_errors.is_empty() {
                 msg.push_str("every file already written was restored, nothing changed");
                 if let Some(d) = jdir {
                     let _ = std::fs::remove_dir_all(d);
                 }
             } else {
-                msg.push_str(&format!("restoring failed for {} (run {} to retry)", restore_errors.join(", "), front.name(Name::Undo)));
+                msg = msg.lit(format!("restoring failed for {} (run ", restore_errors.join(", "))).name(Name::Undo).lit(" to retry)");
                 if let Some(d) = jdir {
                     let _ = std::fs::remove_file(d.join(INFLIGHT));
                 }
             }
-            return Err(Error::ApplyFailed(msg));
+            return Err(Error::apply_failed(msg));
         }
         injected_pause(k + 1);
         done.push(Renamed { plan, offset, len, new_len, kept });

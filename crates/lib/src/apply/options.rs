@@ -34,8 +34,6 @@ pub struct ApplyOptions {
     /// (`extra.verify = "rerun"`, CLI `--verify rerun`): `resolve` then never sets
     /// `trust_plan`.
     pub rerun: bool,
-    /// The front end whose words the messages about `extra` use (docs/DESIGN.md §5.14).
-    pub front: Front,
 }
 
 /// `extra` as an `ast_edit` apply reads it (docs/DESIGN.md section 4.2): the
@@ -97,8 +95,8 @@ impl ApplyOptions {
     /// type or out of range, is bad input naming the key and what it takes
     /// (docs/DESIGN.md section 4.2): an `ast_edit` action takes nothing else,
     /// and a typo such as `file` for `files` must not apply every file.
-    pub fn from_extra(extra: Option<&serde_json::Value>, front: Front) -> Result<Self> {
-        let o = ApplyOptions { front, ..ApplyOptions::default() };
+    pub fn from_extra(extra: Option<&serde_json::Value>) -> Result<Self> {
+        let o = ApplyOptions::default();
         let Some(extra) = extra else { return Ok(o) };
         let obj = extra.as_object().ok_or_else(|| Error::bad("extra must be a JSON object, for example {\"stale\":\"skip\"}"))?;
         if let Some(key) = obj.keys().find(|k| !Self::EXTRA_KEYS.contains(&k.as_str())) {
@@ -110,7 +108,11 @@ impl ApplyOptions {
         }
         let bad = |key: &str| {
             let got = obj.get(key).map_or_else(String::new, |v| v.to_string());
-            Error::bad(format!("extra.{key} must be {}, not {got}. Nothing was written; the action stays pending", Self::takes(key, front)))
+            Error::bad(
+                Text::from(format!("extra.{key} must be "))
+                    .then(Self::takes(key))
+                    .lit(format!(", not {got}. Nothing was written; the action stays pending")),
+            )
         };
         let x: Extra = serde_path_to_error::deserialize(extra).map_err(|e| {
             let key = match e.path().iter().next() {
@@ -137,14 +139,15 @@ impl ApplyOptions {
         Ok(o)
     }
 
-    /// What the key `key` of `extra` takes, in the words of `front`.
-    fn takes(key: &str, front: Front) -> String {
+    /// What the key `key` of `extra` takes.
+    fn takes(key: &str) -> Text {
+        let listed = || Text::from(" (as ").name(Name::ActionFiles).lit(" lists them)");
         match key {
-            "stale" => "\"skip\" or \"abort\"".to_string(),
-            "files" => format!("a non-empty array of the action's paths (as {} lists them)", front.name(Name::ActionFiles)),
-            "exclude" => format!("an array of the action's paths (as {} lists them)", front.name(Name::ActionFiles)),
-            "verify" => "\"rerun\" (re-run the engine on every file; leave it out to let apply choose)".to_string(),
-            _ => "true or false".to_string(),
+            "stale" => Text::from("\"skip\" or \"abort\""),
+            "files" => Text::from("a non-empty array of the action's paths").then(listed()),
+            "exclude" => Text::from("an array of the action's paths").then(listed()),
+            "verify" => Text::from("\"rerun\" (re-run the engine on every file; leave it out to let apply choose)"),
+            _ => Text::from("true or false"),
         }
     }
 
@@ -176,16 +179,17 @@ impl ApplyOptions {
         if unknown.is_empty() {
             return Ok(());
         }
-        let mut files: Vec<String> = plan.files.iter().take(MAX_LISTED_FILES).map(|f| display_name(&f.path).into_owned()).collect();
-        if plan.files.len() > MAX_LISTED_FILES {
-            files.push(format!("and {} more ({} lists them)", plan.files.len() - MAX_LISTED_FILES, self.front.name(Name::ActionFiles)));
-        }
-        Err(Error::bad(format!(
-            "extra.exclude names {} not in this action: {}; its files are: {}. Nothing was written; the action stays pending",
+        let files: Vec<String> = plan.files.iter().take(MAX_LISTED_FILES).map(|f| display_name(&f.path).into_owned()).collect();
+        let mut msg = Text::from(format!(
+            "extra.exclude names {} not in this action: {}; its files are: {}",
             plural(unknown.len(), "path"),
             unknown.iter().map(|s| display_name(s)).collect::<Vec<_>>().join(", "),
             files.join(", ")
-        )))
+        ));
+        if plan.files.len() > MAX_LISTED_FILES {
+            msg = msg.lit(format!(", and {} more (", plan.files.len() - MAX_LISTED_FILES)).name(Name::ActionFiles).lit(" lists them)");
+        }
+        Err(Error::bad(msg.lit(". Nothing was written; the action stays pending")))
     }
 
     /// The key of [`ApplyOptions::EXTRA_KEYS`] that `key` most likely misspells:
@@ -226,10 +230,10 @@ mod tests {
     fn the_listed_keys_are_the_keys_of_the_struct() {
         let values = [json!("skip"), json!(["a.py"]), json!(true), json!("rerun"), json!(["b.py"]), json!(false), json!(true), json!(true)];
         let extra: serde_json::Map<String, serde_json::Value> = ApplyOptions::EXTRA_KEYS.iter().map(|k| k.to_string()).zip(values).collect();
-        let o = ApplyOptions::from_extra(Some(&extra.into()), Front::Cli).unwrap();
+        let o = ApplyOptions::from_extra(Some(&extra.into())).unwrap();
         assert!(o.skip_stale && o.rerun && o.allow_syntax_errors && o.allow_structure_changes && o.allow_template_mismatch && !o.skip_flagged);
         assert_eq!((o.only, o.exclude), (Some(vec!["a.py".to_string()]), vec!["b.py".to_string()]));
         assert!(serde_json::from_value::<Extra>(json!({"stale": "skip", "file": ["a.py"]})).is_err());
-        assert_eq!(ApplyOptions::from_extra(Some(&json!({"stale": "abort"})), Front::Cli).unwrap(), ApplyOptions::default());
+        assert_eq!(ApplyOptions::from_extra(Some(&json!({"stale": "abort"}))).unwrap(), ApplyOptions::default());
     }
 }

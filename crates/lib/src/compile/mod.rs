@@ -2,10 +2,10 @@
 //! (with selector and strictness) and the rewrite template, with the checks that
 //! turn a silent no-op into a clear error: a pattern that does not parse, a pattern
 //! whose tree holds an ERROR node (with a hint), and a rewrite that uses a
-//! metavariable the pattern does not define. The hints name the inputs of the
-//! request's front end (docs/DESIGN.md §5.14), and every message shows the
-//! user's pattern, never ast-grep-core's pre-processed one (`$` turned into
-//! the language's expando character).
+//! metavariable the pattern does not define. The hints leave the inputs they
+//! name to the front end that shows them (docs/DESIGN.md §5.14), and every
+//! message shows the user's pattern, never ast-grep-core's pre-processed one
+//! (`$` turned into the language's expando character).
 
 pub(crate) mod hints;
 pub(crate) mod prefilter;
@@ -22,7 +22,7 @@ use ast_grep_core::matcher::PatternNode;
 use ast_grep_language::SupportLang;
 
 use crate::request::lang;
-use crate::shared::message::Front;
+use crate::shared::message::{Input, Name, Say, Text};
 use crate::compile::prefilter::{occurrences, Prefilter};
 use crate::request::{check_op_limits, Op, Request};
 use crate::request::ruleset;
@@ -146,19 +146,19 @@ pub struct CompileError {
     /// The field at fault.
     pub field: OpField,
     /// The full message: names the op, the language and the fix.
-    pub message: String,
+    pub message: Text,
     /// A few words for a summary line listing several languages.
     pub short: String,
 }
 
 impl std::fmt::Display for CompileError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
+        self.message.fmt(f)
     }
 }
 
-fn cerr(field: OpField, message: String, short: impl Into<String>) -> CompileError {
-    CompileError { field, message, short: short.into() }
+fn cerr(field: OpField, message: impl Into<Text>, short: impl Into<String>) -> CompileError {
+    CompileError { field, message: message.into(), short: short.into() }
 }
 
 /// Compiles every op of `req` for `lang`; the first failing op is reported.
@@ -199,15 +199,15 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
         .map_err(|e| {
             cerr(
                 OpField::Pat,
-                format!(
-                    "ops[{index}].pat `{}` is not a valid {lname} pattern: {}{}",
+                Text::from(format!(
+                    "ops[{index}].pat `{}` is not a valid {lname} pattern: {}",
                     op.pat,
-                    user_text(&e.to_string(), &op.pat, lang),
-                    match (&e, req.selector.as_deref()) {
-                        (PatternError::NoSelectorInContext { .. }, Some(sel)) => selector_hint(&op.pat, sel, lang, req.front),
-                        _ => hint(&op.pat, lang, HintFor::Op(req.front)),
-                    }
-                ),
+                    user_text(&e.to_string(), &op.pat, lang)
+                ))
+                .then(match (&e, req.selector.as_deref()) {
+                    (PatternError::NoSelectorInContext { .. }, Some(sel)) => selector_hint(&op.pat, sel, lang),
+                    _ => hint(&op.pat, lang, HintFor::Op),
+                }),
                 "not a valid pattern",
             )
         })?
@@ -219,11 +219,11 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
         };
         return Err(cerr(
             OpField::Pat,
-            format!(
-                "ops[{index}].pat `{}` does not parse cleanly as {lname}: its syntax tree contains an ERROR or MISSING node, so it would match nothing or the wrong code.{}",
-                op.pat,
-                hint(&op.pat, lang, HintFor::Op(req.front))
-            ),
+            Text::from(format!(
+                "ops[{index}].pat `{}` does not parse cleanly as {lname}: its syntax tree contains an ERROR or MISSING node, so it would match nothing or the wrong code.",
+                op.pat
+            ))
+            .then(hint(&op.pat, lang, HintFor::Op)),
             short,
         ));
     }
@@ -406,33 +406,25 @@ pub(crate) fn semicolon_hint(pat: &str, lang: SupportLang) -> Option<&str> {
     (needs_semicolon && !t.ends_with(';') && !t.ends_with('}')).then_some(t)
 }
 
-/// Who reads a pattern's hint: an op of a request, worded for its front end,
-/// or a rule config (whose pattern takes a `context` and a `selector`).
+/// Who reads a pattern's hint: an op of a request (its front end words the
+/// hint), or a rule config (whose pattern takes a `context` and a `selector`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum HintFor {
-    Op(Front),
+    Op,
     Rule,
 }
 
 /// The hint of a pattern that does not parse cleanly: a missing `;`, or how to
 /// match a part of a larger snippet; and a lowercase metavariable.
-fn hint(pat: &str, lang: SupportLang, to: HintFor) -> String {
+fn hint(pat: &str, lang: SupportLang, to: HintFor) -> Text {
     let mut h = match (semicolon_hint(pat, lang), to) {
-        (Some(t), HintFor::Op(Front::Cli)) => format!(
-            " Hint: in {} a statement needs its `;`: try `{t};` (to match an expression inside other code, pass the statement with --selector KIND, e.g. --selector call_expression).",
-            lang::name(lang)
-        ),
-        (Some(t), HintFor::Op(Front::Mcp)) => format!(
-            " Hint: in {} a statement needs its `;`: try `{t};` (to match an expression inside other code, pass the statement as `pat` with `selector` set to the expression's node kind, e.g. `\"selector\": \"call_expression\"`).",
-            lang::name(lang)
-        ),
-        (Some(t), HintFor::Rule) => format!(
+        (Some(t), HintFor::Op) => Text::default().say(Say::StatementHint { lang: lang::name(lang).to_string(), statement: format!("{t};") }),
+        (Some(t), HintFor::Rule) => Text::from(format!(
             " Hint: in {} a statement needs its `;`: try `{t};` (to match an expression inside other code, write `pattern: {{context: '{t};', selector: call_expression}}` with the expression's node kind).",
             lang::name(lang)
-        ),
-        (None, HintFor::Op(Front::Cli)) => " Hint: write a complete expression or statement of the target language; to match a part of a larger snippet, pass the snippet with --selector KIND.".to_string(),
-        (None, HintFor::Op(Front::Mcp)) => " Hint: write a complete expression or statement of the target language; to match a part of a larger snippet, pass the snippet as `pat` with `selector` set to the part's node kind (`ast_tree` shows the kinds).".to_string(),
-        (None, HintFor::Rule) => " Hint: write a complete expression or statement of the target language; to match a part of a larger snippet, write `pattern: {context: SNIPPET, selector: KIND}`.".to_string(),
+        )),
+        (None, HintFor::Op) => Text::default().say(Say::SnippetHint),
+        (None, HintFor::Rule) => Text::from(" Hint: write a complete expression or statement of the target language; to match a part of a larger snippet, write `pattern: {context: SNIPPET, selector: KIND}`."),
     };
     if let Some(note) = hints::lowercase_note(pat, lang) {
         h.push_str(" Note: ");
@@ -444,17 +436,16 @@ fn hint(pat: &str, lang: SupportLang, to: HintFor) -> String {
 /// With a selector the pattern is a context that must hold a node of that kind:
 /// a context in which the pattern is one, when a short one is found
 /// ([`hints::context_for`]).
-fn selector_hint(pat: &str, sel: &str, lang: SupportLang, front: Front) -> String {
-    use crate::shared::message::{Input, Name};
+fn selector_hint(pat: &str, sel: &str, lang: SupportLang) -> Text {
     match hints::context_for(pat, sel, lang) {
-        Some(ctx) => format!(
-            " Hint: with a selector, the pattern is code that holds a `{sel}`, and alone it holds none; write it where it is one: {}.",
-            front.name(Name::Set(Input::Pattern, &ctx))
-        ),
-        None => format!(
-            " Hint: with a selector, the pattern is code that holds a `{sel}`: write the code around it ({} shows the kinds).",
-            front.name(Name::Tree(lang::name(lang)))
-        ),
+        Some(ctx) => Text::from(format!(
+            " Hint: with a selector, the pattern is code that holds a `{sel}`, and alone it holds none; write it where it is one: "
+        ))
+        .name(Name::Set(Input::Pattern, ctx))
+        .lit("."),
+        None => Text::from(format!(" Hint: with a selector, the pattern is code that holds a `{sel}`: write the code around it ("))
+            .name(Name::Tree(lang::name(lang).to_string()))
+            .lit(" shows the kinds)."),
     }
 }
 
@@ -493,14 +484,14 @@ mod tests {
 
     #[test]
     fn c_call_without_semicolon_is_refused_with_a_hint() {
-        let e = compile_all(&req("kfree($A)", "kvfree($A)"), SupportLang::C).err().unwrap().message;
+        let e = compile_all(&req("kfree($A)", "kvfree($A)"), SupportLang::C).err().unwrap().message.to_string();
         assert!(e.contains("ERROR or MISSING node") && e.contains("try `kfree($A);`"), "{e}");
         assert!(compile_all(&req("kfree($A);", "kvfree($A);"), SupportLang::C).is_ok());
     }
 
     #[test]
     fn rewrite_with_undefined_metavariable_is_refused() {
-        let e = compile_all(&req("foo($A)", "bar($B)"), SupportLang::Python).err().unwrap().message;
+        let e = compile_all(&req("foo($A)", "bar($B)"), SupportLang::Python).err().unwrap().message.to_string();
         assert!(e.contains("uses $B") && e.contains("defines: $A"), "{e}");
     }
 

@@ -7,8 +7,8 @@
 //! The diagnosis looks only at files the run parsed anyway (they passed the
 //! prefilter), at most [`MAX_DIAGNOSED_FILES`] of them in path order and
 //! [`MAX_DIAGNOSED_BYTES`] together, so a run that matches nothing keeps the
-//! prefilter's speed. Every message is rendered for the request's front end
-//! ([`crate::shared::message::Front`]) and shows the user's pattern, never its
+//! prefilter's speed. Every message is a [`Text`](crate::shared::message::Text) that
+//! names inputs for the front end to word, and shows the user's pattern, never its
 //! pre-processed form.
 
 use std::path::Path;
@@ -119,7 +119,7 @@ pub fn compile_failed(req: &Request, tried: &[SupportLang], err: Error) -> Error
     if !diagnosed(req) {
         return Error::BadInput(msg);
     }
-    let mut extra = String::new();
+    let mut msg = msg;
     for i in 0..req.ops.len() {
         // (A lowercase metavariable or a missing `;` has its own hint in the error.)
         let pat = &req.ops[i].pat;
@@ -142,14 +142,13 @@ pub fn compile_failed(req: &Request, tried: &[SupportLang], err: Error) -> Error
             .map(lang::name)
             .collect();
         if let Some(first) = fits.first() {
-            extra.push_str(&format!(
-                "\nops[{i}].pat parses cleanly as {}: if it is written in another language, pass that language (e.g. {}).",
-                fits.join(", "),
-                req.front.name(Name::Set(Input::Lang, first))
-            ));
+            msg = msg
+                .lit(format!("\nops[{i}].pat parses cleanly as {}: if it is written in another language, pass that language (e.g. ", fits.join(", ")))
+                .name(Name::Set(Input::Lang, first.to_string()))
+                .lit(").");
         }
     }
-    Error::BadInput(msg + &extra)
+    Error::BadInput(msg)
 }
 
 /// `s` cut to [`MAX_SHOWN_CHARS`] characters on one line.

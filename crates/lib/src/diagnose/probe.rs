@@ -12,7 +12,7 @@ use super::{
 };
 use crate::compile::CompiledOp;
 use crate::request::lang;
-use crate::shared::message::{Front, Input, Name};
+use crate::shared::message::{Input, Name, Text};
 use crate::shared::text::plural;
 
 type Tree = AstGrep<StrDoc<SupportLang>>;
@@ -229,7 +229,7 @@ impl<'a> Probe<'a> {
 }
 
 /// The run's diagnostics, in op order (docs/DESIGN.md §2.12).
-pub fn diagnose(facts: &RunFacts<'_>) -> Vec<String> {
+pub fn diagnose(facts: &RunFacts<'_>) -> Vec<Text> {
     let req = facts.req;
     if !diagnosed(req) || facts.seen.iter().any(|s| s.left_alone) {
         return Vec::new();
@@ -238,7 +238,7 @@ pub fn diagnose(facts: &RunFacts<'_>) -> Vec<String> {
     let mut langs: Vec<SupportLang> = facts.files.iter().map(|c| c.lang).collect();
     langs.sort_by_key(|l| lang::name(*l));
     langs.dedup();
-    let mut found: Vec<(usize, String)> = Vec::new();
+    let mut found: Vec<(usize, Text)> = Vec::new();
     let mut budget = MAX_DIAGNOSED_OPS;
     for lang in langs {
         let mut probes: Vec<Probe<'_>> = Vec::new();
@@ -259,7 +259,7 @@ pub fn diagnose(facts: &RunFacts<'_>) -> Vec<String> {
     }
     // Stable: a probe's messages keep their order.
     found.sort_by_key(|(i, _)| *i);
-    let mut out: Vec<String> = found.into_iter().map(|(_, m)| m).collect();
+    let mut out: Vec<Text> = found.into_iter().map(|(_, m)| m).collect();
     if (0..req.ops.len()).all(zero) {
         out.extend(forced_lang_note(facts));
     }
@@ -296,34 +296,33 @@ fn look_at_files(facts: &RunFacts<'_>, lang: SupportLang, probes: &mut [Probe<'_
 
 /// The messages for one probe: each one line that fits an MCP text line, the
 /// first naming the op and its pattern, the others the op only.
-fn say(req: &crate::request::Request, lang: SupportLang, files: usize, p: &Probe<'_>) -> Vec<String> {
-    let front = req.front;
+fn say(req: &crate::request::Request, lang: SupportLang, files: usize, p: &Probe<'_>) -> Vec<Text> {
     let pat = &req.ops[p.i].pat;
     let head = format!("ops[{}].pat `{}`", p.i, shown(pat));
     let tried = plural(files, &format!("{} file", lang::name(lang)));
     let mut out = Vec::new();
     if p.calls > p.calls_matched {
-        out.extend(call_messages(front, &head, &tried, p));
+        out.extend(call_messages(&head, &tried, p));
     } else if p.zero && p.found == 0 {
-        out.extend(zero_messages(front, &head, pat, lang, files, p));
+        out.extend(zero_messages(&head, pat, lang, files, p));
     }
     if !out.is_empty()
         && p.zero
         && let Some(note) = lowercase_note(pat, lang)
     {
-        out.push(format!("ops[{}].pat: {note}", p.i));
+        out.push(Text::from(format!("ops[{}].pat: {note}", p.i)));
     }
     out
 }
 
 /// An op that matched nothing: how its pattern parsed and what the code holds.
-fn zero_messages(front: Front, head: &str, pat: &str, lang: SupportLang, files: usize, p: &Probe<'_>) -> Vec<String> {
+fn zero_messages(head: &str, pat: &str, lang: SupportLang, files: usize, p: &Probe<'_>) -> Vec<Text> {
     let lname = lang::name(lang);
     if files == 0 {
         let words: Vec<String> = p.op.prefilters.iter().flat_map(|(f, _)| f.literals.iter()).take(5).map(|w| format!("`{w}`")).collect();
-        let mut m = format!("{head} matched nothing: no {lname} file searched holds all of its words ({}), so none was parsed for it.", words.join(", "));
-        if let Some(s) = conversion_fix(front, pat, lang, p) {
-            m = format!("{m} It parses as `type_conversion_expression`{}; {s}", GO_CONVERSION);
+        let mut m = Text::from(format!("{head} matched nothing: no {lname} file searched holds all of its words ({}), so none was parsed for it.", words.join(", ")));
+        if let Some(s) = conversion_fix(pat, lang, p) {
+            m = m.lit(format!(" It parses as `type_conversion_expression`{}; ", GO_CONVERSION)).then(s);
         }
         return vec![m];
     }
@@ -333,40 +332,40 @@ fn zero_messages(front: Front, head: &str, pat: &str, lang: SupportLang, files: 
         "{head} matched nothing in the {} it was tried on: it parses as `{kind}`, the kind of node it matches{go}",
         plural(files, &format!("{lname} file"))
     );
-    let tail = |s: String| format!("ops[{}].pat: {s}", p.i);
+    let tail = |s: Text| s.after(format!("ops[{}].pat: ", p.i));
     if let Some((l, text)) = &p.near_example {
         let lead: String = p.shape.lead[..p.near_shared].concat();
         return vec![
-            format!(
+            Text::from(format!(
                 "{first}; {} there {} like it (`{lead}`) but {} (e.g. {}: `{text}`).",
                 plural(p.near, &format!("`{kind}` node")),
                 if p.near == 1 { "starts" } else { "start" },
                 if p.near == 1 { "differs" } else { "differ" },
                 at(l)
-            ),
-            tail(format!("compare the trees of the pattern and of that code with {}.", front.name(Name::Tree(lang::name(lang))))),
+            )),
+            tail(Text::from("compare the trees of the pattern and of that code with ").name(Name::Tree(lname.to_string())).lit(".")),
         ];
     }
     let Some((other, count, l)) = dominant(&p.kinds).filter(|(k, _, _)| k != kind) else {
-        return vec![match conversion_fix(front, pat, lang, p) {
-            Some(s) => format!("{first}; {s}"),
-            None => format!("{first}."),
+        return vec![match conversion_fix(pat, lang, p) {
+            Some(s) => s.after(format!("{first}; ")),
+            None => Text::from(format!("{first}.")),
         }];
     };
     let seen = format!("{first}, but code there that starts like it (`{}`) is `{other}` ({}, e.g. {}).", p.shape.lead[0], plural(count, "place"), at(&l));
     let fix = match context_for(pat, &other, lang) {
-        Some(ctx) => format!(
-            "to match a `{other}`, pass {} and {} (the pattern written where it is one).",
-            front.name(Name::Set(Input::Selector, &other)),
-            front.name(Name::Set(Input::Pattern, &ctx))
-        ),
-        None => format!(
-            "to match a `{other}`, write a pattern that parses as one ({} shows how code parses), or pass {} with code that holds one.",
-            front.name(Name::Tree(lang::name(lang))),
-            front.name(Name::Set(Input::Selector, &other))
-        ),
+        Some(ctx) => Text::from(format!("to match a `{other}`, pass "))
+            .name(Name::Set(Input::Selector, other.clone()))
+            .lit(" and ")
+            .name(Name::Set(Input::Pattern, ctx))
+            .lit(" (the pattern written where it is one)."),
+        None => Text::from(format!("to match a `{other}`, write a pattern that parses as one ("))
+            .name(Name::Tree(lname.to_string()))
+            .lit(" shows how code parses), or pass ")
+            .name(Name::Set(Input::Selector, other.clone()))
+            .lit(" with code that holds one."),
     };
-    vec![seen, tail(fix)]
+    vec![Text::from(seen), tail(fix)]
 }
 
 /// Why Go reads `ioutil.ReadFile($A)` as a type conversion.
@@ -374,14 +373,16 @@ const GO_CONVERSION: &str = " (in Go, `pkg.Fn(x)` alone is read as a type conver
 
 /// For Go's `pkg.Fn(x)` read as a type conversion: the selector and context
 /// that match the calls.
-fn conversion_fix(front: Front, pat: &str, lang: SupportLang, p: &Probe<'_>) -> Option<String> {
+fn conversion_fix(pat: &str, lang: SupportLang, p: &Probe<'_>) -> Option<Text> {
     p.shape.conversion.as_ref()?;
     let ctx = context_for(pat, "call_expression", lang)?;
-    Some(format!(
-        "to match calls, pass {} and {}.",
-        front.name(Name::Set(Input::Selector, "call_expression")),
-        front.name(Name::Set(Input::Pattern, &ctx))
-    ))
+    Some(
+        Text::from("to match calls, pass ")
+            .name(Name::Set(Input::Selector, "call_expression".to_string()))
+            .lit(" and ")
+            .name(Name::Set(Input::Pattern, ctx))
+            .lit("."),
+    )
 }
 
 /// The kind seen most often (the first seen of equal counts).
@@ -391,49 +392,55 @@ fn dominant(kinds: &[(String, usize, Loc)]) -> Option<(String, usize, Loc)> {
 }
 
 /// Fewer calls of the callee matched than the files hold.
-fn call_messages(front: Front, head: &str, tried: &str, p: &Probe<'_>) -> Vec<String> {
+fn call_messages(head: &str, tried: &str, p: &Probe<'_>) -> Vec<Text> {
     let callee = p.shape.callee.as_deref().unwrap_or_default();
-    let mut first = format!("{head} matched {} of the {} to `{callee}` in the {tried} it was tried on", p.calls_matched, plural(p.calls, "call"));
+    let mut first = Text::from(format!("{head} matched {} of the {} to `{callee}` in the {tried} it was tried on", p.calls_matched, plural(p.calls, "call")));
     if p.calls_ast > 0 {
-        first.push_str(&format!(
-            "; {} more match with {} (e.g. {}): under `smart` each `,` of the pattern must be in the code, and next to an empty `$$$` list (the fixed argument first or last) there is none.",
-            p.calls_ast,
-            front.name(Name::Set(Input::Strictness, "ast")),
-            p.only_ast.as_ref().map(at).unwrap_or_default()
-        ));
+        first = first
+            .lit(format!("; {} more match with ", p.calls_ast))
+            .name(Name::Set(Input::Strictness, "ast".to_string()))
+            .lit(format!(
+                " (e.g. {}): under `smart` each `,` of the pattern must be in the code, and next to an empty `$$$` list (the fixed argument first or last) there is none.",
+                p.only_ast.as_ref().map(at).unwrap_or_default()
+            ));
     } else {
-        first.push('.');
+        first.push_str(".");
     }
     let mut out = vec![first];
     let rest = p.calls - p.calls_matched - p.calls_ast;
     if rest > 0 {
         let all = format!("{callee}($$$ARGS)");
-        out.push(format!(
-            "ops[{}].pat: {} {} to `{callee}` differ in their arguments (e.g. {}): a `$$$` list matches a run of arguments, and the fixed ones must be there as written; to see every call, search {}.",
-            p.i,
-            if p.calls_ast > 0 { "the other" } else { "the" },
-            plural(rest, "call"),
-            p.differ.as_ref().map(at).unwrap_or_default(),
-            front.name(Name::Set(Input::Pattern, &all))
-        ));
+        out.push(
+            Text::from(format!(
+                "ops[{}].pat: {} {} to `{callee}` differ in their arguments (e.g. {}): a `$$$` list matches a run of arguments, and the fixed ones must be there as written; to see every call, search ",
+                p.i,
+                if p.calls_ast > 0 { "the other" } else { "the" },
+                plural(rest, "call"),
+                p.differ.as_ref().map(at).unwrap_or_default()
+            ))
+            .name(Name::Set(Input::Pattern, all))
+            .lit("."),
+        );
     }
     out
 }
 
 /// With `lang` forced, files named explicitly whose extension says another
 /// language were parsed as the forced one.
-fn forced_lang_note(facts: &RunFacts<'_>) -> Option<String> {
+fn forced_lang_note(facts: &RunFacts<'_>) -> Option<Text> {
     let forced = facts.req.lang?;
     let other: Vec<&crate::request::walk::Candidate> =
         facts.files.iter().filter(|c| lang::infer(&c.path).is_some_and(|l| l != forced)).collect();
     let first = other.first()?;
     let theirs = lang::name(lang::infer(&first.path)?);
-    Some(format!(
-        "{} searched as {} ({}), although {} says {theirs}: set {} if the files are {theirs}.",
-        crate::shared::quote::display_name(&first.display),
-        lang::name(forced),
-        facts.req.front.name(Name::Set(Input::Lang, lang::name(forced))),
-        if other.len() == 1 { "its extension".to_string() } else { format!("its extension (and that of {} more)", other.len() - 1) },
-        facts.req.front.name(Name::Set(Input::Lang, theirs))
-    ))
+    Some(
+        Text::from(format!("{} searched as {} (", crate::shared::quote::display_name(&first.display), lang::name(forced)))
+            .name(Name::Set(Input::Lang, lang::name(forced).to_string()))
+            .lit(format!(
+                "), although {} says {theirs}: set ",
+                if other.len() == 1 { "its extension".to_string() } else { format!("its extension (and that of {} more)", other.len() - 1) }
+            ))
+            .name(Name::Set(Input::Lang, theirs.to_string()))
+            .lit(format!(" if the files are {theirs}.")),
+    )
 }

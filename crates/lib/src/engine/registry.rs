@@ -3,6 +3,7 @@
 //! [`Engine`], what the dry run asks "which ops for this file?".
 
 use super::*;
+use crate::shared::message::{Say, Text};
 
 /// The ops of a request compiled for every language the run meets.
 pub struct Engine {
@@ -12,7 +13,7 @@ pub struct Engine {
     file_globs: Vec<crate::request::ruleset::FileGlobs>,
     base: std::path::PathBuf,
     /// Ops that do not compile for some (not all) languages: shown as warnings.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Text>,
 }
 
 impl Engine {
@@ -51,11 +52,14 @@ impl Engine {
                 continue;
             }
             if errs.len() == tried[i] {
-                let msgs: Vec<String> = errs.iter().map(|(_, e)| e.message.clone()).collect();
-                return Err(Error::bad(msgs.join("\n")));
+                let mut msgs = Text::default();
+                for (k, (_, e)) in errs.iter().enumerate() {
+                    msgs = if k == 0 { msgs.then(e.message.clone()) } else { msgs.lit("\n").then(e.message.clone()) };
+                }
+                return Err(Error::bad(msgs));
             }
             if let [(_, e)] = errs.as_slice() {
-                warnings.push(format!("{e} Files of that language are not searched for ops[{i}]."));
+                warnings.push(e.message.clone().lit(format!(" Files of that language are not searched for ops[{i}].")));
             } else {
                 let why: Vec<String> = errs.iter().map(|(l, e)| format!("{} ({})", lang::name(*l), e.short)).collect();
                 warnings.push(not_searched_in(req, i, &why));
@@ -77,7 +81,7 @@ impl Engine {
             let lang = crate::request::ruleset::language_of(config)
                 .ok_or_else(|| Error::bad(format!("rule `{}` has no known `language`", crate::request::ruleset::id_of(config))))?;
             let op = compile::compile_rule(i, config, lang, (&globals, &set.utils), set.base.is_none()).map_err(|e| Error::bad(e.message))?;
-            warnings.extend(op.lint.iter().cloned());
+            warnings.extend(op.lint.iter().map(|l| Text::from(l.as_str())));
             by_lang.entry(lang).or_default().push(op);
             file_globs.push(crate::request::ruleset::FileGlobs::of(config)?);
         }
@@ -105,15 +109,12 @@ impl Engine {
 
 /// The warning for an op that some languages cannot express: `why` names each
 /// language with a short reason.
-pub(super) fn not_searched_in(req: &Request, i: usize, why: &[String]) -> String {
-    let how = match req.front {
-        crate::shared::message::Front::Cli => "Pass -l LANG for the full error, or -l to pick the language you mean.",
-        crate::shared::message::Front::Mcp => "Set `lang` to one of them for the full error, or to the language you mean.",
-    };
-    format!(
-        "ops[{i}].pat `{}` is not searched in files of {} languages it cannot express there: {}. {how}",
+pub(super) fn not_searched_in(req: &Request, i: usize, why: &[String]) -> Text {
+    Text::from(format!(
+        "ops[{i}].pat `{}` is not searched in files of {} languages it cannot express there: {}. ",
         req.ops[i].pat,
         why.len(),
         why.join(", ")
-    )
+    ))
+    .say(Say::PickLanguage)
 }

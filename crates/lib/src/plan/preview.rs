@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::SyntaxError;
 use crate::plan::{BrokenFile, Finding, Overlapped, Plan, RuleCount};
 use crate::request::read::Skipped;
-use crate::shared::message::Front;
+use crate::shared::message::Words;
 use crate::shared::status::PreviewStatus;
 use crate::shared::text::plural;
 
@@ -143,16 +143,17 @@ pub struct SkippedFile {
 }
 
 impl SkippedFile {
-    /// `s` worded for `front`.
-    pub fn of(s: &Skipped, front: Front) -> Self {
-        SkippedFile { path: s.path.clone(), reason: s.reason.text(front), shown: s.shown().into_owned() }
+    /// `s` in the words of `words`.
+    pub fn of(s: &Skipped, words: &dyn Words) -> Self {
+        SkippedFile { path: s.path.clone(), reason: s.reason.text().render(words), shown: s.shown().into_owned() }
     }
 }
 
-/// Builds the details of `plan` as a dry run left them, worded for `front`: no
+/// Builds the details of `plan` as a dry run left them, in the words of the
+/// front end that shows them (`words`): no
 /// id, `no_changes` (staging sets the id and `pending`; `run -U` records its
 /// apply).
-pub fn details(plan: &Plan, per_rule: &[RuleCount], front: Front) -> PreviewDetails {
+pub fn details(plan: &Plan, per_rule: &[RuleCount], words: &dyn Words) -> PreviewDetails {
     let total = plan.total_replacements();
     PreviewDetails {
         id: None,
@@ -181,8 +182,8 @@ pub fn details(plan: &Plan, per_rule: &[RuleCount], front: Front) -> PreviewDeta
             })
             .collect(),
         overlaps: plan.overlaps,
-        skipped: plan.skipped.iter().map(|s| SkippedFile::of(s, front)).collect(),
-        warnings: plan.warnings.iter().map(|w| w.text(front)).collect(),
+        skipped: plan.skipped.iter().map(|s| SkippedFile::of(s, words)).collect(),
+        warnings: plan.warnings.iter().map(|w| w.text().render(words)).collect(),
         limit_reached: plan.limit_reached,
         overlapped: plan.overlapped.clone(),
         findings: plan.findings.clone(),

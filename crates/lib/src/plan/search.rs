@@ -29,7 +29,7 @@ use serde_json::Value;
 
 use crate::engine::{self, Engine, Hit};
 use crate::shared::error::{Error, Result};
-use crate::shared::message::Front;
+use crate::shared::message::{Say, Text, Words};
 use crate::plan;
 use crate::request::read::{self, Skip, Skipped};
 use crate::request::{Op, RawRequest, Request, WalkOptions};
@@ -115,17 +115,12 @@ pub struct Search {
 impl RawSearch {
     /// Checks every field (the checks of [`RawRequest::validate`]) and the page.
     pub fn validate(self, cwd: &Path, walk: WalkOptions, max_filesize: u64) -> Result<Search> {
-        self.validate_for(Front::Cli, cwd, walk, max_filesize)
-    }
-
-    /// [`RawSearch::validate`] for the front end `front`: its messages, and those
-    /// of the search it runs, name that front end's inputs (docs/DESIGN.md §5.14).
-    pub fn validate_for(self, front: Front, cwd: &Path, walk: WalkOptions, max_filesize: u64) -> Result<Search> {
         if self.ops.is_empty() && self.rule.is_none() {
-            let or_flag = if front == Front::Cli { ", or -p PAT" } else { "" };
-            return Err(Error::bad(format!(
-                "no pattern given: pass at least one pattern (`ops: [{{\"pat\": \"foo($A)\"}}]`{or_flag}), or a `rule`",
-            )));
+            return Err(Error::bad(
+                Text::from("no pattern given: pass at least one pattern (`ops: [{\"pat\": \"foo($A)\"}]`")
+                    .say(Say::OtherPatternInputs)
+                    .lit("), or a `rule`"),
+            ));
         }
         let limit = match self.limit {
             None => DEFAULT_LIMIT,
@@ -148,7 +143,7 @@ impl RawSearch {
             globs: self.globs,
             ..Default::default()
         };
-        let mut request = raw.validate_for(front, cwd, walk, max_filesize)?;
+        let mut request = raw.validate(cwd, walk, max_filesize)?;
         if let Some(set) = &mut request.rule_set {
             // Only the matcher counts: a fix (even a broken one) changes nothing here.
             for rule in &mut set.rules {
@@ -205,15 +200,16 @@ pub struct SearchResult {
     pub warnings: Vec<String>,
 }
 
-/// Runs `s` from `cwd`.
-pub fn search(s: &Search, cwd: &Path) -> Result<SearchResult> {
-    search_with(s, cwd, &|| false)
+/// Runs `s` from `cwd`; the warnings are in the words of `words` (the front end
+/// that shows the result).
+pub fn search(s: &Search, cwd: &Path, words: &dyn Words) -> Result<SearchResult> {
+    search_with(s, cwd, words, &|| false)
 }
 
 /// [`search`] that stops early when `stop()` turns true (a cancelled MCP
 /// request): the result is then [`Error::Cancelled`]. An `offset` past the last
 /// match is bad input, whose message gives the counts.
-pub fn search_with(s: &Search, cwd: &Path, stop: &(dyn Fn() -> bool + Sync)) -> Result<SearchResult> {
+pub fn search_with(s: &Search, cwd: &Path, words: &dyn Words, stop: &(dyn Fn() -> bool + Sync)) -> Result<SearchResult> {
     let (root, walked, engine) = plan::prepare(&s.request, cwd)?;
     let req = &s.request;
     let counted = plan::largest_first(&walked.files, |c| c.size, |c| if stop() { Ok(0) } else { count_file(&engine, req, c) });
@@ -242,8 +238,9 @@ pub fn search_with(s: &Search, cwd: &Path, stop: &(dyn Fn() -> bool + Sync)) -> 
     let jobs = page_jobs(&counts, s.offset, s.limit);
     let pages: Vec<(Vec<SearchMatch>, std::result::Result<usize, Skip>)> =
         jobs.par_iter().map(|(i, range, _)| page_of_file(&engine, req, &walked.files[*i], range.clone())).collect();
-    let mut warnings: Vec<String> = plan::warning::run_warnings(req, &root, &engine, &walked, 0, Vec::new(), Vec::new(), &[]).iter().map(|w| w.text(req.front)).collect();
-    warnings.extend(skipped.iter().map(|s| format!("skipped {}: {}", s.shown(), s.reason.text(req.front))));
+    let mut warnings: Vec<String> =
+        plan::warning::run_warnings(req, &root, &engine, &walked, 0, Vec::new(), Vec::new(), &[]).iter().map(|w| w.text().render(words)).collect();
+    warnings.extend(skipped.iter().map(|s| format!("skipped {}: {}", s.shown(), s.reason.text().render(words))));
     let mut matches = Vec::new();
     for ((i, _, n), (found, now)) in jobs.iter().zip(pages) {
         if now.as_ref().ok() != Some(n) {
@@ -466,8 +463,8 @@ impl SearchResult {
     }
 
     /// The result as text: the header, one line per match, the warnings, and
-    /// how to get the next page (worded for `front`).
-    pub fn render(&self, front: Front) -> String {
+    /// how to get the next page (in the words of `words`).
+    pub fn render(&self, words: &dyn Words) -> String {
         let mut out = self.header();
         for m in &self.matches {
             out.push('\n');
@@ -479,10 +476,7 @@ impl SearchResult {
         }
         if let Some(next) = self.next_offset {
             out.push('\n');
-            out.push_str(&match front {
-                Front::Cli => format!("Next page: run the same search with --offset {next}."),
-                Front::Mcp => format!("Next page: call `ast_search` with the same arguments and \"offset\": {next}."),
-            });
+            out.push_str(&words.say(&Say::NextPage(next)));
         }
         out
     }
@@ -491,7 +485,7 @@ impl SearchResult {
     /// within `text_chars` characters and the JSON within `json_chars`: whole
     /// matches, a prefix of the page (at least one). `truncated` is then true
     /// and `next_offset` goes on from the first match left out.
-    pub fn fit(&mut self, front: Front, text_chars: usize, json_chars: usize) {
+    pub fn fit(&mut self, words: &dyn Words, text_chars: usize, json_chars: usize) {
         if self.matches.is_empty() {
             return;
         }
@@ -501,7 +495,7 @@ impl SearchResult {
         self.next_offset = Some(usize::MAX);
         let chars = |s: &str| s.chars().count();
         const HEADER_SLACK: usize = 64;
-        let mut used_text = chars(&self.render(front)) + HEADER_SLACK;
+        let mut used_text = chars(&self.render(words)) + HEADER_SLACK;
         let mut used_json = chars(&serde_json::to_string(self).expect("a result serializes"));
         let mut keep = 0;
         for m in &all {
@@ -580,11 +574,11 @@ mod tests {
             next_offset: Some(300),
             warnings: Vec::new(),
         };
-        r.fit(Front::Mcp, 5_000, 40_000);
+        r.fit(&crate::shared::message::Plain, 5_000, 40_000);
         assert!(r.truncated && r.matches.len() < 200 && !r.matches.is_empty());
         assert_eq!(r.next_offset, Some(100 + r.matches.len()));
-        assert!(r.render(Front::Mcp).chars().count() <= 5_000);
-        r.fit(Front::Mcp, 100_000, 2_000);
+        assert!(r.render(&crate::shared::message::Plain).chars().count() <= 5_000);
+        r.fit(&crate::shared::message::Plain, 100_000, 2_000);
         assert!(serde_json::to_string(&r).unwrap().len() <= 2_000);
     }
 }

@@ -147,9 +147,9 @@ pub struct TreeDump {
 }
 
 /// The tree of `code` in the language named `lang_name` (a name or alias); an
-/// unknown name is an error worded for `front`.
-pub fn dump_named(code: &str, lang_name: &str, opts: TreeOptions, front: crate::shared::message::Front) -> Result<TreeDump> {
-    let lang = lang::parse_lang_for(lang_name, front)?;
+/// unknown name is bad input ([`lang::parse_lang`]).
+pub fn dump_named(code: &str, lang_name: &str, opts: TreeOptions) -> Result<TreeDump> {
+    let lang = lang::parse_lang(lang_name)?;
     dump(code, lang, opts)
 }
 

@@ -1,8 +1,8 @@
 //! The warnings of a dry run, typed: what happened with its figures
 //! ([`Warning`]), made once by `run_warnings` and kept in the plan; each front
-//! end words them when it shows them ([`Warning::text`]), so a preview staged by
-//! one front end and shown by the other speaks the other's words (but for
-//! [`Warning::Rules`] and [`Warning::Diagnosis`], worded when they were made).
+//! end words them when it shows them ([`Warning::text`] is a [`Text`]), so a
+//! preview staged by one front end and shown by the other speaks the other's
+//! words.
 
 use serde::{Deserialize, Serialize};
 
@@ -11,7 +11,7 @@ use crate::engine::Engine;
 use crate::plan::{diff, FilePlan};
 use crate::request::walk;
 use crate::request::Request;
-use crate::shared::message::{Front, Input, Name};
+use crate::shared::message::{Input, Name, Say, Text};
 use crate::shared::quote::{display_name, escape_controls};
 use crate::shared::text::plural;
 
@@ -24,11 +24,10 @@ pub const MAX_NOTES: usize = 20;
 #[serde(tag = "kind", rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum Warning {
     /// What the rules said about themselves when they were compiled: a
-    /// language an op does not compile for, a rule's lint. Worded when the
-    /// request was compiled.
+    /// language an op does not compile for, a rule's lint.
     Rules {
         /// The message.
-        text: String,
+        text: Text,
     },
     /// The walk found no file to search.
     NoFileSearched,
@@ -41,10 +40,10 @@ pub enum Warning {
         found: Vec<(String, usize)>,
     },
     /// A diagnosis of why a pattern found nothing or may be wrong
-    /// (docs/DESIGN.md §2.12). Worded when the request was diagnosed.
+    /// (docs/DESIGN.md §2.12).
     Diagnosis {
         /// The message.
-        text: String,
+        text: Text,
     },
     /// The walk could not read a folder or an ignore file.
     Walk {
@@ -135,28 +134,26 @@ pub enum Warning {
 }
 
 impl Warning {
-    /// The warning in the words of `front`.
-    pub fn text(&self, front: Front) -> String {
-        match self {
-            Warning::Rules { text } | Warning::Diagnosis { text } | Warning::Worded(text) => text.clone(),
+    /// The warning as a text, for the front end that shows it to word.
+    pub fn text(&self) -> Text {
+        Text::from(match self {
+            Warning::Rules { text } | Warning::Diagnosis { text } => return text.clone(),
+            Warning::Worded(text) => text.clone(),
             Warning::NoFileSearched => {
-                let how = match front {
-                    Front::Cli => "(the CLI's --no-ignore and --hidden include them)",
-                    Front::Mcp => "(name such a file in `paths` to search it)",
-                };
-                format!(
-                    "No file searched: nothing under the given paths is a file of a language this edit runs on, once files excluded by .gitignore/.ignore rules and hidden files are left out {how}."
+                return Text::from(
+                    "No file searched: nothing under the given paths is a file of a language this edit runs on, once files excluded by .gitignore/.ignore rules and hidden files are left out ",
                 )
+                .say(Say::IncludeIgnored)
+                .lit(".");
             }
             Warning::OtherLanguages { forced, found } => {
                 let listed: Vec<String> = found.iter().map(|(l, n)| format!("{l} ({})", plural(*n, "file"))).collect();
                 let top = found.first().map_or("", |(l, _)| l.as_str());
-                format!(
-                    "The language is {forced} ({}), but the files under the given paths are {}: pass their language ({}), or leave it out to take each file's language from its extension.",
-                    front.name(Name::Set(Input::Lang, forced)),
-                    listed.join(", "),
-                    front.name(Name::Set(Input::Lang, top))
-                )
+                return Text::from(format!("The language is {forced} ("))
+                    .name(Name::Set(Input::Lang, forced.clone()))
+                    .lit(format!("), but the files under the given paths are {}: pass their language (", listed.join(", ")))
+                    .name(Name::Set(Input::Lang, top.to_string()))
+                    .lit("), or leave it out to take each file's language from its extension.");
             }
             // `ignore`'s messages hold raw paths.
             Warning::Walk { error } => format!("walk: {}", escape_controls(error)),
@@ -176,14 +173,12 @@ impl Warning {
             ),
             Warning::MoreNotes { count } => format!("... and {count} more matches left alone (see the notes above)"),
             Warning::DiffLinesCut { path, lines, max } => {
-                let whole = match front {
-                    Front::Cli => "`ast-edit show --full` prints the whole diff",
-                    Front::Mcp => "apply writes them whole",
-                };
-                format!(
-                    "{}: {lines} diff line(s) longer than {max} bytes cut in this preview (minified code?); the edits are whole, {whole}.",
+                return Text::from(format!(
+                    "{}: {lines} diff line(s) longer than {max} bytes cut in this preview (minified code?); the edits are whole, ",
                     display_name(path)
-                )
+                ))
+                .say(Say::WholeDiff)
+                .lit(".");
             }
             Warning::SyntaxErrors { path, before, after } => format!(
                 "{}: the rewrite introduces syntax errors ({before} ERROR/MISSING nodes before, {after} after); apply refuses this file unless extra {{\"allowSyntaxErrors\": true}}.",
@@ -203,7 +198,7 @@ impl Warning {
                 "{}: the rewrite moves code in the syntax tree outside the replaced text ({first}); apply refuses this file unless extra {{\"allowStructureChanges\": true}}.",
                 display_name(path)
             ),
-        }
+        })
     }
 }
 
@@ -225,7 +220,7 @@ pub(crate) fn run_warnings(
     walked: &walk::Walked,
     overlaps: usize,
     mut notes: Vec<Warning>,
-    diagnosis: Vec<String>,
+    diagnosis: Vec<Text>,
     files: &[FilePlan],
 ) -> Vec<Warning> {
     let mut warnings: Vec<Warning> = engine.warnings.iter().map(|text| Warning::Rules { text: text.clone() }).collect();
@@ -268,4 +263,22 @@ pub(crate) fn run_warnings(
         }
     }
     warnings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A store of format version 2 kept the rules' and the diagnoses' messages
+    /// worded (strings); they read as literal texts. New ones keep their names.
+    #[test]
+    fn a_worded_message_of_a_version_2_store_reads_as_a_literal_text() {
+        let old: Warning = serde_json::from_str(r#"{"kind":"diagnosis","text":"ops[0].pat `f()` matched nothing"}"#).unwrap();
+        assert_eq!(old, Warning::Diagnosis { text: Text::from("ops[0].pat `f()` matched nothing") });
+        let new = Warning::Rules { text: Text::from("pass ").name(Name::Set(Input::Lang, "go".into())) };
+        let json = serde_json::to_string(&new).unwrap();
+        assert_eq!(json, r#"{"kind":"rules","text":[{"lit":"pass "},{"name":{"set":["lang","go"]}}]}"#);
+        assert_eq!(serde_json::from_str::<Warning>(&json).unwrap(), new);
+        assert_eq!(new.text().to_string(), "pass `lang: go`");
+    }
 }

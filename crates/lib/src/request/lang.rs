@@ -6,33 +6,25 @@ use ast_grep_language::SupportLang;
 use std::path::Path;
 
 use crate::shared::error::{Error, Result};
-use crate::shared::message::Front;
+use crate::shared::message::{Say, Text};
 
-/// Parses a language name or alias (`python`, `py`, `ts`, `c++`, ...), case-insensitive;
-/// an unknown name is an error worded for the CLI.
+/// Parses a language name or alias (`python`, `py`, `ts`, `c++`, ...),
+/// case-insensitive; an unknown name is bad input that lists the canonical names
+/// and leaves where the aliases are to the front end ([`Say::OtherLanguageNames`]).
 pub fn parse_lang(name: &str) -> Result<SupportLang> {
-    parse_lang_for(name, Front::Cli)
+    name.trim().parse::<SupportLang>().map_err(|_| Error::bad(unknown(name)))
 }
 
-/// [`parse_lang`], its error worded for `front` (docs/DESIGN.md §5.14).
-pub(crate) fn parse_lang_for(name: &str, front: Front) -> Result<SupportLang> {
-    name.trim().parse::<SupportLang>().map_err(|_| Error::bad(unknown(name, front)))
+/// The unknown-language text.
+fn unknown(name: &str) -> Text {
+    let names = all().iter().map(|l| l.aliases[0]).collect::<Vec<_>>().join(", ");
+    Text::from(format!("unknown language `{name}`; use one of: {names}. ")).say(Say::OtherLanguageNames)
 }
 
-/// The unknown-language text: the canonical names, then where the other names
-/// are: `ast-edit langs` on the CLI; over MCP, which has no such tool, the
-/// aliases themselves.
-fn unknown(name: &str, front: Front) -> String {
-    let langs = all();
-    let names = langs.iter().map(|l| l.aliases[0]).collect::<Vec<_>>().join(", ");
-    let rest = match front {
-        Front::Cli => "Run `ast-edit langs` to see every name with its extensions.".to_string(),
-        Front::Mcp => {
-            let other = langs.iter().flat_map(|l| l.aliases[1..].iter().map(move |a| format!("{a} ({})", l.aliases[0])));
-            format!("Aliases work too: {}.", other.collect::<Vec<_>>().join(", "))
-        }
-    };
-    format!("unknown language `{name}`; use one of: {names}. {rest}")
+/// Every alias of a language that is not its canonical name, as `alias
+/// (canonical)`, in the order of [`all`].
+pub fn other_names() -> Vec<String> {
+    all().iter().flat_map(|l| l.aliases[1..].iter().map(move |a| format!("{a} ({})", l.aliases[0]))).collect()
 }
 
 /// The language a file is written in, from its extension.
@@ -143,17 +135,14 @@ mod tests {
         }
     }
 
+    /// The front ends' words for it are tested in src/cli/words.rs and
+    /// src/mcp/words.rs.
     #[test]
     fn unknown_language_names_the_fix() {
-        let e = parse_lang("cobol").unwrap_err().to_string();
-        assert!(e.contains("unknown language `cobol`") && e.contains("ast-edit langs"), "{e}");
-    }
-
-    #[test]
-    fn unknown_language_over_mcp_lists_the_aliases_instead_of_a_command() {
-        let e = parse_lang_for("cobol", Front::Mcp).unwrap_err().to_string();
+        let Error::BadInput(t) = parse_lang("cobol").unwrap_err() else { panic!("bad input") };
+        let e = t.to_string();
         assert!(e.starts_with("unknown language `cobol`; use one of: bash, c, cpp,"), "{e}");
-        assert!(e.contains("Aliases work too: cc (cpp), c++ (cpp), cxx (cpp), cs (csharp),") && e.contains("py (python)"), "{e}");
-        assert!(!e.contains("ast-edit"), "{e}");
+        assert_eq!(t.parts().last(), Some(&crate::shared::message::Part::Say(Say::OtherLanguageNames)));
+        assert!(other_names().join(", ").starts_with("cc (cpp), c++ (cpp), cxx (cpp), cs (csharp),"), "{:?}", other_names());
     }
 }

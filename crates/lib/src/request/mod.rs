@@ -19,7 +19,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::shared::error::{Error, Result};
-use crate::shared::message::{Front, Input, Name};
+use crate::shared::message::{Say, Text};
 
 /// Default cap on the size of a file the engine will read (bytes).
 pub const DEFAULT_MAX_FILESIZE: u64 = 16 * 1024 * 1024;
@@ -354,12 +354,6 @@ pub struct Request {
     /// unless asked; stored only when it differs).
     #[serde(default = "default_context", skip_serializing_if = "is_default_context")]
     pub context_lines: usize,
-    /// The front end that made the request: its messages (compile errors, the
-    /// engine's warnings and the diagnostics) name that front end's inputs
-    /// (docs/DESIGN.md §5.14). Not stored: the plan's other warnings are typed,
-    /// worded by the front end that shows them.
-    #[serde(skip)]
-    pub front: crate::shared::message::Front,
 }
 
 /// The rule id of op `i` of an ad-hoc request (`ops[i]`): `op-N`, as the
@@ -464,15 +458,9 @@ impl RawRequest {
         })
     }
 
-    /// Stage two: check every field, resolve `paths` against `cwd`. Messages
-    /// speak of the CLI's flags (see [`RawRequest::validate_for`]).
-    pub fn validate(self, cwd: &Path, walk: WalkOptions, max_filesize: u64) -> Result<Request> {
-        self.validate_for(crate::shared::message::Front::Cli, cwd, walk, max_filesize)
-    }
-
-    /// [`RawRequest::validate`] for the front end `front`: its messages, and those
-    /// of the run of the request, name that front end's inputs.
-    pub fn validate_for(mut self, front: crate::shared::message::Front, cwd: &Path, walk: WalkOptions, max_filesize: u64) -> Result<Request> {
+    /// Stage two: check every field, resolve `paths` against `cwd`. A message
+    /// leaves a clause only a front end can word ([`Say`]) to the one that shows it.
+    pub fn validate(mut self, cwd: &Path, walk: WalkOptions, max_filesize: u64) -> Result<Request> {
         if let Some(rule) = &self.rule {
             if !self.ops.is_empty() {
                 return Err(Error::bad("give either `ops` or `rule`, not both: a rule config carries its own pattern and fix"));
@@ -482,17 +470,15 @@ impl RawRequest {
                     "`selector` and `strictness` apply to `ops` only: inside a rule, write `pattern: {context: ..., selector: KIND, strictness: ...}`",
                 ));
             }
-            let lang = self.lang.as_deref().map(|l| lang::parse_lang_for(l, front)).transpose()?;
-            let rules = crate::request::ruleset::parse_input(rule, lang, front)?;
+            let lang = self.lang.as_deref().map(lang::parse_lang).transpose()?;
+            let rules = crate::request::ruleset::parse_input(rule, lang)?;
             let set = crate::request::ruleset::RuleSet { rules, utils: Vec::new(), base: None, language_globs: Vec::new() };
-            return RawRequest { rule: None, ..self }.validate_rules(|| Ok(set), front, cwd, walk, max_filesize);
+            return RawRequest { rule: None, ..self }.validate_rules(|| Ok(set), cwd, walk, max_filesize);
         }
         if self.ops.is_empty() {
-            let how = match front {
-                crate::shared::message::Front::Cli => "`-p PAT -r REW`, or `ops: [{\"pat\": ..., \"out\": ...}]`",
-                crate::shared::message::Front::Mcp => "`ops: [{\"pat\": ..., \"out\": ...}]`",
-            };
-            return Err(Error::bad(format!("no ops given: pass at least one pattern and rewrite ({how}), or a `rule`")));
+            return Err(Error::bad(
+                Text::from("no ops given: pass at least one pattern and rewrite (").say(Say::HowToGiveOps).lit("), or a `rule`"),
+            ));
         }
         // The counts first (what follows costs time per op), then each op, then
         // the bytes of all ops, so that one op too large is named as such.
@@ -515,7 +501,7 @@ impl RawRequest {
         let bytes: usize = self.ops.iter().map(|o| o.pat.len() + o.out.len()).sum();
         check_totals(self.ops.len(), bytes, self.globs.len()).map_err(|(_, msg)| Error::bad(msg))?;
         let ops = std::mem::take(&mut self.ops);
-        Ok(Request { ops, ..self.validate_settings(front, cwd, walk, max_filesize)? })
+        Ok(Request { ops, ..self.validate_settings(cwd, walk, max_filesize)? })
     }
 
     /// A request that runs the rule set `rules` gives (a project's rules, a rule
@@ -526,7 +512,6 @@ impl RawRequest {
     pub fn validate_rules(
         self,
         rules: impl FnOnce() -> Result<crate::request::ruleset::RuleSet>,
-        front: Front,
         cwd: &Path,
         walk: WalkOptions,
         max_filesize: u64,
@@ -534,12 +519,12 @@ impl RawRequest {
         if !self.ops.is_empty() || self.rule.is_some() {
             return Err(Error::bad("give either `ops` or `rule`, not both: a rule config carries its own pattern and fix"));
         }
-        let req = self.validate_settings(front, cwd, walk, max_filesize)?;
+        let req = self.validate_settings(cwd, walk, max_filesize)?;
         Ok(Request { rule_set: Some(rules()?), ..req })
     }
 
     /// Every field but `ops` and `rule` checked: a request without rules yet.
-    fn validate_settings(self, front: Front, cwd: &Path, walk: WalkOptions, max_filesize: u64) -> Result<Request> {
+    fn validate_settings(self, cwd: &Path, walk: WalkOptions, max_filesize: u64) -> Result<Request> {
         check_totals(0, 0, self.globs.len()).map_err(|(_, msg)| Error::bad(msg))?;
         let paths = if self.paths.is_empty() { vec![".".to_string()] } else { self.paths };
         for p in &paths {
@@ -548,10 +533,10 @@ impl RawRequest {
             }
             let full = cwd.join(p);
             if std::fs::symlink_metadata(&full).is_err() {
-                return Err(Error::bad(path_not_found(p, cwd, front)));
+                return Err(Error::bad(path_not_found(p, cwd)));
             }
         }
-        let lang = self.lang.as_deref().map(|l| lang::parse_lang_for(l, front)).transpose()?;
+        let lang = self.lang.as_deref().map(lang::parse_lang).transpose()?;
         let strictness = match self.strictness.as_deref() {
             Some(s) => Strictness::parse(s)?,
             None => Strictness::Smart,
@@ -587,27 +572,18 @@ impl RawRequest {
             rewrite_nested: self.rewrite_nested.unwrap_or(false),
             verbatim: self.verbatim.unwrap_or(false),
             context_lines: crate::request::check_context(self.context_lines.unwrap_or(crate::request::CONTEXT as u64), "contextLines")?,
-            front,
         })
     }
 }
 
 /// The message for a path that does not exist: for one holding a glob
 /// character, that paths are files and folders and where the glob goes.
-fn path_not_found(p: &str, cwd: &Path, front: Front) -> String {
-    let base = format!("path not found: {p} (relative to {})", cwd.display());
+fn path_not_found(p: &str, cwd: &Path) -> Text {
+    let base = Text::from(format!("path not found: {p} (relative to {})", cwd.display()));
     if !p.contains(['*', '?', '[', '{']) {
-        return format!("{base}; check the spelling or give an existing file or directory");
+        return base.lit("; check the spelling or give an existing file or directory");
     }
-    let (paths, globs) = (front.name(Name::Input(Input::Paths)), front.name(Name::Set(Input::Globs, p)));
-    match front {
-        Front::Cli => format!(
-            "{base}: paths are files and folders, and the shell did not expand this glob; give it as a glob instead: {globs} (globs are matched from the working directory)"
-        ),
-        Front::Mcp => format!(
-            "{base}: {paths} holds files and folders, not globs; give the glob in `globs` instead: {globs} (globs are matched from the root)"
-        ),
-    }
+    base.say(Say::GlobIsNotAPath(p.to_string()))
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::shared::message::{Say, Text};
 
 /// Why a file was not searched or edited: a [`SkipReason`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -120,21 +121,17 @@ impl FileKind {
 const NAME_NOT_UTF8: &str = "file name is not valid UTF-8; rename it to edit it";
 
 impl SkipReason {
-    /// The reason in the words of `front`: only the size cap differs, the CLI
-    /// saying which flag raises it and the MCP server that it has no field for
-    /// it (it reads with the default cap, docs/DESIGN.md §7).
-    pub fn text(&self, front: crate::shared::message::Front) -> String {
-        match self {
+    /// The reason as a text: only the size cap's way out is a front end's
+    /// clause ([`Say::RaiseFileCap`]: the CLI has a flag that raises it, the MCP
+    /// server reads with the default cap, docs/DESIGN.md §7).
+    pub fn text(&self) -> Text {
+        Text::from(match self {
             SkipReason::Binary => "binary file (contains NUL bytes)".to_string(),
             SkipReason::NotUtf8 { offset } => format!("not valid UTF-8 (invalid byte at offset {offset}); convert it to UTF-8 to edit it"),
             SkipReason::Unreadable { error } => format!("unreadable: {error}"),
             SkipReason::NotRegular { file } => format!("not a regular file ({})", file.text()),
             SkipReason::TooLarge { len, cap } => {
-                let raise = match front {
-                    crate::shared::message::Front::Cli => "raise it with --max-filesize",
-                    crate::shared::message::Front::Mcp => "`ast_edit` has no field to raise it: edit this file another way",
-                };
-                format!("too large ({len} bytes; the cap is {cap} bytes, {raise})")
+                return Text::from(format!("too large ({len} bytes; the cap is {cap} bytes, ")).say(Say::RaiseFileCap).lit(")");
             }
             SkipReason::NameNotUtf8 => NAME_NOT_UTF8.to_string(),
             SkipReason::TreeTooDeep { limit } => format!(
@@ -144,7 +141,7 @@ impl SkipReason {
                 "the rewrite would build more than {budget} bytes of replacement text here (4 times the file's size plus 64 MiB, the limit per file): it copies large matches many times, or matches nest deeply; narrow the pattern or shorten the rewrite"
             ),
             SkipReason::Worded(text) => text.clone(),
-        }
+        })
     }
 
     /// True for a name that is not UTF-8 (also as a version-1 store worded it).
@@ -256,23 +253,23 @@ mod tests {
 
     #[test]
     fn binary_and_non_utf8_are_refused() {
-        use crate::shared::message::Front;
         assert_eq!(check_text(b"a\0b").unwrap_err().0, SkipReason::Binary);
-        assert!(check_text(b"a\0b").unwrap_err().0.text(Front::Cli).contains("binary"));
+        assert!(check_text(b"a\0b").unwrap_err().0.text().to_string().contains("binary"));
         assert_eq!(check_text(b"caf\xe9").unwrap_err().0, SkipReason::NotUtf8 { offset: 3 });
-        assert!(check_text(b"caf\xe9").unwrap_err().0.text(Front::Cli).contains("not valid UTF-8"));
+        assert!(check_text(b"caf\xe9").unwrap_err().0.text().to_string().contains("not valid UTF-8"));
     }
 
-    /// Only the size cap is worded per front end; a version-1 reason is shown
-    /// as it was worded.
+    /// Only the size cap's way out is a front end's clause (each front end's
+    /// words are tested in the binary: src/cli/words.rs, src/mcp/words.rs); a
+    /// version-1 reason is shown as it was worded.
     #[test]
-    fn the_size_cap_is_worded_per_front_end() {
-        use crate::shared::message::Front;
+    fn the_size_cap_leaves_its_way_out_to_the_front_end() {
+        use crate::shared::message::Part;
         let big = SkipReason::TooLarge { len: 20, cap: 10 };
-        assert_eq!(big.text(Front::Cli), "too large (20 bytes; the cap is 10 bytes, raise it with --max-filesize)");
-        assert_eq!(big.text(Front::Mcp), "too large (20 bytes; the cap is 10 bytes, `ast_edit` has no field to raise it: edit this file another way)");
+        assert_eq!(big.text().parts()[1], Part::Say(Say::RaiseFileCap));
+        assert_eq!(big.text().to_string(), "too large (20 bytes; the cap is 10 bytes, raise the cap to search it)");
         let old: SkipReason = serde_json::from_str("\"binary file (contains NUL bytes)\"").unwrap();
-        assert_eq!(old.text(Front::Mcp), "binary file (contains NUL bytes)");
+        assert_eq!(old.text().to_string(), "binary file (contains NUL bytes)");
         assert_eq!(serde_json::to_string(&big).unwrap(), r#"{"kind":"tooLarge","len":20,"cap":10}"#);
     }
 }

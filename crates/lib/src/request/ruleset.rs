@@ -18,7 +18,6 @@ use serde_json::{Map, Value};
 
 use crate::shared::error::{error_chain, Error, Result};
 use crate::request::lang;
-use crate::shared::message::Front;
 use crate::request::{bracket_depth, parse_pattern, Strictness, MAX_NESTING, MAX_OPS, MAX_OPS_BYTES, MAX_PATTERN_BYTES, MAX_PATTERN_DEPTH};
 
 /// The rules of a request: rule configs and the global utilities they may call
@@ -71,7 +70,7 @@ impl LanguageGlobs {
 /// Reads the `rule` of a request: a YAML string (one or more documents), a JSON
 /// object, or an array of objects. `lang` fills a rule's missing `language`; a
 /// rule naming another language is refused.
-pub(crate) fn parse_input(input: &Value, lang: Option<SupportLang>, front: Front) -> Result<Vec<Value>> {
+pub(crate) fn parse_input(input: &Value, lang: Option<SupportLang>) -> Result<Vec<Value>> {
     let docs: Vec<Value> = match input {
         Value::String(yaml) => {
             if yaml.len() > MAX_OPS_BYTES {
@@ -99,11 +98,11 @@ pub(crate) fn parse_input(input: &Value, lang: Option<SupportLang>, front: Front
             "`rule` holds {bytes} bytes of rules; the limit is {MAX_OPS_BYTES} bytes per request: split the edit"
         )));
     }
-    docs.into_iter().enumerate().map(|(i, d)| fill_language(i, d, lang, front)).collect()
+    docs.into_iter().enumerate().map(|(i, d)| fill_language(i, d, lang)).collect()
 }
 
 /// One rule of [`parse_input`] with its `language` set, or why not.
-fn fill_language(i: usize, doc: Value, lang: Option<SupportLang>, front: Front) -> Result<Value> {
+fn fill_language(i: usize, doc: Value, lang: Option<SupportLang>) -> Result<Value> {
     let Value::Object(mut map) = doc else {
         return Err(Error::bad(format!("rule {i} of `rule` is not an object: give a rule config such as {{id: x, language: python, rule: {{pattern: 'print($A)'}}, fix: 'log($A)'}}")));
     };
@@ -118,7 +117,7 @@ fn fill_language(i: usize, doc: Value, lang: Option<SupportLang>, front: Front) 
             )));
         }
         (Some(Value::String(s)), given) => {
-            let own = lang::parse_lang_for(s, front).map_err(|e| Error::bad(format!("{name}: {e}")))?;
+            let own = lang::parse_lang(s).map_err(|e| e.prefixed(format!("{name}: ")))?;
             if let Some(l) = given.filter(|l| *l != own) {
                 return Err(Error::bad(format!(
                     "{name} has `language: {s}` but the request's `lang` is {}: drop one of them",
@@ -537,13 +536,13 @@ mod tests {
     #[test]
     fn yaml_json_and_arrays_are_read_and_language_is_filled() {
         let y = Value::String("id: a\nrule: {pattern: print($A)}\nfix: log($A)\n---\nid: b\nlanguage: py\nrule: {kind: call}\n".into());
-        let rules = parse_input(&y, Some(SupportLang::Python), Front::Cli).unwrap();
+        let rules = parse_input(&y, Some(SupportLang::Python)).unwrap();
         assert_eq!(rules.len(), 2);
         assert_eq!(rules[0]["language"], "python");
         assert_eq!(rules[1]["language"], "python");
-        let e = parse_input(&json!({"id": "x", "language": "rust", "rule": {"kind": "a"}}), Some(SupportLang::Python), Front::Cli).unwrap_err();
+        let e = parse_input(&json!({"id": "x", "language": "rust", "rule": {"kind": "a"}}), Some(SupportLang::Python)).unwrap_err();
         assert!(e.to_string().contains("`language: rust` but the request's `lang` is python"), "{e}");
-        let e = parse_input(&json!([{"id": "x", "rule": {"kind": "a"}}]), None, Front::Cli).unwrap_err();
+        let e = parse_input(&json!([{"id": "x", "rule": {"kind": "a"}}]), None).unwrap_err();
         assert!(e.to_string().contains("rule `x` has no `language`"), "{e}");
     }
 
@@ -552,7 +551,7 @@ mod tests {
         let globs = LanguageGlobs::of(&[("python".into(), vec!["*.pyi".into()])]).unwrap();
         assert_eq!(globs.lang_of(Path::new("/a/b/x.pyi")), Some(SupportLang::Python));
         assert_eq!(globs.lang_of(Path::new("/a/b/x.rs")), None);
-        let r = parse_input(&json!({"id": "x", "language": "python", "rule": {"pattern": "f($A)"}, "fix": "g($B)"}), None, Front::Cli).unwrap();
+        let r = parse_input(&json!({"id": "x", "language": "python", "rule": {"pattern": "f($A)"}, "fix": "g($B)"}), None).unwrap();
         let e = build(&r[0], &GlobalRules::default()).err().unwrap();
         assert!(e.contains("Undefined meta var `B` used in `fix`"), "{e}");
     }

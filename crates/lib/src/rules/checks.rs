@@ -112,8 +112,7 @@ pub(crate) fn rewrite_text(set: &RuleSet, text: &str) -> Result<String> {
     let opts = RewriteOptions { prefilter: true, check_syntax: false, rewrite_nested: false, verbatim: true };
     Ok(match engine::rewrite(&ops, lang, text, opts) {
         Some(rw) if rw.refused.is_none() => String::from_utf8(rw.new_text).expect("edits keep UTF-8"),
-        // (An engine's refusal reads the same on both front ends.)
-        Some(rw) => return Err(Error::bad(rw.refused.map(|s| s.0.text(crate::shared::message::Front::Cli)).unwrap_or_default())),
+        Some(rw) => return Err(Error::bad(rw.refused.map(|s| s.0.text()).unwrap_or_default())),
         None => text.to_string(),
     })
 }

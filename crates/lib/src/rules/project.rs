@@ -246,7 +246,7 @@ fn language_globs(raw: BTreeMap<String, Vec<String>>, file: &Path) -> Result<Vec
     let mut out: Vec<(SupportLang, Vec<String>)> = Vec::new();
     for (name, globs) in raw {
         let l = lang::parse_lang(&name)
-            .map_err(|e| Error::bad(format!("config file {}: `languageGlobs`: {e}", file.display())))?;
+            .map_err(|e| e.prefixed(format!("config file {}: `languageGlobs`: ", file.display())))?;
         let mut b = ignore::types::TypesBuilder::new();
         for g in &globs {
             b.add(lang::name(l), g)

@@ -7,6 +7,8 @@
 
 use std::path::PathBuf;
 
+use crate::shared::message::{Say, Text};
+
 /// The exact text when `resolve` finds nothing to act on (docs/DESIGN.md section 5.3).
 pub const NOTHING_PENDING: &str = "No pending action to resolve. Nothing to apply or discard.";
 
@@ -15,19 +17,17 @@ pub const NOTHING_PENDING: &str = "No pending action to resolve. Nothing to appl
 pub enum Error {
     /// The request (flags, JSON, pattern, rewrite) is invalid; nothing was done.
     #[error("{0}")]
-    BadInput(String),
+    BadInput(Text),
     /// `resolve` found no pending action and no standing handler.
     #[error("{}", NOTHING_PENDING)]
     NothingPending,
     /// `resolve --id` named an action that is not pending.
-    #[error(
-        "No pending action with id `{0}`. Run `ast-edit pending` to list the pending actions."
-    )]
+    #[error("{}", unknown_id(.0))]
     UnknownId(String),
     /// `resolve --id` or `show ID` named an action that is no longer pending
     /// because it was resolved: what became of it, and when (docs/DESIGN.md
     /// section 5.3).
-    #[error("{}", resolved_text(id, *resolution, at, crate::shared::message::Front::Cli))]
+    #[error("{}", resolved_text(id, *resolution, at))]
     Resolved {
         /// The action's id.
         id: String,
@@ -38,7 +38,7 @@ pub enum Error {
     },
     /// Applying an action failed; the action stays pending.
     #[error("Apply failed: {0}")]
-    ApplyFailed(String),
+    ApplyFailed(Text),
     /// The pending-action store could not be read or written.
     #[error("pending-action store at {path}: {message}")]
     Store {
@@ -63,8 +63,34 @@ pub enum Error {
 
 impl Error {
     /// Shorthand for a bad-input error.
-    pub fn bad(msg: impl Into<String>) -> Self {
+    pub fn bad(msg: impl Into<Text>) -> Self {
         Error::BadInput(msg.into())
+    }
+
+    /// Shorthand for a failed apply.
+    pub fn apply_failed(msg: impl Into<Text>) -> Self {
+        Error::ApplyFailed(msg.into())
+    }
+
+    /// The message, for a front end to word ([`Text::render`]); its `Display`
+    /// is this text in the library's own words.
+    pub fn text(&self) -> Text {
+        match self {
+            Error::BadInput(t) => t.clone(),
+            Error::ApplyFailed(t) => t.clone().after("Apply failed: "),
+            Error::UnknownId(id) => unknown_id(id),
+            Error::Resolved { id, resolution, at } => resolved_text(id, *resolution, at),
+            other => Text::from(other.to_string()),
+        }
+    }
+
+    /// A bad input's message with `prefix` before it (`rule \`x\`: `); any
+    /// other error as it is.
+    pub fn prefixed(self, prefix: impl AsRef<str>) -> Self {
+        match self {
+            Error::BadInput(t) => Error::BadInput(t.after(prefix)),
+            other => other,
+        }
     }
 
     /// Shorthand for an I/O error with context.
@@ -83,25 +109,23 @@ impl Error {
 }
 
 /// The text of [`Error::Resolved`]: ``Action `<id>` was already applied at <at>;
-/// nothing to do.`` and likewise for the other resolutions, worded for `front`
-/// where it names a command (docs/DESIGN.md §5.3, §5.14).
-pub fn resolved_text(id: &str, resolution: crate::shared::status::Resolution, at: &str, front: crate::shared::message::Front) -> String {
-    use crate::shared::message::{Front, Name};
+/// nothing to do.`` and likewise for the other resolutions (docs/DESIGN.md §5.3,
+/// §5.14).
+pub fn resolved_text(id: &str, resolution: crate::shared::status::Resolution, at: &str) -> Text {
     use crate::shared::status::Resolution;
-    let what = match (resolution, front) {
-        (Resolution::Applied, _) => "was already applied".to_string(),
-        (Resolution::Discarded, _) => "was already discarded".to_string(),
-        (Resolution::Undone, _) => "was applied, then undone".to_string(),
-        (Resolution::Cleared, Front::Cli) => "was dropped by `ast-edit pending --clear`".to_string(),
-        (Resolution::Cleared, Front::Mcp) => "was dropped unresolved when the pending actions were cleared".to_string(),
-        (Resolution::Expired, Front::Cli) => {
-            format!("was dropped unresolved by the store's retention ({} says what is kept)", front.name(Name::PendingList))
-        }
-        (Resolution::Expired, Front::Mcp) => {
-            format!("was dropped unresolved by the store's retention ({} lists what is pending)", front.name(Name::PendingList))
-        }
+    let what = match resolution {
+        Resolution::Applied => Text::from("was already applied"),
+        Resolution::Discarded => Text::from("was already discarded"),
+        Resolution::Undone => Text::from("was applied, then undone"),
+        Resolution::Cleared => Text::default().say(Say::Cleared),
+        Resolution::Expired => Text::from("was dropped unresolved by the store's retention ").say(Say::Expired),
     };
-    format!("Action `{id}` {what} at {at}; nothing to do.")
+    Text::from(format!("Action `{id}` ")).then(what).lit(format!(" at {at}; nothing to do."))
+}
+
+/// The text when `id` names no pending action (docs/DESIGN.md §5.3).
+pub fn unknown_id(id: &str) -> Text {
+    Text::from(format!("No pending action with id `{id}`. ")).say(Say::ListPending)
 }
 
 /// Result alias for the library.

@@ -1,28 +1,19 @@
-//! One source for the messages that both front ends show, rendered for each:
-//! the CLI speaks of its flags (`--reason TEXT`), the MCP server of its tool
-//! fields (`reason`) and tools. A message that needs a front-end word takes a
-//! [`Front`] and names the thing through [`Front::name`] instead of being
-//! written twice (docs/DESIGN.md §5.14).
+//! Messages as typed text: a [`Text`] is literal text with [`Name`]s (an input,
+//! a command) and [`Say`]s (a clause only a front end can word) in it. The core
+//! builds texts; a front end renders them through its own [`Words`]: the CLI
+//! speaks of its flags (`--reason TEXT`), the MCP server of its tool fields
+//! (`reason`) and tools (docs/DESIGN.md §5.14). The core names no front end and
+//! holds none of their words.
 //!
-//! The validated request carries the front end that made it
-//! (`Request::front`), so the compile errors and the diagnostics of a dry run
-//! are rendered for the front end that made it; the plan's other warnings and
-//! its skip reasons are typed and worded by the front end that shows them
-//! (`plan::warning::Warning::text`, `request::read::SkipReason::text`).
+//! [`Text`]'s `Display` (and so the library's errors') renders with [`Plain`],
+//! the library's own words: the request's field names.
 
-/// Which front end a message is rendered for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Front {
-    /// The command line: flags and `ast-edit` subcommands.
-    #[default]
-    Cli,
-    /// The MCP server: tool names and argument fields.
-    Mcp,
-}
+use serde::{Deserialize, Serialize};
 
 /// An input of an edit request, which the CLI names by its flag and the MCP
 /// server by its field of `ast_edit`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub enum Input {
     /// The pattern: `-p` / `pat`.
     Pattern,
@@ -39,8 +30,8 @@ pub enum Input {
 }
 
 impl Input {
-    /// The field of the MCP tool `ast_edit` (of `ops[]` for the pattern).
-    fn field(self) -> &'static str {
+    /// The field of the request (of `ops[]` for the pattern) that holds it.
+    pub fn field(self) -> &'static str {
         match self {
             Input::Pattern => "pat",
             Input::Selector => "selector",
@@ -51,32 +42,24 @@ impl Input {
         }
     }
 
-    /// The CLI's flag (`PATH` for the positional arguments).
-    fn flag(self) -> &'static str {
-        match self {
-            Input::Pattern => "-p",
-            Input::Selector => "--selector",
-            Input::Lang => "-l",
-            Input::Strictness => "--strictness",
-            Input::Globs => "-g",
-            Input::Paths => "PATH",
-        }
-    }
-
     /// True for the fields that hold a list (`globs`, `paths`).
-    fn is_list(self) -> bool {
+    pub fn is_list(self) -> bool {
         matches!(self, Input::Globs | Input::Paths)
     }
 }
 
-/// Something a message names, which each front end names its own way.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Name<'a> {
+/// Something a message names, which each front end names its own way, quoted
+/// as code.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Name {
     /// An input by name: `` `--selector` `` / `` `selector` ``.
     Input(Input),
     /// An input given a value, ready to copy: `` `--selector call_expression` ``
     /// / `` `"selector": "call_expression"` ``.
-    Set(Input, &'a str),
+    Set(Input, String),
+    /// An argument of `resolve` by name: `--reason` / `` `reason` ``.
+    Argument(String),
     /// The list of pending actions: `` `ast-edit pending` `` / `` `ast_pending` ``.
     PendingList,
     /// The undo of the last apply: `` `ast-edit undo` `` / `` `ast_undo` ``.
@@ -85,58 +68,231 @@ pub enum Name<'a> {
     ActionFiles,
     /// The syntax tree of a pattern of a language: `` `ast-edit tree -l py
     /// --pattern` `` / `` `ast_tree` ``.
-    Tree(&'a str),
+    Tree(String),
 }
 
-impl Front {
-    /// How to name an input field: `--reason` on the CLI, `` `reason` `` over MCP.
-    pub fn field(self, name: &str) -> String {
-        match self {
-            Front::Cli => format!("--{name}"),
-            Front::Mcp => format!("`{name}`"),
+/// A clause whose wording depends on what the front end offers (a flag the other
+/// lacks, a command or a tool), so each front end writes it whole.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Say {
+    /// No edit was given: how to give one (in parentheses, after "pass at least
+    /// one pattern and rewrite").
+    HowToGiveOps,
+    /// An unknown language, after the canonical names: where the other names
+    /// (aliases) are.
+    OtherLanguageNames,
+    /// A path that holds a glob character was not found: that paths are files
+    /// and folders, and where the glob goes (the path given).
+    GlobIsNotAPath(String),
+    /// A file over the size cap: how to search it anyway.
+    RaiseFileCap,
+    /// No file was searched: how to include ignored and hidden files.
+    IncludeIgnored,
+    /// Diff lines were cut in the preview: where the whole of them is.
+    WholeDiff,
+    /// An action dropped unresolved when the pending actions were cleared.
+    Cleared,
+    /// An action dropped by the store's retention: where to see what is kept.
+    Expired,
+    /// No pending action has the id given: how to list them.
+    ListPending,
+    /// `resolve`'s action is neither apply nor discard (the action given).
+    ActionChoice(String),
+    /// `resolve` without a reason: how to give one.
+    HowToGiveReason,
+    /// An op cannot be expressed in some languages: how to see the full error.
+    PickLanguage,
+    /// A search without a pattern: the other ways to give one.
+    OtherPatternInputs,
+    /// A search's results go on: how to get the next page (its offset).
+    NextPage(usize),
+    /// A pattern that needs its statement's `;` in this language (its name),
+    /// and how to match an expression inside a statement.
+    StatementHint {
+        /// The language's name.
+        lang: String,
+        /// The pattern with its `;`.
+        statement: String,
+    },
+    /// A pattern that is not a whole expression or statement: how to match a
+    /// part of a larger snippet.
+    SnippetHint,
+}
+
+/// One part of a [`Text`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Part {
+    /// Literal text.
+    Lit(String),
+    /// A thing named in the front end's words.
+    Name(Name),
+    /// A clause in the front end's words.
+    Say(Say),
+}
+
+/// A message: literal text with names and clauses that each front end words.
+/// It is stored (a plan's warnings) as its parts; a plain string (as a store of
+/// format version 2 kept a worded warning) reads as literal text.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "Stored")]
+pub struct Text(Vec<Part>);
+
+/// How a [`Text`] may be stored.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Stored {
+    Worded(String),
+    Parts(Vec<Part>),
+}
+
+impl From<Stored> for Text {
+    fn from(s: Stored) -> Self {
+        match s {
+            Stored::Worded(s) => Text::from(s),
+            Stored::Parts(p) => Text(p),
         }
     }
+}
 
-    /// `what` in this front end's words, quoted as code.
-    pub fn name(self, what: Name<'_>) -> String {
-        match (self, what) {
-            (Front::Cli, Name::Input(i)) => format!("`{}`", i.flag()),
-            (Front::Mcp, Name::Input(i)) => format!("`{}`", i.field()),
-            (Front::Cli, Name::Set(Input::Paths, v)) => format!("`{}`", shell_word(v)),
-            (Front::Cli, Name::Set(i, v)) => format!("`{} {}`", i.flag(), shell_word(v)),
-            (Front::Mcp, Name::Set(i, v)) => {
-                let v = serde_json::to_string(v).expect("a string serializes");
-                if i.is_list() { format!("`\"{}\": [{v}]`", i.field()) } else { format!("`\"{}\": {v}`", i.field()) }
+impl From<String> for Text {
+    fn from(s: String) -> Self {
+        if s.is_empty() { Text::default() } else { Text(vec![Part::Lit(s)]) }
+    }
+}
+
+impl From<&str> for Text {
+    fn from(s: &str) -> Self {
+        Text::from(s.to_string())
+    }
+}
+
+impl Text {
+    /// This text, then the literal `s`.
+    pub fn lit(mut self, s: impl AsRef<str>) -> Self {
+        self.push_str(s.as_ref());
+        self
+    }
+
+    /// This text, then `name`.
+    pub fn name(mut self, name: Name) -> Self {
+        self.0.push(Part::Name(name));
+        self
+    }
+
+    /// This text, then the clause `say`.
+    pub fn say(mut self, say: Say) -> Self {
+        self.0.push(Part::Say(say));
+        self
+    }
+
+    /// This text, then `more`.
+    pub fn then(mut self, more: Text) -> Self {
+        for p in more.0 {
+            match p {
+                Part::Lit(s) => self.push_str(&s),
+                other => self.0.push(other),
             }
-            (Front::Cli, Name::PendingList) => "`ast-edit pending`".to_string(),
-            (Front::Mcp, Name::PendingList) => "`ast_pending`".to_string(),
-            (Front::Cli, Name::Undo) => "`ast-edit undo`".to_string(),
-            (Front::Mcp, Name::Undo) => "`ast_undo`".to_string(),
-            (Front::Cli, Name::ActionFiles) => "`ast-edit show`".to_string(),
-            (Front::Mcp, Name::ActionFiles) => "`ast_pending`".to_string(),
-            (Front::Cli, Name::Tree(lang)) => format!("`ast-edit tree -l {lang} --pattern`"),
-            (Front::Mcp, Name::Tree(_)) => "`ast_tree`".to_string(),
+        }
+        self
+    }
+
+    /// `prefix`, then this text.
+    pub fn after(self, prefix: impl AsRef<str>) -> Self {
+        Text::from(prefix.as_ref()).then(self)
+    }
+
+    /// Appends the literal `s`.
+    pub fn push_str(&mut self, s: &str) {
+        if s.is_empty() {
+            return;
+        }
+        match self.0.last_mut() {
+            Some(Part::Lit(last)) => last.push_str(s),
+            _ => self.0.push(Part::Lit(s.to_string())),
         }
     }
-}
 
-/// The text when `id` names no pending action (docs/DESIGN.md §5.3): the CLI's
-/// is [`crate::Error::UnknownId`]'s, the server's names `ast_pending`.
-pub(crate) fn unknown_id(id: &str, front: Front) -> String {
-    match front {
-        Front::Cli => crate::Error::UnknownId(id.to_string()).to_string(),
-        Front::Mcp => format!(
-            "No pending action with id `{id}`. Call {} without `id` to list the pending actions and their ids.",
-            front.name(Name::PendingList)
-        ),
+    /// True when the text has no part.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The parts, in order.
+    pub fn parts(&self) -> &[Part] {
+        &self.0
+    }
+
+    /// The text in the words of `words`.
+    pub fn render(&self, words: &dyn Words) -> String {
+        let mut out = String::new();
+        for p in &self.0 {
+            match p {
+                Part::Lit(s) => out.push_str(s),
+                Part::Name(n) => out.push_str(&words.name(n)),
+                Part::Say(s) => out.push_str(&words.say(s)),
+            }
+        }
+        out
     }
 }
 
-/// `s` as one word of a POSIX shell command: bare when it holds only safe
-/// characters, else in single quotes (a `'` inside written `'\''`).
-pub fn shell_word(s: &str) -> String {
-    let safe = !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-./=:,+@%".contains(&b));
-    if safe { s.to_string() } else { format!("'{}'", s.replace('\'', "'\\''")) }
+impl std::fmt::Display for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.render(&Plain))
+    }
+}
+
+/// How a front end words the names and clauses of a [`Text`].
+pub trait Words {
+    /// `name`, quoted as code.
+    fn name(&self, name: &Name) -> String;
+    /// The clause `say`.
+    fn say(&self, say: &Say) -> String;
+}
+
+/// The library's own words, for a caller that is not a front end (and the
+/// `Display` of [`Text`] and of the errors): inputs by the request's field
+/// names, commands and clauses in general terms.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Plain;
+
+impl Words for Plain {
+    fn name(&self, name: &Name) -> String {
+        match name {
+            Name::Input(i) => format!("`{}`", i.field()),
+            Name::Set(i, v) => format!("`{}: {v}`", i.field()),
+            Name::Argument(a) => format!("`{a}`"),
+            Name::PendingList => "the list of pending actions".to_string(),
+            Name::Undo => "undo".to_string(),
+            Name::ActionFiles => "the action's preview".to_string(),
+            Name::Tree(lang) => format!("the syntax tree of the pattern as {lang}"),
+        }
+    }
+
+    fn say(&self, say: &Say) -> String {
+        match say {
+            Say::HowToGiveOps => "`ops: [{\"pat\": ..., \"out\": ...}]`".to_string(),
+            Say::OtherLanguageNames => "Aliases work too.".to_string(),
+            Say::GlobIsNotAPath(p) => format!(": paths are files and folders, not globs; give `{p}` in `globs` instead"),
+            Say::RaiseFileCap => "raise the cap to search it".to_string(),
+            Say::IncludeIgnored => "(name such a file in `paths` to search it)".to_string(),
+            Say::WholeDiff => "apply writes them whole".to_string(),
+            Say::Cleared => "was dropped unresolved when the pending actions were cleared".to_string(),
+            Say::Expired => "(the list of pending actions says what is kept)".to_string(),
+            Say::ListPending => "List the pending actions to see their ids.".to_string(),
+            Say::ActionChoice(other) => format!("`action` must be \"apply\" or \"discard\", not \"{other}\""),
+            Say::HowToGiveReason => String::new(),
+            Say::PickLanguage => "Set `lang` to one of them for the full error, or to the language you mean.".to_string(),
+            Say::OtherPatternInputs => String::new(),
+            Say::NextPage(next) => format!("Next page: run the same search with offset {next}."),
+            Say::StatementHint { lang, statement } => {
+                format!(" Hint: in {lang} a statement needs its `;`: try `{statement}`.")
+            }
+            Say::SnippetHint => " Hint: write a complete expression or statement of the target language.".to_string(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -144,16 +300,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn each_front_names_inputs_its_own_way() {
-        assert_eq!(Front::Cli.name(Name::Set(Input::Selector, "call_expression")), "`--selector call_expression`");
-        assert_eq!(Front::Mcp.name(Name::Set(Input::Selector, "call_expression")), "`\"selector\": \"call_expression\"`");
-        assert_eq!(Front::Cli.name(Name::Set(Input::Pattern, "f(on_delete=x)")), "`-p 'f(on_delete=x)'`");
-        assert_eq!(Front::Mcp.name(Name::Set(Input::Pattern, "f(\"a\")")), "`\"pat\": \"f(\\\"a\\\")\"`");
-        assert_eq!(Front::Cli.name(Name::Set(Input::Globs, "src/*.py")), "`-g 'src/*.py'`");
-        assert_eq!(Front::Mcp.name(Name::Set(Input::Globs, "src/*.py")), "`\"globs\": [\"src/*.py\"]`");
-        assert_eq!(Front::Cli.name(Name::Set(Input::Paths, "src")), "`src`");
-        assert_eq!(Front::Cli.name(Name::Input(Input::Lang)), "`-l`");
-        assert_eq!(Front::Mcp.name(Name::Input(Input::Lang)), "`lang`");
-        assert_eq!(shell_word("it's"), "'it'\\''s'");
+    fn a_text_joins_its_literals_and_keeps_its_names() {
+        let t = Text::from("give ").name(Name::Input(Input::Lang)).lit(" or ").lit("not").then(Text::from("!").say(Say::Cleared));
+        assert_eq!(t.parts().len(), 4, "{t:?}");
+        assert_eq!(t.to_string(), "give `lang` or not!was dropped unresolved when the pending actions were cleared");
+        assert_eq!(Text::from("x").after("a: ").to_string(), "a: x");
+        assert!(Text::from("").is_empty());
+    }
+
+    #[test]
+    fn a_text_is_stored_as_its_parts_and_reads_a_worded_string() {
+        let t = Text::from("see ").name(Name::Set(Input::Lang, "py".into())).say(Say::NextPage(3));
+        let json = serde_json::to_string(&t).unwrap();
+        assert_eq!(json, r#"[{"lit":"see "},{"name":{"set":["lang","py"]}},{"say":{"nextPage":3}}]"#);
+        assert_eq!(serde_json::from_str::<Text>(&json).unwrap(), t);
+        assert_eq!(serde_json::from_str::<Text>(r#""worded""#).unwrap(), Text::from("worded"));
     }
 }

@@ -1,8 +1,9 @@
 //! Stage 0, below every other folder: what every stage shares and no stage owns.
-//! Typed errors and their exit codes (`error`), the messages both front ends show
-//! (`message`), the statuses users read (`status`), text budgets (`text`), file
-//! names as people see them (`quote`), atomic whole-file writes (`atomic`),
-//! walks over syntax trees (`nodes`) and the working directory (`paths`).
+//! Typed errors and their exit codes (`error`), messages as typed texts that
+//! each front end words (`message`), the statuses users read (`status`), text
+//! budgets (`text`), file names as people see them (`quote`), atomic whole-file
+//! writes (`atomic`), walks over syntax trees (`nodes`) and the working
+//! directory (`paths`).
 //! Imports no other folder.
 
 pub(crate) mod atomic;
