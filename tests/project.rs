@@ -66,13 +66,13 @@ fn fixture_rules_load_with_default_ids_utils_and_off_rules_set_aside() {
     assert_eq!(loaded.base, p.dir);
     let no_print = &loaded.rules[2];
     assert_eq!(no_print.file.as_deref(), Some(p.dir.join("rules/python/no-print.yml").as_path()));
-    assert_eq!(no_print.config["id"], "no-print");
-    assert_eq!(no_print.config["language"], "python");
-    assert_eq!(no_print.config["fix"], "log.info($$$ARGS)");
+    assert_eq!(no_print.config.json()["id"], "no-print");
+    assert_eq!(no_print.config.json()["language"], "python");
+    assert_eq!(no_print.config.json()["fix"], "log.info($$$ARGS)");
     assert_eq!(loaded.rules[5].index, 1);
     assert_eq!(loaded.utils.json.len(), 1);
-    assert_eq!(loaded.utils.json[0]["id"], "inside-fn");
-    assert_eq!(loaded.utils.json[0]["language"], "rust");
+    assert_eq!(loaded.utils.json[0].json()["id"], "inside-fn");
+    assert_eq!(loaded.utils.json[0].json()["language"], "rust");
     // The JSON rebuilds: with the utilities (rs-unwrap calls `inside-fn`).
     assert_eq!(loaded.build().unwrap().len(), 6);
     let rebuilt = Utils::from_json(&loaded.utils.json).unwrap();
@@ -249,7 +249,7 @@ fn a_rule_file_reads_yaml_or_json_with_stem_ids_and_the_projects_utils() {
     assert!(e.contains("extra/checks.yml: rule `checks-0` (document 1): Fail to parse yaml as Rule.") && e.contains("Rule `inside-fn` is not defined."), "{e}");
     let json = project::load_rule_file(&t.path().join("extra/one.json"), Utils::none(), None).unwrap();
     assert_eq!(json.rules[0].id, "one");
-    assert_eq!(json.rules[0].config["severity"], "error");
+    assert_eq!(json.rules[0].config.json()["severity"], "error");
     let e = project::load_rule_file(&t.path().join("extra/none.yml"), Utils::none(), None).unwrap_err().to_string();
     assert!(e.starts_with("cannot read rule file ") && e.contains("extra/none.yml"), "{e}");
 }
@@ -260,7 +260,7 @@ fn inline_rules_keep_empty_ids_and_drop_off_rules_as_ast_grep() {
     let loaded = project::parse_inline(text, Utils::none(), None).unwrap();
     assert_eq!(loaded.rules.len(), 1);
     assert_eq!(loaded.rules[0].id, "");
-    assert_eq!(loaded.rules[0].config, json!({
+    assert_eq!(loaded.rules[0].config.json(), json!({
         "rule": {"pattern": "print($A)"}, "fix": "log($A)", "id": "", "language": "python", "message": "",
         "note": null, "severity": "hint", "labels": null, "files": null, "ignores": null, "url": null,
         "metadata": null, "rewriters": null, "constraints": null, "utils": null, "transform": null

@@ -15,6 +15,11 @@
 //!   preview with a warning (a nested match) and a skipped file (`bin.py` holds
 //!   a NUL byte), both kept worded as version 1 kept them: shown as they were
 //!   worded, and the action applies.
+//! - `rules/`: written by the build of commit 3f2f5f0 (format version 1), a
+//!   `scan --inline-rules` with a rule that has `constraints` (a hash map in
+//!   ast-grep-config's typed rule), stored as that build kept rules (plain JSON):
+//!   read as typed rules, listed, applied (re-run: the constraint still holds)
+//!   and undone.
 
 mod common;
 
@@ -87,4 +92,18 @@ fn the_worded_warnings_and_skip_reasons_of_format_version_1_are_shown_as_they_we
     assert!(text.contains("skipped bin.py: binary file (contains NUL bytes)"), "{text}");
     t.run(&["resolve", "apply", "--reason", "upgrade"]).ok();
     assert_eq!(t.read("a.py"), "x = load_data(fetch_data(1))\n");
+}
+
+#[test]
+fn a_rule_set_of_format_version_1_is_read_as_typed_rules_and_applies() {
+    let t = tree("rules");
+    let pending: serde_json::Value = t.run(&["pending", "--json"]).ok().json();
+    assert_eq!(pending[0]["label"], "AST Scan: 2 replacements in 2 files (rules: fetch-to-load)", "{pending}");
+    let r: serde_json::Value = t.run(&["resolve", "apply", "--reason", "upgrade", "--json"]).ok().json();
+    assert_eq!(r["details"]["sourceResultDetails"]["status"], "applied", "{r}");
+    let after_a = "def f():\n    return load_data(1)\n\n\ndef g():\n    return fetch_data(x)\n";
+    assert_eq!((t.read("a.py").as_str(), t.read("b.py").as_str()), (after_a, "x = load_data(3)\n"));
+    t.run(&["undo"]).ok();
+    let before_a = "def f():\n    return fetch_data(1)\n\n\ndef g():\n    return fetch_data(x)\n";
+    assert_eq!((t.read("a.py").as_str(), t.read("b.py").as_str()), (before_a, "x = fetch_data(3)\n"));
 }

@@ -252,7 +252,8 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
     let fix_bound = FixBound::of(&op.out, ast_grep_core::Language::meta_var_char(&lang));
     let id = crate::request::op_id(index);
     let config = serde_json::to_value(ruleset::OpRule::of(req, index, Some(lang))).expect("plain data serializes");
-    let rule = ruleset::build(&config, &GlobalRules::default())
+    let rule = crate::request::rule::Rule::from_json(config)
+        .and_then(|r| r.build(&GlobalRules::default()))
         .map_err(|e| cerr(OpField::Pat, format!("ops[{index}] does not compile as {lname}: {}", user_text(&e.to_string(), &op.pat, lang)), "does not compile"))?;
     Ok(CompiledOp {
         index,
@@ -267,14 +268,23 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
     })
 }
 
-/// Compiles rule config `index` of a rule set (its `language` is `lang`).
-/// `strict`: a pattern with an ERROR or MISSING node is an error (a request's
-/// `rule`), else a warning in [`CompiledOp::lint`] (a project's rules, which
-/// ast-grep loads anyway). `globals`: the compiled global utilities and their
-/// configs (read to know whether the rule compares code).
-pub fn compile_rule(index: usize, config: &Value, lang: SupportLang, globals: (&GlobalRules, &[Value]), strict: bool) -> Result<CompiledOp, CompileError> {
+/// Compiles rule config `index` of a rule set, `rule`, whose JSON
+/// ([`crate::request::rule::Typed::json`]) is `config`: the analyses (the
+/// patterns that must match, whether it compares code) read every key of it
+/// alike. `strict`: a pattern with an ERROR or MISSING node is an error (a
+/// request's `rule`), else a warning in [`CompiledOp::lint`] (a project's
+/// rules, which ast-grep loads anyway). `globals`: the compiled global
+/// utilities and their JSON (read to know whether the rule compares code).
+pub fn compile_rule(
+    index: usize,
+    rule: &crate::request::rule::Rule,
+    config: &Value,
+    globals: (&GlobalRules, &[Value]),
+    strict: bool,
+) -> Result<CompiledOp, CompileError> {
     let (globals, utils) = globals;
-    let id = ruleset::id_of(config).to_string();
+    let lang = rule.language();
+    let id = rule.id().to_string();
     let name = if id.is_empty() { format!("rule {index}") } else { format!("rule `{id}`") };
     let mut lint = Vec::new();
     for (p, _) in ruleset::patterns(config) {
@@ -285,9 +295,8 @@ pub fn compile_rule(index: usize, config: &Value, lang: SupportLang, globals: (&
     if strict && let Some(first) = lint.first() {
         return Err(cerr(OpField::Rule, first.clone(), "a pattern does not parse cleanly"));
     }
-    let rule = ruleset::build(config, globals)
-        .map_err(|e| cerr(OpField::Rule, format!("{name}: {}", user_text(&e.to_string(), "", lang)), "does not compile"))?;
-    let fix_bound = match (&rule.fix, config.get("fix"), config.get("transform")) {
+    let rule = rule.build(globals).map_err(|e| cerr(OpField::Rule, format!("{name}: {}", user_text(&e, "", lang)), "does not compile"))?;
+    let fix_bound = match (&rule.fix, config.get("fix"), config.get("transform").filter(|t| !t.is_null())) {
         (Some(_), Some(Value::String(t)), None) => Some(FixBound::of(t, ast_grep_core::Language::meta_var_char(&lang))),
         _ => None,
     };

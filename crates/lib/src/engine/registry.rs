@@ -77,13 +77,14 @@ impl Engine {
         let mut by_lang: HashMap<SupportLang, Vec<CompiledOp>> = HashMap::new();
         let mut file_globs = Vec::with_capacity(set.rules.len());
         let mut warnings = Vec::new();
-        for (i, config) in set.rules.iter().enumerate() {
-            let lang = crate::request::ruleset::language_of(config)
-                .ok_or_else(|| Error::bad(format!("rule `{}` has no known `language`", crate::request::ruleset::id_of(config))))?;
-            let op = compile::compile_rule(i, config, lang, (&globals, &set.utils), set.base.is_none()).map_err(|e| Error::bad(e.message))?;
+        let utils: Vec<serde_json::Value> = set.utils.iter().map(|u| u.json()).collect();
+        for (i, rule) in set.rules.iter().enumerate() {
+            let lang = rule.language();
+            let config = rule.json();
+            let op = compile::compile_rule(i, rule, &config, (&globals, &utils), set.base.is_none()).map_err(|e| Error::bad(e.message))?;
             warnings.extend(op.lint.iter().map(|l| Text::from(l.as_str())));
             by_lang.entry(lang).or_default().push(op);
-            file_globs.push(crate::request::ruleset::FileGlobs::of(config)?);
+            file_globs.push(crate::request::ruleset::FileGlobs::of(&config)?);
         }
         let base = set.base.clone().unwrap_or_else(|| cwd.to_path_buf());
         Ok(Engine { by_lang, file_globs, base, warnings })

@@ -239,7 +239,8 @@ fn soup(words: &'static [&'static str], seps: &'static [&'static str]) -> impl p
 /// anchored walk) equal those without: the literals come only from the
 /// patterns that must match.
 fn rules_prefilter_is_sound(rules: &[serde_json::Value], src: &str) -> Result<(), proptest::test_runner::TestCaseError> {
-    let set = crate::request::ruleset::RuleSet { rules: rules.to_vec(), ..Default::default() };
+    let rules = rules.iter().map(|r| crate::request::rule::Rule::from_json(r.clone()).unwrap()).collect();
+    let set = crate::request::ruleset::RuleSet { rules, ..Default::default() };
     let e = Engine::for_rules(&set, Path::new("/")).unwrap();
     let ops = e.all_for(SupportLang::Python);
     let run = |prefilter| {

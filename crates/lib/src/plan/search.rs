@@ -146,11 +146,7 @@ impl RawSearch {
         let mut request = raw.validate(cwd, walk, max_filesize)?;
         if let Some(set) = &mut request.rule_set {
             // Only the matcher counts: a fix (even a broken one) changes nothing here.
-            for rule in &mut set.rules {
-                if let Value::Object(map) = rule {
-                    map.remove("fix");
-                }
-            }
+            set.rules = std::mem::take(&mut set.rules).into_iter().map(|r| r.without_fix()).collect();
         }
         Ok(Search { request, limit, offset })
     }

@@ -8,6 +8,7 @@
 
 pub mod lang;
 pub mod read;
+pub mod rule;
 pub mod ruleset;
 pub mod walk;
 
@@ -393,7 +394,7 @@ impl Request {
     /// of a rule file's op, or `op-N`.
     pub(crate) fn rule_names(&self) -> Vec<String> {
         if let Some(set) = &self.rule_set {
-            return set.rules.iter().enumerate().map(|(i, r)| match crate::request::ruleset::id_of(r) {
+            return set.rules.iter().enumerate().map(|(i, r)| match r.id() {
                 "" => format!("rule-{i}"),
                 id => id.to_string(),
             }).collect();
@@ -406,10 +407,9 @@ impl Request {
         self.rule_set
             .as_ref()
             .and_then(|s| s.rules.get(i))
-            .and_then(|r| r.get("severity"))
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or("hint")
-            .to_string()
+            .and_then(|r| serde_json::to_value(&r.config().severity).ok())
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_else(|| "hint".to_string())
     }
 
     /// The limits of docs/DESIGN.md section 7 that a request must keep
@@ -472,8 +472,11 @@ impl RawRequest {
             }
             let lang = self.lang.as_deref().map(lang::parse_lang).transpose()?;
             let rules = crate::request::ruleset::parse_input(rule, lang)?;
-            let set = crate::request::ruleset::RuleSet { rules, utils: Vec::new(), base: None, language_globs: Vec::new() };
-            return RawRequest { rule: None, ..self }.validate_rules(|| Ok(set), cwd, walk, max_filesize);
+            let set = || {
+                let rules = crate::request::ruleset::typed(rules)?;
+                Ok(crate::request::ruleset::RuleSet { rules, utils: Vec::new(), base: None, language_globs: Vec::new() })
+            };
+            return RawRequest { rule: None, ..self }.validate_rules(set, cwd, walk, max_filesize);
         }
         if self.ops.is_empty() {
             return Err(Error::bad(

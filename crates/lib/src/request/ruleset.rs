@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ast_grep_config::{GlobalRules, RuleConfig, SerializableGlobalRule, SerializableRuleConfig};
+use ast_grep_config::GlobalRules;
 use ast_grep_language::SupportLang;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
@@ -18,18 +18,19 @@ use serde_json::{Map, Value};
 
 use crate::shared::error::{error_chain, Error, Result};
 use crate::request::lang;
+use crate::request::rule::{Rule, Util};
 use crate::request::{bracket_depth, parse_pattern, Strictness, MAX_NESTING, MAX_OPS, MAX_OPS_BYTES, MAX_PATTERN_BYTES, MAX_PATTERN_DEPTH};
 
 /// The rules of a request: rule configs and the global utilities they may call
-/// (`matches: util-id`), as JSON.
+/// (`matches: util-id`), typed ([`crate::request::rule`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RuleSet {
     /// Rule configs as ast-grep reads them, each with its `language`.
-    pub rules: Vec<Value>,
+    pub rules: Vec<Rule>,
     /// Global utility rules (an sgconfig project's `utilDirs`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub utils: Vec<Value>,
+    pub utils: Vec<Util>,
     /// The folder that the rules' `files`/`ignores` globs are relative to (the
     /// project's folder, or the rule file's); `None`: the working directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -69,7 +70,8 @@ impl LanguageGlobs {
 
 /// Reads the `rule` of a request: a YAML string (one or more documents), a JSON
 /// object, or an array of objects. `lang` fills a rule's missing `language`; a
-/// rule naming another language is refused.
+/// rule naming another language is refused. The limits are checked on the JSON,
+/// before the configs are typed ([`typed`]).
 pub(crate) fn parse_input(input: &Value, lang: Option<SupportLang>) -> Result<Vec<Value>> {
     let docs: Vec<Value> = match input {
         Value::String(yaml) => {
@@ -208,23 +210,30 @@ pub(crate) fn id_of(rule: &Value) -> &str {
     rule.get("id").and_then(Value::as_str).unwrap_or("")
 }
 
+/// The rules [`parse_input`] read, typed: a config ast-grep-config refuses is
+/// bad input naming the rule (`rule `id``, or `rule N` without an id).
+pub(crate) fn typed(rules: Vec<Value>) -> Result<Vec<Rule>> {
+    rules
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let name = match v.as_object() {
+                Some(m) => rule_name(i, m),
+                None => format!("rule {i}"),
+            };
+            Rule::from_json(v).map_err(|e| Error::bad(format!("{name}: {e}")))
+        })
+        .collect()
+}
+
 /// The global utilities, registered for every rule.
-pub fn globals(utils: &[Value]) -> Result<GlobalRules> {
+pub fn globals(utils: &[Util]) -> Result<GlobalRules> {
     if utils.is_empty() {
         return Ok(GlobalRules::default());
     }
-    let parsed: Vec<SerializableGlobalRule<SupportLang>> = utils
-        .iter()
-        .map(|u| serde_json::from_value(u.clone()).map_err(|e| Error::bad(format!("utility rule `{}`: {e}", id_of(u)))))
-        .collect::<Result<_>>()?;
+    let parsed = utils.iter().map(|u| u.config().clone()).collect();
     ast_grep_config::DeserializeEnv::<SupportLang>::parse_global_utils(parsed)
         .map_err(|e| Error::bad(format!("utility rules: {}", error_chain(&e))))
-}
-
-/// Compiles one rule config; the error is the whole cause chain.
-pub fn build(rule: &Value, globals: &GlobalRules) -> std::result::Result<RuleConfig<SupportLang>, String> {
-    let ser: SerializableRuleConfig<SupportLang> = serde_json::from_value(rule.clone()).map_err(|e| e.to_string())?;
-    RuleConfig::try_from(ser, globals).map_err(|e| error_chain(&e))
 }
 
 /// One op as an ast-grep rule config, in JSON: `{"id", "language", "rule":
@@ -551,8 +560,8 @@ mod tests {
         let globs = LanguageGlobs::of(&[("python".into(), vec!["*.pyi".into()])]).unwrap();
         assert_eq!(globs.lang_of(Path::new("/a/b/x.pyi")), Some(SupportLang::Python));
         assert_eq!(globs.lang_of(Path::new("/a/b/x.rs")), None);
-        let r = parse_input(&json!({"id": "x", "language": "python", "rule": {"pattern": "f($A)"}, "fix": "g($B)"}), None).unwrap();
-        let e = build(&r[0], &GlobalRules::default()).err().unwrap();
+        let r = typed(parse_input(&json!({"id": "x", "language": "python", "rule": {"pattern": "f($A)"}, "fix": "g($B)"}), None).unwrap()).unwrap();
+        let e = r[0].build(&GlobalRules::default()).err().unwrap();
         assert!(e.contains("Undefined meta var `B` used in `fix`"), "{e}");
     }
 

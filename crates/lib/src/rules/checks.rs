@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::{self, Engine, RewriteOptions};
 use crate::shared::error::{Error, Result};
 use crate::rules::project::{LoadedRules, Project};
-use crate::request::ruleset::{self, RuleSet};
+use crate::request::ruleset::RuleSet;
 
 /// A check file as written.
 #[derive(Deserialize)]
@@ -107,7 +107,7 @@ fn check_files(project: &Project) -> Result<Vec<PathBuf>> {
 /// would write it as the only file.
 pub(crate) fn rewrite_text(set: &RuleSet, text: &str) -> Result<String> {
     let engine = Engine::for_rules(set, Path::new("/"))?;
-    let lang = set.rules.first().and_then(ruleset::language_of).ok_or_else(|| Error::bad("a check's rules need a language"))?;
+    let lang = set.rules.first().map(|r| r.language()).ok_or_else(|| Error::bad("a check's rules need a language"))?;
     let ops = engine.all_for(lang);
     let opts = RewriteOptions { prefilter: true, check_syntax: false, rewrite_nested: false, verbatim: true };
     Ok(match engine::rewrite(&ops, lang, text, opts) {

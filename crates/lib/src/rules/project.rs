@@ -46,6 +46,7 @@ use serde_json::Value;
 
 use crate::shared::error::{error_chain, Error, Result};
 use crate::request::lang;
+use crate::request::rule::{Rule, Util};
 
 /// The names of a project's config file, in the order they are looked for in
 /// each folder (as ast-grep).
@@ -308,9 +309,8 @@ fn read(path: &Path, project: &Project) -> Result<String> {
 /// Global utility rules, as JSON and built.
 #[derive(Clone, Default)]
 pub struct Utils {
-    /// Each utility (`SerializableGlobalRule`) as JSON, `language` by its
-    /// canonical name.
-    pub json: Vec<Value>,
+    /// Each utility, typed.
+    pub json: Vec<Util>,
     /// The file of each utility (empty when not from files).
     pub files: Vec<PathBuf>,
     globals: GlobalRules,
@@ -333,12 +333,9 @@ impl Utils {
         &self.globals
     }
 
-    /// Builds utilities from their JSON (as [`Utils::json`] holds them).
-    pub fn from_json(json: &[Value]) -> Result<Utils> {
-        let parsed = json
-            .iter()
-            .map(|u| serde_json::from_value(u.clone()).map_err(|e| Error::bad(format!("utility rule: {e}"))))
-            .collect::<Result<Vec<SerializableGlobalRule<SupportLang>>>>()?;
+    /// Builds utilities from their typed configs (as [`Utils::json`] holds them).
+    pub fn from_json(json: &[Util]) -> Result<Utils> {
+        let parsed = json.iter().map(|u| u.config().clone()).collect();
         let globals = DeserializeEnv::<SupportLang>::parse_global_utils(parsed)
             .map_err(|e| Error::bad(format!("utility rules: {}", error_chain(&e))))?;
         Ok(Utils { json: json.to_vec(), files: Vec::new(), globals })
@@ -347,12 +344,10 @@ impl Utils {
     fn build(utils: Vec<SerializableGlobalRule<SupportLang>>, files: Vec<PathBuf>, project: &Project) -> Result<Utils> {
         let mut json = Vec::with_capacity(utils.len());
         for (u, file) in utils.iter().zip(&files) {
-            let mut v = serde_json::to_value(u)
-                .map_err(|e| Error::bad(format!("utility file {}: {e}", project.show(file))))?;
-            v["language"] = Value::String(lang::name(u.language).into());
+            let typed = Util::new(u.clone());
             let name = format!("utility file {}", project.show(file));
-            crate::request::ruleset::check_rule_limits(&name, &v, u.language)?;
-            json.push(v);
+            crate::request::ruleset::check_rule_limits(&name, &typed.json(), u.language)?;
+            json.push(typed);
         }
         let globals = DeserializeEnv::<SupportLang>::parse_global_utils(utils).map_err(|e| {
             Error::bad(format!("utility rules of `utilDirs` in {}: {}", project.show(&project.config_file), error_chain(&e)))
@@ -373,9 +368,8 @@ pub struct LoadedRule {
     pub index: usize,
     /// Its severity.
     pub severity: Severity,
-    /// The rule config (`SerializableRuleConfig`) as JSON, with `id` set and
-    /// `language` by its canonical name.
-    pub config: Value,
+    /// The rule config, typed, with `id` set.
+    pub config: Rule,
 }
 
 /// Rules loaded from a project, a rule file or inline text.
@@ -421,13 +415,9 @@ impl LoadedRules {
     }
 }
 
-/// Builds one rule config from its JSON with `globals`; the error is the whole
-/// cause chain.
-pub fn build_rule(config: &Value, globals: &GlobalRules) -> Result<RuleConfig<SupportLang>> {
-    let id = config.get("id").and_then(Value::as_str).unwrap_or("");
-    let ser: SerializableRuleConfig<SupportLang> =
-        serde_json::from_value(config.clone()).map_err(|e| Error::bad(format!("rule `{id}`: {e}")))?;
-    RuleConfig::try_from(ser, globals).map_err(|e| Error::bad(format!("rule `{id}`: {}", error_chain(&e))))
+/// Builds one rule config with `globals`; the error is the whole cause chain.
+pub fn build_rule(config: &Rule, globals: &GlobalRules) -> Result<RuleConfig<SupportLang>> {
+    config.build(globals).map_err(|e| Error::bad(format!("rule `{}`: {e}", config.id())))
 }
 
 /// `--filter REGEX` compiled; a bad regex is bad input.
@@ -500,12 +490,10 @@ fn parse_rules(text: &str, shown: &str, file: Option<&Path>, globals: &GlobalRul
             doc.id = if several { format!("{stem}-{index}") } else { stem.to_string() };
         }
         let name = rule_name(&doc.id, index, several);
-        let mut config =
-            serde_json::to_value(&doc).map_err(|e| Error::bad(format!("{shown}: {name}: cannot be kept as JSON: {e}")))?;
-        config["language"] = Value::String(lang::name(doc.language).into());
-        let (id, severity) = (doc.id.clone(), doc.severity.clone());
-        crate::request::ruleset::check_rule_limits(&format!("{shown}: {name}"), &config, doc.language)?;
-        RuleConfig::try_from(doc, globals).map_err(|e| Error::bad(format!("{shown}: {name}: {}", error_chain(&e))))?;
+        let (id, severity, language) = (doc.id.clone(), doc.severity.clone(), doc.language);
+        let config = Rule::new(doc);
+        crate::request::ruleset::check_rule_limits(&format!("{shown}: {name}"), &config.json(), language)?;
+        config.build(globals).map_err(|e| Error::bad(format!("{shown}: {name}: {e}")))?;
         out.push(LoadedRule { id, file: file.map(Path::to_path_buf), index, severity, config });
     }
     Ok(out)
@@ -583,8 +571,8 @@ mod tests {
         let g = GlobalRules::default();
         let one = parse_rules("language: go\nrule: {pattern: f()}\n", "a.yml", Some(Path::new("d/a.yml")), &g).unwrap();
         assert_eq!(one[0].id, "a");
-        assert_eq!(one[0].config["id"], "a");
-        assert_eq!(one[0].config["language"], "go");
+        assert_eq!(one[0].config.json()["id"], "a");
+        assert_eq!(one[0].config.json()["language"], "go");
         let two = parse_rules("language: go\nrule: {pattern: f()}\n---\nid: own\nlanguage: go\nrule: {pattern: g()}\n---\nlanguage: go\nrule: {pattern: h()}\n", "b.yml", Some(Path::new("b.yml")), &g).unwrap();
         let ids: Vec<&str> = two.iter().map(|r| r.id.as_str()).collect();
         assert_eq!(ids, ["b-0", "own", "b-2"]);

@@ -29,11 +29,11 @@ pub const FORMAT_VERSION: u32 = 2;
 pub const OLDEST_FORMAT_VERSION: u32 = 1;
 
 /// The rules of `req` as ast-grep rule configs (JSON), in order: a rule set's
-/// configs as given, or each op as [`OpRule`] with the request's language
-/// (`null` when it is inferred per file).
+/// configs as they are stored (keys sorted), or each op as [`OpRule`] with the
+/// request's language (`null` when it is inferred per file).
 pub fn rules_of(req: &Request) -> Vec<serde_json::Value> {
     if let Some(set) = &req.rule_set {
-        return set.rules.clone();
+        return set.rules.iter().map(|r| r.json()).collect();
     }
     (0..req.ops.len()).map(|i| serde_json::to_value(OpRule::of(req, i, req.lang)).expect("plain data serializes")).collect()
 }
@@ -53,7 +53,7 @@ struct DigestInput<'a> {
     no_prefilter: bool,
     /// A rule set's global utilities (rules may call them).
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    utils: &'a [serde_json::Value],
+    utils: &'a [crate::request::rule::Util],
     /// The folder a rule set's `files`/`ignores` globs are relative to.
     #[serde(skip_serializing_if = "Option::is_none")]
     rules_base: Option<&'a std::path::Path>,
