@@ -14,9 +14,9 @@
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
-use ast_edit::engine::{self, Engine, RewriteOptions};
+use ast_edit::testing::{self, Engine, RewriteOptions};
 use ast_edit::request::{Op, RawRequest, Request, WalkOptions, DEFAULT_MAX_FILESIZE};
-use ast_edit::{plan::diff, plan, request::walk};
+use ast_edit::plan;
 use ast_grep_language::SupportLang;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
@@ -52,7 +52,7 @@ fn big_python(bytes: usize) -> String {
 fn bench_walk(c: &mut Criterion) {
     let req = request(PAT, REW, None);
     let cwd = fixtures();
-    c.bench_function("walk/fixtures", |b| b.iter(|| black_box(walk::walk(&req, &cwd).unwrap().files.len())));
+    c.bench_function("walk/fixtures", |b| b.iter(|| black_box(testing::walk(&req, &cwd).unwrap().files.len())));
 }
 
 fn bench_compile(c: &mut Criterion) {
@@ -87,18 +87,18 @@ fn bench_rewrite(c: &mut Criterion) {
     for (name, text) in [("app.py", &small), ("app.py_x100KB", &big)] {
         g.throughput(Throughput::Bytes(text.len() as u64));
         g.bench_with_input(BenchmarkId::new("match+rewrite+syntax_check", name), text, |b, t| {
-            b.iter(|| black_box(engine::rewrite(&ops, SupportLang::Python, t, FULL)))
+            b.iter(|| black_box(testing::rewrite(&ops, SupportLang::Python, t, FULL)))
         });
         g.bench_with_input(BenchmarkId::new("match+rewrite", name), text, |b, t| {
-            b.iter(|| black_box(engine::rewrite(&ops, SupportLang::Python, t, NO_CHECK)))
+            b.iter(|| black_box(testing::rewrite(&ops, SupportLang::Python, t, NO_CHECK)))
         });
         // a pattern whose literal is absent: the prefilter skips the parse ...
         g.bench_with_input(BenchmarkId::new("absent_literal_prefilter", name), text, |b, t| {
-            b.iter(|| black_box(engine::rewrite(&absent_ops, SupportLang::Python, t, FULL)))
+            b.iter(|| black_box(testing::rewrite(&absent_ops, SupportLang::Python, t, FULL)))
         });
         // ... and without it the file is parsed and searched for nothing
         g.bench_with_input(BenchmarkId::new("absent_literal_parse", name), text, |b, t| {
-            b.iter(|| black_box(engine::rewrite(&absent_ops, SupportLang::Python, t, NO_PREFILTER)))
+            b.iter(|| black_box(testing::rewrite(&absent_ops, SupportLang::Python, t, NO_PREFILTER)))
         });
     }
     g.finish();
@@ -109,7 +109,7 @@ fn bench_text_checks(c: &mut Criterion) {
     let mut g = c.benchmark_group("text");
     g.throughput(Throughput::Bytes(big.len() as u64));
     g.bench_function("check_text_100KB", |b| b.iter(|| black_box(ast_edit::request::read::check_text(big.as_bytes()).is_ok())));
-    g.bench_function("digest_100KB", |b| b.iter(|| black_box(engine::digest(big.as_bytes()))));
+    g.bench_function("digest_100KB", |b| b.iter(|| black_box(testing::digest(big.as_bytes()))));
     g.finish();
 }
 
@@ -121,17 +121,17 @@ fn bench_diff(c: &mut Criterion) {
         ("app.py", std::fs::read_to_string(fixtures().join("python/app.py")).unwrap()),
         ("app.py_x100KB", big_python(100_000)),
     ] {
-        let rw = engine::rewrite(&ops, SupportLang::Python, &old, NO_CHECK).expect("fixture has matches");
+        let rw = testing::rewrite(&ops, SupportLang::Python, &old, NO_CHECK).expect("fixture has matches");
         let new = String::from_utf8(rw.new_text).unwrap();
         g.throughput(Throughput::Bytes(old.len() as u64));
         g.bench_with_input(BenchmarkId::new("unified", name), &(&old, &new), |b, (o, n)| {
-            b.iter(|| black_box(diff::unified("python/app.py", o, n)))
+            b.iter(|| black_box(testing::unified("python/app.py", o, n)))
         });
         g.bench_with_input(BenchmarkId::new("unified_bounded", name), &(&old, &new), |b, (o, n)| {
-            b.iter(|| black_box(diff::unified_bounded("python/app.py", o, n, &rw.edits, diff::MAX_DIFF_LINE)))
+            b.iter(|| black_box(testing::unified_bounded("python/app.py", o, n, &rw.edits, testing::MAX_DIFF_LINE)))
         });
         g.bench_with_input(BenchmarkId::new("splice", name), &old, |b, o| {
-            b.iter(|| black_box(engine::splice(o.as_bytes(), &rw.edits)))
+            b.iter(|| black_box(testing::splice(o.as_bytes(), &rw.edits)))
         });
     }
     g.finish();

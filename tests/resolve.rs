@@ -8,7 +8,7 @@ mod common;
 
 
 use ast_edit::store::pending::{ActionKind, PendingAction};
-use ast_edit::store::pending_format;
+use ast_edit::testing;
 use common::store::{edit_entry, entry_path, pending, propose_cmd, read_json, resolved_path, stage, time_after, APPLIED_TEST_APP};
 use common::Tree;
 use serde_json::{json, Value};
@@ -200,18 +200,18 @@ mod mcp {
 /// so), so that only the engine build tells a re-run from a splice.
 fn tamper_rewrite(t: &Tree, id: &str, consistent: bool, build: Option<Option<String>>) {
     let p = entry_path(t, id);
-    let mut a: PendingAction = pending_format::decode_entry(&std::fs::read(&p).unwrap()).unwrap();
+    let mut a: PendingAction = testing::decode_entry(&std::fs::read(&p).unwrap()).unwrap();
     let ActionKind::AstEdit { plan } = &mut a.kind else { panic!("an ast_edit action") };
     plan.request.ops[0].out = "self.assertTrue($A == $B)".into();
     if consistent {
-        a.rules = pending_format::rules_of(&plan.request);
-        a.rules_digest = Some(pending_format::rules_digest(&a.rules, &plan.request));
+        a.rules = testing::rules_of(&plan.request);
+        a.rules_digest = Some(testing::rules_digest(&a.rules, &plan.request));
     }
     if let Some(b) = build {
         a.engine_build = b;
     }
     let mut bytes = Vec::new();
-    pending_format::encode_entry(&a, &mut bytes).unwrap();
+    testing::encode_entry(&a, &mut bytes).unwrap();
     std::fs::write(&p, bytes).unwrap();
 }
 

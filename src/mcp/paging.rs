@@ -539,9 +539,9 @@ mod tests {
     /// `brokenBefore` are capped like the other notes.
     #[test]
     fn located_syntax_errors_and_broken_files_stay_within_the_budget() {
-        let located = ast_edit::engine::SyntaxError { line: 9, column: 3, node: "MISSING )".into(), excerpt: "é".repeat(ast_edit::engine::MAX_EXCERPT_CHARS) };
+        let located = ast_edit::plan::SyntaxError { line: 9, column: 3, node: "MISSING )".into(), excerpt: "é".repeat(ast_edit::plan::MAX_EXCERPT_CHARS) };
         let files = (0..500)
-            .map(|i| PreviewFile { syntax_errors_introduced: true, syntax_errors: vec![located.clone(); ast_edit::engine::MAX_SYNTAX_ERRORS_LISTED], ..file(i, 3) })
+            .map(|i| PreviewFile { syntax_errors_introduced: true, syntax_errors: vec![located.clone(); ast_edit::plan::MAX_SYNTAX_ERRORS_LISTED], ..file(i, 3) })
             .collect();
         let mut d = details(files);
         d.broken_before = (0..ast_edit::plan::MAX_BROKEN_BEFORE_LISTED).map(|i| ast_edit::plan::BrokenFile { path: format!("{i}{}", "d/".repeat(2000)), line: 1 }).collect();

@@ -13,7 +13,7 @@
 //! | [`shared`] | errors, message texts, statuses, text budgets, atomic writes, tree walks |
 //! | [`request`] | the one validated request, languages, rule configs as read, the walk, reading a file |
 //! | `compile` | ops and rules compiled per language, the prefilter, pattern hints |
-//! | [`engine`] | one file's rewrite: matches, minimal layout, template check, syntax check, structure guard |
+//! | `engine` | one file's rewrite: matches, minimal layout, template check, syntax check, structure guard |
 //! | `diagnose` | why a pattern found nothing, and the fix |
 //! | [`plan`] | the dry run over all files ([`plan::Plan`]), diffs, preview details, search, syntax trees |
 //! | [`rules`] | ast-grep projects, rule tests and checks |
@@ -34,7 +34,22 @@
 //!   handler, [`app::resolve::resolve_with`] and [`app::custom::Handlers`];
 //! - apply and undo: [`apply::apply_plan`], [`apply::UndoResult`];
 //! - custom actions: [`app::custom::PendingHandler`],
-//!   [`app::custom::StandingHandler`].
+//!   [`app::custom::StandingHandler`];
+//! - messages: every message is a [`shared::message::Text`]; a front end words it
+//!   through its own [`shared::message::Words`] ([`shared::message::Plain`] is
+//!   the library's own words, and errors' `Display`);
+//! - what the front ends render: the preview's details ([`plan::preview`]),
+//!   search results ([`plan::search`]), syntax trees ([`plan::tree`]), warnings
+//!   ([`plan::warning`]), skip reasons ([`request::read::SkipReason`]), the
+//!   statuses ([`shared::status`]), text budgets and quoting ([`shared::text`],
+//!   [`shared::quote`]), languages ([`request::lang`]), typed rule configs
+//!   ([`request::rule`], [`request::ruleset`]), projects, rule tests and checks
+//!   ([`rules`]);
+//! - the documented limits: the `MAX_*` constants of each folder.
+//!
+//! What tests and benchmarks reach beyond that (the engine's rewrite of one
+//! file, the walk, unified diffs, the store's entry codec) goes through one
+//! door, [`testing`], not through the folders: it is no part of the API.
 //!
 //! `examples/` shows the main uses.
 
@@ -45,7 +60,7 @@
 pub mod shared;
 pub mod request;
 mod compile;
-pub mod engine;
+mod engine;
 mod diagnose;
 pub mod plan;
 pub mod rules;
@@ -54,3 +69,14 @@ pub mod apply;
 pub mod app;
 
 pub use shared::error::{Error, Result};
+
+/// The internals that tests and benchmarks drive directly (benches/engine.rs,
+/// tests/store.rs, tests/resolve.rs): the engine's rewrite of one file and its
+/// parts, the walk, unified diffs, the store's entry codec and digests. No part
+/// of the API: a front end has no use for them, and they change with the engine.
+pub mod testing {
+    pub use crate::engine::{digest, rewrite, splice, Engine, Rewrite, RewriteOptions};
+    pub use crate::plan::diff::{unified, unified_bounded, MAX_DIFF_LINE};
+    pub use crate::request::walk::{walk, Candidate, Walked};
+    pub use crate::store::pending_format::{decode_entry, encode_entry, rules_digest, rules_of};
+}

@@ -130,7 +130,7 @@ pub(crate) fn run_command(cmd: &str, cwd: &Path, action: Action, reason: &str, e
 }
 
 /// A command-backed action as staged by `ast-edit propose`.
-pub struct CommandAction {
+pub(crate) struct CommandAction {
     /// Label.
     pub label: String,
     /// Tool name.

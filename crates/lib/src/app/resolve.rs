@@ -267,7 +267,7 @@ impl ResolveResult {
 /// step 5): splice its stored edits when the entry proves they are what this
 /// build computes from its request (the same `engineBuild` as this process, and a
 /// `rulesDigest` equal to the digest of its stored request), else re-run.
-pub fn verification(action: &PendingAction, plan: &Plan, opts: &ApplyOptions, state_dir: &std::path::Path) -> Verified {
+pub(crate) fn verification(action: &PendingAction, plan: &Plan, opts: &ApplyOptions, state_dir: &std::path::Path) -> Verified {
     if opts.rerun {
         return Verified::Rerun(RerunWhy::Asked);
     }

@@ -49,7 +49,7 @@ impl Workspace {
     }
 
     /// Opens the store, first cleaning up after an apply that was killed half-way,
-    /// then applying the store's retention ([`crate::store::pending::Locked::maintain`]).
+    /// then applying the store's retention (`crate::store::pending::Locked::maintain`).
     /// Each message goes to `warn`: what recovery did (what was written, what to
     /// run), each pending action the retention dropped, and every unreadable
     /// pending entry (skipped, never blocking the others).

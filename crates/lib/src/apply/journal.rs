@@ -160,7 +160,7 @@ pub(super) fn read_record(dir: &Path) -> Result<JournalRecord> {
         .map_err(|e| Error::Store { path: rp.clone(), message: format!("unreadable undo record: {e}") })
 }
 
-/// How many written paths the interrupted-apply warning of [`recover`] names;
+/// How many written paths the interrupted-apply warning of `recover` names;
 /// the rest are counted (`and <n> more`). See docs/DESIGN.md §7.
 pub const MAX_LISTED_WRITTEN: usize = 10;
 

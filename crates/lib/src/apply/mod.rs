@@ -41,7 +41,8 @@ mod options;
 mod report;
 mod undo;
 
-pub use journal::{recover, MAX_LISTED_WRITTEN};
+pub(crate) use journal::recover;
+pub use journal::MAX_LISTED_WRITTEN;
 pub use options::ApplyOptions;
 pub use report::{AppliedFile, ApplyReport, Outstanding};
 pub use undo::{last_applied, undo, UndoReport, UndoResult};

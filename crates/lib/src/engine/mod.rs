@@ -111,7 +111,7 @@ pub struct Rewrite {
     /// when the syntax check is off or the rewrite adds syntax errors.
     pub structure: structure::Report,
     /// Set when the file was not searched after all (its syntax tree is deeper
-    /// than [`MAX_CODE_DEPTH`] for an op that needs that): then there are no
+    /// than `MAX_CODE_DEPTH` for an op that needs that): then there are no
     /// edits and `new_text` is the text.
     pub refused: Option<Skip>,
     /// Matches of rules without a fix, in walk order.

@@ -5,7 +5,7 @@
 //! Per file the plan keeps the digest of the bytes read, the edits, and the digest
 //! of the new text; never a copy of the file.
 
-pub mod diff;
+pub(crate) mod diff;
 pub mod preview;
 pub mod search;
 pub mod tree;
@@ -17,7 +17,12 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::diagnose;
-use crate::engine::{self, Edit, Engine, SyntaxError};
+use crate::engine::{self, Engine};
+
+/// The engine's types that a plan's files hold: an edit, a located syntax
+/// error, a note of the template check, a change the structure guard found.
+pub use crate::engine::structure::StructureChange;
+pub use crate::engine::{Edit, SyntaxError, TemplateNote, MAX_EXCERPT_CHARS, MAX_SYNTAX_ERRORS_LISTED, MAX_TEMPLATE_NOTES_LISTED};
 use crate::request::read::{check_text, read_text, Skip, Skipped};
 use crate::shared::error::Result;
 use crate::request::lang;
@@ -57,7 +62,7 @@ pub struct FilePlan {
     /// (docs/DESIGN.md section 2.5.10): apply refuses the file unless allowed.
     pub structure_changed: bool,
     /// The first such moves, located in the new text (at most
-    /// [`crate::engine::structure::MAX_STRUCTURE_CHANGES_LISTED`]).
+    /// `crate::engine::structure::MAX_STRUCTURE_CHANGES_LISTED`).
     #[serde(default)]
     pub structure_changes: Vec<crate::engine::structure::StructureChange>,
     /// Edits the template check ran on (docs/DESIGN.md section 2.5.9): every

@@ -11,7 +11,7 @@ use crate::shared::status::PreviewStatus;
 use crate::shared::text::plural;
 
 /// The tool name of built-in previews.
-pub const SOURCE_TOOL: &str = "ast_edit";
+pub(crate) const SOURCE_TOOL: &str = "ast_edit";
 
 /// `AST Edit: <N> replacement(s) in <M> file(s)`, singular for 1.
 pub fn label(replacements: usize, files: usize) -> String {

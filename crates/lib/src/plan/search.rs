@@ -6,7 +6,7 @@
 //! One matching path: the request becomes the same [`Request`] as an `ast_edit`
 //! (its ops with an empty rewrite, or its `rule` with any `fix` left out), and
 //! goes through the same walk, engine, prefilter and anchored walk
-//! (`plan::prepare`, [`engine::search`]), so a search finds exactly
+//! (`plan::prepare`, `engine::search`), so a search finds exactly
 //! the matches an edit would see, nested and overlapping ones included.
 //!
 //! Memory does not grow with the matches: a first pass counts each file's

@@ -10,7 +10,7 @@ pub mod lang;
 pub mod read;
 pub mod rule;
 pub mod ruleset;
-pub mod walk;
+pub(crate) mod walk;
 
 use std::path::Path;
 
@@ -59,7 +59,7 @@ pub const MAX_GLOBS: usize = 1000;
 /// prefilter recurse over the result: about 600 bytes of stack per level in a
 /// release build, 2.4 KB in a debug one, measured with `ulimit -s`. 256 levels keep
 /// that under 650 KB on the 2 MiB stacks of rayon's workers and of tokio's blocking
-/// threads (the MCP server), with room for [`crate::engine::MAX_CODE_DEPTH`] on
+/// threads (the MCP server), with room for `crate::engine::MAX_CODE_DEPTH` on
 /// top. Bracket nesting is refused earlier, without parsing
 /// ([`MAX_NESTING`]); this catches the depth that needs no
 /// brackets (`1 + 1 + ... + 1`, `a.b.c...`).

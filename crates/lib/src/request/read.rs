@@ -182,7 +182,7 @@ pub fn check_text(bytes: &[u8]) -> std::result::Result<&str, Skip> {
 }
 
 /// Reads a file for the engine, with the size cap and the text checks.
-pub fn read_text(path: &Path, max_filesize: u64) -> std::result::Result<Vec<u8>, Skip> {
+pub(crate) fn read_text(path: &Path, max_filesize: u64) -> std::result::Result<Vec<u8>, Skip> {
     use std::io::Read;
     let unreadable = |e: std::io::Error| Skip(SkipReason::Unreadable { error: e.to_string() });
     // One open, one fstat, one read: the size check and the read see the same file.

@@ -67,7 +67,7 @@ impl Rule {
     }
 
     /// The same rule without its `fix` (a search matches, it does not rewrite).
-    pub fn without_fix(mut self) -> Self {
+    pub(crate) fn without_fix(mut self) -> Self {
         self.0.fix = None;
         self
     }

@@ -6,7 +6,7 @@
 //! (a metavariable used twice), and the `files`/`ignores` globs.
 //!
 //! A request's ops (`pat` -> `out`) become rule configs too
-//! ([`OpRule`]), so every edit runs through one matching and fixing path.
+//! (`OpRule`), so every edit runs through one matching and fixing path.
 
 use std::path::{Path, PathBuf};
 
@@ -43,7 +43,7 @@ pub struct RuleSet {
 
 /// `languageGlobs` compiled: the language a file is read as, when a glob says.
 #[derive(Clone, Debug, Default)]
-pub struct LanguageGlobs(Vec<(SupportLang, GlobSet)>);
+pub(crate) struct LanguageGlobs(Vec<(SupportLang, GlobSet)>);
 
 impl LanguageGlobs {
     /// Compiles `(language, globs)` pairs.
@@ -227,7 +227,7 @@ pub(crate) fn typed(rules: Vec<Value>) -> Result<Vec<Rule>> {
 }
 
 /// The global utilities, registered for every rule.
-pub fn globals(utils: &[Util]) -> Result<GlobalRules> {
+pub(crate) fn globals(utils: &[Util]) -> Result<GlobalRules> {
     if utils.is_empty() {
         return Ok(GlobalRules::default());
     }
@@ -241,7 +241,7 @@ pub fn globals(utils: &[Util]) -> Result<GlobalRules> {
 /// stored with an `ast_edit` action (`language` then the request's, `null`
 /// when it is inferred per file).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OpRule {
+pub(crate) struct OpRule {
     /// `op-N`, with N the op's index in the request (0-based, as in `ops[N]`).
     pub id: String,
     /// The language (`lang::name`), or `None` for every language the op meets.
@@ -254,7 +254,7 @@ pub struct OpRule {
 
 /// The `rule` of an [`OpRule`]: a pattern only.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RuleCore {
+pub(crate) struct RuleCore {
     /// The pattern, plain or with its selector and strictness.
     pub pattern: PatternSpec,
 }
@@ -264,7 +264,7 @@ pub struct RuleCore {
 /// than the default (`smart`) applies.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
-pub enum PatternSpec {
+pub(crate) enum PatternSpec {
     /// Just the pattern.
     Plain(String),
     /// The pattern as context, with the node kind to pick and the strictness.
@@ -301,7 +301,7 @@ impl OpRule {
 /// must match for the rule to match: under `rule`, `all`, and the `rule` part of
 /// `inside`/`has`/`follows`/`precedes` (never their `stopBy`); not under `any`,
 /// `not`, `matches` or `constraints`, nor in `utils`.
-pub fn patterns(rule: &Value) -> Vec<(PatternRef<'_>, Need)> {
+pub(crate) fn patterns(rule: &Value) -> Vec<(PatternRef<'_>, Need)> {
     let mut out = Vec::new();
     if let Some(r) = rule.get("rule") {
         walk_patterns(r, Need::InNode, &mut out);
@@ -318,7 +318,7 @@ pub fn patterns(rule: &Value) -> Vec<(PatternRef<'_>, Need)> {
 
 /// Where a pattern of a rule must match for the rule to match.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Need {
+pub(crate) enum Need {
     /// On the matched node or inside it (`rule`, `all`, `has`).
     InNode,
     /// Somewhere in the file (`inside`, `follows`, `precedes`).
@@ -329,7 +329,7 @@ pub enum Need {
 
 /// A pattern inside a rule config.
 #[derive(Clone, Copy, Debug)]
-pub struct PatternRef<'a> {
+pub(crate) struct PatternRef<'a> {
     /// The pattern text (the `context` of a contextual pattern).
     pub text: &'a str,
     /// Its selector.
@@ -392,7 +392,7 @@ const MAX_UTIL_EXPANSIONS: usize = 64;
 /// global utilities) counts as comparing, as does a chain longer than
 /// `MAX_UTIL_EXPANSIONS`. Only such rules pay for the depth check of
 /// docs/DESIGN.md §7 (a full walk of each file's tree).
-pub fn compares_code(rule: &Value, globals: &[Value]) -> bool {
+pub(crate) fn compares_code(rule: &Value, globals: &[Value]) -> bool {
     let Value::Object(m) = rule else { return false };
     let mut walk = Repeats { local: m.get("utils").and_then(Value::as_object), globals, expansions: 0 };
     let mut names = Vec::new();
@@ -489,7 +489,7 @@ fn metavariables(pat: &str) -> Vec<String> {
 /// to the rule set's base folder (the path as given when the file is outside it),
 /// as `ast-grep scan` matches them.
 #[derive(Clone, Debug, Default)]
-pub struct FileGlobs {
+pub(crate) struct FileGlobs {
     files: Option<GlobSet>,
     ignores: Option<GlobSet>,
 }
@@ -529,11 +529,6 @@ impl FileGlobs {
             return false;
         }
         self.files.as_ref().is_none_or(|g| g.is_match(rel))
-    }
-
-    /// True when the rule has neither `files` nor `ignores`.
-    pub fn is_empty(&self) -> bool {
-        self.files.is_none() && self.ignores.is_none()
     }
 }
 

@@ -68,7 +68,7 @@ impl Error {
     }
 
     /// Shorthand for a failed apply.
-    pub fn apply_failed(msg: impl Into<Text>) -> Self {
+    pub(crate) fn apply_failed(msg: impl Into<Text>) -> Self {
         Error::ApplyFailed(msg.into())
     }
 
@@ -86,7 +86,7 @@ impl Error {
 
     /// A bad input's message with `prefix` before it (`rule \`x\`: `); any
     /// other error as it is.
-    pub fn prefixed(self, prefix: impl AsRef<str>) -> Self {
+    pub(crate) fn prefixed(self, prefix: impl AsRef<str>) -> Self {
         match self {
             Error::BadInput(t) => Error::BadInput(t.after(prefix)),
             other => other,
@@ -124,7 +124,7 @@ pub fn resolved_text(id: &str, resolution: crate::shared::status::Resolution, at
 }
 
 /// The text when `id` names no pending action (docs/DESIGN.md §5.3).
-pub fn unknown_id(id: &str) -> Text {
+pub(crate) fn unknown_id(id: &str) -> Text {
     Text::from(format!("No pending action with id `{id}`. ")).say(Say::ListPending)
 }
 

@@ -20,7 +20,7 @@
 //! # Format (version 2)
 //!
 //! Each file is one JSON object whose first key is `formatVersion`; a reader looks
-//! at that number before anything else (see [`crate::store::pending_format`], which holds
+//! at that number before anything else (see `crate::store::pending_format`, which holds
 //! the readers and writers). A pending entry:
 //!
 //! ```json
@@ -38,7 +38,7 @@
 //!
 //! - `order`: see the order rule below. (Entries of earlier builds also hold
 //!   `seq`, a copy of it that nothing reads.)
-//! - `engineBuild`: [`pending_format::engine_build`], the SHA-256 of the running
+//! - `engineBuild`: `pending_format::engine_build`, the SHA-256 of the running
 //!   executable (hashed once per executable file, cached in `engine-builds.json`
 //!   under the file's identity); `null` if unknown.
 //! - `rules`: for `ast_edit`, the ops of the plan's request as ast-grep rule configs
@@ -79,8 +79,8 @@
 //! # Retention
 //!
 //! Nothing in the state dir grows without bound (docs/DESIGN.md section 3.7).
-//! [`Locked::maintain`] runs each time a front end opens the store, under the lock,
-//! after crash recovery; [`Locked::prune_journal`] also runs after each apply of
+//! `Locked::maintain` runs each time a front end opens the store, under the lock,
+//! after crash recovery; `Locked::prune_journal` also runs after each apply of
 //! `resolve`:
 //!
 //! - pending actions: dropped (recorded `expired`) when staged more than
@@ -108,9 +108,10 @@
 //! A pending entry that cannot be read (I/O error, not JSON, not the shape of its
 //! version, a `formatVersion` newer than this build's, an `id` that is not its file
 //! name) is skipped by [`Locked::list`] and [`Locked::get`] and never blocks the
-//! others; [`Locked::problems`] describes each (path, what is wrong, "delete the file
-//! to drop it"), and the CLI and the MCP server print those as warnings when they
-//! open the store. The file is left as it is.
+//! others; the store's upkeep when it is opened (`Locked::maintain`) describes
+//! each (path, what is wrong, "delete the file to drop it"), and the CLI and the
+//! MCP server print those as warnings when they open the store. The file is left
+//! as it is.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -162,7 +163,7 @@ pub struct PendingAction {
     pub source_tool_name: String,
     /// Paths it would touch.
     pub files: Vec<String>,
-    /// The build that staged it ([`crate::store::pending_format::engine_build`]); `None`
+    /// The build that staged it (`crate::store::pending_format::engine_build`); `None`
     /// when unknown (an entry older than format version 1, or an unreadable
     /// executable).
     #[serde(default)]
@@ -460,16 +461,10 @@ impl Locked<'_> {
         Ok(Scan { actions, problems })
     }
 
-    /// Every pending action, newest first. Unreadable entries are skipped (see
-    /// [`Locked::problems`]).
+    /// Every pending action, newest first. Unreadable entries are skipped (the
+    /// store's upkeep reports them when it is opened).
     pub fn list(&self) -> Result<Vec<PendingAction>> {
         Ok(self.scan()?.actions.into_iter().map(|(a, _)| a).collect())
-    }
-
-    /// One message per entry of `pending/` that [`Locked::list`] skips: its path,
-    /// what is wrong, and that deleting the file drops it.
-    pub fn problems(&self) -> Result<Vec<String>> {
-        Ok(self.scan()?.problems)
     }
 
     /// The action `id`, or the newest one when `id` is `None`.

@@ -29,7 +29,7 @@ pub const FORMAT_VERSION: u32 = 2;
 pub const OLDEST_FORMAT_VERSION: u32 = 1;
 
 /// The rules of `req` as ast-grep rule configs (JSON), in order: a rule set's
-/// configs as they are stored (keys sorted), or each op as [`OpRule`] with the
+/// configs as they are stored (keys sorted), or each op as `OpRule` with the
 /// request's language (`null` when it is inferred per file).
 pub fn rules_of(req: &Request) -> Vec<serde_json::Value> {
     if let Some(set) = &req.rule_set {
@@ -248,7 +248,7 @@ struct Entry<'a> {
     kind: &'a ActionKind,
 }
 
-/// Writes `a` as an entry of [`FORMAT_VERSION`].
+/// Writes `a` as an entry of `FORMAT_VERSION`.
 pub fn encode_entry(a: &PendingAction, w: &mut dyn std::io::Write) -> std::io::Result<()> {
     let e = Entry {
         format_version: FORMAT_VERSION,

@@ -17,8 +17,9 @@ impl Locked<'_> {
     /// applies the retention of the module docs to pending actions, resolved
     /// records and undo records, and returns the messages to show: one per pending
     /// action the retention dropped, one per file it could not remove, and one per
-    /// bad pending entry ([`Locked::problems`]). Reads `pending/` once.
-    pub fn maintain(&self) -> Result<Vec<String>> {
+    /// bad pending entry (its path, what is wrong, and that deleting the file
+    /// drops it). Reads `pending/` once.
+    pub(crate) fn maintain(&self) -> Result<Vec<String>> {
         let Scan { actions, problems } = self.scan()?;
         let now = SystemTime::now();
         let mut msgs = Vec::new();
@@ -78,7 +79,7 @@ impl Locked<'_> {
     /// [`JOURNAL_MAX_BYTES`] (the newest always), and removes folders without a
     /// `record.json`. A record still marked in flight is left to crash recovery.
     /// Returns a message per folder that could not be removed.
-    pub fn prune_journal(&self) -> Vec<String> {
+    pub(crate) fn prune_journal(&self) -> Vec<String> {
         let mut msgs = Vec::new();
         let mut records: Vec<((u64, String), PathBuf, u64)> = Vec::new();
         for r in self.journal_records() {
