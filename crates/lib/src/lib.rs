@@ -45,7 +45,8 @@
 //!   [`shared::quote`]), languages ([`request::lang`]), typed rule configs
 //!   ([`request::rule`], [`request::ruleset`]), projects, rule tests and checks
 //!   ([`rules`]);
-//! - the documented limits: the `MAX_*` constants of each folder.
+//! - the documented limits: the `MAX_*` constants of the public folders
+//!   (docs/DESIGN.md §7 lists every limit, these and the internal ones).
 //!
 //! What tests and benchmarks reach beyond that (the engine's rewrite of one
 //! file, the walk, unified diffs, the store's entry codec) goes through one
