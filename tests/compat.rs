@@ -9,8 +9,8 @@
 //!   `ast-grep scan -r rule.yml -U` writes, except the cases listed with a reason in
 //!   `tests/compat/catalog/expected-differences.txt`, and that list must be exact.
 //!
-//! As in tests/parity.rs, the tests that run ast-grep are skipped with a message when
-//! ast-grep 0.51.1 is missing, and fail when `CI` is set (CI installs it).
+//! As in tests/parity.rs, the tests that run ast-grep are reported ignored when
+//! ast-grep 0.51.1 is missing (build.rs); CI installs it.
 
 mod common;
 
@@ -103,8 +103,9 @@ fn ast_edit_test(flags: &[&str]) -> Verdicts {
 /// relies on: every rule has tests, one has a stale snapshot, and without snapshot
 /// checks all pass.
 #[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn dd_trace_py_gets_the_recorded_verdicts_from_ast_grep_test() {
-    let Some(ag) = ast_grep() else { return };
+    let ag = ast_grep();
     let ids = dd_rule_ids();
     assert_eq!(ids.len(), 24);
     let full = ast_grep_test(&ag, &[]);
@@ -120,8 +121,9 @@ fn dd_trace_py_gets_the_recorded_verdicts_from_ast_grep_test() {
 }
 
 #[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn dd_trace_py_rule_tests_get_ast_grep_test_verdicts() {
-    let Some(ag) = ast_grep() else { return };
+    let ag = ast_grep();
     for flags in [&[][..], &["--skip-snapshot-tests"][..]] {
         let (peer, ours) = (ast_grep_test(&ag, flags), ast_edit_test(flags));
         assert_eq!(
@@ -257,8 +259,9 @@ fn catalog_lists_name_existing_cases_only() {
 /// files, nothing that depends on the run), and each differs from the untouched input
 /// (a case whose input ast-grep leaves alone would compare nothing).
 #[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn catalog_comparison_with_ast_grep_on_both_sides_agrees_and_every_case_changes_its_input() {
-    let Some(ag) = ast_grep() else { return };
+    let ag = ast_grep();
     for case in catalog_cases() {
         let (a, b) = (run_side(Side::AstGrep(&ag), &case), run_side(Side::AstGrep(&ag), &case));
         if let Some(how) = difference(&a, &b) {
@@ -269,8 +272,9 @@ fn catalog_comparison_with_ast_grep_on_both_sides_agrees_and_every_case_changes_
 }
 
 #[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn catalog_cases_are_written_as_ast_grep_writes_them() {
-    let Some(ag) = ast_grep() else { return };
+    let ag = ast_grep();
     let mut diffs = BTreeMap::new();
     for case in catalog_cases() {
         if let Some(how) = difference(&run_side(Side::AstEdit, &case), &run_side(Side::AstGrep(&ag), &case)) {

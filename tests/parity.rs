@@ -1,7 +1,7 @@
 //! Parity with the peer: for the same pattern, rewrite and files, `ast-edit run -U`
 //! must write what `ast-grep run -p PAT -r REW -U` (0.51.1) writes. CI installs
-//! ast-grep (see .ci/run); elsewhere the test is skipped with a message when the
-//! binary is missing, and fails when `CI` is set.
+//! ast-grep (see .ci/run); elsewhere, without it, the tests are reported ignored
+//! (build.rs sets `cfg(peer)` only where it runs).
 
 mod common;
 
@@ -21,7 +21,7 @@ fn check(lang: &str, pat: &str, out: &str, extra_files: &[(&str, &str)]) {
 }
 
 fn check_with(lang: &str, pat: &str, out: &str, flags: &[&str], extra_files: &[(&str, &str)]) {
-    let Some(ag) = ast_grep() else { return };
+    let ag = ast_grep();
     let ours = tree();
     let peer = tree();
     let untouched = tree();
@@ -55,21 +55,25 @@ fn check_with(lang: &str, pat: &str, out: &str, flags: &[&str], extra_files: &[(
 }
 
 #[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn python_method_rename_matches_ast_grep() {
     check("py", "self.assertEquals($A, $B)", "self.assertEqual($A, $B)", &[]);
 }
 
 #[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn python_multiline_ellipsis_capture_matches_ast_grep() {
     check("py", "fetch_data($$$ARGS)", "load_data($$$ARGS)", &[]);
 }
 
 #[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn python_nested_calls_matches_ast_grep() {
     check("py", "f($A)", "g($A)", &[("nested.py", "x = f(f(f(1)))\nf(2)\n")]);
 }
 
 #[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn python_multiline_rewrite_indentation_matches_ast_grep() {
     check(
         "py",
@@ -80,26 +84,31 @@ fn python_multiline_rewrite_indentation_matches_ast_grep() {
 }
 
 #[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn rust_method_call_matches_ast_grep() {
     check("rs", "$A.unwrap()", "$A.expect(\"checked\")", &[]);
 }
 
 #[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn typescript_as_any_matches_ast_grep() {
     check("ts", "$A as any", "$A as unknown", &[]);
 }
 
 #[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn javascript_deep_clone_matches_ast_grep() {
     check("js", "JSON.parse(JSON.stringify($A))", "structuredClone($A)", &[]);
 }
 
 #[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn javascript_var_to_let_matches_ast_grep() {
     check("js", "var $A = $B", "let $A = $B", &[]);
 }
 
 #[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn go_ioutil_with_selector_matches_ast_grep() {
     // A bare `ioutil.ReadFile($A)` parses as a Go type conversion and matches no
     // call (in both tools); a context plus --selector is the way to write it.
@@ -107,16 +116,19 @@ fn go_ioutil_with_selector_matches_ast_grep() {
 }
 
 #[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn c_selector_in_statement_context_matches_ast_grep() {
     check_with("c", "x = fetch_data($A, $B);", "fetch_data_checked($A, $B)", &["--selector", "call_expression"], &[("c/more.c", "void f(void) {\n\tint x;\n\tx = fetch_data(b, \"p\");\n}\n")]);
 }
 
 #[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn c_statement_matches_ast_grep() {
     check("c", "kfree($A);", "kvfree($A);", &[]);
 }
 
 #[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn deletion_matches_ast_grep() {
     check("js", "console.log($$$A)", "", &[]);
 }
@@ -124,6 +136,7 @@ fn deletion_matches_ast_grep() {
 /// tree-sitter-rust parses `$A.bar()` and `foo::bar()` as an ERROR node wrapping the
 /// call; ast-grep matches with the call, and these patterns were once refused here.
 #[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn rust_call_pattern_wrapped_in_error_node_matches_ast_grep() {
     let calls = [("rust/src/calls.rs", "fn main() {\n    x.bar();\n    foo::bar();\n    y.bar().bar();\n    let z = foo::bar();\n}\n")];
     check("rs", "$A.bar()", "$A.baz()", &calls);

@@ -420,8 +420,9 @@ async fn a_deep_tree_reaches_the_client_whole_within_the_caps() {
 }
 
 #[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn the_pattern_root_is_the_node_kind_ast_grep_matches_with() {
-    let Some(sg) = common::ast_grep() else { return };
+    let sg = common::ast_grep();
     let t = Tree::empty();
     let cases = [
         ("go", "$A = 0"),
