@@ -55,7 +55,7 @@ fn main() {
             } else {
                 let code = err.downcast_ref::<ast_edit::Error>().map(|e| e.exit_code()).unwrap_or(1);
                 let _ = std::io::Write::flush(&mut out);
-                eprintln!("error: {}", cli::error_chain(&err));
+                eprintln!("error: {}", cli::worded_chain(&err));
                 code
             }
         }

@@ -162,14 +162,12 @@ fn adding_a_return_annotation_keeps_method_bodies_in_their_methods() {
     if let Some(sizes) = method_body_sizes(&v.read("apps.py")) {
         assert_ne!(sizes, "[('ready', 3), ('other', 1)]");
     }
-    {
-        let ag = ast_grep();
-        let peer = Tree::empty();
-        peer.write("apps.py", DJANGO);
-        let o = std::process::Command::new(ag).args(["run", "-l", "py", "-p", pat, "-r", out, "-U", "."]).current_dir(peer.path()).output().unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        assert_eq!(v.read("apps.py"), peer.read("apps.py"));
-    }
+    let ag = ast_grep();
+    let peer = Tree::empty();
+    peer.write("apps.py", DJANGO);
+    let o = std::process::Command::new(ag).args(["run", "-l", "py", "-p", pat, "-r", out, "-U", "."]).current_dir(peer.path()).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(v.read("apps.py"), peer.read("apps.py"));
 }
 
 #[test]

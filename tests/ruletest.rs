@@ -70,13 +70,11 @@ fn same_verdicts_as_ast_grep(ours: &Tree, peer: &Tree, args: &[&str]) -> Run {
     let r = ours.run(&full);
     assert!(r.code == 0 || r.code == 1, "exit {}\n{}\n{}", r.code, r.stdout, r.stderr);
     let (code, stdout) = peer_test(peer.path(), args);
-    {
-        assert_eq!(summary_lines(&r.stdout), summary_lines(&stdout), "ours:\n{}\nast-grep:\n{stdout}", r.stdout);
-        assert_eq!(code == 0, r.code == 0, "ours:\n{}\nast-grep:\n{stdout}", r.stdout);
-        let peer_missing = stdout.lines().filter(|l| l.starts_with("Configuration not found!")).count();
-        let our_missing = r.stdout.lines().filter(|l| l.starts_with("Rule not found:")).count();
-        assert_eq!(peer_missing, our_missing, "ours:\n{}\nast-grep:\n{stdout}", r.stdout);
-    }
+    assert_eq!(summary_lines(&r.stdout), summary_lines(&stdout), "ours:\n{}\nast-grep:\n{stdout}", r.stdout);
+    assert_eq!(code == 0, r.code == 0, "ours:\n{}\nast-grep:\n{stdout}", r.stdout);
+    let peer_missing = stdout.lines().filter(|l| l.starts_with("Configuration not found!")).count();
+    let our_missing = r.stdout.lines().filter(|l| l.starts_with("Rule not found:")).count();
+    assert_eq!(peer_missing, our_missing, "ours:\n{}\nast-grep:\n{stdout}", r.stdout);
     r
 }
 
@@ -147,10 +145,8 @@ fn update_all_writes_the_snapshots_ast_grep_wrote_byte_for_byte() {
     // 0.51.1 writes it (serde-saphyr 2.0.0; 2.1 drops the spaces).
     assert!(ours.read("rule-tests/__snapshots__/no-print-snapshot.yml").contains("    fixed: |\n      def f():\n          log.info(1)\n      \n          print(2)\n"));
     let (code, stdout) = peer_test(peer.path(), &["-U"]);
-    {
-        assert_eq!(code, 0, "{stdout}");
-        assert_same_tree(&ours, &peer);
-    }
+    assert_eq!(code, 0, "{stdout}");
+    assert_same_tree(&ours, &peer);
     // A second -U changes nothing and says it wrote nothing.
     let again = ours.run(&["test", "-U"]).ok();
     assert!(!again.stdout.contains("wrote "), "{}", again.stdout);
@@ -226,9 +222,7 @@ fn filter_runs_only_the_matching_rules_and_matching_nothing_is_exit_2() {
     let none = ours.run(&["test", "--filter", "^zzz"]).code(2);
     assert!(none.stderr.contains("--filter `^zzz` matches no rule id; the ids are: go-ioutil-readfile, py-assert-equals, no-print, py-disabled, rs-unwrap, as-any-0, as-any-1"), "{}", none.stderr);
     let (code, _) = peer_test(peer.path(), &["--filter", "^zzz"]);
-    {
-        assert_ne!(code, 0, "ast-grep refuses a filter that matches no rule too");
-    }
+    assert_ne!(code, 0, "ast-grep refuses a filter that matches no rule too");
     let bad = ours.run(&["test", "--filter", "("]).code(2);
     assert!(bad.stderr.contains("--filter `(` is not a valid regular expression"), "{}", bad.stderr);
 }
@@ -337,8 +331,6 @@ fn snapshot_dir_setting_is_read_and_written_like_ast_grep() {
     ours.run(&["test", "-U"]).ok();
     assert_eq!(ours.read("rule-tests/snaps/no-print-snapshot.yml"), std::fs::read_to_string(fixture().join(SNAPSHOTS).join("no-print-snapshot.yml")).unwrap());
     let (code, stdout) = peer_test(peer.path(), &["-U"]);
-    {
-        assert_eq!(code, 0, "{stdout}");
-        assert_same_tree(&ours, &peer);
-    }
+    assert_eq!(code, 0, "{stdout}");
+    assert_same_tree(&ours, &peer);
 }

@@ -174,8 +174,8 @@ pub(super) fn show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> any
     };
     let Some(action) = found else {
         let msg = match (&id, resolved) {
-            (Some(id), Some(r)) => Error::Resolved { id: id.clone(), resolution: r.resolution, at: r.at }.text().render(WORDS),
-            (Some(id), None) => Error::UnknownId(id.clone()).text().render(WORDS),
+            (Some(id), Some(r)) => super::words::error(&Error::Resolved { id: id.clone(), resolution: r.resolution, at: r.at }),
+            (Some(id), None) => super::words::error(&Error::UnknownId(id.clone())),
             (None, _) => "No pending actions.".to_string(),
         };
         eprintln!("{msg}");

@@ -530,7 +530,7 @@ fn spinner(msg: &'static str) -> Option<indicatif::ProgressBar> {
 
 /// `err` and its causes as `a: b: c` (as anyhow's `{:#}` shows them), each
 /// library error in the CLI's words.
-pub fn error_chain(err: &anyhow::Error) -> String {
+pub fn worded_chain(err: &anyhow::Error) -> String {
     let parts: Vec<String> = err.chain().map(|c| c.downcast_ref::<ast_edit::Error>().map_or_else(|| c.to_string(), words::error)).collect();
     parts.join(": ")
 }

@@ -24,7 +24,7 @@ fn flag(i: Input) -> &'static str {
 
 /// `s` as one word of a POSIX shell command: bare when it holds only safe
 /// characters, else in single quotes (a `'` inside written `'\''`).
-pub(crate) fn shell_word(s: &str) -> String {
+fn shell_word(s: &str) -> String {
     let safe = !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-./=:,+@%".contains(&b));
     if safe { s.to_string() } else { format!("'{}'", s.replace('\'', "'\\''")) }
 }

@@ -24,6 +24,7 @@ use super::transport::InFlight;
 use super::{preview_text, REMINDER};
 use ast_edit::shared::error::{Error, Result};
 use super::words::{self, WORDS};
+use ast_edit::shared::message::{Say, Words};
 use ast_edit::store::pending::{ActionKind, Store};
 use ast_edit::plan;
 use ast_edit::request::{RawRequest, WalkOptions, DEFAULT_MAX_FILESIZE};
@@ -283,10 +284,10 @@ impl AstEditServer {
         };
         let Some(action) = locked.get(Some(&id))? else {
             let said = match locked.resolution(&id)? {
-                Some(r) => ast_edit::shared::error::resolved_text(&id, r.resolution, &r.at).render(WORDS),
-                None => format!("No pending action with id `{id}`."),
+                Some(r) => format!("{} {}", ast_edit::shared::error::resolved_text(&id, r.resolution, &r.at).render(WORDS), WORDS.say(&Say::ListPending)),
+                None => words::error(&Error::UnknownId(id)),
             };
-            return Ok(tool_error(format!("{said} Call `ast_pending` without `id` to list the pending actions and their ids.")));
+            return Ok(tool_error(said));
         };
         drop(locked);
         if let ActionKind::AstEdit { plan } = &action.kind {

@@ -54,7 +54,10 @@ impl Engine {
             if errs.len() == tried[i] {
                 let mut msgs = Text::default();
                 for (k, (_, e)) in errs.iter().enumerate() {
-                    msgs = if k == 0 { msgs.then(e.message.clone()) } else { msgs.lit("\n").then(e.message.clone()) };
+                    if k > 0 {
+                        msgs.push_str("\n");
+                    }
+                    msgs = msgs.then(e.message.clone());
                 }
                 return Err(Error::bad(msgs));
             }
