@@ -154,7 +154,7 @@ def explain_error_node(a, rel, orig_bytes, ag_bytes, ae_bytes):
     err_ranges = [(m["range"]["byteOffset"]["start"], m["range"]["byteOffset"]["end"]) for m in (errs or [])]
     with tempfile.TemporaryDirectory() as st:
         env = dict(os.environ, AST_EDIT_STATE_DIR=st)
-        ae, p = run_json([a.ast_edit, "scan", "-c", a.config, "--json", *a.ae_arg, path], root, env)
+        ae, p = run_json([a.ast_edit, "scan", "-c", a.config, "--preview-json", *a.ae_arg, path], root, env)
     if ae is None:
         return False, f"ast-edit --json failed: {p.stderr.decode(errors='replace')[:300]}"
     lines, more = collections.Counter(), 0

@@ -23,13 +23,13 @@
 #
 # Per corpus (cwd = the copy's parent, so both tools print paths as corpus/...):
 #   preview  ast-grep scan -c P --json=compact CORPUS   > /dev/null
-#            ast-edit scan -c P --json [--max-filesize M] [--no-ignore] CORPUS > /dev/null
+#            ast-edit scan -c P --preview-json [--max-filesize M] [--no-ignore] CORPUS > /dev/null
 #            (a fresh AST_EDIT_STATE_DIR per run: ast-edit stages a pending action).
 #            One untimed run of each first (page cache; its JSON is summarised), then
 #            RUNS timed runs, the order alternating.
 #   apply    per run, fresh `cp -a` copies of the corpus for each tool (not timed), then
 #            ast-grep scan -c P -U CORPUS                     (in its copy)
-#            ast-edit scan -c P -U --json [...] CORPUS        (in its copy; JSON kept)
+#            ast-edit scan -c P -U --preview-json [...] CORPUS        (in its copy; JSON kept)
 #            After the last run, benches/scan_compare.py check compares the original and
 #            the two trees file by file; every file where the tools wrote different bytes
 #            must be explained by a documented difference (matches around ERROR nodes
@@ -166,9 +166,9 @@ for corpus in "${SELECTED[@]}"; do
     echo "max_filesize	$mfs ($mfs_note)"
     echo "ignore_files	$nign .gitignore/.ignore files$([ "$nign" -gt 0 ] && echo "; ast-edit gets --no-ignore")"
     echo "ag_apply	ast-grep scan -c $(realpath --relative-to="$ROOT" "$PROJECT") -U $spec"
-    echo "ae_apply	ast-edit scan -c $(realpath --relative-to="$ROOT" "$PROJECT") -U --json ${AE[*]:4} $spec"
+    echo "ae_apply	ast-edit scan -c $(realpath --relative-to="$ROOT" "$PROJECT") -U --preview-json ${AE[*]:4} $spec"
     echo "ag_preview	ast-grep scan -c $(realpath --relative-to="$ROOT" "$PROJECT") --json=compact $spec"
-    echo "ae_preview	ast-edit scan -c $(realpath --relative-to="$ROOT" "$PROJECT") --json ${AE[*]:4} $spec"
+    echo "ae_preview	ast-edit scan -c $(realpath --relative-to="$ROOT" "$PROJECT") --preview-json ${AE[*]:4} $spec"
   } > "$meta"
   log "== $spec: $runs runs per tool and mode${note:+ ($note)}"
 
@@ -176,7 +176,7 @@ for corpus in "${SELECTED[@]}"; do
   wait_quiet
   st=$TMP/state; rm -rf "$st"; mkdir -p "$st"
   (cd "$CORPORA" && "${AG[@]}" --json=compact "$spec" > "$TMP/ag.json" 2>"$TMP/ag.err") || true
-  (cd "$CORPORA" && AST_EDIT_STATE_DIR=$st "${AE[@]}" --json "$spec" > "$TMP/ae.json" 2>"$TMP/ae.err") \
+  (cd "$CORPORA" && AST_EDIT_STATE_DIR=$st "${AE[@]}" --preview-json "$spec" > "$TMP/ae.json" 2>"$TMP/ae.err") \
     || log "ast-edit preview failed: $(head -c 600 "$TMP/ae.err")"
   python3 - "$TMP/ag.json" "$TMP/ae.json" >> "$meta" <<'PY'
 import collections, json, sys
@@ -202,7 +202,7 @@ PY
           measure "$tsv" "$corpus" ast-grep preview "$k" "$CORPORA" "" /dev/null -- "${AG[@]}" --json=compact "$spec"
         else
           rm -rf "$st"; mkdir -p "$st"
-          measure "$tsv" "$corpus" ast-edit preview "$k" "$CORPORA" "$st" /dev/null -- "${AE[@]}" --json "$spec"
+          measure "$tsv" "$corpus" ast-edit preview "$k" "$CORPORA" "$st" /dev/null -- "${AE[@]}" --preview-json "$spec"
         fi
         log "$spec: preview $t run $k/$runs: $LAST"
       done

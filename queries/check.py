@@ -12,7 +12,7 @@
    valid source files.
 2. The whole-file checks: each case's `before` is written as the only file of a fresh
    folder (case.<ext>) and the check's rules are run on it with
-     --tool ast-edit (default)   ast-edit scan -r RULE_FILE DIR -U --json
+     --tool ast-edit (default)   ast-edit scan -r RULE_FILE DIR -U --preview-json
      --tool ast-grep             ast-grep scan -r RULE_FILE DIR -U
    The file must then hold exactly `after`. RULE_FILE is the rule file that holds
    exactly the check's rules.
@@ -308,7 +308,7 @@ def run_case(tool, binary, rule_file, lang, text):
             state = os.path.join(tmp, "state")
             os.mkdir(state)
             env["AST_EDIT_STATE_DIR"] = state
-            cmd = [binary, "scan", "-r", rule_file, case_dir, "-U", "--json", "--verbatim"]
+            cmd = [binary, "scan", "-r", rule_file, case_dir, "-U", "--preview-json", "--verbatim"]
         else:
             cmd = [binary, "scan", "-r", rule_file, case_dir, "-U"]
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp)

@@ -222,7 +222,7 @@ fn a_utility_that_repeats_a_rules_metavariable_makes_a_deep_file_skipped_and_one
     t.write("rules/plain.yml", "id: plain\nlanguage: python\nrule: {pattern: $A - $B, not: {inside: {matches: in-class, stopBy: end}}}\nfix: $B - $A\n");
     let deep = nested(100_000, "1");
     t.write("deep.py", format!("x = {deep} + 2\ny = {deep} - 2\n"));
-    let p: Preview = t.run(&["scan", "-c", "sgconfig.yml", "--json", "deep.py"]).ok().json();
+    let p: Preview = t.run(&["scan", "-c", "sgconfig.yml", "--preview-json", "deep.py"]).ok().json();
     assert_eq!(p.skipped.len(), 1, "{:?}", p.skipped);
     assert!(p.skipped[0].reason.starts_with("syntax tree nested more than 1000 levels deep"), "{}", p.skipped[0].reason);
     // Only the rule that compares code is held to the limit: alone, the other one edits the file.

@@ -148,7 +148,7 @@ fn overlapping_rules_keep_the_edit_ast_grep_keeps_and_report_the_other() {
     assert_eq!(t.read("o.py"), "same(g(1))\ninner(2)\n");
     // The preview lists what was dropped, with the rule that was kept.
     t.write("o.py", "f(g(1))\n");
-    let p: Preview = t.run(&["scan", "-r", "rule.yml", "--json", "."]).ok().json();
+    let p: Preview = t.run(&["scan", "-r", "rule.yml", "--preview-json", "."]).ok().json();
     let dropped: Vec<(String, String)> = p.overlapped.iter().map(|o| (o.rule.clone(), o.kept_rule.clone())).collect();
     assert_eq!(dropped, [("b-outer".to_string(), "a-same".to_string()), ("a-inner".to_string(), "a-same".to_string())]);
     assert_eq!(p.overlaps, 2);
@@ -201,22 +201,23 @@ fn rules_without_fix_are_findings_and_error_severity_fails_the_run() {
     let t = Tree::empty();
     t.write("a.py", "print(1)\neval(x)\n");
     t.write("rules.yml", "id: no-eval\nlanguage: python\nseverity: warning\nmessage: eval of $X is unsafe\nrule: {pattern: eval($X)}\n---\nid: no-print\nlanguage: python\nrule: {pattern: print($A)}\nfix: log($A)\n");
-    let r = t.run(&["scan", "-r", "rules.yml", "--json", "."]).ok();
+    let r = t.run(&["scan", "-r", "rules.yml", "--preview-json", "."]).ok();
     let p: Preview = r.json();
     assert_eq!(p.total_replacements, 1);
     assert_eq!(p.findings.len(), 1);
     let f = &p.findings[0];
     assert_eq!((f.path.as_str(), f.line, f.rule.as_str(), f.severity.as_str(), f.message.as_str()), ("a.py", 2, "no-eval", "warning", "eval of x is unsafe"));
     let r = t.run(&["scan", "-r", "rules.yml", "."]).ok();
-    assert!(r.stdout.contains("a.py:2: warning[no-eval]: eval of x is unsafe\n"), "{}", r.stdout);
+    // Drawn as `ast-grep scan` draws it: the code, the column, the label.
+    assert!(r.stdout.contains("warning[no-eval]: eval of x is unsafe\n  ┌─ a.py:2:1\n  │\n2 │ eval(x)\n  │ ^^^^^^^\n"), "{}", r.stdout);
     // A finding of an `error` rule fails the run (exit 1), after staging the preview.
     t.write("rules.yml", "id: no-eval\nlanguage: python\nseverity: error\nrule: {pattern: eval($X)}\n");
     let r = t.run(&["scan", "-r", "rules.yml", "."]).code(1);
-    assert!(r.stdout.contains("a.py:2: error[no-eval]: matched"), "{}", r.stdout);
+    assert!(r.stdout.contains("error[no-eval]: \n  ┌─ a.py:2:1\n"), "{}", r.stdout);
     assert!(r.stdout.contains("No changes: nothing staged."), "{}", r.stdout);
     // With -U too.
     let r = t.run(&["scan", "-r", "rules.yml", "-U", "."]).code(1);
-    assert!(r.stdout.contains("a.py:2: error[no-eval]: matched"), "{}", r.stdout);
+    assert!(r.stdout.contains("error[no-eval]: \n  ┌─ a.py:2:1\n"), "{}", r.stdout);
 }
 
 #[test]

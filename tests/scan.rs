@@ -39,7 +39,7 @@ fn scan_runs_every_rule_in_one_pass_as_one_pending_action() {
     let t = Tree::fixtures();
     rules(&t);
     let before = t.snapshot();
-    let p: Preview = t.run(&["scan", "python", "js", "--json"]).ok().json();
+    let p: Preview = t.run(&["scan", "python", "js", "--preview-json"]).ok().json();
     assert_eq!(t.snapshot(), before, "a scan previews only");
     // Rules run in the order of their files (sorted by path).
     assert_eq!(p.label, "AST Scan: 6 replacements in 4 files (rules: py-fetch, js-console, py-assert-equals)");
@@ -60,7 +60,7 @@ fn scan_runs_every_rule_in_one_pass_as_one_pending_action() {
 fn scan_update_all_applies_with_the_safe_writer() {
     let t = Tree::fixtures();
     rules(&t);
-    let p: Preview = t.run(&["scan", "--rules", "rules/py-assert.yml", "-U", "--json"]).ok().json();
+    let p: Preview = t.run(&["scan", "--rules", "rules/py-assert.yml", "-U", "--preview-json"]).ok().json();
     assert_eq!((p.status.as_str(), p.total_replacements), ("applied", 2));
     assert!(t.read("python/test_app.py").contains("self.assertEqual(len("));
     t.run(&["undo"]).ok();
@@ -75,7 +75,7 @@ fn overlapping_edits_of_different_rules_are_reported_with_their_line() {
         "r.yml",
         "id: outer\nlanguage: python\nrule: {pattern: f(f($X))}\nfix: ff($X)\n---\nid: inner\nlanguage: python\nrule: {pattern: f($X)}\nfix: g($X)\n",
     );
-    let p: Preview = t.run(&["scan", "--rules", "r.yml", "--json"]).ok().json();
+    let p: Preview = t.run(&["scan", "--rules", "r.yml", "--preview-json"]).ok().json();
     assert_eq!(p.total_replacements, 1);
     assert_eq!(p.overlaps, 2);
     // Both rules match the outer call; as `ast-grep scan -r r.yml -U` 0.51.1 does,

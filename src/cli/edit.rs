@@ -15,6 +15,8 @@ use ast_edit::request::{Op, RawRequest, Request};
 use ast_edit::rules::project;
 use ast_edit::rules::retired;
 use ast_edit::app::workflow::{self, Preview};
+use ast_edit::apply::ApplyOptions;
+use super::report::{self, Report};
 
 /// How to present a plan.
 pub(super) struct Emit {
@@ -22,16 +24,29 @@ pub(super) struct Emit {
     update_all: bool,
     interactive: bool,
     style: Style,
+    /// What `-U` may write (`--skip-flagged`, `--allow-flagged`).
+    apply: ApplyOptions,
+    /// A scan: a match of a `severity: error` rule fails it, fix or not, unless
+    /// the fixes are written (`-U`, `-i`), as `ast-grep scan`.
+    scan: bool,
 }
 
 impl OutputArgs {
-    fn emit(&self, color: ColorChoice) -> Result<Emit> {
+    fn emit(&self, color: ColorChoice, json: bool, scan: bool) -> Result<Emit> {
         if self.interactive && !std::io::stdin().is_terminal() {
             return Err(Error::bad(
                 "--interactive needs a terminal on stdin; without one, preview and `resolve`, or apply everything with -U",
             ));
         }
-        Ok(Emit { json: self.json, update_all: self.update_all, interactive: self.interactive, style: style(color, self.full) })
+        let allow = self.allow_flagged;
+        let apply = ApplyOptions {
+            skip_flagged: self.skip_flagged,
+            allow_syntax_errors: allow,
+            allow_structure_changes: allow,
+            allow_template_mismatch: allow,
+            ..ApplyOptions::default()
+        };
+        Ok(Emit { json, update_all: self.update_all, interactive: self.interactive, style: style(color, self.full), apply, scan })
     }
 
     /// `-C N`, checked against [`ast_edit::request::MAX_CONTEXT_LINES`]; it overrides a
@@ -49,7 +64,7 @@ pub(super) fn run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyho
     req.no_prefilter = a.no_prefilter;
     req.verbatim |= a.verbatim;
     req.context_lines = context.unwrap_or(req.context_lines);
-    let how = a.output.emit(color)?;
+    let how = a.output.emit(color, a.json, false)?;
     let started = Instant::now();
     let plan = build_plan(&req, &cwd)?;
     emit(plan, how, started, out)
@@ -75,11 +90,34 @@ pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> any
     )?;
     req.rewrite_nested = a.rewrite_nested;
     req.verbatim = a.verbatim;
+    if let Some(how) = report_of(&a, color) {
+        return report::run(&req, &cwd, how, out);
+    }
     req.context_lines = context.unwrap_or(req.context_lines);
-    let how = a.output.emit(color)?;
+    let how = a.output.emit(color, a.preview_json, true)?;
     let started = Instant::now();
     let plan = build_plan(&req, &cwd)?;
     emit(plan, how, started, out)
+}
+
+/// The report `a` asks for, if any (`--json`, `--format`,
+/// `--files-with-matches`, `--report-style`).
+fn report_of(a: &ScanArgs, color: ColorChoice) -> Option<Report> {
+    if let Some(style) = a.json {
+        return Some(Report::Json { style, metadata: a.include_metadata });
+    }
+    if let Some(f) = a.format {
+        return Some(Report::Format(f));
+    }
+    if a.files_with_matches {
+        return Some(Report::FilesWithMatches);
+    }
+    let style = a.report_style?;
+    let (before, after) = match a.output.context {
+        Some(c) => (c as usize, c as usize),
+        None => (a.before.unwrap_or(0) as usize, a.after.unwrap_or(0) as usize),
+    };
+    Some(Report::Text { style, before, after, print: super::style(color, false) })
 }
 
 /// The rules of `scan`: `--inline-rules`, `-r FILE`, or the project's (the
@@ -178,17 +216,21 @@ fn build_plan(req: &Request, cwd: &Path) -> Result<Plan> {
 /// end-of-run table on stderr (after stdout is flushed, so on a terminal it
 /// really comes last; it holds a time, so it is not part of the output proper).
 fn emit(plan: Plan, how: Emit, started: Instant, out: &mut impl Write) -> anyhow::Result<i32> {
+    // As `ast-grep scan` without -U: a match of a `severity: error` rule fails
+    // the run, fix or not (with -U or -i only the findings count, below).
+    let fails = how.scan && !how.interactive && !how.update_all && fixes_of_error_rules(&plan);
     let (code, details) = if how.interactive {
         review::review(plan, how.style, out)?
     } else if how.update_all {
-        update_all(plan, how.json, how.style, out)?
+        update_all(plan, how.json, how.style, how.apply, out)?
     } else {
+        let findings = if how.json { None } else { report::preview_findings(&plan, how.style) };
         let (_, store) = open_store()?;
         let shown = workflow::stage(&store, plan, WORDS)?;
         if how.json {
             write_json(out, &shown.details)?;
         } else {
-            print_preview(out, &shown, how.style)?;
+            print_preview(out, &shown, findings.as_deref(), how.style)?;
             match &shown.details.id {
                 Some(id) => print::how_to_resolve(out, id)?,
                 None => writeln!(out, "No changes: nothing staged.")?,
@@ -202,27 +244,50 @@ fn emit(plan: Plan, how: Emit, started: Instant, out: &mut impl Write) -> anyhow
     }
     // As `ast-grep scan`: a finding of a rule with `severity: error` fails the run
     // (after the preview was staged or applied).
-    if code == 0 && details.findings.iter().any(|f| f.severity == "error") {
+    if code == 0 && (fails || details.findings.iter().any(|f| f.severity == "error")) {
+        eprintln!("error: rules with `severity: error` matched; the scan fails (exit 1), as `ast-grep scan` does");
         return Ok(1);
     }
     Ok(code)
 }
 
-fn print_preview(out: &mut impl Write, shown: &Preview, style: Style) -> std::io::Result<()> {
+/// True when a rule of `severity: error` has a fix in the plan (an edit, or a
+/// match an edit overlapped).
+fn fixes_of_error_rules(plan: &Plan) -> bool {
+    let names = plan.request.rule_names();
+    let error: Vec<bool> = (0..names.len()).map(|i| plan.request.severity(i) == "error").collect();
+    plan.files.iter().flat_map(|f| &f.edits).any(|e| error.get(e.op).copied().unwrap_or(false))
+        || plan.overlapped.iter().any(|o| names.iter().position(|n| *n == o.rule).is_some_and(|i| error[i]))
+}
+
+/// Prints a preview: diffs, findings (`drawn` when they could be drawn with
+/// their code, else one line each), the table of rules, the summary.
+fn print_preview(out: &mut impl Write, shown: &Preview, drawn: Option<&[u8]>, style: Style) -> std::io::Result<()> {
     print::diffs(out, &shown.details, style)?;
-    print::findings(out, &shown.details)?;
+    findings(out, shown, drawn)?;
     print::per_rule(out, &shown.per_rule)?;
     print::summary(out, &shown.details, style)
 }
 
+/// The findings: `drawn` with their code, or one line each.
+fn findings(out: &mut impl Write, shown: &Preview, drawn: Option<&[u8]>) -> std::io::Result<()> {
+    match drawn {
+        Some(bytes) => out.write_all(bytes),
+        None => print::findings(out, &shown.details),
+    }
+}
+
 /// `-U`: the plan applied at once with the verified writer, journalled for undo.
-fn update_all(plan: Plan, json: bool, style: Style, out: &mut impl Write) -> anyhow::Result<(i32, ast_edit::plan::preview::PreviewDetails)> {
+fn update_all(plan: Plan, json: bool, style: Style, apply: ApplyOptions, out: &mut impl Write) -> anyhow::Result<(i32, ast_edit::plan::preview::PreviewDetails)> {
     let mut shown = Preview::of(&plan, WORDS);
+    // Drawn before the fixes are written: the findings are those of the code
+    // the plan was made from.
+    let drawn = if json { None } else { report::preview_findings(&plan, style) };
     if plan.files.is_empty() {
         if json {
             write_json(out, &shown.details)?;
         } else {
-            print::findings(out, &shown.details)?;
+            findings(out, &shown, drawn.as_deref())?;
             print::summary(out, &shown.details, style)?;
             writeln!(out, "No changes: nothing written.")?;
         }
@@ -230,7 +295,7 @@ fn update_all(plan: Plan, json: bool, style: Style, out: &mut impl Write) -> any
     }
     let (_, store) = open_store()?;
     let bar = spinner("applying (verifying and writing files)");
-    let applied = workflow::apply_fresh(&store, &plan, None, "run-U");
+    let applied = workflow::apply_fresh(&store, &plan, apply, "run-U");
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -253,7 +318,7 @@ fn update_all(plan: Plan, json: bool, style: Style, out: &mut impl Write) -> any
         write_json(out, &shown.details)?;
     } else {
         print::diffs(out, &shown.details, style)?;
-        print::findings(out, &shown.details)?;
+        findings(out, &shown, drawn.as_deref())?;
         print::summary(out, &shown.details, style)?;
         writeln!(out, "{}", report.text())?;
     }

@@ -16,6 +16,7 @@ mod actions;
 mod edit;
 mod info;
 mod print;
+mod report;
 mod review;
 mod search;
 mod tree;
@@ -303,12 +304,18 @@ impl InputArgs {
 /// What to do with the plan: flags shared by `run` and `scan`.
 #[derive(Args, Debug)]
 pub struct OutputArgs {
-    /// Print the preview details as JSON on stdout.
-    #[arg(long)]
-    pub json: bool,
     /// Apply at once (no pending action): same engine, same verified writer, journalled for undo.
     #[arg(short = 'U', long = "update-all")]
     pub update_all: bool,
+    /// With -U: leave out (and list) every file whose rewrite is flagged (adds
+    /// syntax errors, moves code, or does not say what its template says) and
+    /// write the others. Without it, one flagged file stops the whole apply.
+    #[arg(long, requires = "update_all", conflicts_with = "allow_flagged")]
+    pub skip_flagged: bool,
+    /// With -U: write flagged files too (as `resolve --extra
+    /// '{"allowSyntaxErrors":true,"allowStructureChanges":true,"allowTemplateMismatch":true}'`).
+    #[arg(long, requires = "update_all")]
+    pub allow_flagged: bool,
     /// Review each file's diff in the terminal and apply the accepted ones
     /// (y = yes, n = no, a = this and all the rest, q = stop).
     #[arg(short = 'i', long, conflicts_with_all = ["update_all", "json"])]
@@ -346,6 +353,40 @@ pub struct ScanArgs {
     /// the minimal rewrite, which keeps the matched code's own layout.
     #[arg(long)]
     pub verbatim: bool,
+    /// Print every match of every rule as JSON records, as `ast-grep scan --json`
+    /// does (`pretty`: one array, the default; `stream`: one object per line;
+    /// `compact`: one array on one line). A report: nothing is staged.
+    #[arg(long, value_name = "STYLE", num_args = 0..=1, require_equals = true, default_missing_value = "pretty",
+          conflicts_with_all = ["update_all", "preview_json"])]
+    pub json: Option<report::JsonStyle>,
+    /// With --json: add each rule's `metadata` to its records.
+    #[arg(long, requires = "json")]
+    pub include_metadata: bool,
+    /// Print every match for a CI service: `github` (workflow annotations) or
+    /// `sarif` (SARIF 2.1.0, for code-scanning upload). A report: nothing is staged.
+    #[arg(long, value_name = "FORMAT", conflicts_with_all = ["json", "update_all", "interactive", "preview_json"])]
+    pub format: Option<report::Format>,
+    /// Print the path of each file with a match, once. A report: nothing is staged.
+    #[arg(long, conflicts_with_all = ["json", "format", "update_all", "interactive", "preview_json"])]
+    pub files_with_matches: bool,
+    /// Print every match as `ast-grep scan` does, each fix as a diff under its
+    /// rule's severity and message (`rich`: code frames, labels and notes;
+    /// `medium`: a line and the note; `short`: a line). A report: nothing is
+    /// staged. Without it (and the other reports), `scan` previews and stages the
+    /// fixes.
+    #[arg(long, value_name = "STYLE", conflicts_with_all = ["json", "format", "files_with_matches", "update_all", "interactive", "preview_json"])]
+    pub report_style: Option<report::ReportStyle>,
+    /// With --report-style: lines of code shown after each match.
+    #[arg(short = 'A', long = "after", value_name = "NUM", requires = "report_style", conflicts_with = "context")]
+    pub after: Option<u16>,
+    /// With --report-style: lines of code shown before each match.
+    #[arg(short = 'B', long = "before", value_name = "NUM", requires = "report_style", conflicts_with = "context")]
+    pub before: Option<u16>,
+    /// Print the preview details (what `run --json` prints) as JSON: the fixes
+    /// as diffs, and the findings; stages the fixes as a pending action (with
+    /// -U: applies them).
+    #[arg(long, conflicts_with = "interactive")]
+    pub preview_json: bool,
     /// Which files to search.
     #[command(flatten)]
     pub input: InputArgs,
@@ -428,6 +469,9 @@ pub struct RunArgs {
     /// the minimal rewrite, which keeps the matched code's own layout.
     #[arg(long)]
     pub verbatim: bool,
+    /// Print the preview details as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
     /// Which files to search.
     #[command(flatten)]
     pub input: InputArgs,

@@ -188,3 +188,11 @@ pub fn how_to_resolve(out: &mut impl Write, id: &str) -> io::Result<()> {
     writeln!(out, "  apply:   ast-edit resolve apply --reason \"why\" --id {id}")?;
     writeln!(out, "  discard: ast-edit resolve discard --reason \"why\" --id {id}")
 }
+
+/// Prints one diff's lines, cut and coloured as a preview's.
+pub fn diff_text(out: &mut impl Write, diff: &str, style: Style) -> io::Result<()> {
+    for line in diff.lines() {
+        writeln!(out, "{}", diff_line(line, style))?;
+    }
+    Ok(())
+}

@@ -29,7 +29,7 @@ pub(super) fn review(plan: Plan, style: Style, out: &mut impl Write) -> anyhow::
         return Ok((0, details));
     }
     let (_, store) = open_store()?;
-    let report = match workflow::apply_fresh(&store, &plan, Some(accepted), "review") {
+    let report = match workflow::apply_fresh(&store, &plan, ast_edit::apply::ApplyOptions { only: Some(accepted), ..Default::default() }, "review") {
         Ok(r) => r,
         Err(e) => {
             eprintln!("{}", super::words::error(&e));

@@ -53,9 +53,10 @@ pub fn stage(store: &Store, plan: Plan, words: &dyn Words) -> Result<Preview> {
 /// Applies `plan`, made moments before by this same process, with the verified
 /// writer (journalled for `undo` under `tag`): every selected file must still have
 /// the bytes the plan was made from, and the planned edits are spliced onto them.
-/// `only` limits the apply to those display paths (the rest are `not_selected`).
-pub fn apply_fresh(store: &Store, plan: &Plan, only: Option<Vec<String>>, tag: &str) -> Result<ApplyReport> {
+/// `opts` say which files (`only`, `skip_flagged`) and which flagged files may be
+/// written; the plan is always trusted (`trust_plan`: this process just made it).
+pub fn apply_fresh(store: &Store, plan: &Plan, opts: ApplyOptions, tag: &str) -> Result<ApplyReport> {
     let locked = store.lock()?;
-    let opts = ApplyOptions { only, trust_plan: true, ..Default::default() };
+    let opts = ApplyOptions { trust_plan: true, ..opts };
     apply::apply_plan(plan, &opts, Some((&locked, tag)))
 }

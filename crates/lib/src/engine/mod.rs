@@ -53,12 +53,14 @@ mod scan;
 mod spelling;
 mod syntax;
 mod hits;
+mod report;
 mod pick;
 mod registry;
 #[cfg(test)]
 mod tests;
 
 pub use hits::{search, Hit};
+pub use report::{report, Capture, Captures, Label, Replacement, RuleInfo, RuleMatch, Severity, Span};
 pub use registry::Engine;
 pub use syntax::{SyntaxError, MAX_EXCERPT_CHARS, MAX_SYNTAX_ERRORS_LISTED};
 use syntax::*;

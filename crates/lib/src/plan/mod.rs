@@ -7,6 +7,7 @@
 
 pub(crate) mod diff;
 pub mod preview;
+pub mod report;
 pub mod search;
 pub mod tree;
 pub mod warning;

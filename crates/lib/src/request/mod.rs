@@ -392,7 +392,7 @@ fn is_default_context(n: &usize) -> bool {
 impl Request {
     /// The rule id of each op or rule, by index: a rule config's `id`, the rule
     /// of a rule file's op, or `op-N`.
-    pub(crate) fn rule_names(&self) -> Vec<String> {
+    pub fn rule_names(&self) -> Vec<String> {
         if let Some(set) = &self.rule_set {
             return set.rules.iter().enumerate().map(|(i, r)| match r.id() {
                 "" => format!("rule-{i}"),

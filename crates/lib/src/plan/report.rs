@@ -1,0 +1,156 @@
+//! A scan as a report (`ast-edit scan --json`, `--format`, `--files-with-matches`):
+//! every match of every rule, a fix's replacement beside it, per file in path
+//! order; nothing is rewritten, nothing staged (docs/RULES.md, "Reports").
+//!
+//! One matching path: the request goes through the same walk, engine, prefilter
+//! and `ast-grep-ignore` handling as a dry run ([`crate::plan::prepare`],
+//! [`crate::engine::report`]). Unlike a dry run, matches of a rule with a fix are
+//! reported, not turned into edits, and nested or overlapping matches all count,
+//! as `ast-grep scan` (without `-U`) reports them.
+//!
+//! Memory is bounded by the files in flight, not by the matches of the run: files
+//! are reported in batches of [`BATCH_FILES`], each batch read and matched in
+//! parallel, then handed to the caller in path order and dropped.
+
+use std::path::Path;
+
+use crate::engine::{self, Engine, RuleMatch, Severity};
+use crate::plan::warning::{run_warnings, Warning};
+use crate::plan;
+use crate::request::read::{self, Skip, Skipped};
+use crate::request::walk::Candidate;
+use crate::request::Request;
+use crate::shared::error::Result;
+
+pub use crate::engine::{Capture, Captures, Label, Replacement, RuleInfo, Span};
+pub use crate::engine::{RuleMatch as Match, Severity as RuleSeverity};
+
+/// Files read and matched at once before their reports are handed on.
+pub const BATCH_FILES: usize = 256;
+
+/// One file's matches.
+#[derive(Clone, Debug)]
+pub struct FileReport {
+    /// Display path (relative to the working directory, `/`-separated).
+    pub path: String,
+    /// The file's language as ast-grep spells it in its reports (`Python`,
+    /// `TypeScript`, `Cpp`).
+    pub language: String,
+    /// The file's text.
+    pub text: String,
+    /// Its matches, by start (the longest first), then the rule.
+    pub matches: Vec<RuleMatch>,
+}
+
+/// What a report found besides the matches.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    /// Files searched.
+    pub files_searched: usize,
+    /// Files that hold at least one match.
+    pub files_with_matches: usize,
+    /// Matches of each severity: `[hint, info, warning, error]`.
+    pub by_severity: [usize; 4],
+    /// Files not searched, with the reason, by path.
+    pub skipped: Vec<Skipped>,
+    /// What the run noticed: rules' pattern problems, the walk's errors, a limit.
+    pub warnings: Vec<Warning>,
+    /// `maxFiles` stopped the walk.
+    pub limit_reached: bool,
+}
+
+impl Summary {
+    /// Matches of `severity`.
+    pub fn count(&self, severity: Severity) -> usize {
+        self.by_severity[severity as usize]
+    }
+
+    /// Every match.
+    pub fn matches(&self) -> usize {
+        self.by_severity.iter().sum()
+    }
+}
+
+/// Reports `req` from `cwd`: `each` gets every file with a match, in path
+/// order, and returns false to stop the run (its output is closed); the summary
+/// then covers the files reported so far.
+pub fn report(req: &Request, cwd: &Path, each: &mut dyn FnMut(FileReport) -> bool) -> Result<Summary> {
+    let (root, walked, engine) = plan::prepare(req, cwd)?;
+    let mut summary = Summary { files_searched: walked.files.len(), limit_reached: walked.limit_reached(), ..Summary::default() };
+    for batch in walked.files.chunks(BATCH_FILES) {
+        let done = plan::largest_first(batch, |c| c.size, |c| report_file(&engine, req, c));
+        for (c, outcome) in batch.iter().zip(done) {
+            match outcome {
+                Ok(Some(file)) => {
+                    summary.files_with_matches += 1;
+                    for m in &file.matches {
+                        summary.by_severity[m.rule.severity as usize] += 1;
+                    }
+                    if !each(file) {
+                        return Ok(summary);
+                    }
+                }
+                Ok(None) => {}
+                Err(skip) => summary.skipped.push(Skipped { path: c.display.clone(), reason: skip.0 }),
+            }
+        }
+    }
+    summary.skipped.extend(walked.skipped.iter().map(|(_, s)| s.clone()));
+    summary.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    summary.warnings = run_warnings(req, &root, &engine, &walked, 0, Vec::new(), Vec::new(), &[]);
+    Ok(summary)
+}
+
+/// One file's report: `None` when it holds no match.
+fn report_file(engine: &Engine, req: &Request, c: &Candidate) -> std::result::Result<Option<FileReport>, Skip> {
+    let bytes = read::read_text(&c.path, req.max_filesize)?;
+    read::check_text(&bytes)?;
+    let ops = engine.ops_for(c.lang, &c.path);
+    if ops.is_empty() {
+        return Ok(None);
+    }
+    let text = String::from_utf8(bytes).expect("checked as UTF-8");
+    let matches = engine::report(&ops, c.lang, &text, !req.no_prefilter)?;
+    if matches.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(FileReport { path: c.display.clone(), language: c.lang.to_string(), text, matches }))
+}
+
+/// The unified diff (`a/` and `b/` prefixes) of `file` with `r` alone applied,
+/// `context` lines around it: how a report shows one fix.
+pub fn replacement_diff(file: &FileReport, r: &Replacement, context: usize) -> String {
+    let edit = crate::engine::Edit { start: r.start, end: r.end, text: r.text.clone(), op: 0 };
+    let new = crate::engine::splice(file.text.as_bytes(), std::slice::from_ref(&edit));
+    let new = String::from_utf8_lossy(&new);
+    plan::diff::unified_edits_with(&file.path, &file.text, &new, &[edit], context)
+}
+
+/// The findings of `plan` (matches of rules without a fix) with all a report
+/// says of them (labels, note, column), for a front end that draws them as
+/// `ast-grep scan` does: the files that hold the first `limit` findings are
+/// matched again and their matches of fix-less rules handed to `each`, in path
+/// order. Costs a second parse of those files only.
+pub fn findings_of(plan: &plan::Plan, limit: usize, each: &mut dyn FnMut(FileReport) -> bool) -> Result<()> {
+    let mut paths: Vec<String> = Vec::new();
+    for f in plan.findings.iter().take(limit) {
+        paths.push(f.path.clone());
+    }
+    if paths.is_empty() {
+        return Ok(());
+    }
+    paths.sort();
+    paths.dedup();
+    let req = Request { paths, max_files: None, ..plan.request.clone() };
+    let mut left = limit;
+    report(&req, &plan.cwd, &mut |mut file| {
+        file.matches.retain(|m| m.replacement.is_none());
+        file.matches.truncate(left);
+        left -= file.matches.len();
+        if file.matches.is_empty() {
+            return left > 0;
+        }
+        each(file) && left > 0
+    })?;
+    Ok(())
+}

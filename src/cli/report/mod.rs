@@ -1,0 +1,121 @@
+//! `scan` as a report: `--json[=STYLE]`, `--format github|sarif`,
+//! `--files-with-matches` and `--report-style` print every match of every rule
+//! as `ast-grep scan` does, file by file in path order, and stage nothing
+//! (docs/RULES.md, "Reports"). The matches come from the library
+//! (`ast_edit::plan::report`); this module only renders them.
+//!
+//! Exit code: 1 when a rule of `severity: error` matched (fix or not), as
+//! `ast-grep scan` without `-U`; else 0.
+
+mod cloud;
+mod json;
+mod text;
+
+use std::io::Write;
+use std::path::Path;
+
+use ast_edit::plan::report::{self, RuleSeverity};
+use ast_edit::request::Request;
+use ast_edit::shared::quote::escape_controls;
+
+pub use cloud::Format;
+pub use json::JsonStyle;
+pub use text::ReportStyle;
+
+use super::print::Style;
+use super::words::WORDS;
+
+/// Which report.
+pub enum Report {
+    /// `--json[=STYLE]`, with rule metadata when asked (`--include-metadata`).
+    Json { style: JsonStyle, metadata: bool },
+    /// `--format`.
+    Format(Format),
+    /// `--files-with-matches`: each file with a match, once.
+    FilesWithMatches,
+    /// `--report-style`, with lines of code before and after each match.
+    Text { style: ReportStyle, before: usize, after: usize, print: Style },
+}
+
+/// Runs `req` as a report on `out`; returns the exit code.
+pub fn run(req: &Request, cwd: &Path, how: Report, out: &mut impl Write) -> anyhow::Result<i32> {
+    let mut sarif = Vec::new();
+    let mut json = match &how {
+        Report::Json { style, metadata } => Some(json::Writer::start(out, *style, *metadata)?),
+        _ => None,
+    };
+    let draw = match &how {
+        Report::Text { style, before, after, print } => Some(text::Text::new(*style, *before, *after, *print)),
+        _ => None,
+    };
+    let mut failed: Option<std::io::Error> = None;
+    let summary = report::report(req, cwd, &mut |file| {
+        let written = match &how {
+            Report::Json { .. } => json.as_mut().expect("started").file(out, &file),
+            Report::Format(Format::Github) => cloud::github(out, &file),
+            Report::Format(Format::Sarif) => {
+                sarif.extend(cloud::sarif_results(&file));
+                Ok(())
+            }
+            Report::FilesWithMatches => writeln!(out, "{}", ast_edit::shared::quote::display_name(&file.path)),
+            Report::Text { .. } => draw.as_ref().expect("made").file(out, &file),
+        };
+        // A stream is read as it comes.
+        let written = written.and_then(|()| if matches!(how, Report::Json { style: JsonStyle::Stream, .. }) { out.flush() } else { Ok(()) });
+        match written {
+            Ok(()) => true,
+            Err(e) => {
+                failed = Some(e);
+                false
+            }
+        }
+    })?;
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    if let Some(w) = json {
+        w.finish(out)?;
+    }
+    if matches!(how, Report::Format(Format::Sarif)) {
+        cloud::sarif_log(out, sarif)?;
+    }
+    out.flush()?;
+    for s in &summary.skipped {
+        eprintln!("skipped {}: {}", s.shown(), escape_controls(&s.reason.text().render(WORDS)));
+    }
+    for w in &summary.warnings {
+        eprintln!("warning: {}", escape_controls(&w.text().render(WORDS)));
+    }
+    let errors = summary.count(RuleSeverity::Error);
+    if errors > 0 {
+        eprintln!(
+            "error: {errors} match(es) of rules with `severity: error` in {} searched file(s); the scan fails (exit 1)",
+            summary.files_searched
+        );
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+/// The findings of a preview's `plan` drawn as `--report-style rich` draws them
+/// (code frame, labels, note), at most `print::MAX_FINDINGS_SHOWN`; `None` when
+/// they cannot be matched again (a file changed since): the caller then prints
+/// the plan's own one-line findings.
+pub fn preview_findings(plan: &ast_edit::plan::Plan, print: Style) -> Option<Vec<u8>> {
+    if plan.findings.is_empty() {
+        return Some(Vec::new());
+    }
+    let draw = text::Text::new(ReportStyle::Rich, 0, 0, print);
+    let mut buf = Vec::new();
+    let mut drawn = 0;
+    report::findings_of(plan, super::print::MAX_FINDINGS_SHOWN, &mut |file| {
+        drawn += file.matches.len();
+        draw.file(&mut buf, &file).is_ok()
+    })
+    .ok()?;
+    if plan.findings.len() > drawn {
+        let more = plan.findings.len() - drawn;
+        buf.extend(format!("... and {more} more findings (--json lists them all)\n").into_bytes());
+    }
+    Some(buf)
+}

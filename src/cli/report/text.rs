@@ -1,0 +1,138 @@
+//! `scan --report-style rich|medium|short`: each match as `ast-grep scan` prints
+//! it. A match of a rule without a fix is a diagnostic drawn by
+//! codespan-reporting, the crate and configuration ast-grep uses (code frame,
+//! labels, note); a match of a rule with a fix is its severity, rule and message
+//! above the unified diff of that one fix (docs/RULES.md, "Reports").
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+
+use ast_edit::plan::report::{self, FileReport, Match, RuleSeverity};
+use codespan_reporting::diagnostic::{Diagnostic, Label, Severity};
+use codespan_reporting::files::SimpleFile;
+use codespan_reporting::term::{self, termcolor, DisplayStyle};
+
+use ast_edit::shared::quote::{display_name, escape_controls};
+
+use crate::cli::print::{self, Style};
+
+/// `--report-style`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportStyle {
+    /// A code frame for each match, with its labels and the rule's note; a
+    /// fix as a diff.
+    Rich,
+    /// `path:line:column: severity[rule]: message` and the rule's note.
+    Medium,
+    /// `path:line:column: severity[rule]: message`.
+    Short,
+}
+
+/// How findings are drawn.
+pub struct Text {
+    config: term::Config,
+    style: ReportStyle,
+    print: Style,
+}
+
+impl Text {
+    /// `before`/`after`: lines of code shown around each match (`-B`, `-A`, `-C`).
+    pub fn new(style: ReportStyle, before: usize, after: usize, print: Style) -> Text {
+        let config = term::Config {
+            display_style: match style {
+                ReportStyle::Rich => DisplayStyle::Rich,
+                ReportStyle::Medium => DisplayStyle::Medium,
+                ReportStyle::Short => DisplayStyle::Short,
+            },
+            start_context_lines: before,
+            end_context_lines: after,
+            ..term::Config::default()
+        };
+        Text { config, style, print }
+    }
+
+    /// Writes one file's matches.
+    pub fn file(&self, out: &mut impl Write, file: &FileReport) -> io::Result<()> {
+        let source = SimpleFile::new(display_name(&file.path).into_owned(), file.text.as_str());
+        // As ast-grep: of one rule's fixes that overlap, only the first is shown.
+        let mut shown_to: HashMap<&str, usize> = HashMap::new();
+        for m in &file.matches {
+            match &m.replacement {
+                None => self.diagnostic(out, &source, m)?,
+                Some(r) => {
+                    let end = shown_to.entry(&m.rule.id).or_insert(0);
+                    if r.start < *end {
+                        continue;
+                    }
+                    *end = r.end;
+                    self.fix(out, file, m)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn diagnostic(&self, out: &mut impl Write, source: &SimpleFile<String, &str>, m: &Match) -> io::Result<()> {
+        let severity = match m.rule.severity {
+            RuleSeverity::Error => Severity::Error,
+            RuleSeverity::Warning => Severity::Warning,
+            RuleSeverity::Info => Severity::Note,
+            RuleSeverity::Hint => Severity::Help,
+        };
+        let labels = m
+            .labels
+            .iter()
+            .map(|l| {
+                let label = if l.primary { Label::primary((), l.span.start..l.span.end) } else { Label::secondary((), l.span.start..l.span.end) };
+                match &l.message {
+                    Some(msg) => label.with_message(msg),
+                    None => label,
+                }
+            })
+            .collect();
+        let diagnostic = Diagnostic::new(severity)
+            .with_code(&m.rule.id)
+            .with_message(&m.message)
+            .with_notes(m.rule.note.iter().map(|n| note_text(n)).collect())
+            .with_labels(labels);
+        let drawn = if self.print.color {
+            term::emit_to_write_style(&mut termcolor::Ansi::new(&mut *out), &self.config, source, &diagnostic)
+        } else {
+            term::emit_to_io_write(&mut *out, &self.config, source, &diagnostic)
+        };
+        drawn.map_err(|e| match e {
+            codespan_reporting::files::Error::Io(e) => e,
+            other => io::Error::other(other.to_string()),
+        })
+    }
+
+    fn fix(&self, out: &mut impl Write, file: &FileReport, m: &Match) -> io::Result<()> {
+        let (word, code) = match m.rule.severity {
+            RuleSeverity::Error => ("error", "1;31"),
+            RuleSeverity::Warning => ("warning", "1;33"),
+            RuleSeverity::Info => ("note", "1;32"),
+            RuleSeverity::Hint => ("help", "1;36"),
+        };
+        let title = format!("{}: {}", print::paint(self.print.color, code, &format!("{word}[{}]", m.rule.id)), escape_controls(&m.message));
+        if self.style == ReportStyle::Rich {
+            writeln!(out, "{title}")?;
+            let r = m.replacement.as_ref().expect("a fix has a replacement");
+            print::diff_text(out, &report::replacement_diff(file, r, 3), self.print)?;
+        } else {
+            writeln!(out, "{}:{}:{}: {title}", display_name(&file.path), m.span.start_line + 1, m.span.start_column + 1)?;
+        }
+        if self.style != ReportStyle::Short
+            && let Some(note) = &m.rule.note
+        {
+            writeln!(out, "{}", print::paint(self.print.color, "1", "Note:"))?;
+            // The blank line that ends a note in ast-grep's output.
+            writeln!(out, "{}\n", note_text(note))?;
+        }
+        Ok(())
+    }
+}
+
+/// A rule's note as shown: its text without a trailing line break.
+fn note_text(note: &str) -> String {
+    escape_controls(note.trim_end()).into_owned()
+}
