@@ -331,3 +331,67 @@ fn the_report_example_of_the_docs_is_what_the_binary_prints() {
     }
     assert!(section.contains(&format!("```console\n{shown}```\n")), "docs/RULES.md should show:\n{shown}");
 }
+
+/// `--error/--warning/--info/--hint/--off[=RULE]` and `--min-severity` give the
+/// annotations and exit codes ast-grep gives.
+#[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
+fn severity_overrides_are_ast_greps() {
+    let t = project();
+    for flags in [
+        &["--warning"][..],
+        &["--off=no-print", "--off=js-console"],
+        &["--error", "--hint=eq-none"],
+        &["--error=hint-pass", "--off=hint-pass"],
+        &["--min-severity=warning"],
+        &["--min-severity=error", "--error=many-args", "--off=no-print"],
+    ] {
+        let args = [&["--format", "github"][..], flags].concat();
+        let theirs = peer(&t, &args);
+        let ours = t.run(&[&["scan"][..], &args].concat());
+        assert_eq!(ours.code, theirs.code, "{flags:?}: {}", ours.stderr);
+        let a: BTreeSet<&str> = ours.stdout.lines().collect();
+        let b: BTreeSet<&str> = theirs.stdout.lines().collect();
+        assert_eq!(a, b, "{flags:?}");
+    }
+    let r = t.run(&["scan", "--min-severity=loud"]).code(2);
+    assert!(r.stderr.contains("--min-severity `loud` is not a severity"), "{}", r.stderr);
+}
+
+/// `-j N` changes how many threads work, never the output.
+#[test]
+fn threads_do_not_change_the_output() {
+    let t = project();
+    let one = t.run(&["scan", "-j", "1", "--json=compact"]).code(1);
+    let four = t.run(&["scan", "--threads", "4", "--json=compact"]).code(1);
+    assert_eq!(one.stdout, four.stdout);
+    assert!(one.stdout.len() > 100);
+}
+
+/// Which files a scan reads: by default hidden files are skipped and
+/// `.gitignore` counts outside a git repository too; `--hidden-files
+/// --require-git` gives ast-grep's choice (hidden files yes, hidden folders no,
+/// `.gitignore` only inside a repository), in and out of a git repository.
+#[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
+fn hidden_files_and_require_git_choose_files_as_ast_grep() {
+    let t = Tree::empty();
+    t.write("sgconfig.yml", "ruleDirs: [rules]\n");
+    t.write("rules/p.yml", "id: p\nlanguage: python\nrule: {pattern: print($A)}\n");
+    for f in ["a.py", ".dot.py", ".hid/h.py", "sub/ign.py"] {
+        t.write(f, "print(1)\n");
+    }
+    t.write(".gitignore", "sub/ign.py\n");
+    let files = |r: Run| -> BTreeSet<String> { r.stdout.lines().map(str::to_string).collect() };
+    let set = |v: &[&str]| -> BTreeSet<String> { v.iter().map(|s| s.to_string()).collect() };
+    for git in [false, true] {
+        if git {
+            assert!(Command::new("git").args(["init", "-q", "."]).current_dir(t.path()).status().unwrap().success());
+        }
+        let theirs = files(peer(&t, &["--files-with-matches"]));
+        let ours = files(t.run(&["scan", "--files-with-matches", "--hidden-files", "--require-git"]).ok());
+        assert_eq!(ours, theirs, "git: {git}");
+        assert_eq!(files(t.run(&["scan", "--files-with-matches"]).ok()), set(&["a.py"]), "git: {git}");
+        assert_eq!(files(t.run(&["scan", "--files-with-matches", "--hidden"]).ok()), set(&["a.py", ".dot.py", ".hid/h.py"]));
+    }
+}

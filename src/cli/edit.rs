@@ -13,6 +13,7 @@ use super::words::WORDS;
 use ast_edit::plan::{self, Plan};
 use ast_edit::request::{Op, RawRequest, Request};
 use ast_edit::rules::project;
+use ast_edit::rules::overwrite::Overwrite;
 use ast_edit::rules::retired;
 use ast_edit::app::workflow::{self, Preview};
 use ast_edit::apply::ApplyOptions;
@@ -58,6 +59,7 @@ impl OutputArgs {
 
 /// `ast-edit run`.
 pub(super) fn run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
+    a.input.use_threads()?;
     let cwd = ast_edit::shared::paths::current_dir()?;
     let context = a.output.context_lines()?;
     let mut req = build_raw(&a)?.validate(&cwd, a.input.walk(), a.input.max_filesize)?;
@@ -72,6 +74,7 @@ pub(super) fn run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyho
 
 /// `ast-edit scan`.
 pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
+    a.input.use_threads()?;
     let cwd = ast_edit::shared::paths::current_dir()?;
     let context = a.output.context_lines()?;
     let walk = a.input.walk();
@@ -142,6 +145,8 @@ fn load_rule_set(a: &ScanArgs, cwd: &Path) -> Result<ast_edit::request::ruleset:
         }
         p.load_rules(filter.as_ref())?
     };
+    let mut loaded = loaded;
+    overwrite(a)?.apply(&mut loaded);
     for w in &loaded.warnings {
         eprintln!("warning: {w}");
     }
@@ -154,6 +159,30 @@ fn load_rule_set(a: &ScanArgs, cwd: &Path) -> Result<ast_edit::request::ruleset:
         base: Some(loaded.base.clone()),
         language_globs: loaded.language_globs.iter().map(|(l, g)| (ast_edit::request::lang::name(*l).to_string(), g.clone())).collect(),
     })
+}
+
+/// The severity overrides of `scan`'s flags, in ast-grep's order.
+fn overwrite(a: &ScanArgs) -> Result<Overwrite> {
+    use ast_edit::rules::overwrite::Severity;
+    let mut o = Overwrite::default();
+    for (severity, ids) in [
+        (Severity::Error, &a.error),
+        (Severity::Warning, &a.warning),
+        (Severity::Info, &a.info),
+        (Severity::Hint, &a.hint),
+        (Severity::Off, &a.off),
+    ] {
+        if let Some(ids) = ids {
+            o.set(severity, ids);
+        }
+    }
+    if let Some(min) = &a.min_severity {
+        let s = min.parse::<Severity>().ok().filter(|s| *s != Severity::Off).ok_or_else(|| {
+            Error::bad(format!("--min-severity `{min}` is not a severity; give one of hint, info, warning, error"))
+        })?;
+        o.min_severity(s);
+    }
+    Ok(o)
 }
 
 fn build_raw(a: &RunArgs) -> Result<RawRequest> {

@@ -293,11 +293,35 @@ pub struct InputArgs {
     /// Do not respect .gitignore/.ignore files.
     #[arg(long)]
     pub no_ignore: bool,
+    /// Search hidden files (`.eslintrc.js`) but not hidden folders, as
+    /// `ast-grep scan` does.
+    #[arg(long)]
+    pub hidden_files: bool,
+    /// Respect .gitignore files only inside a git repository, as ripgrep and
+    /// ast-grep do (by default they count everywhere). With --hidden-files:
+    /// ast-grep's choice of files.
+    #[arg(long)]
+    pub require_git: bool,
+    /// Threads that read and match files (default 0: one per core).
+    #[arg(short = 'j', long = "threads", value_name = "NUM", default_value_t = 0)]
+    pub threads: usize,
 }
 
 impl InputArgs {
     fn walk(&self) -> WalkOptions {
-        WalkOptions { hidden: self.hidden, no_ignore: self.no_ignore }
+        WalkOptions { hidden: self.hidden, no_ignore: self.no_ignore, hidden_files: self.hidden_files, require_git: self.require_git }
+    }
+
+    /// `-j NUM`: the size of the pool that reads and matches files (0: rayon's
+    /// default, one thread per core or `RAYON_NUM_THREADS`).
+    fn use_threads(&self) -> anyhow::Result<()> {
+        if self.threads > 0 {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(self.threads)
+                .build_global()
+                .map_err(|e| anyhow::anyhow!("cannot start {} threads (-j): {e}", self.threads))?;
+        }
+        Ok(())
     }
 }
 
@@ -382,6 +406,28 @@ pub struct ScanArgs {
     /// With --report-style: lines of code shown before each match.
     #[arg(short = 'B', long = "before", value_name = "NUM", requires = "report_style", conflicts_with = "context")]
     pub before: Option<u16>,
+    /// Run every rule as `severity: error` (`--error`), or the rule RULE_ID
+    /// (`--error=RULE_ID`, repeatable). As ast-grep; the same for --warning,
+    /// --info, --hint and --off (which sets rules aside). An id named wins over
+    /// every rule; for one id, the last of error, warning, info, hint, off wins.
+    #[arg(long, value_name = "RULE_ID", num_args = 0.., require_equals = true, action = clap::ArgAction::Append)]
+    pub error: Option<Vec<String>>,
+    /// Run every rule, or the rule RULE_ID, as `severity: warning` (see --error).
+    #[arg(long, value_name = "RULE_ID", num_args = 0.., require_equals = true, action = clap::ArgAction::Append)]
+    pub warning: Option<Vec<String>>,
+    /// Run every rule, or the rule RULE_ID, as `severity: info` (see --error).
+    #[arg(long, value_name = "RULE_ID", num_args = 0.., require_equals = true, action = clap::ArgAction::Append)]
+    pub info: Option<Vec<String>>,
+    /// Run every rule, or the rule RULE_ID, as `severity: hint` (see --error).
+    #[arg(long, value_name = "RULE_ID", num_args = 0.., require_equals = true, action = clap::ArgAction::Append)]
+    pub hint: Option<Vec<String>>,
+    /// Set every rule, or the rule RULE_ID, aside (`severity: off`; see --error).
+    #[arg(long, value_name = "RULE_ID", num_args = 0.., require_equals = true, action = clap::ArgAction::Append)]
+    pub off: Option<Vec<String>>,
+    /// Set aside the rules whose severity (after the flags above) is below
+    /// SEVERITY: hint, info, warning or error.
+    #[arg(long, value_name = "SEVERITY")]
+    pub min_severity: Option<String>,
     /// Print the preview details (what `run --json` prints) as JSON: the fixes
     /// as diffs, and the findings; stages the fixes as a pending action (with
     /// -U: applies them).

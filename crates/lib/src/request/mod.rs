@@ -265,6 +265,14 @@ pub struct WalkOptions {
     pub hidden: bool,
     /// Do not respect `.gitignore` / `.ignore` files.
     pub no_ignore: bool,
+    /// Search hidden files (`.eslintrc.js`) but not hidden folders, as
+    /// `ast-grep scan` does.
+    #[serde(default)]
+    pub hidden_files: bool,
+    /// Respect `.gitignore` files only inside a git repository (ripgrep's and
+    /// ast-grep's rule); by default they count everywhere.
+    #[serde(default)]
+    pub require_git: bool,
 }
 
 /// Match strictness, as ast-grep's `--strictness`.

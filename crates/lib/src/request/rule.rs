@@ -66,6 +66,17 @@ impl Rule {
         self.0.language
     }
 
+    /// Its severity.
+    pub fn severity(&self) -> &ast_grep_config::Severity {
+        &self.0.severity
+    }
+
+    /// The same rule with another severity (a command line's override).
+    pub fn with_severity(mut self, severity: ast_grep_config::Severity) -> Self {
+        self.0.severity = severity;
+        self
+    }
+
     /// The same rule without its `fix` (a search matches, it does not rewrite).
     pub(crate) fn without_fix(mut self) -> Self {
         self.0.fix = None;

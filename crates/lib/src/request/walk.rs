@@ -1,6 +1,7 @@
 //! Finds the files a request searches: `ignore`'s parallel walker (`.gitignore` and
 //! `.ignore` respected even outside a git repository, hidden files skipped, symlinks
-//! not followed, unless the walk options say otherwise), the request's globs, and the
+//! not followed, unless the walk options say otherwise: `hidden_files` and
+//! `require_git` give `ast-grep scan`'s choice), the request's globs, and the
 //! language of each file. The result is sorted by path so every later stage is
 //! deterministic at any thread count.
 
@@ -109,15 +110,19 @@ pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
         builder.add(r);
     }
     builder
-        .hidden(!req.walk.hidden)
+        .hidden(!req.walk.hidden && !req.walk.hidden_files)
         .ignore(!req.walk.no_ignore)
         .git_ignore(!req.walk.no_ignore)
         .git_global(!req.walk.no_ignore)
         .git_exclude(!req.walk.no_ignore)
         .parents(!req.walk.no_ignore)
-        .require_git(false)
+        .require_git(req.walk.require_git)
         .follow_links(false)
         .threads(rayon::current_num_threads().max(1));
+    if req.walk.hidden_files && !req.walk.hidden {
+        // Hidden files are searched, hidden folders below a root are not.
+        builder.filter_entry(|e| e.depth() == 0 || !e.file_type().is_some_and(|t| t.is_dir()) || !e.file_name().as_encoded_bytes().starts_with(b"."));
+    }
     if !req.globs.is_empty() {
         let mut ob = OverrideBuilder::new(&cwd);
         for g in &req.globs {
