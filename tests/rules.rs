@@ -270,6 +270,33 @@ fn project_pattern_problems_are_warnings_with_the_rule_id_and_request_ones_are_e
     assert!(r.stdout.contains("AST Scan: 1 replacement in 1 file"), "{}", r.stdout);
 }
 
+/// A project's pattern whose tree is not clean but that matches real code (its
+/// own text with sample code for the metavariables) is not warned of, and finds
+/// what ast-grep finds.
+#[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
+fn patterns_that_match_real_code_are_not_warned_of() {
+    let t = Tree::empty();
+    t.write("sgconfig.yml", "ruleDirs: [rules]\n");
+    t.write(
+        "rules/r.yml",
+        "id: c-int-reserve\nlanguage: c\nrule: {pattern: int $VAR = $FUNC($$$ARGS)}\nfix: 'uint32_t $VAR = $FUNC($$$ARGS);'\n---\nid: rs-struct\nlanguage: rust\nrule: {pattern: 'pub struct $NAME { $$$FIELDS }'}\n",
+    );
+    t.write("q.c", "void f(void){ int n = qm_reserve(q,3); int m = g(); }\n");
+    t.write("s.rs", "pub struct A { x: u8 }\npub struct B {}\n");
+    let r = t.run(&["scan", "--json=compact"]).ok();
+    assert!(!r.stderr.contains("parse cleanly"), "{}", r.stderr);
+    let ours: Vec<serde_json::Value> = serde_json::from_str(&r.stdout).unwrap();
+    let o = std::process::Command::new(ast_grep()).args(["scan", "--json=compact"]).current_dir(t.path()).output().unwrap();
+    let theirs: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(ours.len(), 4, "{}", r.stdout);
+    assert_eq!(ours.len(), theirs.len());
+    // Still warned of: a pattern that matches no call (`kfree($A)` is a type in C).
+    t.write("rules/k.yml", "id: c-kfree\nlanguage: c\nrule: {pattern: kfree($A)}\n");
+    let r = t.run(&["scan", "--json=compact"]).ok();
+    assert!(r.stderr.contains("rule `c-kfree`: pattern `kfree($A)` does not parse cleanly as c"), "{}", r.stderr);
+}
+
 #[test]
 #[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn language_globs_of_a_project_read_other_files_as_that_language_as_ast_grep_does() {

@@ -9,6 +9,7 @@
 
 pub(crate) mod hints;
 pub(crate) mod prefilter;
+mod sample;
 mod tight_ends;
 
 use std::collections::BTreeSet;
@@ -273,7 +274,8 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
 /// patterns that must match, whether it compares code) read every key of it
 /// alike. `strict`: a pattern with an ERROR or MISSING node is an error (a
 /// request's `rule`), else a warning in [`CompiledOp::lint`] (a project's
-/// rules, which ast-grep loads anyway). `globals`: the compiled global
+/// rules, which ast-grep loads anyway) when it does not match its own text
+/// filled with sample code either (`sample`). `globals`: the compiled global
 /// utilities and their JSON (read to know whether the rule compares code).
 pub fn compile_rule(
     index: usize,
@@ -289,6 +291,13 @@ pub fn compile_rule(
     let mut lint = Vec::new();
     for (p, _) in ruleset::patterns(config) {
         if let Some(problem) = pattern_problem(p.text, p.selector, lang) {
+            // A project's rule (which ast-grep loads anyway) is warned of only
+            // when the pattern does not even match its own text filled with
+            // sample code (`sample`): a pattern whose tree is not clean may
+            // still match real code.
+            if !strict && p.selector.is_none() && sample::matches_own_sample(p.text, lang) {
+                continue;
+            }
             lint.push(format!("{name}: {problem}"));
         }
     }
