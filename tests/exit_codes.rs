@@ -68,6 +68,8 @@ fn cases() -> Vec<Case> {
         case("a config file that does not parse: test", &[("sgconfig.yml", b"ruleDirs: [rules\n")], &["test"], 8, "unclosed bracket"),
         case("a config file that does not parse: scan", &[("sgconfig.yml", b"ruleDirs: [rules\n")], &["scan"], 8, "unclosed bracket"),
         case("a ruleDirs folder that is not there", &[("sgconfig.yml", b"ruleDirs: [rules, lints]\n")], &["scan"], 6, "`ruleDirs` names lints, which is not a folder"),
+        case("a ruleDirs entry that is a file", &[("sgconfig.yml", b"ruleDirs: [sgconfig.yml]\n")], &["test"], 8, "`ruleDirs` names sgconfig.yml, which is not a folder"),
+        case("a utilDirs folder that is not there", &[("sgconfig.yml", b"ruleDirs: [rules]\nutilDirs: [utils]\n")], &["scan"], 6, "`utilDirs` names utils, which is not a folder"),
         case("a rule file that is not UTF-8", &[("rules/l.yml", b"id: l\nlanguage: python\nrule: {pattern: \"\xe9\"}\n")], &["test"], 6, "cannot read rules/l.yml"),
         case("a rule file that does not parse: test", &[("rules/bad.yml", b"id: x\nlanguage: python\nrule: {patern: f()}\n")], &["test"], 8, "unknown field `patern`"),
         case("a rule file that does not parse: scan", &[("rules/bad.yml", b"id: x\nlanguage: python\nrule: {patern: f()}\n")], &["scan"], 8, "unknown field `patern`"),
@@ -79,6 +81,7 @@ fn cases() -> Vec<Case> {
             ..case("a utility file that does not parse", &[("sgconfig.yml", b"ruleDirs: [rules]\nutilDirs: [utils]\n"), ("utils/u.yml", b"id: u\nlanguage: python\nrule: {patern: x}\n")], &["scan"], 8, "utility file utils/u.yml")
         },
         case("a test file that does not parse", BAD_TEST, &["test"], 8, "test file tests/bad-test.yml"),
+        case("a snapshot file that does not parse", &[("tests/__snapshots__/no-print-snapshot.yml", b"id: no-print\nsnapshots: [\n")], &["test"], 8, "test file tests/__snapshots__/no-print-snapshot.yml"),
         case("a test file that does not parse is no matter to scan", BAD_TEST, &["scan"], 0, ""),
         case("a testDir that is not there", NO_TEST_DIR, &["test"], 6, "`testConfigs` names nowhere, which is not a folder"),
         case("a testDir that is not there is no matter to scan", NO_TEST_DIR, &["scan"], 0, ""),

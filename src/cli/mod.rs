@@ -156,15 +156,15 @@ that first match fixed) equals the one in <testDir>/__snapshots__/<id>-snapshot.
 reads the tests from DIR instead of `testConfigs`; --include-off also tests the
 rules of `severity: off`.
 
-Exit codes (ast-grep's; docs/RULES.md, Exit codes): 0 every test passed, 4 a
-test failed, 3 no project or --filter matches no rule, 6 a config, rule or test
-file or folder cannot be read, 8 one does not parse (or two rules share an id),
-7 -i without a terminal, 2 bad flags.
-
 Then ast-edit's whole-file checks (sgconfig.yml `astEdit: {checkDirs: [...]}`):
 each check's rules, run on `before`, must give exactly `after`.
 
 PATH names the project by its folder or its config file, as -c does.
+
+Exit codes (ast-grep's; docs/RULES.md, Exit codes): 0 every test passed, 4 a
+test failed, 3 no project or --filter matches no rule, 6 a config, rule or test
+file or folder cannot be read, 8 one does not parse (or two rules share an id),
+7 -i without a terminal, 2 bad flags.
 
 Examples:
   ast-edit test
