@@ -1,5 +1,6 @@
 //! The `ast-edit` binary: parses flags, runs the library, maps errors to exit codes
-//! (0 ok, 1 nothing to resolve / apply failed, 2 bad input, 3 incomplete), and
+//! (0 ok, 1 nothing to resolve / apply failed, 2 bad input, 3 incomplete; `scan`
+//! and `test` use ast-grep's codes: `cli::exit`), and
 //! exits quietly when stdout is a closed pipe.
 //!
 //! The library, `ast_edit`, is the package in crates/lib; the front ends are
@@ -45,6 +46,7 @@ fn main() {
         }));
     }
     let args = cli::Cli::parse();
+    let codes = cli::exit::Codes::of(&args.command);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let code = match cli::run(args, &mut out, mcp::serve) {
@@ -53,7 +55,7 @@ fn main() {
             if is_broken_pipe(&err) {
                 0
             } else {
-                let code = err.downcast_ref::<ast_edit::Error>().map(|e| e.exit_code()).unwrap_or(1);
+                let code = codes.of_error(&err);
                 let _ = std::io::Write::flush(&mut out);
                 eprintln!("error: {}", cli::worded_chain(&err));
                 code

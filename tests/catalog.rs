@@ -161,7 +161,7 @@ fn ast_edit_test_passes_on_the_catalog() {
 #[test]
 fn ast_edit_test_fails_when_a_whole_file_check_is_not_met() {
     let t = catalog_with_a_wrong_check();
-    let r = t.run(&["test", "-c", "sgconfig.yml"]).code(1);
+    let r = t.run(&["test", "-c", "sgconfig.yml"]).code(4);
     assert!(format!("{}{}", r.stdout, r.stderr).contains("go-time-since"), "{}\n{}", r.stdout, r.stderr);
 }
 

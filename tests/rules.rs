@@ -326,10 +326,10 @@ fn expand_start_takes_the_leading_comment_as_ast_grep_does() {
 }
 
 #[test]
-fn scan_without_a_project_or_rules_is_bad_input_and_retired_json_rules_are_refused() {
+fn scan_without_a_project_is_exit_3_and_retired_json_rules_are_refused() {
     let t = Tree::empty();
     t.write("a.py", "print(1)\n");
-    let r = t.run(&["scan"]).code(2);
+    let r = t.run(&["scan"]).code(3);
     assert!(r.stderr.contains("no ast-grep project: neither sgconfig.yml nor sgconfig.yaml is in") && r.stderr.contains("-c FILE"), "{}", r.stderr);
     t.write("old.json", r#"{"id": "py-p", "language": "python", "description": "d", "ops": [{"pat": "print($A)", "out": "log($A)"}], "tests": {"valid": ["x\n"], "invalid": [{"before": "print(1)\n", "after": "log(1)\n"}]}}"#);
     let r = t.run(&["scan", "--rules", "old.json", "-U", "a.py"]).code(2);

@@ -90,8 +90,8 @@ fn overlapping_edits_of_different_rules_are_reported_with_their_line() {
 }
 
 #[test]
-fn a_missing_rule_file_is_bad_input() {
+fn a_missing_rule_file_is_exit_6_as_in_ast_grep() {
     let t = Tree::fixtures();
-    let r = t.run(&["scan", "--rules", "no/such/rules"]).code(2);
+    let r = t.run(&["scan", "--rules", "no/such/rules"]).code(6);
     assert!(r.stderr.contains("cannot read rule file no/such/rules"), "{}", r.stderr);
 }

@@ -273,6 +273,14 @@ fn emit(plan: Plan, how: Emit, started: Instant, out: &mut impl Write) -> anyhow
     }
     // As `ast-grep scan`: a finding of a rule with `severity: error` fails the run
     // (after the preview was staged or applied).
+    // `scan` exits with ast-grep's codes, which give 1 and 3 other meanings:
+    // an apply that failed is 11 there, an incomplete one 12 (docs/RULES.md,
+    // "Exit codes").
+    let code = match (how.scan, code) {
+        (true, 1) => super::exit::SCAN_APPLY_FAILED,
+        (true, 3) => super::exit::SCAN_APPLY_INCOMPLETE,
+        _ => code,
+    };
     if code == 0 && (fails || details.findings.iter().any(|f| f.severity == "error")) {
         eprintln!("error: rules with `severity: error` matched; the scan fails (exit 1), as `ast-grep scan` does");
         return Ok(1);

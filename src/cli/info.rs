@@ -4,13 +4,14 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::exit::TEST_FAILED;
 use super::print;
 use super::{style, write_json, ColorChoice, JsonFlag, TestArgs};
 use ast_edit::shared::error::Error;
 use ast_edit::request::lang;
 use ast_edit::rules::project;
 use ast_edit::rules::retired;
-use ast_edit::rules::ruletest::{self, CaseReport, Report, RuleReport, Verdict};
+use ast_edit::rules::ruletest::{self, CaseReport, MissingRule, Report, RuleReport, Verdict};
 use ast_edit::shared::text::plural;
 
 /// `ast-edit test`: the project's rule tests; PATH names the project by its
@@ -47,12 +48,24 @@ fn config_of(path: &Path) -> Option<PathBuf> {
 fn project_test(a: TestArgs, config: Option<PathBuf>, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
     let cwd = ast_edit::shared::paths::current_dir()?;
     let project = project::discover(&cwd, config.as_deref())?;
+    if a.snapshot_dir.is_some() && a.test_dir.is_none() {
+        eprintln!("warning: --snapshot-dir is ignored without --test-dir (as ast-grep ignores it): the snapshots of `testConfigs` are in each entry's `snapshotDir`");
+    }
     let opts = ruletest::Options {
         filter: a.filter.as_deref().map(project::parse_filter).transpose()?,
-        update_all: a.update_all,
+        // -i wins over -U, as in ast-grep.
+        update_all: a.update_all && !a.interactive,
         skip_snapshot_tests: a.skip_snapshot_tests,
+        test_dir: a.test_dir.as_ref().map(|d| project::TestConfig { test_dir: cwd.join(d), snapshot_dir: a.snapshot_dir.clone() }),
+        include_off: a.include_off,
+        follow: a.follow,
     };
-    let report = ruletest::run(&project, &opts)?;
+    let color = style(color, false).color;
+    let report = if a.interactive {
+        super::test_review::run(&project, &opts, color, out)?
+    } else {
+        ruletest::run(&project, &opts)?
+    };
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }
@@ -64,10 +77,19 @@ fn project_test(a: TestArgs, config: Option<PathBuf>, color: ColorChoice, out: &
         v["checks"] = serde_json::to_value(&checks)?;
         write_json(out, &v)?;
     } else {
-        print_report(&report, style(color, false).color, out)?;
-        print_checks(&checks, style(color, false).color, out)?;
+        let shown = if a.interactive { Shown::AfterReview } else { Shown::All };
+        print_report(&report, color, shown, out)?;
+        print_checks(&checks, color, out)?;
     }
-    Ok(if report.failed == 0 && failed_checks == 0 { 0 } else { 1 })
+    Ok(if report.failed == 0 && failed_checks == 0 { 0 } else { TEST_FAILED })
+}
+
+/// What [`print_report`] prints: everything, or (after `-i` showed the
+/// cases one by one) only the lines per rule and the verdict.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Shown {
+    All,
+    AfterReview,
 }
 
 /// The whole-file checks (docs/RULES.md): a line per failed case with its diff,
@@ -94,21 +116,22 @@ fn print_checks(checks: &[ast_edit::rules::checks::CheckResult], color: bool, ou
 /// The text report, laid out as `ast-grep test` lays it out: the tests'
 /// count, the details of each case that did not pass, a line per rule
 /// (`PASS id  ..W`: a mark per case), and the verdict.
-fn print_report(r: &Report, color: bool, out: &mut impl Write) -> std::io::Result<()> {
-    writeln!(out, "Running {}", plural(r.rules.len() + r.missing_rules.len(), "test"))?;
-    for m in &r.missing_rules {
-        writeln!(out, "Rule not found: `{}` ({}): {}", m.id, m.test_file, m.reason)?;
-    }
-    let shown: Vec<(&RuleReport, &CaseReport)> =
-        r.rules.iter().flat_map(|rule| rule.cases.iter().filter(|c| c.verdict != Verdict::Validated && c.verdict != Verdict::Reported).map(move |c| (rule, c))).collect();
-    if !shown.is_empty() {
-        writeln!(out, "\n----------- Case Details -----------")?;
-    }
-    if shown.is_empty() && !r.rules.is_empty() {
+fn print_report(r: &Report, color: bool, parts: Shown, out: &mut impl Write) -> std::io::Result<()> {
+    if parts == Shown::All {
+        print_header(r.rules.len(), &r.missing_rules, out)?;
+        let shown: Vec<(&RuleReport, &CaseReport)> =
+            r.rules.iter().flat_map(|rule| rule.cases.iter().filter(|c| c.verdict != Verdict::Validated && c.verdict != Verdict::Reported).map(move |c| (rule, c))).collect();
+        if !shown.is_empty() {
+            writeln!(out, "\n----------- Case Details -----------")?;
+        }
+        if shown.is_empty() && !r.rules.is_empty() {
+            writeln!(out)?;
+        }
+        for (rule, c) in shown {
+            print_case(rule, c, color, out)?;
+        }
+    } else {
         writeln!(out)?;
-    }
-    for (rule, c) in shown {
-        print_case(rule, c, color, out)?;
     }
     for rule in &r.rules {
         let (word, code) = match (rule.cases.is_empty(), rule.passed) {
@@ -128,10 +151,19 @@ fn print_report(r: &Report, color: bool, out: &mut impl Write) -> std::io::Resul
     } else {
         writeln!(out, "test failed. {} passed; {} failed;", r.passed, r.failed)?;
         if r.snapshots_only {
-            writeln!(out, "Only snapshots differ or are missing: check the diffs, then run `ast-edit test -U` to accept them.")?;
+            writeln!(out, "Only snapshots differ or are missing: check the diffs, then run `ast-edit test -U` to accept them all, or `ast-edit test -i` to choose.")?;
         }
         Ok(())
     }
+}
+
+/// `Running N tests` and a line per test document whose rule is not loaded.
+pub(super) fn print_header(rules: usize, missing: &[MissingRule], out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(out, "Running {}", plural(rules + missing.len(), "test"))?;
+    for m in missing {
+        writeln!(out, "Rule not found: `{}` ({}): {}", m.id, m.test_file, m.reason)?;
+    }
+    Ok(())
 }
 
 /// A mark per case (`.` passes, `W`rong, `M`issing, `N`oisy, `U`pdated,
@@ -159,7 +191,7 @@ fn marks(cases: &[CaseReport]) -> String {
 }
 
 /// The details of one case that did not simply pass.
-fn print_case(rule: &RuleReport, c: &CaseReport, color: bool, out: &mut impl Write) -> std::io::Result<()> {
+pub(super) fn print_case(rule: &RuleReport, c: &CaseReport, color: bool, out: &mut impl Write) -> std::io::Result<()> {
     let id = &rule.id;
     let label = |w: &str| print::paint(color, "4", w);
     match c.verdict {

@@ -7,18 +7,21 @@
 //! - `edit`: `run` and `scan` (preview and stage, `-U`, `-i`)
 //! - `review`: the interactive review of `-i`
 //! - `actions`: `resolve`, `pending`, `show`, `undo`, `propose`
-//! - `info`: `test`, `langs`
+//! - `info`: `test`, `langs`; `test_review`: the interactive review of `test -i`
+//! - `exit`: the exit codes (ast-grep's for `scan` and `test`)
 //! - `tree`: the syntax tree of a snippet or a pattern
 //! - `search`: count and locate matches, nothing staged
 //! - `print`: human rendering of previews
 
 mod actions;
 mod edit;
+pub mod exit;
 mod info;
 mod print;
 mod report;
 mod review;
 mod search;
+mod test_review;
 mod tree;
 pub(crate) mod words;
 
@@ -150,18 +153,27 @@ or -c FILE. Each test file of `testConfigs` holds documents {id, valid, invalid}
 a valid case passes when the rule matches nothing, an invalid one when it
 matches and its snapshot (labels of the first match, and `fixed`: the code with
 that first match fixed) equals the one in <testDir>/__snapshots__/<id>-snapshot.yml.
--U writes the missing and differing snapshots. Exit 1 when a case fails.
+-U writes the missing and differing snapshots; -i asks about each one. -t DIR
+reads the tests from DIR instead of `testConfigs`; --include-off also tests the
+rules of `severity: off`.
 
 Then ast-edit's whole-file checks (sgconfig.yml `astEdit: {checkDirs: [...]}`):
 each check's rules, run on `before`, must give exactly `after`.
 
 PATH names the project by its folder or its config file, as -c does.
 
+Exit codes (ast-grep's; docs/RULES.md, Exit codes): 0 every test passed, 4 a
+test failed, 3 no project or --filter matches no rule, 6 a config, rule or test
+file or folder cannot be read, 8 one does not parse (or two rules share an id),
+7 -i without a terminal, 2 bad flags.
+
 Examples:
   ast-edit test
   ast-edit test -c queries/sgconfig.yml --filter '^py-'
   ast-edit test -U
-  ast-edit test --json")]
+  ast-edit test -i
+  ast-edit test -t rule-tests/python --snapshot-dir snaps
+  ast-edit test --include-off --json")]
     Test(TestArgs),
     /// Stage a command-backed custom action, to be applied or discarded with resolve.
     #[command(long_about = "\
@@ -452,14 +464,35 @@ pub struct TestArgs {
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Only the rules and tests whose id matches REGEX (matching no rule is an error).
-    #[arg(long, value_name = "REGEX")]
+    #[arg(short = 'f', long, value_name = "REGEX")]
     pub filter: Option<String>,
     /// Write the snapshot of every case whose snapshot differs or is missing.
     #[arg(short = 'U', long = "update-all", conflicts_with = "skip_snapshot_tests")]
     pub update_all: bool,
+    /// Review each failing case in the terminal: accept or skip each new
+    /// snapshot (y = yes, n = no, a = this and all the rest, q = stop; Enter
+    /// goes on past a case with no snapshot to take). The accepted snapshots
+    /// are written. Needs a terminal on stdin; wins over -U, as in ast-grep.
+    #[arg(short = 'i', long, conflicts_with = "json")]
+    pub interactive: bool,
     /// Judge invalid cases by "the rule matches" alone, without snapshots.
     #[arg(long)]
     pub skip_snapshot_tests: bool,
+    /// Read the test files from DIR (relative to the working directory)
+    /// instead of the project's `testConfigs`; the rules are still the project's.
+    #[arg(short = 't', long = "test-dir", value_name = "DIR")]
+    pub test_dir: Option<PathBuf>,
+    /// The snapshot folder of --test-dir, relative to it (default
+    /// __snapshots__). Without --test-dir it is ignored, with a warning, as
+    /// ast-grep ignores it.
+    #[arg(long, value_name = "DIR")]
+    pub snapshot_dir: Option<PathBuf>,
+    /// Also run the tests of the rules with `severity: off`.
+    #[arg(long)]
+    pub include_off: bool,
+    /// Follow symbolic links while walking the test folders.
+    #[arg(long)]
+    pub follow: bool,
     /// Print the results as one JSON value on stdout.
     #[arg(long)]
     pub json: bool,

@@ -44,7 +44,7 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::shared::error::{error_chain, Error, Result};
+use crate::shared::error::{error_chain, Error, ProjectFault, Result};
 use crate::request::lang;
 use crate::request::rule::{Rule, Util};
 
@@ -141,7 +141,7 @@ pub fn discover(start: &Path, config: Option<&Path>) -> Result<Project> {
         Some(file) => Project::open(file),
         None => match find_config(start) {
             Some(file) => Project::open(&file),
-            None => Err(Error::bad(format!(
+            None => Err(Error::project(ProjectFault::NotFound, format!(
                 "no ast-grep project: neither {} nor {} is in {} or any parent folder; create one (docs/RULES.md) or name it with -c FILE",
                 CONFIG_FILE_NAMES[0],
                 CONFIG_FILE_NAMES[1],
@@ -154,11 +154,14 @@ pub fn discover(start: &Path, config: Option<&Path>) -> Result<Project> {
 impl Project {
     /// Reads the config file `file`.
     pub fn open(file: &Path) -> Result<Project> {
-        let config_file = file.canonicalize().map_err(|e| Error::bad(format!("cannot read config file {}: {e}", file.display())))?;
-        let text = std::fs::read_to_string(&config_file)
-            .map_err(|e| Error::bad(format!("cannot read config file {}: {e}", file.display())))?;
-        let raw: RawConfig = ast_grep_config::from_str(&text)
-            .map_err(|e| Error::bad(format!("config file {}: {}", file.display(), yaml_error(&file.display().to_string(), &e))))?;
+        let unreadable = |e: std::io::Error| {
+            Error::project(ProjectFault::Unreadable, format!("cannot read config file {}: {e}; check the path and that the file is UTF-8 text", file.display()))
+        };
+        let config_file = file.canonicalize().map_err(unreadable)?;
+        let text = std::fs::read_to_string(&config_file).map_err(unreadable)?;
+        let raw: RawConfig = ast_grep_config::from_str(&text).map_err(|e| {
+            Error::project(ProjectFault::Invalid, format!("config file {}: {}", file.display(), yaml_error(&file.display().to_string(), &e)))
+        })?;
         let dir = config_file.parent().expect("a file has a parent folder").to_path_buf();
         let warnings = refuse_unsupported(&raw, file)?;
         Ok(Project {
@@ -186,9 +189,9 @@ impl Project {
         for path in yaml_files(&self.dir, &self.util_dirs, "utilDirs", self)? {
             let text = read(&path, self)?;
             let util: SerializableGlobalRule<SupportLang> = ast_grep_config::from_str(&text)
-                .map_err(|e| Error::bad(format!("utility file {}: {}", self.show(&path), yaml_error(&self.show(&path), &e))))?;
+                .map_err(|e| invalid(format!("utility file {}: {}", self.show(&path), yaml_error(&self.show(&path), &e))))?;
             if let Some(i) = utils.iter().position(|u: &SerializableGlobalRule<SupportLang>| u.id == util.id) {
-                return Err(Error::bad(format!(
+                return Err(invalid(format!(
                     "duplicate utility id `{}`: in {} and {}; give each utility a unique `id`",
                     util.id,
                     self.show(&files[i]),
@@ -246,13 +249,16 @@ fn refuse_unsupported(raw: &RawConfig, file: &Path) -> Result<Vec<String>> {
 fn language_globs(raw: BTreeMap<String, Vec<String>>, file: &Path) -> Result<Vec<(SupportLang, Vec<String>)>> {
     let mut out: Vec<(SupportLang, Vec<String>)> = Vec::new();
     for (name, globs) in raw {
-        let l = lang::parse_lang(&name)
-            .map_err(|e| e.prefixed(format!("config file {}: `languageGlobs`: ", file.display())))?;
+        let l = lang::parse_lang(&name).map_err(|e| {
+            Error::project(ProjectFault::UnknownLanguage, e.text()).prefixed(format!("config file {}: `languageGlobs`: ", file.display()))
+        })?;
         let mut b = ignore::types::TypesBuilder::new();
         for g in &globs {
             b.add(lang::name(l), g)
                 .and_then(|_| b.select(lang::name(l)).build().map(drop))
-                .map_err(|e| Error::bad(format!("config file {}: `languageGlobs` {name}: invalid glob `{g}`: {e}", file.display())))?;
+                .map_err(|e| {
+                    Error::project(ProjectFault::Invalid, format!("config file {}: `languageGlobs` {name}: invalid glob `{g}`: {e}", file.display()))
+                })?;
         }
         match out.iter_mut().find(|(o, _)| *o == l) {
             Some((_, have)) => have.extend(globs),
@@ -281,11 +287,17 @@ fn yaml_files(base: &Path, dirs: &[PathBuf], key: &str, project: &Project) -> Re
     for dir in dirs {
         let root = base.join(dir);
         if !root.is_dir() {
-            return Err(Error::bad(format!(
-                "config file {}: `{key}` names {}, which is not a folder: create it or fix `{key}`",
-                project.config_file.display(),
-                dir.display()
-            )));
+            // ast-grep cannot walk a folder that is not there, and reads a file
+            // named here as a rule file, which the config file is not.
+            let fault = if root.exists() { ProjectFault::Invalid } else { ProjectFault::Unreadable };
+            return Err(Error::project(
+                fault,
+                format!(
+                    "config file {}: `{key}` names {}, which is not a folder: create it or fix `{key}`",
+                    project.config_file.display(),
+                    dir.display()
+                ),
+            ));
         }
         let walker = ignore::WalkBuilder::new(&root)
             .parents(false)
@@ -293,7 +305,9 @@ fn yaml_files(base: &Path, dirs: &[PathBuf], key: &str, project: &Project) -> Re
             .sort_by_file_name(|a, b| a.cmp(b))
             .build();
         for entry in walker {
-            let entry = entry.map_err(|e| Error::bad(format!("cannot walk {}: {e}", project.show(&root))))?;
+            let entry = entry.map_err(|e| {
+                Error::project(ProjectFault::Unreadable, format!("cannot walk {}: {e}; check the folder's permissions", project.show(&root)))
+            })?;
             if entry.file_type().is_some_and(|t| t.is_file()) {
                 out.push(entry.into_path());
             }
@@ -303,7 +317,17 @@ fn yaml_files(base: &Path, dirs: &[PathBuf], key: &str, project: &Project) -> Re
 }
 
 fn read(path: &Path, project: &Project) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|e| Error::bad(format!("cannot read {}: {e}", project.show(path))))
+    std::fs::read_to_string(path).map_err(|e| unreadable(&project.show(path), &e))
+}
+
+/// A file that cannot be read (missing, no permission, not UTF-8).
+pub(crate) fn unreadable(shown: &str, e: &std::io::Error) -> Error {
+    Error::project(ProjectFault::Unreadable, format!("cannot read {shown}: {e}; check the file's permissions and that it is UTF-8 text"))
+}
+
+/// A config, rule, utility or test file that does not parse or build.
+fn invalid(msg: impl Into<crate::shared::message::Text>) -> Error {
+    Error::project(ProjectFault::Invalid, msg)
 }
 
 /// Global utility rules, as JSON and built.
@@ -350,7 +374,7 @@ impl Utils {
             json.push(typed);
         }
         let globals = DeserializeEnv::<SupportLang>::parse_global_utils(utils).map_err(|e| {
-            Error::bad(format!("utility rules of `utilDirs` in {}: {}", project.show(&project.config_file), error_chain(&e)))
+            invalid(format!("utility rules of `utilDirs` in {}: {}", project.show(&project.config_file), error_chain(&e)))
         })?;
         Ok(Utils { json, files, globals })
     }
@@ -429,7 +453,7 @@ fn no_rule_matches(re: &Regex, all: &[LoadedRule]) -> Error {
     const SHOWN: usize = 20;
     let ids: Vec<&str> = all.iter().take(SHOWN).map(|r| r.id.as_str()).collect();
     let more = if all.len() > SHOWN { format!(" and {} more", all.len() - SHOWN) } else { String::new() };
-    Error::bad(format!(
+    Error::project(ProjectFault::NoRuleMatches, format!(
         "--filter `{re}` matches no rule id; the ids are: {}{more}",
         if ids.is_empty() { "(no rules)".to_string() } else { ids.join(", ") }
     ))
@@ -440,7 +464,7 @@ fn check_duplicates(rules: &[LoadedRule], project: &Project) -> Result<()> {
     for r in rules {
         if let Some(first) = seen.insert(&r.id, r) {
             let at = |x: &LoadedRule| x.file.as_deref().map(|f| project.show(f)).unwrap_or_default();
-            return Err(Error::bad(format!(
+            return Err(invalid(format!(
                 "duplicate rule id `{}`: in {} and {}; give each rule a unique `id`",
                 r.id,
                 at(first),
@@ -456,7 +480,7 @@ fn check_duplicates(rules: &[LoadedRule], project: &Project) -> Result<()> {
 /// utilities of `utils` may be called. `files`/`ignores` globs are relative to
 /// the file's folder.
 pub fn load_rule_file(path: &Path, utils: Utils, filter: Option<&Regex>) -> Result<LoadedRules> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::bad(format!("cannot read rule file {}: {e}", path.display())))?;
+    let text = std::fs::read_to_string(path).map_err(|e| unreadable(&format!("rule file {}", path.display()), &e))?;
     let rules = parse_rules(&text, &path.display().to_string(), Some(path), utils.globals())?;
     let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let base = parent.canonicalize().or_else(|_| crate::shared::paths::current_dir())?;
@@ -474,10 +498,10 @@ pub fn parse_inline(text: &str, utils: Utils, filter: Option<&Regex>) -> Result<
 /// `file` gives default ids.
 fn parse_rules(text: &str, shown: &str, file: Option<&Path>, globals: &GlobalRules) -> Result<Vec<LoadedRule>> {
     let docs: Vec<SerializableRuleConfig<SupportLang>> = ast_grep_config::from_multiple(text)
-        .map_err(|e| Error::bad(format!("{shown}: {}", yaml_error(shown, &e))))?;
+        .map_err(|e| invalid(format!("{shown}: {}", yaml_error(shown, &e))))?;
     let stem = match file {
         Some(f) => Some(f.file_stem().and_then(|s| s.to_str()).ok_or_else(|| {
-            Error::bad(format!("{shown}: cannot make a rule id from the file name (not UTF-8): add an `id` to each rule"))
+            invalid(format!("{shown}: cannot make a rule id from the file name (not UTF-8): add an `id` to each rule"))
         })?),
         None => None,
     };
@@ -493,7 +517,7 @@ fn parse_rules(text: &str, shown: &str, file: Option<&Path>, globals: &GlobalRul
         let (id, severity, language) = (doc.id.clone(), doc.severity.clone(), doc.language);
         let config = Rule::new(doc);
         crate::request::ruleset::check_rule_limits(&format!("{shown}: {name}"), &config.json(), language)?;
-        config.build(globals).map_err(|e| Error::bad(format!("{shown}: {name}: {e}")))?;
+        config.build(globals).map_err(|e| invalid(format!("{shown}: {name}: {e}")))?;
         out.push(LoadedRule { id, file: file.map(Path::to_path_buf), index, severity, config });
     }
     Ok(out)

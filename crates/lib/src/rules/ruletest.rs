@@ -38,9 +38,8 @@ use rayon::prelude::*;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use crate::shared::error::{Error, Result};
-use crate::rules::project::{LoadedRules, Project};
-use crate::shared::error::error_chain;
+use crate::rules::project::{self, LoadedRule, LoadedRules, Project, TestConfig};
+use crate::shared::error::{error_chain, Error, ProjectFault, Result};
 
 /// The snapshot folder of a test folder when `snapshotDir` is not given.
 pub const SNAPSHOT_DIR: &str = "__snapshots__";
@@ -54,6 +53,14 @@ pub struct Options {
     pub update_all: bool,
     /// Judge invalid cases by "the rule matches" alone.
     pub skip_snapshot_tests: bool,
+    /// Read the tests from this folder (and its snapshot folder) instead of
+    /// the project's `testConfigs`; a relative path is relative to the
+    /// project folder.
+    pub test_dir: Option<TestConfig>,
+    /// Also test the rules of `severity: off` (as ast-grep's `--include-off`).
+    pub include_off: bool,
+    /// Follow symbolic links while walking the test folders.
+    pub follow: bool,
 }
 
 /// One document of a test file.
@@ -244,14 +251,39 @@ struct Harness {
     warnings: Vec<String>,
 }
 
-/// Runs the rule tests of `project`.
+/// Runs the rule tests of `project`; with `update_all`, accepts every
+/// `wrong` snapshot and writes the snapshot files.
 pub fn run(project: &Project, opts: &Options) -> Result<Report> {
+    let mut tests = evaluate(project, opts)?;
+    if opts.update_all {
+        tests.accept_all();
+    }
+    tests.finish(opts.update_all)
+}
+
+/// The verdicts of a project's rule tests, before any snapshot is written:
+/// [`Evaluated::accept`] takes the new snapshot of a `wrong` case, and
+/// [`Evaluated::finish`] writes the accepted ones.
+pub struct Evaluated<'p> {
+    project: &'p Project,
+    harness: Harness,
+    reports: Vec<RuleReport>,
+    missing_rules: Vec<MissingRule>,
+    warnings: Vec<String>,
+    skip_snapshot_tests: bool,
+}
+
+/// Runs every test of `project` (no snapshot written).
+pub fn evaluate<'p>(project: &'p Project, opts: &Options) -> Result<Evaluated<'p>> {
     let loaded = project.load_rules(opts.filter.as_ref())?;
-    let built: HashMap<String, RuleConfig<SupportLang>> =
-        loaded.rules.iter().map(|r| r.id.clone()).zip(loaded.build()?).collect();
-    let harness = read_tests(project, opts.filter.as_ref())?;
+    let tested: Vec<&LoadedRule> = loaded.rules.iter().chain(loaded.off.iter().filter(|_| opts.include_off)).collect();
+    let built: HashMap<String, RuleConfig<SupportLang>> = tested
+        .iter()
+        .map(|r| Ok((r.id.clone(), project::build_rule(&r.config, loaded.utils.globals())?)))
+        .collect::<Result<_>>()?;
+    let harness = read_tests(project, opts)?;
     let snapshots = (!opts.skip_snapshot_tests).then_some(&harness.snapshots);
-    let mut reports: Vec<RuleReport> = harness
+    let reports: Vec<RuleReport> = harness
         .cases
         .par_iter()
         .filter_map(|t| built.get(&t.case.id).map(|rule| verify(project, t, rule, snapshots)))
@@ -262,26 +294,64 @@ pub fn run(project: &Project, opts: &Options) -> Result<Report> {
         .filter(|t| !built.contains_key(&t.case.id))
         .map(|t| missing(project, t, &loaded))
         .collect();
-    let mut written = Vec::new();
-    if opts.update_all && !opts.skip_snapshot_tests {
-        reports.iter_mut().filter(|r| !r.passed).for_each(accept);
-        written = write_snapshots(project, &harness, &reports)?;
-    }
-    let failed = reports.iter().filter(|r| !r.passed).count();
-    let snapshots_only = failed > 0
-        && reports.iter().filter(|r| !r.passed).all(|r| r.cases.iter().all(|c| c.verdict.passes() || c.verdict == Verdict::Wrong));
     let mut warnings = loaded.warnings.clone();
-    warnings.extend(harness.warnings);
-    Ok(Report {
-        project: project.dir.clone(),
-        passed: reports.len() - failed,
-        failed,
-        snapshots_only,
-        rules: reports,
-        missing_rules,
-        snapshots_written: written,
-        warnings,
-    })
+    warnings.extend(harness.warnings.iter().cloned());
+    Ok(Evaluated { project, harness, reports, missing_rules, warnings, skip_snapshot_tests: opts.skip_snapshot_tests })
+}
+
+impl Evaluated<'_> {
+    /// The results so far, in test file order.
+    pub fn reports(&self) -> &[RuleReport] {
+        &self.reports
+    }
+
+    /// The test documents whose rule is not loaded (not run).
+    pub fn missing_rules(&self) -> &[MissingRule] {
+        &self.missing_rules
+    }
+
+    /// Takes the new snapshot of case `case` of rule report `rule` when it is
+    /// `wrong`; returns whether it was.
+    pub fn accept(&mut self, rule: usize, case: usize) -> bool {
+        let Some(r) = self.reports.get_mut(rule) else { return false };
+        let Some(c) = r.cases.get_mut(case).filter(|c| c.verdict == Verdict::Wrong) else { return false };
+        c.verdict = Verdict::Updated;
+        c.expected = None;
+        c.diff = None;
+        r.passed = r.cases.iter().all(|c| c.verdict.passes());
+        true
+    }
+
+    /// Takes the new snapshot of every `wrong` case.
+    pub fn accept_all(&mut self) {
+        for rule in 0..self.reports.len() {
+            for case in 0..self.reports[rule].cases.len() {
+                self.accept(rule, case);
+            }
+        }
+    }
+
+    /// The report; with `write` (and snapshots not skipped), the snapshot
+    /// files are written as `ast-grep test` writes them after a review: the
+    /// kept snapshots with the accepted ones added.
+    pub fn finish(self, write: bool) -> Result<Report> {
+        let written =
+            if write && !self.skip_snapshot_tests { write_snapshots(self.project, &self.harness, &self.reports)? } else { Vec::new() };
+        let reports = self.reports;
+        let failed = reports.iter().filter(|r| !r.passed).count();
+        let snapshots_only = failed > 0
+            && reports.iter().filter(|r| !r.passed).all(|r| r.cases.iter().all(|c| c.verdict.passes() || c.verdict == Verdict::Wrong));
+        Ok(Report {
+            project: self.project.dir.clone(),
+            passed: reports.len() - failed,
+            failed,
+            snapshots_only,
+            rules: reports,
+            missing_rules: self.missing_rules,
+            snapshots_written: written,
+            warnings: self.warnings,
+        })
+    }
 }
 
 fn missing(project: &Project, t: &Located, loaded: &LoadedRules) -> MissingRule {
@@ -293,19 +363,26 @@ fn missing(project: &Project, t: &Located, loaded: &LoadedRules) -> MissingRule 
     MissingRule { id: t.case.id.clone(), test_file: project.show(&t.file), reason }
 }
 
-/// The test files and snapshot files of every `testConfigs` entry, walked as
-/// ast-grep walks them, in path order; `filter` keeps the ids it matches.
-fn read_tests(project: &Project, filter: Option<&Regex>) -> Result<Harness> {
+/// The test files and snapshot files of every `testConfigs` entry (or of
+/// `opts.test_dir`), walked as ast-grep walks them, in path order; the filter
+/// keeps the ids it matches.
+fn read_tests(project: &Project, opts: &Options) -> Result<Harness> {
     let mut h = Harness::default();
-    let keep = |id: &str| filter.is_none_or(|re| re.is_match(id));
-    for tc in &project.test_configs {
+    let keep = |id: &str| opts.filter.as_ref().is_none_or(|re| re.is_match(id));
+    let configs = match &opts.test_dir {
+        Some(one) => std::slice::from_ref(one),
+        None => project.test_configs.as_slice(),
+    };
+    for tc in configs {
         let test_dir = project.dir.join(&tc.test_dir);
         let snapshot_dir = test_dir.join(tc.snapshot_dir.as_deref().unwrap_or(Path::new(SNAPSHOT_DIR)));
-        for path in test_files(project, &test_dir)? {
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| Error::bad(format!("cannot read {}: {e}", project.show(&path))))?;
+        let named_by = if opts.test_dir.is_some() { None } else { Some(project) };
+        for path in test_files(project, &test_dir, named_by, opts.follow)? {
             let shown = project.show(&path);
-            let bad = |e: &dyn std::error::Error| Error::bad(format!("test file {shown}: {}", error_chain(e).replace("<input>", &shown)));
+            let text = std::fs::read_to_string(&path).map_err(|e| project::unreadable(&format!("test file {shown}"), &e))?;
+            let bad = |e: &dyn std::error::Error| {
+                Error::project(ProjectFault::Invalid, format!("test file {shown}: {}", error_chain(e).replace("<input>", &shown)))
+            };
             if path.starts_with(&snapshot_dir) {
                 let snaps: TestSnapshots = ast_grep_config::from_str(&text).map_err(|e| bad(&e))?;
                 if keep(&snaps.id) && h.snapshots.insert(snaps.id.clone(), snaps.clone()).is_some() {
@@ -324,21 +401,30 @@ fn read_tests(project: &Project, filter: Option<&Regex>) -> Result<Harness> {
     Ok(h)
 }
 
-fn test_files(project: &Project, test_dir: &Path) -> Result<Vec<PathBuf>> {
+/// The YAML files under `test_dir`; `config` is the project whose
+/// `testConfigs` names the folder (`None`: the caller named it).
+fn test_files(project: &Project, test_dir: &Path, config: Option<&Project>, follow: bool) -> Result<Vec<PathBuf>> {
     if !test_dir.is_dir() {
-        return Err(Error::bad(format!(
-            "config file {}: `testConfigs` names {}, which is not a folder: create it or fix `testDir`",
-            project.config_file.display(),
-            project.show(test_dir)
-        )));
+        let message = match config {
+            Some(p) => format!(
+                "config file {}: `testConfigs` names {}, which is not a folder: create it or fix `testDir`",
+                p.config_file.display(),
+                p.show(test_dir)
+            ),
+            None => format!("the test folder {} is not a folder: create it or name another", test_dir.display()),
+        };
+        return Err(Error::project(ProjectFault::Unreadable, message));
     }
     let mut out = Vec::new();
     let walker = ignore::WalkBuilder::new(test_dir)
         .types(ast_grep_language::config_file_type())
+        .follow_links(follow)
         .sort_by_file_name(|a, b| a.cmp(b))
         .build();
     for entry in walker {
-        let entry = entry.map_err(|e| Error::bad(format!("cannot walk {}: {e}", project.show(test_dir))))?;
+        let entry = entry.map_err(|e| {
+            Error::project(ProjectFault::Unreadable, format!("cannot walk {}: {e}; check the folder's permissions", project.show(test_dir)))
+        })?;
         if entry.file_type().is_some_and(|t| t.is_file()) {
             out.push(entry.into_path());
         }
@@ -463,18 +549,6 @@ fn generate(rule: &RuleConfig<SupportLang>, code: &str) -> std::result::Result<O
 /// A snapshot as YAML, as ast-grep prints and writes it.
 pub fn to_yaml<T: Serialize>(v: &T) -> String {
     serde_saphyr::to_string(v).expect("snapshots serialize")
-}
-
-/// `-U`: a `wrong` case takes its new snapshot.
-fn accept(r: &mut RuleReport) {
-    for c in &mut r.cases {
-        if c.verdict == Verdict::Wrong {
-            c.verdict = Verdict::Updated;
-            c.expected = None;
-            c.diff = None;
-        }
-    }
-    r.passed = r.cases.iter().all(|c| c.verdict.passes());
 }
 
 /// Writes the snapshot file of every rule with tests, as `ast-grep test -U`:

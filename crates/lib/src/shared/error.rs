@@ -4,6 +4,9 @@
 //! binary prints them with `anyhow` at the edge; the MCP layer turns them into tool
 //! results with `isError: true`. Exit codes follow docs/DESIGN.md section 5.10: 1 for "nothing to
 //! resolve" and failed applies (the action is kept), 2 for bad input (nothing done).
+//! An ast-grep project that cannot be used is bad input too, with a
+//! [`ProjectFault`] that says which kind, so that a front end which follows
+//! ast-grep's own exit codes can tell them apart (docs/RULES.md, "Exit codes").
 
 use std::path::PathBuf;
 
@@ -18,6 +21,15 @@ pub enum Error {
     /// The request (flags, JSON, pattern, rewrite) is invalid; nothing was done.
     #[error("{0}")]
     BadInput(Text),
+    /// An ast-grep project (its config file, rules, utilities or tests) could
+    /// not be found, read or understood; nothing was done.
+    #[error("{message}")]
+    Project {
+        /// Which kind of fault.
+        fault: ProjectFault,
+        /// What is wrong and how to fix it.
+        message: Text,
+    },
     /// `resolve` found no pending action and no standing handler.
     #[error("{}", NOTHING_PENDING)]
     NothingPending,
@@ -67,6 +79,19 @@ impl Error {
         Error::BadInput(msg.into())
     }
 
+    /// Shorthand for a project fault.
+    pub fn project(fault: ProjectFault, msg: impl Into<Text>) -> Self {
+        Error::Project { fault, message: msg.into() }
+    }
+
+    /// The kind of project fault, for a [`Error::Project`].
+    pub fn project_fault(&self) -> Option<ProjectFault> {
+        match self {
+            Error::Project { fault, .. } => Some(*fault),
+            _ => None,
+        }
+    }
+
     /// Shorthand for a failed apply.
     pub(crate) fn apply_failed(msg: impl Into<Text>) -> Self {
         Error::ApplyFailed(msg.into())
@@ -76,7 +101,7 @@ impl Error {
     /// is this text in the library's own words.
     pub fn text(&self) -> Text {
         match self {
-            Error::BadInput(t) => t.clone(),
+            Error::BadInput(t) | Error::Project { message: t, .. } => t.clone(),
             Error::ApplyFailed(t) => t.clone().after("Apply failed: "),
             Error::UnknownId(id) => unknown_id(id),
             Error::Resolved { id, resolution, at } => resolved_text(id, *resolution, at),
@@ -89,6 +114,7 @@ impl Error {
     pub(crate) fn prefixed(self, prefix: impl AsRef<str>) -> Self {
         match self {
             Error::BadInput(t) => Error::BadInput(t.after(prefix)),
+            Error::Project { fault, message } => Error::Project { fault, message: message.after(prefix) },
             other => other,
         }
     }
@@ -101,11 +127,29 @@ impl Error {
     /// The process exit code for this error (docs/DESIGN.md section 5.10).
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::BadInput(_) => 2,
+            Error::BadInput(_) | Error::Project { .. } => 2,
             Error::NothingPending | Error::UnknownId(_) | Error::Resolved { .. } | Error::ApplyFailed(_) => 1,
             Error::Store { .. } | Error::Io { .. } | Error::Cancelled => 1,
         }
     }
+}
+
+/// What is wrong with an ast-grep project, by kind: the classes that ast-grep
+/// 0.51.1 gives distinct exit codes (docs/RULES.md, "Exit codes").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProjectFault {
+    /// No config file: none in the folder or any parent folder.
+    NotFound,
+    /// A rule filter matched no rule id.
+    NoRuleMatches,
+    /// A config, rule, utility or test file, or a folder of them, could not
+    /// be read (missing, not UTF-8, no permission) or walked.
+    Unreadable,
+    /// A config, rule, utility or test file does not parse or does not
+    /// build, or two rules or utilities share an id.
+    Invalid,
+    /// The config file's `languageGlobs` names a language that is not built in.
+    UnknownLanguage,
 }
 
 /// The text of [`Error::Resolved`]: ``Action `<id>` was already applied at <at>;
