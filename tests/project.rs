@@ -121,20 +121,40 @@ fn a_default_id_can_clash_with_an_explicit_one() {
 }
 
 #[test]
-fn custom_languages_and_language_injections_are_refused() {
-    for (key, yaml) in [
-        ("customLanguages", "customLanguages:\n  mojo:\n    libraryPath: mojo.so\n    extensions: [mojo]\n"),
-        ("languageInjections", "languageInjections:\n  - hostLanguage: html\n    rule: {pattern: <script>$A</script>}\n    injected: js\n"),
-    ] {
-        let t = Tree::empty();
-        t.write("sgconfig.yml", format!("ruleDirs: []\n{yaml}"));
-        let r = t.run(&["test"]).code(2);
-        assert!(r.stderr.contains(&format!("`{key}` is not supported: ast-edit supports only its built-in languages (`ast-edit langs` lists them)")), "{}", r.stderr);
-    }
+fn language_injections_are_refused() {
+    let t = Tree::empty();
+    t.write("sgconfig.yml", "ruleDirs: []\nlanguageInjections:\n  - hostLanguage: html\n    rule: {pattern: <script>$A</script>}\n    injected: js\n");
+    let r = t.run(&["test"]).code(2);
+    assert!(r.stderr.contains("`languageInjections` is not supported yet"), "{}", r.stderr);
     // Empty ones are harmless.
     let t = Tree::empty();
     t.write("sgconfig.yml", "ruleDirs: []\ncustomLanguages: {}\nlanguageInjections: []\n");
     t.run(&["test"]).ok();
+}
+
+/// `customLanguages` are ignored with a warning, as ast-grep ignores them by
+/// default: the other rules run, a rule of such a language is refused (8), and
+/// `--custom-languages allow` is refused (ast-edit loads no library).
+#[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
+fn custom_languages_are_ignored_with_a_warning_as_ast_grep_does() {
+    let t = Tree::empty();
+    t.write("sgconfig.yml", "ruleDirs: [rules]\ncustomLanguages:\n  mojo:\n    libraryPath: mojo.so\n    extensions: [mojo]\n");
+    t.write("rules/p.yml", "id: p\nlanguage: python\nseverity: error\nrule: {pattern: print($A)}\n");
+    t.write("a.py", "print(1)\n");
+    let peer = |args: &[&str]| std::process::Command::new(ast_grep()).args(args).current_dir(t.path()).output().unwrap().status.code().unwrap();
+    let r = t.run(&["scan", "--json"]);
+    assert_eq!(r.code, peer(&["scan", "--json"]), "{}", r.stderr);
+    assert_eq!(r.code, 1, "the python rule ran: {}", r.stdout);
+    assert!(r.stderr.contains("`customLanguages` (mojo) are ignored"), "{}", r.stderr);
+    let r = t.run(&["scan", "--custom-languages", "allow"]).code(2);
+    assert!(r.stderr.contains("--custom-languages allow: ast-edit cannot load the custom languages"), "{}", r.stderr);
+    t.run(&["test", "--custom-languages", "allow"]).code(2);
+    t.write("rules/m.yml", "id: m\nlanguage: mojo\nrule: {pattern: print($A)}\n");
+    for cmd in ["scan", "test"] {
+        let r = t.run(&[cmd]).code(peer(&[cmd]));
+        assert_eq!(r.code, 8, "{cmd}: {}", r.stderr);
+    }
 }
 
 #[test]

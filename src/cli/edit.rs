@@ -140,6 +140,7 @@ fn load_rule_set(a: &ScanArgs, cwd: &Path) -> Result<ast_edit::request::ruleset:
         project::load_rule_file(file, nearby_utils()?, filter.as_ref())?
     } else {
         let p = project::discover(cwd, a.config.as_deref())?;
+        a.custom_languages.check(&p)?;
         for w in &p.warnings {
             eprintln!("warning: {w}");
         }

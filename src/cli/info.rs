@@ -48,6 +48,7 @@ fn config_of(path: &Path) -> Option<PathBuf> {
 fn project_test(a: TestArgs, config: Option<PathBuf>, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
     let cwd = ast_edit::shared::paths::current_dir()?;
     let project = project::discover(&cwd, config.as_deref())?;
+    a.custom_languages.check(&project)?;
     if a.snapshot_dir.is_some() && a.test_dir.is_none() {
         eprintln!("warning: --snapshot-dir is ignored without --test-dir (as ast-grep ignores it): the snapshots of `testConfigs` are in each entry's `snapshotDir`");
     }

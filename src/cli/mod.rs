@@ -66,6 +66,31 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// `--custom-languages`: what to do with a project's `customLanguages` (native
+/// tree-sitter libraries named by its sgconfig.yml).
+#[derive(Clone, Copy, Debug, Default, ValueEnum, PartialEq, Eq)]
+pub enum CustomLanguages {
+    /// Ignore them with a warning; their rules are refused (ast-grep's default).
+    #[default]
+    Ignore,
+    /// Load them: refused, ast-edit never loads a library from a project.
+    Allow,
+}
+
+impl CustomLanguages {
+    /// Refuses `allow` for a project that has custom languages.
+    fn check(self, p: &ast_edit::rules::project::Project) -> ast_edit::shared::error::Result<()> {
+        if self == CustomLanguages::Allow && !p.custom_languages.is_empty() {
+            return Err(ast_edit::shared::error::Error::bad(format!(
+                "--custom-languages allow: ast-edit cannot load the custom languages of {} ({}): it runs rules on its built-in languages only and never loads a native library from a project; run this project with ast-grep, or drop the flag to ignore them",
+                p.config_file.display(),
+                p.custom_languages.join(", ")
+            )));
+        }
+        Ok(())
+    }
+}
+
 /// `--color`.
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 pub enum ColorChoice {
@@ -382,6 +407,11 @@ pub struct ScanArgs {
     /// Only the rules whose id matches REGEX (matching no rule is an error).
     #[arg(long, value_name = "REGEX")]
     pub filter: Option<String>,
+    /// The project's `customLanguages`: `ignore` them with a warning (the
+    /// default, as ast-grep), or `allow`, which ast-edit refuses: it never loads
+    /// a native library from a project.
+    #[arg(long, value_name = "POLICY", default_value = "ignore")]
+    pub custom_languages: CustomLanguages,
     /// Also rewrite the matches nested inside a rewritten match, in the same preview.
     #[arg(long)]
     pub rewrite_nested: bool,
@@ -463,6 +493,10 @@ pub struct TestArgs {
     /// sgconfig.yaml, from the working directory up).
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// The project's `customLanguages`: `ignore` (default) or `allow`, which
+    /// ast-edit refuses (see `scan --help`).
+    #[arg(long, value_name = "POLICY", default_value = "ignore")]
+    pub custom_languages: CustomLanguages,
     /// Only the rules and tests whose id matches REGEX (matching no rule is an error).
     #[arg(short = 'f', long, value_name = "REGEX")]
     pub filter: Option<String>,

@@ -10,7 +10,8 @@
 //! building it with `RuleConfig::try_from` and the project's utilities), the
 //! utilities as JSON, the folder the rules' `files`/`ignores` globs are relative
 //! to, and the project's `languageGlobs`. What ast-edit cannot honour
-//! (`customLanguages`, `languageInjections`) is refused; other keys ast-grep
+//! (`languageInjections`) is refused, `customLanguages` are ignored with a
+//! warning (as ast-grep ignores them by default); other keys ast-grep
 //! does not know are ignored, as ast-grep ignores them, and listed as warnings.
 //!
 //! Ported in part from ast-grep's `crates/cli/src/config.rs` and
@@ -77,7 +78,11 @@ pub struct Project {
     pub no_ignore: Vec<String>,
     /// `astEdit.checkDirs`: folders of ast-edit's whole-file checks.
     pub check_dirs: Vec<PathBuf>,
-    /// Keys of the config that nothing reads (ignored, as ast-grep ignores them).
+    /// The names of its `customLanguages`: ignored (with a warning), as ast-grep
+    /// ignores them by default; ast-edit never loads a library from a project.
+    pub custom_languages: Vec<String>,
+    /// Keys of the config that nothing reads (ignored, as ast-grep ignores them),
+    /// and the `customLanguages` ignored.
     pub warnings: Vec<String>,
 }
 
@@ -163,8 +168,20 @@ impl Project {
             Error::project(ProjectFault::Invalid, format!("config file {}: {}", file.display(), yaml_error(&file.display().to_string(), &e)))
         })?;
         let dir = config_file.parent().expect("a file has a parent folder").to_path_buf();
-        let warnings = refuse_unsupported(&raw, file)?;
+        let mut warnings = refuse_unsupported(&raw, file)?;
+        let custom_languages: Vec<String> = match &raw.custom_languages {
+            Some(Value::Object(m)) => m.keys().cloned().collect(),
+            _ => Vec::new(),
+        };
+        if !custom_languages.is_empty() {
+            warnings.push(format!(
+                "config file {}: `customLanguages` ({}) are ignored: ast-edit loads no tree-sitter library from a project, so only rules of its built-in languages run (a rule of an ignored language is refused, as in ast-grep)",
+                file.display(),
+                custom_languages.join(", ")
+            ));
+        }
         Ok(Project {
+            custom_languages,
             language_globs: language_globs(raw.language_globs.unwrap_or_default(), file)?,
             config_file,
             dir,
@@ -229,13 +246,19 @@ fn refuse_unsupported(raw: &RawConfig, file: &Path) -> Result<Vec<String>> {
         Some(Value::Array(a)) => !a.is_empty(),
         Some(_) => true,
     };
-    for (key, value) in [("customLanguages", &raw.custom_languages), ("languageInjections", &raw.language_injections)] {
-        if not_empty(value) {
-            return Err(Error::bad(format!(
-                "config file {}: `{key}` is not supported: ast-edit supports only its built-in languages (`ast-edit langs` lists them); remove `{key}` or use ast-grep for this project",
-                file.display()
-            )));
-        }
+    if let Some(v) = &raw.custom_languages
+        && !matches!(v, Value::Object(_) | Value::Null)
+    {
+        return Err(Error::project(
+            ProjectFault::Invalid,
+            format!("config file {}: `customLanguages` must be a map from language names to their settings", file.display()),
+        ));
+    }
+    if not_empty(&raw.language_injections) {
+        return Err(Error::bad(format!(
+            "config file {}: `languageInjections` is not supported yet: ast-edit does not search code embedded in another language's file; remove `languageInjections` or use ast-grep for this project",
+            file.display()
+        )));
     }
     Ok(raw
         .other
