@@ -397,3 +397,61 @@ fn hidden_files_and_require_git_choose_files_as_ast_grep() {
         assert_eq!(files(t.run(&["scan", "--files-with-matches", "--hidden"]).ok()), set(&["a.py", ".dot.py", ".hid/h.py"]));
     }
 }
+
+const SUPPRESSED: &str = "# ast-grep-ignore: no-print\nprint(1)\n# ast-grep-ignore\nx = 1\ny = 2  # ast-grep-ignore: other\n";
+
+/// `ast-grep-ignore` comments that suppress nothing are reported (a hint) when a
+/// scan runs every rule of a project, and `-U` deletes them, as ast-grep does;
+/// the severity flags turn the check (and `no-suppress-all`) on or off.
+#[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
+fn unused_suppressions_are_reported_and_deleted_as_ast_grep_does() {
+    let fresh = || {
+        let t = Tree::empty();
+        t.write("sgconfig.yml", "ruleDirs: [rules]\n");
+        t.write("rules/p.yml", "id: no-print\nlanguage: python\nrule: {pattern: print($A)}\nfix: log($A)\n");
+        t.write("a.py", SUPPRESSED);
+        t
+    };
+    let t = fresh();
+    let key = |v: Vec<Value>| -> Vec<(String, String, u64, String)> {
+        let mut k: Vec<_> = v
+            .iter()
+            .map(|r| (r["ruleId"].as_str().unwrap().into(), r["severity"].as_str().unwrap().into(), r["range"]["start"]["line"].as_u64().unwrap(), r["message"].as_str().unwrap().into()))
+            .collect();
+        k.sort();
+        k
+    };
+    for flags in [&[][..], &["--filter", "no-print"], &["--error=unused-suppression", "--filter", "no-print"], &["--error"], &["--warning=no-suppress-all"], &["-r", "rules/p.yml"], &["--off=unused-suppression"]] {
+        let args = [&["--json=compact"][..], flags].concat();
+        let ours = t.run(&[&["scan"][..], &args].concat());
+        let theirs = peer(&t, &args);
+        assert_eq!(ours.code, theirs.code, "{flags:?}: {}", ours.stderr);
+        assert_eq!(key(ours.json()), key(theirs.json()), "{flags:?}");
+    }
+    let all: Vec<Value> = t.run(&["scan", "--json=compact"]).ok().json();
+    assert_eq!(all.len(), 2);
+    assert_eq!((all[0]["ruleId"].as_str(), all[0]["severity"].as_str(), all[0]["replacement"].as_str()), (Some("unused-suppression"), Some("hint"), Some("")));
+    // -U deletes them: --verbatim as ast-grep, byte for byte; the default
+    // takes the emptied line along.
+    let peer_copy = fresh();
+    peer(&peer_copy, &["-U"]).ok();
+    t.run(&["scan", "-U", "--verbatim"]).ok();
+    assert_eq!(t.read("a.py"), peer_copy.read("a.py"));
+    let t = fresh();
+    t.run(&["scan", "-U"]).ok();
+    assert_eq!(t.read("a.py"), "# ast-grep-ignore: no-print\nprint(1)\nx = 1\ny = 2  \n");
+}
+
+/// A scan left with no rule (all `off`, or below `--min-severity`) reports
+/// nothing and succeeds, as ast-grep does, with a warning.
+#[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
+fn a_scan_with_no_rule_left_reports_nothing_and_succeeds() {
+    let t = project();
+    let theirs = peer(&t, &["--json", "--min-severity=error", "--off=no-print", "--off=js-console"]);
+    let ours = t.run(&["scan", "--json", "--min-severity=error", "--off=no-print", "--off=js-console"]);
+    assert_eq!((ours.code, ours.stdout.as_str()), (theirs.code, theirs.stdout.as_str()));
+    assert!(ours.stderr.contains("warning: no rule to run"), "{}", ours.stderr);
+    nothing_staged(&t);
+}

@@ -13,7 +13,8 @@ use super::words::WORDS;
 use ast_edit::plan::{self, Plan};
 use ast_edit::request::{Op, RawRequest, Request};
 use ast_edit::rules::project;
-use ast_edit::rules::overwrite::Overwrite;
+use ast_edit::rules::overwrite::{Overwrite, Severity};
+use ast_edit::rules::suppression;
 use ast_edit::rules::retired;
 use ast_edit::app::workflow::{self, Preview};
 use ast_edit::apply::ApplyOptions;
@@ -147,13 +148,24 @@ fn load_rule_set(a: &ScanArgs, cwd: &Path) -> Result<ast_edit::request::ruleset:
         p.load_rules(filter.as_ref())?
     };
     let mut loaded = loaded;
-    overwrite(a)?.apply(&mut loaded);
+    let overwrite = overwrite(a)?;
+    overwrite.apply(&mut loaded);
     for w in &loaded.warnings {
         eprintln!("warning: {w}");
     }
     if loaded.rules.is_empty() {
-        return Err(Error::bad("no rule to run: the rules loaded are all `severity: off`, or there are none; add a rule or change the filter"));
+        // As ast-grep: nothing to report is no failure.
+        eprintln!("warning: no rule to run: the rules loaded are all `severity: off` (or below --min-severity), or there are none");
     }
+    // As ast-grep: the comments that suppress nothing are reported (a hint;
+    // -U deletes them) when the scan runs every rule of a project, since a
+    // comment may serve a rule left out; `--error=unused-suppression` (and the
+    // other severity flags) decide otherwise.
+    let every_rule = a.rule.is_none() && a.inline_rules.is_none() && a.filter.is_none() && a.off.is_none() && a.min_severity.is_none();
+    let default = if every_rule { Severity::Hint } else { Severity::Off };
+    let mut checks = suppression::rules_for(suppression::UNUSED, &loaded.rules, overwrite.severity_of(suppression::UNUSED, &default));
+    checks.extend(suppression::rules_for(suppression::NO_SUPPRESS_ALL, &loaded.rules, overwrite.severity_of(suppression::NO_SUPPRESS_ALL, &Severity::Off)));
+    loaded.rules.extend(checks);
     Ok(ast_edit::request::ruleset::RuleSet {
         rules: loaded.rules.iter().map(|r| r.config.clone()).collect(),
         utils: loaded.utils.json.clone(),
@@ -164,7 +176,6 @@ fn load_rule_set(a: &ScanArgs, cwd: &Path) -> Result<ast_edit::request::ruleset:
 
 /// The severity overrides of `scan`'s flags, in ast-grep's order.
 fn overwrite(a: &ScanArgs) -> Result<Overwrite> {
-    use ast_edit::rules::overwrite::Severity;
     let mut o = Overwrite::default();
     for (severity, ids) in [
         (Severity::Error, &a.error),

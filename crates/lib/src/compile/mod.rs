@@ -59,6 +59,33 @@ pub struct CompiledOp {
     /// Pattern problems of a rule config that a project loads anyway (as
     /// ast-grep would): shown as warnings.
     pub lint: Vec<String>,
+    /// One of `ast-grep scan`'s checks of `ast-grep-ignore` comments, whose
+    /// matches ast-grep-config's `CombinedScan` finds ([`check_of`]).
+    pub check: Option<SuppressionCheck>,
+}
+
+/// `ast-grep scan`'s built-in rules on `ast-grep-ignore` comments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SuppressionCheck {
+    /// `unused-suppression`: a comment that suppressed nothing (its fix to
+    /// nothing deletes it).
+    Unused,
+    /// `no-suppress-all`: a comment that names no rule.
+    NoSuppressAll,
+}
+
+/// The check a rule config stands for: id `unused-suppression` or
+/// `no-suppress-all` with `rule: {any: []}` (which matches nothing by itself);
+/// `ast_edit::rules::suppression` adds them to a project's rules.
+pub fn check_of(config: &Value) -> Option<SuppressionCheck> {
+    if config.get("rule") != Some(&serde_json::json!({"any": []})) {
+        return None;
+    }
+    match config.get("id").and_then(Value::as_str)? {
+        ast_grep_config::UNUSED_SUPPRESSION_ID => Some(SuppressionCheck::Unused),
+        ast_grep_config::NO_SUPPRESS_ALL_ID => Some(SuppressionCheck::NoSuppressAll),
+        _ => None,
+    }
 }
 
 /// The numbers of a rewrite template that bound the size of a replacement
@@ -260,6 +287,7 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
         index,
         id,
         rule,
+        check: None,
         prefilters: vec![(prefilter, true)],
         compares_code,
         fix_bound: Some(fix_bound),
@@ -309,12 +337,19 @@ pub fn compile_rule(
         (Some(_), Some(Value::String(t)), None) => Some(FixBound::of(t, ast_grep_core::Language::meta_var_char(&lang))),
         _ => None,
     };
+    let check = check_of(config);
     Ok(CompiledOp {
         index,
         has_fix: !rule.fixer.is_empty(),
         suppressible: true,
         id,
-        prefilters: prefilter::rule_prefilters(config, lang),
+        // The check runs only where a suppression comment is.
+        prefilters: if check.is_some() {
+            vec![(Prefilter::literal("ast-grep-ignore"), false)]
+        } else {
+            prefilter::rule_prefilters(config, lang)
+        },
+        check,
         compares_code: ruleset::compares_code(config, utils),
         fix_bound,
         rule,

@@ -7,7 +7,8 @@
 //! match can lie there; [`crate::compile::CompiledOp::anchor`]). Where the file
 //! holds an `ast-grep-ignore` comment and the rules are rule configs (ast-grep's
 //! `run` ignores those comments, `scan` honours them), `CombinedScan` itself runs,
-//! so suppression is exactly ast-grep's.
+//! so suppression is exactly ast-grep's, and so is the report of the comments that
+//! suppressed nothing (the `unused-suppression` rule, when the rules hold it).
 
 use ast_grep_config::CombinedScan;
 use ast_grep_core::matcher::{Matcher, MatcherExt, NodeMatch};
@@ -17,7 +18,7 @@ use ast_grep_language::SupportLang;
 
 use super::RewriteOptions;
 use crate::shared::nodes::walk_pruned;
-use crate::compile::CompiledOp;
+use crate::compile::{CompiledOp, SuppressionCheck};
 
 /// A file's matches: `(rule position in the live list, match)`.
 pub(super) struct Found<'t> {
@@ -92,7 +93,17 @@ fn spans(hits: &[(usize, usize)], start: usize, end: usize) -> bool {
 /// ast-grep-config's own scan (with `ast-grep-ignore` suppression), mapped back
 /// to positions in `live`.
 fn combined<'t>(grep: &'t AstGrep<StrDoc<SupportLang>>, live: &[&CompiledOp]) -> Found<'t> {
-    let scan = CombinedScan::new(live.iter().map(|op| &op.rule).collect());
+    let mut scan = CombinedScan::new(live.iter().filter(|op| op.check.is_none()).map(|op| &op.rule).collect());
+    // The comments that suppressed nothing (or name no rule) come back as
+    // matches of these rules; a fix to nothing deletes the unused ones, as
+    // `ast-grep scan -U`.
+    for op in live {
+        match op.check {
+            Some(SuppressionCheck::Unused) => scan.set_unused_suppression_rule(&op.rule),
+            Some(SuppressionCheck::NoSuppressAll) => scan.set_no_suppress_all_rule(&op.rule),
+            None => {}
+        }
+    }
     let result = scan.scan(grep, true);
     let pos = |rule: &ast_grep_config::RuleConfig<SupportLang>| live.iter().position(|op| std::ptr::eq(&op.rule, rule)).expect("a live rule");
     let diffs = result.diffs.into_iter().map(|(r, m)| (pos(r), m)).collect();
