@@ -455,3 +455,38 @@ fn a_scan_with_no_rule_left_reports_nothing_and_succeeds() {
     assert!(ours.stderr.contains("warning: no rule to run"), "{}", ours.stderr);
     nothing_staged(&t);
 }
+
+/// `--stdin`: the code on standard input, as the first rule's language, shown as
+/// `STDIN`, as ast-grep; without rules given it is ast-grep's exit 3.
+#[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
+fn stdin_is_scanned_as_ast_grep_scans_it() {
+    let t = Tree::empty();
+    let rule = "id: no-print\nlanguage: python\nseverity: warning\nmessage: print $A\nrule: {pattern: print($A)}\nfix: log($A)\nfiles: ['src/**']\n";
+    let code = "print(1)\nx = print(2)\n";
+    let peer_run = |args: &[&str]| {
+        use std::io::Write;
+        let mut c = Command::new(ast_grep()).arg("scan").args(args).current_dir(t.path()).env("NO_COLOR", "1")
+            .stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+        c.stdin.take().unwrap().write_all(code.as_bytes()).unwrap();
+        let o = c.wait_with_output().unwrap();
+        (o.status.code().unwrap(), String::from_utf8_lossy(&o.stdout).into_owned())
+    };
+    let ours = t.run_stdin(&["scan", "--inline-rules", rule, "--stdin", "--json=compact"], code).ok();
+    let (code_peer, theirs) = peer_run(&["--inline-rules", rule, "--stdin", "--json=compact"]);
+    assert_eq!(code_peer, 0);
+    let (a, b): (Vec<Value>, Vec<Value>) = (ours.json(), serde_json::from_str(&theirs).unwrap());
+    assert_eq!(a.len(), 2, "{}", ours.stdout);
+    assert_eq!(sorted(a.clone()), sorted(b));
+    assert_eq!(a[0]["file"], "STDIN");
+    // The default is a rich report.
+    let rich = t.run_stdin(&["scan", "--inline-rules", rule, "--stdin"], code).ok();
+    assert!(rich.stdout.contains("warning[no-print]: print 1\n--- a/STDIN\n+++ b/STDIN\n"), "{}", rich.stdout);
+    nothing_staged(&t);
+    // Without rules: ast-grep's 3.
+    let (code_peer, _) = peer_run(&["--stdin"]);
+    let r = t.run_stdin(&["scan", "--stdin"], code).code(code_peer);
+    assert!(r.stderr.contains("--stdin needs its rules given with -r FILE or --inline-rules TEXT"), "{}", r.stderr);
+    // Nothing on disk, nothing to write: -U is refused.
+    t.run_stdin(&["scan", "--inline-rules", rule, "--stdin", "-U"], code).code(2);
+}

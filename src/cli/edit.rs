@@ -94,14 +94,28 @@ pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> any
     )?;
     req.rewrite_nested = a.rewrite_nested;
     req.verbatim = a.verbatim;
+    if a.stdin {
+        let how = report_of(&a, color).unwrap_or_else(|| Report::Text { style: report::ReportStyle::Rich, before: 0, after: 0, print: super::style(color, false) });
+        return report::run(&req, &cwd, report::Source::Stdin(read_stdin(a.input.max_filesize)?), how, out);
+    }
     if let Some(how) = report_of(&a, color) {
-        return report::run(&req, &cwd, how, out);
+        return report::run(&req, &cwd, report::Source::Files, how, out);
     }
     req.context_lines = context.unwrap_or(req.context_lines);
     let how = a.output.emit(color, a.preview_json, true)?;
     let started = Instant::now();
     let plan = build_plan(&req, &cwd)?;
     emit(plan, how, started, out)
+}
+
+/// Standard input, at most `cap` bytes, as text.
+fn read_stdin(cap: u64) -> Result<String> {
+    let mut bytes = Vec::new();
+    std::io::stdin().take(cap + 1).read_to_end(&mut bytes).map_err(|e| Error::io("cannot read standard input", e))?;
+    if bytes.len() as u64 > cap {
+        return Err(Error::bad(format!("standard input is over {cap} bytes, the cap of --max-filesize; raise it to scan more")));
+    }
+    String::from_utf8(bytes).map_err(|_| Error::bad("standard input is not valid UTF-8 text; give the code as UTF-8"))
 }
 
 /// The report `a` asks for, if any (`--json`, `--format`,
@@ -127,6 +141,13 @@ fn report_of(a: &ScanArgs, color: ColorChoice) -> Option<Report> {
 /// The rules of `scan`: `--inline-rules`, `-r FILE`, or the project's (the
 /// nearest sgconfig.yml, or `-c FILE`). Loading warnings go to stderr.
 fn load_rule_set(a: &ScanArgs, cwd: &Path) -> Result<ast_edit::request::ruleset::RuleSet> {
+    if a.stdin && a.rule.is_none() && a.inline_rules.is_none() {
+        // ast-grep's code for rules not given (3).
+        return Err(Error::project(
+            ast_edit::shared::error::ProjectFault::NotFound,
+            "--stdin needs its rules given with -r FILE or --inline-rules TEXT (a project's rules are for its files)",
+        ));
+    }
     let filter = a.filter.as_deref().map(project::parse_filter).transpose()?;
     // Rules given on their own may still call the nearest project's utilities.
     let nearby_utils = || -> Result<project::Utils> {

@@ -470,6 +470,12 @@ pub struct ScanArgs {
     /// SEVERITY: hint, info, warning or error.
     #[arg(long, value_name = "SEVERITY")]
     pub min_severity: Option<String>,
+    /// Scan the code on standard input instead of files, as the language of
+    /// the first rule (give the rules with -r or --inline-rules); matches are
+    /// shown under the name STDIN. A report (--report-style rich unless another
+    /// report flag is given): nothing is staged or written.
+    #[arg(long, conflicts_with_all = ["update_all", "interactive", "preview_json", "paths", "config"])]
+    pub stdin: bool,
     /// Print the preview details (what `run --json` prints) as JSON: the fixes
     /// as diffs, and the findings; stages the fixes as a pending action (with
     /// -U: applies them).

@@ -37,8 +37,19 @@ pub enum Report {
     Text { style: ReportStyle, before: usize, after: usize, print: Style },
 }
 
-/// Runs `req` as a report on `out`; returns the exit code.
-pub fn run(req: &Request, cwd: &Path, how: Report, out: &mut impl Write) -> anyhow::Result<i32> {
+/// What a report reads.
+pub enum Source {
+    /// The files of the request's paths.
+    Files,
+    /// Code read from standard input (`--stdin`), as the first rule's language.
+    Stdin(String),
+}
+
+/// The name standard input's matches are shown under, as in ast-grep.
+const STDIN: &str = "STDIN";
+
+/// Runs `req` as a report of `source` on `out`; returns the exit code.
+pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, out: &mut impl Write) -> anyhow::Result<i32> {
     let mut sarif = Vec::new();
     let mut json = match &how {
         Report::Json { style, metadata } => Some(json::Writer::start(out, *style, *metadata)?),
@@ -49,7 +60,7 @@ pub fn run(req: &Request, cwd: &Path, how: Report, out: &mut impl Write) -> anyh
         _ => None,
     };
     let mut failed: Option<std::io::Error> = None;
-    let summary = report::report(req, cwd, &mut |file| {
+    let mut each = |file: report::FileReport| {
         let written = match &how {
             Report::Json { .. } => json.as_mut().expect("started").file(out, &file),
             Report::Format(Format::Github) => cloud::github(out, &file),
@@ -69,7 +80,17 @@ pub fn run(req: &Request, cwd: &Path, how: Report, out: &mut impl Write) -> anyh
                 false
             }
         }
-    })?;
+    };
+    let summary = match source {
+        Source::Files => report::report(req, cwd, &mut each)?,
+        Source::Stdin(text) => {
+            let (file, summary) = report::report_text(req, cwd, text, STDIN)?;
+            if let Some(file) = file {
+                each(file);
+            }
+            summary
+        }
+    };
     if let Some(e) = failed {
         return Err(e.into());
     }

@@ -3,8 +3,8 @@
 //! order; nothing is rewritten, nothing staged (docs/RULES.md, "Reports").
 //!
 //! One matching path: the request goes through the same walk, engine, prefilter
-//! and `ast-grep-ignore` handling as a dry run ([`crate::plan::prepare`],
-//! [`crate::engine::report`]). Unlike a dry run, matches of a rule with a fix are
+//! and `ast-grep-ignore` handling as a dry run (`plan::prepare`,
+//! `engine::report`). Unlike a dry run, matches of a rule with a fix are
 //! reported, not turned into edits, and nested or overlapping matches all count,
 //! as `ast-grep scan` (without `-U`) reports them.
 //!
@@ -21,6 +21,7 @@ use crate::request::read::{self, Skip, Skipped};
 use crate::request::walk::Candidate;
 use crate::request::Request;
 use crate::shared::error::Result;
+use crate::shared::message::Text;
 
 pub use crate::engine::{Capture, Captures, Label, Replacement, RuleInfo, Span};
 pub use crate::engine::{RuleMatch as Match, Severity as RuleSeverity};
@@ -153,4 +154,33 @@ pub fn findings_of(plan: &plan::Plan, limit: usize, each: &mut dyn FnMut(FileRep
         each(file) && left > 0
     })?;
     Ok(())
+}
+
+/// Reports `req` on `text` (standard input), parsed as the language of the
+/// request's first rule and shown as `path`, as `ast-grep scan --stdin` does:
+/// every rule of that language runs, whatever its `files`/`ignores`. `None`
+/// when nothing matched.
+pub fn report_text(req: &Request, cwd: &Path, text: String, path: &str) -> Result<(Option<FileReport>, Summary)> {
+    let lang = req
+        .rule_set
+        .as_ref()
+        .and_then(|s| s.rules.first())
+        .map(|r| r.language())
+        .or(req.lang)
+        .ok_or_else(|| crate::shared::error::Error::bad("standard input needs rules, to know its language"))?;
+    let refused = |skip: Skip| crate::shared::error::Error::bad(Text::from("standard input cannot be searched: ").then(skip.0.text()));
+    read::check_text(text.as_bytes()).map_err(refused)?;
+    let engine = Engine::new(req, [lang], cwd)?;
+    let ops = engine.all_for(lang);
+    let mut summary = Summary { files_searched: 1, ..Summary::default() };
+    let matches = engine::report(&ops, lang, &text, !req.no_prefilter).map_err(refused)?;
+    summary.warnings = engine.warnings.iter().map(|text| Warning::Rules { text: text.clone() }).collect();
+    if matches.is_empty() {
+        return Ok((None, summary));
+    }
+    summary.files_with_matches = 1;
+    for m in &matches {
+        summary.by_severity[m.rule.severity as usize] += 1;
+    }
+    Ok((Some(FileReport { path: path.to_string(), language: lang.to_string(), text, matches }), summary))
 }
