@@ -1,5 +1,5 @@
 # Shell functions shared by the timing scripts (benches/compare.sh,
-# benches/scan_compare.sh), sourced after they set LOG_TAG, QUIET_PCT and QUIET_MAX.
+# benches/scan_compare.sh, benches/scan_relational.sh), sourced after they set LOG_TAG, QUIET_PCT and QUIET_MAX.
 
 HZ=$(getconf CLK_TCK); NCPU=$(nproc)
 
@@ -19,4 +19,23 @@ wait_quiet() {
     [ "$waited" -eq 0 ] && log "machine ${pct}% busy (other processes); waiting for quiet"
     sleep 3; waited=$((waited + 5))
   done
+}
+
+# GNU time (installed when missing), AST_GREP (ast-grep $AG_VERSION: from PATH, the
+# pyenv shim resolved, installed with pip when missing) and AST_EDIT (when unset,
+# built with `cargo build --release` in ROOT); dies when one is not right.
+find_tools() {
+  [ -x /usr/bin/time ] || { log "installing GNU time"; apt-get install -y -qq time >/dev/null; }
+  if [ -z "${AST_GREP:-}" ]; then
+    command -v ast-grep >/dev/null 2>&1 || python3 -m pip install --quiet --disable-pip-version-check "ast-grep-cli==$AG_VERSION"
+    AST_GREP=$(command -v ast-grep)
+    if command -v pyenv >/dev/null 2>&1 && pyenv which ast-grep >/dev/null 2>&1; then AST_GREP=$(pyenv which ast-grep); fi
+  fi
+  [ "$("$AST_GREP" --version)" = "ast-grep $AG_VERSION" ] || die "need ast-grep $AG_VERSION, got $("$AST_GREP" --version)"
+  if [ -z "${AST_EDIT:-}" ]; then
+    log "cargo build --release (in $ROOT)"
+    (cd "$ROOT" && cargo build --release --locked --quiet --bin ast-edit) >&2
+    AST_EDIT=${CARGO_TARGET_DIR:-$ROOT/target}/release/ast-edit
+  fi
+  [ -x "$AST_EDIT" ] || die "no ast-edit binary at $AST_EDIT"
 }

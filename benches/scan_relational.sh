@@ -37,19 +37,7 @@ LOG_TAG=scan_relational
 
 [ -f "$CORPORA/.stamps/c-linux.done" ] && [ -d "$CORPORA/c-linux" ] || "$HERE/corpora.sh" "$CORPORA" c-linux
 CORPORA=$(cd "$CORPORA" && pwd)
-[ -x /usr/bin/time ] || { log "installing GNU time"; apt-get install -y -qq time >/dev/null; }
-if [ -z "${AST_GREP:-}" ]; then
-  command -v ast-grep >/dev/null 2>&1 || python3 -m pip install --quiet --disable-pip-version-check "ast-grep-cli==$AG_VERSION"
-  AST_GREP=$(command -v ast-grep)
-  if command -v pyenv >/dev/null 2>&1 && pyenv which ast-grep >/dev/null 2>&1; then AST_GREP=$(pyenv which ast-grep); fi
-fi
-[ "$("$AST_GREP" --version)" = "ast-grep $AG_VERSION" ] || die "need ast-grep $AG_VERSION, got $("$AST_GREP" --version)"
-if [ -z "${AST_EDIT:-}" ]; then
-  log "cargo build --release (in $ROOT)"
-  (cd "$ROOT" && cargo build --release --locked --quiet --bin ast-edit) >&2
-  AST_EDIT=${CARGO_TARGET_DIR:-$ROOT/target}/release/ast-edit
-fi
-[ -x "$AST_EDIT" ] || die "no ast-edit binary at $AST_EDIT"
+find_tools
 AST_EDIT=$(cd "$(dirname "$AST_EDIT")" && pwd)/$(basename "$AST_EDIT")
 AE_COMMIT=$(cd "$ROOT" && git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 
