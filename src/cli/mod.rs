@@ -123,8 +123,13 @@ Run ast-grep rules (ast-grep's YAML rule language, read by ast-grep-config
 language are matched on the same tree. The result is one pending action whose
 label names the rules (or, with -U, applied at once). Where fixes overlap, the
 same edit wins as in `ast-grep scan -U`; the others are listed (`overlapped`).
-Rules without `fix` report findings (path:line: severity[rule]: message); a
-finding of a `severity: error` rule makes the run exit 1.
+Rules without `fix` report findings, drawn with their code as ast-grep draws
+them. A match of a `severity: error` rule makes the run exit 1, fix or not (with
+-U, only the findings: the fixes are written).
+
+For CI, --json, --format github|sarif, --files-with-matches and --report-style
+print ast-grep's reports of every match and stage nothing (docs/RULES.md,
+\"Reports\"); exit codes are ast-grep's (docs/RULES.md, \"Exit codes\").
 
 The rules: the project of the nearest sgconfig.yml (from the working directory
 up) or -c FILE, with its ruleDirs, utilDirs and languageGlobs; or one rule file
@@ -142,6 +147,7 @@ Examples:
   ast-edit scan                          # the nearest sgconfig.yml project
   ast-edit scan -r no-unwrap.yml src/
   ast-edit scan -c tools/sgconfig.yml --filter '^py-' -U
+  ast-edit scan --format github          # GitHub annotations; nothing staged
   ast-edit scan --inline-rules 'id: p
   language: python
   rule: {pattern: print($A)}
