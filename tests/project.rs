@@ -142,7 +142,7 @@ fn custom_languages_are_ignored_with_a_warning_as_ast_grep_does() {
     t.write("sgconfig.yml", "ruleDirs: [rules]\ncustomLanguages:\n  mojo:\n    libraryPath: mojo.so\n    extensions: [mojo]\n");
     t.write("rules/p.yml", "id: p\nlanguage: python\nseverity: error\nrule: {pattern: print($A)}\n");
     t.write("a.py", "print(1)\n");
-    let peer = |args: &[&str]| std::process::Command::new(ast_grep()).args(args).current_dir(t.path()).output().unwrap().status.code().unwrap();
+    let peer = |args: &[&str]| t.peer(args).code;
     let r = t.run(&["scan", "--json"]);
     assert_eq!(r.code, peer(&["scan", "--json"]), "{}", r.stderr);
     assert_eq!(r.code, 1, "the python rule ran: {}", r.stdout);

@@ -287,8 +287,7 @@ fn patterns_that_match_real_code_are_not_warned_of() {
     let r = t.run(&["scan", "--json=compact"]).ok();
     assert!(!r.stderr.contains("parse cleanly"), "{}", r.stderr);
     let ours: Vec<serde_json::Value> = serde_json::from_str(&r.stdout).unwrap();
-    let o = std::process::Command::new(ast_grep()).args(["scan", "--json=compact"]).current_dir(t.path()).output().unwrap();
-    let theirs: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    let theirs: Vec<serde_json::Value> = t.peer(&["scan", "--json=compact"]).json();
     assert_eq!(ours.len(), 4, "{}", r.stdout);
     assert_eq!(ours.len(), theirs.len());
     // Still warned of: a pattern that matches no call (`kfree($A)` is a type in C).

@@ -77,13 +77,9 @@ fn project() -> Tree {
     t
 }
 
+/// `ast-grep scan ARGS` in `t`.
 fn peer(t: &Tree, args: &[&str]) -> Run {
-    let o = Command::new(ast_grep()).arg("scan").args(args).current_dir(t.path()).env("NO_COLOR", "1").output().unwrap();
-    Run {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+    t.peer(&[&["scan"][..], args].concat())
 }
 
 /// Records sorted by file, offset and rule (ast-grep's order among rules

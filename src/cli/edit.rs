@@ -94,12 +94,9 @@ pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> any
     )?;
     req.rewrite_nested = a.rewrite_nested;
     req.verbatim = a.verbatim;
-    if a.stdin {
-        let how = report_of(&a, color).unwrap_or_else(|| Report::Text { style: report::ReportStyle::Rich, before: 0, after: 0, print: super::style(color, false) });
-        return report::run(&req, &cwd, report::Source::Stdin(read_stdin(a.input.max_filesize)?), how, out);
-    }
     if let Some(how) = report_of(&a, color) {
-        return report::run(&req, &cwd, report::Source::Files, how, out);
+        let source = if a.stdin { report::Source::Stdin(read_stdin(a.input.max_filesize)?) } else { report::Source::Files };
+        return report::run(&req, &cwd, source, how, out);
     }
     req.context_lines = context.unwrap_or(req.context_lines);
     let how = a.output.emit(color, a.preview_json, true)?;
@@ -119,7 +116,8 @@ fn read_stdin(cap: u64) -> Result<String> {
 }
 
 /// The report `a` asks for, if any (`--json`, `--format`,
-/// `--files-with-matches`, `--report-style`).
+/// `--files-with-matches`, `--report-style`; `--stdin` is a rich report unless
+/// another is named).
 fn report_of(a: &ScanArgs, color: ColorChoice) -> Option<Report> {
     if let Some(style) = a.json {
         return Some(Report::Json { style, metadata: a.include_metadata });
@@ -130,7 +128,7 @@ fn report_of(a: &ScanArgs, color: ColorChoice) -> Option<Report> {
     if a.files_with_matches {
         return Some(Report::FilesWithMatches);
     }
-    let style = a.report_style?;
+    let style = a.report_style.or(a.stdin.then_some(report::ReportStyle::Rich))?;
     let (before, after) = match a.output.context {
         Some(c) => (c as usize, c as usize),
         None => (a.before.unwrap_or(0) as usize, a.after.unwrap_or(0) as usize),
@@ -304,8 +302,6 @@ fn emit(plan: Plan, how: Emit, started: Instant, out: &mut impl Write) -> anyhow
         out.flush()?;
         print::table(&mut std::io::stderr(), &details, started.elapsed())?;
     }
-    // As `ast-grep scan`: a finding of a rule with `severity: error` fails the run
-    // (after the preview was staged or applied).
     // `scan` exits with ast-grep's codes, which give 1 and 3 other meanings:
     // an apply that failed is 11 there, an incomplete one 12 (docs/RULES.md,
     // "Exit codes").
@@ -314,6 +310,8 @@ fn emit(plan: Plan, how: Emit, started: Instant, out: &mut impl Write) -> anyhow
         (true, 3) => super::exit::SCAN_APPLY_INCOMPLETE,
         _ => code,
     };
+    // As `ast-grep scan`: a finding of a `severity: error` rule fails the run
+    // (after the preview was staged or applied), and so does its fix unless written.
     if code == 0 && (fails || details.findings.iter().any(|f| f.severity == "error")) {
         eprintln!("error: rules with `severity: error` matched; the scan fails (exit 1), as `ast-grep scan` does");
         return Ok(1);

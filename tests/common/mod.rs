@@ -140,6 +140,12 @@ impl Tree {
         Run::from(c.output().unwrap())
     }
 
+    /// Runs the peer, ast-grep 0.51.1 ([`ast_grep`]), in the tree with
+    /// `NO_COLOR` set, as [`Tree::run`] runs ast-edit.
+    pub fn peer(&self, args: &[&str]) -> Run {
+        Run::from(Command::new(ast_grep()).args(args).current_dir(self.path()).env("NO_COLOR", "1").output().unwrap())
+    }
+
     /// Runs with `stdin` fed.
     pub fn run_stdin(&self, args: &[&str], stdin: &str) -> Run {
         use std::io::Write;

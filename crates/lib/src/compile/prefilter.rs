@@ -70,12 +70,12 @@ impl Prefilter {
         Prefilter { literals, chains, gap }
     }
 
-    /// True when `text` holds every literal and every chain (so it may match).
     /// A file may match only if it contains `text` (plain bytes).
     pub fn literal(text: &str) -> Prefilter {
         Prefilter { literals: vec![text.to_string()], chains: Vec::new(), gap: None }
     }
 
+    /// True when `text` holds every literal and every chain (so it may match).
     pub fn may_match(&self, text: &[u8]) -> bool {
         self.literals.iter().all(|l| match &self.gap {
             Some(_) => whole_tokens(text, l.as_bytes()).next().is_some(),

@@ -17,6 +17,7 @@ use ast_grep_language::SupportLang;
 pub(crate) fn filled(pat: &str) -> String {
     let mut out = String::with_capacity(pat.len());
     let mut names: HashMap<&str, String> = HashMap::new();
+    let mut fresh = 0..;
     let bytes = pat.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
@@ -36,11 +37,9 @@ pub(crate) fn filled(pat: &str) -> String {
             out.push('$');
             i += 1;
         } else {
-            let n = names.len();
-            let id = if name == "_" { format!("v{n}") } else { names.entry(name).or_insert_with(|| format!("v{n}")).clone() };
-            if name == "_" {
-                names.insert("_", id.clone());
-            }
+            let mut next = || format!("v{}", fresh.next().expect("unbounded"));
+            // `$_` is a fresh identifier each time; a named one is the same each time.
+            let id = if name == "_" { next() } else { names.entry(name).or_insert_with(next).clone() };
             out.push_str(&id);
             i = end;
         }

@@ -63,12 +63,8 @@ pub struct RuleInfo {
     pub severity: Severity,
     /// Its `note`, if any.
     pub note: Option<String>,
-    /// Its `url`, if any.
-    pub url: Option<String>,
     /// Its `metadata`, if any.
     pub metadata: Option<Value>,
-    /// Its index in the request's rules.
-    pub index: usize,
 }
 
 /// A place in a file: byte offsets (in the whole file, BOM included), and the
@@ -177,9 +173,7 @@ fn info_of(op: &CompiledOp) -> Arc<RuleInfo> {
         id: r.id.clone(),
         severity: Severity::of(&r.severity).unwrap_or(Severity::Hint),
         note: r.note.clone(),
-        url: r.url.clone(),
         metadata: r.metadata.as_ref().and_then(|m| serde_json::to_value(m).ok()),
-        index: op.index,
     })
 }
 

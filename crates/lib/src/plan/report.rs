@@ -48,16 +48,13 @@ pub struct FileReport {
 pub struct Summary {
     /// Files searched.
     pub files_searched: usize,
-    /// Files that hold at least one match.
-    pub files_with_matches: usize,
     /// Matches of each severity: `[hint, info, warning, error]`.
     pub by_severity: [usize; 4],
     /// Files not searched, with the reason, by path.
     pub skipped: Vec<Skipped>,
-    /// What the run noticed: rules' pattern problems, the walk's errors, a limit.
+    /// What the run noticed: rules' pattern problems, the walk's errors, a
+    /// limit reached (`maxFiles`).
     pub warnings: Vec<Warning>,
-    /// `maxFiles` stopped the walk.
-    pub limit_reached: bool,
 }
 
 impl Summary {
@@ -66,9 +63,11 @@ impl Summary {
         self.by_severity[severity as usize]
     }
 
-    /// Every match.
-    pub fn matches(&self) -> usize {
-        self.by_severity.iter().sum()
+    /// Counts the matches of one file.
+    fn add(&mut self, matches: &[RuleMatch]) {
+        for m in matches {
+            self.by_severity[m.rule.severity as usize] += 1;
+        }
     }
 }
 
@@ -77,16 +76,13 @@ impl Summary {
 /// then covers the files reported so far.
 pub fn report(req: &Request, cwd: &Path, each: &mut dyn FnMut(FileReport) -> bool) -> Result<Summary> {
     let (root, walked, engine) = plan::prepare(req, cwd)?;
-    let mut summary = Summary { files_searched: walked.files.len(), limit_reached: walked.limit_reached(), ..Summary::default() };
+    let mut summary = Summary { files_searched: walked.files.len(), ..Summary::default() };
     for batch in walked.files.chunks(BATCH_FILES) {
         let done = plan::largest_first(batch, |c| c.size, |c| report_file(&engine, req, c));
         for (c, outcome) in batch.iter().zip(done) {
             match outcome {
                 Ok(Some(file)) => {
-                    summary.files_with_matches += 1;
-                    for m in &file.matches {
-                        summary.by_severity[m.rule.severity as usize] += 1;
-                    }
+                    summary.add(&file.matches);
                     if !each(file) {
                         return Ok(summary);
                     }
@@ -104,14 +100,8 @@ pub fn report(req: &Request, cwd: &Path, each: &mut dyn FnMut(FileReport) -> boo
 
 /// One file's report: `None` when it holds no match.
 fn report_file(engine: &Engine, req: &Request, c: &Candidate) -> std::result::Result<Option<FileReport>, Skip> {
-    let bytes = read::read_text(&c.path, req.max_filesize)?;
-    read::check_text(&bytes)?;
-    let ops = engine.ops_for(c.lang, &c.path);
-    if ops.is_empty() {
-        return Ok(None);
-    }
-    let text = String::from_utf8(bytes).expect("checked as UTF-8");
-    let matches = engine::report(&ops, c.lang, &text, !req.no_prefilter)?;
+    let Some(text) = plan::search::read_for_search(engine, req, c)? else { return Ok(None) };
+    let matches = engine::report(&engine.ops_for(c.lang, &c.path), c.lang, &text, !req.no_prefilter)?;
     if matches.is_empty() {
         return Ok(None);
     }
@@ -133,10 +123,7 @@ pub fn replacement_diff(file: &FileReport, r: &Replacement, context: usize) -> S
 /// matched again and their matches of fix-less rules handed to `each`, in path
 /// order. Costs a second parse of those files only.
 pub fn findings_of(plan: &plan::Plan, limit: usize, each: &mut dyn FnMut(FileReport) -> bool) -> Result<()> {
-    let mut paths: Vec<String> = Vec::new();
-    for f in plan.findings.iter().take(limit) {
-        paths.push(f.path.clone());
-    }
+    let mut paths: Vec<String> = plan.findings.iter().take(limit).map(|f| f.path.clone()).collect();
     if paths.is_empty() {
         return Ok(());
     }
@@ -178,9 +165,6 @@ pub fn report_text(req: &Request, cwd: &Path, text: String, path: &str) -> Resul
     if matches.is_empty() {
         return Ok((None, summary));
     }
-    summary.files_with_matches = 1;
-    for m in &matches {
-        summary.by_severity[m.rule.severity as usize] += 1;
-    }
+    summary.add(&matches);
     Ok((Some(FileReport { path: path.to_string(), language: lang.to_string(), text, matches }), summary))
 }

@@ -290,8 +290,9 @@ fn capped(mut warnings: Vec<String>) -> Vec<String> {
     warnings.into_iter().map(|w| text::cut_with_note(&w, MAX_WARNING_CHARS, Unit::Chars, "")).collect()
 }
 
-/// The text of candidate `c`, or why it was skipped; `None` when no op applies.
-fn read_for_search(engine: &Engine, req: &Request, c: &Candidate) -> std::result::Result<Option<String>, Skip> {
+/// The text of candidate `c`, or why it was skipped; `None` when no op applies
+/// (a search and a report, `plan::report`, read a file alike).
+pub(crate) fn read_for_search(engine: &Engine, req: &Request, c: &Candidate) -> std::result::Result<Option<String>, Skip> {
     let bytes = read::read_text(&c.path, req.max_filesize)?;
     read::check_text(&bytes)?;
     if engine.ops_for(c.lang, &c.path).is_empty() {

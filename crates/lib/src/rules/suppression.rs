@@ -9,10 +9,8 @@
 
 use ast_grep_config::{CombinedScan, Severity, NO_SUPPRESS_ALL_ID, UNUSED_SUPPRESSION_ID};
 use ast_grep_language::SupportLang;
-use serde_json::json;
 
 use super::project::LoadedRule;
-use crate::request::lang;
 use crate::request::rule::Rule;
 
 /// The id of the check of comments that suppress nothing, as ast-grep's
@@ -41,23 +39,10 @@ pub fn rules_for(id: &str, rules: &[LoadedRule], severity: Severity) -> Vec<Load
         .into_iter()
         .enumerate()
         .map(|(index, l)| {
-            // ast-grep-config's builtin config carries the message, note and fix.
+            // ast-grep-config's own config of the check: id, message, note, fix
+            // and `rule: {any: []}`.
             let builtin = if id == UNUSED { CombinedScan::unused_config(severity.clone(), l) } else { CombinedScan::no_suppress_all_config(severity.clone(), l) };
-            let mut config = json!({
-                "id": id,
-                "language": lang::name(l),
-                "severity": severity,
-                "message": builtin.message,
-                "rule": {"any": []},
-            });
-            if let Some(note) = &builtin.note {
-                config["note"] = json!(note);
-            }
-            if id == UNUSED {
-                config["fix"] = json!("");
-            }
-            let config = Rule::from_json(config).expect("a valid rule config");
-            LoadedRule { id: id.to_string(), file: None, index, severity: severity.clone(), config }
+            LoadedRule { id: id.to_string(), file: None, index, severity: severity.clone(), config: Rule::new((*builtin).clone()) }
         })
         .collect()
 }
