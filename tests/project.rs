@@ -120,13 +120,11 @@ fn a_default_id_can_clash_with_an_explicit_one() {
     refused(&t, 8, &["duplicate rule id `x`: in rules/x.yml and rules/y.yml"]);
 }
 
+/// Empty `customLanguages` and `languageInjections` are harmless (the
+/// non-empty ones: `custom_languages_are_ignored_with_a_warning_as_ast_grep_does`
+/// below, tests/embedded.rs).
 #[test]
-fn language_injections_are_refused() {
-    let t = Tree::empty();
-    t.write("sgconfig.yml", "ruleDirs: []\nlanguageInjections:\n  - hostLanguage: html\n    rule: {pattern: <script>$A</script>}\n    injected: js\n");
-    let r = t.run(&["test"]).code(2);
-    assert!(r.stderr.contains("`languageInjections` is not supported yet"), "{}", r.stderr);
-    // Empty ones are harmless.
+fn empty_custom_languages_and_injections_are_harmless() {
     let t = Tree::empty();
     t.write("sgconfig.yml", "ruleDirs: []\ncustomLanguages: {}\nlanguageInjections: []\n");
     t.run(&["test"]).ok();

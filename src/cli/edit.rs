@@ -190,6 +190,7 @@ fn load_rule_set(a: &ScanArgs, cwd: &Path) -> Result<ast_edit::request::ruleset:
         utils: loaded.utils.json.clone(),
         base: Some(loaded.base.clone()),
         language_globs: loaded.language_globs.iter().map(|(l, g)| (ast_edit::request::lang::name(*l).to_string(), g.clone())).collect(),
+        language_injections: loaded.language_injections.clone(),
     })
 }
 

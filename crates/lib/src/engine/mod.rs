@@ -53,6 +53,9 @@ mod scan;
 mod spelling;
 mod syntax;
 mod hits;
+mod inject;
+#[cfg(test)]
+mod inject_prop;
 mod report;
 mod pick;
 mod registry;
@@ -61,6 +64,7 @@ mod tests;
 
 pub use hits::{search, Hit};
 pub use report::{report, Capture, Captures, Label, Replacement, RuleInfo, RuleMatch, Severity, Span};
+pub use inject::CustomInjection;
 pub use registry::Engine;
 pub use syntax::{SyntaxError, MAX_EXCERPT_CHARS, MAX_SYNTAX_ERRORS_LISTED};
 use syntax::*;

@@ -14,6 +14,11 @@ pub struct Engine {
     base: std::path::PathBuf,
     /// Ops that do not compile for some (not all) languages: shown as warnings.
     pub warnings: Vec<Text>,
+    /// Whether code embedded in another language's file is searched (a rule
+    /// set's rules; docs/RULES.md "Embedded languages").
+    embedded: bool,
+    /// A project's `languageInjections`, compiled.
+    injections: Vec<super::inject::CustomInjection>,
 }
 
 impl Engine {
@@ -68,7 +73,7 @@ impl Engine {
                 warnings.push(not_searched_in(req, i, &why));
             }
         }
-        Ok(Engine { by_lang, file_globs: Vec::new(), base: cwd.to_path_buf(), warnings })
+        Ok(Engine { by_lang, file_globs: Vec::new(), base: cwd.to_path_buf(), warnings, embedded: false, injections: Vec::new() })
     }
 
     /// Compiles every rule of a rule set for its language. A rule that does not
@@ -90,12 +95,18 @@ impl Engine {
             file_globs.push(crate::request::ruleset::FileGlobs::of(&config)?);
         }
         let base = set.base.clone().unwrap_or_else(|| cwd.to_path_buf());
-        Ok(Engine { by_lang, file_globs, base, warnings })
+        let mut injections = Vec::with_capacity(set.language_injections.len());
+        for (i, entry) in set.language_injections.iter().enumerate() {
+            injections.push(super::inject::CustomInjection::compile(entry).map_err(|e| Error::bad(format!("languageInjections[{i}]: {e}")))?);
+        }
+        Ok(Engine { by_lang, file_globs, base, warnings, embedded: true, injections })
     }
 
-    /// True when at least one op is compiled for `lang`.
+    /// True when at least one op is compiled for `lang`, or for a language
+    /// whose code files of `lang` can embed (files of `lang` are then searched).
     pub(crate) fn has_ops(&self, lang: SupportLang) -> bool {
-        self.by_lang.get(&lang).is_some_and(|ops| !ops.is_empty())
+        let own = |l: SupportLang| self.by_lang.get(&l).is_some_and(|ops| !ops.is_empty());
+        own(lang) || (self.embedded && inject::embeddable(lang, &self.injections).into_iter().any(|l| l != lang && own(l)))
     }
 
     /// Every op or rule compiled for `lang`, whatever a file's path.
@@ -108,6 +119,82 @@ impl Engine {
         let Some(ops) = self.by_lang.get(&lang) else { return Vec::new() };
         let rel = path.strip_prefix(&self.base).unwrap_or(path);
         ops.iter().filter(|op| self.file_globs.get(op.index).is_none_or(|g| g.allows(rel))).collect()
+    }
+
+    /// The ops for the code embedded in the file at `path` of language `lang`,
+    /// by the embedded language: those that apply to the file (its path, as
+    /// ast-grep matches a rule's `files` for an embedded region).
+    pub(crate) fn embedded_for(&self, lang: SupportLang, path: &Path) -> Vec<(SupportLang, Vec<&CompiledOp>)> {
+        if !self.embedded {
+            return Vec::new();
+        }
+        inject::embeddable(lang, &self.injections)
+            .into_iter()
+            .filter(|l| *l != lang)
+            .map(|l| (l, self.ops_for(l, path)))
+            .filter(|(_, ops)| !ops.is_empty())
+            .collect()
+    }
+
+    /// True when some op applies to the file at `path` of language `lang`, to
+    /// its own code or to code embedded in it.
+    pub(crate) fn applies(&self, lang: SupportLang, path: &Path) -> bool {
+        !self.ops_for(lang, path).is_empty() || !self.embedded_for(lang, path).is_empty()
+    }
+
+    /// The regions of `text` (a file of `lang` at `path`) holding embedded
+    /// code that some op applies to, with those ops, and the host's error
+    /// count; nothing when the prefilter rules every such op out.
+    fn regions<'e>(&'e self, lang: SupportLang, path: &Path, text: &str, bom: usize, prefilter: bool) -> (Vec<(inject::Region, Vec<&'e CompiledOp>)>, usize) {
+        let embedded = self.embedded_for(lang, path);
+        if embedded.iter().all(|(_, ops)| prefilter && !ops.iter().any(|op| op.may_match(text.as_bytes()))) {
+            return (Vec::new(), 0);
+        }
+        let (found, errors) = inject::regions(lang, text, bom, &self.injections, &|l| embedded.iter().any(|(e, _)| *e == l));
+        let regions = found
+            .into_iter()
+            .map(|r| (r, embedded.iter().find(|(l, _)| *l == r.lang).map(|(_, ops)| ops.clone()).unwrap_or_default()))
+            .collect();
+        (regions, errors)
+    }
+
+    /// [`crate::engine::rewrite`] of the file at `path` (of language `lang`): its own code
+    /// with its ops, and each region of embedded code with the ops of that
+    /// code's language, joined into one rewrite of the file.
+    pub fn rewrite(&self, lang: SupportLang, path: &Path, text: &str, opts: RewriteOptions) -> Option<Rewrite> {
+        let ops = self.ops_for(lang, path);
+        let host = if ops.is_empty() { None } else { rewrite(&ops, lang, text, opts) };
+        if host.as_ref().is_some_and(|h| h.refused.is_some()) {
+            return host;
+        }
+        let bom = if text.starts_with('\u{feff}') { BOM.len() } else { 0 };
+        let (regions, host_errors) = self.regions(lang, path, text, bom, opts.prefilter);
+        let parts: Vec<(inject::Region, Rewrite)> =
+            regions.into_iter().filter_map(|(r, ops)| rewrite(&ops, r.lang, &text[r.start..r.end], opts).map(|rw| (r, rw))).collect();
+        inject::join(host, parts, lang, text, bom, host_errors, &self.injections)
+    }
+
+    /// The report (`engine::report`) of the file at `path` (of language `lang`): its own matches,
+    /// then those of each region of embedded code, each list with the language
+    /// it was matched as (places in the whole file). Lists without a match are
+    /// left out.
+    pub fn report(&self, lang: SupportLang, path: &Path, text: &str, prefilter: bool) -> std::result::Result<Vec<(SupportLang, Vec<RuleMatch>)>, Skip> {
+        let mut out = Vec::new();
+        let ops = self.ops_for(lang, path);
+        if !ops.is_empty() {
+            out.push((lang, report(&ops, lang, text, prefilter)?));
+        }
+        let bom = if text.starts_with('\u{feff}') { BOM.len() } else { 0 };
+        for (r, ops) in self.regions(lang, path, text, bom, prefilter).0 {
+            let mut matches = report(&ops, r.lang, &text[r.start..r.end], prefilter)?;
+            let base = inject::Base::of(text, bom, r.start);
+            for m in &mut matches {
+                m.shift(&base);
+            }
+            out.push((r.lang, matches));
+        }
+        out.retain(|(_, m)| !m.is_empty());
+        Ok(out)
     }
 }
 

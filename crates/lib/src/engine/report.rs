@@ -167,6 +167,36 @@ pub fn report(ops: &[&CompiledOp], lang: SupportLang, text: &str, prefilter: boo
     Ok(out.into_iter().map(|(_, m)| m).collect())
 }
 
+impl Span {
+    /// The span moved from a region's own text to the host file's.
+    fn shift(&mut self, base: &super::inject::Base) {
+        (self.start_line, self.start_column) = base.place(self.start_line, self.start_column);
+        (self.end_line, self.end_column) = base.place(self.end_line, self.end_column);
+        self.start += base.byte;
+        self.end += base.byte;
+    }
+}
+
+impl RuleMatch {
+    /// The match moved from a region of embedded code (matched as a text of
+    /// its own) to the host file's places.
+    pub(super) fn shift(&mut self, base: &super::inject::Base) {
+        self.span.shift(base);
+        for l in &mut self.labels {
+            l.span.shift(base);
+        }
+        if let Some(r) = &mut self.replacement {
+            r.start += base.byte;
+            r.end += base.byte;
+        }
+        if let Some(c) = &mut self.captures {
+            for cap in c.single.values_mut().chain(c.multi.values_mut().flatten()) {
+                cap.span.shift(base);
+            }
+        }
+    }
+}
+
 fn info_of(op: &CompiledOp) -> Arc<RuleInfo> {
     let r = &op.rule;
     Arc::new(RuleInfo {

@@ -81,13 +81,14 @@ pub fn report(req: &Request, cwd: &Path, each: &mut dyn FnMut(FileReport) -> boo
         let done = plan::largest_first(batch, |c| c.size, |c| report_file(&engine, req, c));
         for (c, outcome) in batch.iter().zip(done) {
             match outcome {
-                Ok(Some(file)) => {
-                    summary.add(&file.matches);
-                    if !each(file) {
-                        return Ok(summary);
+                Ok(files) => {
+                    for file in files {
+                        summary.add(&file.matches);
+                        if !each(file) {
+                            return Ok(summary);
+                        }
                     }
                 }
-                Ok(None) => {}
                 Err(skip) => summary.skipped.push(Skipped { path: c.display.clone(), reason: skip.0 }),
             }
         }
@@ -98,14 +99,16 @@ pub fn report(req: &Request, cwd: &Path, each: &mut dyn FnMut(FileReport) -> boo
     Ok(summary)
 }
 
-/// One file's report: `None` when it holds no match.
-fn report_file(engine: &Engine, req: &Request, c: &Candidate) -> std::result::Result<Option<FileReport>, Skip> {
-    let Some(text) = plan::search::read_for_search(engine, req, c)? else { return Ok(None) };
-    let matches = engine::report(&engine.ops_for(c.lang, &c.path), c.lang, &text, !req.no_prefilter)?;
-    if matches.is_empty() {
-        return Ok(None);
-    }
-    Ok(Some(FileReport { path: c.display.clone(), language: c.lang.to_string(), text, matches }))
+/// One file's reports: its own matches, then those of each region of code
+/// embedded in it (as ast-grep reports them, one list per region, with the
+/// region's language); empty when it holds no match.
+fn report_file(engine: &Engine, req: &Request, c: &Candidate) -> std::result::Result<Vec<FileReport>, Skip> {
+    let Some(text) = plan::search::read_for_search(engine, req, c)? else { return Ok(Vec::new()) };
+    let lists = engine.report(c.lang, &c.path, &text, !req.no_prefilter)?;
+    Ok(lists
+        .into_iter()
+        .map(|(lang, matches)| FileReport { path: c.display.clone(), language: lang.to_string(), text: text.clone(), matches })
+        .collect())
 }
 
 /// The unified diff (`a/` and `b/` prefixes) of `file` with `r` alone applied,

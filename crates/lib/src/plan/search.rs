@@ -295,7 +295,7 @@ fn capped(mut warnings: Vec<String>) -> Vec<String> {
 pub(crate) fn read_for_search(engine: &Engine, req: &Request, c: &Candidate) -> std::result::Result<Option<String>, Skip> {
     let bytes = read::read_text(&c.path, req.max_filesize)?;
     read::check_text(&bytes)?;
-    if engine.ops_for(c.lang, &c.path).is_empty() {
+    if !engine.applies(c.lang, &c.path) {
         return Ok(None);
     }
     Ok(Some(String::from_utf8(bytes).expect("checked as UTF-8")))

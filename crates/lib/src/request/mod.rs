@@ -482,7 +482,7 @@ impl RawRequest {
             let rules = crate::request::ruleset::parse_input(rule, lang)?;
             let set = || {
                 let rules = crate::request::ruleset::typed(rules)?;
-                Ok(crate::request::ruleset::RuleSet { rules, utils: Vec::new(), base: None, language_globs: Vec::new() })
+                Ok(crate::request::ruleset::RuleSet { rules, utils: Vec::new(), base: None, language_globs: Vec::new(), language_injections: Vec::new() })
             };
             return RawRequest { rule: None, ..self }.validate_rules(set, cwd, walk, max_filesize);
         }

@@ -39,6 +39,11 @@ pub struct RuleSet {
     /// that language, before their extension is looked at (as ast-grep does).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub language_globs: Vec<(String, Vec<String>)>,
+    /// A project's `languageInjections`, as written (checked when the project
+    /// is loaded, compiled by the engine): rules that find regions of code of
+    /// one language in files of another.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub language_injections: Vec<serde_json::Value>,
 }
 
 /// `languageGlobs` compiled: the language a file is read as, when a glob says.

@@ -73,7 +73,7 @@ pub fn run(project: &Project, loaded: &LoadedRules, filtered: bool) -> Result<Ve
             out.push(CheckResult { file: shown, ids: ids.clone(), case: 0, passed: false, problem });
             continue;
         }
-        let set = RuleSet { rules: configs, utils: loaded.utils.json.clone(), base: Some(project.dir.clone()), language_globs: Vec::new() };
+        let set = RuleSet { rules: configs, utils: loaded.utils.json.clone(), base: Some(project.dir.clone()), language_globs: Vec::new(), language_injections: Vec::new() };
         for (i, case) in check.cases.iter().enumerate() {
             let problem = match rewrite_text(&set, &case.before) {
                 Ok(got) if got == case.after => None,

@@ -9,10 +9,10 @@
 //! Everything comes back as plain data: each rule as its JSON (checked once by
 //! building it with `RuleConfig::try_from` and the project's utilities), the
 //! utilities as JSON, the folder the rules' `files`/`ignores` globs are relative
-//! to, and the project's `languageGlobs`. What ast-edit cannot honour
-//! (`languageInjections`) is refused, `customLanguages` are ignored with a
-//! warning (as ast-grep ignores them by default); other keys ast-grep
-//! does not know are ignored, as ast-grep ignores them, and listed as warnings.
+//! to, and the project's `languageGlobs` and `languageInjections` (each entry
+//! compiled once to check it). `customLanguages` are ignored with a warning
+//! (as ast-grep ignores them by default); other keys ast-grep does not know
+//! are ignored, as ast-grep ignores them, and listed as warnings.
 //!
 //! Ported in part from ast-grep's `crates/cli/src/config.rs` and
 //! `utils/rule_overwrite.rs` (0.51.1):
@@ -78,6 +78,8 @@ pub struct Project {
     pub no_ignore: Vec<String>,
     /// `astEdit.checkDirs`: folders of ast-edit's whole-file checks.
     pub check_dirs: Vec<PathBuf>,
+    /// `languageInjections`: each entry as written, checked.
+    pub language_injections: Vec<Value>,
     /// The names of its `customLanguages`: ignored (with a warning), as ast-grep
     /// ignores them by default; ast-edit never loads a library from a project.
     pub custom_languages: Vec<String>,
@@ -180,7 +182,9 @@ impl Project {
                 custom_languages.join(", ")
             ));
         }
+        let language_injections = language_injections(raw.language_injections, file)?;
         Ok(Project {
+            language_injections,
             custom_languages,
             language_globs: language_globs(raw.language_globs.unwrap_or_default(), file)?,
             config_file,
@@ -233,6 +237,7 @@ impl Project {
         check_duplicates(&rules, self)?;
         let mut loaded = LoadedRules::new(rules, filter, utils, self.dir.clone())?;
         loaded.language_globs = self.language_globs.clone();
+        loaded.language_injections = self.language_injections.clone();
         loaded.warnings = self.warnings.clone();
         Ok(loaded)
     }
@@ -240,12 +245,6 @@ impl Project {
 
 /// The refused keys, and a warning per key nothing reads.
 fn refuse_unsupported(raw: &RawConfig, file: &Path) -> Result<Vec<String>> {
-    let not_empty = |v: &Option<Value>| match v {
-        None | Some(Value::Null) => false,
-        Some(Value::Object(m)) => !m.is_empty(),
-        Some(Value::Array(a)) => !a.is_empty(),
-        Some(_) => true,
-    };
     if let Some(v) = &raw.custom_languages
         && !matches!(v, Value::Object(_) | Value::Null)
     {
@@ -254,18 +253,28 @@ fn refuse_unsupported(raw: &RawConfig, file: &Path) -> Result<Vec<String>> {
             format!("config file {}: `customLanguages` must be a map from language names to their settings", file.display()),
         ));
     }
-    if not_empty(&raw.language_injections) {
-        return Err(Error::bad(format!(
-            "config file {}: `languageInjections` is not supported yet: ast-edit does not search code embedded in another language's file; remove `languageInjections` or use ast-grep for this project",
-            file.display()
-        )));
-    }
     Ok(raw
         .other
         .keys()
         .filter(|k| !QUIET_KEYS.contains(&k.as_str()))
         .map(|k| format!("config file {}: unknown key `{k}` is ignored (as ast-grep ignores it)", file.display()))
         .collect())
+}
+
+/// `languageInjections` checked: a list of entries that each compile (the
+/// host language known, the rule valid), as ast-grep checks them.
+fn language_injections(raw: Option<Value>, file: &Path) -> Result<Vec<Value>> {
+    let invalid = |what: String| Error::project(ProjectFault::Invalid, format!("config file {}: {what}", file.display()));
+    let entries = match raw {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(a)) => a,
+        Some(_) => return Err(invalid("`languageInjections` must be a list of injection rules (`hostLanguage`, `rule`, `injected`)".into())),
+    };
+    for (i, entry) in entries.iter().enumerate() {
+        crate::engine::CustomInjection::compile(entry)
+            .map_err(|e| invalid(format!("languageInjections[{i}]: {e}; each entry needs `hostLanguage`, a `rule` whose match captures the embedded code as `$CONTENT`, and `injected` (a language, or a list of them with `$LANG` captured)")))?;
+    }
+    Ok(entries)
 }
 
 /// `languageGlobs` checked: known languages, globs that compile.
@@ -433,6 +442,8 @@ pub struct LoadedRules {
     pub base: PathBuf,
     /// The project's `languageGlobs` (empty outside a project).
     pub language_globs: Vec<(SupportLang, Vec<String>)>,
+    /// The project's `languageInjections` (empty outside a project).
+    pub language_injections: Vec<Value>,
     /// What was ignored (unknown config keys).
     pub warnings: Vec<String>,
 }
@@ -452,7 +463,7 @@ impl LoadedRules {
             None => all,
         };
         let (off, rules) = all.into_iter().partition(|r| r.severity == Severity::Off);
-        Ok(LoadedRules { rules, off, utils, base, language_globs: Vec::new(), warnings: Vec::new() })
+        Ok(LoadedRules { rules, off, utils, base, language_globs: Vec::new(), language_injections: Vec::new(), warnings: Vec::new() })
     }
 
     /// Builds every rule (they were checked at load, so this fails only if the
