@@ -336,8 +336,9 @@ def report(resdir, report_md):
     L.append("the rules below (codemods in the style of clippy, checkpatch and the kernel's Coccinelle")
     L.append("scripts) and one utility rule (`rs-test-code`). Both tools run the same project on the")
     L.append("same files: **apply** is `scan -U` on a fresh `cp -a` copy per tool and run (the copy is not")
-    L.append("timed); **preview** is `ast-grep scan --json=compact` against `ast-edit scan --json` (which also")
-    L.append("stages a pending action) on the corpus itself. Times are wall seconds, median (min) over the")
+    L.append("timed); **report** is `scan --json=compact` on both sides (every match as a record, the same")
+    L.append("work); **preview** is `ast-grep scan --json=compact` against `ast-edit scan --preview-json` (a dry")
+    L.append("run that also stages a pending action) on the corpus itself. Times are wall seconds, median (min) over the")
     L.append("runs, the order of the tools alternating per run; ratio = ast-grep median / ast-edit median")
     L.append("(above 1: ast-edit is faster). `other CPU` is the most CPU-seconds other processes used")
     L.append("during one run (the machine is shared by four engineers; large values mean a disturbed run).")
@@ -396,7 +397,7 @@ def report(resdir, report_md):
         for c in corpora:
             rows = list(csv.DictReader(open(os.path.join(resdir, f"scan-{c}.tsv"), encoding="utf-8"), delimiter="\t"))
             meta = read_kv(os.path.join(resdir, f"scan-{c}.meta"))
-            for mode, label in (("apply", "apply (`scan -U`)"), ("preview", "preview (JSON)")):
+            for mode, label in (("apply", "apply (`scan -U`)"), ("report", "report (`--json=compact` both)"), ("preview", "preview (JSON)")):
                 g, e = stats(rows, "ast-grep", mode), stats(rows, "ast-edit", mode)
                 if not g or not e:
                     continue
@@ -409,9 +410,9 @@ def report(resdir, report_md):
         for c in corpora:
             meta = read_kv(os.path.join(resdir, f"scan-{c}.meta"))
             L.append(f"- **{meta.get('corpus', c)}** ({meta.get('date', '')}, {meta.get('files', '')}; subset: {meta.get('subset', '')})")
-            for k in ("ag_apply", "ae_apply", "ag_preview", "ae_preview"):
+            for k in ("ag_apply", "ae_apply", "ag_preview", "ae_preview", "ae_report"):
                 L.append(f"  - `{meta.get(k, '')}`")
-            for k in ("max_filesize", "ignore_files", "ag_preview_json", "ae_preview_json", "json_bytes", "ag_apply_out"):
+            for k in ("max_filesize", "ignore_files", "ag_preview_json", "ae_preview_json", "report_records", "json_bytes", "ag_apply_out"):
                 if k in meta:
                     L.append(f"  - {k.replace('_', ' ')}: {meta[k]}")
             chk = os.path.join(resdir, f"scan-{c}.check")

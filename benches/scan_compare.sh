@@ -10,6 +10,10 @@
 # Env:
 #   RUNS (5)        timed runs per tool and mode on rust;  RUNS_C (2) on the kernel
 #   PREVIEW (1)     0: skip the preview timing
+#   REPORTS (1)     0: skip the report timing
+#   RELATIONAL (1)  0: skip the heavy relational rules on the kernel (benches/scan_relational.sh,
+#                   run after the rest when c-linux is selected, with the same CORPORA_DIR and
+#                   KERNEL_SUBDIR)
 #   KERNEL_SUBDIR   run the kernel on this folder of it only (e.g. drivers). Without it the
 #                   whole kernel runs when the disk has room for two copies (+1 GiB), else
 #                   drivers/ (said in the results)
@@ -27,6 +31,10 @@
 #            (a fresh AST_EDIT_STATE_DIR per run: ast-edit stages a pending action).
 #            One untimed run of each first (page cache; its JSON is summarised), then
 #            RUNS timed runs, the order alternating.
+#   report   ast-grep scan -c P --json=compact CORPUS   > /dev/null
+#            ast-edit scan -c P --json=compact [...] CORPUS > /dev/null
+#            the same work on both sides (every match as a record, nothing staged or
+#            written); the record counts of the untimed run go to the meta file.
 #   apply    per run, fresh `cp -a` copies of the corpus for each tool (not timed), then
 #            ast-grep scan -c P -U CORPUS                     (in its copy)
 #            ast-edit scan -c P -U --preview-json [...] CORPUS        (in its copy; JSON kept)
@@ -52,7 +60,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
 CORPORA=${1:-${CORPORA:-$HOME/ast-edit-corpora}}
 FILTER=${2:-${FILTER:-.}}
-RUNS=${RUNS:-5}; RUNS_C=${RUNS_C:-2}; PREVIEW=${PREVIEW:-1}
+RUNS=${RUNS:-5}; RUNS_C=${RUNS_C:-2}; PREVIEW=${PREVIEW:-1}; REPORTS=${REPORTS:-1}
 QUIET_PCT=${QUIET_PCT:-10}; QUIET_MAX=${QUIET_MAX:-300}
 PROJECT=${PROJECT:-$HERE/scan-project/sgconfig.yml}
 RESDIR=${RESULTS_DIR:-$HERE/results}
@@ -157,6 +165,7 @@ for corpus in "${SELECTED[@]}"; do
     echo "ae_apply	ast-edit scan -c $(realpath --relative-to="$ROOT" "$PROJECT") -U --preview-json ${AE[*]:4} $spec"
     echo "ag_preview	ast-grep scan -c $(realpath --relative-to="$ROOT" "$PROJECT") --json=compact $spec"
     echo "ae_preview	ast-edit scan -c $(realpath --relative-to="$ROOT" "$PROJECT") --preview-json ${AE[*]:4} $spec"
+    echo "ae_report	ast-edit scan -c $(realpath --relative-to="$ROOT" "$PROJECT") --json=compact ${AE[*]:4} $spec"
   } > "$meta"
   log "== $spec: $runs runs per tool and mode${note:+ ($note)}"
 
@@ -198,6 +207,30 @@ PY
   fi
   rm -rf "$st"
 
+  # ---------------------------------------------------------- report
+  if [ "$REPORTS" = 1 ]; then
+    (cd "$CORPORA" && "${AE[@]}" --json=compact "$spec" > "$TMP/ae-report.json" 2>"$TMP/ae.err") || true
+    python3 - "$TMP/ag.json" "$TMP/ae-report.json" >> "$meta" <<'PY'
+import json, sys
+ag, ae = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+key = lambda m: (m["file"], m["ruleId"], m["range"]["byteOffset"]["start"], m["range"]["byteOffset"]["end"])
+same = sorted(map(key, ag)) == sorted(map(key, ae))
+print(f"report_records\tast-grep {len(ag)}, ast-edit {len(ae)} records; the same (file, rule, range) set: {'yes' if same else 'NO'}")
+PY
+    for k in $(seq 1 "$runs"); do
+      wait_quiet
+      order=(ag ae); [ $((k % 2)) -eq 0 ] && order=(ae ag)
+      for t in "${order[@]}"; do
+        if [ "$t" = ag ]; then
+          measure "$tsv" "$corpus" ast-grep report "$k" "$CORPORA" "" /dev/null -- "${AG[@]}" --json=compact "$spec"
+        else
+          measure "$tsv" "$corpus" ast-edit report "$k" "$CORPORA" "$TMP/state-report" /dev/null -- "${AE[@]}" --json=compact "$spec"
+        fi
+        log "$spec: report $t run $k/$runs: $LAST"
+      done
+    done
+  fi
+
   # ---------------------------------------------------------- apply
   for k in $(seq 1 "$runs"); do
     fresh_copy ag "$spec"; fresh_copy ae "$spec"; sync
@@ -231,4 +264,8 @@ done
 
 python3 "$HELPER" report "$RESDIR" "$REPORT"
 log "wrote the section of $REPORT"
+if [ "${RELATIONAL:-1}" = 1 ] && printf '%s\n' "${SELECTED[@]}" | grep -qx c-linux; then
+  log "heavy relational rules on the kernel: benches/scan_relational.sh"
+  AST_EDIT=$AST_EDIT AST_GREP=$AST_GREP "$HERE/scan_relational.sh" "$CORPORA" || FAILED=1
+fi
 [ "$FAILED" = 0 ] || { log "the trees differ beyond the documented differences: see benches/results/scan-*.check"; exit 1; }

@@ -63,7 +63,7 @@ const ALT: [(&str, &str); 2] = [
 fn test_dir_reads_the_tests_of_the_folder_given_instead_of_test_configs() {
     let (t, _) = projects(&ALT);
     let r = t.run(&["test", "-t", "alt"]).code(4);
-    assert!(r.stdout.contains("Running 1 test\n"), "{}", r.stdout);
+    assert!(r.stdout.contains("Running 1 tests\n"), "{}", r.stdout);
     assert!(r.stdout.contains("[Wrong] No no-print baseline found (alt/__snapshots__/no-print-snapshot.yml)."), "{}", r.stdout);
     assert!(r.stdout.contains("  print(2)"), "{}", r.stdout);
     let r = t.run(&["test", "--test-dir", "alt", "-U"]).ok();

@@ -158,9 +158,10 @@ fn print_report(r: &Report, color: bool, parts: Shown, out: &mut impl Write) -> 
     }
 }
 
-/// `Running N tests` and a line per test document whose rule is not loaded.
+/// `Running N tests` (always plural, ast-grep's words) and a line per test
+/// document whose rule is not loaded.
 pub(super) fn print_header(rules: usize, missing: &[MissingRule], out: &mut impl Write) -> std::io::Result<()> {
-    writeln!(out, "Running {}", plural(rules + missing.len(), "test"))?;
+    writeln!(out, "Running {} tests", rules + missing.len())?;
     for m in missing {
         writeln!(out, "Rule not found: `{}` ({}): {}", m.id, m.test_file, m.reason)?;
     }
