@@ -241,7 +241,7 @@ PY
       if [ "$t" = ag ]; then
         measure "$tsv" "$corpus" ast-grep apply "$k" "$TMP/ag" "" "$TMP/ag-apply.out" -- "${AG[@]}" -U "$spec"
       else
-        measure "$tsv" "$corpus" ast-edit apply "$k" "$TMP/ae" "$st" "$TMP/ae-apply.json" -- "${AE[@]}" -U --json "$spec"
+        measure "$tsv" "$corpus" ast-edit apply "$k" "$TMP/ae" "$st" "$TMP/ae-apply.json" -- "${AE[@]}" -U --preview-json "$spec"
       fi
       log "$spec: apply $t -U run $k/$runs: $LAST"
     done

@@ -221,3 +221,50 @@ fn the_embedded_example_of_the_docs_is_what_the_binary_prints() {
     let r = t.run(&["scan", "--report-style", "short"]).ok();
     assert_eq!(r.stdout, report);
 }
+
+/// `(file, 1-based line, 1-based column)` of each match of `ast-grep run
+/// --json=stream`.
+fn peer_places(r: &Run) -> Vec<(String, u64, u64)> {
+    let mut v: Vec<(String, u64, u64)> = r
+        .stdout
+        .lines()
+        .map(|l| {
+            let m: Value = serde_json::from_str(l).unwrap();
+            (m["file"].as_str().unwrap().to_string(), m["range"]["start"]["line"].as_u64().unwrap() + 1, m["range"]["start"]["column"].as_u64().unwrap() + 1)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
+fn a_pattern_searches_and_rewrites_scripts_as_ast_grep_run_does() {
+    let page = "<p>é</p><script>console.log(1)</script>\n<div>console.log(2)</div>\n<script>\n  if (a) console.log(f(3));\n</script>\n";
+    let files = [("web/a.html", page), ("web/b.js", "console.log(4);\n")];
+    let t = project(&files);
+    for lang in [&["-l", "js"][..], &[]] {
+        // With the language named, and inferred per file.
+        let ours: Value = t.run(&[&["search", "-p", "console.log($A)", "--json"][..], lang, &["web"]].concat()).ok().json();
+        let mut places: Vec<(String, u64, u64)> = ours["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| (m["path"].as_str().unwrap().to_string(), m["line"].as_u64().unwrap(), m["column"].as_u64().unwrap()))
+            .collect();
+        places.sort();
+        let peer = t.peer(&[&["run", "-p", "console.log($A)", "--json=stream"][..], lang, &["web"]].concat());
+        assert_eq!(places, peer_places(&peer), "{lang:?}");
+        assert_eq!(places.len(), 3, "{places:?}");
+    }
+    // A file named with a language it embeds is searched inside, not parsed as it.
+    let r = t.run(&["search", "-p", "console.log($A)", "-l", "js", "web/a.html"]).ok();
+    assert!(r.stdout.starts_with("Found 2 matches in 1 file"), "{}", r.stdout);
+    // `run -U` writes what `ast-grep run -U` writes (one script with matches).
+    let one = [("a.html", "<p>é</p>\n<script>\n  console.log(1); if (a) console.log(f(3));\n</script>\n")];
+    let (ours, peer) = (project(&one), project(&one));
+    ours.run(&["run", "-p", "console.log($A)", "-r", "logger.info($A)", "-l", "js", "-U", "--verbatim", "."]).ok();
+    peer.peer(&["run", "-p", "console.log($A)", "-r", "logger.info($A)", "-l", "js", "-U", "."]);
+    assert_eq!(ours.snapshot(), peer.snapshot());
+    assert!(ours.read("a.html").contains("logger.info(1); if (a) logger.info(f(3));"), "{}", ours.read("a.html"));
+}

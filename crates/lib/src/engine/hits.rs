@@ -3,7 +3,7 @@
 
 use super::*;
 
-/// A match found by [`search`].
+/// A match found by [`Engine::search`].
 pub struct Hit<'t> {
     /// Index of the op or rule.
     pub rule: usize,
@@ -11,39 +11,74 @@ pub struct Hit<'t> {
     pub start: usize,
     /// Byte offset where it ends (exclusive).
     pub end: usize,
-    /// The matched node, in the tree of the text without its BOM.
+    /// The matched node, in the tree of the text `source` (the file without its
+    /// BOM, or a region of embedded code).
     pub node: tree_sitter::Node<'t>,
+    /// The bytes of the file the node's tree was parsed from.
+    pub source: std::ops::Range<usize>,
+    /// The 0-based line of the file where `source` starts.
+    pub line0: usize,
+    /// The byte column (from its line's start, BOM excluded) where `source` starts.
+    pub column0: usize,
 }
 
-/// Every match of `ops` in one file's text, for a search (`crate::plan::search`): the
-/// same prefilter, anchored walk and matchers as [`rewrite`], but nothing is
-/// rewritten or dropped, so nested and overlapping matches all count and a
-/// rule's fix is never used. Calls `each(i, hit)` for every match in order
-/// (start, then the longest first, then the rule's index), `i` counting from 0;
-/// returns how many matches there were. `Err` is the reason to skip the file
-/// (too deep, as in [`rewrite`]).
-pub fn search(ops: &[&CompiledOp], lang: SupportLang, text: &str, prefilter: bool, mut each: impl FnMut(usize, &Hit<'_>)) -> std::result::Result<usize, Skip> {
-    let Some(Parsed { bom, body, grep, live }) = parse_for(ops, lang, text, prefilter).map_err(Skip)? else {
-        return Ok(0);
-    };
+impl Hit<'_> {
+    /// 0-based line of the match's start in the file.
+    pub fn line(&self) -> usize {
+        self.line0 + self.node.start_position().row
+    }
+
+    /// 0-based line of the match's end in the file.
+    pub fn end_line(&self) -> usize {
+        self.line0 + self.node.end_position().row
+    }
+
+    /// Byte offset (in the whole file) where the line of the match's start
+    /// starts (after the BOM on the first line).
+    pub fn line_start(&self) -> usize {
+        let p = self.node.start_position();
+        self.start - if p.row == 0 { self.column0 + p.column } else { p.column }
+    }
+}
+
+/// One parsed tree of a file to search: the file's own, or a region's.
+pub(super) struct Tree<'t, 'o> {
+    pub(super) parsed: Parsed<'t, 'o>,
+    /// Where its text starts in the file.
+    pub(super) base: inject::Base,
+    /// Its text's bytes in the file (BOM included: the parse leaves it out).
+    pub(super) source: std::ops::Range<usize>,
+}
+
+/// Every match in `trees` (a file's own tree and its regions'), for a search
+/// (`crate::plan::search`): the same prefilter, anchored walk and matchers as
+/// [`rewrite`], but nothing is rewritten or dropped, so nested and overlapping
+/// matches all count and a rule's fix is never used. Calls `each(i, hit)` for
+/// every match in order (start, then the longest first, then the rule's index),
+/// `i` counting from 0; returns how many matches there were.
+pub(super) fn search(trees: Vec<Tree<'_, '_>>, prefilter: bool, mut each: impl FnMut(usize, &Hit<'_>)) -> usize {
     let opts = RewriteOptions { prefilter, check_syntax: false, rewrite_nested: false, verbatim: true };
-    let found = scan::scan(&grep, &live, body, opts);
-    let mut hits: Vec<Hit<'_>> = found
-        .diffs
-        .iter()
-        .chain(found.findings.iter())
-        .map(|(k, nm)| {
+    let mut hits: Vec<Hit<'_>> = Vec::new();
+    for t in &trees {
+        let Parsed { bom, body, grep, live } = &t.parsed;
+        let found = scan::scan(grep, live, body, opts);
+        // A tree's offsets start after the BOM of the text it was parsed
+        // from: the file, or a region (`source`).
+        let shift = t.source.start + bom;
+        let source = shift..t.source.end;
+        hits.extend(found.diffs.iter().chain(found.findings.iter()).map(|(k, nm)| {
             let node = nm.get_node().get_inner_node();
-            Hit { rule: live[*k].index, start: node.start_byte() + bom, end: node.end_byte() + bom, node }
-        })
-        .collect();
-    drop(found);
+            Hit { rule: live[*k].index, start: node.start_byte() + shift, end: node.end_byte() + shift, node, source: source.clone(), line0: t.base.line, column0: t.base.column_bytes }
+        }));
+    }
     hits.sort_by_key(|h| (h.start, std::cmp::Reverse(h.end), h.rule));
     for (i, hit) in hits.iter().enumerate() {
         each(i, hit);
     }
     let n = hits.len();
     drop(hits);
-    drop_later(grep);
-    Ok(n)
+    for t in trees {
+        drop_later(t.parsed.grep);
+    }
+    n
 }

@@ -83,9 +83,8 @@ impl CustomInjection {
 /// (HTML's scripts and styles) and those `custom` names for it, as ast-grep
 /// resolves their names (unknown names are left out, as ast-grep does).
 pub fn embeddable(host: SupportLang, custom: &[CustomInjection]) -> Vec<SupportLang> {
-    let builtin = host.injectable_languages().unwrap_or(&[]).iter().map(|s| s.to_string());
-    let named = custom.iter().filter(|c| c.host == host).flat_map(|c| c.langs.iter().cloned());
-    let mut out: Vec<SupportLang> = builtin.chain(named).filter_map(|s| SupportLang::from_str(&s).ok()).collect();
+    let named = custom.iter().filter(|c| c.host == host).flat_map(|c| c.langs.iter()).filter_map(|s| SupportLang::from_str(s).ok());
+    let mut out: Vec<SupportLang> = crate::request::lang::embedded_in(host).into_iter().chain(named).filter(|l| *l != host).collect();
     out.sort_by_key(|l| l.to_string());
     out.dedup();
     out
@@ -150,6 +149,8 @@ pub(crate) struct Base {
     pub line: usize,
     /// 0-based column, in characters.
     pub column: usize,
+    /// 0-based column, in bytes.
+    pub column_bytes: usize,
 }
 
 impl Base {
@@ -158,7 +159,7 @@ impl Base {
         let body = &text.as_bytes()[bom..at];
         let line = memchr::memchr_iter(b'\n', body).count();
         let line_start = memchr::memrchr(b'\n', body).map_or(bom, |i| bom + i + 1);
-        Base { byte: at, line, column: text[line_start..at].chars().count() }
+        Base { byte: at, line, column: text[line_start..at].chars().count(), column_bytes: at - line_start }
     }
 
     /// A 0-based (line, column) of the region's own text, in the host's.

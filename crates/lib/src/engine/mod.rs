@@ -62,7 +62,7 @@ mod registry;
 #[cfg(test)]
 mod tests;
 
-pub use hits::{search, Hit};
+pub use hits::Hit;
 pub use report::{report, Capture, Captures, Label, Replacement, RuleInfo, RuleMatch, Severity, Span};
 pub use inject::CustomInjection;
 pub use registry::Engine;

@@ -14,9 +14,6 @@ pub struct Engine {
     base: std::path::PathBuf,
     /// Ops that do not compile for some (not all) languages: shown as warnings.
     pub warnings: Vec<Text>,
-    /// Whether code embedded in another language's file is searched (a rule
-    /// set's rules; docs/RULES.md "Embedded languages").
-    embedded: bool,
     /// A project's `languageInjections`, compiled.
     injections: Vec<super::inject::CustomInjection>,
 }
@@ -37,7 +34,17 @@ impl Engine {
         }
         langs.sort_by_key(|l| lang::name(*l));
         langs.dedup();
+        // The languages that files of these can embed (HTML's scripts and
+        // styles): compiled too, but where an op does not compile there it is
+        // left out silently (no file of that language was met).
+        let mut embedded: Vec<SupportLang> = langs.iter().flat_map(|l| lang::embedded_in(*l)).filter(|l| !langs.contains(l)).collect();
+        embedded.sort_by_key(|l| lang::name(*l));
+        embedded.dedup();
         let mut by_lang: HashMap<SupportLang, Vec<CompiledOp>> = HashMap::new();
+        for &l in &embedded {
+            let ops: Vec<CompiledOp> = (0..req.ops.len()).filter_map(|i| compile::compile_op(i, req, l).ok()).collect();
+            by_lang.insert(l, ops);
+        }
         let mut failures: Vec<Vec<(SupportLang, CompileError)>> = vec![Vec::new(); req.ops.len()];
         let mut tried = vec![0usize; req.ops.len()];
         for &l in &langs {
@@ -73,7 +80,7 @@ impl Engine {
                 warnings.push(not_searched_in(req, i, &why));
             }
         }
-        Ok(Engine { by_lang, file_globs: Vec::new(), base: cwd.to_path_buf(), warnings, embedded: false, injections: Vec::new() })
+        Ok(Engine { by_lang, file_globs: Vec::new(), base: cwd.to_path_buf(), warnings, injections: Vec::new() })
     }
 
     /// Compiles every rule of a rule set for its language. A rule that does not
@@ -99,14 +106,14 @@ impl Engine {
         for (i, entry) in set.language_injections.iter().enumerate() {
             injections.push(super::inject::CustomInjection::compile(entry).map_err(|e| Error::bad(format!("languageInjections[{i}]: {e}")))?);
         }
-        Ok(Engine { by_lang, file_globs, base, warnings, embedded: true, injections })
+        Ok(Engine { by_lang, file_globs, base, warnings, injections })
     }
 
     /// True when at least one op is compiled for `lang`, or for a language
     /// whose code files of `lang` can embed (files of `lang` are then searched).
     pub(crate) fn has_ops(&self, lang: SupportLang) -> bool {
         let own = |l: SupportLang| self.by_lang.get(&l).is_some_and(|ops| !ops.is_empty());
-        own(lang) || (self.embedded && inject::embeddable(lang, &self.injections).into_iter().any(|l| l != lang && own(l)))
+        own(lang) || inject::embeddable(lang, &self.injections).into_iter().any(own)
     }
 
     /// Every op or rule compiled for `lang`, whatever a file's path.
@@ -125,12 +132,8 @@ impl Engine {
     /// by the embedded language: those that apply to the file (its path, as
     /// ast-grep matches a rule's `files` for an embedded region).
     pub(crate) fn embedded_for(&self, lang: SupportLang, path: &Path) -> Vec<(SupportLang, Vec<&CompiledOp>)> {
-        if !self.embedded {
-            return Vec::new();
-        }
         inject::embeddable(lang, &self.injections)
             .into_iter()
-            .filter(|l| *l != lang)
             .map(|l| (l, self.ops_for(l, path)))
             .filter(|(_, ops)| !ops.is_empty())
             .collect()
@@ -172,6 +175,27 @@ impl Engine {
         let parts: Vec<(inject::Region, Rewrite)> =
             regions.into_iter().filter_map(|(r, ops)| rewrite(&ops, r.lang, &text[r.start..r.end], opts).map(|rw| (r, rw))).collect();
         inject::join(host, parts, lang, text, bom, host_errors, &self.injections)
+    }
+
+    /// Every match of the ops in the file at `path` (of language `lang`), its
+    /// own code's and its regions' of embedded code, for a search: see
+    /// `hits::search`. `Err` is the reason to skip the file (too deep, as in
+    /// [`rewrite`]).
+    pub fn search(&self, lang: SupportLang, path: &Path, text: &str, prefilter: bool, each: impl FnMut(usize, &Hit<'_>)) -> std::result::Result<usize, Skip> {
+        let bom = if text.starts_with('\u{feff}') { BOM.len() } else { 0 };
+        let mut trees = Vec::new();
+        let ops = self.ops_for(lang, path);
+        if !ops.is_empty()
+            && let Some(parsed) = parse_for(&ops, lang, text, prefilter).map_err(Skip)?
+        {
+            trees.push(hits::Tree { parsed, base: inject::Base::default(), source: 0..text.len() });
+        }
+        for (r, ops) in self.regions(lang, path, text, bom, prefilter).0 {
+            if let Some(parsed) = parse_for(&ops, r.lang, &text[r.start..r.end], prefilter).map_err(Skip)? {
+                trees.push(hits::Tree { parsed, base: inject::Base::of(text, bom, r.start), source: r.start..r.end });
+            }
+        }
+        Ok(hits::search(trees, prefilter, each))
     }
 
     /// The report (`engine::report`) of the file at `path` (of language `lang`): its own matches,

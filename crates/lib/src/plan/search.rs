@@ -27,7 +27,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::engine::{self, Engine, Hit};
+use crate::engine::{Engine, Hit};
 use crate::shared::error::{Error, Result};
 use crate::shared::message::{Say, Text, Words};
 use crate::plan;
@@ -304,7 +304,7 @@ pub(crate) fn read_for_search(engine: &Engine, req: &Request, c: &Candidate) -> 
 /// How many matches `c` holds, or why it was skipped.
 fn count_file(engine: &Engine, req: &Request, c: &Candidate) -> std::result::Result<usize, Skip> {
     let Some(text) = read_for_search(engine, req, c)? else { return Ok(0) };
-    engine::search(&engine.ops_for(c.lang, &c.path), c.lang, &text, !req.no_prefilter, |_, _| {})
+    engine.search(c.lang, &c.path, &text, !req.no_prefilter, |_, _| {})
 }
 
 /// The matches `range` (by their index in the file) of `c`, and the file's count
@@ -316,7 +316,7 @@ fn page_of_file(engine: &Engine, req: &Request, c: &Candidate, range: Range<usiz
         Err(skip) => return (Vec::new(), Err(skip)),
     };
     let mut found = Vec::with_capacity(range.len());
-    let n = engine::search(&engine.ops_for(c.lang, &c.path), c.lang, &text, !req.no_prefilter, |i, hit| {
+    let n = engine.search(c.lang, &c.path, &text, !req.no_prefilter, |i, hit| {
         if range.contains(&i) {
             found.push(located(&c.display, &text, hit));
         }
@@ -326,20 +326,16 @@ fn page_of_file(engine: &Engine, req: &Request, c: &Candidate, range: Range<usiz
 
 /// A match's position, first line and enclosing name.
 fn located(path: &str, text: &str, hit: &Hit<'_>) -> SearchMatch {
-    let start = hit.node.start_position();
-    // The tree's columns are bytes from the start of the line (BOM excluded).
-    let line_start = hit.start - start.column;
-    let column = text[line_start..hit.start].chars().count() + 1;
+    let column = text[hit.line_start()..hit.start].chars().count() + 1;
     let matched = &text[hit.start..hit.end];
     let first = matched.split('\n').next().unwrap_or("").trim_end_matches('\r');
-    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     SearchMatch {
         path: path.to_string(),
-        line: start.row + 1,
+        line: hit.line() + 1,
         column,
-        end_line: hit.node.end_position().row + 1,
+        end_line: hit.end_line() + 1,
         text: text::ellipsized(first, MAX_MATCH_TEXT_CHARS),
-        enclosing: enclosing(body, hit.node),
+        enclosing: enclosing(&text[hit.source.clone()], hit.node),
     }
 }
 

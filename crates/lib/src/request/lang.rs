@@ -32,6 +32,18 @@ pub fn infer(path: &Path) -> Option<SupportLang> {
     SupportLang::from_path(path)
 }
 
+/// The languages ast-grep-language finds embedded in files of `host` (HTML's
+/// scripts and styles: JavaScript, TypeScript, TSX, CSS), by the names it
+/// gives them, as ast-grep resolves those names; unknown names (`scss`) are left
+/// out, as ast-grep leaves them out.
+pub fn embedded_in(host: SupportLang) -> Vec<SupportLang> {
+    use ast_grep_core::tree_sitter::LanguageExt;
+    let mut out: Vec<SupportLang> = host.injectable_languages().unwrap_or(&[]).iter().filter_map(|s| s.parse().ok()).filter(|l| *l != host).collect();
+    out.sort_by_key(|l| name(*l));
+    out.dedup();
+    out
+}
+
 /// The canonical lower-case name we print for a language. Cheap: called per
 /// file (unlike [`info`], which builds the extension globs).
 pub fn name(lang: SupportLang) -> &'static str {

@@ -166,6 +166,9 @@ pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
             }
             let inferred = custom.lang_of(path).or_else(|| lang::infer(path));
             let lang = match (forced, inferred) {
+                // A file that can embed code of the forced language (a script in
+                // HTML) is searched there, as ast-grep searches it.
+                (Some(f), Some(i)) if lang::embedded_in(i).contains(&f) => Some(i),
                 (Some(f), _) if explicit => Some(f),
                 (Some(f), Some(i)) if f == i => Some(f),
                 (Some(_), _) => None,
