@@ -89,6 +89,16 @@ fn embedded_code_is_reported_as_ast_grep_reports_it() {
     }
     // The one-line script after `é`: its column counts characters.
     assert!(ours.iter().any(|r| r["file"] == "web/a.html" && r["range"]["start"]["line"] == 6 && r["range"]["start"]["column"] == 25), "{ours:#?}");
+    // The trace: a line per file, and one per region of embedded code.
+    let sg = |r: &Run| {
+        let mut v: Vec<String> = r.stderr.lines().filter(|l| l.starts_with("sg: ")).map(str::to_string).collect();
+        v.sort();
+        v
+    };
+    let ours_trace = t.run(&["scan", "--inspect", "entity", "--json"]).code(1);
+    let peer_trace = t.peer(&["scan", "--inspect", "entity", "--json"]);
+    assert_eq!(sg(&ours_trace), sg(&peer_trace));
+    assert!(sg(&ours_trace).contains(&"sg: entity|file|web/b.vue: language=TypeScript,appliedRuleCount=1".to_string()), "{:?}", sg(&ours_trace));
     // Files one by one: the rich report (code frame, note, labels; of the
     // rules without a fix, which ast-edit shows as unified diffs), the short
     // one, GitHub annotations and the files with matches (once per region with

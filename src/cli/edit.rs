@@ -6,12 +6,14 @@ use std::io::{IsTerminal, Read, Write};
 use std::path::Path;
 use std::time::Instant;
 
+use super::inspect::Inspect;
 use super::print::{self, Style};
 use super::{open_store, review, spinner, style, write_json, ColorChoice, OutputArgs, RunArgs, ScanArgs};
 use ast_edit::shared::error::{Error, Result};
 use super::words::WORDS;
 use ast_edit::plan::{self, Plan};
 use ast_edit::request::{Op, RawRequest, Request};
+use ast_edit::rules::inspect::{RuleTrace, RulesFrom};
 use ast_edit::rules::project;
 use ast_edit::rules::overwrite::{Overwrite, Severity};
 use ast_edit::rules::suppression;
@@ -60,6 +62,9 @@ impl OutputArgs {
 
 /// `ast-edit run`.
 pub(super) fn run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
+    // `run` uses no project (ast-grep's trace names the one it finds).
+    let trace = Inspect::run(a.output.inspect);
+    trace.project(None);
     a.input.use_threads()?;
     let cwd = ast_edit::shared::paths::current_dir()?;
     let context = a.output.context_lines()?;
@@ -70,7 +75,16 @@ pub(super) fn run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyho
     let how = a.output.emit(color, a.json, false)?;
     let started = Instant::now();
     let plan = build_plan(&req, &cwd)?;
-    emit(plan, how, started, out)
+    traced(&trace, &req, &cwd, plan, |plan| emit(plan, how, started, out))
+}
+
+/// `emit(plan)`, then the end of the trace: the files are traced before
+/// `emit` may write the fixes.
+fn traced(trace: &Inspect, req: &Request, cwd: &Path, plan: Plan, emit: impl FnOnce(Plan) -> anyhow::Result<i32>) -> anyhow::Result<i32> {
+    let files = trace.trace_files(req, cwd, &plan.skipped);
+    let code = emit(plan)?;
+    trace.finish(files.as_ref());
+    Ok(code)
 }
 
 /// `ast-edit scan`.
@@ -79,12 +93,13 @@ pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> any
     let cwd = ast_edit::shared::paths::current_dir()?;
     let context = a.output.context_lines()?;
     let walk = a.input.walk();
+    let mut trace = Inspect::scan(a.output.inspect);
     // The same checks as `run` for the paths and globs, then the rules.
     let rules = || {
         if let Some(file) = &a.rule {
             retired::refuse(file)?;
         }
-        load_rule_set(&a, &cwd)
+        load_rule_set(&a, &cwd, &mut trace)
     };
     let mut req = RawRequest { paths: a.paths.clone(), globs: a.input.globs.clone(), ..Default::default() }.validate_rules(
         rules,
@@ -96,13 +111,13 @@ pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> any
     req.verbatim = a.verbatim;
     if let Some(how) = report_of(&a, color) {
         let source = if a.stdin { report::Source::Stdin(read_stdin(a.input.max_filesize)?) } else { report::Source::Files };
-        return report::run(&req, &cwd, source, how, out);
+        return report::run(&req, &cwd, source, how, &trace, out);
     }
     req.context_lines = context.unwrap_or(req.context_lines);
     let how = a.output.emit(color, a.preview_json, true)?;
     let started = Instant::now();
     let plan = build_plan(&req, &cwd)?;
-    emit(plan, how, started, out)
+    traced(&trace, &req, &cwd, plan, |plan| emit(plan, how, started, out))
 }
 
 /// Standard input, at most `cap` bytes, as text.
@@ -137,8 +152,9 @@ fn report_of(a: &ScanArgs, color: ColorChoice) -> Option<Report> {
 }
 
 /// The rules of `scan`: `--inline-rules`, `-r FILE`, or the project's (the
-/// nearest sgconfig.yml, or `-c FILE`). Loading warnings go to stderr.
-fn load_rule_set(a: &ScanArgs, cwd: &Path) -> Result<ast_edit::request::ruleset::RuleSet> {
+/// nearest sgconfig.yml, or `-c FILE`). Loading warnings go to stderr, and so
+/// do the project's and the rules' lines of the trace.
+fn load_rule_set(a: &ScanArgs, cwd: &Path, trace: &mut Inspect) -> Result<ast_edit::request::ruleset::RuleSet> {
     if a.stdin && a.rule.is_none() && a.inline_rules.is_none() {
         // ast-grep's code for rules not given (3).
         return Err(Error::project(
@@ -147,28 +163,37 @@ fn load_rule_set(a: &ScanArgs, cwd: &Path) -> Result<ast_edit::request::ruleset:
         ));
     }
     let filter = a.filter.as_deref().map(project::parse_filter).transpose()?;
-    // Rules given on their own may still call the nearest project's utilities.
-    let nearby_utils = || -> Result<project::Utils> {
-        match project::find_config(cwd) {
-            Some(file) => project::Project::open(&file)?.load_utils(),
-            None => Ok(project::Utils::none()),
-        }
+    // The project (`-c FILE`, else the nearest sgconfig.yml): rules given on
+    // their own may still call its utilities, and the trace names it either way.
+    let found = match &a.config {
+        Some(file) => Some(project::Project::open(file)?),
+        None => project::find_config(cwd).map(|file| project::Project::open(&file)).transpose()?,
     };
-    let loaded = if let Some(text) = &a.inline_rules {
-        project::parse_inline(text, nearby_utils()?, filter.as_ref())?
+    trace.project(found.as_ref().map(|p| p.dir.as_path()));
+    let utils = || found.as_ref().map_or_else(|| Ok(project::Utils::none()), |p| p.load_utils());
+    let (loaded, from) = if let Some(text) = &a.inline_rules {
+        (project::parse_inline(text, utils()?, filter.as_ref())?, RulesFrom::Given)
     } else if let Some(file) = &a.rule {
-        project::load_rule_file(file, nearby_utils()?, filter.as_ref())?
+        (project::load_rule_file(file, utils()?, filter.as_ref())?, RulesFrom::Given)
     } else {
-        let p = project::discover(cwd, a.config.as_deref())?;
+        // No project: discover's error says where it looked.
+        let p = match found {
+            Some(p) => p,
+            None => project::discover(cwd, None)?,
+        };
         a.custom_languages.check(&p)?;
         for w in &p.warnings {
             eprintln!("warning: {w}");
         }
-        p.load_rules(filter.as_ref())?
+        (p.load_rules(filter.as_ref())?, RulesFrom::Project)
     };
     let mut loaded = loaded;
     let overwrite = overwrite(a)?;
     overwrite.apply(&mut loaded);
+    // As ast-grep, a scan of standard input traces its project only.
+    if !a.stdin {
+        trace.rules(RuleTrace::of(&loaded, from, &overwrite));
+    }
     for w in &loaded.warnings {
         eprintln!("warning: {w}");
     }

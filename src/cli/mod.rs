@@ -5,6 +5,7 @@
 //! stdout, coloured on a terminal unless `NO_COLOR` is set.
 //!
 //! - `edit`: `run` and `scan` (preview and stage, `-U`, `-i`)
+//! - `inspect`: their `--inspect` trace on stderr
 //! - `review`: the interactive review of `-i`
 //! - `actions`: `resolve`, `pending`, `show`, `undo`, `propose`
 //! - `info`: `test`, `langs`; `test_review`: the interactive review of `test -i`
@@ -17,6 +18,7 @@ mod actions;
 mod edit;
 pub mod exit;
 mod info;
+mod inspect;
 mod print;
 mod report;
 mod review;
@@ -371,6 +373,17 @@ pub struct OutputArgs {
     /// overrides a --request's contextLines).
     #[arg(short = 'C', long = "context", value_name = "N")]
     pub context: Option<u64>,
+    /// Trace on stderr which files (and, for scan, which rules) were taken and
+    /// which set aside, in ast-grep's `--inspect` lines.
+    ///
+    /// The lines are those `ast-grep --inspect` 0.51.1 prints,
+    /// `sg: <level>|<entity>: key=value,...`, with the files in path order;
+    /// stdout and the exit code stay those of the run without the flag. `run`
+    /// uses no project: its project line says `isProject=false`. The skip
+    /// reasons, and where the trace differs from ast-grep's: docs/RULES.md,
+    /// "Tracing a scan".
+    #[arg(long, value_name = "GRANULARITY", default_value = "nothing")]
+    pub inspect: inspect::Granularity,
 }
 
 /// `--json` alone.

@@ -40,7 +40,8 @@
 //!   the library's own words, and errors' `Display`);
 //! - what the front ends render: the preview's details ([`plan::preview`]),
 //!   search results ([`plan::search`]), syntax trees ([`plan::tree`]), warnings
-//!   ([`plan::warning`]), skip reasons ([`request::read::SkipReason`]), the
+//!   ([`plan::warning`]), the traces of `--inspect` ([`plan::inspect`],
+//!   [`rules::inspect`]), skip reasons ([`request::read::SkipReason`]), the
 //!   statuses ([`shared::status`]), text budgets and quoting ([`shared::text`],
 //!   [`shared::quote`]), languages ([`request::lang`]), typed rule configs
 //!   ([`request::rule`], [`request::ruleset`]), projects, rule tests and checks

@@ -22,6 +22,7 @@ pub use cloud::Format;
 pub use json::JsonStyle;
 pub use text::ReportStyle;
 
+use super::inspect::Inspect;
 use super::print::Style;
 use super::words::WORDS;
 
@@ -48,8 +49,9 @@ pub enum Source {
 /// The name standard input's matches are shown under, as in ast-grep.
 const STDIN: &str = "STDIN";
 
-/// Runs `req` as a report of `source` on `out`; returns the exit code.
-pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, out: &mut impl Write) -> anyhow::Result<i32> {
+/// Runs `req` as a report of `source` on `out`, with the files' end of
+/// `trace`; returns the exit code.
+pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, trace: &Inspect, out: &mut impl Write) -> anyhow::Result<i32> {
     let mut sarif = Vec::new();
     let mut json = match &how {
         Report::Json { style, metadata } => Some(json::Writer::start(out, *style, *metadata)?),
@@ -81,14 +83,19 @@ pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, out: &mut imp
             }
         }
     };
-    let summary = match source {
-        Source::Files => report::report(req, cwd, &mut each)?,
+    // As ast-grep, standard input has no file trace.
+    let (summary, files) = match source {
+        Source::Files => {
+            let summary = report::report(req, cwd, &mut each)?;
+            let files = trace.trace_files(req, cwd, &summary.skipped);
+            (summary, files)
+        }
         Source::Stdin(text) => {
             let (file, summary) = report::report_text(req, cwd, text, STDIN)?;
             if let Some(file) = file {
                 each(file);
             }
-            summary
+            (summary, None)
         }
     };
     if let Some(e) = failed {
@@ -107,6 +114,7 @@ pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, out: &mut imp
     for w in &summary.warnings {
         eprintln!("warning: {}", escape_controls(&w.text().render(WORDS)));
     }
+    trace.finish(files.as_ref());
     let errors = summary.count(RuleSeverity::Error);
     if errors > 0 {
         eprintln!(

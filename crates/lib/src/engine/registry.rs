@@ -139,6 +139,17 @@ impl Engine {
             .collect()
     }
 
+    /// The language of every region of embedded code in `text` (a file of
+    /// `lang`), in ast-grep's order, whatever ops there are; nothing for a
+    /// language whose files embed no other.
+    pub fn embedded_langs(&self, lang: SupportLang, text: &str) -> Vec<SupportLang> {
+        if inject::embeddable(lang, &self.injections).is_empty() {
+            return Vec::new();
+        }
+        let bom = if text.starts_with('\u{feff}') { BOM.len() } else { 0 };
+        inject::regions(lang, text, bom, &self.injections, &|_| true).0.into_iter().map(|r| r.lang).collect()
+    }
+
     /// True when some op applies to the file at `path` of language `lang`, to
     /// its own code or to code embedded in it.
     pub(crate) fn applies(&self, lang: SupportLang, path: &Path) -> bool {

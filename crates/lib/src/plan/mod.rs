@@ -6,6 +6,7 @@
 //! of the new text; never a copy of the file.
 
 pub(crate) mod diff;
+pub mod inspect;
 pub mod preview;
 pub mod report;
 pub mod search;

@@ -37,6 +37,11 @@ impl Overwrite {
         self.min = Some(min);
     }
 
+    /// The minimum severity given (`--min-severity`), if any.
+    pub fn minimum(&self) -> Option<&Severity> {
+        self.min.as_ref()
+    }
+
     /// True when nothing is overridden.
     pub fn is_empty(&self) -> bool {
         self.every.is_none() && self.by_id.is_empty() && self.min.as_ref().is_none_or(|m| *m == Severity::Off)

@@ -435,6 +435,8 @@ pub struct LoadedRules {
     pub rules: Vec<LoadedRule>,
     /// The rules left out because of `severity: off`.
     pub off: Vec<LoadedRule>,
+    /// How many rules `--filter` left out (they are in neither list).
+    pub filtered: usize,
     /// The global utilities the rules may call (`matches: util-id`).
     pub utils: Utils,
     /// The folder the rules' `files`/`ignores` globs are relative to: the
@@ -452,6 +454,7 @@ impl LoadedRules {
     /// Applies `filter` (nothing matching is an error, as in ast-grep) and sets
     /// `severity: off` rules aside.
     fn new(all: Vec<LoadedRule>, filter: Option<&Regex>, utils: Utils, base: PathBuf) -> Result<LoadedRules> {
+        let read = all.len();
         let all = match filter {
             Some(re) => {
                 let kept: Vec<LoadedRule> = all.iter().filter(|r| re.is_match(&r.id)).cloned().collect();
@@ -462,8 +465,9 @@ impl LoadedRules {
             }
             None => all,
         };
+        let filtered = read - all.len();
         let (off, rules) = all.into_iter().partition(|r| r.severity == Severity::Off);
-        Ok(LoadedRules { rules, off, utils, base, language_globs: Vec::new(), language_injections: Vec::new(), warnings: Vec::new() })
+        Ok(LoadedRules { rules, off, filtered, utils, base, language_globs: Vec::new(), language_injections: Vec::new(), warnings: Vec::new() })
     }
 
     /// Builds every rule (they were checked at load, so this fails only if the
