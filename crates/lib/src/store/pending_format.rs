@@ -63,12 +63,19 @@ struct DigestInput<'a> {
     /// ast-grep's template output written as is, not the minimal rewrite.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     verbatim: bool,
+    /// A project's `languageGlobs`: the language a file is parsed as.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    language_globs: &'a [(String, Vec<String>)],
+    /// A project's `languageInjections`: the regions of embedded code rewritten.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    language_injections: &'a [serde_json::Value],
 }
 
 /// `rulesDigest`: `sha256:` and the hex SHA-256 of the canonical serialization of
 /// `rules` with the request options of `req` that change what a planned file
-/// becomes (`noPrefilter`, a rule set's `utils` and base folder, `rewriteNested`,
-/// `verbatim`). Canonical: compact JSON as `serde_json` writes it, keys in this
+/// becomes (`noPrefilter`, a rule set's `utils`, base folder, `languageGlobs` and
+/// `languageInjections`, `rewriteNested`, `verbatim`; the empty ones left out, so a
+/// digest without them is what it was before they counted). Canonical: compact JSON as `serde_json` writes it, keys in this
 /// order: `{"rules":[{"id","language","rule":{"pattern"},"fix"}...],"noPrefilter":false}`.
 /// Left out: `paths`, `globs`, `maxFiles`, `walk`, `maxFilesize` and the working
 /// directory, which choose the files that are planned, not what they become.
@@ -81,6 +88,8 @@ pub fn rules_digest(rules: &[serde_json::Value], req: &Request) -> String {
         rules_base: set.and_then(|s| s.base.as_deref()),
         rewrite_nested: req.rewrite_nested,
         verbatim: req.verbatim,
+        language_globs: set.map_or(&[][..], |s| &s.language_globs[..]),
+        language_injections: set.map_or(&[][..], |s| &s.language_injections[..]),
     };
     crate::engine::digest(&serde_json::to_vec(&input).expect("plain data serializes"))
 }
@@ -381,6 +390,17 @@ mod tests {
         let mut np = base.clone();
         np.no_prefilter = true;
         assert_ne!(d(&base), d(&np));
+        // A rule set's languageGlobs and languageInjections change what a file
+        // becomes; empty, they leave the digest as it was without them.
+        let rules = request(r#"{"rule":"id: r\nlanguage: js\nrule: {pattern: a}\nfix: b\n"}"#);
+        let mut globs = rules.clone();
+        globs.rule_set.as_mut().unwrap().language_globs = vec![("html".into(), vec!["*.vue".into()])];
+        let mut injected = rules.clone();
+        injected.rule_set.as_mut().unwrap().language_injections = vec![serde_json::json!({"hostLanguage": "js", "rule": {"pattern": "styled`$CONTENT`"}, "injected": "css"})];
+        assert_ne!(d(&rules), d(&globs));
+        assert_ne!(d(&rules), d(&injected));
+        let set = serde_json::to_string(&rules.rule_set).unwrap();
+        assert!(!set.contains("njections") && !set.contains("Globs") && !set.contains("_globs"), "empty ones are not serialized: {set}");
     }
 
     #[test]
