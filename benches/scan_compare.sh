@@ -116,6 +116,27 @@ measure() {
   LAST="${row%%$'\t'*}s, $((rss / 1024)) MB"
 }
 
+# timed_pairs MODE FLAG: RUNS timed runs per tool, the order alternating, of
+# `ast-grep scan --json=compact` and `ast-edit scan FLAG` (a fresh state dir each) on the
+# corpus of the loop below ($tsv, $corpus, $spec, $runs, AG, AE).
+timed_pairs() {
+  local mode=$1 flag=$2 k t st=$TMP/state-$1
+  for k in $(seq 1 "$runs"); do
+    wait_quiet
+    order=(ag ae); [ $((k % 2)) -eq 0 ] && order=(ae ag)
+    for t in "${order[@]}"; do
+      if [ "$t" = ag ]; then
+        measure "$tsv" "$corpus" ast-grep "$mode" "$k" "$CORPORA" "" /dev/null -- "${AG[@]}" --json=compact "$spec"
+      else
+        rm -rf "$st"; mkdir -p "$st"
+        measure "$tsv" "$corpus" ast-edit "$mode" "$k" "$CORPORA" "$st" /dev/null -- "${AE[@]}" "$flag" "$spec"
+      fi
+      log "$spec: $mode $t run $k/$runs: $LAST"
+    done
+  done
+  rm -rf "$st"
+}
+
 fresh_copy() {   # TOOL SPEC: a real copy of CORPORA/SPEC at TMP/TOOL/SPEC
   rm -rf "${TMP:?}/$1"; mkdir -p "$TMP/$1/$(dirname "$2")"
   cp -a "$CORPORA/$2" "$TMP/$1/$2"
@@ -190,26 +211,12 @@ print(f"ae_preview_json\t{ae['totalReplacements']} replacements in {ae['filesTou
 import os
 print(f"json_bytes\tast-grep {os.path.getsize(sys.argv[1])}\tast-edit {os.path.getsize(sys.argv[2])}")
 PY
-  if [ "$PREVIEW" = 1 ]; then
-    for k in $(seq 1 "$runs"); do
-      wait_quiet
-      order=(ag ae); [ $((k % 2)) -eq 0 ] && order=(ae ag)
-      for t in "${order[@]}"; do
-        if [ "$t" = ag ]; then
-          measure "$tsv" "$corpus" ast-grep preview "$k" "$CORPORA" "" /dev/null -- "${AG[@]}" --json=compact "$spec"
-        else
-          rm -rf "$st"; mkdir -p "$st"
-          measure "$tsv" "$corpus" ast-edit preview "$k" "$CORPORA" "$st" /dev/null -- "${AE[@]}" --preview-json "$spec"
-        fi
-        log "$spec: preview $t run $k/$runs: $LAST"
-      done
-    done
-  fi
+  if [ "$PREVIEW" = 1 ]; then timed_pairs preview --preview-json; fi
   rm -rf "$st"
 
   # ---------------------------------------------------------- report
   if [ "$REPORTS" = 1 ]; then
-    (cd "$CORPORA" && "${AE[@]}" --json=compact "$spec" > "$TMP/ae-report.json" 2>"$TMP/ae.err") || true
+    (cd "$CORPORA" && AST_EDIT_STATE_DIR=$TMP/state-report "${AE[@]}" --json=compact "$spec" > "$TMP/ae-report.json" 2>"$TMP/ae.err") || true
     python3 - "$TMP/ag.json" "$TMP/ae-report.json" >> "$meta" <<'PY'
 import json, sys
 ag, ae = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
@@ -217,18 +224,7 @@ key = lambda m: (m["file"], m["ruleId"], m["range"]["byteOffset"]["start"], m["r
 same = sorted(map(key, ag)) == sorted(map(key, ae))
 print(f"report_records\tast-grep {len(ag)}, ast-edit {len(ae)} records; the same (file, rule, range) set: {'yes' if same else 'NO'}")
 PY
-    for k in $(seq 1 "$runs"); do
-      wait_quiet
-      order=(ag ae); [ $((k % 2)) -eq 0 ] && order=(ae ag)
-      for t in "${order[@]}"; do
-        if [ "$t" = ag ]; then
-          measure "$tsv" "$corpus" ast-grep report "$k" "$CORPORA" "" /dev/null -- "${AG[@]}" --json=compact "$spec"
-        else
-          measure "$tsv" "$corpus" ast-edit report "$k" "$CORPORA" "$TMP/state-report" /dev/null -- "${AE[@]}" --json=compact "$spec"
-        fi
-        log "$spec: report $t run $k/$runs: $LAST"
-      done
-    done
+    timed_pairs report --json=compact
   fi
 
   # ---------------------------------------------------------- apply

@@ -68,7 +68,7 @@ fn engine(js_fix: &str, css_fix: &str) -> Engine {
 /// The regions of a page, by ast-grep-language's extraction: (language,
 /// start, end), offsets of the whole text.
 fn oracle(text: &str) -> Vec<(SupportLang, usize, usize)> {
-    let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let bom = super::bom_len(text);
     let grep = SupportLang::Html.ast_grep(&text[bom..]);
     let mut out = Vec::new();
     for (name, ranges) in SupportLang::Html.extract_injections(grep.root()) {

@@ -152,6 +152,11 @@ pub(crate) fn replacement_budget(len: usize) -> usize {
     len.saturating_mul(4).saturating_add(64 << 20)
 }
 
+/// The length of the UTF-8 BOM `text` starts with: 3, or 0 without one.
+pub(crate) fn bom_len(text: &str) -> usize {
+    if text.starts_with('\u{feff}') { BOM.len() } else { 0 }
+}
+
 /// `sha256:<hex>` of some bytes: the content digest used to prove staleness.
 pub fn digest(bytes: &[u8]) -> String {
     let h = Sha256::digest(bytes);

@@ -139,14 +139,20 @@ impl Engine {
             .collect()
     }
 
+    /// True when files of `lang` can hold code of another language (HTML, or
+    /// the host of a `languageInjections` entry).
+    pub fn can_embed(&self, lang: SupportLang) -> bool {
+        !inject::embeddable(lang, &self.injections).is_empty()
+    }
+
     /// The language of every region of embedded code in `text` (a file of
     /// `lang`), in ast-grep's order, whatever ops there are; nothing for a
     /// language whose files embed no other.
     pub fn embedded_langs(&self, lang: SupportLang, text: &str) -> Vec<SupportLang> {
-        if inject::embeddable(lang, &self.injections).is_empty() {
+        if !self.can_embed(lang) {
             return Vec::new();
         }
-        let bom = if text.starts_with('\u{feff}') { BOM.len() } else { 0 };
+        let bom = bom_len(text);
         inject::regions(lang, text, bom, &self.injections, &|_| true).0.into_iter().map(|r| r.lang).collect()
     }
 
@@ -181,7 +187,7 @@ impl Engine {
         if host.as_ref().is_some_and(|h| h.refused.is_some()) {
             return host;
         }
-        let bom = if text.starts_with('\u{feff}') { BOM.len() } else { 0 };
+        let bom = bom_len(text);
         let (regions, host_errors) = self.regions(lang, path, text, bom, opts.prefilter);
         let parts: Vec<(inject::Region, Rewrite)> =
             regions.into_iter().filter_map(|(r, ops)| rewrite(&ops, r.lang, &text[r.start..r.end], opts).map(|rw| (r, rw))).collect();
@@ -193,7 +199,7 @@ impl Engine {
     /// `hits::search`. `Err` is the reason to skip the file (too deep, as in
     /// [`rewrite`]).
     pub fn search(&self, lang: SupportLang, path: &Path, text: &str, prefilter: bool, each: impl FnMut(usize, &Hit<'_>)) -> std::result::Result<usize, Skip> {
-        let bom = if text.starts_with('\u{feff}') { BOM.len() } else { 0 };
+        let bom = bom_len(text);
         let mut trees = Vec::new();
         let ops = self.ops_for(lang, path);
         if !ops.is_empty()
@@ -219,7 +225,7 @@ impl Engine {
         if !ops.is_empty() {
             out.push((lang, report(&ops, lang, text, prefilter)?));
         }
-        let bom = if text.starts_with('\u{feff}') { BOM.len() } else { 0 };
+        let bom = bom_len(text);
         for (r, ops) in self.regions(lang, path, text, bom, prefilter).0 {
             let mut matches = report(&ops, r.lang, &text[r.start..r.end], prefilter)?;
             let base = inject::Base::of(text, bom, r.start);

@@ -88,7 +88,8 @@ pub fn files(req: &Request, cwd: &Path, skipped: &[Skipped]) -> Result<FileTrace
                 None if is_empty(c) => Traced::Empty,
                 None => {
                     let rules = |lang| engine.ops_for(lang, &c.path).iter().filter(|op| op.check.is_none()).count();
-                    let embedded = match crate::request::read::read_text(&c.path, req.max_filesize).ok().and_then(|b| String::from_utf8(b).ok()) {
+                    let text = || crate::request::read::read_text(&c.path, req.max_filesize).ok().and_then(|b| String::from_utf8(b).ok());
+                    let embedded = match engine.can_embed(c.lang).then(text).flatten() {
                         Some(text) => engine.embedded_langs(c.lang, &text).into_iter().map(|l| (l, rules(l))).collect(),
                         None => Vec::new(),
                     };
