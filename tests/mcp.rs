@@ -193,6 +193,13 @@ async fn initialize_and_list_tools_with_strict_schemas_and_annotations() {
     let tools = client.service.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     assert_eq!(names, ["ast_edit", "resolve", "ast_pending", "ast_undo", "ast_tree", "ast_search"]);
+    // The server's instructions and `ast-edit mcp --help` name every tool it lists.
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_ast-edit")).args(["mcp", "--help"]).output().unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    for name in &names {
+        assert!(info.instructions.as_deref().unwrap_or("").contains(&format!("`{name}`")), "the instructions do not name {name}");
+        assert!(help.contains(&format!("`{name}`")), "mcp --help does not name {name}:\n{help}");
+    }
     for t in &tools {
         let input = Value::Object((*t.input_schema).clone());
         assert_eq!(input["type"], "object", "{}", t.name);

@@ -197,7 +197,12 @@ Example:
   ast-edit propose --label 'Regenerate bindings' --apply-cmd 'make bindings' \\
       --reject-cmd 'git checkout -- bindings/'")]
     Propose(ProposeArgs),
-    /// Serve the MCP tools `ast_edit` and `resolve` on stdio (for coding agents).
+    /// Serve the MCP tools on stdio (for coding agents).
+    ///
+    /// Six tools: `ast_edit` (preview and stage an edit), `resolve` (apply or discard
+    /// it), `ast_pending` (list and page pending actions), `ast_undo` (undo the last
+    /// apply), `ast_search` (count and locate, read-only) and `ast_tree` (the syntax tree
+    /// of a snippet or pattern). docs/MCP.md has the set-up for each agent.
     Mcp(McpArgs),
     /// Show the syntax tree of a snippet or a pattern (what a pattern matches).
     #[command(long_about = tree::LONG_ABOUT)]

@@ -12,7 +12,9 @@ one or more pattern -> rewrite ops: it shows a unified diff per file and stages 
 pending action without writing anything. Then call `resolve` with action \"apply\" (writes the \
 files, after checking none changed since the preview) or \"discard\", and a one-sentence reason. \
 Paths are relative to the server's root folder and must stay inside it. To find code, count \
-matches or check a pattern before editing, call `ast_search` (read-only, stages nothing).";
+matches or check a pattern before editing, call `ast_search` (read-only, stages nothing); to see \
+how a snippet or pattern parses, `ast_tree`. `ast_pending` lists the pending actions and pages \
+through one's diffs; `ast_undo` puts back the files of the last apply.";
 
 const AST_EDIT_DESCRIPTION: &str = "\
 Preview a structural search-and-replace (ast-grep patterns on syntax trees), staged as a pending \
