@@ -216,6 +216,28 @@ fn zero_matches_is_success_with_the_counts() {
     );
 }
 
+/// A lowercase `$a` is the code `$a`, not a metavariable: a search that finds
+/// nothing says so, in JavaScript and Rust as in Python (over MCP too, below).
+#[test]
+fn zero_matches_with_a_lowercase_metavariable_say_why() {
+    let t = Tree::empty();
+    t.write("a.js", "QUnit.test(\"a\", function () {});\n");
+    t.write("b.rs", "fn f() { let v = x.unwrap(); }\n");
+    for (args, var) in [(&["-p", "QUnit.test($a, $b)"][..], "$a"), (&["-p", "$x.unwrap()", "-l", "rust"], "$x")] {
+        let v: Value = t.run(&[&["search"][..], args, &["--json"]].concat()).ok().json();
+        assert_eq!(v["totalMatches"], 0);
+        let upper = var.to_uppercase();
+        assert_eq!(
+            v["warnings"],
+            json!([format!("ops[0].pat: `{var}` is not a metavariable: metavariables are upper case (`{upper}`), so `{var}` stands for the code `{var}` only.")])
+        );
+        let fixed: Vec<String> = args.iter().map(|a| a.replace(var, &upper).replace("$b", "$B")).collect();
+        let fixed: Vec<&str> = fixed.iter().map(String::as_str).collect();
+        let v: Value = t.run(&[&["search"][..], &fixed, &["--json"]].concat()).ok().json();
+        assert_eq!((v["totalMatches"].clone(), v["warnings"].clone()), (json!(1), json!([])), "{fixed:?}");
+    }
+}
+
 #[test]
 fn bad_input_exits_2_and_help_teaches_with_an_example() {
     let t = small_tree();
@@ -277,6 +299,19 @@ async fn ast_search_is_listed_read_only_with_a_strict_flat_schema() {
     assert_ne!(r.is_error, Some(true), "{}", text(&r));
     let r = call(&service, json!({"ops": [{"pat": "fetch($A)"}], "maxFiles": 3})).await;
     assert!(r.is_error == Some(true) && text(&r).contains("unknown field `maxFiles`"), "{}", text(&r));
+    let _ = service.cancel().await;
+}
+
+/// Over MCP too, a search that finds nothing names a lowercase `$a` as the cause.
+#[tokio::test]
+async fn ast_search_names_a_lowercase_metavariable_when_nothing_matched() {
+    let t = Tree::empty();
+    t.write("a.js", "QUnit.test(\"a\", function () {});\n");
+    let service = connect(&t).await;
+    let r = call(&service, json!({"ops": [{"pat": "QUnit.test($a, $b)"}]})).await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    assert!(text(&r).contains("`$a` is not a metavariable: metavariables are upper case (`$A`)"), "{}", text(&r));
+    assert_eq!(structured(&r)["warnings"].as_array().unwrap().len(), 1, "{}", text(&r));
     let _ = service.cancel().await;
 }
 

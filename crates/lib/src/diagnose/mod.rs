@@ -54,6 +54,21 @@ pub fn diagnosed(req: &Request) -> bool {
     req.rule_set.is_none()
 }
 
+/// For a search that found nothing: a note per op whose pattern holds a
+/// lowercase metavariable (`$a`) in one of `langs` (the request's language, or
+/// those of the files searched), since `$a` then matches only the code `$a`.
+pub fn lowercase_notes(req: &Request, langs: &[SupportLang]) -> Vec<String> {
+    if !diagnosed(req) {
+        return Vec::new();
+    }
+    let langs: Vec<SupportLang> = req.lang.map_or_else(|| langs.to_vec(), |l| vec![l]);
+    req.ops
+        .iter()
+        .enumerate()
+        .filter_map(|(i, op)| langs.iter().find_map(|&l| lowercase_note(&op.pat, l)).map(|note| format!("ops[{i}].pat: {note}")))
+        .collect()
+}
+
 /// What the engine's result for one file (`rw`; `None`: nothing matched) tells
 /// the diagnosis. A file without a match was parsed when an op's prefilter let
 /// it through (the engine's own test, repeated only for such files).

@@ -237,6 +237,12 @@ pub fn search_with(s: &Search, cwd: &Path, words: &dyn Words, stop: &(dyn Fn() -
     let mut warnings: Vec<String> =
         plan::warning::run_warnings(req, &root, &engine, &walked, 0, Vec::new(), Vec::new(), &[]).iter().map(|w| w.text().render(words)).collect();
     warnings.extend(skipped.iter().map(|s| format!("skipped {}: {}", s.shown(), s.reason.text().render(words))));
+    if total == 0 {
+        let mut langs: Vec<_> = walked.files.iter().map(|c| c.lang).collect();
+        langs.sort_by_key(|l| crate::request::lang::name(*l));
+        langs.dedup();
+        warnings.extend(crate::diagnose::lowercase_notes(req, &langs));
+    }
     let mut matches = Vec::new();
     for ((i, _, n), (found, now)) in jobs.iter().zip(pages) {
         if now.as_ref().ok() != Some(n) {
