@@ -19,7 +19,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_ast-edit");
 /// The budgets of docs/DESIGN.md section 7, as the server must keep them.
 const TEXT_BUDGET: usize = 20_000;
 const STRUCTURED_BUDGET: usize = 40_000;
-const TOOLS_LIST_BUDGET: usize = 12_544;
+const TOOLS_LIST_BUDGET: usize = 14_336;
 const REMINDER: &str =
     "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
 

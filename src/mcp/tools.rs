@@ -43,8 +43,8 @@ matches.";
 
 const AST_SEARCH_DESCRIPTION: &str = "\
 Find code, staging nothing: counts every match of ast-grep patterns (`ops` of `pat` only) or a \
-`rule`, and lists a page as `path:line:col: text (in function f)`. Fields as in ast_edit; limit \
-(default 20, max 200); next page: offset = nextOffset.";
+`rule` (its fix is ignored; nested matches all count), and lists a page as `path:line:col: text \
+(in function f)`; next page: offset = nextOffset. Check a pattern here before `ast_edit`.";
 
 fn obj(v: Value) -> Arc<JsonObject> {
     match v {
@@ -66,10 +66,11 @@ pub fn resolve_input_schema() -> Value {
 /// Cap on the bytes of the `tools/list` result (every tool's description and
 /// schemas, as compact JSON): a client puts it into the model's context at the
 /// start of every session. Raised from 12,288 by the template check's keys
-/// (`templateMismatch`, `layoutFallbacks`, `editsChecked`, `allowTemplateMismatch`).
+/// (`templateMismatch`, `layoutFallbacks`, `editsChecked`, `allowTemplateMismatch`),
+/// then to 14 KiB when `ast_search`'s fields got `ast_edit`'s descriptions.
 /// Only the test below reads it.
 #[cfg(test)]
-const TOOLS_LIST_BYTE_BUDGET: usize = 12_544;
+const TOOLS_LIST_BYTE_BUDGET: usize = 14_336;
 
 const AST_PENDING_DESCRIPTION: &str = "\
 List the pending actions (no arguments), or page through one action's files and diffs: {\"id\": ID, \
@@ -259,21 +260,34 @@ pub fn ast_undo_output_schema() -> Value {
     )
 }
 
-/// The input schema of `ast_search` (the fields of `ast_edit::plan::search::RawSearch`;
-/// the description says what they mean, as in `ast_edit`).
+/// The input schema of `ast_search` (the fields of `ast_edit::plan::search::RawSearch`):
+/// the fields it shares with `ast_edit` carry `ast_edit`'s own schema and
+/// description (the `strictness` enum too), so the two cannot drift apart.
 pub fn ast_search_input_schema() -> Value {
-    let strings = || json!({"type": "array", "items": string()});
+    let edit = ast_edit_input_schema();
+    let shared = |key: &str| edit["properties"][key].clone();
+    let pat = edit["properties"]["ops"]["items"]["properties"]["pat"].clone();
     object(
         json!({
-            "ops": {"type": "array", "minItems": 1, "items": object(json!({"pat": string()}), &["pat"])},
-            "rule": string(),
-            "lang": string(),
-            "paths": strings(),
-            "globs": strings(),
-            "selector": string(),
-            "strictness": string(),
-            "limit": {"type": "integer", "minimum": 1, "maximum": ast_edit::plan::search::MAX_LIMIT},
-            "offset": {"type": "integer", "minimum": 0}
+            "ops": {
+                "type": "array",
+                "minItems": 1,
+                "description": "Patterns to find, in one pass (`pat` only: nothing is rewritten). At least one, or give `rule`.",
+                "items": object(json!({"pat": pat}), &["pat"])
+            },
+            "rule": shared("rule"),
+            "lang": shared("lang"),
+            "paths": shared("paths"),
+            "globs": shared("globs"),
+            "selector": shared("selector"),
+            "strictness": shared("strictness"),
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": ast_edit::plan::search::MAX_LIMIT,
+                "description": format!("Matches listed per page (default {}, max {}).", ast_edit::plan::search::DEFAULT_LIMIT, ast_edit::plan::search::MAX_LIMIT)
+            },
+            "offset": {"type": "integer", "minimum": 0, "description": "Index of the first match listed: 0, or the previous page's nextOffset."}
         }),
         &[],
     )
@@ -374,12 +388,23 @@ mod tests {
         }
     }
 
-    /// The numbers `ast_search`'s description states are the library's.
+    /// The numbers `ast_search`'s `limit` states are the library's, and the
+    /// fields it shares with `ast_edit` say what `ast_edit`'s say.
     #[test]
-    fn ast_search_description_states_the_page_limits() {
+    fn ast_search_fields_state_the_page_limits_and_share_ast_edit_s_words() {
         let (default, max) = (ast_edit::plan::search::DEFAULT_LIMIT, ast_edit::plan::search::MAX_LIMIT);
-        assert!(AST_SEARCH_DESCRIPTION.contains(&format!("limit (default {default}, max {max})")), "{AST_SEARCH_DESCRIPTION}");
-        assert_eq!(ast_search_input_schema()["properties"]["limit"]["maximum"], max);
+        let search = ast_search_input_schema();
+        let limit = &search["properties"]["limit"];
+        assert_eq!(limit["description"], format!("Matches listed per page (default {default}, max {max})."));
+        assert_eq!(limit["maximum"], max);
+        let edit = ast_edit_input_schema();
+        for key in ["rule", "lang", "paths", "globs", "selector", "strictness"] {
+            assert_eq!(search["properties"][key], edit["properties"][key], "{key}");
+        }
+        assert!(search["properties"]["strictness"]["enum"].is_array());
+        for (key, field) in search["properties"].as_object().unwrap() {
+            assert!(field["description"].as_str().is_some_and(|d| d.len() > 20), "{key} has no description");
+        }
     }
 
     #[test]
