@@ -135,7 +135,7 @@ pub(super) fn prepare_file<'p>(
             let lang = lang::parse_lang(&f.lang)?;
             let text = crate::request::read::check_text(original).map_err(|s| Error::apply_failed(s.0.text().after(format!("{}: ", f.path))))?;
             let opts = engine::RewriteOptions { prefilter: !plan.request.no_prefilter, check_syntax: false, rewrite_nested: plan.request.rewrite_nested, verbatim: plan.request.verbatim };
-            engine.rewrite(lang, &f.abs, text, opts).map(|r| r.new_text).unwrap_or_default()
+            engine.rewrite(&engine.file_ops(lang, &f.abs), text, opts).map(|r| r.new_text).unwrap_or_default()
         }
     };
     if engine::digest(&new) != f.new_digest {

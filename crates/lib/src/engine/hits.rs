@@ -44,10 +44,11 @@ impl Hit<'_> {
 /// One parsed tree of a file to search: the file's own, or a region's.
 pub(super) struct Tree<'t, 'o> {
     pub(super) parsed: Parsed<'t, 'o>,
-    /// Where its text starts in the file.
+    /// Where its text starts in the file (`base.byte`; a BOM there is left
+    /// out of the parse).
     pub(super) base: inject::Base,
-    /// Its text's bytes in the file (BOM included: the parse leaves it out).
-    pub(super) source: std::ops::Range<usize>,
+    /// Where its text ends in the file.
+    pub(super) end: usize,
 }
 
 /// Every match in `trees` (a file's own tree and its regions'), for a search
@@ -63,9 +64,9 @@ pub(super) fn search(trees: Vec<Tree<'_, '_>>, prefilter: bool, mut each: impl F
         let Parsed { bom, body, grep, live } = &t.parsed;
         let found = scan::scan(grep, live, body, opts);
         // A tree's offsets start after the BOM of the text it was parsed
-        // from: the file, or a region (`source`).
-        let shift = t.source.start + bom;
-        let source = shift..t.source.end;
+        // from: the file, or a region.
+        let shift = t.base.byte + bom;
+        let source = shift..t.end;
         hits.extend(found.diffs.iter().chain(found.findings.iter()).map(|(k, nm)| {
             let node = nm.get_node().get_inner_node();
             Hit { rule: live[*k].index, start: node.start_byte() + shift, end: node.end_byte() + shift, node, source: source.clone(), line0: t.base.line, column0: t.base.column_bytes }

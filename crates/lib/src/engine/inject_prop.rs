@@ -88,7 +88,7 @@ static PASSED: AtomicUsize = AtomicUsize::new(0);
 fn holds(text: &str, js_fix: &str, css_fix: &str, verbatim: bool) -> Result<(), TestCaseError> {
     let e = engine(js_fix, css_fix);
     let opts = RewriteOptions { prefilter: true, check_syntax: true, rewrite_nested: false, verbatim };
-    let Some(rw) = e.rewrite(SupportLang::Html, Path::new("/x.html"), text, opts) else { return Ok(()) };
+    let Some(rw) = e.rewrite(&e.file_ops(SupportLang::Html, Path::new("/x.html")), text, opts) else { return Ok(()) };
     prop_assert!(rw.refused.is_none());
     if rw.edits.is_empty() {
         return Ok(());

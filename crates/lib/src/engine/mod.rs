@@ -65,7 +65,7 @@ mod tests;
 pub use hits::Hit;
 pub use report::{report, Capture, Captures, Label, Replacement, RuleInfo, RuleMatch, Severity, Span};
 pub use inject::CustomInjection;
-pub use registry::Engine;
+pub use registry::{Engine, FileOps};
 pub use syntax::{SyntaxError, MAX_EXCERPT_CHARS, MAX_SYNTAX_ERRORS_LISTED};
 use syntax::*;
 use pick::*;

@@ -128,15 +128,18 @@ impl Engine {
         ops.iter().filter(|op| self.file_globs.get(op.index).is_none_or(|g| g.allows(rel))).collect()
     }
 
-    /// The ops for the code embedded in the file at `path` of language `lang`,
-    /// by the embedded language: those that apply to the file (its path, as
-    /// ast-grep matches a rule's `files` for an embedded region).
-    pub(crate) fn embedded_for(&self, lang: SupportLang, path: &Path) -> Vec<(SupportLang, Vec<&CompiledOp>)> {
-        inject::embeddable(lang, &self.injections)
+    /// The ops that apply to the file at `path` (absolute) of language `lang`:
+    /// to its own code, and by language to the code embedded in it (its path
+    /// decides, as ast-grep matches a rule's `files` for an embedded region).
+    /// Worked out once per file and handed to [`Engine::rewrite`],
+    /// [`Engine::search`] and [`Engine::report`].
+    pub fn file_ops(&self, lang: SupportLang, path: &Path) -> FileOps<'_> {
+        let embedded = inject::embeddable(lang, &self.injections)
             .into_iter()
             .map(|l| (l, self.ops_for(l, path)))
             .filter(|(_, ops)| !ops.is_empty())
-            .collect()
+            .collect();
+        FileOps { lang, own: self.ops_for(lang, path), embedded }
     }
 
     /// True when files of `lang` can hold code of another language (HTML, or
@@ -152,25 +155,18 @@ impl Engine {
         if !self.can_embed(lang) {
             return Vec::new();
         }
-        let bom = bom_len(text);
-        inject::regions(lang, text, bom, &self.injections, &|_| true).0.into_iter().map(|r| r.lang).collect()
+        inject::regions(lang, text, bom_len(text), &self.injections, &|_| true).0.into_iter().map(|r| r.lang).collect()
     }
 
-    /// True when some op applies to the file at `path` of language `lang`, to
-    /// its own code or to code embedded in it.
-    pub(crate) fn applies(&self, lang: SupportLang, path: &Path) -> bool {
-        !self.ops_for(lang, path).is_empty() || !self.embedded_for(lang, path).is_empty()
-    }
-
-    /// The regions of `text` (a file of `lang` at `path`) holding embedded
-    /// code that some op applies to, with those ops, and the host's error
-    /// count; nothing when the prefilter rules every such op out.
-    fn regions<'e>(&'e self, lang: SupportLang, path: &Path, text: &str, bom: usize, prefilter: bool) -> (Vec<(inject::Region, Vec<&'e CompiledOp>)>, usize) {
-        let embedded = self.embedded_for(lang, path);
+    /// The regions of `text` (a file with `ops`) holding embedded code that
+    /// some op applies to, with those ops, and the host's error count; nothing
+    /// when the prefilter rules every such op out.
+    fn regions<'e>(&self, ops: &FileOps<'e>, text: &str, bom: usize, prefilter: bool) -> (Vec<(inject::Region, Vec<&'e CompiledOp>)>, usize) {
+        let embedded = &ops.embedded;
         if embedded.iter().all(|(_, ops)| prefilter && !ops.iter().any(|op| op.may_match(text.as_bytes()))) {
             return (Vec::new(), 0);
         }
-        let (found, errors) = inject::regions(lang, text, bom, &self.injections, &|l| embedded.iter().any(|(e, _)| *e == l));
+        let (found, errors) = inject::regions(ops.lang, text, bom, &self.injections, &|l| embedded.iter().any(|(e, _)| *e == l));
         let regions = found
             .into_iter()
             .map(|r| (r, embedded.iter().find(|(l, _)| *l == r.lang).map(|(_, ops)| ops.clone()).unwrap_or_default()))
@@ -178,55 +174,52 @@ impl Engine {
         (regions, errors)
     }
 
-    /// [`crate::engine::rewrite`] of the file at `path` (of language `lang`): its own code
-    /// with its ops, and each region of embedded code with the ops of that
-    /// code's language, joined into one rewrite of the file.
-    pub fn rewrite(&self, lang: SupportLang, path: &Path, text: &str, opts: RewriteOptions) -> Option<Rewrite> {
-        let ops = self.ops_for(lang, path);
-        let host = if ops.is_empty() { None } else { rewrite(&ops, lang, text, opts) };
+    /// [`crate::engine::rewrite`] of a file (`ops`: [`Engine::file_ops`]): its
+    /// own code with its ops, and each region of embedded code with the ops of
+    /// that code's language, joined into one rewrite of the file.
+    pub fn rewrite(&self, ops: &FileOps<'_>, text: &str, opts: RewriteOptions) -> Option<Rewrite> {
+        let lang = ops.lang;
+        let host = if ops.own.is_empty() { None } else { rewrite(&ops.own, lang, text, opts) };
         if host.as_ref().is_some_and(|h| h.refused.is_some()) {
             return host;
         }
         let bom = bom_len(text);
-        let (regions, host_errors) = self.regions(lang, path, text, bom, opts.prefilter);
+        let (regions, host_errors) = self.regions(ops, text, bom, opts.prefilter);
         let parts: Vec<(inject::Region, Rewrite)> =
             regions.into_iter().filter_map(|(r, ops)| rewrite(&ops, r.lang, &text[r.start..r.end], opts).map(|rw| (r, rw))).collect();
         inject::join(host, parts, lang, text, bom, host_errors, &self.injections)
     }
 
-    /// Every match of the ops in the file at `path` (of language `lang`), its
-    /// own code's and its regions' of embedded code, for a search: see
-    /// `hits::search`. `Err` is the reason to skip the file (too deep, as in
-    /// [`rewrite`]).
-    pub fn search(&self, lang: SupportLang, path: &Path, text: &str, prefilter: bool, each: impl FnMut(usize, &Hit<'_>)) -> std::result::Result<usize, Skip> {
+    /// Every match of a file's `ops` ([`Engine::file_ops`]), its own code's and
+    /// its regions' of embedded code, for a search: see `hits::search`. `Err`
+    /// is the reason to skip the file (too deep, as in [`rewrite`]).
+    pub fn search(&self, ops: &FileOps<'_>, text: &str, prefilter: bool, each: impl FnMut(usize, &Hit<'_>)) -> std::result::Result<usize, Skip> {
         let bom = bom_len(text);
         let mut trees = Vec::new();
-        let ops = self.ops_for(lang, path);
-        if !ops.is_empty()
-            && let Some(parsed) = parse_for(&ops, lang, text, prefilter).map_err(Skip)?
+        if !ops.own.is_empty()
+            && let Some(parsed) = parse_for(&ops.own, ops.lang, text, prefilter).map_err(Skip)?
         {
-            trees.push(hits::Tree { parsed, base: inject::Base::default(), source: 0..text.len() });
+            trees.push(hits::Tree { parsed, base: inject::Base::default(), end: text.len() });
         }
-        for (r, ops) in self.regions(lang, path, text, bom, prefilter).0 {
+        for (r, ops) in self.regions(ops, text, bom, prefilter).0 {
             if let Some(parsed) = parse_for(&ops, r.lang, &text[r.start..r.end], prefilter).map_err(Skip)? {
-                trees.push(hits::Tree { parsed, base: inject::Base::of(text, bom, r.start), source: r.start..r.end });
+                trees.push(hits::Tree { parsed, base: inject::Base::of(text, bom, r.start), end: r.end });
             }
         }
         Ok(hits::search(trees, prefilter, each))
     }
 
-    /// The report (`engine::report`) of the file at `path` (of language `lang`): its own matches,
-    /// then those of each region of embedded code, each list with the language
-    /// it was matched as (places in the whole file). Lists without a match are
-    /// left out.
-    pub fn report(&self, lang: SupportLang, path: &Path, text: &str, prefilter: bool) -> std::result::Result<Vec<(SupportLang, Vec<RuleMatch>)>, Skip> {
+    /// The report (`engine::report`) of a file with `ops` ([`Engine::file_ops`]):
+    /// its own matches, then those of each region of embedded code, each list
+    /// with the language it was matched as (places in the whole file). Lists
+    /// without a match are left out.
+    pub fn report(&self, ops: &FileOps<'_>, text: &str, prefilter: bool) -> std::result::Result<Vec<(SupportLang, Vec<RuleMatch>)>, Skip> {
         let mut out = Vec::new();
-        let ops = self.ops_for(lang, path);
-        if !ops.is_empty() {
-            out.push((lang, report(&ops, lang, text, prefilter)?));
+        if !ops.own.is_empty() {
+            out.push((ops.lang, report(&ops.own, ops.lang, text, prefilter)?));
         }
         let bom = bom_len(text);
-        for (r, ops) in self.regions(lang, path, text, bom, prefilter).0 {
+        for (r, ops) in self.regions(ops, text, bom, prefilter).0 {
             let mut matches = report(&ops, r.lang, &text[r.start..r.end], prefilter)?;
             let base = inject::Base::of(text, bom, r.start);
             for m in &mut matches {
@@ -236,6 +229,24 @@ impl Engine {
         }
         out.retain(|(_, m)| !m.is_empty());
         Ok(out)
+    }
+}
+
+/// The ops that apply to one file ([`Engine::file_ops`]).
+pub struct FileOps<'e> {
+    /// The file's language.
+    pub lang: SupportLang,
+    /// The ops for its own code.
+    pub own: Vec<&'e CompiledOp>,
+    /// By language, the ops for the code embedded in it (only languages with ops).
+    embedded: Vec<(SupportLang, Vec<&'e CompiledOp>)>,
+}
+
+impl FileOps<'_> {
+    /// True when no op applies to the file, to its own code or to code
+    /// embedded in it.
+    pub fn is_empty(&self) -> bool {
+        self.own.is_empty() && self.embedded.is_empty()
     }
 }
 

@@ -313,13 +313,13 @@ fn plan_file(engine: &Engine, req: &Request, names: &[String], c: &Candidate) ->
         Ok(t) => t,
         Err(s) => return skip(s),
     };
-    if text.is_empty() || !engine.applies(c.lang, &c.path) {
+    let ops = engine.file_ops(c.lang, &c.path);
+    if text.is_empty() || ops.is_empty() {
         return FileOutcome::Unchanged(Reported::default());
     }
-    let ops = engine.ops_for(c.lang, &c.path);
     let opts = engine::RewriteOptions { prefilter: !req.no_prefilter, check_syntax: true, rewrite_nested: req.rewrite_nested, verbatim: req.verbatim };
-    let rw = engine.rewrite(c.lang, &c.path, text, opts);
-    let seen = diagnose::file_seen(req, &ops, text, rw.as_ref());
+    let rw = engine.rewrite(&ops, text, opts);
+    let seen = diagnose::file_seen(req, &ops.own, text, rw.as_ref());
     let Some(rw) = rw else {
         return FileOutcome::Unchanged(Reported { seen, ..Reported::default() });
     };

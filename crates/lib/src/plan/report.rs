@@ -14,6 +14,8 @@
 
 use std::path::Path;
 
+use ast_grep_language::SupportLang;
+
 use crate::engine::{self, Engine, RuleMatch, Severity};
 use crate::plan::warning::{run_warnings, Warning};
 use crate::plan;
@@ -103,12 +105,14 @@ pub fn report(req: &Request, cwd: &Path, each: &mut dyn FnMut(FileReport) -> boo
 /// embedded in it (as ast-grep reports them, one list per region, with the
 /// region's language); empty when it holds no match.
 fn report_file(engine: &Engine, req: &Request, c: &Candidate) -> std::result::Result<Vec<FileReport>, Skip> {
-    let Some(text) = plan::search::read_for_search(engine, req, c)? else { return Ok(Vec::new()) };
-    let lists = engine.report(c.lang, &c.path, &text, !req.no_prefilter)?;
-    Ok(lists
-        .into_iter()
-        .map(|(lang, matches)| FileReport { path: c.display.clone(), language: lang.to_string(), text: text.clone(), matches })
-        .collect())
+    let Some((text, ops)) = plan::search::read_for_search(engine, req, c)? else { return Ok(Vec::new()) };
+    let mut lists = engine.report(&ops, &text, !req.no_prefilter)?;
+    let file = |(lang, matches): (SupportLang, Vec<RuleMatch>), text: String| FileReport { path: c.display.clone(), language: lang.to_string(), text, matches };
+    // Each list holds the file's text; the last one takes it.
+    let last = lists.pop();
+    let mut out: Vec<FileReport> = lists.into_iter().map(|l| file(l, text.clone())).collect();
+    out.extend(last.map(|l| file(l, text)));
+    Ok(out)
 }
 
 /// The unified diff (`a/` and `b/` prefixes) of `file` with `r` alone applied,

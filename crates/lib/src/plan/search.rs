@@ -27,7 +27,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::engine::{Engine, Hit};
+use crate::engine::{Engine, FileOps, Hit};
 use crate::shared::error::{Error, Result};
 use crate::shared::message::{Say, Text, Words};
 use crate::plan;
@@ -296,33 +296,35 @@ fn capped(mut warnings: Vec<String>) -> Vec<String> {
     warnings.into_iter().map(|w| text::cut_with_note(&w, MAX_WARNING_CHARS, Unit::Chars, "")).collect()
 }
 
-/// The text of candidate `c`, or why it was skipped; `None` when no op applies
-/// (a search and a report, `plan::report`, read a file alike).
-pub(crate) fn read_for_search(engine: &Engine, req: &Request, c: &Candidate) -> std::result::Result<Option<String>, Skip> {
+/// The text of candidate `c` and the ops that apply to it, or why it was
+/// skipped; `None` when no op applies (a search and a report, `plan::report`,
+/// read a file alike).
+pub(crate) fn read_for_search<'e>(engine: &'e Engine, req: &Request, c: &Candidate) -> std::result::Result<Option<(String, FileOps<'e>)>, Skip> {
     let bytes = read::read_text(&c.path, req.max_filesize)?;
     read::check_text(&bytes)?;
-    if !engine.applies(c.lang, &c.path) {
+    let ops = engine.file_ops(c.lang, &c.path);
+    if ops.is_empty() {
         return Ok(None);
     }
-    Ok(Some(String::from_utf8(bytes).expect("checked as UTF-8")))
+    Ok(Some((String::from_utf8(bytes).expect("checked as UTF-8"), ops)))
 }
 
 /// How many matches `c` holds, or why it was skipped.
 fn count_file(engine: &Engine, req: &Request, c: &Candidate) -> std::result::Result<usize, Skip> {
-    let Some(text) = read_for_search(engine, req, c)? else { return Ok(0) };
-    engine.search(c.lang, &c.path, &text, !req.no_prefilter, |_, _| {})
+    let Some((text, ops)) = read_for_search(engine, req, c)? else { return Ok(0) };
+    engine.search(&ops, &text, !req.no_prefilter, |_, _| {})
 }
 
 /// The matches `range` (by their index in the file) of `c`, and the file's count
 /// now (or why it was skipped).
 fn page_of_file(engine: &Engine, req: &Request, c: &Candidate, range: Range<usize>) -> (Vec<SearchMatch>, std::result::Result<usize, Skip>) {
-    let text = match read_for_search(engine, req, c) {
+    let (text, ops) = match read_for_search(engine, req, c) {
         Ok(Some(t)) => t,
         Ok(None) => return (Vec::new(), Ok(0)),
         Err(skip) => return (Vec::new(), Err(skip)),
     };
     let mut found = Vec::with_capacity(range.len());
-    let n = engine.search(c.lang, &c.path, &text, !req.no_prefilter, |i, hit| {
+    let n = engine.search(&ops, &text, !req.no_prefilter, |i, hit| {
         if range.contains(&i) {
             found.push(located(&c.display, &text, hit));
         }
