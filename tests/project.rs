@@ -264,7 +264,7 @@ fn filter_keeps_matching_ids_and_matching_nothing_lists_the_ids() {
     let only_off = p.load_rules(Some(&project::parse_filter("disabled").unwrap())).unwrap();
     assert!(only_off.rules.is_empty() && only_off.off.len() == 1);
     let e = p.load_rules(Some(&project::parse_filter("^zzz$").unwrap())).unwrap_err();
-    assert!(e.to_string().starts_with("--filter `^zzz$` matches no rule id; the ids are: go-ioutil-readfile,"), "{e}");
+    assert!(e.to_string().starts_with("`filter` `^zzz$` matches no rule id; the ids are: go-ioutil-readfile,"), "{e}");
     assert_eq!(e.exit_code(), 2);
 }
 

@@ -220,12 +220,12 @@ fn filter_runs_only_the_matching_rules_and_matching_nothing_is_exit_3() {
     assert_eq!(summary(&r.stdout).keys().collect::<Vec<_>>(), ["as-any-0", "as-any-1"], "{}", r.stdout);
     assert!(r.stdout.contains("Running 2 tests"), "{}", r.stdout);
     let none = ours.run(&["test", "--filter", "^zzz"]).code(3);
-    assert!(none.stderr.contains("--filter `^zzz` matches no rule id; the ids are: go-ioutil-readfile, py-assert-equals, no-print, py-disabled, rs-unwrap, as-any-0, as-any-1"), "{}", none.stderr);
+    assert!(none.stderr.contains("`--filter` `^zzz` matches no rule id; the ids are: go-ioutil-readfile, py-assert-equals, no-print, py-disabled, rs-unwrap, as-any-0, as-any-1"), "{}", none.stderr);
     let (code, _) = peer_test(peer.path(), &["--filter", "^zzz"]);
     assert_eq!(code, 3, "ast-grep refuses a filter that matches no rule with the same code");
     let bad = ours.run(&["test", "--filter", "("]).code(2);
     assert_eq!(peer_test(peer.path(), &["--filter", "("]).0, 2, "a bad regex is a bad flag to both (clap's 2)");
-    assert!(bad.stderr.contains("--filter `(` is not a valid regular expression"), "{}", bad.stderr);
+    assert!(bad.stderr.contains("`--filter` `(` is not a valid regular expression"), "{}", bad.stderr);
 }
 
 #[test]

@@ -68,7 +68,12 @@ pub(super) fn run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyho
     a.input.use_threads()?;
     let cwd = ast_edit::shared::paths::current_dir()?;
     let context = a.output.context_lines()?;
-    let mut req = build_raw(&a)?.validate(&cwd, a.input.walk(), a.input.max_filesize)?;
+    // A `--request` may name a `project` (docs/MCP.md, "A project's rules").
+    let checked = ast_edit::app::project_rules::validate(build_raw(&a)?, &cwd, None, a.input.walk(), a.input.max_filesize)?;
+    for w in &checked.warnings {
+        eprintln!("warning: {w}");
+    }
+    let mut req = checked.request;
     req.no_prefilter = a.no_prefilter;
     req.verbatim |= a.verbatim;
     req.context_lines = context.unwrap_or(req.context_lines);
@@ -210,13 +215,7 @@ fn load_rule_set(a: &ScanArgs, cwd: &Path, trace: &mut Inspect) -> Result<ast_ed
     let mut checks = suppression::rules_for(suppression::UNUSED, &loaded.rules, overwrite.severity_of(suppression::UNUSED, &default));
     checks.extend(suppression::rules_for(suppression::NO_SUPPRESS_ALL, &loaded.rules, overwrite.severity_of(suppression::NO_SUPPRESS_ALL, &Severity::Off)));
     loaded.rules.extend(checks);
-    Ok(ast_edit::request::ruleset::RuleSet {
-        rules: loaded.rules.iter().map(|r| r.config.clone()).collect(),
-        utils: loaded.utils.json.clone(),
-        base: Some(loaded.base.clone()),
-        language_globs: loaded.language_globs.iter().map(|(l, g)| (ast_edit::request::lang::name(*l).to_string(), g.clone())).collect(),
-        language_injections: loaded.language_injections.clone(),
-    })
+    Ok(loaded.rule_set())
 }
 
 /// The severity overrides of `scan`'s flags, in ast-grep's order.
@@ -278,6 +277,8 @@ fn build_raw(a: &RunArgs) -> Result<RawRequest> {
         rewrite_nested: Some(a.rewrite_nested),
         verbatim: Some(a.verbatim),
         context_lines: None,
+        project: None,
+        filter: None,
     })
 }
 

@@ -48,6 +48,8 @@ pub(super) fn search(a: SearchArgs, out: &mut impl Write) -> anyhow::Result<i32>
         strictness: a.strictness.clone(),
         limit: a.limit,
         offset: a.offset,
+        project: None,
+        filter: None,
     };
     let s = raw.validate(&cwd, a.input.walk(), a.input.max_filesize)?;
     let mut result = search::search(&s, &cwd, WORDS)?;

@@ -19,6 +19,7 @@ fn flag(i: Input) -> &'static str {
         Input::Strictness => "--strictness",
         Input::Globs => "-g",
         Input::Paths => "PATH",
+        Input::Filter => "--filter",
     }
 }
 

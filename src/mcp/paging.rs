@@ -116,12 +116,17 @@ fn cut_strings(v: &mut Value) {
 /// Keeps the first entries of the list `obj[key]` within [`NOTES_SHARE`], each
 /// string cut to [`MAX_NOTE_CHARS`]; returns how many entries were left out.
 fn cap_notes(obj: &mut Map<String, Value>, key: &str) -> usize {
+    cap_notes_within(obj, key, NOTES_SHARE)
+}
+
+/// [`cap_notes`] within `share` characters.
+fn cap_notes_within(obj: &mut Map<String, Value>, key: &str, share: usize) -> usize {
     let Some(Value::Array(list)) = obj.get_mut(key) else { return 0 };
-    if json_chars(&Value::Array(list.clone())) <= NOTES_SHARE {
+    if json_chars(&Value::Array(list.clone())) <= share {
         return 0;
     }
     list.iter_mut().for_each(cut_strings);
-    let keep = prefix_fitting(list.iter().map(json_chars), NOTES_SHARE);
+    let keep = prefix_fitting(list.iter().map(json_chars), share);
     let omitted = list.len() - keep;
     list.truncate(keep);
     omitted
@@ -211,7 +216,15 @@ pub fn preview(d: &PreviewDetails) -> Value {
     if skipped > 0 {
         warn(obj, format!("structuredContent.skipped leaves out {skipped} more skipped files; {}", see_all(id.as_deref())));
     }
-    for (key, what) in [("findings", "findings"), ("overlapped", "overlapped matches"), ("brokenBefore", "files broken before the edit")] {
+    // Without a changed file, the findings are the result: half the budget.
+    let findings_share = if d.files.is_empty() { STRUCTURED_CHAR_BUDGET / 2 } else { NOTES_SHARE };
+    let left = cap_notes_within(obj, "findings", findings_share);
+    if left > 0 {
+        warn(obj, format!(
+            "structuredContent.findings leaves out {left} more findings; `ast_search` with the same `rule` or `project` (and paths, globs) lists every match with its rule and message, page by page"
+        ));
+    }
+    for (key, what) in [("overlapped", "overlapped matches"), ("brokenBefore", "files broken before the edit")] {
         let left = cap_notes(obj, key);
         if left > 0 {
             warn(obj, format!("structuredContent.{key} leaves out {left} more {what}; {}", see_all(id.as_deref())));

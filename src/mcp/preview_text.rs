@@ -41,11 +41,15 @@ pub fn preview_text(d: &PreviewDetails) -> String {
         Some(id) => s.push_str(&format!(
             "Pending action id: {id}. Nothing was written: call `resolve` with action \"apply\" or \"discard\".\n"
         )),
+        None if !d.findings.is_empty() => s.push_str(
+            "No replacements: the rules that matched have no `fix`, so nothing was staged and there is nothing to resolve. Their findings are listed below.\n",
+        ),
         None => s.push_str(
             "No matches: nothing was staged and there is nothing to resolve. If you expected matches, check that the pattern is complete code of the language (C statements end with `;`), that `lang` fits the files, and that metavariables stand for whole nodes (`$A` one node, `$$$ARGS` many).\n",
         ),
     }
     push_files(&mut s, d);
+    push_findings(&mut s, d);
     push_notes(&mut s, "\nSkipped ", &plural(d.skipped.len(), "file"), d.skipped.iter().map(|k| format!("  {}: {}", k.shown, escape_controls(&k.reason))), "skipped");
     push_notes(&mut s, "\nWarnings", "", d.warnings.iter().map(|w| format!("  - {}", escape_controls(w))), "warnings");
     if let Some(line) = d.broken_before_line() {
@@ -186,6 +190,49 @@ fn folders(files: &[PreviewFile]) -> Vec<(String, usize, usize)> {
             return out;
         }
         levels -= 1;
+    }
+}
+
+/// Characters the findings may take in a preview that also shows diffs, and
+/// in one that shows none (rules without a fix only).
+const FINDINGS_CHARS_BESIDE_DIFFS: usize = PREVIEW_CHAR_BUDGET / 5;
+const FINDINGS_CHARS_ALONE: usize = PREVIEW_CHAR_BUDGET * 3 / 4;
+
+/// The findings (matches of rules without a fix), one line each
+/// (`path:line:col: severity[rule]: message`), in path order while they fit in
+/// their share of the budget; the rest counted, with where to list them all.
+fn push_findings(s: &mut String, d: &PreviewDetails) {
+    let n = d.findings.len();
+    if n == 0 {
+        return;
+    }
+    let room = if d.files.is_empty() { FINDINGS_CHARS_ALONE } else { FINDINGS_CHARS_BESIDE_DIFFS };
+    s.push_str(&format!("\nFindings ({n}, of rules without a fix; nothing to apply):\n"));
+    let (mut used, mut shown) = (0, 0);
+    for f in &d.findings {
+        let line = cut_line(&format!(
+            "  {}:{}:{}: {}[{}]: {}",
+            escape_controls(&f.path),
+            f.line,
+            f.column,
+            f.severity,
+            escape_controls(&f.rule),
+            escape_controls(&f.message)
+        ));
+        let chars = line.chars().count() + 1;
+        if shown > 0 && used + chars > room {
+            break;
+        }
+        s.push_str(&line);
+        s.push('\n');
+        used += chars;
+        shown += 1;
+    }
+    if shown < n {
+        s.push_str(&format!(
+            "  … and {} more. `ast_search` with the same `rule` or `project` (and paths, globs) lists every match with its rule and message, page by page.\n",
+            n - shown
+        ));
     }
 }
 

@@ -403,6 +403,12 @@ mod tests {
         assert_eq!(generated["properties"]["rule"]["type"], "string");
         assert_eq!(generated["properties"]["rewriteNested"]["type"], "boolean");
         assert_eq!(generated["properties"]["verbatim"]["type"], "boolean");
+        // Added with a project's rules: `project` and `filter`, strings.
+        for added in ["project", "filter"] {
+            assert_eq!(generated["properties"][added]["type"], "string", "{added}");
+            assert!(generated["properties"][added]["description"].as_str().is_some_and(|d| d.starts_with("Instead of ops/rule") || d.starts_with("With project")), "{added}");
+            expected["properties"][added] = generated["properties"][added].clone();
+        }
         // Deliberate: schemars puts the doc comment of `Op` on the items; it is true
         // and short, so it stays.
         expected["properties"]["ops"]["items"]["description"] =

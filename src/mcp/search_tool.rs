@@ -14,6 +14,7 @@ use super::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
 use super::words::{self, WORDS};
 use ast_edit::request::{WalkOptions, DEFAULT_MAX_FILESIZE};
 use ast_edit::plan::search::{self, RawSearch};
+use ast_edit::app::project_rules;
 use ast_edit::app::workspace::Workspace;
 
 /// The message of a cancelled `ast_search`.
@@ -27,7 +28,7 @@ pub(super) async fn ast_search(ws: Arc<Workspace>, args: Option<JsonObject>, ctx
         Ok(r) => r,
         Err(msg) => return error(msg),
     };
-    for p in &raw.paths {
+    for p in raw.paths.iter().chain(&raw.project) {
         if let Err(e) = ws.confine(p) {
             return error(words::error(&e));
         }
@@ -35,8 +36,15 @@ pub(super) async fn ast_search(ws: Arc<Workspace>, args: Option<JsonObject>, ctx
     let root = ws.root().to_path_buf();
     let token = ctx.ct.clone();
     let work = tokio::task::spawn_blocking(move || {
-        let s = raw.validate(&root, WalkOptions::default(), DEFAULT_MAX_FILESIZE)?;
-        search::search_with(&s, &root, WORDS, &|| token.is_cancelled())
+        let mut loading = Vec::new();
+        let s = raw.validate_with(|raw| {
+            let checked = project_rules::validate(raw, &root, Some(&root), WalkOptions::default(), DEFAULT_MAX_FILESIZE)?;
+            loading = checked.warnings;
+            Ok(checked.request)
+        })?;
+        let mut result = search::search_with(&s, &root, WORDS, &|| token.is_cancelled())?;
+        result.warnings.splice(0..0, loading);
+        Ok::<_, ast_edit::shared::error::Error>(result)
     });
     let done = tokio::select! {
         _ = ctx.ct.cancelled() => return error(CANCELLED.to_string()),

@@ -29,6 +29,7 @@ use ast_edit::store::pending::{ActionKind, Store};
 use ast_edit::plan;
 use ast_edit::request::{RawRequest, WalkOptions, DEFAULT_MAX_FILESIZE};
 use ast_edit::app::resolve::{self, Action, Ending, RawResolve, ResolveRequest};
+use ast_edit::app::project_rules;
 use ast_edit::app::workflow;
 use ast_edit::app::workspace::Workspace;
 
@@ -79,13 +80,14 @@ impl AstEditServer {
             Err(msg) => return tool_error(msg),
         };
         injected_panic(&raw.ops, "handler");
-        for p in &raw.paths {
+        for p in raw.paths.iter().chain(&raw.project) {
             if let Err(e) = self.ws.confine(p) {
                 return tool_error(words::error(&e));
             }
         }
-        let req = match raw.validate(self.ws.root(), WalkOptions::default(), DEFAULT_MAX_FILESIZE) {
-            Ok(r) => r,
+        let root = self.ws.root();
+        let (req, loading) = match project_rules::validate(raw, root, Some(root), WalkOptions::default(), DEFAULT_MAX_FILESIZE) {
+            Ok(c) => (c.request, c.warnings),
             Err(e) => return tool_error(words::error(&e)),
         };
         progress.send(0.0, None, "searching files").await;
@@ -102,7 +104,7 @@ impl AstEditServer {
             workflow::stage(&server.store()?, plan, WORDS)
         })
         .await;
-        let details = match staged {
+        let mut details = match staged {
             Ok(Ok(shown)) => shown.details,
             Ok(Err(e)) => return tool_error(words::error(&e)),
             Err(e) => return tool_error(format!("internal error while staging: {e}")),
@@ -113,6 +115,7 @@ impl AstEditServer {
             None => "no changes".to_string(),
         };
         progress.send(end, Some(end), &msg).await;
+        details.warnings.splice(0..0, loading);
         let mut text = preview_text(&details);
         if details.id.is_some() {
             text.push_str("\n\n");

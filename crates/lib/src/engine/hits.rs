@@ -18,6 +18,9 @@ pub struct Hit<'t> {
     pub source: std::ops::Range<usize>,
     /// The 0-based line of the file where `source` starts.
     pub line0: usize,
+    /// The rule's message for this match (metavariables filled in); `None`
+    /// when the rule has none (an op).
+    pub message: Option<String>,
     /// The byte column (from its line's start, BOM excluded) where `source` starts.
     pub column0: usize,
 }
@@ -69,7 +72,9 @@ pub(super) fn search(trees: Vec<Tree<'_, '_>>, prefilter: bool, mut each: impl F
         let source = shift..t.end;
         hits.extend(found.diffs.iter().chain(found.findings.iter()).map(|(k, nm)| {
             let node = nm.get_node().get_inner_node();
-            Hit { rule: live[*k].index, start: node.start_byte() + shift, end: node.end_byte() + shift, node, source: source.clone(), line0: t.base.line, column0: t.base.column_bytes }
+            let rule = &live[*k].rule;
+            let message = (!rule.message.is_empty()).then(|| rule.get_message(nm));
+            Hit { rule: live[*k].index, start: node.start_byte() + shift, end: node.end_byte() + shift, node, source: source.clone(), line0: t.base.line, column0: t.base.column_bytes, message }
         }));
     }
     hits.sort_by_key(|h| (h.start, std::cmp::Reverse(h.end), h.rule));

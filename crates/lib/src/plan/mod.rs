@@ -29,7 +29,7 @@ use crate::request::read::{check_text, read_text, Skip, Skipped};
 use crate::shared::error::Result;
 use crate::request::lang;
 use crate::request::Request;
-use crate::shared::text::line_of;
+use crate::shared::text::{column_of, line_of};
 use crate::request::walk::{self, Candidate};
 use warning::{run_warnings, Warning};
 
@@ -138,6 +138,10 @@ pub struct Finding {
     pub path: String,
     /// 1-based line of the match's start.
     pub line: usize,
+    /// 1-based column of the match's start, in characters (0 in entries
+    /// staged by builds before it was kept).
+    #[serde(default)]
+    pub column: usize,
     /// The rule id.
     pub rule: String,
     /// The rule's severity (`hint`, `info`, `warning`, `error`).
@@ -295,6 +299,7 @@ fn reported(req: &Request, names: &[String], path: &str, text: &str, rw: &engine
         .map(|f| Finding {
             path: path.to_string(),
             line: line_of(text, f.start),
+            column: column_of(text, f.start),
             rule: name(f.rule),
             severity: req.severity(f.rule),
             message: f.message.clone(),

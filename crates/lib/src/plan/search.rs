@@ -93,6 +93,13 @@ pub struct RawSearch {
     /// Match strictness.
     #[serde(default)]
     pub strictness: Option<String>,
+    /// Instead of `ops` or `rule`: an ast-grep project or rule file, as the
+    /// `project` of an `ast_edit` (loaded by `crate::app::project_rules`).
+    #[serde(default)]
+    pub project: Option<String>,
+    /// With `project`: only the rules whose id this regex matches.
+    #[serde(default)]
+    pub filter: Option<String>,
     /// Matches listed (default [`DEFAULT_LIMIT`], at most [`MAX_LIMIT`]).
     #[serde(default)]
     pub limit: Option<u64>,
@@ -115,7 +122,13 @@ pub struct Search {
 impl RawSearch {
     /// Checks every field (the checks of [`RawRequest::validate`]) and the page.
     pub fn validate(self, cwd: &Path, walk: WalkOptions, max_filesize: u64) -> Result<Search> {
-        if self.ops.is_empty() && self.rule.is_none() {
+        self.validate_with(|raw| raw.validate(cwd, walk, max_filesize))
+    }
+
+    /// [`RawSearch::validate`] with `check` in place of [`RawRequest::validate`]
+    /// (a front end's, which loads a `project`).
+    pub fn validate_with(self, check: impl FnOnce(RawRequest) -> Result<Request>) -> Result<Search> {
+        if self.ops.is_empty() && self.rule.is_none() && self.project.is_none() {
             return Err(Error::bad(
                 Text::from("no pattern given: pass at least one pattern (`ops: [{\"pat\": \"foo($A)\"}]`")
                     .say(Say::OtherPatternInputs)
@@ -141,9 +154,11 @@ impl RawSearch {
             selector: self.selector,
             strictness: self.strictness,
             globs: self.globs,
+            project: self.project,
+            filter: self.filter,
             ..Default::default()
         };
-        let mut request = raw.validate(cwd, walk, max_filesize)?;
+        let mut request = check(raw)?;
         if let Some(set) = &mut request.rule_set {
             // Only the matcher counts: a fix (even a broken one) changes nothing here.
             set.rules = std::mem::take(&mut set.rules).into_iter().map(|r| r.without_fix()).collect();
@@ -170,6 +185,14 @@ pub struct SearchMatch {
     /// around the match: `function load`, `class AdminConfig`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub enclosing: Option<String>,
+    /// The id of the rule that matched, when the search ran rules (`rule`,
+    /// `project`); absent for patterns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// That rule's message for this match (metavariables filled in), when it
+    /// has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }
 
 /// What a search found: every count, and one page of matches.
@@ -326,7 +349,10 @@ fn page_of_file(engine: &Engine, req: &Request, c: &Candidate, range: Range<usiz
     let mut found = Vec::with_capacity(range.len());
     let n = engine.search(&ops, &text, !req.no_prefilter, |i, hit| {
         if range.contains(&i) {
-            found.push(located(&c.display, &text, hit));
+            let mut m = located(&c.display, &text, hit);
+            m.rule = req.rule_set.as_ref().and_then(|s| s.rules.get(hit.rule)).map(|r| r.id().to_string());
+            m.message = hit.message.as_deref().map(|t| text::ellipsized(t, MAX_MATCH_TEXT_CHARS));
+            found.push(m);
         }
     });
     (found, n)
@@ -344,6 +370,8 @@ fn located(path: &str, text: &str, hit: &Hit<'_>) -> SearchMatch {
         end_line: hit.end_line() + 1,
         text: text::ellipsized(first, MAX_MATCH_TEXT_CHARS),
         enclosing: enclosing(&text[hit.source.clone()], hit.node),
+        rule: None,
+        message: None,
     }
 }
 
@@ -442,6 +470,13 @@ impl SearchResult {
         );
         if let Some(e) = &m.enclosing {
             line.push_str(&format!(" (in {})", crate::shared::quote::escape_controls(e)));
+        }
+        if let Some(rule) = &m.rule {
+            line.push_str(&format!(" [{}]", crate::shared::quote::escape_controls(rule)));
+        }
+        if let Some(message) = &m.message {
+            line.push(' ');
+            line.push_str(&crate::shared::quote::escape_controls(message));
         }
         line
     }
@@ -564,7 +599,7 @@ mod tests {
 
     #[test]
     fn fit_keeps_whole_matches_within_both_budgets() {
-        let m = |i: usize| SearchMatch { path: format!("d/f{i}.py"), line: i + 1, column: 1, end_line: i + 1, text: "x".repeat(150), enclosing: None };
+        let m = |i: usize| SearchMatch { path: format!("d/f{i}.py"), line: i + 1, column: 1, end_line: i + 1, text: "x".repeat(150), enclosing: None, rule: None, message: None };
         let mut r = SearchResult {
             total_matches: 500,
             files_with_matches: 500,

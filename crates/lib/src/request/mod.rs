@@ -255,6 +255,20 @@ pub struct RawRequest {
     #[serde(default)]
     #[schemars(range(max = 10), description = "Context lines around each change in the diffs, 0 to 10 (default 3).")]
     pub context_lines: Option<u64>,
+    /// Instead of `ops` or `rule`: the path of an ast-grep project's config
+    /// file (`sgconfig.yml`), of a folder holding one, or of one rule file,
+    /// whose rules run as `scan` runs them. Loaded by the front end through
+    /// `crate::app::project_rules` ([`RawRequest::validate`] refuses it).
+    #[serde(default)]
+    #[schemars(
+        description = "Instead of ops/rule: run an ast-grep project's rules: the path of its sgconfig.yml, of the folder holding it (\".\": the root's), or of one rule file."
+    )]
+    pub project: Option<String>,
+    /// With `project`: a regular expression; only the rules whose id it
+    /// matches run (as `scan --filter`).
+    #[serde(default)]
+    #[schemars(description = "With project: run only the rules whose id matches this regex.")]
+    pub filter: Option<String>,
 }
 
 /// How the walk treats ignore files and hidden files (CLI flags, as ripgrep's).
@@ -469,6 +483,14 @@ impl RawRequest {
     /// Stage two: check every field, resolve `paths` against `cwd`. A message
     /// leaves a clause only a front end can word ([`Say`]) to the one that shows it.
     pub fn validate(mut self, cwd: &Path, walk: WalkOptions, max_filesize: u64) -> Result<Request> {
+        if self.project.is_some() {
+            return Err(Error::bad(
+                "`project` names rule files, which `ast_edit::app::project_rules::validate` loads: check the request there",
+            ));
+        }
+        if self.filter.is_some() {
+            return Err(Error::bad("`filter` picks rules of a `project` by id: give `project` too, or leave `filter` out"));
+        }
         if let Some(rule) = &self.rule {
             if !self.ops.is_empty() {
                 return Err(Error::bad("give either `ops` or `rule`, not both: a rule config carries its own pattern and fix"));

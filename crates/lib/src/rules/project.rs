@@ -46,6 +46,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::shared::error::{error_chain, Error, ProjectFault, Result};
+use crate::shared::message::{Input, Name, Text};
 use crate::request::lang;
 use crate::request::rule::{Rule, Util};
 
@@ -196,6 +197,29 @@ impl Project {
             check_dirs: raw.ast_edit.map(|a| a.check_dirs).unwrap_or_default(),
             warnings,
         })
+    }
+
+    /// Refuses a project that would read files outside `root` (a canonical
+    /// folder): its config file, `ruleDirs` or `utilDirs` there, or reached
+    /// through a symlink. The folders' walks follow no symlink, so these are
+    /// all the places its rules are read from. Checked before any rule is read.
+    pub fn check_inside(&self, root: &Path) -> Result<()> {
+        let named = std::iter::once(("the config file", self.config_file.clone()))
+            .chain(self.rule_dirs.iter().map(|d| ("`ruleDirs`", self.dir.join(d))))
+            .chain(self.util_dirs.iter().map(|d| ("`utilDirs`", self.dir.join(d))));
+        for (what, path) in named {
+            // A folder that is not there is refused when the rules are loaded.
+            let Ok(real) = path.canonicalize() else { continue };
+            if !real.starts_with(root) {
+                return Err(Error::bad(format!(
+                    "project {}: {what} leads outside the server's root {} (to {}): only rules inside the root can run",
+                    self.config_file.display(),
+                    root.display(),
+                    real.display()
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// `path` for messages: relative to the project folder when inside it.
@@ -470,6 +494,18 @@ impl LoadedRules {
         Ok(LoadedRules { rules, off, filtered, utils, base, language_globs: Vec::new(), language_injections: Vec::new(), warnings: Vec::new() })
     }
 
+    /// The rules to run as a request's rule set, with the utilities, the base
+    /// folder of their globs and the project's language settings.
+    pub fn rule_set(&self) -> crate::request::ruleset::RuleSet {
+        crate::request::ruleset::RuleSet {
+            rules: self.rules.iter().map(|r| r.config.clone()).collect(),
+            utils: self.utils.json.clone(),
+            base: Some(self.base.clone()),
+            language_globs: self.language_globs.iter().map(|(l, g)| (lang::name(*l).to_string(), g.clone())).collect(),
+            language_injections: self.language_injections.clone(),
+        }
+    }
+
     /// Builds every rule (they were checked at load, so this fails only if the
     /// JSON was changed since).
     pub fn build(&self) -> Result<Vec<RuleConfig<SupportLang>>> {
@@ -484,17 +520,19 @@ pub fn build_rule(config: &Rule, globals: &GlobalRules) -> Result<RuleConfig<Sup
 
 /// `--filter REGEX` compiled; a bad regex is bad input.
 pub fn parse_filter(text: &str) -> Result<Regex> {
-    Regex::new(text).map_err(|e| Error::bad(format!("--filter `{text}` is not a valid regular expression: {e}")))
+    Regex::new(text).map_err(|e| {
+        Error::bad(Text::from("").name(Name::Input(Input::Filter)).lit(format!(" `{text}` is not a valid regular expression: {e}")))
+    })
 }
 
 fn no_rule_matches(re: &Regex, all: &[LoadedRule]) -> Error {
     const SHOWN: usize = 20;
     let ids: Vec<&str> = all.iter().take(SHOWN).map(|r| r.id.as_str()).collect();
     let more = if all.len() > SHOWN { format!(" and {} more", all.len() - SHOWN) } else { String::new() };
-    Error::project(ProjectFault::NoRuleMatches, format!(
-        "--filter `{re}` matches no rule id; the ids are: {}{more}",
+    Error::project(ProjectFault::NoRuleMatches, Text::from("").name(Name::Input(Input::Filter)).lit(format!(
+        " `{re}` matches no rule id; the ids are: {}{more}",
         if ids.is_empty() { "(no rules)".to_string() } else { ids.join(", ") }
-    ))
+    )))
 }
 
 fn check_duplicates(rules: &[LoadedRule], project: &Project) -> Result<()> {

@@ -27,6 +27,8 @@ pub enum Input {
     Globs,
     /// Files and folders to search: the positional `PATH`s / `paths`.
     Paths,
+    /// The regex that picks a project's rules by id: `--filter` / `filter`.
+    Filter,
 }
 
 impl Input {
@@ -39,6 +41,7 @@ impl Input {
             Input::Strictness => "strictness",
             Input::Globs => "globs",
             Input::Paths => "paths",
+            Input::Filter => "filter",
         }
     }
 

@@ -33,6 +33,14 @@ pub(crate) fn line_of(text: &str, at: usize) -> usize {
     memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count() + 1
 }
 
+/// 1-based column, in characters, of byte offset `at` of `text` (a UTF-8 BOM
+/// at the start of the text is not counted).
+pub(crate) fn column_of(text: &str, at: usize) -> usize {
+    let start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+    let start = if start == 0 && text.starts_with('\u{feff}') { '\u{feff}'.len_utf8().min(at) } else { start };
+    text[start..at].chars().count() + 1
+}
+
 /// A byte count for people: `512 B`, `12.0 KiB`, `301.4 MiB`, `1.0 GiB`.
 pub(crate) fn human_bytes(n: u64) -> String {
     const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
