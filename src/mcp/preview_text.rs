@@ -44,6 +44,9 @@ pub fn preview_text(d: &PreviewDetails) -> String {
         None if !d.findings.is_empty() => s.push_str(
             "No replacements: the rules that matched have no `fix`, so nothing was staged and there is nothing to resolve. Their findings are listed below.\n",
         ),
+        None if !d.warnings.is_empty() => s.push_str(
+            "No matches: nothing was staged and there is nothing to resolve. If you expected matches, the warnings below may say why.\n",
+        ),
         None => s.push_str(
             "No matches: nothing was staged and there is nothing to resolve. If you expected matches, check that the pattern is complete code of the language (C statements end with `;`), that `lang` fits the files, and that metavariables stand for whole nodes (`$A` one node, `$$$ARGS` many).\n",
         ),
@@ -199,7 +202,8 @@ const FINDINGS_CHARS_BESIDE_DIFFS: usize = PREVIEW_CHAR_BUDGET / 5;
 const FINDINGS_CHARS_ALONE: usize = PREVIEW_CHAR_BUDGET * 3 / 4;
 
 /// The findings (matches of rules without a fix), one line each
-/// (`path:line:col: severity[rule]: message`), in path order while they fit in
+/// (`path:line:col: severity[rule]: message`, without `: message` when the
+/// rule has none), in path order while they fit in
 /// their share of the budget; the rest counted, with where to list them all.
 fn push_findings(s: &mut String, d: &PreviewDetails) {
     let n = d.findings.len();
@@ -210,15 +214,8 @@ fn push_findings(s: &mut String, d: &PreviewDetails) {
     s.push_str(&format!("\nFindings ({n}, of rules without a fix; nothing to apply):\n"));
     let (mut used, mut shown) = (0, 0);
     for f in &d.findings {
-        let line = cut_line(&format!(
-            "  {}:{}:{}: {}[{}]: {}",
-            escape_controls(&f.path),
-            f.line,
-            f.column,
-            f.severity,
-            escape_controls(&f.rule),
-            escape_controls(&f.message)
-        ));
+        let message = if f.message.is_empty() { String::new() } else { format!(": {}", escape_controls(&f.message)) };
+        let line = cut_line(&format!("  {}:{}:{}: {}[{}]{message}", escape_controls(&f.path), f.line, f.column, f.severity, escape_controls(&f.rule)));
         let chars = line.chars().count() + 1;
         if shown > 0 && used + chars > room {
             break;

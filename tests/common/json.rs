@@ -60,6 +60,7 @@ pub struct Overlapped {
 pub struct Finding {
     pub path: String,
     pub line: usize,
+    pub column: usize,
     pub rule: String,
     pub severity: String,
     pub message: String,

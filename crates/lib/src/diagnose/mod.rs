@@ -23,7 +23,7 @@ use crate::compile::{self, CompiledOp};
 use crate::engine::{Engine, Rewrite};
 use crate::shared::error::Error;
 use crate::request::lang;
-use crate::shared::message::{Input, Name};
+use crate::shared::message::{Input, Name, Text};
 use crate::request::{Request, Strictness};
 use crate::request::walk::Candidate;
 
@@ -73,11 +73,9 @@ pub fn lowercase_notes(req: &Request, langs: &[SupportLang]) -> Vec<String> {
 /// the diagnosis. A file without a match was parsed when an op's prefilter let
 /// it through (the engine's own test, repeated only for such files).
 pub fn file_seen(req: &Request, ops: &[&CompiledOp], text: &str, rw: Option<&Rewrite>) -> FileSeen {
-    if !diagnosed(req) {
-        return FileSeen::default();
-    }
     let Some(rw) = rw else {
-        let parsed = req.no_prefilter || ops.iter().any(|op| op.may_match(text.as_bytes()));
+        // (Only an ad-hoc edit's diagnosis parses files again.)
+        let parsed = diagnosed(req) && (req.no_prefilter || ops.iter().any(|op| op.may_match(text.as_bytes())));
         return FileSeen { parsed, ..FileSeen::default() };
     };
     let mut matched: Vec<usize> = rw.edits.iter().map(|e| e.op).collect();
@@ -111,6 +109,45 @@ pub fn other_languages(req: &Request, cwd: &Path) -> Option<(String, Vec<(String
     Some((lang::name(forced).to_string(), found))
 }
 
+/// When the walk found no file and the request has include globs: a note when
+/// the paths do hold files of the edit's languages and the globs left them all
+/// out because a glob with a `/` matches from the top folder (the working
+/// directory, the MCP server's root), not from each path given; with the globs
+/// that would match (`**/` in front) when they do. `None` when the globs are
+/// not the cause. Walks again (only in this case, where the run did nothing).
+pub fn globs_note(req: &Request, cwd: &Path) -> Option<Text> {
+    let includes: Vec<&String> = req.globs.iter().filter(|g| !g.starts_with('!')).collect();
+    if includes.is_empty() {
+        return None;
+    }
+    let count = |globs: Vec<String>| crate::request::walk::walk(&Request { globs, max_files: None, ..req.clone() }, cwd).map(|w| w.total).unwrap_or(0);
+    let without = count(req.globs.iter().filter(|g| g.starts_with('!')).cloned().collect());
+    if without == 0 {
+        return None;
+    }
+    let anchored = |g: &str| g.contains('/') && !g.starts_with("**/") && !g.starts_with('/');
+    let fixed: Vec<String> = req.globs.iter().map(|g| if !g.starts_with('!') && anchored(g) { format!("**/{g}") } else { g.clone() }).collect();
+    let head = match without {
+        1 => "the globs left out the 1 file under the given paths".to_string(),
+        n => format!("the globs left out all {n} files under the given paths"),
+    };
+    if fixed == req.globs {
+        return Some(Text::from(format!("{head}: check each glob against those files' paths from the top folder (not from each of ")).name(Name::Input(Input::Paths)).lit(")."));
+    }
+    let with_fixed = count(fixed.clone());
+    let mut t = Text::from(format!("{head}: a glob with a `/` matches paths from the top folder, not from each of "))
+        .name(Name::Input(Input::Paths))
+        .lit(format!(" (`{}` does not match `<path>/{}`)", includes[0], includes[0]));
+    if with_fixed > 0 {
+        let first = fixed.iter().find(|g| g.starts_with("**/") && !req.globs.contains(g)).expect("a glob was changed");
+        let verb = if with_fixed == 1 { "matches" } else { "match" };
+        t = t
+            .lit(format!("; with `**/` in front of each such glob, {} {verb}, e.g. ", crate::shared::text::plural(with_fixed, "file")))
+            .name(Name::Set(Input::Globs, first.clone()));
+    }
+    Some(t.lit("."))
+}
+
 /// Languages tried first when a pattern compiles for none of the run's: the
 /// common ones, then the rest in ast-grep's order.
 const LIKELY_LANGS: [SupportLang; 10] = [
@@ -128,12 +165,23 @@ const LIKELY_LANGS: [SupportLang; 10] = [
 
 /// `err` (an op that compiles for none of the languages `tried`), with the
 /// languages it does parse cleanly as, when there are any: the pattern may be
-/// written in another language than the files'.
-pub fn compile_failed(req: &Request, tried: &[SupportLang], err: Error) -> Error {
+/// written in another language than the files'. With a language named, only
+/// the languages of the files under the paths (from `cwd`) are offered.
+pub fn compile_failed(req: &Request, tried: &[SupportLang], cwd: &Path, err: Error) -> Error {
     let Error::BadInput(msg) = err else { return err };
     if !diagnosed(req) {
         return Error::BadInput(msg);
     }
+    // A language the user named stays, unless the files under the paths are
+    // of another: only their languages are offered then (none when they are
+    // of the language named).
+    let offered: Option<Vec<SupportLang>> = req.lang.map(|_| {
+        let probe = Request { lang: None, max_files: None, ..req.clone() };
+        let mut found: Vec<SupportLang> = crate::request::walk::walk(&probe, cwd).map(|w| w.files.iter().map(|c| c.lang).collect()).unwrap_or_default();
+        found.sort_by_key(|l| lang::name(*l));
+        found.dedup();
+        found
+    });
     let mut msg = msg;
     for i in 0..req.ops.len() {
         // (A lowercase metavariable or a missing `;` has its own hint in the error.)
@@ -144,7 +192,7 @@ pub fn compile_failed(req: &Request, tried: &[SupportLang], err: Error) -> Error
         let fits: Vec<&str> = LIKELY_LANGS
             .iter()
             .chain(SupportLang::all_langs().iter())
-            .filter(|l| !tried.contains(l))
+            .filter(|l| !tried.contains(l) && offered.as_ref().is_none_or(|o| o.contains(l)))
             .fold(Vec::new(), |mut v: Vec<SupportLang>, l| {
                 if !v.contains(l) {
                     v.push(*l);
@@ -164,6 +212,92 @@ pub fn compile_failed(req: &Request, tried: &[SupportLang], err: Error) -> Error
         }
     }
     Error::BadInput(msg)
+}
+
+/// For an op that matched nothing: a note when its pattern parses as a binary
+/// operation on `|` (`assertEquals|assertEqual`), which is code of the
+/// language, not a choice between two patterns.
+pub(crate) fn operator_note(i: usize, pat: &str, lang: SupportLang) -> Option<Text> {
+    use ast_grep_core::tree_sitter::LanguageExt;
+    if !pat.contains('|') || pat.contains("||") {
+        return None;
+    }
+    let grep = lang.ast_grep(pat);
+    let root = grep.root().get_inner_node();
+    let mut cursor = root.walk();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        let children: Vec<tree_sitter::Node<'_>> = node.children(&mut cursor).collect();
+        if children.iter().any(|c| !c.is_named() && c.kind() == "|") && node.named_child_count() == 2 {
+            let sides: Vec<String> = (0..2).filter_map(|k| node.named_child(k)).map(|n| shown(&pat[n.byte_range()])).collect();
+            return Some(
+                Text::from(format!(
+                    "ops[{i}].pat `{}` matched nothing: in {} `|` is an operator, so the pattern is one `{}` (`{}` or-ed with `{}`), not a choice between two patterns; give each as its own pattern (",
+                    shown(pat),
+                    lang::name(lang),
+                    node.kind(),
+                    sides[0],
+                    sides.get(1).map_or("", String::as_str),
+                ))
+                .name(Name::Set(Input::Pattern, sides[0].clone()))
+                .lit(", ")
+                .name(Name::Set(Input::Pattern, sides.get(1).cloned().unwrap_or_default()))
+                .lit("), or a `rule` with `any:` of patterns."),
+            );
+        }
+        stack.extend(children.into_iter().rev().filter(|c| c.is_named()));
+    }
+    None
+}
+
+/// For the rules of a rule set that matched nothing: a note per relational
+/// rule (`inside`, `has`, `follows`, `precedes`) without `stopBy` (as JSON, a
+/// rule config says `stopBy: neighbor` then), which
+/// looks at the next node only (the direct parent, a direct child, the next
+/// sibling): the usual cause when `inside: {kind: impl_item}` finds nothing.
+pub fn relational_notes(req: &Request, zero: impl Fn(usize) -> bool) -> Vec<Text> {
+    let Some(set) = &req.rule_set else { return Vec::new() };
+    let mut out = Vec::new();
+    let names = req.rule_names();
+    let name = |i: usize| names.get(i).cloned().unwrap_or_default();
+    for (i, rule) in set.rules.iter().enumerate().filter(|(i, _)| zero(*i)) {
+        let mut found: Vec<&'static str> = Vec::new();
+        relational_without_stop(&rule.json(), &mut found);
+        found.dedup();
+        for key in found {
+            let (looks, all) = match key {
+                "inside" => ("the direct parent", "every ancestor"),
+                "has" => ("the direct children", "every descendant"),
+                "follows" => ("the node just before", "every node before"),
+                _ => ("the node just after", "every node after"),
+            };
+            out.push(Text::from(format!(
+                "rule `{}` matched nothing: its `{key}` has no `stopBy` (or `stopBy: neighbor`, the default), so it looks at {looks} only; to look at {all}, add `stopBy: end` to the `{key}`.",
+                name(i)
+            )));
+        }
+    }
+    out
+}
+
+/// The relational keys under `v` (a rule as JSON) whose rule has no `stopBy`.
+fn relational_without_stop(v: &serde_json::Value, found: &mut Vec<&'static str>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, sub) in m {
+                let key = ["inside", "has", "follows", "precedes"].into_iter().find(|r| r == k);
+                if let Some(key) = key
+                    && sub.as_object().is_some_and(|o| o.get("stopBy").is_none_or(|v| v.is_null() || v == "neighbor"))
+                    && !found.contains(&key)
+                {
+                    found.push(key);
+                }
+                relational_without_stop(sub, found);
+            }
+        }
+        serde_json::Value::Array(a) => a.iter().for_each(|x| relational_without_stop(x, found)),
+        _ => {}
+    }
 }
 
 /// `s` cut to [`MAX_SHOWN_CHARS`] characters on one line.

@@ -231,15 +231,23 @@ impl<'a> Probe<'a> {
 /// The run's diagnostics, in op order (docs/DESIGN.md §2.12).
 pub fn diagnose(facts: &RunFacts<'_>) -> Vec<Text> {
     let req = facts.req;
+    let zero = |i: usize| !facts.seen.iter().any(|s| s.matched.contains(&i));
+    if req.rule_set.is_some() && !facts.files.is_empty() {
+        return super::relational_notes(req, zero);
+    }
     if !diagnosed(req) || facts.seen.iter().any(|s| s.left_alone) {
         return Vec::new();
     }
-    let zero = |i: usize| !facts.seen.iter().any(|s| s.matched.contains(&i));
     let mut langs: Vec<SupportLang> = facts.files.iter().map(|c| c.lang).collect();
     langs.sort_by_key(|l| lang::name(*l));
     langs.dedup();
     let mut found: Vec<(usize, Text)> = Vec::new();
     let mut budget = MAX_DIAGNOSED_OPS;
+    for (i, op) in req.ops.iter().enumerate().filter(|(i, _)| zero(*i)) {
+        if let Some(note) = langs.iter().find_map(|&l| super::operator_note(i, &op.pat, l)) {
+            found.push((i, note));
+        }
+    }
     for lang in langs {
         let mut probes: Vec<Probe<'_>> = Vec::new();
         for op in facts.engine.all_for(lang) {

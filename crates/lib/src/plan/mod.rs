@@ -465,7 +465,7 @@ pub(crate) fn prepare(req: &Request, cwd: &Path) -> Result<(PathBuf, walk::Walke
             langs.push(lang);
         }
     }
-    let engine = Engine::new(req, langs.iter().copied(), &cwd).map_err(|e| diagnose::compile_failed(req, &req.lang.map_or(langs, |l| vec![l]), e))?;
+    let engine = Engine::new(req, langs.iter().copied(), &cwd).map_err(|e| diagnose::compile_failed(req, &req.lang.map_or(langs, |l| vec![l]), &cwd, e))?;
     // Files of a language no op can run on (a scan's rules are all for other
     // languages, or the pattern cannot be expressed there, as warned) are not read.
     let mut walked = walked;

@@ -27,6 +27,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::diagnose::{self, FileSeen};
 use crate::engine::{Engine, FileOps, Hit};
 use crate::shared::error::{Error, Result};
 use crate::shared::message::{Say, Text, Words};
@@ -231,19 +232,19 @@ pub fn search(s: &Search, cwd: &Path, words: &dyn Words) -> Result<SearchResult>
 pub fn search_with(s: &Search, cwd: &Path, words: &dyn Words, stop: &(dyn Fn() -> bool + Sync)) -> Result<SearchResult> {
     let (root, walked, engine) = plan::prepare(&s.request, cwd)?;
     let req = &s.request;
-    let counted = plan::largest_first(&walked.files, |c| c.size, |c| if stop() { Ok(0) } else { count_file(&engine, req, c) });
+    let counted = plan::largest_first(&walked.files, |c| c.size, |c| if stop() { Ok((0, FileSeen::default())) } else { count_file(&engine, req, c) });
     if stop() {
         return Err(Error::Cancelled);
     }
     let mut skipped: Vec<Skipped> = walked.skipped.iter().map(|(_, s)| s.clone()).collect();
-    let counts: Vec<usize> = counted
+    let (counts, seen): (Vec<usize>, Vec<FileSeen>) = counted
         .into_iter()
         .zip(&walked.files)
         .map(|(r, c)| r.unwrap_or_else(|skip| {
             skipped.push(Skipped { path: c.display.clone(), reason: skip.0 });
-            0
+            (0, FileSeen::default())
         }))
-        .collect();
+        .unzip();
     skipped.sort_by(|a, b| a.path.cmp(&b.path));
     let total: usize = counts.iter().sum();
     let files_with_matches = counts.iter().filter(|&&n| n > 0).count();
@@ -257,14 +258,20 @@ pub fn search_with(s: &Search, cwd: &Path, words: &dyn Words, stop: &(dyn Fn() -
     let jobs = page_jobs(&counts, s.offset, s.limit);
     let pages: Vec<(Vec<SearchMatch>, std::result::Result<usize, Skip>)> =
         jobs.par_iter().map(|(i, range, _)| page_of_file(&engine, req, &walked.files[*i], range.clone())).collect();
+    // The diagnosis of an edit (docs/DESIGN.md §2.12), on what the counting saw.
+    let diagnosis = diagnose::diagnose(&diagnose::RunFacts { req, engine: &engine, files: &walked.files, seen: &seen });
     let mut warnings: Vec<String> =
-        plan::warning::run_warnings(req, &root, &engine, &walked, 0, Vec::new(), Vec::new(), &[]).iter().map(|w| w.text().render(words)).collect();
+        plan::warning::run_warnings(req, &root, &engine, &walked, 0, Vec::new(), diagnosis, &[]).iter().map(|w| w.text().render(words)).collect();
     warnings.extend(skipped.iter().map(|s| format!("skipped {}: {}", s.shown(), s.reason.text().render(words))));
     if total == 0 {
         let mut langs: Vec<_> = walked.files.iter().map(|c| c.lang).collect();
         langs.sort_by_key(|l| crate::request::lang::name(*l));
         langs.dedup();
-        warnings.extend(crate::diagnose::lowercase_notes(req, &langs));
+        for note in diagnose::lowercase_notes(req, &langs) {
+            if !warnings.contains(&note) {
+                warnings.push(note);
+            }
+        }
     }
     let mut matches = Vec::new();
     for ((i, _, n), (found, now)) in jobs.iter().zip(pages) {
@@ -332,10 +339,19 @@ pub(crate) fn read_for_search<'e>(engine: &'e Engine, req: &Request, c: &Candida
     Ok(Some((String::from_utf8(bytes).expect("checked as UTF-8"), ops)))
 }
 
-/// How many matches `c` holds, or why it was skipped.
-fn count_file(engine: &Engine, req: &Request, c: &Candidate) -> std::result::Result<usize, Skip> {
-    let Some((text, ops)) = read_for_search(engine, req, c)? else { return Ok(0) };
-    engine.search(&ops, &text, !req.no_prefilter, |_, _| {})
+/// How many matches `c` holds and what the diagnosis needs to know of it (was
+/// it parsed, which ops matched), or why it was skipped.
+fn count_file(engine: &Engine, req: &Request, c: &Candidate) -> std::result::Result<(usize, FileSeen), Skip> {
+    let Some((text, ops)) = read_for_search(engine, req, c)? else { return Ok((0, FileSeen::default())) };
+    let mut matched: Vec<usize> = Vec::new();
+    let n = engine.search(&ops, &text, !req.no_prefilter, |_, hit| {
+        if !matched.contains(&hit.rule) {
+            matched.push(hit.rule);
+        }
+    })?;
+    matched.sort_unstable();
+    let parsed = n > 0 || req.no_prefilter || ops.own.iter().any(|op| op.may_match(text.as_bytes()));
+    Ok((n, FileSeen { parsed, matched, left_alone: false }))
 }
 
 /// The matches `range` (by their index in the file) of `c`, and the file's count
@@ -347,10 +363,11 @@ fn page_of_file(engine: &Engine, req: &Request, c: &Candidate, range: Range<usiz
         Err(skip) => return (Vec::new(), Err(skip)),
     };
     let mut found = Vec::with_capacity(range.len());
+    let names = req.rule_set.as_ref().map(|_| req.rule_names());
     let n = engine.search(&ops, &text, !req.no_prefilter, |i, hit| {
         if range.contains(&i) {
             let mut m = located(&c.display, &text, hit);
-            m.rule = req.rule_set.as_ref().and_then(|s| s.rules.get(hit.rule)).map(|r| r.id().to_string());
+            m.rule = names.as_ref().and_then(|n| n.get(hit.rule).cloned());
             m.message = hit.message.as_deref().map(|t| text::ellipsized(t, MAX_MATCH_TEXT_CHARS));
             found.push(m);
         }

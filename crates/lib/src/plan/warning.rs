@@ -228,8 +228,13 @@ pub(crate) fn run_warnings(
     if walked.total == 0 && walked.skipped.is_empty() {
         // Say so: "0 files searched" alone reads like "no match" (a tarball's
         // .gitignore of `/*` hides every file, for one).
-        warnings.push(Warning::NoFileSearched);
-        warnings.extend(diagnose::other_languages(req, cwd).map(|(forced, found)| Warning::OtherLanguages { forced, found }));
+        match diagnose::globs_note(req, cwd) {
+            Some(text) => warnings.push(Warning::Diagnosis { text: Text::from("No file searched: ").then(text) }),
+            None => {
+                warnings.push(Warning::NoFileSearched);
+                warnings.extend(diagnose::other_languages(req, cwd).map(|(forced, found)| Warning::OtherLanguages { forced, found }));
+            }
+        }
     }
     warnings.extend(diagnosis.into_iter().map(|text| Warning::Diagnosis { text }));
     warnings.extend(walked.errors.iter().map(|error| Warning::Walk { error: error.clone() }));
