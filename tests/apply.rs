@@ -207,7 +207,13 @@ fn rewrite_that_breaks_syntax_is_flagged_and_refused_unless_allowed() {
     assert!(p.files[0].syntax_errors_introduced);
     assert!(p.warnings.iter().any(|w| w.starts_with("s.py: the rewrite introduces syntax errors")), "{:?}", p.warnings);
     let r = t.run(&["resolve", "apply", "--reason", "r"]).code(1);
-    assert!(r.stderr.starts_with("Apply failed: the rewrite introduces syntax errors in 1 file: s.py"), "{}", r.stderr);
+    assert!(
+        r.stderr.starts_with(
+            "Apply failed: nothing was written: apply refuses the only file selected, whose rewrite is flagged:\n  s.py: the rewrite introduces syntax errors\nTo write these too, run `ast-edit resolve apply --extra '{\"allowSyntaxErrors\":true}'` (with -U: `--allow-flagged`). Or fix the pattern or the rewrite and preview again.\n"
+        ),
+        "{}",
+        r.stderr
+    );
     assert_eq!(t.read("s.py"), "fetch_data(1)\n");
     t.run(&["resolve", "apply", "--reason", "r", "--extra", r#"{"allowSyntaxErrors":true}"#]).ok();
     assert_eq!(t.read("s.py"), "load_data(1\n");

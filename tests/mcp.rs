@@ -307,7 +307,9 @@ async fn preview_leaves_files_alone_then_apply_writes_exactly_the_preview() {
     assert_eq!(d["sourceToolName"], "ast_edit");
     assert_eq!(d["label"], "AST Edit: 2 replacements in 1 file");
     assert_eq!(d["sourceResultDetails"]["status"], "applied");
-    assert_eq!(d["sourceResultDetails"]["files"][0]["diff"], diff);
+    // The preview showed the diff: the apply report's files carry no second copy.
+    assert_eq!(d["sourceResultDetails"]["files"][0], json!({"path": "python/test_app.py", "replacements": 2, "status": "applied"}));
+    assert!(!serde_json::to_string(d).unwrap().contains(&diff[..40]), "no diff in resolve's structuredContent");
 
     let again = client.call("resolve", json!({"action": "apply", "reason": "once more"})).await;
     assert!(is_error(&again));

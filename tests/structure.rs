@@ -171,7 +171,7 @@ fn apply_refuses_moved_code_writes_nothing_and_writes_it_with_allow_structure_ch
         }
         let r = t.run(&args).code(1);
         assert!(
-            r.stderr.starts_with("Apply failed: the rewrite moves code in the syntax tree outside the replaced text in 1 file: apps.py:5 (2 expression statements left `def ready` for `class AdminConfig`); fix the pattern or the rewrite, leave them out with extra {\"skipFlagged\": true} (or {\"exclude\": [...]}), or pass extra {\"allowStructureChanges\": true}\n"),
+            r.stderr.starts_with("Apply failed: nothing was written: apply refuses 1 of the 2 files selected, whose rewrite is flagged:\n  apps.py: the rewrite moves code in the syntax tree outside the replaced text (line 5: 2 expression statements left `def ready` for `class AdminConfig`)\nTo write the other 1 file and leave these as they are, run `ast-edit resolve apply --extra "),
             "{}",
             r.stderr
         );
@@ -462,7 +462,10 @@ async fn mcp_flags_the_django_rewrite_lists_it_first_and_refuses_it_until_allowe
     );
     let r = call(&client, "resolve", json!({"action": "apply", "reason": "r"})).await;
     assert_eq!(r.is_error, Some(true));
-    assert!(text(&r).contains("pass extra {\"allowStructureChanges\": true}"), "{}", text(&r));
+    assert!(text(&r).ends_with("To write the other 1 file and leave these as they are, call `resolve` again with extra {\"skipFlagged\":true}. To write these too, call `resolve` with extra {\"allowStructureChanges\":true}. Or fix the pattern or the rewrite and preview again."), "{}", text(&r));
+    let refused = &r.structured_content.as_ref().unwrap()["refused"];
+    assert_eq!(refused["applyRest"], json!({"skipFlagged": true}));
+    assert_eq!(refused["files"][0]["path"], "apps.py");
     assert_eq!(t.read("apps.py"), APPS);
     let r = call(&client, "resolve", json!({"action": "apply", "reason": "r", "extra": {"allowStructureChanges": true}})).await;
     assert_ne!(r.is_error, Some(true), "{}", text(&r));

@@ -39,8 +39,8 @@ fn a_rewrite_that_glues_tokens_in_both_layouts_is_flagged_and_refused() {
     );
 
     let refused = t.run(&["resolve", "apply", "--reason", "r"]).code(1);
-    assert!(refused.stderr.contains("the rewrite does not say what the template says in 1 file: a.js:1 (`-` and `-` run together as `--`)"), "{}", refused.stderr);
-    assert!(refused.stderr.contains("{\"allowTemplateMismatch\": true}"), "{}", refused.stderr);
+    assert!(refused.stderr.contains("\n  a.js: the rewrite does not say what the template says (line 1: `-` and `-` run together as `--`)\n"), "{}", refused.stderr);
+    assert!(refused.stderr.contains("--extra '{\"allowTemplateMismatch\":true}'"), "{}", refused.stderr);
     assert_eq!(t.read("a.js"), NEG.1, "nothing written");
 
     let both = t.run(&["resolve", "apply", "--reason", "r", "--extra", r#"{"skipFlagged": true, "allowTemplateMismatch": true}"#]).code(2);

@@ -67,6 +67,8 @@ impl Words for Cli {
                 " Hint: in {lang} a statement needs its `;`: try `{statement}` (to match an expression inside other code, pass the statement with --selector KIND, e.g. --selector call_expression)."
             ),
             Say::SnippetHint => " Hint: write a complete expression or statement of the target language; to match a part of a larger snippet, pass the snippet with --selector KIND.".to_string(),
+            Say::ApplyRest(extra) => format!("run `ast-edit resolve apply --extra {}` (with -U: `--skip-flagged`)", shell_word(extra)),
+            Say::ApplyAll(extra) => format!("run `ast-edit resolve apply --extra {}` (with -U: `--allow-flagged`)", shell_word(extra)),
         }
     }
 }

@@ -255,6 +255,20 @@ pub fn preview(d: &PreviewDetails) -> Value {
 pub fn resolve(d: &ResolveDetails) -> Value {
     let mut v = serde_json::to_value(d).expect("resolve details serialize");
     let obj = v.as_object_mut().expect("an object");
+    // The preview showed the diffs: an apply report's files keep their status
+    // only (docs/DESIGN.md section 7).
+    if let Some(Value::Array(files)) = obj.get_mut("sourceResultDetails").and_then(|r| r.get_mut("files")) {
+        for f in files.iter_mut().filter_map(Value::as_object_mut) {
+            f.remove("diff");
+        }
+    }
+    // A refusal keeps every count and both ways on; its files within half the budget.
+    if let Some(Value::Object(refused)) = obj.get_mut("refused") {
+        let left = cap_notes_within(refused, "files", STRUCTURED_CHAR_BUDGET / 2);
+        if left > 0 {
+            refused.insert("filesOmitted".into(), Value::from(left));
+        }
+    }
     mark(obj, false, 0);
     if json_chars(&v) <= STRUCTURED_CHAR_BUDGET {
         return v;

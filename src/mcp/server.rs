@@ -196,8 +196,11 @@ impl AstEditServer {
         progress.send(1.0, Some(1.0), "resolved").await;
         match joined {
             Ok(Ok(r)) => {
-                let details = paging::resolve(&r.details);
+                let mut details = paging::resolve(&r.details);
                 let content = texts::bounded_result_text(&r.content.render(WORDS));
+                if r.is_error {
+                    details["error"] = Value::String(content.clone());
+                }
                 let mut result = if r.is_error {
                     CallToolResult::error(vec![ContentBlock::text(content)])
                 } else {

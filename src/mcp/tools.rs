@@ -168,7 +168,9 @@ pub fn resolve_output_schema() -> Value {
             "extra": {"type": "object"},
             "sourceToolName": {"type": "string", "description": "ast_edit, or who proposed the action."},
             "label": string(),
-            "sourceResultDetails": {"type": "object", "description": "What apply/discard returned (ast_edit: files with status; an empty diff was left out)."},
+            "sourceResultDetails": {"type": "object", "description": "What apply/discard returned (ast_edit: files with status)."},
+            "error": string(),
+            "refused": {"type": "object", "description": "{selected, files, applyRest?, applyAll}: the extra to apply the rest, or all."},
             "truncated": truncated,
             "filesOmitted": omitted
         }),

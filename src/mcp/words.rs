@@ -46,6 +46,8 @@ impl Words for Mcp {
             Say::HowToGiveReason | Say::OtherPatternInputs => String::new(),
             Say::PickLanguage => "Set `lang` to one of them for the full error, or to the language you mean.".to_string(),
             Say::NextPage(next) => format!("Next page: call `ast_search` with the same arguments and \"offset\": {next}."),
+            Say::ApplyRest(extra) => format!("call `resolve` again with extra {extra}"),
+            Say::ApplyAll(extra) => format!("call `resolve` with extra {extra}"),
             Say::StatementHint { lang, statement } => format!(
                 " Hint: in {lang} a statement needs its `;`: try `{statement}` (to match an expression inside other code, pass the statement as `pat` with `selector` set to the expression's node kind, e.g. `\"selector\": \"call_expression\"`)."
             ),

@@ -21,7 +21,7 @@ use serde_json::Value;
 
 use crate::apply::{self, ApplyOptions};
 use crate::app::custom::{CommandAction, CommandStanding, Handlers, Outcome, PendingHandler};
-use crate::shared::error::{Error, Result, NOTHING_PENDING};
+use crate::shared::error::{Error, Refusal, Result, NOTHING_PENDING};
 use crate::shared::message::{Name, Say, Text, Words};
 use crate::shared::status::Resolution;
 use crate::store::pending::{ActionKind, Locked, PendingAction, Store};
@@ -147,6 +147,11 @@ pub struct ResolveDetails {
     /// What the apply/reject callback returned (for `ast_edit`: the apply report).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source_result_details: Option<Value>,
+    /// When apply refused flagged files: which, why, and the `extra` to apply
+    /// the rest or all of them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
+    pub refused: Option<Refusal>,
 }
 
 /// How a resolve ended: what the exit code and the callers go by. Not part of
@@ -283,10 +288,24 @@ pub(crate) fn verification(action: &PendingAction, plan: &Plan, opts: &ApplyOpti
 }
 
 /// Applies an `ast_edit` plan with the verified writer, journalled under its id.
-fn apply_ast_edit(plan: &Plan, locked: &Locked<'_>, id: &str, opts: &ApplyOptions) -> std::result::Result<apply::ApplyReport, Text> {
+fn apply_ast_edit(
+    plan: &Plan,
+    locked: &Locked<'_>,
+    id: &str,
+    opts: &ApplyOptions,
+    extra: Option<&Value>,
+    refused: &mut Option<Refusal>,
+) -> std::result::Result<apply::ApplyReport, Text> {
     match apply::apply_plan(plan, opts, Some((locked, id))) {
         Ok(report) => Ok(report),
         Err(Error::ApplyFailed(m)) => Err(m),
+        Err(Error::ApplyRefused(r)) => {
+            // The ways on keep the caller's own `extra` keys.
+            let r = r.with_extra(extra);
+            let text = r.text();
+            *refused = Some(r);
+            Err(text)
+        }
         Err(other) => Err(other.text()),
     }
 }
@@ -344,6 +363,7 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
         source_tool_name: None,
         label: None,
         source_result_details: None,
+        refused: None,
     };
     let locked = store.lock()?;
     let Some(chosen) = choose(&locked, req, handlers)? else {
@@ -370,7 +390,7 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
     };
     let mut verified = None;
     let outcome = match (&chosen, ast_plan) {
-        (_, Some((plan, action))) => resolve_ast_edit(plan, action, &locked, req, &mut verified)?,
+        (_, Some((plan, action))) => resolve_ast_edit(plan, action, &locked, req, &mut verified, &mut details.refused)?,
         (Chosen::Disk(a), None) => {
             let ActionKind::Command { apply_cmd, reject_cmd, cwd, details } = &a.kind else { unreachable!("matched above") };
             let mut command = CommandAction {
@@ -416,6 +436,7 @@ fn resolve_ast_edit(
     locked: &Locked<'_>,
     req: &ResolveRequest,
     verified: &mut Option<Verified>,
+    refused: &mut Option<Refusal>,
 ) -> Result<std::result::Result<(Ending, Option<Outcome>), Text>> {
     let mut opts = ast_edit_options(req)?;
     if req.action == Action::Discard {
@@ -426,9 +447,13 @@ fn resolve_ast_edit(
     let how = verification(action, plan, &opts, locked.dir());
     opts.trust_plan = how == Verified::Spliced;
     *verified = Some(how);
-    Ok(apply_ast_edit(plan, locked, &action.id, &opts).map(|report| {
+    Ok(apply_ast_edit(plan, locked, &action.id, &opts, req.extra.as_ref(), refused).map(|report| {
         let ending = if report.status == ApplyStatus::Incomplete { Ending::Incomplete } else { Ending::Done };
-        let text = report.text();
+        let mut text = report.text();
+        if ending == Ending::Incomplete {
+            // The action is closed either way: say that what was left out went with it.
+            text.push_str("\nThe action is resolved: the files not applied are no longer pending (preview them again to edit them).");
+        }
         (ending, Some(Outcome { text, details: Some(serde_json::to_value(&report).expect("serializes")) }))
     }))
 }

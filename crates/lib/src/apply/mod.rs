@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::shared::atomic::{self, Kept, StageError, write_atomic};
 use crate::engine::{self, Engine};
-use crate::shared::error::{Error, Result};
+use crate::shared::error::{Error, RefusedFile, Refusal, Result};
 use crate::request::lang;
 use crate::shared::message::{Name, Text};
 use crate::shared::status::Resolution;
@@ -134,15 +134,7 @@ fn injected_rename_failure(k: usize) -> bool {
 pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>, &str)>) -> Result<ApplyReport> {
     opts.check_paths(plan)?;
     let (selected, mut outstanding) = select(plan, opts)?;
-    if !opts.allow_syntax_errors {
-        syntax_guard(&selected)?;
-    }
-    if !opts.allow_structure_changes {
-        structure_guard(&selected)?;
-    }
-    if !opts.allow_template_mismatch {
-        template_guard(&selected)?;
-    }
+    flag_guard(&selected, opts)?;
     let spool = Spool::create(journal)?;
     let (staged, left) = match prepare_all(plan, &selected, opts, &spool) {
         Ok(s) => s,
@@ -231,60 +223,51 @@ fn check_only(plan: &Plan, only: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// Refuses files whose rewrite adds syntax errors.
-fn syntax_guard(selected: &[&FilePlan]) -> Result<()> {
-    refuse(
-        selected,
-        |f| f.syntax_errors_introduced().then(|| display_name(&f.path).into_owned()),
-        "introduces syntax errors",
-        "fix the pattern",
-        "allowSyntaxErrors",
-    )
-}
-
-/// Refuses files whose rewrite moves code in the syntax tree (docs/DESIGN.md
-/// section 2.5.10), naming each with its first listed change.
-fn structure_guard(selected: &[&FilePlan]) -> Result<()> {
-    refuse(
-        selected,
-        |f| f.structure_changed.then(|| first_listed(f, f.structure_changes.first().map(|c| (c.line, c.message.as_str())))),
-        "moves code in the syntax tree outside the replaced text",
-        "fix the pattern or the rewrite",
-        "allowStructureChanges",
-    )
-}
-
-/// Refuses files whose rewrite does not say what its template says
-/// (docs/DESIGN.md section 2.5.9), naming each with its first listed edit.
-fn template_guard(selected: &[&FilePlan]) -> Result<()> {
-    refuse(
-        selected,
-        |f| f.template_mismatch.then(|| first_listed(f, f.template_mismatches.first().map(|c| (c.line, c.message.as_str())))),
-        "does not say what the template says",
-        "fix the rewrite (ast-grep's text substitution glues these tokens too)",
-        "allowTemplateMismatch",
-    )
-}
-
-/// The apply failure for the files `named` names (`None`: not refused): the
-/// rewrite `does` something in them; `fix` it, leave them out, or pass `allow`.
-fn refuse(selected: &[&FilePlan], named: impl Fn(&FilePlan) -> Option<String>, does: &str, fix: &str, allow: &str) -> Result<()> {
-    let bad: Vec<String> = selected.iter().filter_map(|f| named(f)).collect();
-    if bad.is_empty() {
+/// Refuses the selected files whose rewrite is flagged and not allowed: it adds
+/// syntax errors (`allowSyntaxErrors`), moves code in the syntax tree
+/// (`allowStructureChanges`, docs/DESIGN.md section 2.5.10) or does not say
+/// what its template says (`allowTemplateMismatch`, section 2.5.9). One
+/// refusal names every such file with why, the `extra` that applies the others
+/// (`skipFlagged`) and the one that writes them too.
+fn flag_guard(selected: &[&FilePlan], opts: &ApplyOptions) -> Result<()> {
+    let mut files = Vec::new();
+    let mut allow: Vec<&str> = Vec::new();
+    for f in selected {
+        let mut why: Vec<String> = Vec::new();
+        let mut flag = |on: bool, allowed: bool, key: &'static str, what: String| {
+            if on && !allowed {
+                why.push(what);
+                if !allow.contains(&key) {
+                    allow.push(key);
+                }
+            }
+        };
+        flag(f.syntax_errors_introduced(), opts.allow_syntax_errors, "allowSyntaxErrors", "the rewrite introduces syntax errors".into());
+        flag(f.structure_changed, opts.allow_structure_changes, "allowStructureChanges", with_first(
+            "the rewrite moves code in the syntax tree outside the replaced text",
+            f.structure_changes.first().map(|c| (c.line, c.message.as_str())),
+        ));
+        flag(f.template_mismatch, opts.allow_template_mismatch, "allowTemplateMismatch", with_first(
+            "the rewrite does not say what the template says",
+            f.template_mismatches.first().map(|c| (c.line, c.message.as_str())),
+        ));
+        if !why.is_empty() {
+            files.push(RefusedFile { path: display_name(&f.path).into_owned(), reason: why.join("; ") });
+        }
+    }
+    if files.is_empty() {
         return Ok(());
     }
-    Err(Error::apply_failed(format!(
-        "the rewrite {does} in {}: {}; {fix}, leave them out with extra {{\"skipFlagged\": true}} (or {{\"exclude\": [...]}}), or pass extra {{\"{allow}\": true}}",
-        plural(bad.len(), "file"),
-        bad.join(", ")
-    )))
+    let rest = (files.len() < selected.len()).then(|| serde_json::json!({"skipFlagged": true}));
+    let all: serde_json::Map<String, serde_json::Value> = allow.iter().map(|k| (k.to_string(), serde_json::Value::Bool(true))).collect();
+    Err(Error::ApplyRefused(Box::new(Refusal { selected: selected.len(), files, apply_rest: rest, apply_all: serde_json::Value::Object(all) })))
 }
 
-/// `path:line (message)` for a file's first listed problem, or its path.
-fn first_listed(f: &FilePlan, first: Option<(usize, &str)>) -> String {
+/// `what (line N: message)` for a file's first listed problem, or `what`.
+fn with_first(what: &str, first: Option<(usize, &str)>) -> String {
     match first {
-        Some((line, message)) => format!("{}:{line} ({message})", display_name(&f.path)),
-        None => display_name(&f.path).into_owned(),
+        Some((line, message)) => format!("{what} (line {line}: {message})"),
+        None => what.to_string(),
     }
 }
 

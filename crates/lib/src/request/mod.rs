@@ -261,13 +261,13 @@ pub struct RawRequest {
     /// `crate::app::project_rules` ([`RawRequest::validate`] refuses it).
     #[serde(default)]
     #[schemars(
-        description = "Instead of ops/rule: run an ast-grep project's rules: the path of its sgconfig.yml, of the folder holding it (\".\": the root's), or of one rule file."
+        description = "Instead of ops/rule: an ast-grep project's sgconfig.yml, its folder (\".\": the root's), or a rule file."
     )]
     pub project: Option<String>,
     /// With `project`: a regular expression; only the rules whose id it
     /// matches run (as `scan --filter`).
     #[serde(default)]
-    #[schemars(description = "With project: run only the rules whose id matches this regex.")]
+    #[schemars(description = "With project: rule ids to run (regex).")]
     pub filter: Option<String>,
 }
 

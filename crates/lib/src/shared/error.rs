@@ -51,6 +51,9 @@ pub enum Error {
     /// Applying an action failed; the action stays pending.
     #[error("Apply failed: {0}")]
     ApplyFailed(Text),
+    /// Apply refused flagged files (nothing written); the action stays pending.
+    #[error("Apply failed: {}", .0.text())]
+    ApplyRefused(Box<Refusal>),
     /// The pending-action store could not be read or written.
     #[error("pending-action store at {path}: {message}")]
     Store {
@@ -103,6 +106,7 @@ impl Error {
         match self {
             Error::BadInput(t) | Error::Project { message: t, .. } => t.clone(),
             Error::ApplyFailed(t) => t.clone().after("Apply failed: "),
+            Error::ApplyRefused(r) => r.text().after("Apply failed: "),
             Error::UnknownId(id) => unknown_id(id),
             Error::Resolved { id, resolution, at } => resolved_text(id, *resolution, at),
             other => Text::from(other.to_string()),
@@ -128,9 +132,86 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::BadInput(_) | Error::Project { .. } => 2,
-            Error::NothingPending | Error::UnknownId(_) | Error::Resolved { .. } | Error::ApplyFailed(_) => 1,
+            Error::NothingPending | Error::UnknownId(_) | Error::Resolved { .. } | Error::ApplyFailed(_) | Error::ApplyRefused(_) => 1,
             Error::Store { .. } | Error::Io { .. } | Error::Cancelled => 1,
         }
+    }
+}
+
+/// Why an apply refused files whose rewrite is flagged (syntax errors added,
+/// code moved, a template not said), with the `extra` that applies the rest and
+/// the one that writes them too: the refusal leads on (docs/DESIGN.md §4.3).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Refusal {
+    /// Files the apply selected.
+    pub selected: usize,
+    /// The refused ones, in path order.
+    pub files: Vec<RefusedFile>,
+    /// The `extra` that applies the other selected files (the request's own
+    /// keys and `skipFlagged`); absent when every selected file is refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub apply_rest: Option<serde_json::Value>,
+    /// The `extra` that writes the refused files too (the request's own keys
+    /// and the `allow...` keys their flags need).
+    pub apply_all: serde_json::Value,
+}
+
+/// A file an apply refused, and why.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RefusedFile {
+    /// Display path.
+    pub path: String,
+    /// What its rewrite does (`the rewrite introduces syntax errors`, with the
+    /// first listed place for the other flags).
+    pub reason: String,
+}
+
+/// Refused files listed whole in a refusal's text; the rest are counted (the
+/// result's `refused.files` holds them all).
+pub const MAX_REFUSED_LISTED: usize = 20;
+
+impl Refusal {
+    /// Sets the request's own `extra` keys under both ways on (an `extra` that is
+    /// not an object adds nothing).
+    pub fn with_extra(mut self, extra: Option<&serde_json::Value>) -> Self {
+        let Some(serde_json::Value::Object(given)) = extra else { return self };
+        let merge = |v: &mut serde_json::Value| {
+            if let serde_json::Value::Object(m) = v {
+                for (k, x) in given {
+                    m.entry(k.clone()).or_insert_with(|| x.clone());
+                }
+            }
+        };
+        if let Some(rest) = &mut self.apply_rest {
+            merge(rest);
+        }
+        merge(&mut self.apply_all);
+        self
+    }
+
+    /// The message: what was refused and why, one line per file (at most
+    /// [`MAX_REFUSED_LISTED`]), then the ways on, in the front end's words.
+    pub fn text(&self) -> Text {
+        let k = self.files.len();
+        let which = match (k, self.selected) {
+            (1, 1) => "the only file selected".to_string(),
+            (k, n) if k == n => format!("all {n} files selected"),
+            (k, n) => format!("{k} of the {n} files selected"),
+        };
+        let mut t = Text::from(format!("nothing was written: apply refuses {which}, whose rewrite is flagged:"));
+        for f in self.files.iter().take(MAX_REFUSED_LISTED) {
+            t = t.lit(format!("\n  {}: {}", f.path, f.reason));
+        }
+        if k > MAX_REFUSED_LISTED {
+            t = t.lit(format!("\n  … and {} more (the result's `refused` lists them all)", k - MAX_REFUSED_LISTED));
+        }
+        t = t.lit("\n");
+        if let Some(rest) = &self.apply_rest {
+            let other = crate::shared::text::plural(self.selected - k, "file");
+            t = t.lit(format!("To write the other {other} and leave these as they are, ")).say(Say::ApplyRest(rest.to_string())).lit(". ");
+        }
+        t.lit("To write these too, ").say(Say::ApplyAll(self.apply_all.to_string())).lit(". Or fix the pattern or the rewrite and preview again.")
     }
 }
 

@@ -121,6 +121,12 @@ pub enum Say {
     /// A pattern that is not a whole expression or statement: how to match a
     /// part of a larger snippet.
     SnippetHint,
+    /// An apply refused some files: how to apply the others with this `extra`
+    /// (JSON, with `skipFlagged`).
+    ApplyRest(String),
+    /// An apply refused some files: how to write them too with this `extra`
+    /// (JSON, with the keys that allow them).
+    ApplyAll(String),
 }
 
 /// One part of a [`Text`].
@@ -294,6 +300,7 @@ impl Words for Plain {
                 format!(" Hint: in {lang} a statement needs its `;`: try `{statement}`.")
             }
             Say::SnippetHint => " Hint: write a complete expression or statement of the target language.".to_string(),
+            Say::ApplyRest(extra) | Say::ApplyAll(extra) => format!("apply with extra {extra}"),
         }
     }
 }
