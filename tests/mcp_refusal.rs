@@ -73,6 +73,22 @@ async fn a_refusal_names_the_files_and_the_extra_that_applies_the_rest() {
     c.cancel().await.unwrap();
 }
 
+/// docs/MCP.md shows the refusal of a small action: it is what the server says.
+#[tokio::test]
+async fn the_refusal_of_the_docs_is_what_the_server_says() {
+    let t = Tree::empty();
+    for i in 1..=3 {
+        t.write(&format!("ok{i}.py"), "def f():\n    foo(1)\n");
+    }
+    t.write("bad.py", "def g():\n    foo(2)\n");
+    let c = connect(&t).await;
+    call(&c, "ast_edit", json!({"rule": RULES})).await;
+    let r = call(&c, "resolve", json!({"action": "apply", "reason": "r"})).await;
+    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/MCP.md")).unwrap();
+    assert!(docs.contains(&format!("```text\n{}\n```", text(&r))), "docs/MCP.md should show:\n{}", text(&r));
+    c.cancel().await.unwrap();
+}
+
 #[test]
 fn the_cli_names_its_own_ways_on() {
     let t = tree();
@@ -82,4 +98,37 @@ fn the_cli_names_its_own_ways_on() {
     assert_eq!(t.read("pkg/good_001.py"), "def f():\n    foo(1)\n");
     t.run(&["scan", "-r", "rules.yml", "-U", "--skip-flagged", "pkg/good_001.py", "pkg/sub"]).code(12);
     assert_eq!(t.read("pkg/good_001.py"), "def f():\n    bar(1)\n");
+}
+
+/// `extra.files` and `extra.exclude` take folders and globs as well as paths;
+/// an entry that selects no file of the action is refused, nothing written.
+#[tokio::test]
+async fn files_and_exclude_take_folders_and_globs() {
+    let t = Tree::empty();
+    for p in ["src/a.py", "src/b_test.py", "tests/c.py", "tests/deep/d_test.py", "e.py"] {
+        t.write(p, "foo(1)\n");
+    }
+    let c = connect(&t).await;
+    let edit = json!({"ops": [{"pat": "foo($A)", "out": "bar($A)"}]});
+    call(&c, "ast_edit", edit.clone()).await;
+    let before = t.snapshot();
+    let r = call(&c, "resolve", json!({"action": "apply", "reason": "r", "extra": {"exclude": ["nothing/"]}})).await;
+    assert_eq!(r.is_error, Some(true));
+    assert!(text(&r).starts_with("extra.exclude names 1 path not in this action: nothing/; its files are: "), "{}", text(&r));
+    assert_eq!(t.snapshot(), before);
+    let r = call(&c, "resolve", json!({"action": "apply", "reason": "r", "extra": {"exclude": ["tests", "*_test.py"]}})).await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    let now = |p: &str| t.read(p) == "bar(1)\n";
+    assert_eq!(
+        ["src/a.py", "src/b_test.py", "tests/c.py", "tests/deep/d_test.py", "e.py"].map(now),
+        [true, false, false, false, true]
+    );
+    call(&c, "ast_edit", edit).await;
+    let r = call(&c, "resolve", json!({"action": "apply", "reason": "r", "extra": {"files": ["tests/**/*.py"]}})).await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    assert_eq!(
+        ["src/a.py", "src/b_test.py", "tests/c.py", "tests/deep/d_test.py", "e.py"].map(now),
+        [true, false, true, true, true]
+    );
+    c.cancel().await.unwrap();
 }

@@ -164,9 +164,11 @@ fn rewrite_nested_rewrites_inner_matches_in_one_preview() {
     let p: Preview = t.run(&["run", "-p", "$A.unwrap()", "-r", "$A.expect(\"x\")", "--json", "."]).ok().json();
     assert_eq!((p.total_replacements, p.overlaps), (2, 2));
     t.run(&["resolve", "discard", "--reason", "r"]).ok();
-    // With --rewrite-nested: every level in one preview, one edit per outermost match.
+    // With --rewrite-nested: every level in one preview, one edit per outermost
+    // match; the counts are the sites rewritten (4), nested ones included.
     let p: Preview = t.run(&["run", "-p", "$A.unwrap()", "-r", "$A.expect(\"x\")", "--rewrite-nested", "--json", "."]).ok().json();
-    assert_eq!((p.total_replacements, p.overlaps), (2, 0));
+    assert_eq!((p.total_replacements, p.overlaps), (4, 0));
+    assert_eq!(p.files.iter().map(|f| f.replacements).sum::<usize>(), 4);
     t.run(&["resolve", "apply", "--reason", "r"]).ok();
     assert_eq!(t.read("a.rs"), "fn f() {\n    let a = x.expect(\"x\").y.expect(\"x\").z.expect(\"x\");\n    let b = q.expect(\"x\");\n}\n");
     // Undo puts the file back.
@@ -176,7 +178,7 @@ fn rewrite_nested_rewrites_inner_matches_in_one_preview() {
     let req = json!({"rule": "id: u\nlanguage: rust\nrule: {pattern: $A.unwrap()}\nfix: $A.expect(\"y\")\n", "rewriteNested": true});
     t.write("req.json", req.to_string());
     let p: Preview = t.run(&["run", "--request", "req.json", "--json"]).ok().json();
-    assert_eq!((p.total_replacements, p.overlaps), (2, 0));
+    assert_eq!((p.total_replacements, p.overlaps), (4, 0));
 }
 
 #[test]
@@ -190,7 +192,8 @@ fn rewrite_nested_stops_after_its_round_limit_and_counts_the_rest() {
     }
     t.write("n.py", format!("x = {src}\n"));
     let p: Preview = t.run(&["run", "-p", "f($A)", "-r", "g($A)", "--rewrite-nested", "--json", "."]).ok().json();
-    assert_eq!(p.total_replacements, 1);
+    // One edit holding the nine sites it rewrote.
+    assert_eq!(p.total_replacements, 9);
     assert_eq!(p.overlaps, 1, "{:?}", p.warnings);
     t.run(&["resolve", "apply", "--reason", "r"]).ok();
     assert_eq!(t.read("n.py"), format!("x = {}f(1){}\n", "g(".repeat(9), ")".repeat(9)));

@@ -81,7 +81,7 @@ fn overlapping_edits_of_different_rules_are_reported_with_their_line() {
     // Both rules match the outer call; as `ast-grep scan -r r.yml -U` 0.51.1 does,
     // `inner`'s edit of it is the one written.
     assert!(
-        p.warnings.iter().any(|w| w == "a.py:2: rule `outer` overlaps an edit of rule `inner` and was not applied here; run the scan again after applying to apply it"),
+        p.warnings.iter().any(|w| w == "a.py:2: rule `outer` matches the same code as rule `inner`, whose edit is the one kept (one edit per node; applying and running again cannot help, the code is gone). To rewrite such code with rule `outer`, keep rule `inner` off it with `constraints` or a `not:` in its rule."),
         "{:?}",
         p.warnings
     );

@@ -132,7 +132,7 @@ fn a_new_entry_keeps_warnings_and_skip_reasons_typed_and_show_words_them() {
     let d: Value = t.run(&["show", "--json"]).ok().json();
     assert_eq!(
         d["warnings"],
-        json!(["1 match(es) nested in or overlapping another match were not rewritten (the outermost wins); run the same edit again after applying to rewrite them."])
+        json!(["1 match nested in or overlapping another match was not rewritten (the outermost wins); run the same edit again after applying, or with `--rewrite-nested` set, to rewrite them."])
     );
     assert_eq!(d["skipped"], json!([{"path": "bin.py", "reason": "binary file (contains NUL bytes)"}]));
 }

@@ -20,6 +20,7 @@ fn flag(i: Input) -> &'static str {
         Input::Globs => "-g",
         Input::Paths => "PATH",
         Input::Filter => "--filter",
+        Input::RewriteNested => "--rewrite-nested",
     }
 }
 
@@ -41,6 +42,7 @@ impl Words for Cli {
             Name::Undo => "`ast-edit undo`".to_string(),
             Name::ActionFiles => "`ast-edit show`".to_string(),
             Name::Tree(lang) => format!("`ast-edit tree -l {lang} --pattern`"),
+            Name::Op(i) => format!("`-p` #{}", i + 1),
         }
     }
 
@@ -67,6 +69,7 @@ impl Words for Cli {
                 " Hint: in {lang} a statement needs its `;`: try `{statement}` (to match an expression inside other code, pass the statement with --selector KIND, e.g. --selector call_expression)."
             ),
             Say::SnippetHint => " Hint: write a complete expression or statement of the target language; to match a part of a larger snippet, pass the snippet with --selector KIND.".to_string(),
+            Say::RunAgain => "run the same edit again after applying".to_string(),
             Say::ApplyRest(extra) => format!("run `ast-edit resolve apply --extra {}` (with -U: `--skip-flagged`)", shell_word(extra)),
             Say::ApplyAll(extra) => format!("run `ast-edit resolve apply --extra {}` (with -U: `--allow-flagged`)", shell_word(extra)),
         }

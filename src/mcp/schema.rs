@@ -376,7 +376,7 @@ mod tests {
                     "description": "Files or directories relative to the server's root (default [\".\"]). Must stay inside the root."
                 },
                 "lang": {"type": "string", "description": "Language or alias: python/py, rust/rs, ts, tsx, js, c, cpp, go, java, ... Default: each file's extension."},
-                "selector": {"type": "string", "description": "Tree-sitter node kind to match inside the pattern (as ast-grep --selector), e.g. call_expression."},
+                "selector": {"type": "string", "description": "Node kind to match inside the pattern, e.g. call_expression (ast_tree shows the kinds)."},
                 "strictness": {
                     "type": "string",
                     "enum": ["cst", "smart", "ast", "relaxed", "signature"],
@@ -385,7 +385,7 @@ mod tests {
                 "globs": {
                     "type": "array",
                     "items": {"type": "string"},
-                    "description": "Include/exclude globs as ripgrep -g (`!` excludes), e.g. [\"*.py\", \"!tests/**\"]."
+                    "description": "Include/exclude globs from the root (`!` excludes; no `/`: any folder), e.g. [\"*.py\", \"!tests/**\"]."
                 },
                 "maxFiles": {"type": "integer", "minimum": 1, "description": "Search at most this many files (in path order); reaching it is reported."},
                 "contextLines": {"type": "integer", "minimum": 0, "maximum": 10, "description": "Context lines around each change in the diffs, 0 to 10 (default 3)."}

@@ -118,7 +118,7 @@ fn preview_files() -> Value {
 fn bounds(omitted: Option<&str>) -> (Value, Value) {
     match omitted {
         Some(what) => (
-            json!({"type": "boolean", "description": format!("Cut to stay under {} characters.", super::STRUCTURED_CHAR_BUDGET)}),
+            json!({"type": "boolean", "description": format!("JSON cut to under {} characters (text: {}).", super::STRUCTURED_CHAR_BUDGET, super::PREVIEW_CHAR_BUDGET)}),
             json!({"type": "integer", "description": what}),
         ),
         None => (json!({"type": "boolean"}), count()),

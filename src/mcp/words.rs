@@ -22,6 +22,7 @@ impl Words for Mcp {
             Name::PendingList | Name::ActionFiles => "`ast_pending`".to_string(),
             Name::Undo => "`ast_undo`".to_string(),
             Name::Tree(_) => "`ast_tree`".to_string(),
+            Name::Op(i) => format!("`ops[{i}]`"),
         }
     }
 
@@ -46,6 +47,7 @@ impl Words for Mcp {
             Say::HowToGiveReason | Say::OtherPatternInputs => String::new(),
             Say::PickLanguage => "Set `lang` to one of them for the full error, or to the language you mean.".to_string(),
             Say::NextPage(next) => format!("Next page: call `ast_search` with the same arguments and \"offset\": {next}."),
+            Say::RunAgain => "call `ast_edit` again after applying".to_string(),
             Say::ApplyRest(extra) => format!("call `resolve` again with extra {extra}"),
             Say::ApplyAll(extra) => format!("call `resolve` with extra {extra}"),
             Say::StatementHint { lang, statement } => format!(

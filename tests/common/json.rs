@@ -53,6 +53,7 @@ pub struct Overlapped {
     pub line: usize,
     pub rule: String,
     pub kept_rule: String,
+    pub same_node: bool,
 }
 
 #[derive(Debug, Deserialize, PartialEq)]

@@ -166,7 +166,7 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
     let touched = applied.len();
     for (s, why) in &left {
         let status = if why.is_ok() { FileStatus::Stale } else { FileStatus::Failed };
-        files.push(AppliedFile { path: s.path.clone(), replacements: s.edits.len(), status, diff: s.diff.clone() });
+        files.push(AppliedFile { path: s.path.clone(), replacements: s.replacements(), status, diff: s.diff.clone() });
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     outstanding.sort_by(|a, b| a.path.cmp(&b.path));
@@ -191,9 +191,9 @@ fn select<'p>(plan: &'p Plan, opts: &ApplyOptions) -> Result<(Vec<&'p FilePlan>,
     let mut selected = Vec::new();
     let mut left_out = Vec::new();
     for f in &plan.files {
-        let reason = if opts.only.as_ref().is_some_and(|only| !only.contains(&f.path)) {
+        let reason = if opts.only.as_ref().is_some_and(|only| !only.iter().any(|e| options::selects(e, &f.path))) {
             NOT_IN_FILES
-        } else if opts.exclude.contains(&f.path) {
+        } else if opts.exclude.iter().any(|e| options::selects(e, &f.path)) {
             EXCLUDED
         } else if opts.skip_flagged && f.syntax_errors_introduced() {
             FLAGGED
@@ -212,7 +212,7 @@ fn select<'p>(plan: &'p Plan, opts: &ApplyOptions) -> Result<(Vec<&'p FilePlan>,
 
 /// Fails the apply when `extra.files` names a path that is not in the action.
 fn check_only(plan: &Plan, only: &[String]) -> Result<()> {
-    let unknown: Vec<&String> = only.iter().filter(|p| !plan.files.iter().any(|f| &f.path == *p)).collect();
+    let unknown: Vec<&String> = only.iter().filter(|p| !plan.files.iter().any(|f| options::selects(p, &f.path))).collect();
     if !unknown.is_empty() {
         return Err(Error::apply_failed(format!(
             "extra.files names {} not in this action; its files are: {}",
@@ -416,7 +416,7 @@ fn verify_written(done: &[(&FilePlan, u64)], outstanding: &mut Vec<Outstanding>)
     let mut files = Vec::new();
     for ((f, _), ok) in done.iter().zip(verified) {
         let status = if ok { FileStatus::Applied } else { FileStatus::Failed };
-        files.push(AppliedFile { path: f.path.clone(), replacements: f.edits.len(), status, diff: f.diff.clone() });
+        files.push(AppliedFile { path: f.path.clone(), replacements: f.replacements(), status, diff: f.diff.clone() });
         if !ok {
             outstanding.push(Outstanding {
                 path: f.path.clone(),

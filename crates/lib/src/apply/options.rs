@@ -171,11 +171,11 @@ impl ApplyOptions {
         Ok(())
     }
 
-    /// Checks the paths of `exclude` against the action's files: a path that is
-    /// not one of them is bad input naming it (a typo would otherwise write the
-    /// file the caller meant to leave out).
+    /// Checks the entries of `exclude` against the action's files: one that
+    /// selects none of them ([`selects`]) is bad input naming it (a typo would
+    /// otherwise write the file the caller meant to leave out).
     pub fn check_paths(&self, plan: &Plan) -> Result<()> {
-        let unknown: Vec<&String> = self.exclude.iter().filter(|p| !plan.files.iter().any(|f| &f.path == *p)).collect();
+        let unknown: Vec<&String> = self.exclude.iter().filter(|p| !plan.files.iter().any(|f| selects(p, &f.path))).collect();
         if unknown.is_empty() {
             return Ok(());
         }
@@ -219,8 +219,45 @@ impl ApplyOptions {
     }
 }
 
+/// True when the entry `entry` of `extra.files` or `extra.exclude` selects
+/// the action's file `path` (a display path): the path itself, a folder that
+/// holds it (`src`, `src/`; `.` holds every file), or a glob that matches it
+/// (`*`, `?`, `[`, `{`: `*_test.py` by file name anywhere, `tests/**/*.py`
+/// by path from where the preview ran, as ripgrep's globs). A glob that does
+/// not compile selects nothing.
+pub(crate) fn selects(entry: &str, path: &str) -> bool {
+    let entry = entry.strip_prefix("./").unwrap_or(entry);
+    if entry == path {
+        return true;
+    }
+    let folder = entry.trim_end_matches('/');
+    if folder == "." {
+        return true;
+    }
+    if !folder.is_empty() && path.strip_prefix(folder).is_some_and(|rest| rest.starts_with('/')) {
+        return true;
+    }
+    // As ripgrep's and .gitignore's globs: one without a `/` matches the file
+    // name anywhere, one with a `/` the whole path.
+    let target = if entry.contains('/') { path } else { path.rsplit('/').next().unwrap_or(path) };
+    entry.contains(['*', '?', '[', '{'])
+        && globset::GlobBuilder::new(entry).literal_separator(true).build().is_ok_and(|g| g.compile_matcher().is_match(target))
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn an_entry_selects_its_file_its_folders_files_or_its_globs_matches() {
+        let yes = [("a/b.py", "a/b.py"), ("a", "a/b.py"), ("a/", "a/b/c.py"), ("./a", "a/b.py"), (".", "x.py"), ("*.py", "x.py"), ("*.py", "a/x.py"), ("**/*.py", "a/b/c.py"), ("a/*/c.py", "a/b/c.py"), ("a/{b,x}/c.py", "a/b/c.py")];
+        for (entry, path) in yes {
+            assert!(selects(entry, path), "{entry} should select {path}");
+        }
+        let no = [("a", "ab/c.py"), ("a/b", "a/bc.py"), ("*.rs", "a/x.py"), ("a/*.py", "a/b/c.py"), ("b.py", "a/b.py"), ("[", "x.py")];
+        for (entry, path) in no {
+            assert!(!selects(entry, path), "{entry} should not select {path}");
+        }
+    }
     use super::*;
     use serde_json::json;
 

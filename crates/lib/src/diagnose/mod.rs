@@ -79,7 +79,7 @@ pub fn file_seen(req: &Request, ops: &[&CompiledOp], text: &str, rw: Option<&Rew
         return FileSeen { parsed, ..FileSeen::default() };
     };
     let mut matched: Vec<usize> = rw.edits.iter().map(|e| e.op).collect();
-    matched.extend(rw.dropped.iter().flat_map(|&(lost, won, _)| [lost, won]));
+    matched.extend(rw.dropped.iter().flat_map(|d| [d.lost, d.won]));
     matched.extend(rw.findings.iter().map(|f| f.rule));
     matched.sort_unstable();
     matched.dedup();

@@ -267,7 +267,13 @@ pub fn diagnose(facts: &RunFacts<'_>) -> Vec<Text> {
     }
     // Stable: a probe's messages keep their order.
     found.sort_by_key(|(i, _)| *i);
-    let mut out: Vec<Text> = found.into_iter().map(|(_, m)| m).collect();
+    let mut out: Vec<Text> = Vec::new();
+    // One message per text (a note said for each language of the files once).
+    for (_, m) in found {
+        if !out.contains(&m) {
+            out.push(m);
+        }
+    }
     if (0..req.ops.len()).all(zero) {
         out.extend(forced_lang_note(facts));
     }
@@ -309,17 +315,22 @@ fn say(req: &crate::request::Request, lang: SupportLang, files: usize, p: &Probe
     let head = format!("ops[{}].pat `{}`", p.i, shown(pat));
     let tried = plural(files, &format!("{} file", lang::name(lang)));
     let mut out = Vec::new();
+    let lowercase = lowercase_note(pat, lang);
     if p.calls > p.calls_matched {
         out.extend(call_messages(&head, &tried, p));
+    } else if p.zero && p.found == 0 && files == 0 && lowercase.is_some() {
+        // No file holds `$a` as code: the lowercase name is the whole story.
+        out.push(Text::from(""));
     } else if p.zero && p.found == 0 {
         out.extend(zero_messages(&head, pat, lang, files, p));
     }
     if !out.is_empty()
         && p.zero
-        && let Some(note) = lowercase_note(pat, lang)
+        && let Some(note) = lowercase
     {
         out.push(Text::from(format!("ops[{}].pat: {note}", p.i)));
     }
+    out.retain(|m| !m.is_empty());
     out
 }
 

@@ -206,7 +206,8 @@ pub(super) fn join(
         let s = r.start;
         out.findings.extend(rw.findings.drain(..).map(|f| super::Finding { start: f.start + s, ..f }));
         out.unparsed.extend(rw.unparsed.drain(..).map(|u| u + s));
-        out.dropped.extend(rw.dropped.drain(..).map(|(lost, won, at)| (lost, won, at + s)));
+        out.dropped.extend(rw.dropped.drain(..).map(|d| super::Dropped { at: d.at + s, ..d }));
+        out.nested.append(&mut rw.nested);
         out.overlaps += rw.overlaps;
         if let Some(line) = rw.broken_before {
             let line = base.line1(line);
@@ -220,7 +221,7 @@ pub(super) fn join(
             e.end += s;
             match out.edits.iter().find(|k| k.start < e.end.max(e.start + 1) && e.start < k.end.max(k.start + 1)) {
                 Some(won) => {
-                    out.dropped.push((e.op, won.op, e.start));
+                    out.dropped.push(super::Dropped { lost: e.op, won: won.op, at: e.start, same: e.start == won.start && e.end == won.end });
                     out.overlaps += 1;
                 }
                 None => {

@@ -86,6 +86,20 @@ pub struct Edit {
     pub op: usize,
 }
 
+/// A match not rewritten because it collides with a kept edit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dropped {
+    /// Its op.
+    pub lost: usize,
+    /// The op of the kept edit.
+    pub won: usize,
+    /// Its start offset (in the whole file).
+    pub at: usize,
+    /// It would replace exactly the kept edit's range: two ops on one node,
+    /// where the first wins and a second run cannot help (the node is gone).
+    pub same: bool,
+}
+
 /// What the engine made of one file.
 #[derive(Debug)]
 pub struct Rewrite {
@@ -93,9 +107,11 @@ pub struct Rewrite {
     pub edits: Vec<Edit>,
     /// Matches dropped because they nest in or overlap a kept one.
     pub overlaps: usize,
-    /// For each dropped match: (its op, the op of the kept edit it collides with,
-    /// its start offset).
-    pub dropped: Vec<(usize, usize, usize)>,
+    /// Each dropped match, in the order met.
+    pub dropped: Vec<Dropped>,
+    /// The op of each nested match that `rewriteNested` folded into a kept
+    /// edit: sites rewritten beyond one per edit.
+    pub nested: Vec<usize>,
     /// Start offsets of matches left alone because the matched code holds a syntax
     /// error: the rewrite could drop the text of the ERROR node.
     pub unparsed: Vec<usize>,
@@ -242,12 +258,16 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
         .map(|(k, nm)| Finding { rule: live[*k].index, start: nm.range().start + bom, message: live[*k].rule.get_message(nm) })
         .collect();
     let Picked { mut kept, mut checks, mut dropped, mut unparsed, captures } = picked;
+    let mut nested_ops = Vec::new();
     if opts.rewrite_nested && !dropped.is_empty() {
         let before: Vec<usize> = kept.iter().map(|e| e.text.len()).collect();
         let texts: Vec<String> = kept.iter().map(|e| e.text.clone()).collect();
-        if let Err(why) = nested::rewrite_nested(&live, lang, text, bom, &mut kept, &mut dropped, opts) {
-            drop_later(grep);
-            return Some(Rewrite::refused(text, why));
+        match nested::rewrite_nested(&live, lang, text, bom, &mut kept, &mut dropped, opts) {
+            Ok(folded) => nested_ops = folded,
+            Err(why) => {
+                drop_later(grep);
+                return Some(Rewrite::refused(text, why));
+            }
         }
         // An edit that nested rewrites changed is no longer what its own
         // template says alone: it is not checked (docs/DESIGN.md 2.5.9).
@@ -278,7 +298,7 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
     unparsed.sort_unstable();
     let (errors_before, errors_after, syntax_errors, broken_before) = (check.before, check.after, check.added, check.broken_before);
     let (structure, template) = (check.structure, check.template);
-    Some(Rewrite { edits: kept, overlaps: dropped.len(), dropped, unparsed, new_text, errors_before, errors_after, syntax_errors, broken_before, structure, refused: None, findings, template })
+    Some(Rewrite { edits: kept, overlaps: dropped.len(), dropped, nested: nested_ops, unparsed, new_text, errors_before, errors_after, syntax_errors, broken_before, structure, refused: None, findings, template })
 }
 
 impl Rewrite {
@@ -288,6 +308,7 @@ impl Rewrite {
             edits: Vec::new(),
             overlaps: 0,
             dropped: Vec::new(),
+            nested: Vec::new(),
             unparsed: Vec::new(),
             new_text: text.as_bytes().to_vec(),
             errors_before: 0,

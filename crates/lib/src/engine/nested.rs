@@ -21,16 +21,18 @@ pub const MAX_NESTED_ROUNDS: usize = 8;
 
 /// Folds the rewrites of the matches nested in `kept` into `kept` (offsets of
 /// `text`, which starts with `bom` bytes of BOM); `dropped` is left with what is
-/// still nested after the last round. `Err`: the replacement budget ran out.
+/// still nested after the last round. Returns the op of each match folded in
+/// (the sites rewritten beyond one per edit). `Err`: the replacement budget ran out.
 pub(super) fn rewrite_nested(
     live: &[&CompiledOp],
     lang: SupportLang,
     text: &str,
     bom: usize,
     kept: &mut [Edit],
-    dropped: &mut Vec<(usize, usize, usize)>,
+    dropped: &mut Vec<super::Dropped>,
     opts: RewriteOptions,
-) -> Result<(), SkipReason> {
+) -> Result<Vec<usize>, SkipReason> {
+    let mut folded = Vec::new();
     for _ in 0..MAX_NESTED_ROUNDS {
         if dropped.is_empty() {
             break;
@@ -55,9 +57,10 @@ pub(super) fn rewrite_nested(
             let i = region_of(&regions, inner.start, inner.end).expect("picked inside a region");
             let at = inner.start - regions[i].0;
             kept[i].text.replace_range(at..at + (inner.end - inner.start), &inner.text);
+            folded.push(inner.op);
         }
     }
-    Ok(())
+    Ok(folded)
 }
 
 /// Where each edit's text lies in the rewritten file: `(start, end)`.

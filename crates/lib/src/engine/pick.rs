@@ -11,7 +11,7 @@ pub(super) struct Picked {
     /// Parallel to `kept`: what the template check needs of each edit (`None`
     /// under `verbatim`, for a deletion, or in a language without a lexer).
     pub(super) checks: Vec<Option<invariant::EditCheck>>,
-    pub(super) dropped: Vec<(usize, usize, usize)>,
+    pub(super) dropped: Vec<super::Dropped>,
     pub(super) unparsed: Vec<usize>,
     /// Per kept edit, what its template's metavariables captured (for the
     /// structure guard; `engine/captures.rs`).
@@ -66,7 +66,8 @@ pub(super) fn pick(
         let range = fixer.get_replaced_range(&nm, &op.rule.matcher);
         if let Some(k) = kept.last().filter(|_| range.start + bom < last_end) {
             // Inside or across a kept edit: counted, never built.
-            dropped.push((op.index, k.op, node.range().start + bom));
+            let same = range.start + bom == k.start && range.end + bom == k.end;
+            dropped.push(super::Dropped { lost: op.index, won: k.op, at: node.range().start + bom, same });
             continue;
         }
         if let Some(bound) = &op.fix_bound

@@ -52,6 +52,10 @@ pub struct FilePlan {
     pub new_digest: String,
     /// The replacements, sorted by offset.
     pub edits: Vec<Edit>,
+    /// The op of each match nested in an edit that `rewriteNested` rewrote
+    /// inside that edit's text: sites beyond one per edit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nested: Vec<usize>,
     /// ERROR/MISSING nodes before the rewrite.
     pub errors_before: usize,
     /// ERROR/MISSING nodes after the rewrite.
@@ -162,6 +166,10 @@ pub struct Overlapped {
     pub rule: String,
     /// The rule of the kept edit it collides with.
     pub kept_rule: String,
+    /// It matched exactly the code the kept edit replaces (two ops on one
+    /// node): a second run cannot rewrite it.
+    #[serde(default)]
+    pub same_node: bool,
 }
 
 /// The result of a dry run.
@@ -201,10 +209,18 @@ pub struct Plan {
     pub broken_before_omitted: usize,
 }
 
+impl FilePlan {
+    /// Sites rewritten: one per edit, and each nested match an edit's text
+    /// holds rewritten (`rewriteNested`).
+    pub fn replacements(&self) -> usize {
+        self.edits.len() + self.nested.len()
+    }
+}
+
 impl Plan {
     /// Total replacements over all files.
     pub fn total_replacements(&self) -> usize {
-        self.files.iter().map(|f| f.edits.len()).sum()
+        self.files.iter().map(FilePlan::replacements).sum()
     }
 
     /// For a rule scan: each rule that changed something, in the order of the
@@ -222,8 +238,8 @@ impl Plan {
         }
         for f in &self.files {
             let mut seen: Vec<usize> = Vec::new();
-            for e in &f.edits {
-                let Some(name) = names.get(e.op) else { continue };
+            for op in f.edits.iter().map(|e| e.op).chain(f.nested.iter().copied()) {
+                let Some(name) = names.get(op) else { continue };
                 let i = rows.iter().position(|r| &r.rule == name).expect("listed above");
                 rows[i].replacements += 1;
                 if !seen.contains(&i) {
@@ -277,11 +293,12 @@ fn unparsed_notes(path: &str, text: &str, starts: &[usize]) -> Vec<Warning> {
 
 /// For a rule scan: one note per match of one rule dropped because it collides
 /// with another rule's edit.
-fn cross_rule_notes(overlapped: &[Overlapped]) -> Vec<Warning> {
+fn cross_rule_notes(req: &Request, overlapped: &[Overlapped]) -> Vec<Warning> {
+    let ops = req.rule_set.is_none();
     overlapped
         .iter()
         .filter(|o| o.rule != o.kept_rule)
-        .map(|o| Warning::CrossRule { path: o.path.clone(), line: o.line, rule: o.rule.clone(), kept_rule: o.kept_rule.clone() })
+        .map(|o| Warning::CrossRule { path: o.path.clone(), line: o.line, rule: o.rule.clone(), kept_rule: o.kept_rule.clone(), same_node: o.same_node, ops })
         .collect()
 }
 
@@ -291,7 +308,7 @@ fn reported(req: &Request, names: &[String], path: &str, text: &str, rw: &engine
     let overlapped = rw
         .dropped
         .iter()
-        .map(|&(lost, won, at)| Overlapped { path: path.to_string(), line: line_of(text, at), rule: name(lost), kept_rule: name(won) })
+        .map(|d| Overlapped { path: path.to_string(), line: line_of(text, d.at), rule: name(d.lost), kept_rule: name(d.won), same_node: d.same })
         .collect();
     let findings = rw
         .findings
@@ -337,7 +354,7 @@ fn plan_file(engine: &Engine, req: &Request, names: &[String], c: &Candidate) ->
         return FileOutcome::Unchanged(rep);
     }
     let new_text = std::str::from_utf8(&rw.new_text).expect("edits keep UTF-8");
-    rep.notes.extend(cross_rule_notes(&rep.overlapped));
+    rep.notes.extend(cross_rule_notes(req, &rep.overlapped));
     let (diff, diff_lines_cut) = diff::unified_bounded_with(&c.display, text, new_text, &rw.edits, diff::MAX_DIFF_LINE, req.context_lines);
     let plan = FilePlan {
         path: c.display.clone(),
@@ -349,6 +366,7 @@ fn plan_file(engine: &Engine, req: &Request, names: &[String], c: &Candidate) ->
         diff,
         diff_lines_cut,
         edits: rw.edits,
+        nested: rw.nested,
         errors_before: rw.errors_before,
         errors_after: rw.errors_after,
         syntax_errors: rw.syntax_errors,
@@ -424,12 +442,15 @@ pub fn build_with(
     }
     let Collected { files, mut skipped, all, broken, broken_omitted, seen } = collect(outcomes, &walked.files);
     let (notes, overlaps) = (all.notes, all.overlapped.len());
+    // Matches lost to another op on the same node are named one by one (the
+    // cross-rule notes); the rest a second run (or `rewriteNested`) rewrites.
+    let nested = all.overlapped.iter().filter(|o| !o.same_node).count();
     if !walked.skipped.is_empty() {
         skipped.extend(walked.skipped.iter().map(|(_, s)| s.clone()));
         skipped.sort_by(|a, b| a.path.cmp(&b.path));
     }
     let diagnosis = diagnose::diagnose(&diagnose::RunFacts { req, engine: &engine, files: &walked.files, seen: &seen });
-    let warnings = run_warnings(req, &cwd, &engine, &walked, overlaps, notes, diagnosis, &files);
+    let warnings = run_warnings(req, &cwd, &engine, &walked, nested, notes, diagnosis, &files);
     Ok(Plan {
         request: req.clone(),
         cwd,

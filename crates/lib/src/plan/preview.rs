@@ -169,7 +169,7 @@ pub fn details(plan: &Plan, per_rule: &[RuleCount], words: &dyn Words) -> Previe
             .iter()
             .map(|f| PreviewFile {
                 path: f.path.clone(),
-                replacements: f.edits.len(),
+                replacements: f.replacements(),
                 diff: f.diff.clone(),
                 syntax_errors_introduced: f.syntax_errors_introduced(),
                 syntax_errors: f.syntax_errors.clone(),
@@ -212,8 +212,13 @@ impl PreviewDetails {
     /// the one-line summary of the CLI and the MCP preview text.
     pub fn summary_line(&self) -> String {
         let mut line = format!("{} (searched {}", self.label, plural(self.files_searched, "file"));
-        if self.overlaps > 0 {
-            line.push_str(&format!(", {} left for a second run", plural(self.overlaps, "nested match")));
+        let same = self.overlapped.iter().filter(|o| o.same_node).count();
+        let nested = self.overlaps.saturating_sub(same);
+        if nested > 0 {
+            line.push_str(&format!(", {} left for a second run", plural(nested, "nested match")));
+        }
+        if same > 0 {
+            line.push_str(&format!(", {} lost to another op on the same code", plural(same, "match")));
         }
         if !self.skipped.is_empty() {
             line.push_str(&format!(", {} skipped", plural(self.skipped.len(), "file")));

@@ -267,11 +267,10 @@ pub fn search_with(s: &Search, cwd: &Path, words: &dyn Words, stop: &(dyn Fn() -
         let mut langs: Vec<_> = walked.files.iter().map(|c| c.lang).collect();
         langs.sort_by_key(|l| crate::request::lang::name(*l));
         langs.dedup();
-        for note in diagnose::lowercase_notes(req, &langs) {
-            if !warnings.contains(&note) {
-                warnings.push(note);
-            }
-        }
+        // The likeliest cause first.
+        let notes = diagnose::lowercase_notes(req, &langs);
+        warnings.retain(|w| !notes.contains(w));
+        warnings.splice(0..0, notes);
     }
     let mut matches = Vec::new();
     for ((i, _, n), (found, now)) in jobs.iter().zip(pages) {

@@ -69,17 +69,25 @@ pub enum Warning {
         /// 1-based line of the match.
         line: usize,
     },
-    /// In a rule scan, a match of one rule was not applied because it
-    /// overlaps an edit of another.
+    /// A match of one op or rule was not applied because it overlaps an
+    /// edit of another.
     CrossRule {
         /// Display path.
         path: String,
         /// 1-based line of the match.
         line: usize,
-        /// The rule not applied.
+        /// The rule not applied (`op-N` for op N).
         rule: String,
         /// The rule whose edit was kept.
         kept_rule: String,
+        /// It matched exactly the code the kept edit replaces: the first op
+        /// that matches a node wins, and a second run cannot help.
+        #[serde(default)]
+        same_node: bool,
+        /// The rules are a request's ops (`op-N`), named as the front end names
+        /// ops.
+        #[serde(default)]
+        ops: bool,
     },
     /// More per-match notes than [`MAX_NOTES`]: how many more.
     MoreNotes {
@@ -160,17 +168,49 @@ impl Warning {
             Warning::LimitReached { searched, total } => format!(
                 "Limit reached: searched the first {searched} of {total} files (maxFiles); narrow the paths or raise maxFiles to search the rest."
             ),
-            Warning::Overlaps { count } => format!(
-                "{count} match(es) nested in or overlapping another match were not rewritten (the outermost wins); run the same edit again after applying to rewrite them."
-            ),
+            Warning::Overlaps { count } => {
+                return Text::from(format!(
+                    "{} nested in or overlapping another match {} not rewritten (the outermost wins); ",
+                    plural(*count, "match"),
+                    if *count == 1 { "was" } else { "were" }
+                ))
+                .say(Say::RunAgain)
+                .lit(", or with ")
+                .name(Name::Input(Input::RewriteNested))
+                .lit(" set, to rewrite them.");
+            }
             Warning::Unparsed { path, line } => format!(
                 "{}:{line}: a match contains code that does not parse (an ERROR node) and was not rewritten: the rewrite could lose that code; fix the syntax error first",
                 display_name(path)
             ),
-            Warning::CrossRule { path, line, rule, kept_rule } => format!(
-                "{}:{line}: rule `{rule}` overlaps an edit of rule `{kept_rule}` and was not applied here; run the scan again after applying to apply it",
-                display_name(path)
-            ),
+            Warning::CrossRule { path, line, rule, kept_rule, same_node, ops } => {
+                let name = |r: &str| match r.strip_prefix("op-").and_then(|n| n.parse().ok()).filter(|_| *ops) {
+                    Some(i) => Text::from("").name(Name::Op(i)),
+                    None => Text::from(format!("rule `{r}`")),
+                };
+                let at = Text::from(format!("{}:{line}: ", display_name(path)));
+                if *same_node {
+                    // Ops are tried in order (the first that matches a node
+                    // wins); among rules ast-grep's scan decides, so no order
+                    // is promised for them.
+                    let head = at.then(name(rule)).lit(" matches the same code as ").then(name(kept_rule));
+                    let why = " (one edit per node; applying and running again cannot help, the code is gone). To rewrite such code with ";
+                    return if *ops {
+                        head.lit(format!(", which comes first and wins{why}"))
+                            .then(name(rule))
+                            .lit(", put it first, or write ")
+                            .then(name(kept_rule))
+                            .lit(" as a `rule` whose `not:` or `constraints` keep it off such code.")
+                    } else {
+                        head.lit(format!(", whose edit is the one kept{why}"))
+                            .then(name(rule))
+                            .lit(", keep ")
+                            .then(name(kept_rule))
+                            .lit(" off it with `constraints` or a `not:` in its rule.")
+                    };
+                }
+                return at.then(name(rule)).lit(" overlaps an edit of ").then(name(kept_rule)).lit(" and was not applied here; ").say(Say::RunAgain).lit(" to apply it.");
+            }
             Warning::MoreNotes { count } => format!("... and {count} more matches left alone (see the notes above)"),
             Warning::DiffLinesCut { path, lines, max } => {
                 return Text::from(format!(

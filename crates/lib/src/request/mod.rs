@@ -197,7 +197,7 @@ pub struct RawRequest {
     #[serde(default)]
     #[schemars(
         with = "Option<String>",
-        description = "Instead of ops: ast-grep rule config(s) as YAML text (--- between rules; JSON works too): rule, constraints, transform, fix. `lang` fills a missing language."
+        description = "Instead of ops: ast-grep rule config(s) as YAML text (--- between rules), or a JSON object or array: rule, constraints, transform, fix. `lang` fills a missing language."
     )]
     pub rule: Option<serde_json::Value>,
     /// Rewrite the matches nested inside a rewritten match too (docs/DESIGN.md
@@ -227,7 +227,7 @@ pub struct RawRequest {
     /// Tree-sitter node kind to match inside the pattern (ast-grep `--selector`).
     #[serde(default)]
     #[schemars(
-        description = "Tree-sitter node kind to match inside the pattern (as ast-grep --selector), e.g. call_expression."
+        description = "Node kind to match inside the pattern, e.g. call_expression (ast_tree shows the kinds)."
     )]
     pub selector: Option<String>,
     /// `cst`, `smart` (default), `ast`, `relaxed`, `signature`.
@@ -240,7 +240,7 @@ pub struct RawRequest {
     /// Include/exclude globs (`!` excludes), as ripgrep `-g`.
     #[serde(default)]
     #[schemars(
-        description = "Include/exclude globs as ripgrep -g (`!` excludes), e.g. [\"*.py\", \"!tests/**\"]."
+        description = "Include/exclude globs from the root (`!` excludes; no `/`: any folder), e.g. [\"*.py\", \"!tests/**\"]."
     )]
     pub globs: Vec<String>,
     /// Cap on files searched; reaching it is reported.

@@ -29,6 +29,9 @@ pub enum Input {
     Paths,
     /// The regex that picks a project's rules by id: `--filter` / `filter`.
     Filter,
+    /// Rewrite the matches nested in a rewritten match: `--rewrite-nested` /
+    /// `rewriteNested`.
+    RewriteNested,
 }
 
 impl Input {
@@ -42,6 +45,7 @@ impl Input {
             Input::Globs => "globs",
             Input::Paths => "paths",
             Input::Filter => "filter",
+            Input::RewriteNested => "rewriteNested",
         }
     }
 
@@ -72,6 +76,8 @@ pub enum Name {
     /// The syntax tree of a pattern of a language: `` `ast-edit tree -l py
     /// --pattern` `` / `` `ast_tree` ``.
     Tree(String),
+    /// Op `i` of an ad-hoc edit (from 0): `` `-p` #2 `` / `` `ops[1]` ``.
+    Op(usize),
 }
 
 /// A clause whose wording depends on what the front end offers (a flag the other
@@ -121,6 +127,9 @@ pub enum Say {
     /// A pattern that is not a whole expression or statement: how to match a
     /// part of a larger snippet.
     SnippetHint,
+    /// Matches left for a second run: how to run the same edit again once this
+    /// one is applied.
+    RunAgain,
     /// An apply refused some files: how to apply the others with this `extra`
     /// (JSON, with `skipFlagged`).
     ApplyRest(String),
@@ -277,6 +286,7 @@ impl Words for Plain {
             Name::Undo => "undo".to_string(),
             Name::ActionFiles => "the action's preview".to_string(),
             Name::Tree(lang) => format!("the syntax tree of the pattern as {lang}"),
+            Name::Op(i) => format!("`ops[{i}]`"),
         }
     }
 
@@ -301,6 +311,7 @@ impl Words for Plain {
             }
             Say::SnippetHint => " Hint: write a complete expression or statement of the target language.".to_string(),
             Say::ApplyRest(extra) | Say::ApplyAll(extra) => format!("apply with extra {extra}"),
+            Say::RunAgain => "run the same edit again after applying".to_string(),
         }
     }
 }
