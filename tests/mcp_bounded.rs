@@ -351,7 +351,7 @@ async fn ast_pending_refuses_bad_pages_with_the_way_out() {
         (json!({"id": id, "fileOffset": 3}), format!("fileOffset 3 is past the last file: pending action {id} has 3 files (fileOffset 0 to 2). Start again from fileOffset 0.")),
         (json!({"id": id, "limit": 101}), "limit is 101; the limit is 100 files per page (MAX_PAGE_FILES): ask for 100 or fewer and page on with fileOffset".into()),
         (json!({"id": id, "limit": 0}), "limit must be at least 1 (files per page)".into()),
-        (json!({"fileOffset": 1}), "fileOffset and limit page through one action's files: give its `id` too (call `ast_pending` without arguments to list the pending actions)".into()),
+        (json!({"fileOffset": 1}), "fileOffset, limit and path page through one action's files: give its `id` too (call `ast_pending` without arguments to list the pending actions)".into()),
     ] {
         let r = call(&client, "ast_pending", args.clone()).await;
         assert!(is_error(&r), "{args}");

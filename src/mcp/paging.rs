@@ -68,6 +68,9 @@ pub struct PendingArgs {
     /// Most files of the page.
     #[serde(default)]
     pub limit: Option<u64>,
+    /// Only the files this selects: a path, a folder or a glob (as `extra.files`).
+    #[serde(default)]
+    pub path: Option<String>,
 }
 
 /// The arguments of `ast_undo`.
@@ -404,8 +407,10 @@ pub struct Page {
     pub offset: usize,
     /// The entries of the page (with a cut diff when one was cut).
     pub files: Vec<ast_edit::plan::preview::PreviewFile>,
-    /// Files of the action.
+    /// Files of the action (those `path` selects, when given).
     pub total: usize,
+    /// The `path` that selected the files.
+    pub path: Option<String>,
 }
 
 impl Page {
@@ -421,11 +426,31 @@ impl Page {
 /// turn and says whether the page's text still fits with it) the text fit. A
 /// single file too large for either has its diff cut. `Err` is the message of a
 /// tool error (an offset past the last file).
-pub fn page(action: &PendingAction, offset: usize, limit: usize, mut text_fits: impl FnMut(&ast_edit::plan::preview::PreviewFile) -> bool) -> Result<Page, String> {
-    let files = match &action.kind {
+pub fn page(
+    action: &PendingAction,
+    path: Option<&str>,
+    offset: usize,
+    limit: usize,
+    mut text_fits: impl FnMut(&ast_edit::plan::preview::PreviewFile) -> bool,
+) -> Result<Page, String> {
+    let mut files = match &action.kind {
         ActionKind::AstEdit { plan } => ast_edit::plan::preview::details(plan, &[], super::words::WORDS).files,
         ActionKind::Command { .. } => Vec::new(),
     };
+    if let Some(p) = path {
+        let all: Vec<String> = files.iter().take(20).map(|f| f.path.clone()).collect();
+        let count = files.len();
+        files.retain(|f| ast_edit::apply::selects(p, &f.path));
+        if files.is_empty() {
+            let more = if count > all.len() { format!(", and {} more", count - all.len()) } else { String::new() };
+            return Err(format!(
+                "path `{p}` selects none of the {} of pending action {}: give a file, a folder or a glob of its files (`*_test.py` by name, `src/**/*.py` by path); its files are: {}{more}",
+                ast_edit::shared::text::plural(count, "file"),
+                action.id,
+                all.join(", ")
+            ));
+        }
+    }
     let total = files.len();
     if offset > 0 && offset >= total {
         return Err(format!(
@@ -439,6 +464,9 @@ pub fn page(action: &PendingAction, offset: usize, limit: usize, mut text_fits: 
         "id": action.id, "fileCount": total, "fileOffset": offset, "files": [],
         "nextFileOffset": total, "filesOmitted": total, "truncated": false,
     });
+    if let Some(p) = path {
+        head["path"] = json!(p);
+    }
     let room = STRUCTURED_CHAR_BUDGET.saturating_sub(json_chars(&head));
     let mut used = 0usize;
     let mut page: Vec<Value> = Vec::new();
@@ -475,7 +503,7 @@ pub fn page(action: &PendingAction, offset: usize, limit: usize, mut text_fits: 
     }
     obj.insert("filesOmitted".into(), json!(total - next));
     obj.insert("truncated".into(), Value::Bool(cut));
-    Ok(Page { value: head, offset, files: shown, total })
+    Ok(Page { value: head, offset, files: shown, total, path: path.map(str::to_string) })
 }
 
 #[cfg(test)]

@@ -335,7 +335,11 @@ pub fn page_text(action: &PendingAction, page: &Page) -> String {
         return s;
     }
     let (first, last) = (page.offset + 1, page.offset + page.files.len());
-    s.push_str(&format!("Files {first} to {last} of {} (fileOffset {}):\n", page.total, page.offset));
+    let of = match &page.path {
+        Some(p) => format!("{} selected by path `{p}`", page.total),
+        None => page.total.to_string(),
+    };
+    s.push_str(&format!("Files {first} to {last} of {of} (fileOffset {}):\n", page.offset));
     page.files.iter().for_each(|f| s.push_str(&file_line(f)));
     let shown = push_diffs(&mut s, page.files.iter().enumerate());
     if shown.hidden.lines > 0 {
@@ -345,10 +349,13 @@ pub fn page_text(action: &PendingAction, page: &Page) -> String {
         ));
     }
     match page.next() {
-        Some(next) => s.push_str(&format!(
-            "\nNext page: `ast_pending` {{\"id\": \"{}\", \"fileOffset\": {next}}}. Apply or discard the whole action with `resolve`.",
-            action.id
-        )),
+        Some(next) => {
+            let path = page.path.as_ref().map_or(String::new(), |p| format!(", \"path\": {}", serde_json::to_string(p).expect("a string serializes")));
+            s.push_str(&format!(
+                "\nNext page: `ast_pending` {{\"id\": \"{}\"{path}, \"fileOffset\": {next}}}. Apply or discard the whole action with `resolve`.",
+                action.id
+            ));
+        }
         None => s.push_str("\nThis is the last page. Apply or discard the whole action with `resolve`."),
     }
     s

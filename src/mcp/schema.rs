@@ -373,9 +373,9 @@ mod tests {
                 "paths": {
                     "type": "array",
                     "items": {"type": "string"},
-                    "description": "Files or directories relative to the server's root (default [\".\"]). Must stay inside the root."
+                    "description": "Files or folders inside the root (default [\".\"])."
                 },
-                "lang": {"type": "string", "description": "Language or alias: python/py, rust/rs, ts, tsx, js, c, cpp, go, java, ... Default: each file's extension."},
+                "lang": {"type": "string", "description": "Language or alias (py, rs, ts, tsx, js, c, cpp, go, java, ...); default: by file extension."},
                 "selector": {"type": "string", "description": "Node kind to match inside the pattern, e.g. call_expression (ast_tree shows the kinds)."},
                 "strictness": {
                     "type": "string",
@@ -428,7 +428,7 @@ mod tests {
                 "reason": {"type": "string", "minLength": 1, "description": "Why, in one sentence."},
                 "extra": {
                     "type": "object",
-                    "description": "Apply options of an ast_edit action (unknown keys are errors): {\"stale\": \"skip\"} writes the unchanged files and reports the changed ones (default \"abort\"); {\"files\": [\"path\", ...]} applies only these; {\"exclude\": [...]} all but these; {\"skipFlagged\": true} leaves out flagged files, {\"allowSyntaxErrors\"|\"allowStructureChanges\"|\"allowTemplateMismatch\": true} writes them; {\"verify\": \"rerun\"} re-runs the edit on every file instead of re-using the stored plan."
+                    "description": "Apply options (unknown keys are errors): {\"stale\": \"skip\"} writes the unchanged files, reports the rest (default \"abort\"); {\"files\": [...]} only these, {\"exclude\": [...]} all but these (paths, folders, globs); {\"skipFlagged\": true} leaves out flagged files, {\"allowSyntaxErrors\"|\"allowStructureChanges\"|\"allowTemplateMismatch\": true} writes them; {\"verify\": \"rerun\"} re-runs the edit."
                 },
                 "id": {"type": "string", "description": "The pending action to resolve (the `id` of an ast_edit result). Default: the newest."}
             },

@@ -279,9 +279,9 @@ impl AstEditServer {
         let store = self.store()?;
         let locked = store.lock()?;
         let Some(id) = args.id.filter(|id| !id.trim().is_empty()) else {
-            if args.file_offset.is_some() || args.limit.is_some() {
+            if args.file_offset.is_some() || args.limit.is_some() || args.path.is_some() {
                 return Ok(tool_error(
-                    "fileOffset and limit page through one action's files: give its `id` too (call `ast_pending` without arguments to list the pending actions)".into(),
+                    "fileOffset, limit and path page through one action's files: give its `id` too (call `ast_pending` without arguments to list the pending actions)".into(),
                 ));
             }
             let actions = locked.list()?;
@@ -313,7 +313,7 @@ impl AstEditServer {
             text_used += texts::page_file_chars(f);
             text_used <= PAGE_TEXT_ROOM
         };
-        Ok(match paging::page(&action, offset, limit, fits) {
+        Ok(match paging::page(&action, args.path.as_deref().filter(|p| !p.trim().is_empty()), offset, limit, fits) {
             Ok(page) => success(texts::page_text(&action, &page), page.value.clone()),
             Err(msg) => tool_error(msg),
         })

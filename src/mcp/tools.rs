@@ -216,7 +216,8 @@ pub fn ast_pending_input_schema() -> Value {
         json!({
             "id": {"type": "string", "description": "A pending action's id; absent: list the pending actions."},
             "fileOffset": {"type": "integer", "minimum": 0, "description": "First file, 0-based (default 0)."},
-            "limit": {"type": "integer", "minimum": 1, "maximum": super::MAX_PAGE_FILES, "description": format!("Files per page (default {}).", super::PAGE_FILES)}
+            "limit": {"type": "integer", "minimum": 1, "maximum": super::MAX_PAGE_FILES, "description": format!("Files per page (default {}).", super::PAGE_FILES)},
+            "path": {"type": "string", "description": "With id: only the files this path, folder or glob selects."}
         }),
         &[],
     )
@@ -230,6 +231,7 @@ pub fn ast_pending_output_schema() -> Value {
             "actions": rows("{id, label, sourceToolName, createdAt, fileCount}"),
             "actionsOmitted": count(),
             "id": string(),
+            "path": string(),
             "fileCount": count(),
             "fileOffset": count(),
             "files": rows("As ast_edit's files."),

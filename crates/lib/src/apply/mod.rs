@@ -38,6 +38,8 @@ use crate::shared::text::plural;
 mod fresh;
 mod journal;
 mod options;
+
+pub use options::selects;
 mod report;
 mod undo;
 

@@ -225,7 +225,7 @@ impl ApplyOptions {
 /// (`*`, `?`, `[`, `{`: `*_test.py` by file name anywhere, `tests/**/*.py`
 /// by path from where the preview ran, as ripgrep's globs). A glob that does
 /// not compile selects nothing.
-pub(crate) fn selects(entry: &str, path: &str) -> bool {
+pub fn selects(entry: &str, path: &str) -> bool {
     let entry = entry.strip_prefix("./").unwrap_or(entry);
     if entry == path {
         return true;

@@ -215,13 +215,13 @@ pub struct RawRequest {
     /// Files or directories, relative to the working directory (default `["."]`).
     #[serde(default)]
     #[schemars(
-        description = "Files or directories relative to the server's root (default [\".\"]). Must stay inside the root."
+        description = "Files or folders inside the root (default [\".\"])."
     )]
     pub paths: Vec<String>,
     /// Language name or alias; absent: inferred per file from its extension.
     #[serde(default)]
     #[schemars(
-        description = "Language or alias: python/py, rust/rs, ts, tsx, js, c, cpp, go, java, ... Default: each file's extension."
+        description = "Language or alias (py, rs, ts, tsx, js, c, cpp, go, java, ...); default: by file extension."
     )]
     pub lang: Option<String>,
     /// Tree-sitter node kind to match inside the pattern (ast-grep `--selector`).
