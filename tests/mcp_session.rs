@@ -25,9 +25,15 @@ const END: &str = "<!-- session:end -->";
 /// A string of `structuredContent` longer than this is shown as its length.
 const MAX_SHOWN_STRING: usize = 120;
 
-/// The package: the code, and two test modules with five `assertEquals` calls,
-/// one of them with a third argument (the failure message).
-const FILES: [(&str, &str); 5] = [
+/// The package: the code, two test modules with five `assertEquals` calls,
+/// one of them with a third argument (the failure message), and an ast-grep
+/// project with one lint rule.
+const FILES: [(&str, &str); 7] = [
+    ("sgconfig.yml", "ruleDirs: [rules]\n"),
+    (
+        "rules/round-money.yml",
+        "id: round-money\nlanguage: python\nseverity: info\nmessage: money is rounded in price_with_tax only\nrule:\n  pattern: round($$$ARGS)\n",
+    ),
     ("shop/__init__.py", ""),
     (
         "shop/cart.py",
@@ -81,6 +87,13 @@ fn steps() -> Vec<Step> {
             then: "Nothing is written yet. The text lists the file whose rewrite adds a syntax error first, with the place (`syntaxErrors`: line, column, node, excerpt); `apply` would refuse it.",
         },
         Step {
+            title: "Review one file",
+            why: "In an action of hundreds of files the agent would not page to the one it doubts: it asks for that file's diff by path (a folder or a glob works too).",
+            tool: "ast_pending",
+            args: json!({"id": "$STAGED", "path": "tests/test_pricing.py"}),
+            then: "Only that file, with its syntax error under it: the second template lacks its `)`.",
+        },
+        Step {
             title: "Apply the clean file, leave the broken one out",
             why: "`tests/test_cart.py` is right as previewed; the agent applies it and leaves `tests/test_pricing.py` out by name (`{\"skipFlagged\": true}` would leave out every flagged file).",
             tool: "resolve",
@@ -92,7 +105,14 @@ fn steps() -> Vec<Step> {
             why: "The change should land as one piece, so the agent puts the written file back before previewing again with `msg=$MSG)`.",
             tool: "ast_undo",
             args: json!({}),
-            then: "The tree is as it was before step 4: every file holds its original bytes.",
+            then: "The tree is as it was before step 5: every file holds its original bytes.",
+        },
+        Step {
+            title: "Run the project's rules",
+            why: "The repository is an ast-grep project (`sgconfig.yml`, one lint rule); the agent runs its rules as they are, without pasting them.",
+            tool: "ast_edit",
+            args: json!({"project": "."}),
+            then: "The rule has no `fix`: nothing is staged, and its one finding is in the text and in `structuredContent.findings`, with the rule's message.",
         },
     ]
 }
@@ -195,14 +215,24 @@ async fn run_session(root: &Path, state: &Path) -> (String, Vec<(String, usize, 
     let mut norm = Normaliser::new(root);
     let mut out = String::new();
     let mut sizes = Vec::new();
+    let mut staged: Option<String> = None;
     for (i, step) in steps().into_iter().enumerate() {
-        let Value::Object(map) = step.args.clone() else { unreachable!("arguments are objects") };
+        let mut args = step.args.clone();
+        if args.get("id").and_then(Value::as_str) == Some("$STAGED") {
+            args["id"] = json!(staged.clone().expect("an action staged before"));
+        }
+        let Value::Object(map) = args.clone() else { unreachable!("arguments are objects") };
         let r = client.call_tool(CallToolRequestParams::new(step.tool.to_string()).with_arguments(map)).await.expect("a tool result");
         let body = text(&r);
         let structured = r.structured_content.clone().unwrap_or(Value::Null);
         sizes.push((step.tool.to_string(), body.chars().count(), structured.to_string().chars().count()));
         check_step(i, root, &original, &r, &structured);
-        let call = one_line(&step.args);
+        if step.tool == "ast_edit"
+            && let Some(id) = structured.get("id").and_then(Value::as_str)
+        {
+            staged = Some(id.to_string());
+        }
+        let call = norm.apply(&one_line(&args));
         let error = if r.is_error == Some(true) { " (`isError: true`)" } else { "" };
         out.push_str(&format!("### {}. {}\n\n{}\n\n`{}` with:\n\n```json\n{call}\n```\n\nText{error}:\n\n````text\n{}\n````\n\n", i + 1, step.title, step.why, step.tool, norm.apply(&body)));
         out.push_str(&structured_block(step.tool, &structured, &mut norm));
@@ -233,13 +263,22 @@ fn check_step(i: usize, root: &Path, original: &[(String, String)], r: &CallTool
             assert_eq!(now, original, "a preview writes nothing");
         }
         3 => {
-            let cart = now.iter().find(|(p, _)| p == "tests/test_cart.py").unwrap();
-            assert_eq!(cart.1, original[3].1.replace("assertEquals", "assertEqual"));
-            let pricing = now.iter().find(|(p, _)| p == "tests/test_pricing.py").unwrap();
-            assert_eq!(pricing.1, original[4].1, "left out");
+            assert_eq!(s["fileCount"], 1, "{body}");
+            assert_eq!(s["files"][0]["path"], "tests/test_pricing.py", "{body}");
+            assert_eq!(now, original);
+        }
+        4 => {
+            let at = |list: &[(String, String)], p: &str| list.iter().find(|(q, _)| q == p).unwrap().1.clone();
+            assert_eq!(at(&now, "tests/test_cart.py"), at(original, "tests/test_cart.py").replace("assertEquals", "assertEqual"));
+            assert_eq!(at(&now, "tests/test_pricing.py"), at(original, "tests/test_pricing.py"), "left out");
             assert!(body.contains("not_selected"), "{body}");
         }
-        _ => assert_eq!(now, original, "undo puts the written file back"),
+        5 => assert_eq!(now, original, "undo puts the written file back"),
+        _ => {
+            assert_eq!(s["findings"][0]["rule"], "round-money", "{body}");
+            assert_eq!(s["status"], "no_changes", "{body}");
+            assert_eq!(now, original);
+        }
     }
 }
 
