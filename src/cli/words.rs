@@ -66,6 +66,8 @@ impl Words for Cli {
                 " Hint: in {lang} a statement needs its `;`: try `{statement}` (to match an expression inside other code, pass the statement with --selector KIND, e.g. --selector call_expression)."
             ),
             Say::SnippetHint => " Hint: write a complete expression or statement of the target language; to match a part of a larger snippet, pass the snippet with --selector KIND.".to_string(),
+            Say::ResolveById(id) => format!("`--id {id}`, e.g. `ast-edit resolve apply --reason \"why\" --id {id}`"),
+            Say::UndoById(id) => format!("`ast-edit undo --id {id}`"),
         }
     }
 }

@@ -14,7 +14,7 @@
 //! - one `type` per property: an `Option` field is `"type": "string"`, not
 //!   `["string", "null"]` (see `single_type_properties`);
 //! - no `default`: serde's `#[serde(default)]` fills an absent field before the
-//!   checks run, and the tool's real defaults (`paths` `["."]`, the newest action)
+//!   checks run, and the tool's real defaults (`paths` `["."]`, the session's newest action)
 //!   differ from it; the descriptions state them;
 //! - no `format`: schemars marks integers with formats such as `uint64`, which no
 //!   JSON Schema draft defines; `minimum` says what the server accepts.
@@ -424,7 +424,7 @@ mod tests {
                     "type": "object",
                     "description": "Apply options of an ast_edit action (unknown keys are errors): {\"stale\": \"skip\"} writes the unchanged files and reports the changed ones (default \"abort\"); {\"files\": [\"path\", ...]} applies only these; {\"exclude\": [...]} all but these; {\"skipFlagged\": true} leaves out flagged files, {\"allowSyntaxErrors\"|\"allowStructureChanges\"|\"allowTemplateMismatch\": true} writes them; {\"verify\": \"rerun\"} re-runs the edit on every file instead of re-using the stored plan."
                 },
-                "id": {"type": "string", "description": "The pending action to resolve (the `id` of an ast_edit result). Default: the newest."}
+                "id": {"type": "string", "description": "The pending action to resolve (the `id` of an ast_edit result, or another session's from ast_pending). Default: this session's newest."}
             },
             "required": ["action", "reason"],
             "additionalProperties": false

@@ -118,6 +118,11 @@ pub enum Say {
     /// A pattern that is not a whole expression or statement: how to match a
     /// part of a larger snippet.
     SnippetHint,
+    /// How to resolve another session's pending action: by its id (the id).
+    ResolveById(String),
+    /// How to undo the apply of the action with this id (another session's, or
+    /// one under a later apply).
+    UndoById(String),
 }
 
 /// One part of a [`Text`].
@@ -291,6 +296,8 @@ impl Words for Plain {
                 format!(" Hint: in {lang} a statement needs its `;`: try `{statement}`.")
             }
             Say::SnippetHint => " Hint: write a complete expression or statement of the target language.".to_string(),
+            Say::ResolveById(id) => format!("give `id` {id}"),
+            Say::UndoById(id) => format!("undo with `id` {id}"),
         }
     }
 }
