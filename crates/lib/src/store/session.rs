@@ -15,7 +15,8 @@ use crate::shared::error::Result;
 use crate::shared::message::{Name, Say, Text};
 use crate::shared::quote::escape_controls;
 use crate::shared::text::{ellipsized, plural};
-use crate::store::pending::{Locked, PendingAction};
+use crate::plan::Plan;
+use crate::store::pending::{ActionKind, Locked, PendingAction};
 
 /// The owner of the command line's session, of a library user that names no
 /// session, and of every entry, record and undo record written before owners
@@ -154,6 +155,28 @@ impl Locked<'_> {
             .filter_map(|b| serde_json::from_slice::<Probe>(&b).ok())
             .map(|p| p.owner)
             .collect()
+    }
+
+    /// The caller's own pending `ast_edit` action identical to `plan`, if one is
+    /// pending (docs/DESIGN.md section 2.8: staging it again returns that one):
+    /// staged by this build, from rules with the same digest, over the same files
+    /// (absolute paths) with the same bytes before and after. Another session's
+    /// is never taken: each session stages its own.
+    pub fn identical_own(&self, plan: &Plan) -> Result<Option<PendingAction>> {
+        use crate::store::pending_format::{engine_build, rules_digest, rules_of};
+        let digest = rules_digest(&rules_of(&plan.request), &plan.request);
+        let build = engine_build(self.dir());
+        let same_files = |p: &Plan| {
+            p.files.len() == plan.files.len()
+                && p.files.iter().zip(&plan.files).all(|(a, b)| a.abs == b.abs && a.digest == b.digest && a.new_digest == b.new_digest)
+        };
+        Ok(self.list()?.into_iter().find(|a| {
+            self.session().owns(&a.owner)
+                && a.rules_digest.as_deref() == Some(digest.as_str())
+                && a.engine_build.is_some()
+                && a.engine_build == build
+                && matches!(&a.kind, ActionKind::AstEdit { plan: p } if same_files(p))
+        }))
     }
 
     /// The pending actions of every session but the caller's, newest first.
