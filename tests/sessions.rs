@@ -307,6 +307,9 @@ async fn an_identical_preview_is_staged_once_per_session() {
     let cli: Value = t.run(&["run", "-p", "fetch_data($A)", "-r", "load_data($A)", "a.py", "--json"]).ok().json();
     let again: Value = t.run(&["run", "-p", "fetch_data($A)", "-r", "load_data($A)", "a.py", "--json"]).ok().json();
     assert_eq!(cli["id"], again["id"]);
+    let said = t.run(&["run", "-p", "fetch_data($A)", "-r", "load_data($A)", "a.py"]).ok().stdout;
+    let id = cli["id"].as_str().unwrap();
+    assert!(said.contains(&format!("\nAlready pending as action {id} (the same preview; nothing new was staged). Nothing was written yet.\n  apply:   ast-edit resolve apply --reason \"why\" --id {id}\n")), "{said}");
     assert!(cli["id"] != json!(first) && cli["id"] != json!(other), "{cli}");
     assert_eq!(common::store::pending(&t).len(), 3);
     // A changed file makes a new plan: staged anew.

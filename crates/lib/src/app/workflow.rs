@@ -20,6 +20,9 @@ pub struct Preview {
     pub details: PreviewDetails,
     /// For a rule scan: what each rule changed (empty for an ad-hoc edit).
     pub per_rule: Vec<RuleCount>,
+    /// True when [`stage`] staged nothing new because the session already had
+    /// this very action pending (the details carry its id).
+    pub already_pending: bool,
 }
 
 impl Preview {
@@ -27,7 +30,7 @@ impl Preview {
     /// `words`.
     pub fn of(plan: &Plan, words: &dyn Words) -> Self {
         let per_rule = plan.per_rule();
-        Preview { details: preview::details(plan, &per_rule, words), per_rule }
+        Preview { details: preview::details(plan, &per_rule, words), per_rule, already_pending: false }
     }
 }
 
@@ -46,6 +49,7 @@ pub fn stage(store: &Store, plan: Plan, words: &dyn Words) -> Result<Preview> {
     let locked = store.lock()?;
     if let Some(same) = locked.identical_own(&plan)? {
         shown.details = shown.details.staged(same.id.clone());
+        shown.already_pending = true;
         shown.details.warnings.push(format!(
             "this preview is identical to pending action {}, staged at {} by this session: nothing new was staged, and its id is given again",
             same.id, same.created_at
