@@ -489,10 +489,12 @@ async fn cli_and_mcp_share_pending_actions() {
     let out = env.cli(&env.root, &["resolve", "discard", "--reason", "from the shell", "--id", &id]);
     assert!(out.status.success());
 
-    // A command action a person proposed is resolved through MCP.
-    let out = env.cli(&env.root, &["propose", "--label", "Touch a marker", "--apply-cmd", "echo done > marker.txt; echo wrote marker"]);
+    // A command action a person proposed is resolved through MCP, by its id
+    // (the command line's actions are another session's).
+    let out = env.cli(&env.root, &["propose", "--label", "Touch a marker", "--apply-cmd", "echo done > marker.txt; echo wrote marker", "--json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let r = client.call("resolve", json!({"action": "apply", "reason": "person approved"})).await;
+    let proposed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = client.call("resolve", json!({"action": "apply", "reason": "person approved", "id": proposed["id"]})).await;
     assert!(!is_error(&r), "{r:?}");
     assert_eq!(text(&r).trim(), "wrote marker");
     assert_eq!(structured(&r)["sourceToolName"], "custom_tool");
@@ -554,12 +556,12 @@ async fn apply_of_an_action_outside_the_root_is_refused_but_discard_works() {
     let staged: Value = serde_json::from_slice(&out.stdout).unwrap();
     let id = staged["id"].as_str().unwrap();
     let client = env.connect().await;
-    let r = client.call("resolve", json!({"action": "apply", "reason": "try"})).await;
+    let r = client.call("resolve", json!({"action": "apply", "reason": "try", "id": id})).await;
     assert!(is_error(&r));
     let t = text(&r);
     assert!(t.contains("outside this server's root") && t.contains(id), "{t}");
     assert_eq!(std::fs::read_to_string(env.base.join("outside/secret.py")).unwrap(), "self.assertEquals(1, 1)\n");
-    let r = client.call("resolve", json!({"action": "discard", "reason": "not mine"})).await;
+    let r = client.call("resolve", json!({"action": "discard", "reason": "not mine", "id": id})).await;
     assert!(!is_error(&r), "{r:?}");
     assert!(text(&r).starts_with("Discarded: AST Edit: 1 replacement in 1 file."), "{}", text(&r));
     client.close().await;
@@ -697,15 +699,16 @@ fn leftover_temp_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// After the server is gone: nothing pending, no interrupted apply to clean up, no
-/// temp file left, and the journal complete (undo puts every file back).
-fn assert_apply_finished_cleanly(env: &Env, files: &[PathBuf]) {
+/// temp file left, and the journal complete (undo of the server's apply of `id`,
+/// by id from the command line, puts every file back).
+fn assert_apply_finished_cleanly(env: &Env, files: &[PathBuf], id: &str) {
     assert!(all_renamed(files), "every file written");
     assert_eq!(leftover_temp_files(&env.root), Vec::<PathBuf>::new());
     let out = env.cli(&env.root, &["pending", "--json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(serde_json::from_slice::<Value>(&out.stdout).unwrap(), json!([]), "the action is resolved");
     assert!(!String::from_utf8_lossy(&out.stderr).contains("interrupted"), "{}", String::from_utf8_lossy(&out.stderr));
-    let out = env.cli(&env.root, &["undo"]);
+    let out = env.cli(&env.root, &["undo", "--id", id]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!all_renamed(files), "undo restored every file from a complete journal");
 }
@@ -715,10 +718,11 @@ fn assert_apply_finished_cleanly(env: &Env, files: &[PathBuf]) {
 /// a server that exits then leaves the apply half done.
 const PAUSE_PAST_SHUTDOWN: [(&str, &str); 2] = [("AST_EDIT_PAUSE_AFTER_RENAME", "1"), ("AST_EDIT_PAUSE_MS", "8000")];
 
-/// Stages the rename of 300 files through `raw`.
-fn stage_300(raw: &mut Raw) {
+/// Stages the rename of 300 files through `raw`; returns the action's id.
+fn stage_300(raw: &mut Raw) -> String {
     let r = raw.call(1, "ast_edit", rename_op());
     assert_eq!(r["result"]["structuredContent"]["filesTouched"], 300, "{r}");
+    r["result"]["structuredContent"]["id"].as_str().expect("staged").to_string()
 }
 
 #[test]
@@ -727,7 +731,7 @@ fn closing_stdin_right_after_resolve_apply_finishes_the_apply_before_exiting() {
     let env = Env::new();
     let files = many_files(&env, 300);
     let mut raw = Raw::start(&env, &PAUSE_PAST_SHUTDOWN);
-    stage_300(&mut raw);
+    let id = stage_300(&mut raw);
     raw.send(&Raw::call_line(2, "resolve", json!({"action": "apply", "reason": "rename"}), false));
     raw.stdin = None;
     // The client half-closed: it still reads, and gets the result.
@@ -740,7 +744,7 @@ fn closing_stdin_right_after_resolve_apply_finishes_the_apply_before_exiting() {
     let (status, stderr) = raw.wait();
     assert!(status.success(), "{status}: {stderr}");
     assert!(stderr.contains("stdin closed; waiting for the `resolve` call in flight to finish before exiting"), "{stderr}");
-    assert_apply_finished_cleanly(&env, &files);
+    assert_apply_finished_cleanly(&env, &files, &id);
 }
 
 #[test]
@@ -749,14 +753,14 @@ fn a_client_gone_during_resolve_apply_still_gets_every_file_written() {
     let env = Env::new();
     let files = many_files(&env, 300);
     let mut raw = Raw::start(&env, &PAUSE_PAST_SHUTDOWN);
-    stage_300(&mut raw);
+    let id = stage_300(&mut raw);
     raw.send(&Raw::call_line(2, "resolve", json!({"action": "apply", "reason": "rename"}), true));
     // The client dies: both of its pipes close.
     raw.stdin = None;
     raw.stdout = None;
     let (status, stderr) = raw.wait();
     assert!(status.success(), "{status}: {stderr}");
-    assert_apply_finished_cleanly(&env, &files);
+    assert_apply_finished_cleanly(&env, &files, &id);
 }
 
 #[test]
@@ -764,7 +768,7 @@ fn a_closed_stdout_ends_the_session_after_the_resolve_in_flight() {
     let env = Env::new();
     let files = many_files(&env, 300);
     let mut raw = Raw::start(&env, &[]);
-    stage_300(&mut raw);
+    let id = stage_300(&mut raw);
     // stdin stays open; the progress notification or the result cannot be written.
     raw.send(&Raw::call_line(2, "resolve", json!({"action": "apply", "reason": "rename"}), true));
     raw.stdout = None;
@@ -786,7 +790,7 @@ fn a_closed_stdout_ends_the_session_after_the_resolve_in_flight() {
     let stderr = raw.stderr();
     assert!(status.success(), "{status}: {stderr}");
     assert!(stderr.contains("cannot write to stdout"), "{stderr}");
-    assert_apply_finished_cleanly(&env, &files);
+    assert_apply_finished_cleanly(&env, &files, &id);
 }
 
 #[test]

@@ -281,14 +281,17 @@ async fn resolve_paths(s: &mut Session, t: &Tree) {
     let said = s.error("resolve", json!({"action": "apply", "reason": "r", "id": cleared})).await;
     assert!(said.contains("was dropped"), "{said}");
     s.error("ast_pending", json!({"id": cleared})).await;
-    // A command action and an action outside the root, staged from a shell.
+    // A command action and an action outside the root, staged from a shell:
+    // another session's, named in the nothing-pending text and taken by id.
     t.run(&["propose", "--label", "Regenerate", "--apply-cmd", "exit 3"]).ok();
     s.ok("ast_pending", json!({})).await;
     let listed = s.ok("ast_pending", json!({})).await;
     let command_id = listed.structured_content.as_ref().unwrap()["actions"][0]["id"].as_str().unwrap().to_string();
     s.ok("ast_pending", json!({"id": command_id})).await;
-    s.error("resolve", json!({"action": "apply", "reason": "r"})).await;
-    s.ok("resolve", json!({"action": "discard", "reason": "r"})).await;
+    let said = s.error("resolve", json!({"action": "apply", "reason": "r"})).await;
+    assert!(said.contains(&command_id), "{said}");
+    s.error("resolve", json!({"action": "apply", "reason": "r", "id": command_id})).await;
+    s.ok("resolve", json!({"action": "discard", "reason": "r", "id": command_id})).await;
     let outside = tempfile::tempdir().unwrap();
     std::fs::write(outside.path().join("o.py"), "fetch_data(1)\n").unwrap();
     let staged = std::process::Command::new(env!("CARGO_BIN_EXE_ast-edit"))
@@ -298,11 +301,20 @@ async fn resolve_paths(s: &mut Session, t: &Tree) {
         .output()
         .unwrap();
     assert!(staged.status.success(), "{}", String::from_utf8_lossy(&staged.stderr));
-    s.error("resolve", json!({"action": "apply", "reason": "r"})).await;
     let listed = s.ok("ast_pending", json!({})).await;
     let outside_id = listed.structured_content.as_ref().unwrap()["actions"][0]["id"].as_str().unwrap().to_string();
+    s.error("resolve", json!({"action": "apply", "reason": "r", "id": outside_id})).await;
     s.error("ast_pending", json!({"id": outside_id})).await;
-    s.ok("resolve", json!({"action": "discard", "reason": "r"})).await;
+    s.ok("resolve", json!({"action": "discard", "reason": "r", "id": outside_id})).await;
+    // An apply from a shell, then this session's over the same file: the
+    // shell's is another session's, and lies under this session's.
+    t.run(&["run", "-U", "-p", "fetch_data($$$A)", "-r", "g($$$A)", "pkg/core.py"]).ok();
+    s.error("ast_undo", json!({})).await;
+    s.ok("ast_edit", json!({"ops": [op("g($$$A)", "h($$$A)")], "paths": ["pkg/core.py"]})).await;
+    s.ok("resolve", json!({"action": "apply", "reason": "r"})).await;
+    s.error("ast_undo", json!({"id": "run-U"})).await;
+    s.ok("ast_undo", json!({})).await;
+    s.ok("ast_undo", json!({"id": "run-U"})).await;
     // The big preview, paged.
     let r = s.ok("ast_edit", json!({"ops": [op("fetch_data($A)", "load_data($A)")], "paths": ["huge"]})).await;
     let big = r.structured_content.as_ref().unwrap()["id"].as_str().unwrap().to_string();

@@ -163,11 +163,12 @@ mod mcp {
         let id = stage_fetch(&t);
         let before = t.snapshot();
         let c = connect(&t).await;
-        let r = call(&c, json!({"action": "apply", "reason": "r", "extra": {"file": ["python/app.py"]}})).await;
+        // Staged from the command line: another session's, taken by id.
+        let r = call(&c, json!({"action": "apply", "reason": "r", "id": id, "extra": {"file": ["python/app.py"]}})).await;
         assert_eq!(r.is_error, Some(true), "{r:?}");
         let msg = text(&r);
         assert!(msg.contains("`file`") && msg.contains("stale, files, allowSyntaxErrors, verify"), "{msg}");
-        let r = call(&c, json!({"action": "apply", "reason": "r", "extra": {"allowSyntaxErrors": 1}})).await;
+        let r = call(&c, json!({"action": "apply", "reason": "r", "id": id, "extra": {"allowSyntaxErrors": 1}})).await;
         assert_eq!(r.is_error, Some(true));
         assert!(text(&r).contains("extra.allowSyntaxErrors must be true or false"), "{}", text(&r));
         assert_eq!(t.snapshot(), before);

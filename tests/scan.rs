@@ -49,7 +49,10 @@ fn scan_runs_every_rule_in_one_pass_as_one_pending_action() {
     assert!(p.files[3].diff.contains("+        self.assertEqual(fetch_data(\"a.txt\"), \"a\")"));
     let h = t.run(&["scan", "python", "js"]).ok();
     assert!(h.stdout.contains("py-assert-equals             2       1"), "{}", h.stdout);
-    t.run(&["resolve", "discard", "--reason", "r"]).ok();
+    // The same scan of the same files is the same pending action, not a second one.
+    let id = p.id.as_deref().expect("staged");
+    assert!(h.stdout.contains(&format!("\nAlready pending as action {id} (the same preview; nothing new was staged). Nothing was written yet.\n")), "{}", h.stdout);
+    assert_eq!(common::store::pending(&t).len(), 1);
     t.run(&["resolve", "apply", "--reason", "r"]).ok();
     assert!(t.read("python/app.py").contains("text = load_data(os.path.join"));
     assert!(t.read("js/lib/util.js").contains("logger.debug(\"loaded\", name)"));

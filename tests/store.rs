@@ -1,4 +1,4 @@
-//! The pending-action store's format (version 2) through the real binary: the shape
+//! The pending-action store's format (version 3) through the real binary: the shape
 //! of a new entry, the order of actions without a counter file, bad entries (and
 //! an entry without a format version) that are reported and skipped, the records of
 //! resolved actions, the retention of what the store keeps and `pending --clear`
@@ -40,11 +40,11 @@ fn is_rfc3339(s: &str) -> bool {
 }
 
 #[test]
-fn a_new_entry_has_the_version_2_shape() {
+fn a_new_entry_has_the_version_3_shape() {
     let t = Tree::fixtures();
     let id = preview_id(&t, &["-l", "py", "--strictness", "ast"]);
     let e = read_json(&pending_dir(&t).join(format!("{id}.json")));
-    assert_eq!(e["formatVersion"], 2);
+    assert_eq!(e["formatVersion"], 3);
     assert_eq!(e["id"], id.as_str());
     let order = e["order"].as_u64().unwrap();
     assert!(e.get("seq").is_none(), "no `seq` copy of order (builds of version 1 wrote one): {e}");
@@ -52,6 +52,8 @@ fn a_new_entry_has_the_version_2_shape() {
     assert_eq!(e["label"], "AST Edit: 2 replacements in 1 file");
     assert_eq!(e["sourceToolName"], "ast_edit");
     assert_eq!(e["files"], json!(["python/test_app.py"]));
+    // Staged from the command line: its session, `cli`, with no client name.
+    assert_eq!((e["owner"].clone(), e["ownerClient"].clone()), (json!("cli"), Value::Null));
     assert_eq!(e["kind"]["type"], "astEdit");
     // The build that planned it: the hash of the binary that ran.
     let bin = std::fs::read(env!("CARGO_BIN_EXE_ast-edit")).unwrap();
@@ -63,7 +65,9 @@ fn a_new_entry_has_the_version_2_shape() {
     );
     let digest = e["rulesDigest"].as_str().unwrap();
     assert!(digest.starts_with("sha256:") && digest.len() == 71, "{digest}");
-    // The same rules give the same digest; another rewrite another.
+    // The same rules give the same digest; another rewrite another. (The file
+    // changes first: the same preview of the same bytes is the same action.)
+    t.write("python/test_app.py", t.read("python/test_app.py") + "\n");
     let same = preview_id(&t, &["-l", "py", "--strictness", "ast"]);
     let same = read_json(&pending_dir(&t).join(format!("{same}.json")));
     assert_eq!(same["rulesDigest"], e["rulesDigest"]);
@@ -71,7 +75,8 @@ fn a_new_entry_has_the_version_2_shape() {
     // A command action records no rules.
     let c = propose(&t, "Cmd");
     let c = read_json(&pending_dir(&t).join(format!("{c}.json")));
-    assert_eq!(c["formatVersion"], 2);
+    assert_eq!(c["formatVersion"], 3);
+    assert_eq!(c["owner"], "cli");
     assert_eq!(c["rules"], json!([]));
     assert_eq!(c["rulesDigest"], Value::Null);
     assert!(c["engineBuild"].is_string());
@@ -144,7 +149,7 @@ fn a_bad_entry_is_reported_and_skipped_and_the_others_still_resolve() {
     let bad = pending_dir(&t).join("bad.json");
     std::fs::write(&bad, "{ not json").unwrap();
     let newer = pending_dir(&t).join("ae-future.json");
-    std::fs::write(&newer, r#"{"formatVersion": 3, "id": "ae-future", "whatever": "shape v3 has"}"#).unwrap();
+    std::fs::write(&newer, r#"{"formatVersion": 4, "id": "ae-future", "whatever": "shape v4 has"}"#).unwrap();
     // An entry of a build before the first release: no format version.
     let unversioned = pending_dir(&t).join("ae-old.json");
     std::fs::write(&unversioned, r#"{"id": "ae-old", "seq": 1, "label": "L", "kind": {}}"#).unwrap();
@@ -162,7 +167,7 @@ fn a_bad_entry_is_reported_and_skipped_and_the_others_still_resolve() {
     assert!(bad_line.contains(&bad.display().to_string()), "{bad_line}");
     assert!(bad_line.ends_with("delete the file to drop it"), "{bad_line}");
     let newer_line = lines.iter().find(|l| l.contains("ae-future.json")).unwrap();
-    assert!(newer_line.contains("written by a newer ast-edit (format version 3"), "{newer_line}");
+    assert!(newer_line.contains("written by a newer ast-edit (format version 4"), "{newer_line}");
 
     let r = t.run(&["show", "--json"]).ok();
     assert!(r.stderr.contains("bad.json"), "{}", r.stderr);
@@ -201,14 +206,15 @@ fn resolved_records_follow_apply_discard_and_undo() {
     let order = read_json(&pending_dir(&t).join(format!("{applied}.json")))["order"].as_u64().unwrap();
     t.run(&["resolve", "apply", "--reason", "r"]).ok();
     let rec = resolved(&t, &applied);
-    assert_eq!(rec["formatVersion"], 2);
+    assert_eq!(rec["formatVersion"], 3);
     assert_eq!(rec["id"], applied.as_str());
     assert_eq!(rec["label"], "AST Edit: 2 replacements in 1 file");
     assert_eq!(rec["sourceToolName"], "ast_edit");
     assert_eq!(rec["resolution"], "applied");
     assert_eq!(rec["order"].as_u64(), Some(order));
     assert!(is_rfc3339(rec["at"].as_str().unwrap()), "{rec}");
-    assert_eq!(rec.as_object().unwrap().len(), 7, "{rec}");
+    assert_eq!(rec["owner"], "cli", "the session that staged it");
+    assert_eq!(rec.as_object().unwrap().len(), 8, "{rec} (no ownerClient: the command line has none)");
 
     let discarded = propose(&t, "Dropped");
     t.run(&["resolve", "discard", "--reason", "r"]).ok();
@@ -488,7 +494,7 @@ fn a_command_waiting_for_the_store_lock_says_so_once() {
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stderr), "waiting for another ast-edit process (pending-action store locked)...\n");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("  A  [custom_tool]\n"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("  A  [custom_tool]  by cli, yours\n"));
 }
 
 
@@ -501,6 +507,7 @@ fn pending_clear_on_a_terminal_asks_how_many_before_dropping() {
     let b = propose_cmd(&t, "B", "true");
     let mut p = spawn_command(t.command(&["pending", "--clear"]), Some(20_000)).unwrap();
     p.exp_string(&format!("  {b}  ")).unwrap();
+    p.exp_string("  B  [custom_tool]  by cli, yours").unwrap();
     p.exp_string(&format!("  {a}  ")).unwrap();
     p.exp_string("Drop these 2 pending actions unresolved (no command runs)? [y/N] ").unwrap();
     p.send_line("").unwrap();

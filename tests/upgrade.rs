@@ -20,18 +20,31 @@
 //!   ast-grep-config's typed rule), stored as that build kept rules (plain JSON):
 //!   read as typed rules, listed, applied (re-run: the constraint still holds)
 //!   and undone.
+//!
+//! tests/data/store-v2/ holds a store of format version 2, which records no
+//! session:
+//!
+//! - `mixed/`: written by a build of commit b550992 on `x = fetch_data(3)` and
+//!   friends: `run -U` of `fetch_data($A)` -> `load_data($A)` on `a.py` (an
+//!   undo record), a preview of `c.py` discarded (a resolved record), and a
+//!   preview of `b.py` left pending. All three belong to the session `cli`: the
+//!   command line resolves and undoes them by default, an MCP server lists them
+//!   as another session's and takes them only by id.
 
 mod common;
 
 use std::path::Path;
 
 use common::{copy_dir, Tree};
+use serde_json::json;
 
 fn data(which: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/store-v1").join(which)
+    let (version, case) = which.split_once('/').unwrap_or(("store-v1", which));
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(version).join(case)
 }
 
-/// A tree holding `which`'s work tree and store, with `@ROOT@` replaced.
+/// A tree holding `which`'s work tree and store (`store-v2/mixed`, or a case
+/// of store-v1 by its name), with `@ROOT@` replaced.
 fn tree(which: &str) -> Tree {
     let t = Tree::empty();
     copy_dir(&data(which).join("ws"), t.path());
@@ -106,4 +119,42 @@ fn a_rule_set_of_format_version_1_is_read_as_typed_rules_and_applies() {
     t.run(&["undo"]).ok();
     let before_a = "def f():\n    return fetch_data(1)\n\n\ndef g():\n    return fetch_data(x)\n";
     assert_eq!((t.read("a.py").as_str(), t.read("b.py").as_str()), (before_a, "x = fetch_data(3)\n"));
+}
+
+#[tokio::test]
+async fn a_store_of_format_version_2_belongs_to_the_command_line_session() {
+    use common::mcp::{call, serve_as, text};
+    let t = tree("store-v2/mixed");
+    let b_before = "x = fetch_data(3)\n";
+    assert_eq!((t.read("a.py").as_str(), t.read("b.py").as_str()), ("def f():\n    return load_data(1)\n", b_before));
+    let rows: Vec<common::json::PendingRow> = t.run(&["pending", "--json"]).ok().json();
+    let got: Vec<(&str, &str, Option<&str>, bool)> = rows.iter().map(|r| (r.id.as_str(), r.owner.as_str(), r.owner_client.as_deref(), r.mine)).collect();
+    assert_eq!(got, [("ae-0318e3", "cli", None, true)]);
+    // The resolved record of version 2 still answers.
+    let r = t.run(&["resolve", "apply", "--reason", "r", "--id", "ae-e61166"]).code(1);
+    assert_eq!(r.stderr, "Action `ae-e61166` was already discarded at 2026-11-28T16:04:07Z; nothing to do.\n");
+
+    // An MCP server sees the entry and the undo record as another session's.
+    let m = serve_as(t.path(), t.state.path(), "agent", &[]).await;
+    let r = call(&m, "ast_pending", json!({})).await;
+    let row = &r.structured_content.as_ref().unwrap()["actions"][0];
+    assert_eq!((row["id"].clone(), row["owner"].clone(), row["mine"].clone()), (json!("ae-0318e3"), json!("cli"), json!(false)));
+    let r = call(&m, "resolve", json!({"action": "apply", "reason": "r"})).await;
+    assert_eq!(r.is_error, Some(true));
+    assert!(text(&r).contains("\n  ae-0318e3  cli  AST Edit: 1 replacement in 1 file\n"), "{}", text(&r));
+    let r = call(&m, "ast_undo", json!({})).await;
+    assert_eq!(r.is_error, Some(true));
+    assert!(text(&r).contains("\n  run-U  cli  1 file\n"), "{}", text(&r));
+    let _ = m.cancel().await;
+    assert_eq!(t.read("b.py"), b_before, "nothing written");
+
+    // The command line takes both by default.
+    let r: serde_json::Value = t.run(&["resolve", "apply", "--reason", "upgrade", "--json"]).ok().json();
+    assert_eq!(r["details"]["sourceResultDetails"]["status"], "applied", "{r}");
+    assert_eq!(t.read("b.py"), "x = load_data(3)\n");
+    t.run(&["undo"]).ok();
+    assert_eq!(t.read("b.py"), b_before);
+    let r = t.run(&["undo"]).ok();
+    assert!(r.stdout.starts_with("Undid run-U: restored 1 file."), "{}", r.stdout);
+    assert_eq!(t.read("a.py"), "def f():\n    return fetch_data(1)\n");
 }

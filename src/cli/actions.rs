@@ -5,12 +5,13 @@
 use std::io::{IsTerminal, Write};
 
 use super::print;
-use super::{open_store, spinner, style, write_json, ColorChoice, JsonFlag, PendingArgs, ProposeArgs, ResolveArgs, ShowArgs};
+use super::{open_store, spinner, style, write_json, ColorChoice, PendingArgs, ProposeArgs, ResolveArgs, ShowArgs, UndoArgs};
 use ast_edit::apply::UndoResult;
 use ast_edit::app::custom::{CommandStanding, CommandView, Handlers, CUSTOM_TOOL};
 use ast_edit::shared::error::Error;
 use super::words::WORDS;
-use ast_edit::store::pending::{ActionKind, NewAction, PendingSummary, Store};
+use ast_edit::store::pending::{ActionKind, NewAction, PendingAction, PendingSummary, Store};
+use ast_edit::store::session::Session;
 use ast_edit::app::resolve::{self, RawResolve};
 use ast_edit::app::workflow::Preview;
 
@@ -93,7 +94,7 @@ pub(super) fn pending(a: PendingArgs, out: &mut impl Write) -> anyhow::Result<i3
         (locked.list()?, locked.kept())
     };
     if a.json {
-        let rows: Vec<_> = list.iter().map(|p| p.summary()).collect();
+        let rows: Vec<_> = list.iter().map(|p| p.summary(store.session())).collect();
         write_json(out, &rows)?;
         return Ok(0);
     }
@@ -101,10 +102,17 @@ pub(super) fn pending(a: PendingArgs, out: &mut impl Write) -> anyhow::Result<i3
         writeln!(out, "No pending actions.")?;
     }
     for p in &list {
-        writeln!(out, "{}  {}  {}  [{}]", p.id, p.created_at, p.label, p.source_tool_name)?;
+        writeln!(out, "{}", row(p, store.session()))?;
     }
     writeln!(out, "{}", kept.footer())?;
     Ok(0)
+}
+
+/// One line of `pending`: id, time, label, tool and owner (`, yours` for the
+/// command line's own, which `resolve` takes without `--id`).
+fn row(p: &PendingAction, session: &Session) -> String {
+    let mine = if session.owns(&p.owner) { ", yours" } else { "" };
+    format!("{}  {}  {}  [{}]  by {}{mine}", p.id, p.created_at, p.label, p.source_tool_name, p.owner_label())
 }
 
 /// Pending actions listed in the confirmation of `pending --clear`.
@@ -130,7 +138,7 @@ fn clear(a: &PendingArgs, store: &Store, out: &mut impl Write) -> anyhow::Result
             .into());
         }
         for p in list.iter().take(CLEAR_LISTED) {
-            eprintln!("  {}  {}  {}  [{}]", p.id, p.created_at, p.label, p.source_tool_name);
+            eprintln!("  {}", row(p, store.session()));
         }
         if list.len() > CLEAR_LISTED {
             eprintln!("  ... and {} more", list.len() - CLEAR_LISTED);
@@ -149,7 +157,7 @@ fn clear(a: &PendingArgs, store: &Store, out: &mut impl Write) -> anyhow::Result
     }
     let dropped = if ids.is_empty() { Vec::new() } else { store.lock()?.clear(&ids)? };
     if a.json {
-        write_json(out, &Cleared { dropped: dropped.iter().map(|p| p.summary()).collect() })?;
+        write_json(out, &Cleared { dropped: dropped.iter().map(|p| p.summary(store.session())).collect() })?;
     } else if dropped.is_empty() {
         writeln!(out, "No pending actions: nothing to clear.")?;
     } else {
@@ -165,7 +173,11 @@ pub(super) fn show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> any
     let (_, store) = open_store()?;
     let (found, resolved) = {
         let locked = store.lock()?;
-        let found = locked.get(id.as_deref())?;
+        // Read-only: without an id, the command line's newest, else anyone's.
+        let found = match locked.get(id.as_deref())? {
+            None if id.is_none() => locked.list()?.into_iter().next(),
+            found => found,
+        };
         let resolved = match (&found, &id) {
             (None, Some(id)) => locked.resolution(id)?,
             _ => None,
@@ -188,7 +200,7 @@ pub(super) fn show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> any
             if json {
                 write_json(out, &shown)?;
             } else {
-                writeln!(out, "{}  {}  {}  [{}]", shown.id, shown.created_at, shown.label, shown.source_tool_name)?;
+                writeln!(out, "{}  {}  {}  [{}]  by {}", shown.id, shown.created_at, shown.label, shown.source_tool_name, action.owner_label())?;
                 writeln!(out, "  apply:   sh -c {:?}  (in {})", shown.apply_cmd, shown.cwd.display())?;
                 if let Some(r) = &shown.reject_cmd {
                     writeln!(out, "  discard: sh -c {r:?}")?;
@@ -214,7 +226,7 @@ pub(super) fn show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> any
         return Ok(0);
     }
     let style = style(color, full);
-    writeln!(out, "{}  {}  [{}]", action.id, action.created_at, action.source_tool_name)?;
+    writeln!(out, "{}  {}  [{}]  by {}", action.id, action.created_at, action.source_tool_name, action.owner_label())?;
     print::diffs(out, &details, style)?;
     print::summary(out, &details, style)?;
     print::how_to_resolve(out, &action.id)?;
@@ -253,10 +265,11 @@ pub(super) fn propose(a: ProposeArgs, out: &mut impl Write) -> anyhow::Result<i3
     Ok(0)
 }
 
-/// `ast-edit undo`.
-pub(super) fn undo(a: JsonFlag, out: &mut impl Write) -> anyhow::Result<i32> {
+/// `ast-edit undo [--id ID]`.
+pub(super) fn undo(a: UndoArgs, out: &mut impl Write) -> anyhow::Result<i32> {
     let (_, store) = open_store()?;
-    let res = UndoResult::run(&store.lock()?)?;
+    let id = a.id.as_deref().map(str::trim).filter(|id| !id.is_empty());
+    let res = UndoResult::run(&store.lock()?, id, WORDS)?;
     print_result(out, a.json, &res, res.is_error, &res.content)?;
     Ok(res.exit_code())
 }

@@ -319,6 +319,7 @@ fn emit(plan: Plan, how: Emit, started: Instant, out: &mut impl Write) -> anyhow
         } else {
             print_preview(out, &shown, findings.as_deref(), how.style)?;
             match &shown.details.id {
+                Some(id) if shown.already_pending => print::already_pending(out, id)?,
                 Some(id) => print::how_to_resolve(out, id)?,
                 None => writeln!(out, "No changes: nothing staged.")?,
             }

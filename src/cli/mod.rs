@@ -101,21 +101,34 @@ Examples:
   ast-edit run -p 'foo($A)' -r 'bar($A)' -p 'baz' -r 'qux' -g '*.py' -g '!vendor/**'
   echo '{\"ops\":[{\"pat\":\"foo($A)\",\"out\":\"bar($A)\"}]}' | ast-edit run --request -")]
     Run(RunArgs),
-    /// Apply or discard a pending action (the newest, or --id).
-    Resolve(ResolveArgs),
-    /// List pending actions, newest first (--clear drops them all).
+    /// Apply or discard a pending action (the newest of the command line's, or --id).
     #[command(long_about = "\
-List pending actions, newest first, and say what the store keeps (undo records,
-resolved ids; pending actions expire after 30 days).
+Apply or discard a pending action: without --id, the newest one staged from the
+command line; with --id, that one, whoever staged it (an MCP server's actions are
+its session's own, and taken only by id; `ast-edit pending` lists every action
+with its owner).")]
+    Resolve(ResolveArgs),
+    /// List pending actions of every session with their owners, newest first (--clear drops them all).
+    #[command(long_about = "\
+List the pending actions of every session, newest first, each with the session
+that staged it (`cli` for the command line, `mcp-<6 hex>` for an MCP server, with
+its client's name), and say what the store keeps (undo records, resolved ids;
+pending actions expire after 30 days).
 
 --clear drops every pending action unresolved (no reject command runs); each is
 remembered as cleared, so `resolve --id` says what became of it. It asks for
 confirmation on a terminal; elsewhere pass --yes.")]
     Pending(PendingArgs),
-    /// Show a pending action's preview (the newest, or ID).
+    /// Show a pending action's preview (the command line's newest, or ID).
     Show(ShowArgs),
-    /// Restore the files of the last applied action (only those still as apply left them).
-    Undo(JsonFlag),
+    /// Restore the files of the command line's last apply, or --id's (only those still as apply left them).
+    #[command(long_about = "\
+Restore the files of the last apply made from the command line, or with --id the
+last apply of that action, whoever applied it (an MCP server's applies are undone
+only by id). Only files that still hold the bytes the apply wrote are put back;
+an apply is refused, nothing written, while a later apply of one of its files is
+in the journal (undo that one first).")]
+    Undo(UndoArgs),
     /// List the supported languages, their names and extensions.
     Langs(JsonFlag),
     /// Run ast-grep rules (a project's, a rule file's or inline) in one pass per file.
@@ -484,12 +497,23 @@ pub struct ResolveArgs {
     /// re-used when this build staged it from the same rules.
     #[arg(long, value_name = "MODE", value_parser = ["rerun"])]
     pub verify: Option<String>,
-    /// Resolve this action instead of the newest.
+    /// Resolve this action (any session's) instead of the command line's newest.
     #[arg(long)]
     pub id: Option<String>,
-    /// Shell command consulted only when nothing is pending (also AST_EDIT_STANDING_CMD).
+    /// Shell command consulted only when the command line has nothing pending (also AST_EDIT_STANDING_CMD).
     #[arg(long, value_name = "CMD")]
     pub standing_cmd: Option<String>,
+    /// Print the result {content, isError, details} as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `undo` arguments.
+#[derive(Args, Debug)]
+pub struct UndoArgs {
+    /// Undo the last apply of this action (default: the command line's last apply).
+    #[arg(long)]
+    pub id: Option<String>,
     /// Print the result {content, isError, details} as JSON.
     #[arg(long)]
     pub json: bool,
@@ -498,7 +522,7 @@ pub struct ResolveArgs {
 /// `show` arguments.
 #[derive(Args, Debug)]
 pub struct ShowArgs {
-    /// Action id (default: the newest).
+    /// Action id (default: the command line's newest, else the newest of all).
     pub id: Option<String>,
     /// Print the preview details as JSON.
     #[arg(long)]

@@ -185,6 +185,18 @@ pub fn table(out: &mut impl Write, d: &PreviewDetails, elapsed: std::time::Durat
 /// Prints how to resolve a staged preview.
 pub fn how_to_resolve(out: &mut impl Write, id: &str) -> io::Result<()> {
     writeln!(out, "Staged as pending action {id}. Nothing was written yet.")?;
+    resolve_lines(out, id)
+}
+
+/// After a preview identical to an action the command line already has pending
+/// (nothing new staged): that action's id and how to resolve it.
+pub fn already_pending(out: &mut impl Write, id: &str) -> io::Result<()> {
+    writeln!(out, "Already pending as action {id} (the same preview; nothing new was staged). Nothing was written yet.")?;
+    resolve_lines(out, id)
+}
+
+/// How to apply or discard the action `id`.
+fn resolve_lines(out: &mut impl Write, id: &str) -> io::Result<()> {
     writeln!(out, "  apply:   ast-edit resolve apply --reason \"why\" --id {id}")?;
     writeln!(out, "  discard: ast-edit resolve discard --reason \"why\" --id {id}")
 }

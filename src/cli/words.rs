@@ -72,6 +72,8 @@ impl Words for Cli {
             Say::RunAgain => "run the same edit again after applying".to_string(),
             Say::ApplyRest(extra) => format!("run `ast-edit resolve apply --extra {}` (with -U: `--skip-flagged`)", shell_word(extra)),
             Say::ApplyAll(extra) => format!("run `ast-edit resolve apply --extra {}` (with -U: `--allow-flagged`)", shell_word(extra)),
+            Say::ResolveById(id) => format!("`--id {id}`, e.g. `ast-edit resolve apply --reason \"why\" --id {id}`"),
+            Say::UndoById(id) => format!("`ast-edit undo --id {id}`"),
         }
     }
 }

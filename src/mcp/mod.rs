@@ -15,13 +15,17 @@
 //!   `PREVIEW_CHAR_BUDGET` characters (`preview_text`) followed by the exact
 //!   [`REMINDER`] block, with the preview details in `structuredContent` (the
 //!   files that fit; `ast_pending` pages through the rest).
-//! - `resolve` (destructive): applies or discards the newest pending action (or `id`)
-//!   through [`ast_edit::app::resolve::resolve`]; the result text, `isError` and details are the
-//!   library's, bounded.
-//! - `ast_pending` (read-only): lists the pending actions, or pages through one
-//!   action's files and diffs (`fileOffset`, `limit`).
-//! - `ast_undo` (destructive): the library's undo of the last apply, refused when
-//!   it is not the `id` given or when it wrote files outside the root.
+//! - `resolve` (destructive): applies or discards the session's newest pending
+//!   action (or `id`, any session's) through [`ast_edit::app::resolve::resolve`];
+//!   the result text, `isError` and details are the library's, bounded.
+//! - `ast_pending` (read-only): lists every session's pending actions with their
+//!   owners, or pages through one action's files and diffs (`fileOffset`, `limit`).
+//! - `ast_undo` (destructive): the library's undo of the session's last apply (or
+//!   of `id`'s, any session's), refused as the library refuses it and when that
+//!   apply wrote files outside the root.
+//!
+//! Each server process is one session of the store (`server`): what it stages is
+//! its own; another session's actions and applies are taken only by `id`.
 //! - `ast_tree` (read-only): the syntax tree of a snippet or a pattern
 //!   ([`ast_edit::plan::tree`], `tree_tool`), to look before writing a pattern.
 //! - `ast_search` (read-only): counts and locates the matches of patterns or
@@ -128,10 +132,11 @@ pub fn serve(root: &Path) -> anyhow::Result<()> {
     std::env::set_current_dir(&root).map_err(|e| Error::io(format!("cannot enter {}", root.display()), e))?;
     let server = AstEditServer::new(root)?;
     eprintln!(
-        "ast-edit mcp {}: serving {} (pending actions in {})",
+        "ast-edit mcp {}: serving {} (pending actions in {}; this session is {})",
         env!("CARGO_PKG_VERSION"),
         server.root().display(),
-        server.state_dir().display()
+        server.state_dir().display(),
+        server.owner()
     );
     // rayon's pool is built once per process; this process is the server's alone. A
     // panic in a detached rayon job (freeing a tree) is logged, not an abort.

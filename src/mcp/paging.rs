@@ -28,6 +28,7 @@ use serde_json::{Map, Value, json};
 
 use ast_edit::apply::UndoReport;
 use ast_edit::store::pending::{ActionKind, PendingAction};
+use ast_edit::store::session::Session;
 use ast_edit::plan::preview::PreviewDetails;
 use ast_edit::app::resolve::ResolveDetails;
 use ast_edit::shared::text::{self, Unit, STRUCTURED_CHAR_BUDGET};
@@ -77,7 +78,8 @@ pub struct PendingArgs {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct UndoArgs {
-    /// The action the caller means to undo: refused unless it is the last applied.
+    /// The action whose last apply to undo (any session's); absent: this
+    /// session's last apply.
     #[serde(default)]
     pub id: Option<String>,
 }
@@ -383,15 +385,19 @@ fn longest_array(v: &mut Value) -> Option<&mut Vec<Value>> {
     }
 }
 
-/// One row of the list of pending actions.
-fn summary_row(a: &PendingAction) -> Value {
-    json!({"id": a.id, "label": a.label, "sourceToolName": a.source_tool_name, "createdAt": a.created_at, "fileCount": a.files.len()})
+/// One row of the list of pending actions, as `session` sees it: `owner` (the
+/// session that staged it), `ownerClient` (its client's name, or null) and
+/// `mine` (this session's own: `resolve` takes it without `id`).
+fn summary_row(a: &PendingAction, session: &Session) -> Value {
+    json!({"id": a.id, "label": a.label, "sourceToolName": a.source_tool_name, "createdAt": a.created_at, "fileCount": a.files.len(),
+        "owner": a.owner, "ownerClient": a.owner_client, "mine": session.owns(&a.owner)})
 }
 
-/// The `structuredContent` of `ast_pending` without `id`: the pending actions,
-/// newest first (`actions`), those that fit; `actionsOmitted` counts the rest.
-pub fn action_list(actions: &[PendingAction]) -> (Value, usize) {
-    let rows: Vec<Value> = actions.iter().map(summary_row).collect();
+/// The `structuredContent` of `ast_pending` without `id`: the pending actions of
+/// every session, newest first (`actions`), those that fit; `actionsOmitted`
+/// counts the rest.
+pub fn action_list(actions: &[PendingAction], session: &Session) -> (Value, usize) {
+    let rows: Vec<Value> = actions.iter().map(|a| summary_row(a, session)).collect();
     let keep = prefix_fitting(rows.iter().map(json_chars), STRUCTURED_CHAR_BUDGET - 100);
     let omitted = rows.len() - keep;
     let rows = rows.into_iter().take(keep).collect::<Vec<_>>();

@@ -12,6 +12,7 @@
 use super::paging::Page;
 use super::{MAX_FILE_LINES, MAX_FOLDER_LINES, PREVIEW_CHAR_BUDGET};
 use ast_edit::store::pending::{ActionKind, PendingAction};
+use ast_edit::store::session::Session;
 use ast_edit::plan::preview::{PreviewDetails, PreviewFile};
 use ast_edit::shared::quote::{display_name, escape_controls};
 use ast_edit::shared::text::{self, plural, Fit, Unit};
@@ -362,8 +363,9 @@ pub fn page_text(action: &PendingAction, page: &Page) -> String {
 }
 
 /// The text of `ast_pending` without `id`: one line per pending action (the
-/// first `shown` of them), newest first.
-pub fn list_text(actions: &[PendingAction], shown: usize) -> String {
+/// first `shown` of them), newest first, each with its owner (`, yours` for
+/// `session`'s own).
+pub fn list_text(actions: &[PendingAction], shown: usize, session: &Session) -> String {
     if actions.is_empty() {
         return "No pending actions: nothing to page through or resolve.".to_string();
     }
@@ -371,13 +373,15 @@ pub fn list_text(actions: &[PendingAction], shown: usize) -> String {
     let mut used = s.chars().count() + TAIL_RESERVE;
     let mut listed = 0;
     for a in actions.iter().take(shown) {
+        let mine = if session.owns(&a.owner) { ", yours" } else { "" };
         let line = cut_line(&format!(
-            "  {}  {}  {}  [{}]  {}",
+            "  {}  {}  {}  [{}]  {}  by {}{mine}",
             a.id,
             a.created_at,
             escape_controls(&a.label),
             a.source_tool_name,
-            plural(a.files.len(), "file")
+            plural(a.files.len(), "file"),
+            a.owner_label()
         ));
         if used + line.chars().count() + 1 > PREVIEW_CHAR_BUDGET {
             break;
@@ -390,7 +394,7 @@ pub fn list_text(actions: &[PendingAction], shown: usize) -> String {
     if listed < actions.len() {
         s.push_str(&format!("  … and {} more\n", actions.len() - listed));
     }
-    s.push_str("See an action's files and diffs with `ast_pending` {\"id\": \"<id>\"}; apply or discard it with `resolve`.");
+    s.push_str("See an action's files and diffs with `ast_pending` {\"id\": \"<id>\"}; apply or discard it with `resolve` (without `id`, `resolve` takes your newest; another session's only with its `id`).");
     s
 }
 

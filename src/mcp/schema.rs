@@ -14,7 +14,7 @@
 //! - one `type` per property: an `Option` field is `"type": "string"`, not
 //!   `["string", "null"]` (see `single_type_properties`);
 //! - no `default`: serde's `#[serde(default)]` fills an absent field before the
-//!   checks run, and the tool's real defaults (`paths` `["."]`, the newest action)
+//!   checks run, and the tool's real defaults (`paths` `["."]`, the session's newest action)
 //!   differ from it; the descriptions state them;
 //! - no `format`: schemars marks integers with formats such as `uint64`, which no
 //!   JSON Schema draft defines; `minimum` says what the server accepts.
@@ -388,7 +388,7 @@ mod tests {
                     "description": "Include/exclude globs from the root (`!` excludes; no `/`: any folder), e.g. [\"*.py\", \"!tests/**\"]."
                 },
                 "maxFiles": {"type": "integer", "minimum": 1, "description": "Search at most this many files (in path order); reaching it is reported."},
-                "contextLines": {"type": "integer", "minimum": 0, "maximum": 10, "description": "Context lines around each change in the diffs, 0 to 10 (default 3)."}
+                "contextLines": {"type": "integer", "minimum": 0, "maximum": 10, "description": "Diff context lines, 0 to 10 (default 3)."}
             },
             "additionalProperties": false
         });
@@ -430,7 +430,7 @@ mod tests {
                     "type": "object",
                     "description": "Apply options (unknown keys are errors): {\"stale\": \"skip\"} writes the unchanged files, reports the rest (default \"abort\"); {\"files\": [...]} only these, {\"exclude\": [...]} all but these (paths, folders, globs); {\"skipFlagged\": true} leaves out flagged files, {\"allowSyntaxErrors\"|\"allowStructureChanges\"|\"allowTemplateMismatch\": true} writes them; {\"verify\": \"rerun\"} re-runs the edit."
                 },
-                "id": {"type": "string", "description": "The pending action to resolve (the `id` of an ast_edit result). Default: the newest."}
+                "id": {"type": "string", "description": "The pending action to resolve (the `id` of an ast_edit result, or another session's from ast_pending). Default: this session's newest."}
             },
             "required": ["action", "reason"],
             "additionalProperties": false

@@ -2,6 +2,13 @@
 //! handlers, progress notifications and cancellation. Each handler checks its
 //! arguments, makes one library call on a blocking thread and turns the result
 //! into a tool result, bounded (`paging`, `preview_text`).
+//!
+//! The process is one session of the store ([`ast_edit::store::session`]): its
+//! owner, `mcp-<6 hex>`, is drawn when it starts, and the client's name from
+//! `initialize` (`clientInfo.name`) goes with it for display. What it stages is
+//! its own; `resolve` and `ast_undo` without `id` take its own newest action and
+//! last apply, another session's only by `id`. Sub-agents sharing one connection
+//! share the session; a restarted server is a new one.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -26,6 +33,7 @@ use ast_edit::shared::error::{Error, Result};
 use super::words::{self, WORDS};
 use ast_edit::shared::message::{Say, Words};
 use ast_edit::store::pending::{ActionKind, Store};
+use ast_edit::store::session::Session;
 use ast_edit::plan;
 use ast_edit::request::{RawRequest, WalkOptions, DEFAULT_MAX_FILESIZE};
 use ast_edit::app::resolve::{self, Action, Ending, RawResolve, ResolveRequest};
@@ -33,11 +41,12 @@ use ast_edit::app::project_rules;
 use ast_edit::app::workflow;
 use ast_edit::app::workspace::Workspace;
 
-/// The server: the workspace of its root, and the work in flight that the process
-/// waits for before it exits.
+/// The server: the workspace of its root, its session's owner, and the work in
+/// flight that the process waits for before it exits.
 #[derive(Clone, Debug)]
 pub struct AstEditServer {
     ws: Arc<Workspace>,
+    owner: Arc<str>,
     in_flight: Arc<InFlight>,
 }
 
@@ -45,12 +54,26 @@ pub struct AstEditServer {
 const CANCELLED: &str = "Cancelled: the preview was abandoned and nothing was staged.";
 
 impl AstEditServer {
-    /// A server confined to `root` (canonical), with the CLI's state-dir rules.
-    /// Cleans up after an apply that was killed half-way (reported on stderr).
+    /// A server confined to `root` (canonical), with the CLI's state-dir rules,
+    /// as a new session (its owner drawn now, unused in the store). Cleans up
+    /// after an apply that was killed half-way (reported on stderr).
     pub fn new(root: PathBuf) -> Result<Self> {
-        let server = AstEditServer { ws: Arc::new(Workspace::new(root)), in_flight: Arc::default() };
-        server.store()?;
-        Ok(server)
+        let ws = Arc::new(Workspace::new(root));
+        let store = ws.store(&mut |msg| eprintln!("ast-edit mcp: warning: {}", msg.render(WORDS)))?;
+        let owner = store.lock()?.new_owner("mcp")?;
+        Ok(AstEditServer { ws, owner: owner.into(), in_flight: Arc::default() })
+    }
+
+    /// The owner of this server's session (`mcp-<6 hex>`).
+    pub fn owner(&self) -> &str {
+        &self.owner
+    }
+
+    /// The session of a call: this server's owner, with the name the client gave
+    /// in `initialize`.
+    fn session(&self, ctx: &RequestContext<RoleServer>) -> Session {
+        let info = ctx.peer.peer_info();
+        Session::new(self.owner.to_string(), info.as_ref().map(|i| i.client_info.name.as_str()))
     }
 
     /// The root the server is confined to.
@@ -69,8 +92,9 @@ impl AstEditServer {
         self.in_flight.clone()
     }
 
-    fn store(&self) -> Result<Store> {
-        self.ws.store(&mut |msg| eprintln!("ast-edit mcp: warning: {}", msg.render(WORDS)))
+    /// Opens the store as `session`.
+    fn store(&self, session: Session) -> Result<Store> {
+        Ok(self.ws.store(&mut |msg| eprintln!("ast-edit mcp: warning: {}", msg.render(WORDS)))?.in_session(session))
     }
 
     async fn ast_edit(&self, args: Option<JsonObject>, ctx: RequestContext<RoleServer>) -> CallToolResult {
@@ -97,11 +121,12 @@ impl AstEditServer {
         };
         let searched = plan.files_searched;
         let server = self.clone();
+        let session = self.session(&ctx);
         // Staging is waited for before the process exits (the planning is not).
         let staging = self.in_flight.start(&ctx.id, "ast_edit");
         let staged = tokio::task::spawn_blocking(move || {
             let _staging = staging;
-            workflow::stage(&server.store()?, plan, WORDS)
+            workflow::stage(&server.store(session)?, plan, WORDS)
         })
         .await;
         let mut details = match staged {
@@ -190,9 +215,10 @@ impl AstEditServer {
         };
         progress.send(0.0, None, "resolving").await;
         let server = self.clone();
+        let session = self.session(&ctx);
         // Not abandoned on cancellation: an apply writes all files or none, and
         // stopping half-way is exactly what it must not do.
-        let joined = tokio::task::spawn_blocking(move || server.resolve_confined(&req)).await;
+        let joined = tokio::task::spawn_blocking(move || server.resolve_confined(&req, session)).await;
         progress.send(1.0, Some(1.0), "resolved").await;
         match joined {
             Ok(Ok(r)) => {
@@ -214,11 +240,12 @@ impl AstEditServer {
         }
     }
 
-    /// [`resolve::resolve`], after checking that an `ast_edit` action to apply
-    /// touches only files inside the root. The action checked is pinned by id so
-    /// that a newer action staged meanwhile is not applied unchecked.
-    fn resolve_confined(&self, req: &ResolveRequest) -> Result<resolve::ResolveResult> {
-        let store = self.store()?;
+    /// [`resolve::resolve`] as `session` (without `id`, its own newest action),
+    /// after checking that an `ast_edit` action to apply touches only files inside
+    /// the root. The action checked is pinned by id so that a newer action staged
+    /// meanwhile is not applied unchecked.
+    fn resolve_confined(&self, req: &ResolveRequest, session: Session) -> Result<resolve::ResolveResult> {
+        let store = self.store(session)?;
         for _attempt in 0..3 {
             let chosen = store.lock()?.get(req.id.as_deref())?;
             let Some(action) = chosen else {
@@ -250,22 +277,24 @@ impl AstEditServer {
         resolve::resolve(&store, req)
     }
 
-    async fn ast_pending(&self, args: Option<JsonObject>) -> CallToolResult {
+    async fn ast_pending(&self, args: Option<JsonObject>, ctx: RequestContext<RoleServer>) -> CallToolResult {
         let args: PendingArgs = match parse_args("ast_pending", args) {
             Ok(a) => a,
             Err(msg) => return tool_error(msg),
         };
         let server = self.clone();
-        match tokio::task::spawn_blocking(move || server.pending(args)).await {
+        let session = self.session(&ctx);
+        match tokio::task::spawn_blocking(move || server.pending(args, session)).await {
             Ok(Ok(result)) => result,
             Ok(Err(e)) => tool_error(words::error(&e)),
             Err(e) => tool_error(format!("internal error in `ast_pending`: {e}")),
         }
     }
 
-    /// `ast_pending`: without `id`, the pending actions; with it, a page of that
+    /// `ast_pending`: without `id`, the pending actions of every session, each
+    /// with its owner (`mine` for `session`'s own); with it, a page of that
     /// action's files. Reads the store only.
-    fn pending(&self, args: PendingArgs) -> Result<CallToolResult> {
+    fn pending(&self, args: PendingArgs, session: Session) -> Result<CallToolResult> {
         let limit = match args.limit {
             None => PAGE_FILES,
             Some(0) => return Ok(tool_error("limit must be at least 1 (files per page)".into())),
@@ -276,7 +305,7 @@ impl AstEditServer {
             }
             Some(n) => n as usize,
         };
-        let store = self.store()?;
+        let store = self.store(session)?;
         let locked = store.lock()?;
         let Some(id) = args.id.filter(|id| !id.trim().is_empty()) else {
             if args.file_offset.is_some() || args.limit.is_some() || args.path.is_some() {
@@ -285,8 +314,8 @@ impl AstEditServer {
                 ));
             }
             let actions = locked.list()?;
-            let (value, shown) = paging::action_list(&actions);
-            return Ok(success(texts::list_text(&actions, shown), value));
+            let (value, shown) = paging::action_list(&actions, locked.session());
+            return Ok(success(texts::list_text(&actions, shown, locked.session()), value));
         };
         let Some(action) = locked.get(Some(&id))? else {
             let said = match locked.resolution(&id)? {
@@ -319,46 +348,44 @@ impl AstEditServer {
         })
     }
 
-    async fn ast_undo(&self, args: Option<JsonObject>) -> CallToolResult {
+    async fn ast_undo(&self, args: Option<JsonObject>, ctx: RequestContext<RoleServer>) -> CallToolResult {
         let args: UndoArgs = match parse_args("ast_undo", args) {
             Ok(a) => a,
             Err(msg) => return tool_error(msg),
         };
         let server = self.clone();
+        let session = self.session(&ctx);
         // Like an apply, an undo runs to its end once started.
-        match tokio::task::spawn_blocking(move || server.undo(args)).await {
+        match tokio::task::spawn_blocking(move || server.undo(args, session)).await {
             Ok(Ok(result)) => result,
             Ok(Err(e)) => tool_error(words::error(&e)),
             Err(e) => tool_error(format!("internal error in `ast_undo`: {e}")),
         }
     }
 
-    /// `ast_undo`: the library's undo of the last applied action (as `ast-edit
-    /// undo`), under the store's lock, refused when that action is not `id` or
-    /// wrote files outside the root.
-    fn undo(&self, args: UndoArgs) -> Result<CallToolResult> {
-        let store = self.store()?;
+    /// `ast_undo`: the library's undo (as `ast-edit undo`) under the store's
+    /// lock, as `session`: without `id` its own last apply, with `id` the last
+    /// apply of that action; refused, nothing written, when the library refuses
+    /// it ([`ast_edit::apply::pick_undo`]) or when it wrote files outside the root.
+    fn undo(&self, args: UndoArgs, session: Session) -> Result<CallToolResult> {
+        let store = self.store(session)?;
         let locked = store.lock()?;
-        let Some((last, files)) = ast_edit::apply::last_applied(&locked)? else {
-            return Ok(tool_error("Nothing to undo: no applied action in the journal.".into()));
+        let id = args.id.as_deref().map(str::trim).filter(|id| !id.is_empty());
+        let choice = match ast_edit::apply::pick_undo(&locked, id)? {
+            Ok(choice) => choice,
+            Err(refused) => return Ok(tool_error(refused.render(WORDS))),
         };
-        if let Some(want) = args.id.filter(|id| !id.trim().is_empty() && *id != last) {
-            return Ok(tool_error(format!(
-                "The last applied action is {last}, not {want}: `ast_undo` undoes only the last apply (undo records are a stack). Nothing was written. Call `ast_undo` with {{\"id\": \"{last}\"}} to undo {last} first."
-            )));
-        }
-        let outside: Vec<String> = files.iter().filter(|p| !ast_edit::app::workspace::really_inside(self.ws.root(), p)).map(|p| p.display().to_string()).collect();
+        let outside: Vec<String> = choice.files.iter().filter(|p| !ast_edit::app::workspace::really_inside(self.ws.root(), p)).map(|p| p.display().to_string()).collect();
         if !outside.is_empty() {
             return Ok(tool_error(format!(
-                "The last applied action {last} wrote {} outside this server's root {}: {}. Nothing was written: the MCP server writes only inside its root; a person can undo it from a shell, with the ast-edit command line.",
+                "The apply of {} wrote {} outside this server's root {}: {}. Nothing was written: the MCP server writes only inside its root; a person can undo it from a shell, with the ast-edit command line.",
+                choice.id,
                 ast_edit::shared::text::plural(outside.len(), "file"),
                 self.ws.root().display(),
                 outside.join(", ")
             )));
         }
-        let Some(report) = ast_edit::apply::undo(&locked)? else {
-            return Ok(tool_error("Nothing to undo: no applied action in the journal.".into()));
-        };
+        let report = ast_edit::apply::undo(&locked, choice)?;
         Ok(success(texts::bounded_result_text(&report.text()), paging::undo(&report)))
     }
 }
@@ -482,8 +509,8 @@ impl ServerHandler for AstEditServer {
             let _running = running;
             match name.as_str() {
                 "ast_edit" => server.ast_edit(request.arguments, context).await,
-                "ast_pending" => server.ast_pending(request.arguments).await,
-                "ast_undo" => server.ast_undo(request.arguments).await,
+                "ast_pending" => server.ast_pending(request.arguments, context).await,
+                "ast_undo" => server.ast_undo(request.arguments, context).await,
                 "ast_tree" => super::tree_tool::ast_tree(request.arguments).await,
                 "ast_search" => super::search_tool::ast_search(server.ws.clone(), request.arguments, context).await,
                 _ => server.resolve(request.arguments, context).await,

@@ -14,7 +14,10 @@ files, after checking none changed since the preview) or \"discard\", and a one-
 Paths are relative to the server's root folder and must stay inside it. To find code, count \
 matches or check a pattern before editing, call `ast_search` (read-only, stages nothing); to see \
 how a snippet or pattern parses, `ast_tree`. `ast_pending` lists the pending actions and pages \
-through one's diffs; `ast_undo` puts back the files of the last apply.";
+through one's diffs; `ast_undo` puts back the files of an apply. This server is one session: \
+without `id`, `resolve` and `ast_undo` take this session's own newest action and last apply, \
+never another session's (another agent's, or a person's at a shell: `ast_pending` lists them with \
+their owners); those only by `id`.";
 
 const AST_EDIT_DESCRIPTION: &str = "\
 Preview a structural search-and-replace (ast-grep patterns on syntax trees), staged as a pending \
@@ -30,7 +33,7 @@ extensions do not say it.
 {regex: ^f}}` filters a capture.";
 
 const RESOLVE_DESCRIPTION: &str = "\
-Apply or discard a pending action (the newest, or `id`). \"apply\" checks that every file still \
+Apply or discard a pending action (this session's newest, or `id`). \"apply\" checks that every file still \
 has its previewed bytes and gives exactly the previewed text, then writes all files or none; if one \
 changed: `Apply failed: ...`, the action stays pending (discard and preview again, or extra \
 {\"stale\": \"skip\"}). \"discard\" writes nothing. `ast_undo` undoes an apply.";
@@ -73,13 +76,13 @@ pub fn resolve_input_schema() -> Value {
 const TOOLS_LIST_BYTE_BUDGET: usize = 14_336;
 
 const AST_PENDING_DESCRIPTION: &str = "\
-List the pending actions (no arguments), or page through one action's files and diffs: {\"id\": ID, \
+List every session's pending actions with their owners (no arguments), or page through one action's files and diffs: {\"id\": ID, \
 \"fileOffset\": N}. An ast_edit result or a page that leaves files out gives the fileOffset to go on from.";
 
 const AST_UNDO_DESCRIPTION: &str = "\
-Undo the last apply: puts back each file it wrote that still holds the written bytes (others are left \
-alone and reported). With `id`, refused unless that is the last applied action; refused too when \
-that apply wrote files outside the root.";
+Undo this session's last apply, or with `id` that action's (any session's): puts back each file it \
+wrote that still holds the written bytes (others are left alone and reported). Refused when a later \
+apply wrote one of its files (undo that first), or when it wrote files outside the root.";
 
 /// A count in an output schema (`{"type": "integer"}`: what the server writes
 /// needs no bounds, and every byte of `tools/list` is read by the model).
@@ -228,7 +231,7 @@ pub fn ast_pending_output_schema() -> Value {
     let (truncated, omitted) = bounds(None);
     object(
         json!({
-            "actions": rows("{id, label, sourceToolName, createdAt, fileCount}"),
+            "actions": rows("{id, label, sourceToolName, createdAt, fileCount, owner, ownerClient, mine}"),
             "actionsOmitted": count(),
             "id": string(),
             "path": string(),
@@ -245,7 +248,7 @@ pub fn ast_pending_output_schema() -> Value {
 
 /// The input schema of `ast_undo` (the fields of `paging::UndoArgs`).
 pub fn ast_undo_input_schema() -> Value {
-    object(json!({"id": {"type": "string", "description": "Default: the last applied."}}), &[])
+    object(json!({"id": {"type": "string", "description": "Default: this session's last apply."}}), &[])
 }
 
 /// The output schema of `ast_undo`: the undo report (docs/DESIGN.md section 5.9), bounded.
@@ -329,7 +332,7 @@ pub fn tools() -> Vec<Tool> {
     const EDIT: &str = "Structural edit (preview)";
     const RESOLVE: &str = "Apply or discard a pending edit";
     const PENDING: &str = "List or page pending edits";
-    const UNDO: &str = "Undo the last apply";
+    const UNDO: &str = "Undo an apply";
     const TREE: &str = "Syntax tree";
     const SEARCH: &str = "Find code (read-only)";
     vec![

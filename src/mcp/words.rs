@@ -54,6 +54,8 @@ impl Words for Mcp {
                 " Hint: in {lang} a statement needs its `;`: try `{statement}` (to match an expression inside other code, pass the statement as `pat` with `selector` set to the expression's node kind, e.g. `\"selector\": \"call_expression\"`)."
             ),
             Say::SnippetHint => " Hint: write a complete expression or statement of the target language; to match a part of a larger snippet, pass the snippet as `pat` with `selector` set to the part's node kind (`ast_tree` shows the kinds).".to_string(),
+            Say::ResolveById(id) => format!("call `resolve` with `\"id\": \"{id}\"`"),
+            Say::UndoById(id) => format!("call `ast_undo` with `\"id\": \"{id}\"`"),
         }
     }
 }

@@ -152,6 +152,9 @@ pub struct PendingRow {
     pub source_tool_name: String,
     pub created_at: String,
     pub files: Vec<String>,
+    pub owner: String,
+    pub owner_client: Option<String>,
+    pub mine: bool,
 }
 
 #[derive(Debug, Deserialize)]

@@ -6,8 +6,9 @@
 //! `sourceToolName` (default `custom_tool`). Three kinds exist: the built-in
 //! `ast_edit` plan, command-backed actions staged by `ast-edit propose` (stored on
 //! disk, so a later process can resolve them), and in-process actions a library
-//! user registers in [`Handlers`]. A [`StandingHandler`] is consulted only when no
-//! action is pending.
+//! user registers in [`Handlers`]. A [`StandingHandler`] is consulted only when the
+//! caller's session has no action pending (other sessions' actions do not count:
+//! without an id, `resolve` never takes them).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -50,7 +51,8 @@ pub trait PendingHandler: Send {
     }
 }
 
-/// Consulted by `resolve` only when nothing is pending.
+/// Consulted by `resolve` without an id only when the caller's session has
+/// nothing pending (the store's session, and no in-process action).
 pub trait StandingHandler: Send {
     /// Its label.
     fn label(&self) -> String;

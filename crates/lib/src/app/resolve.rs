@@ -1,5 +1,5 @@
-//! `resolve`: applies or discards a pending action (the newest, or the one named by
-//! `id`) and returns the result of docs/DESIGN.md section 4.1: a text, an error flag and the
+//! `resolve`: applies or discards a pending action (the caller's session's newest,
+//! or the one named by `id`, whichever session staged it) and returns the result of docs/DESIGN.md section 4.1: a text, an error flag and the
 //! details `{action, reason, extra?, sourceToolName, label, sourceResultDetails?}`.
 //!
 //! The whole resolve runs under the store's lock, so an action is applied once even
@@ -39,7 +39,7 @@ pub struct ResolveRequest {
     pub reason: String,
     /// Free-form options for the action's producer (a JSON object).
     pub extra: Option<Value>,
-    /// Which action; `None` = the newest.
+    /// Which action; `None` = the caller's session's newest.
     pub id: Option<String>,
 }
 
@@ -87,10 +87,10 @@ pub struct RawResolve {
         description = "Apply options (unknown keys are errors): {\"stale\": \"skip\"} writes the unchanged files, reports the rest (default \"abort\"); {\"files\": [...]} only these, {\"exclude\": [...]} all but these (paths, folders, globs); {\"skipFlagged\": true} leaves out flagged files, {\"allowSyntaxErrors\"|\"allowStructureChanges\"|\"allowTemplateMismatch\": true} writes them; {\"verify\": \"rerun\"} re-runs the edit."
     )]
     pub extra: Option<Value>,
-    /// The pending action to resolve; absent or empty: the newest.
+    /// The pending action to resolve; absent or empty: the caller's session's newest.
     #[serde(default)]
     #[schemars(
-        description = "The pending action to resolve (the `id` of an ast_edit result). Default: the newest."
+        description = "The pending action to resolve (the `id` of an ast_edit result, or another session's from ast_pending). Default: this session's newest."
     )]
     pub id: Option<String>,
 }
@@ -352,9 +352,11 @@ enum Chosen {
     Memory(usize),
 }
 
-/// Resolves the newest pending action (or `req.id`) among the actions on disk and
-/// the in-process ones of `handlers`; with none, the standing handler; with no
-/// standing handler, the nothing-pending error. Runs under the store's lock.
+/// Resolves the newest pending action of the store's session (or `req.id`,
+/// whichever session staged it) among the actions on disk and the in-process ones
+/// of `handlers` (which are the session's own); with none, the standing handler;
+/// with no standing handler, the nothing-pending error, naming the other sessions'
+/// pending actions. Runs under the store's lock.
 pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers) -> Result<ResolveResult> {
     let mut details = ResolveDetails {
         action: req.action,
@@ -373,7 +375,7 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
             let text = crate::shared::error::resolved_text(id, record.resolution, &record.at);
             return Ok(ResolveResult::new(Ending::UnknownId, text, details));
         }
-        return Ok(resolve_standing(req, handlers, details));
+        return resolve_standing(&locked, req, handlers, details);
     };
     let (label, source) = match &chosen {
         Chosen::Memory(i) => (handlers.custom[*i].handler.label(), handlers.custom[*i].handler.source_tool_name()),
@@ -481,7 +483,8 @@ fn finish(locked: &Locked<'_>, chosen: Chosen, req: &ResolveRequest, handlers: &
     Ok(())
 }
 
-/// The newest action (or `req.id`) among those on disk and the in-process ones.
+/// The session's newest action (or `req.id`) among those on disk and the
+/// in-process ones.
 fn choose(locked: &Locked<'_>, req: &ResolveRequest, handlers: &Handlers) -> Result<Option<Chosen>> {
     let disk = locked.get(req.id.as_deref())?;
     let memory = handlers
@@ -508,18 +511,21 @@ fn run_handler(handler: &mut dyn PendingHandler, req: &ResolveRequest) -> std::r
     .map_err(Text::from)
 }
 
-/// Nothing is pending: the unknown-id message, the standing handler, or the
-/// nothing-pending message.
-fn resolve_standing(req: &ResolveRequest, handlers: &mut Handlers, mut details: ResolveDetails) -> ResolveResult {
+/// Nothing of the caller's session is pending (or nothing has `id`): the
+/// unknown-id message, the standing handler, or the nothing-pending message
+/// followed by the other sessions' pending actions, if any
+/// ([`crate::store::session::pending_elsewhere`]).
+fn resolve_standing(locked: &Locked<'_>, req: &ResolveRequest, handlers: &mut Handlers, mut details: ResolveDetails) -> Result<ResolveResult> {
     if let Some(id) = &req.id {
-        return ResolveResult::new(Ending::UnknownId, crate::shared::error::unknown_id(id), details);
+        return Ok(ResolveResult::new(Ending::UnknownId, crate::shared::error::unknown_id(id), details));
     }
     let Some(standing) = handlers.standing.as_mut() else {
-        return ResolveResult::new(Ending::NothingPending, NOTHING_PENDING.to_string(), details);
+        let text = Text::from(NOTHING_PENDING).then(crate::store::session::pending_elsewhere(&locked.others()?));
+        return Ok(ResolveResult::new(Ending::NothingPending, text, details));
     };
     details.source_tool_name = Some(standing.source_tool_name());
     details.label = Some(standing.label());
-    match standing.handle(req.action, &req.reason, req.extra.as_ref()) {
+    Ok(match standing.handle(req.action, &req.reason, req.extra.as_ref()) {
         Ok(o) => {
             details.source_result_details = o.details;
             ResolveResult::new(Ending::Done, o.text, details)
@@ -528,5 +534,5 @@ fn resolve_standing(req: &ResolveRequest, handlers: &mut Handlers, mut details: 
             let verb = if req.action == Action::Apply { "Apply" } else { "Discard" };
             ResolveResult::new(Ending::Failed, format!("{verb} failed: {m}"), details)
         }
-    }
+    })
 }

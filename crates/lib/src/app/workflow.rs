@@ -20,6 +20,9 @@ pub struct Preview {
     pub details: PreviewDetails,
     /// For a rule scan: what each rule changed (empty for an ad-hoc edit).
     pub per_rule: Vec<RuleCount>,
+    /// True when [`stage`] staged nothing new because the session already had
+    /// this very action pending (the details carry its id).
+    pub already_pending: bool,
 }
 
 impl Preview {
@@ -27,20 +30,34 @@ impl Preview {
     /// `words`.
     pub fn of(plan: &Plan, words: &dyn Words) -> Self {
         let per_rule = plan.per_rule();
-        Preview { details: preview::details(plan, &per_rule, words), per_rule }
+        Preview { details: preview::details(plan, &per_rule, words), per_rule, already_pending: false }
     }
 }
 
-/// Stages `plan` as a pending `ast_edit` action when it has replacements
-/// (otherwise nothing is staged and the status stays `no_changes`); the preview
-/// is in the words of `words`.
+/// Stages `plan` as a pending `ast_edit` action of the store's session when it
+/// has replacements (otherwise nothing is staged and the status stays
+/// `no_changes`); the preview is in the words of `words`. When the session
+/// already has an identical action pending (same rules digest and build, same
+/// files with the same bytes: [`crate::store::pending::Locked::identical_own`]),
+/// nothing new is staged: the details carry that action's id, and a warning says
+/// so.
 pub fn stage(store: &Store, plan: Plan, words: &dyn Words) -> Result<Preview> {
     let mut shown = Preview::of(&plan, words);
     if plan.files.is_empty() {
         return Ok(shown);
     }
+    let locked = store.lock()?;
+    if let Some(same) = locked.identical_own(&plan)? {
+        shown.details = shown.details.staged(same.id.clone());
+        shown.already_pending = true;
+        shown.details.warnings.push(format!(
+            "this preview is identical to pending action {}, staged at {} by this session: nothing new was staged, and its id is given again",
+            same.id, same.created_at
+        ));
+        return Ok(shown);
+    }
     let files = plan.files.iter().map(|f| f.path.clone()).collect();
-    let action = store.lock()?.push(NewAction {
+    let action = locked.push(NewAction {
         label: shown.details.label.clone(),
         source_tool_name: preview::SOURCE_TOOL.to_string(),
         files,

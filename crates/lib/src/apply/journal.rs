@@ -8,8 +8,8 @@ use super::*;
 /// (when there is a journal) or an anonymous temp file, written as files are
 /// staged and read back only to restore after a failed rename.
 pub(super) struct Spool {
-    /// The journal record's folder and the action's id.
-    pub(super) journal: Option<(PathBuf, String)>,
+    /// The journal record's folder, the action's id and the session applying it.
+    pub(super) journal: Option<(PathBuf, String, Session)>,
     /// The originals file and its length so far.
     pub(super) file: std::sync::Mutex<(std::fs::File, u64)>,
 }
@@ -28,7 +28,7 @@ impl Spool {
                     .create_new(true)
                     .open(&p)
                     .map_err(|e| journal_err(&p, e))?;
-                (Some((dir, id.to_string())), file)
+                (Some((dir, id.to_string(), store.session().clone())), file)
             }
             None => (None, tempfile::tempfile().map_err(|e| Error::apply_failed(format!("cannot create a temp file for the originals: {e}")))?),
         };
@@ -56,7 +56,7 @@ impl Spool {
 
     /// Nothing will be renamed: drop the record's folder.
     pub(super) fn abandon(&self) {
-        if let Some((dir, _)) = &self.journal {
+        if let Some((dir, _, _)) = &self.journal {
             let _ = std::fs::remove_dir_all(dir);
         }
     }
@@ -64,7 +64,7 @@ impl Spool {
     /// Makes the journal record durable before the first rename: originals
     /// fsynced, then the in-flight marker, then the record naming every file.
     pub(super) fn commit(&self, staged: &[Prepared<'_>]) -> Result<Option<PathBuf>> {
-        let Some((dir, id)) = &self.journal else { return Ok(None) };
+        let Some((dir, id, session)) = &self.journal else { return Ok(None) };
         let p = dir.join(ORIGINALS);
         self.file.lock().unwrap_or_else(|e| e.into_inner()).0.sync_all().map_err(|e| journal_err(&p, e))?;
         let files = staged
@@ -82,7 +82,12 @@ impl Spool {
             .collect();
         let marker = dir.join(INFLIGHT);
         std::fs::write(&marker, b"").map_err(|e| journal_err(&marker, e))?;
-        let rec = JournalRecord { id: id.clone(), files };
+        let rec = JournalRecord {
+            id: id.clone(),
+            owner: session.owner().to_string(),
+            owner_client: session.client().map(str::to_string),
+            files,
+        };
         let p = dir.join("record.json");
         write_atomic(&p, &serde_json::to_vec(&rec).expect("serializes")).map_err(|e| journal_err(&p, e))?;
         Ok(Some(dir.clone()))
@@ -94,6 +99,14 @@ impl Spool {
 #[serde(rename_all = "camelCase")]
 pub(super) struct JournalRecord {
     pub(super) id: String,
+    /// The session that applied it (not always the one that staged the
+    /// action): `undo` without an id takes its own session's last record.
+    /// Records of builds before sessions have none: they are `cli`'s.
+    #[serde(default = "crate::store::session::cli_owner")]
+    pub(super) owner: String,
+    /// The name that session's MCP client gave, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) owner_client: Option<String>,
     pub(super) files: Vec<JournalFile>,
 }
 

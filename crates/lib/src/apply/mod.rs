@@ -1,5 +1,5 @@
 //! The only code that writes source files: applies a [`Plan`] under the "verify,
-//! don't trust" rules of docs/DESIGN.md section 4.3, and undoes the last apply.
+//! don't trust" rules of docs/DESIGN.md section 4.3, and undoes an apply.
 //!
 //! 1. Re-read every selected file and compare with the preview digest (a vanished
 //!    file, a symlink now, a size other than the planned one are stale too, the
@@ -15,6 +15,9 @@
 //! 4. Journal the original bytes (fsynced) before the first rename, so `undo`, and
 //!    the next run after a crash, can restore them.
 //! 5. Re-read every written file and check it against the planned digest.
+//!
+//! Each undo record names the session that applied it; `undo` takes the
+//! caller's last one, or the one named by id (docs/DESIGN.md section 4.7).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -30,6 +33,7 @@ use crate::request::lang;
 use crate::shared::message::{Name, Text};
 use crate::shared::status::Resolution;
 use crate::store::pending::Locked;
+use crate::store::session::Session;
 use crate::plan::{FilePlan, Plan};
 use crate::shared::quote::{display_name, escape_controls};
 use crate::shared::status::{ApplyStatus, FileStatus, OutstandingStatus, UndoStatus};
@@ -47,7 +51,7 @@ pub(crate) use journal::recover;
 pub use journal::MAX_LISTED_WRITTEN;
 pub use options::ApplyOptions;
 pub use report::{AppliedFile, ApplyReport, Outstanding};
-pub use undo::{last_applied, undo, UndoReport, UndoResult};
+pub use undo::{pick_undo, undo, UndoChoice, UndoReport, UndoResult, NOTHING_TO_UNDO};
 use fresh::*;
 use journal::*;
 

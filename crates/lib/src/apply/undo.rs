@@ -1,8 +1,11 @@
-//! `undo`: the files of the last applied action put back from the journal,
-//! only where a file still has the bytes the apply wrote (docs/DESIGN.md section
+//! `undo`: the files of the caller's last apply (or of the action named by id)
+//! put back from the journal, only where a file still has the bytes the apply
+//! wrote, and never under a later apply of the same file (docs/DESIGN.md section
 //! 4.7).
 
 use super::*;
+use crate::shared::message::{Say, Words};
+use crate::store::session::owner_label;
 
 /// Result of `undo`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,19 +64,19 @@ pub struct UndoResult {
 }
 
 impl UndoResult {
-    /// Undoes the last applied action (see [`undo`]).
-    pub fn run(store: &Locked<'_>) -> Result<Self> {
-        Ok(match undo(store)? {
-            None => UndoResult {
-                content: "Nothing to undo: no applied action in the journal.".into(),
-                is_error: true,
-                details: None,
-            },
-            Some(r) => UndoResult { content: r.text(), is_error: false, details: Some(r) },
+    /// Undoes the caller's last apply, or with `id` the last apply of that action
+    /// (see [`pick_undo`]); a refusal's text is in the words of `words`.
+    pub fn run(store: &Locked<'_>, id: Option<&str>, words: &dyn Words) -> Result<Self> {
+        Ok(match pick_undo(store, id)? {
+            Err(refused) => UndoResult { content: refused.render(words), is_error: true, details: None },
+            Ok(choice) => {
+                let r = undo(store, choice)?;
+                UndoResult { content: r.text(), is_error: false, details: Some(r) }
+            }
         })
     }
 
-    /// Exit code: 0 restored, 1 nothing to undo, 3 some files left alone.
+    /// Exit code: 0 restored, 1 nothing to undo (or refused), 3 some files left alone.
     pub fn exit_code(&self) -> i32 {
         match &self.details {
             None => 1,
@@ -83,21 +86,108 @@ impl UndoResult {
     }
 }
 
-/// The id of the action that [`undo`] would undo next and the absolute paths of
-/// its files, changing nothing (the MCP server checks them before it undoes);
-/// `None` when there is nothing to undo.
-pub fn last_applied(store: &Locked<'_>) -> Result<Option<(String, Vec<PathBuf>)>> {
-    let Some(dir) = journal_records(store)?.pop() else { return Ok(None) };
-    let rec = read_record(&dir)?;
-    Ok(Some((rec.id, rec.files.into_iter().map(|f| f.abs).collect())))
+/// The text when the journal holds no undo record at all (docs/DESIGN.md §5.3).
+pub const NOTHING_TO_UNDO: &str = "Nothing to undo: no applied action in the journal.";
+
+/// Other sessions' applies listed when the caller has none to undo; the rest
+/// are counted.
+const MAX_OTHER_APPLIES_LISTED: usize = 10;
+
+/// The undo record that [`undo`] is to take, picked by [`pick_undo`]: its
+/// action's id, the session that applied it, and the absolute paths of its files
+/// (the MCP server checks them before it undoes).
+#[derive(Clone, Debug)]
+pub struct UndoChoice {
+    /// The action's id (`run-U` or `review` for an apply without one).
+    pub id: String,
+    /// The session that applied it.
+    pub owner: String,
+    /// The files it wrote, absolute.
+    pub files: Vec<PathBuf>,
+    dir: PathBuf,
 }
 
-/// Restores the files of the last applied action, where they still hold the bytes
-/// apply wrote: each original is read from the journal and checked against its
-/// recorded digest first, and written back keeping the file's mode, owner and
-/// group. Returns `Ok(None)` when there is nothing to undo.
-pub fn undo(store: &Locked<'_>) -> Result<Option<UndoReport>> {
-    let Some(dir) = journal_records(store)?.pop() else { return Ok(None) };
+/// A record of the journal as [`pick_undo`] weighs it.
+struct Seen {
+    id: String,
+    owner: String,
+    /// Absolute path and display path of each file.
+    files: Vec<(PathBuf, String)>,
+}
+
+/// Picks the undo record to take, changing nothing: with `id`, the newest
+/// record of that action, whichever session applied it; without, the newest
+/// record applied by the caller's session (another session's only by `id`).
+/// `Err(text)` (nothing to write) when there is none, or when a later record, of
+/// any session, wrote one of its files: undo records are a stack per file, and
+/// that later one goes first.
+pub fn pick_undo(store: &Locked<'_>, id: Option<&str>) -> Result<std::result::Result<UndoChoice, Text>> {
+    let dirs = journal_records(store)?;
+    if dirs.is_empty() && id.is_none() {
+        return Ok(Err(Text::from(NOTHING_TO_UNDO)));
+    }
+    let session = store.session();
+    let mut newer: Vec<Seen> = Vec::new();
+    for dir in dirs.into_iter().rev() {
+        let rec = read_record(&dir)?;
+        let wanted = match id {
+            Some(id) => rec.id == id,
+            None => session.owns(&rec.owner),
+        };
+        if !wanted {
+            newer.push(Seen { id: rec.id, owner: owner_label(&rec.owner, rec.owner_client.as_deref()), files: rec.files.into_iter().map(|f| (f.abs, f.path)).collect() });
+            continue;
+        }
+        let mine: std::collections::HashSet<&Path> = rec.files.iter().map(|f| f.abs.as_path()).collect();
+        let later = newer.iter().find_map(|n| {
+            let hit: Vec<&String> = n.files.iter().filter(|(abs, _)| mine.contains(abs.as_path())).map(|(_, p)| p).collect();
+            (!hit.is_empty()).then_some((n, hit))
+        });
+        if let Some((n, hit)) = later {
+            let more = if hit.len() > 1 { format!(" and {} more of its files", hit.len() - 1) } else { String::new() };
+            return Ok(Err(Text::from(format!(
+                "Cannot undo {}: a later apply, {} by {}, also wrote {}{more}; undo {} first: ",
+                rec.id,
+                n.id,
+                n.owner,
+                display_name(hit[0]),
+                n.id
+            ))
+            .say(Say::UndoById(n.id.clone()))
+            .lit(". Nothing was written.")));
+        }
+        return Ok(Ok(UndoChoice { id: rec.id, owner: rec.owner, files: rec.files.into_iter().map(|f| f.abs).collect(), dir }));
+    }
+    if let Some(id) = id {
+        if let Ok(Some(r)) = store.resolution(id)
+            && r.resolution == Resolution::Undone
+        {
+            return Ok(Err(crate::shared::error::resolved_text(id, r.resolution, &r.at)));
+        }
+        return Ok(Err(Text::from(format!(
+            "Nothing to undo: the journal holds no apply of `{id}` (it keeps the newest {} applies).",
+            crate::store::JOURNAL_MAX_RECORDS
+        ))));
+    }
+    let mut t = Text::from(format!(
+        "Nothing to undo: no applied action of this session in the journal.\nOther sessions' applies, newest first, which a session undoes only by id ({}):",
+        plural(newer.len(), "apply")
+    ));
+    for n in newer.iter().take(MAX_OTHER_APPLIES_LISTED) {
+        t.push_str(&format!("\n  {}  {}  {}", n.id, n.owner, plural(n.files.len(), "file")));
+    }
+    if newer.len() > MAX_OTHER_APPLIES_LISTED {
+        t.push_str(&format!("\n  … and {} more", newer.len() - MAX_OTHER_APPLIES_LISTED));
+    }
+    Ok(Err(t.lit("\nUndo one by its id: ").say(Say::UndoById(newer[0].id.clone())).lit(".")))
+}
+
+/// Restores the files of the undo record `choice` ([`pick_undo`]), where they
+/// still hold the bytes apply wrote: each original is read from the journal and
+/// checked against its recorded digest first, and written back keeping the
+/// file's mode, owner and group. The record is then removed.
+pub fn undo(store: &Locked<'_>, choice: UndoChoice) -> Result<UndoReport> {
+    let dir = choice.dir;
     let rec = read_record(&dir)?;
     let mut originals = std::fs::File::open(dir.join(ORIGINALS)).and_then(|f| Ok((f.metadata()?.len(), f)));
     let mut restored = Vec::new();
@@ -144,13 +234,13 @@ pub fn undo(store: &Locked<'_>) -> Result<Option<UndoReport>> {
         store.mark(&rec.id, Resolution::Undone)?;
     }
     std::fs::remove_dir_all(&dir).map_err(|e| journal_err(&dir, e))?;
-    Ok(Some(UndoReport {
+    Ok(UndoReport {
         id: rec.id,
         status: if outstanding.is_empty() { UndoStatus::Restored } else { UndoStatus::Incomplete },
         restored,
         outstanding,
         unchanged,
-    }))
+    })
 }
 
 /// Puts one file back from the journal's `originals.bin` (`blob`, of `size`

@@ -197,7 +197,7 @@ pub struct RawRequest {
     #[serde(default)]
     #[schemars(
         with = "Option<String>",
-        description = "Instead of ops: ast-grep rule config(s) as YAML text (--- between rules), or a JSON object or array: rule, constraints, transform, fix. `lang` fills a missing language."
+        description = "Instead of ops: ast-grep rule config(s), YAML text (--- between rules) or a JSON object/array. `lang` fills a missing language."
     )]
     pub rule: Option<serde_json::Value>,
     /// Rewrite the matches nested inside a rewritten match too (docs/DESIGN.md
@@ -253,7 +253,7 @@ pub struct RawRequest {
     /// Lines of context around each change in the diffs (default 3, at most
     /// [`crate::request::MAX_CONTEXT_LINES`]).
     #[serde(default)]
-    #[schemars(range(max = 10), description = "Context lines around each change in the diffs, 0 to 10 (default 3).")]
+    #[schemars(range(max = 10), description = "Diff context lines, 0 to 10 (default 3).")]
     pub context_lines: Option<u64>,
     /// Instead of `ops` or `rule`: the path of an ast-grep project's config
     /// file (`sgconfig.yml`), of a folder holding one, or of one rule file,

@@ -136,6 +136,11 @@ pub enum Say {
     /// An apply refused some files: how to write them too with this `extra`
     /// (JSON, with the keys that allow them).
     ApplyAll(String),
+    /// How to resolve another session's pending action: by its id (the id).
+    ResolveById(String),
+    /// How to undo the apply of the action with this id (another session's, or
+    /// one under a later apply).
+    UndoById(String),
 }
 
 /// One part of a [`Text`].
@@ -312,6 +317,8 @@ impl Words for Plain {
             Say::SnippetHint => " Hint: write a complete expression or statement of the target language.".to_string(),
             Say::ApplyRest(extra) | Say::ApplyAll(extra) => format!("apply with extra {extra}"),
             Say::RunAgain => "run the same edit again after applying".to_string(),
+            Say::ResolveById(id) => format!("give `id` {id}"),
+            Say::UndoById(id) => format!("undo with `id` {id}"),
         }
     }
 }

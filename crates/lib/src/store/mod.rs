@@ -1,8 +1,10 @@
 //! The pending-action store on disk: staged previews and custom actions
-//! (`pending`) in the shapes of format version 2 (`pending_format`), and the
+//! (`pending`) in the shapes of format version 3 (`pending_format`), the
+//! sessions that own them (`session`), and the
 //! undo journal's records. Holds plans; never writes source files.
 
 pub mod pending;
+pub mod session;
 pub(crate) mod pending_format;
 mod retention;
 

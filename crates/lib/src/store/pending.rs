@@ -17,17 +17,22 @@
 //!
 //! Every change happens under the lock, so two resolves of one action apply it once.
 //!
-//! # Format (version 2)
+//! Each process opens the store as one session ([`crate::store::session`]): what
+//! it stages is its own, and [`Locked::get`] without an id takes its own newest
+//! action; every session's actions are listed.
+//!
+//! # Format (version 3)
 //!
 //! Each file is one JSON object whose first key is `formatVersion`; a reader looks
 //! at that number before anything else (see `crate::store::pending_format`, which holds
 //! the readers and writers). A pending entry:
 //!
 //! ```json
-//! {"formatVersion": 2, "id": "ae-3f9c1a", "order": 1795504009142099251,
+//! {"formatVersion": 3, "id": "ae-3f9c1a", "order": 1795504009142099251,
 //!  "createdAt": "2026-11-24T07:06:49Z",
 //!  "label": "AST Edit: 2 replacements in 1 file", "sourceToolName": "ast_edit",
 //!  "files": ["test_app.py"],
+//!  "owner": "mcp-5d41ab", "ownerClient": "claude-code",
 //!  "engineBuild": "sha256:<hex of the executable that staged it>",
 //!  "rules": [{"id": "op-0", "language": "python",
 //!             "rule": {"pattern": "self.assertEquals($A, $B)"},
@@ -38,6 +43,10 @@
 //!
 //! - `order`: see the order rule below. (Entries of earlier builds also hold
 //!   `seq`, a copy of it that nothing reads.)
+//! - `owner`: the session that staged it: `cli` for the command line (and a
+//!   library user that names no session), `mcp-<6 hex>` for an MCP server
+//!   process ([`crate::store::session`]). `ownerClient`: the name the MCP
+//!   client gave in `initialize`, for display; `null` when none.
 //! - `engineBuild`: `pending_format::engine_build`, the SHA-256 of the running
 //!   executable (hashed once per executable file, cached in `engine-builds.json`
 //!   under the file's identity); `null` if unknown.
@@ -54,25 +63,30 @@
 //!   [`crate::plan::warning::Warning`], [`crate::request::read::SkipReason`]), so
 //!   the front end that shows the action words them.
 //!
-//! Version 1 differs only there: it kept them worded, as strings, which this
+//! Version 2 differs only in having no `owner` and `ownerClient`: such an entry
+//! (and a resolved record or undo record without `owner`) belongs to the session
+//! `cli` ([`crate::store::session::CLI_OWNER`]), so the command line resolves it
+//! by default, as it did before sessions, and an MCP server only by id. Version
+//! 1 also kept the warnings and skip reasons worded, as strings, which this
 //! build reads and shows as they are. An entry without `formatVersion` came from
 //! a build before the first release: it is reported unreadable. Entries and a
-//! journal written by builds of version 1 (tests/data/store-v1/) load, show,
-//! apply and undo (`tests/upgrade.rs`).
+//! journal written by builds of versions 1 and 2 (tests/data/store-v1/,
+//! tests/data/store-v2/) load, show, apply and undo (`tests/upgrade.rs`).
 //!
 //! A resolved record, written by [`Locked::finish`] when `resolve` applies or
 //! discards an action from `pending/`, and rewritten by `undo` ([`Locked::mark`]):
 //!
 //! ```json
-//! {"formatVersion": 2, "id": "ae-3f9c1a", "label": "AST Edit: 2 replacements in 1 file",
+//! {"formatVersion": 3, "id": "ae-3f9c1a", "label": "AST Edit: 2 replacements in 1 file",
 //!  "sourceToolName": "ast_edit", "resolution": "applied", "at": "2026-11-24T07:07:02Z",
-//!  "order": 1795504009142099251}
+//!  "order": 1795504009142099251, "owner": "mcp-5d41ab", "ownerClient": "claude-code"}
 //! ```
 //!
 //! `resolution` is `applied`, `discarded`, `undone`, `cleared` (dropped by
 //! `ast-edit pending --clear`, [`Locked::clear`]) or `expired` (dropped by the
 //! retention below); `at` is when it became so; `order` is the order the action
-//! had while pending. In-process actions of [`crate::app::custom::Handlers`] leave no
+//! had while pending; `owner` and `ownerClient` are the action's (`ownerClient`
+//! left out when none). In-process actions of [`crate::app::custom::Handlers`] leave no
 //! record. `resolve --id` and `show ID` of a resolved id say what became of it
 //! ([`crate::shared::error::Error::Resolved`]).
 //!
@@ -123,6 +137,7 @@ use crate::shared::atomic::{write_atomic, write_atomic_with};
 use crate::shared::error::{Error, Result};
 use crate::shared::status::Resolution;
 use crate::store::pending_format;
+use crate::store::session::Session;
 use crate::plan::Plan;
 
 /// What a pending action does when applied.
@@ -147,7 +162,7 @@ pub enum ActionKind {
     },
 }
 
-/// A staged action, as stored (the shape of format version 2; see the module docs).
+/// A staged action, as stored (the shape of format version 3; see the module docs).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PendingAction {
@@ -163,6 +178,15 @@ pub struct PendingAction {
     pub source_tool_name: String,
     /// Paths it would touch.
     pub files: Vec<String>,
+    /// The session that staged it ([`crate::store::session`]);
+    /// [`CLI_OWNER`](crate::store::session::CLI_OWNER) for an entry of format
+    /// version 1 or 2, which recorded none.
+    #[serde(default = "crate::store::session::cli_owner")]
+    pub owner: String,
+    /// The name its MCP client gave that session, for display; `None` when it
+    /// gave none (and for the command line).
+    #[serde(default)]
+    pub owner_client: Option<String>,
     /// The build that staged it (`crate::store::pending_format::engine_build`); `None`
     /// when unknown (an entry older than format version 1, or an unreadable
     /// executable).
@@ -197,6 +221,13 @@ pub struct ResolvedRecord {
     pub at: String,
     /// The order the action had while pending.
     pub order: u64,
+    /// The session that staged it; [`CLI_OWNER`](crate::store::session::CLI_OWNER)
+    /// for a record of format version 1 or 2.
+    #[serde(default = "crate::store::session::cli_owner")]
+    pub owner: String,
+    /// The name its MCP client gave that session, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner_client: Option<String>,
 }
 
 /// What a producer stages; the store adds the id, the order and the time.
@@ -226,24 +257,35 @@ pub struct PendingSummary {
     pub created_at: String,
     /// Paths it would touch.
     pub files: Vec<String>,
+    /// The session that staged it (`cli`, or `mcp-<6 hex>` for an MCP server).
+    pub owner: String,
+    /// The name that session's MCP client gave, or `null`.
+    pub owner_client: Option<String>,
+    /// True when it is the caller's own: resolved without an id.
+    pub mine: bool,
 }
 
 impl PendingAction {
-    /// The summary row.
-    pub fn summary(&self) -> PendingSummary {
+    /// The summary row, as `session` sees it (`mine`).
+    pub fn summary(&self, session: &Session) -> PendingSummary {
         PendingSummary {
             id: self.id.clone(),
             label: self.label.clone(),
             source_tool_name: self.source_tool_name.clone(),
             created_at: self.created_at.clone(),
             files: self.files.clone(),
+            owner: self.owner.clone(),
+            owner_client: self.owner_client.clone(),
+            mine: session.owns(&self.owner),
         }
     }
 }
 
-/// The store.
+/// The store, opened by one session ([`Store::in_session`]; the command line's
+/// by default).
 pub struct Store {
     dir: PathBuf,
+    session: Session,
 }
 
 /// Holds the store's exclusive lock until dropped.
@@ -253,7 +295,8 @@ pub struct Locked<'a> {
 }
 
 impl Store {
-    /// Opens (creating if needed) the store in `dir`.
+    /// Opens (creating if needed) the store in `dir`, as the command line's
+    /// session ([`Session::cli`]).
     pub fn open(dir: impl Into<PathBuf>) -> Result<Self> {
         let dir = dir.into();
         for d in [dir.clone(), dir.join("pending"), dir.join("resolved"), dir.join("journal")] {
@@ -262,7 +305,19 @@ impl Store {
                 message: format!("cannot create it ({e}); set AST_EDIT_STATE_DIR to a writable folder"),
             })?;
         }
-        Ok(Store { dir })
+        Ok(Store { dir, session: Session::cli() })
+    }
+
+    /// This store as seen by `session`: what it stages is that session's, and
+    /// `resolve` and `undo` without an id take that session's own.
+    pub fn in_session(mut self, session: Session) -> Self {
+        self.session = session;
+        self
+    }
+
+    /// The session that opened the store.
+    pub fn session(&self) -> &Session {
+        &self.session
     }
 
     /// The state dir.
@@ -322,7 +377,7 @@ fn new_id(salt: u64) -> String {
 }
 
 /// Nanoseconds since the Unix epoch (0 for a clock before it).
-fn now_nanos() -> u64 {
+pub(super) fn now_nanos() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
@@ -418,6 +473,8 @@ impl Locked<'_> {
             label,
             source_tool_name,
             files,
+            owner: self.store.session.owner().to_string(),
+            owner_client: self.store.session.client().map(str::to_string),
             engine_build: pending_format::engine_build(&self.store.dir),
             rules,
             rules_digest,
@@ -467,13 +524,19 @@ impl Locked<'_> {
         Ok(self.scan()?.actions.into_iter().map(|(a, _)| a).collect())
     }
 
-    /// The action `id`, or the newest one when `id` is `None`.
+    /// The action `id` (whichever session staged it), or when `id` is `None`
+    /// the newest one of the caller's session.
     pub fn get(&self, id: Option<&str>) -> Result<Option<PendingAction>> {
         let all = self.list()?;
         Ok(match id {
             Some(id) => all.into_iter().find(|a| a.id == id),
-            None => all.into_iter().next(),
+            None => all.into_iter().find(|a| self.store.session.owns(&a.owner)),
         })
+    }
+
+    /// The session that took the lock.
+    pub fn session(&self) -> &Session {
+        &self.store.session
     }
 
     /// Drops the action `id` without a record.
@@ -494,6 +557,8 @@ impl Locked<'_> {
             resolution,
             at: now_rfc3339(),
             order: action.order,
+            owner: action.owner.clone(),
+            owner_client: action.owner_client.clone(),
         };
         let written = self.write_resolved(&record);
         self.remove(&action.id)?;

@@ -1,6 +1,6 @@
 //! The on-disk shapes of the pending-action store (see [`crate::store::pending`] for the
-//! layout and the rules): format version 2 of `pending/<id>.json` and of
-//! `resolved/<id>.json` (and the reading of version 1), the rules an
+//! layout and the rules): format version 3 of `pending/<id>.json` and of
+//! `resolved/<id>.json` (and the reading of versions 1 and 2), the rules an
 //! `ast_edit` entry records (ast-grep rule configs), their digest, and the build
 //! identity of the running executable.
 //!
@@ -18,12 +18,15 @@ use crate::store::pending::{ActionKind, PendingAction, ResolvedRecord};
 use crate::request::ruleset::OpRule;
 use crate::request::Request;
 
-/// The format version this build writes, and the newest it reads. Version 2
-/// keeps a plan's warnings and skip reasons typed ([`crate::plan::warning::Warning`],
-/// [`crate::request::read::SkipReason`]) where version 1 kept them worded;
-/// everything else is the same, so this build reads version 1 too (its worded
-/// texts as they are).
-pub const FORMAT_VERSION: u32 = 2;
+/// The format version this build writes, and the newest it reads. Version 3
+/// records the session that staged an entry (`owner`, `ownerClient`; in a
+/// resolved record too), which version 2 did not: an entry or record without
+/// them belongs to the session `cli` ([`crate::store::session::CLI_OWNER`]).
+/// Version 2 keeps a plan's warnings and skip reasons typed
+/// ([`crate::plan::warning::Warning`], [`crate::request::read::SkipReason`])
+/// where version 1 kept them worded; everything else is the same, so this build
+/// reads versions 1 and 2 too (version 1's worded texts as they are).
+pub const FORMAT_VERSION: u32 = 3;
 
 /// The oldest format version this build reads.
 pub const OLDEST_FORMAT_VERSION: u32 = 1;
@@ -228,7 +231,7 @@ fn header(bytes: &[u8], what: &str) -> Result<Option<u64>, Unreadable> {
     }
 }
 
-/// Reads a pending entry (version 1 or 2; one without `formatVersion` came
+/// Reads a pending entry (version 1, 2 or 3; one without `formatVersion` came
 /// from a build before the first release and is not read).
 pub fn decode_entry(bytes: &[u8]) -> Result<PendingAction, Unreadable> {
     match header(bytes, "pending action")? {
@@ -238,9 +241,9 @@ pub fn decode_entry(bytes: &[u8]) -> Result<PendingAction, Unreadable> {
     }
 }
 
-/// A pending entry as written (version 2). Entries of builds of version 1 also
+/// A pending entry as written (version 3). Entries of builds of version 1 also
 /// hold `seq`, a copy of `order` that nothing reads (tests/data/store-v1/ holds
-/// one).
+/// one); entries of versions 1 and 2 have no `owner` and `ownerClient`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Entry<'a> {
@@ -251,6 +254,8 @@ struct Entry<'a> {
     label: &'a str,
     source_tool_name: &'a str,
     files: &'a [String],
+    owner: &'a str,
+    owner_client: &'a Option<String>,
     engine_build: &'a Option<String>,
     rules: &'a [serde_json::Value],
     rules_digest: &'a Option<String>,
@@ -267,6 +272,8 @@ pub fn encode_entry(a: &PendingAction, w: &mut dyn std::io::Write) -> std::io::R
         label: &a.label,
         source_tool_name: &a.source_tool_name,
         files: &a.files,
+        owner: &a.owner,
+        owner_client: &a.owner_client,
         engine_build: &a.engine_build,
         rules: &a.rules,
         rules_digest: &a.rules_digest,
@@ -275,7 +282,8 @@ pub fn encode_entry(a: &PendingAction, w: &mut dyn std::io::Write) -> std::io::R
     serde_json::to_writer(w, &e).map_err(std::io::Error::from)
 }
 
-/// A resolved record as written (version 2, the same shape as version 1).
+/// A resolved record as written (version 3: versions 1 and 2 had no `owner`
+/// and `ownerClient`).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Resolved<'a> {
@@ -289,7 +297,7 @@ pub(crate) fn encode_resolved(r: &ResolvedRecord) -> Vec<u8> {
     serde_json::to_vec(&Resolved { format_version: FORMAT_VERSION, record: r }).expect("plain data serializes")
 }
 
-/// Reads a resolved record (version 1 or 2; there is no older one).
+/// Reads a resolved record (version 1, 2 or 3; there is no older one).
 pub(crate) fn decode_resolved(bytes: &[u8]) -> Result<ResolvedRecord, Unreadable> {
     match header(bytes, "resolved record")? {
         Some(_) => serde_json::from_slice(bytes).map_err(|e| Unreadable::Malformed(format!("unreadable resolved record ({e})"))),
@@ -405,7 +413,7 @@ mod tests {
 
     #[test]
     fn versions_are_told_apart_before_the_rest_is_read() {
-        assert!(matches!(decode_entry(br#"{"formatVersion": 3, "anything": []}"#), Err(Unreadable::Newer(3))));
+        assert!(matches!(decode_entry(br#"{"formatVersion": 4, "anything": []}"#), Err(Unreadable::Newer(4))));
         assert!(matches!(decode_entry(br#"{"formatVersion": 0}"#), Err(Unreadable::Unknown(0))));
         assert!(matches!(decode_entry(b"garbage"), Err(Unreadable::Malformed(_))));
         assert!(matches!(decode_entry(br#"{"id": "x"}"#), Err(Unreadable::Malformed(_))));

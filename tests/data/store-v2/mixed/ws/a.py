@@ -1,0 +1,2 @@
+def f():
+    return load_data(1)

@@ -1,0 +1,1 @@
+x = fetch_data(3)

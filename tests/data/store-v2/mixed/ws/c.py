@@ -1,0 +1,1 @@
+y = fetch_data(4)
