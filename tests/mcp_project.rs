@@ -62,6 +62,10 @@ async fn the_roots_project_runs_its_rules_stages_the_fixes_and_lists_the_finding
         );
     }
     assert_eq!(t.read("src/app.py"), APP, "a preview writes nothing");
+    // The listing says what the action does: its label names its rules.
+    let r = call(&c, "ast_pending", json!({})).await;
+    assert!(ok(&r).contains("AST Scan: 1 replacement in 1 file (rules: assert-equal)  [ast_edit]"), "{}", text(&r));
+    assert_eq!(structured(&r)["actions"][0]["what"], Value::Null);
     let r = call(&c, "resolve", json!({"action": "apply", "reason": "project fixes"})).await;
     ok(&r);
     assert_eq!(t.read("src/app.py"), APPLIED);

@@ -20,6 +20,9 @@ async fn ast_pending_shows_the_files_a_path_folder_or_glob_selects() {
     let c = connect(&t).await;
     let r = call(&c, "ast_edit", json!({"ops": [{"pat": "foo($A)", "out": "bar($A)"}]})).await;
     let id = r.structured_content.as_ref().unwrap()["id"].as_str().unwrap().to_string();
+    // Listed with what it does: labels alone are all alike.
+    let r = call(&c, "ast_pending", json!({})).await;
+    assert!(text(&r).contains(&format!("{id}  ")) && text(&r).contains("AST Edit: 302 replacements in 302 files (`foo($A)` -> `bar($A)`)  [ast_edit]"), "{}", text(&r));
     // One file among 302, by its path.
     let r = call(&c, "ast_pending", json!({"id": id, "path": "pkg/m137.py"})).await;
     let body = text(&r);

@@ -185,7 +185,7 @@ async fn the_command_line_takes_an_agents_action_and_undoes_its_apply_only_by_id
     let out = t.run(&["pending"]).ok().stdout;
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines[0].starts_with(&format!("{mine}  ")) && lines[0].ends_with("  Regenerate  [custom_tool]  by cli, yours"), "{out}");
-    assert!(lines[1].starts_with(&format!("{id}  ")) && lines[1].ends_with(&format!("  AST Edit: 1 replacement in 1 file  [ast_edit]  by {owner} (claude-code)")), "{out}");
+    assert!(lines[1].starts_with(&format!("{id}  ")) && lines[1].ends_with(&format!("  AST Edit: 1 replacement in 1 file (`fetch_data($A)` -> `load_data($A)`)  [ast_edit]  by {owner} (claude-code)")), "{out}");
     let rows: Vec<common::json::PendingRow> = t.run(&["pending", "--json"]).ok().json();
     let got: Vec<(&str, &str, Option<&str>, bool)> = rows.iter().map(|r| (r.id.as_str(), r.owner.as_str(), r.owner_client.as_deref(), r.mine)).collect();
     assert_eq!(got, [(mine.as_str(), "cli", None, true), (id.as_str(), owner.as_str(), Some("claude-code"), false)]);

@@ -54,14 +54,20 @@ fn tree(which: &str) -> Tree {
     t
 }
 
+/// Puts the tree's root in the fixture's JSON files, and stages its pending
+/// actions today: the store drops a pending action staged more than 30 days
+/// ago when it is opened, so the fixtures' own dates would make these tests
+/// fail a month after they were written.
 fn fill(dir: &Path, root: &str) {
+    let staged = regex::Regex::new(r#""createdAt":"[^"]*""#).unwrap();
+    let today = format!("\"createdAt\":\"{}\"", humantime::format_rfc3339_seconds(std::time::SystemTime::now()));
     for e in std::fs::read_dir(dir).unwrap().flatten() {
         let p = e.path();
         if p.is_dir() {
             fill(&p, root);
         } else if p.extension().is_some_and(|x| x == "json") {
-            let text = std::fs::read_to_string(&p).unwrap();
-            std::fs::write(&p, text.replace("@ROOT@", root)).unwrap();
+            let text = std::fs::read_to_string(&p).unwrap().replace("@ROOT@", root);
+            std::fs::write(&p, staged.replace_all(&text, today.as_str()).as_bytes()).unwrap();
         }
     }
 }

@@ -112,7 +112,11 @@ pub(super) fn pending(a: PendingArgs, out: &mut impl Write) -> anyhow::Result<i3
 /// command line's own, which `resolve` takes without `--id`).
 fn row(p: &PendingAction, session: &Session) -> String {
     let mine = if session.owns(&p.owner) { ", yours" } else { "" };
-    format!("{}  {}  {}  [{}]  by {}{mine}", p.id, p.created_at, p.label, p.source_tool_name, p.owner_label())
+    let label = match p.what() {
+        Some(w) => format!("{} ({w})", p.label),
+        None => p.label.clone(),
+    };
+    format!("{}  {}  {label}  [{}]  by {}{mine}", p.id, p.created_at, p.source_tool_name, p.owner_label())
 }
 
 /// Pending actions listed in the confirmation of `pending --clear`.

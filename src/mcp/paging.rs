@@ -389,7 +389,7 @@ fn longest_array(v: &mut Value) -> Option<&mut Vec<Value>> {
 /// session that staged it), `ownerClient` (its client's name, or null) and
 /// `mine` (this session's own: `resolve` takes it without `id`).
 fn summary_row(a: &PendingAction, session: &Session) -> Value {
-    json!({"id": a.id, "label": a.label, "sourceToolName": a.source_tool_name, "createdAt": a.created_at, "fileCount": a.files.len(),
+    json!({"id": a.id, "label": a.label, "what": a.what(), "sourceToolName": a.source_tool_name, "createdAt": a.created_at, "fileCount": a.files.len(),
         "owner": a.owner, "ownerClient": a.owner_client, "mine": session.owns(&a.owner)})
 }
 

@@ -324,7 +324,15 @@ pub const PAGE_TEXT_ROOM: usize = PREVIEW_CHAR_BUDGET - 2 * TAIL_RESERVE;
 
 /// The first line of an action's page: `Pending action <id>: <label> (staged <at> by <tool>).`
 fn action_line(a: &PendingAction) -> String {
-    cut_line(&format!("Pending action {}: {} (staged {} by {}).", a.id, escape_controls(&a.label), a.created_at, a.source_tool_name))
+    cut_line(&format!("Pending action {}: {} (staged {} by {}).", a.id, labelled(a), a.created_at, a.source_tool_name))
+}
+
+/// An action's label with what it does (`PendingAction::what`), escaped.
+fn labelled(a: &PendingAction) -> String {
+    match a.what() {
+        Some(w) => escape_controls(&format!("{} ({w})", a.label)).into_owned(),
+        None => escape_controls(&a.label).into_owned(),
+    }
 }
 
 /// The text of an `ast_pending` page of `action`'s files.
@@ -378,7 +386,7 @@ pub fn list_text(actions: &[PendingAction], shown: usize, session: &Session) -> 
             "  {}  {}  {}  [{}]  {}  by {}{mine}",
             a.id,
             a.created_at,
-            escape_controls(&a.label),
+            labelled(a),
             a.source_tool_name,
             plural(a.files.len(), "file"),
             a.owner_label()

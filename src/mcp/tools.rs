@@ -231,7 +231,7 @@ pub fn ast_pending_output_schema() -> Value {
     let (truncated, omitted) = bounds(None);
     object(
         json!({
-            "actions": rows("{id, label, sourceToolName, createdAt, fileCount, owner, ownerClient, mine}"),
+            "actions": rows("{id, label, what, sourceToolName, createdAt, fileCount, owner, ownerClient, mine}"),
             "actionsOmitted": count(),
             "id": string(),
             "path": string(),

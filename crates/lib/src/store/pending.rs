@@ -266,6 +266,24 @@ pub struct PendingSummary {
 }
 
 impl PendingAction {
+    /// What the action does, shown beside its label in listings (whose labels
+    /// are all alike): an `ast_edit`'s first op (`` `pat` -> `out` ``, with
+    /// how many more ops), on one line, at most 100 characters; `None` for a
+    /// rule scan (its label names its rules: `(rules: a, b)`) and a command
+    /// action.
+    pub fn what(&self) -> Option<String> {
+        let ActionKind::AstEdit { plan } = &self.kind else { return None };
+        let req = &plan.request;
+        if req.rule_set.is_some() {
+            return None;
+        }
+        let op = req.ops.first()?;
+        let more = if req.ops.len() > 1 { format!(" +{} more ops", req.ops.len() - 1) } else { String::new() };
+        let s = format!("`{}` -> `{}`{more}", op.pat, op.out);
+        let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        Some(crate::shared::text::ellipsized(&one_line, 100))
+    }
+
     /// The summary row, as `session` sees it (`mine`).
     pub fn summary(&self, session: &Session) -> PendingSummary {
         PendingSummary {
