@@ -173,7 +173,7 @@ pub fn resolve_output_schema() -> Value {
             "label": string(),
             "sourceResultDetails": {"type": "object", "description": "What apply/discard returned (ast_edit: files with status)."},
             "error": string(),
-            "refused": {"type": "object", "description": "{selected, files, applyRest?, applyAll}: the extra to apply the rest, or all."},
+            "refused": {"type": "object", "description": "{selected, files, applyRest?, applyAll}"},
             "truncated": truncated,
             "filesOmitted": omitted
         }),
@@ -219,7 +219,7 @@ pub fn ast_pending_input_schema() -> Value {
         json!({
             "id": {"type": "string", "description": "A pending action's id; absent: list the pending actions."},
             "fileOffset": {"type": "integer", "minimum": 0, "description": "First file, 0-based (default 0)."},
-            "limit": {"type": "integer", "minimum": 1, "maximum": super::MAX_PAGE_FILES, "description": format!("Files per page (default {}).", super::PAGE_FILES)},
+            "limit": {"type": "integer", "minimum": 1, "maximum": super::MAX_PAGE_FILES, "description": format!("Most files per page (default {}).", super::PAGE_FILES)},
             "path": {"type": "string", "description": "With id: only the files this path, folder or glob selects."}
         }),
         &[],
