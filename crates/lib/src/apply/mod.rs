@@ -240,23 +240,22 @@ fn flag_guard(selected: &[&FilePlan], opts: &ApplyOptions) -> Result<()> {
     let mut allow: Vec<&str> = Vec::new();
     for f in selected {
         let mut why: Vec<String> = Vec::new();
-        let mut flag = |on: bool, allowed: bool, key: &'static str, what: String| {
+        // The reason is only built for a file that is refused.
+        let mut flag = |on: bool, allowed: bool, key: &'static str, what: &dyn Fn() -> String| {
             if on && !allowed {
-                why.push(what);
+                why.push(what());
                 if !allow.contains(&key) {
                     allow.push(key);
                 }
             }
         };
-        flag(f.syntax_errors_introduced(), opts.allow_syntax_errors, "allowSyntaxErrors", "the rewrite introduces syntax errors".into());
-        flag(f.structure_changed, opts.allow_structure_changes, "allowStructureChanges", with_first(
-            "the rewrite moves code in the syntax tree outside the replaced text",
-            f.structure_changes.first().map(|c| (c.line, c.message.as_str())),
-        ));
-        flag(f.template_mismatch, opts.allow_template_mismatch, "allowTemplateMismatch", with_first(
-            "the rewrite does not say what the template says",
-            f.template_mismatches.first().map(|c| (c.line, c.message.as_str())),
-        ));
+        flag(f.syntax_errors_introduced(), opts.allow_syntax_errors, "allowSyntaxErrors", &|| "the rewrite introduces syntax errors".into());
+        flag(f.structure_changed, opts.allow_structure_changes, "allowStructureChanges", &|| {
+            with_first("the rewrite moves code in the syntax tree outside the replaced text", f.structure_changes.first().map(|c| (c.line, c.message.as_str())))
+        });
+        flag(f.template_mismatch, opts.allow_template_mismatch, "allowTemplateMismatch", &|| {
+            with_first("the rewrite does not say what the template says", f.template_mismatches.first().map(|c| (c.line, c.message.as_str())))
+        });
         if !why.is_empty() {
             files.push(RefusedFile { path: display_name(&f.path).into_owned(), reason: why.join("; ") });
         }
