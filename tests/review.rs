@@ -8,6 +8,12 @@ mod common;
 use common::Tree;
 use rexpect::session::spawn_command;
 
+/// Presses one key (no Enter).
+fn key(p: &mut rexpect::session::PtySession, k: &str) {
+    p.send(k).unwrap();
+    p.flush().unwrap();
+}
+
 const PY: [&str; 8] = ["run", "-i", "-l", "py", "-p", "fetch_data($$$A)", "-r", "load_data($$$A)"];
 
 #[test]
@@ -17,18 +23,24 @@ fn interactive_review_writes_only_the_accepted_files() {
     let mut p = spawn_command(t.command(&PY), Some(20_000)).unwrap();
     p.exp_string("+    text = load_data(os.path.join(cwd, \"data.txt\"))").unwrap();
     p.exp_string("[1/3] Apply this change to python/app.py? [y]es [n]o [a]ll remaining [q]uit: ").unwrap();
-    p.send_line("n").unwrap();
+    // One key per answer, no Enter: each is echoed on the question's line.
+    key(&mut p, "n");
+    p.exp_string("n\r\n").unwrap();
     p.exp_string("+    return load_data(\"crlf.txt\")").unwrap();
     p.exp_string("[2/3] Apply this change to python/crlf.py?").unwrap();
-    p.send_line("maybe").unwrap();
+    key(&mut p, "x");
     p.exp_string("Please answer y, n, a or q.").unwrap();
     p.exp_string("[2/3] Apply this change to python/crlf.py?").unwrap();
-    p.send_line("y").unwrap();
+    key(&mut p, "y");
     p.exp_string("[3/3] Apply this change to python/test_app.py?").unwrap();
-    p.send_line("q").unwrap();
+    key(&mut p, "q");
     p.exp_string("Applied 1 replacement in 1 file.").unwrap();
     p.exp_string("applied  python/crlf.py").unwrap();
-    p.exp_string("Declined: 2 files left unchanged.").unwrap();
+    // The declined files are named, and the way back.
+    p.exp_string("Declined: 2 files left unchanged:").unwrap();
+    p.exp_string("declined python/app.py").unwrap();
+    p.exp_string("declined python/test_app.py").unwrap();
+    p.exp_string("To undo: `ast-edit undo --id ae-").unwrap();
     p.exp_eof().unwrap();
     assert_eq!(t.read_bytes("python/crlf.py"), b"def run():\r\n    return load_data(\"crlf.txt\")\r\n");
     assert_eq!(t.read("python/app.py"), orig.read("python/app.py"));
@@ -43,9 +55,9 @@ fn answering_all_accepts_this_and_every_remaining_file() {
     let t = Tree::fixtures();
     let mut p = spawn_command(t.command(&PY), Some(20_000)).unwrap();
     p.exp_string("[1/3] Apply this change to python/app.py?").unwrap();
-    p.send_line("y").unwrap();
+    key(&mut p, "y");
     p.exp_string("[2/3] Apply this change to python/crlf.py?").unwrap();
-    p.send_line("a").unwrap();
+    key(&mut p, "a");
     p.exp_string("Applied 5 replacements in 3 files.").unwrap();
     p.exp_eof().unwrap();
     assert!(t.read("python/test_app.py").contains("load_data(\"a.txt\")"));
@@ -58,7 +70,7 @@ fn scan_interactive_reviews_rule_edits() {
     t.write("r.yml", "id: py-assert\nlanguage: python\nrule: {pattern: '$S.assertEquals($A, $B)'}\nfix: $S.assertEqual($A, $B)\n");
     let mut p = spawn_command(t.command(&["scan", "-i", "--rules", "r.yml"]), Some(20_000)).unwrap();
     p.exp_string("[1/1] Apply this change to python/test_app.py?").unwrap();
-    p.send_line("y").unwrap();
+    key(&mut p, "y");
     p.exp_string("Applied 2 replacements in 1 file.").unwrap();
     p.exp_eof().unwrap();
     assert!(t.read("python/test_app.py").contains("self.assertEqual(len("));

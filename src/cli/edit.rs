@@ -33,6 +33,8 @@ pub(super) struct Emit {
     /// A scan: a match of a `severity: error` rule fails it, fix or not, unless
     /// the fixes are written (`-U`, `-i`), as `ast-grep scan`.
     scan: bool,
+    /// `--stats`: the end-of-run table on stderr.
+    stats: bool,
 }
 
 impl OutputArgs {
@@ -50,7 +52,7 @@ impl OutputArgs {
             allow_template_mismatch: allow,
             ..ApplyOptions::default()
         };
-        Ok(Emit { json, update_all: self.update_all, interactive: self.interactive, style: style(color, self.full), apply, scan })
+        Ok(Emit { json, update_all: self.update_all, interactive: self.interactive, style: style(color, self.full), apply, scan, stats: self.stats })
     }
 
     /// `-C N`, checked against [`ast_edit::request::MAX_CONTEXT_LINES`]; it overrides a
@@ -299,8 +301,8 @@ fn build_plan(req: &Request, cwd: &Path) -> Result<Plan> {
     plan
 }
 
-/// Stages (or with -U applies, or with -i reviews) a plan and prints it, then the
-/// end-of-run table on stderr (after stdout is flushed, so on a terminal it
+/// Stages (or with -U applies, or with -i reviews) a plan and prints it, then
+/// with `--stats` the end-of-run table on stderr (after stdout is flushed, so on a terminal it
 /// really comes last; it holds a time, so it is not part of the output proper).
 fn emit(plan: Plan, how: Emit, started: Instant, out: &mut impl Write) -> anyhow::Result<i32> {
     // As `ast-grep scan` without -U: a match of a `severity: error` rule fails
@@ -326,7 +328,7 @@ fn emit(plan: Plan, how: Emit, started: Instant, out: &mut impl Write) -> anyhow
         }
         (0, shown.details)
     };
-    if !how.json {
+    if how.stats && !how.json {
         out.flush()?;
         print::table(&mut std::io::stderr(), &details, started.elapsed())?;
     }
@@ -391,11 +393,11 @@ fn update_all(plan: Plan, json: bool, style: Style, apply: ApplyOptions, out: &m
     }
     let (_, store) = open_store()?;
     let bar = spinner("applying (verifying and writing files)");
-    let applied = workflow::apply_fresh(&store, &plan, apply, "run-U");
+    let applied = workflow::apply_fresh(&store, &plan, apply, &shown.details.label);
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let report = match applied {
+    let (id, report) = match applied {
         Ok(r) => r,
         Err(e) => {
             let message = super::words::error(&e);
@@ -417,6 +419,9 @@ fn update_all(plan: Plan, json: bool, style: Style, apply: ApplyOptions, out: &m
         findings(out, &shown, drawn.as_deref())?;
         print::summary(out, &shown.details, style)?;
         writeln!(out, "{}", report.text())?;
+        if report.applied {
+            print::undo_line(out, &id)?;
+        }
     }
     let code = if report.status == ast_edit::shared::status::ApplyStatus::Incomplete { 3 } else { 0 };
     Ok((code, shown.details))

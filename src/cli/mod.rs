@@ -387,6 +387,10 @@ pub struct OutputArgs {
     /// Print every diff line in full (no preview budget).
     #[arg(long)]
     pub full: bool,
+    /// After the run, print on stderr how many files were searched, changed and
+    /// skipped (with the reasons counted) and how long it took.
+    #[arg(long)]
+    pub stats: bool,
     /// Lines of context around each change in the diffs, 0 to 10 (default 3;
     /// overrides a --request's contextLines).
     #[arg(short = 'C', long = "context", value_name = "N")]
@@ -488,8 +492,14 @@ pub struct ResolveArgs {
     /// Why, in one sentence (required).
     #[arg(long)]
     pub reason: Option<String>,
-    /// JSON object of options (ast_edit actions take only these): {"stale":"skip"},
-    /// {"files":[...]}, {"allowSyntaxErrors":true}, {"verify":"rerun"}.
+    /// JSON object of options. An edit's action takes only these keys:
+    /// "stale": "skip" or "abort" (a file changed since the preview is left out,
+    /// or nothing is written); "files": [...] and "exclude": [...] (paths,
+    /// folders or globs: apply only these, or all but these); "skipFlagged":
+    /// true (leave out the files the checks flagged); "allowSyntaxErrors",
+    /// "allowStructureChanges", "allowTemplateMismatch": true (write flagged
+    /// files of that kind); "verify": "rerun" (as --verify). A custom action
+    /// (`propose`) takes its own.
     #[arg(long, value_name = "JSON")]
     pub extra: Option<String>,
     /// How apply proves the new text: `rerun` re-runs the edit on every file

@@ -95,6 +95,8 @@ pub fn diffs(out: &mut impl Write, d: &PreviewDetails, style: Style) -> io::Resu
     if hidden.lines > 0 {
         let how = match &d.id {
             Some(id) => format!("`ast-edit show {id} --full` or `--json`"),
+            // -U wrote them: nothing is staged to show again.
+            None if d.applied => "`--full` or `--json` on the next run, or in the files now (e.g. `git diff`)".to_string(),
             None => "`--full` or `--json`".to_string(),
         };
         writeln!(
@@ -199,6 +201,12 @@ pub fn already_pending(out: &mut impl Write, id: &str) -> io::Result<()> {
 fn resolve_lines(out: &mut impl Write, id: &str) -> io::Result<()> {
     writeln!(out, "  apply:   ast-edit resolve apply --reason \"why\" --id {id}")?;
     writeln!(out, "  discard: ast-edit resolve discard --reason \"why\" --id {id}")
+}
+
+/// After a write: how to put the files back (the way resolve's text says it).
+pub fn undo_line(out: &mut impl Write, id: &str) -> io::Result<()> {
+    let text = ast_edit::shared::message::Text::from("To undo: ").say(ast_edit::shared::message::Say::UndoById(id.to_string()));
+    writeln!(out, "{}", text.render(super::words::WORDS))
 }
 
 /// Prints one diff's lines, cut and coloured as a preview's.

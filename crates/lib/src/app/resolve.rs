@@ -291,12 +291,13 @@ pub(crate) fn verification(action: &PendingAction, plan: &Plan, opts: &ApplyOpti
 fn apply_ast_edit(
     plan: &Plan,
     locked: &Locked<'_>,
-    id: &str,
+    action: &PendingAction,
     opts: &ApplyOptions,
     extra: Option<&Value>,
     refused: &mut Option<Refusal>,
 ) -> std::result::Result<apply::ApplyReport, Text> {
-    match apply::apply_plan(plan, opts, Some((locked, id))) {
+    let what = apply::Journalled { id: action.id.clone(), label: action.label.clone() };
+    match apply::apply_plan(plan, opts, Some((locked, &what))) {
         Ok(report) => Ok(report),
         Err(Error::ApplyFailed(m)) => Err(m),
         Err(Error::ApplyRefused(r)) => {
@@ -391,8 +392,9 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
         Chosen::Memory(_) => None,
     };
     let mut verified = None;
+    let mut wrote = false;
     let outcome = match (&chosen, ast_plan) {
-        (_, Some((plan, action))) => resolve_ast_edit(plan, action, &locked, req, &mut verified, &mut details.refused)?,
+        (_, Some((plan, action))) => resolve_ast_edit(plan, action, &locked, req, &mut verified, &mut details.refused, &mut wrote)?,
         (Chosen::Disk(a), None) => {
             let ActionKind::Command { apply_cmd, reject_cmd, cwd, details } = &a.kind else { unreachable!("matched above") };
             let mut command = CommandAction {
@@ -416,14 +418,22 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
         }
         Ok(o) => o,
     };
+    let undo_id = match &chosen {
+        Chosen::Disk(a) if wrote => Some(a.id.clone()),
+        _ => None,
+    };
     finish(&locked, chosen, req, handlers, verified.is_some())?;
-    let content = match outcome {
+    let mut content = Text::from(match outcome {
         Some(o) => {
             details.source_result_details = o.details;
             o.text
         }
         None => format!("Discarded: {label}. Reason: {}", req.reason),
-    };
+    });
+    // Every write names the way back (docs/DESIGN.md section 5.3).
+    if let Some(id) = undo_id {
+        content = content.lit("\nTo undo: ").say(Say::UndoById(id));
+    }
     let mut result = ResolveResult::new(ending, content, details);
     result.verified = verified;
     Ok(result)
@@ -439,6 +449,7 @@ fn resolve_ast_edit(
     req: &ResolveRequest,
     verified: &mut Option<Verified>,
     refused: &mut Option<Refusal>,
+    wrote: &mut bool,
 ) -> Result<std::result::Result<(Ending, Option<Outcome>), Text>> {
     let mut opts = ast_edit_options(req)?;
     if req.action == Action::Discard {
@@ -449,7 +460,8 @@ fn resolve_ast_edit(
     let how = verification(action, plan, &opts, locked.dir());
     opts.trust_plan = how == Verified::Spliced;
     *verified = Some(how);
-    Ok(apply_ast_edit(plan, locked, &action.id, &opts, req.extra.as_ref(), refused).map(|report| {
+    Ok(apply_ast_edit(plan, locked, action, &opts, req.extra.as_ref(), refused).map(|report| {
+        *wrote = report.applied;
         let ending = if report.status == ApplyStatus::Incomplete { Ending::Incomplete } else { Ending::Done };
         let mut text = report.text();
         if ending == Ending::Incomplete {

@@ -68,12 +68,16 @@ pub fn stage(store: &Store, plan: Plan, words: &dyn Words) -> Result<Preview> {
 }
 
 /// Applies `plan`, made moments before by this same process, with the verified
-/// writer (journalled for `undo` under `tag`): every selected file must still have
-/// the bytes the plan was made from, and the planned edits are spliced onto them.
-/// `opts` say which files (`only`, `skip_flagged`) and which flagged files may be
-/// written; the plan is always trusted (`trust_plan`: this process just made it).
-pub fn apply_fresh(store: &Store, plan: &Plan, opts: ApplyOptions, tag: &str) -> Result<ApplyReport> {
+/// writer, journalled for `undo` under a fresh action id and `label` (the
+/// preview's): every selected file must still have the bytes the plan was made
+/// from, and the planned edits are spliced onto them. `opts` say which files
+/// (`only`, `skip_flagged`) and which flagged files may be written; the plan is
+/// always trusted (`trust_plan`: this process just made it). Returns the id,
+/// which `undo --id` takes, with the report.
+pub fn apply_fresh(store: &Store, plan: &Plan, opts: ApplyOptions, label: &str) -> Result<(String, ApplyReport)> {
     let locked = store.lock()?;
     let opts = ApplyOptions { trust_plan: true, ..opts };
-    apply::apply_plan(plan, &opts, Some((&locked, tag)))
+    let what = apply::Journalled { id: locked.fresh_id()?, label: label.to_string() };
+    let report = apply::apply_plan(plan, &opts, Some((&locked, &what)))?;
+    Ok((what.id, report))
 }

@@ -8,18 +8,19 @@ use super::*;
 /// (when there is a journal) or an anonymous temp file, written as files are
 /// staged and read back only to restore after a failed rename.
 pub(super) struct Spool {
-    /// The journal record's folder, the action's id and the session applying it.
-    pub(super) journal: Option<(PathBuf, String, Session)>,
+    /// The journal record's folder, the action's id and label, and the session
+    /// applying it.
+    pub(super) journal: Option<(PathBuf, Journalled, Session)>,
     /// The originals file and its length so far.
     pub(super) file: std::sync::Mutex<(std::fs::File, u64)>,
 }
 
 impl Spool {
-    pub(super) fn create(journal: Option<(&Locked<'_>, &str)>) -> Result<Self> {
+    pub(super) fn create(journal: Option<(&Locked<'_>, &Journalled)>) -> Result<Self> {
         let (journal, file) = match journal {
-            Some((store, id)) => {
+            Some((store, what)) => {
                 let order = store.next_order()?;
-                let dir = store.journal_dir().join(format!("{order:020}-{id}"));
+                let dir = store.journal_dir().join(format!("{order:020}-{}", what.id));
                 std::fs::create_dir_all(&dir).map_err(|e| journal_err(&dir, e))?;
                 let p = dir.join(ORIGINALS);
                 let file = std::fs::File::options()
@@ -28,7 +29,7 @@ impl Spool {
                     .create_new(true)
                     .open(&p)
                     .map_err(|e| journal_err(&p, e))?;
-                (Some((dir, id.to_string(), store.session().clone())), file)
+                (Some((dir, what.clone(), store.session().clone())), file)
             }
             None => (None, tempfile::tempfile().map_err(|e| Error::apply_failed(format!("cannot create a temp file for the originals: {e}")))?),
         };
@@ -64,7 +65,7 @@ impl Spool {
     /// Makes the journal record durable before the first rename: originals
     /// fsynced, then the in-flight marker, then the record naming every file.
     pub(super) fn commit(&self, staged: &[Prepared<'_>]) -> Result<Option<PathBuf>> {
-        let Some((dir, id, session)) = &self.journal else { return Ok(None) };
+        let Some((dir, what, session)) = &self.journal else { return Ok(None) };
         let p = dir.join(ORIGINALS);
         self.file.lock().unwrap_or_else(|e| e.into_inner()).0.sync_all().map_err(|e| journal_err(&p, e))?;
         let files = staged
@@ -83,7 +84,8 @@ impl Spool {
         let marker = dir.join(INFLIGHT);
         std::fs::write(&marker, b"").map_err(|e| journal_err(&marker, e))?;
         let rec = JournalRecord {
-            id: id.clone(),
+            id: what.id.clone(),
+            label: Some(what.label.clone()),
             owner: session.owner().to_string(),
             owner_client: session.client().map(str::to_string),
             files,
@@ -94,11 +96,26 @@ impl Spool {
     }
 }
 
+/// What an apply is journalled as: the action's id (a pending action's, or a
+/// fresh one for `run -U` and `run -i`, which stage none) and its label, which
+/// `undo` names.
+#[derive(Clone, Debug)]
+pub struct Journalled {
+    /// The action's id, which `undo --id` takes.
+    pub id: String,
+    /// Its label (`AST Edit: 2 replacements in 1 file`).
+    pub label: String,
+}
+
 /// An undo record.
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct JournalRecord {
     pub(super) id: String,
+    /// The action's label, which `undo` names beside its id. Records of builds
+    /// before it have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) label: Option<String>,
     /// The session that applied it (not always the one that staged the
     /// action): `undo` without an id takes its own session's last record.
     /// Records of builds before sessions have none: they are `cli`'s.

@@ -48,7 +48,7 @@ mod report;
 mod undo;
 
 pub(crate) use journal::recover;
-pub use journal::MAX_LISTED_WRITTEN;
+pub use journal::{Journalled, MAX_LISTED_WRITTEN};
 pub use options::ApplyOptions;
 pub use report::{AppliedFile, ApplyReport, Outstanding};
 pub use undo::{pick_undo, undo, UndoChoice, UndoReport, UndoResult, NOTHING_TO_UNDO};
@@ -137,7 +137,7 @@ fn injected_rename_failure(k: usize) -> bool {
 }
 
 /// Applies `plan`. `journal` receives the undo record of what was written.
-pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>, &str)>) -> Result<ApplyReport> {
+pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>, &Journalled)>) -> Result<ApplyReport> {
     opts.check_paths(plan)?;
     let (selected, mut outstanding) = select(plan, opts)?;
     flag_guard(&selected, opts)?;

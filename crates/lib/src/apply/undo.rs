@@ -13,6 +13,10 @@ use crate::store::session::owner_label;
 pub struct UndoReport {
     /// The action undone.
     pub id: String,
+    /// Its label, when its undo record has one (records of builds before
+    /// labels were journalled have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// `restored` or `incomplete`.
     pub status: UndoStatus,
     /// Files now holding their original bytes: those put back, and those that
@@ -31,7 +35,8 @@ impl UndoReport {
     pub fn text(&self) -> String {
         let unchanged: std::collections::HashSet<&String> = self.unchanged.iter().collect();
         let put_back: Vec<&String> = self.restored.iter().filter(|r| !unchanged.contains(r)).collect();
-        let mut s = format!("Undid {}: restored {}", self.id, plural(put_back.len(), "file"));
+        let label = self.label.as_deref().map_or_else(String::new, |l| format!(" ({})", escape_controls(l)));
+        let mut s = format!("Undid {}{label}: restored {}", self.id, plural(put_back.len(), "file"));
         match self.unchanged.len() {
             0 => {}
             1 => s.push_str("; 1 file already held its original bytes (never written, or put back since) and was left as it is"),
@@ -236,6 +241,7 @@ pub fn undo(store: &Locked<'_>, choice: UndoChoice) -> Result<UndoReport> {
     std::fs::remove_dir_all(&dir).map_err(|e| journal_err(&dir, e))?;
     Ok(UndoReport {
         id: rec.id,
+        label: rec.label,
         status: if outstanding.is_empty() { UndoStatus::Restored } else { UndoStatus::Incomplete },
         restored,
         outstanding,

@@ -466,15 +466,28 @@ impl Locked<'_> {
         Ok(last.map_or(now, |l| now.max(l.saturating_add(1))))
     }
 
-    /// Stages `new` under a fresh id, as the newest action; returns it as stored.
-    pub fn push(&self, new: NewAction) -> Result<PendingAction> {
-        let order = self.next_order()?;
+    /// An action id that no pending or resolved action has: for a staged
+    /// action, and for an apply that stages none (`run -U`, `run -i`), whose undo
+    /// record it names.
+    pub fn fresh_id(&self) -> Result<String> {
+        Ok(self.fresh_id_at(self.next_order()?))
+    }
+
+    /// [`Locked::fresh_id`] drawn with `order` (the new action's).
+    fn fresh_id_at(&self, order: u64) -> String {
         let mut id = new_id(order);
         let mut n = 0;
         while self.pending_path(&id).exists() || self.resolved_path(&id).exists() {
             n += 1;
             id = new_id(order.wrapping_add(n * 1_000_003));
         }
+        id
+    }
+
+    /// Stages `new` under a fresh id, as the newest action; returns it as stored.
+    pub fn push(&self, new: NewAction) -> Result<PendingAction> {
+        let order = self.next_order()?;
+        let id = self.fresh_id_at(order);
         let NewAction { label, source_tool_name, files, kind } = new;
         let (rules, rules_digest) = match &kind {
             ActionKind::AstEdit { plan } => {
