@@ -11,6 +11,7 @@ use ast_edit::app::custom::{CommandStanding, CommandView, Handlers, CUSTOM_TOOL}
 use ast_edit::shared::error::Error;
 use super::words::WORDS;
 use ast_edit::store::pending::{ActionKind, NewAction, PendingAction, PendingSummary, Store};
+use ast_edit::shared::quote::escape_controls;
 use ast_edit::store::session::Session;
 use ast_edit::app::resolve::{self, RawResolve};
 use ast_edit::app::workflow::Preview;
@@ -108,13 +109,14 @@ pub(super) fn pending(a: PendingArgs, out: &mut impl Write) -> anyhow::Result<i3
     Ok(0)
 }
 
-/// One line of `pending`: id, time, label, tool and owner (`, yours` for the
+/// One line of `pending` (and the head of `show`): id, time, label, tool and owner (`, yours` for the
 /// command line's own, which `resolve` takes without `--id`).
 fn row(p: &PendingAction, session: &Session) -> String {
     let mine = if session.owns(&p.owner) { ", yours" } else { "" };
+    let label = escape_controls(&p.label);
     let label = match p.what() {
-        Some(w) => format!("{} ({w})", p.label),
-        None => p.label.clone(),
+        Some(w) => format!("{label} ({})", escape_controls(&w)),
+        None => label.into_owned(),
     };
     format!("{}  {}  {label}  [{}]  by {}{mine}", p.id, p.created_at, p.source_tool_name, p.owner_label())
 }
@@ -204,7 +206,7 @@ pub(super) fn show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> any
             if json {
                 write_json(out, &shown)?;
             } else {
-                writeln!(out, "{}  {}  {}  [{}]  by {}", shown.id, shown.created_at, shown.label, shown.source_tool_name, action.owner_label())?;
+                writeln!(out, "{}", row(&action, store.session()))?;
                 writeln!(out, "  apply:   sh -c {:?}  (in {})", shown.apply_cmd, shown.cwd.display())?;
                 if let Some(r) = &shown.reject_cmd {
                     writeln!(out, "  discard: sh -c {r:?}")?;
@@ -230,7 +232,7 @@ pub(super) fn show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> any
         return Ok(0);
     }
     let style = style(color, full);
-    writeln!(out, "{}  {}  [{}]  by {}", action.id, action.created_at, action.source_tool_name, action.owner_label())?;
+    writeln!(out, "{}", row(&action, store.session()))?;
     print::diffs(out, &details, style)?;
     print::summary(out, &details, style)?;
     print::how_to_resolve(out, &action.id)?;

@@ -55,7 +55,7 @@ pub(super) fn tree(a: TreeArgs, out: &mut impl Write) -> anyhow::Result<i32> {
         })?,
         (None, None) => return Err(Error::bad("tree needs the code's language: pass -l LANG (py, rs, ts, c, ...; `ast-edit langs` lists them)").into()),
     };
-    let dump = tree::dump(&code, lang, TreeOptions { is_pattern: a.pattern, all: a.all })?;
+    let dump = tree::dump(&code, lang, TreeOptions { is_pattern: a.pattern, all: a.all }, super::words::WORDS)?;
     if a.json {
         write_json(out, &dump)?;
     } else {

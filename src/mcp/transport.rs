@@ -312,9 +312,9 @@ fn tools_call_params_error(params: Option<&Value>) -> String {
     match p.get("name") {
         Some(Value::String(_)) => {}
         Some(other) => {
-            return format!("`params.name` must be a string naming the tool (`ast_edit` or `resolve`), not a {}", json_type(other));
+            return format!("`params.name` must be a string naming one of the tools `tools/list` lists (`ast_search`, `ast_edit`, `resolve`, ...), not a {}", json_type(other));
         }
-        None => return "`params.name` is missing: name the tool to call (`ast_edit` or `resolve`)".to_string(),
+        None => return "`params.name` is missing: name the tool to call, one of those `tools/list` lists (`ast_search`, `ast_edit`, `resolve`, ...)".to_string(),
     }
     if let Some(args) = p.get("arguments")
         && !matches!(args, Value::Object(_) | Value::Null)

@@ -34,7 +34,7 @@ pub(super) async fn ast_tree(args: Option<JsonObject>) -> CallToolResult {
         Err(msg) => return error(msg),
     };
     let opts = TreeOptions { is_pattern: args.is_pattern, all: !args.named };
-    let done = tokio::task::spawn_blocking(move || tree::dump_named(&args.code, &args.lang, opts)).await;
+    let done = tokio::task::spawn_blocking(move || tree::dump_named(&args.code, &args.lang, opts, super::words::WORDS)).await;
     let dump = match done {
         Ok(Ok(d)) => d,
         Ok(Err(e)) => return error(words::error(&e)),

@@ -177,6 +177,9 @@ pub struct CompileError {
     pub message: Text,
     /// A few words for a summary line listing several languages.
     pub short: String,
+    /// Not an error of the op: the language is prose, or the pattern is text
+    /// there, and no language was named (see `prose_root`).
+    pub prose: bool,
 }
 
 impl std::fmt::Display for CompileError {
@@ -186,7 +189,7 @@ impl std::fmt::Display for CompileError {
 }
 
 fn cerr(field: OpField, message: impl Into<Text>, short: impl Into<String>) -> CompileError {
-    CompileError { field, message: message.into(), short: short.into() }
+    CompileError { field, message: message.into(), short: short.into(), prose: false }
 }
 
 /// Compiles every op of `req` for `lang`; the first failing op is reported.
@@ -207,6 +210,10 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
         let field = if field == "pat" { OpField::Pat } else { OpField::Out };
         cerr(field, msg, "over a limit")
     })?;
+    // A prose language is searched only when named (docs/DESIGN.md §2.3).
+    if req.lang.is_none() && lang::is_prose(lang) {
+        return Err(prose(index, &op.pat, lang, None));
+    }
     // Then the depth of the pattern's tree, parsed as ast-grep-core will parse it
     // (tree-sitter parses without recursion), before `Pattern::try_new` recurses.
     let (snippet, depth) = crate::request::parse_pattern(&op.pat, lang);
@@ -255,6 +262,11 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
             short,
         ));
     }
+    if req.lang.is_none()
+        && let Some(kind) = prose_root(&pattern, lang)
+    {
+        return Err(prose(index, &op.pat, lang, Some(&kind)));
+    }
     let fix = TemplateFix::try_new(&op.out, &lang).map_err(|e| {
         cerr(OpField::Out, format!("ops[{index}].out `{}` is not a valid {lname} rewrite: {e:?}", op.out), "not a valid rewrite")
     })?;
@@ -295,6 +307,40 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
         suppressible: false,
         lint: Vec::new(),
     })
+}
+
+/// The kind of the node `pattern` matches when, in `lang`, that is text rather
+/// than code: HTML's `text`, a YAML string scalar. A pattern of another
+/// language often parses so there (`print($A)` is a line of text in HTML), and
+/// would then match prose or data, so without a language named such files are
+/// not searched for it (docs/DESIGN.md §2.3).
+fn prose_root(pattern: &Pattern, lang: SupportLang) -> Option<String> {
+    let kind_id = match &pattern.node {
+        PatternNode::Terminal { kind_id, .. } | PatternNode::Internal { kind_id, .. } => *kind_id,
+        PatternNode::MetaVar { .. } => return None,
+    };
+    let ts = lang.get_ts_language();
+    let kind = ts.node_kind_for_id(kind_id)?;
+    let text_kinds: &[&str] = match lang {
+        SupportLang::Html => &["text"],
+        SupportLang::Yaml => &["string_scalar", "double_quote_scalar", "single_quote_scalar", "block_scalar"],
+        _ => &[],
+    };
+    text_kinds.contains(&kind).then(|| kind.to_string())
+}
+
+/// Why op `index` is not searched in files of `lang` when no language is named:
+/// `lang` is prose (markdown), or the pattern is text there (`kind`).
+fn prose(index: usize, pat: &str, lang: SupportLang, kind: Option<&str>) -> CompileError {
+    let lname = lang::name(lang);
+    let (why, short) = match kind {
+        None => (format!("{lname} is prose"), "prose".to_string()),
+        Some(k) => (format!("it is text there (a `{k}`), not code"), format!("text there: a `{k}`")),
+    };
+    let message = Text::from(format!("ops[{index}].pat `{pat}` is not searched in {lname} files: {why}; they are searched only when the language is named ("))
+        .name(Name::Set(Input::Lang, lname.to_string()))
+        .lit(").");
+    CompileError { prose: true, ..cerr(OpField::Pat, message, short) }
 }
 
 /// Compiles rule config `index` of a rule set, `rule`, whose JSON

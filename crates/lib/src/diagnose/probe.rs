@@ -13,7 +13,7 @@ use super::{
 use crate::compile::CompiledOp;
 use crate::request::lang;
 use crate::shared::message::{Input, Name, Text};
-use crate::shared::text::plural;
+use crate::shared::text::{joined, plural};
 
 type Tree = AstGrep<StrDoc<SupportLang>>;
 
@@ -242,6 +242,7 @@ pub fn diagnose(facts: &RunFacts<'_>) -> Vec<Text> {
     langs.sort_by_key(|l| lang::name(*l));
     langs.dedup();
     let mut found: Vec<(usize, Text)> = Vec::new();
+    let mut absent: std::collections::BTreeMap<usize, (Vec<&str>, Vec<String>)> = std::collections::BTreeMap::new();
     let mut budget = MAX_DIAGNOSED_OPS;
     for (i, op) in req.ops.iter().enumerate().filter(|(i, _)| zero(*i)) {
         if let Some(note) = langs.iter().find_map(|&l| super::operator_note(i, &op.pat, l)) {
@@ -263,7 +264,30 @@ pub fn diagnose(facts: &RunFacts<'_>) -> Vec<Text> {
             continue;
         }
         let files = look_at_files(facts, lang, &mut probes);
-        found.extend(probes.iter().flat_map(|p| say(req, lang, files, p).into_iter().map(|m| (p.i, m))));
+        for p in &probes {
+            if files == 0 && unparsed_only(req, lang, p) {
+                let words: Vec<String> = p.op.prefilters.iter().flat_map(|(f, _)| f.literals.iter()).take(5).map(|w| format!("`{w}`")).collect();
+                absent.entry(p.i).or_insert_with(|| (Vec::new(), words)).0.push(lang::name(lang));
+            } else {
+                found.extend(say(req, lang, files, p).into_iter().map(|m| (p.i, m)));
+            }
+        }
+    }
+    // An op that no file of some languages could match (their files lack its
+    // words): one note naming them all, and none when a file of another
+    // language was parsed for it (its diagnosis tells the story).
+    for (i, (langs, words)) in absent {
+        if !found.iter().any(|(k, _)| *k == i) {
+            let head = format!("ops[{i}].pat `{}`", shown(&req.ops[i].pat));
+            found.push((
+                i,
+                Text::from(format!(
+                    "{head} matched nothing: no {} file searched holds all of its words ({}), so none was parsed for it.",
+                    joined(&langs, "or"),
+                    words.join(", ")
+                )),
+            ));
+        }
     }
     // Stable: a probe's messages keep their order.
     found.sort_by_key(|(i, _)| *i);
@@ -332,6 +356,14 @@ fn say(req: &crate::request::Request, lang: SupportLang, files: usize, p: &Probe
     }
     out.retain(|m| !m.is_empty());
     out
+}
+
+/// True when all a probe of `lang` would say is that no file of `lang` holds
+/// the op's words (none was parsed for it): no call it misses, no lowercase
+/// metavariable, no Go conversion to explain.
+fn unparsed_only(req: &crate::request::Request, lang: SupportLang, p: &Probe<'_>) -> bool {
+    let pat = &req.ops[p.i].pat;
+    p.zero && p.found == 0 && p.calls <= p.calls_matched && lowercase_note(pat, lang).is_none() && conversion_fix(pat, lang, p).is_none()
 }
 
 /// An op that matched nothing: how its pattern parsed and what the code holds.

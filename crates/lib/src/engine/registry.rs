@@ -73,11 +73,12 @@ impl Engine {
                 }
                 return Err(Error::bad(msgs));
             }
-            if let [(_, e)] = errs.as_slice() {
-                warnings.push(e.message.clone().lit(format!(" Files of that language are not searched for ops[{i}].")));
-            } else {
-                let why: Vec<String> = errs.iter().map(|(l, e)| format!("{} ({})", lang::name(*l), e.short)).collect();
-                warnings.push(not_searched_in(req, i, &why));
+            match errs.as_slice() {
+                [(_, e)] if !e.prose => warnings.push(e.message.clone().lit(format!(" Files of that language are not searched for ops[{i}]."))),
+                _ => {
+                    let searched: Vec<&str> = langs.iter().filter(|l| !errs.iter().any(|(f, _)| f == *l)).map(|l| lang::name(*l)).collect();
+                    warnings.push(not_searched_in(req, i, &searched, errs));
+                }
             }
         }
         Ok(Engine { by_lang, file_globs: Vec::new(), base: cwd.to_path_buf(), warnings, injections: Vec::new() })
@@ -250,14 +251,20 @@ impl FileOps<'_> {
     }
 }
 
-/// The warning for an op that some languages cannot express: `why` names each
-/// language with a short reason.
-pub(super) fn not_searched_in(req: &Request, i: usize, why: &[String]) -> Text {
-    Text::from(format!(
-        "ops[{i}].pat `{}` is not searched in files of {} languages it cannot express there: {}. ",
+/// The one line for an op that is searched in the languages `searched` and not
+/// in those of `errs` (prose, text there, or a pattern that does not compile),
+/// each named with a short reason.
+pub(super) fn not_searched_in(req: &Request, i: usize, searched: &[&str], errs: &[(SupportLang, CompileError)]) -> Text {
+    let why: Vec<String> = errs.iter().map(|(l, e)| format!("{} ({})", lang::name(*l), e.short)).collect();
+    let line = Text::from(format!(
+        "ops[{i}].pat `{}` is searched in {} files; not in {} files. ",
         req.ops[i].pat,
-        why.len(),
-        why.join(", ")
-    ))
-    .say(Say::PickLanguage)
+        crate::shared::text::joined(searched, "and"),
+        crate::shared::text::joined(&why.iter().map(String::as_str).collect::<Vec<_>>(), "or")
+    ));
+    if errs.iter().all(|(_, e)| e.prose) {
+        line.lit("Name a language with ").name(crate::shared::message::Name::Input(crate::shared::message::Input::Lang)).lit(" to search its files.")
+    } else {
+        line.say(Say::PickLanguage)
+    }
 }

@@ -25,6 +25,7 @@ use serde::Serialize;
 
 use crate::shared::error::{Error, Result};
 use crate::request::lang;
+use crate::shared::message::{Input, Name, Text, Words};
 use crate::shared::text::plural;
 
 /// Most bytes of code or pattern to show the tree of: the per-pattern limit of a
@@ -147,14 +148,16 @@ pub struct TreeDump {
 }
 
 /// The tree of `code` in the language named `lang_name` (a name or alias); an
-/// unknown name is bad input ([`lang::parse_lang`]).
-pub fn dump_named(code: &str, lang_name: &str, opts: TreeOptions) -> Result<TreeDump> {
+/// unknown name is bad input ([`lang::parse_lang`]). The pattern note names
+/// inputs in the words of `words` (the front end's).
+pub fn dump_named(code: &str, lang_name: &str, opts: TreeOptions, words: &dyn Words) -> Result<TreeDump> {
     let lang = lang::parse_lang(lang_name)?;
-    dump(code, lang, opts)
+    dump(code, lang, opts, words)
 }
 
-/// The tree of `code` in `lang`. Bad input: code over [`MAX_CODE_BYTES`].
-pub fn dump(code: &str, lang: SupportLang, opts: TreeOptions) -> Result<TreeDump> {
+/// The tree of `code` in `lang`, its pattern note in the words of `words`.
+/// Bad input: code over [`MAX_CODE_BYTES`].
+pub fn dump(code: &str, lang: SupportLang, opts: TreeOptions, words: &dyn Words) -> Result<TreeDump> {
     if code.len() > MAX_CODE_BYTES {
         return Err(Error::bad(format!(
             "the code is {} bytes; the limit is {MAX_CODE_BYTES} bytes per tree: show a smaller snippet (the piece of code the pattern is about)",
@@ -170,7 +173,7 @@ pub fn dump(code: &str, lang: SupportLang, opts: TreeOptions) -> Result<TreeDump
     let (tree, nodes, truncated_by) = walk.build(root);
     let (pattern_root, pattern_note) = match opts.is_pattern {
         true => {
-            let (kind, note) = pattern_note(&walk, root, code);
+            let (kind, note) = pattern_note(&walk, root, code, words);
             (kind, Some(note))
         }
         false => (None, None),
@@ -487,7 +490,8 @@ fn render_node(n: &TreeNode, depth: usize, out: &mut String) {
 /// the top; else it descends through nodes with one child (or one and a trailing
 /// MISSING or empty one). Returns its kind (when it is a node ast-grep matches
 /// by kind) and one sentence.
-fn pattern_note(walk: &Walk<'_>, root: tree_sitter::Node<'_>, code: &str) -> (Option<String>, String) {
+fn pattern_note(walk: &Walk<'_>, root: tree_sitter::Node<'_>, code: &str, words: &dyn Words) -> (Option<String>, String) {
+    let selector = || Text::from("").name(Name::Input(Input::Selector)).render(words);
     let lowercase = lowercase_meta_hint(code);
     if root.child_count() == 0 {
         return (None, format!("Pattern: no node; ast-grep refuses an empty pattern.{lowercase}"));
@@ -498,9 +502,10 @@ fn pattern_note(walk: &Walk<'_>, root: tree_sitter::Node<'_>, code: &str) -> (Op
         return (
             None,
             format!(
-                "Pattern: {} at the top ({}): ast-grep refuses it (\"Multiple AST nodes are detected\"); write one node, or give this code as context with a `selector` naming the node to match.{lowercase}",
+                "Pattern: {} at the top ({}): ast-grep refuses it (\"Multiple AST nodes are detected\"); write one node, or give this code as context with {} naming the node to match.{lowercase}",
                 plural(root.child_count() as usize, "node"),
-                kinds.join(", ")
+                kinds.join(", "),
+                selector()
             ),
         );
     }
@@ -530,11 +535,14 @@ fn pattern_note(walk: &Walk<'_>, root: tree_sitter::Node<'_>, code: &str) -> (Op
     let health = pattern_health(walk.lang, root, &wrappers, &semi);
     (
         Some(kind.to_string()),
-        format!("Pattern root: `{kind}` at {at}: the pattern matches `{kind}` nodes (a rule's `kind`/`selector` would name `{kind}`); to match a node inside it, give this code as context with `selector` set to that node's kind.{health}{lowercase}"),
+        format!(
+            "Pattern root: `{kind}` at {at}: the pattern matches `{kind}` nodes (a rule's `kind`/`selector` would name `{kind}`); to match a node inside it, give this code as context with {} set to that node's kind.{health}{lowercase}",
+            selector()
+        ),
     )
 }
 
-/// What ast_edit makes of the ERROR and MISSING nodes of a pattern whose root is
+/// What an edit makes of the ERROR and MISSING nodes of a pattern whose root is
 /// not one (as `compile` checks it, docs/DESIGN.md section 2.3): an ERROR node
 /// that only wraps the snippet is matched through; any other ERROR node, and in C
 /// and C++ a MISSING one, gets the pattern refused.
@@ -544,7 +552,7 @@ fn pattern_health(lang: SupportLang, root: tree_sitter::Node<'_>, wrappers: &[tr
     crate::shared::nodes::preorder(root, |n| refused += usize::from((n.is_error() && !wrappers.contains(&n)) || (strict_missing && n.is_missing())));
     if refused > 0 {
         let s = if refused == 1 { "" } else { "s" };
-        return format!(" Its tree holds {refused} ERROR or MISSING node{s}: it would match nothing or the wrong code, and ast_edit refuses it{semi}.");
+        return format!(" Its tree holds {refused} ERROR or MISSING node{s}: it would match nothing or the wrong code, and an edit or search refuses it{semi}.");
     }
     if wrappers.iter().any(|n| n.is_error()) {
         return " The ERROR node around it only wraps the snippet: ast-grep matches through it.".to_string();
@@ -594,7 +602,7 @@ mod tests {
     use super::*;
 
     fn pattern(code: &str, lang: SupportLang) -> TreeDump {
-        dump(code, lang, TreeOptions { is_pattern: true, all: false }).unwrap()
+        dump(code, lang, TreeOptions { is_pattern: true, all: false }, &crate::shared::message::Plain).unwrap()
     }
 
     #[test]
@@ -620,7 +628,7 @@ mod tests {
 
     #[test]
     fn code_is_not_pre_processed_unless_it_is_a_pattern() {
-        let d = dump("f($A)", SupportLang::Python, TreeOptions::default()).unwrap();
+        let d = dump("f($A)", SupportLang::Python, TreeOptions::default(), &crate::shared::message::Plain).unwrap();
         assert!(d.errors > 0, "`$` is not Python");
         assert_eq!(pattern("f($A)", SupportLang::Python).errors, 0);
     }

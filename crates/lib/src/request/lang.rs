@@ -44,6 +44,12 @@ pub fn embedded_in(host: SupportLang) -> Vec<SupportLang> {
     out
 }
 
+/// True for a language of prose, not code (markdown): a pattern is searched in
+/// its files only when the language is named (docs/DESIGN.md §2.3).
+pub fn is_prose(lang: SupportLang) -> bool {
+    lang == SupportLang::Markdown
+}
+
 /// The canonical lower-case name we print for a language. Cheap: called per
 /// file (unlike [`info`], which builds the extension globs).
 pub fn name(lang: SupportLang) -> &'static str {

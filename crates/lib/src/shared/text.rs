@@ -15,6 +15,15 @@ pub const PREVIEW_CHAR_BUDGET: usize = 20_000;
 /// result (the `ast_edit` preview, `resolve`, `ast_pending`, `ast_undo`).
 pub const STRUCTURED_CHAR_BUDGET: usize = 40_000;
 
+/// `a`, `a and b`, `a, b and c` (with `word` "and"; or "or").
+pub fn joined(items: &[&str], word: &str) -> String {
+    match items {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [rest @ .., last] => format!("{} {word} {last}", rest.join(", ")),
+    }
+}
+
 /// `1 file`, `2 files`; `2 matches` (a word ending in s, sh, ch, x or z takes
 /// es); `2 bodies` (a consonant and y becomes ies).
 pub fn plural(n: usize, word: &str) -> String {
