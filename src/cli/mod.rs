@@ -434,7 +434,7 @@ pub struct RunArgs {
     /// Search at most N files (in path order); reaching the cap is reported.
     #[arg(long, value_name = "N")]
     pub max_files: Option<u64>,
-    /// Read the JSON request (README "JSON") from FILE, or stdin with `-`.
+    /// Read the JSON request (docs/REFERENCE.md "JSON") from FILE, or stdin with `-`.
     #[arg(long, value_name = "FILE|-", conflicts_with_all = ["pattern", "rewrite", "lang", "selector", "strictness", "globs", "max_files", "paths", "rewrite_nested"])]
     pub request: Option<String>,
     /// Parse every file instead of skipping those that lack the pattern's literal
