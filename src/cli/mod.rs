@@ -53,10 +53,10 @@ the preview, re-runs the edit, proves it equals the preview, and writes atomical
 `resolve discard` drops it.
 
 Tour:
-  ast-edit run -p 'print($A)' -r 'log($A)' fixtures      # preview + stage
-  ast-edit pending                                       # what is staged
-  ast-edit resolve apply --reason 'switch to log'        # write it
-  ast-edit undo                                          # put it back";
+  ast-edit run -p 'fetch_data($$$ARGS)' -r 'load_data($$$ARGS)' fixtures  # preview + stage
+  ast-edit pending                                                        # what is staged
+  ast-edit resolve apply --reason 'rename fetch_data to load_data'        # write it
+  ast-edit undo                                                           # put it back";
 
 /// ast-edit command line.
 #[derive(Parser, Debug)]
