@@ -358,6 +358,19 @@ fn a_console_block_reads_and_renders_back() {
     assert!(commands(&["stray", "$ a"], 0).is_err());
 }
 
+/// Fences with their markers (a ```` block may hold ``` lines), and the files of
+/// `<!-- file: -->` blocks, one block split at `---` into several files.
+#[test]
+fn fences_markers_and_files_are_read() {
+    let text = "<!-- file: a.yml, b.yml -->\n```yaml\nid: a\n---\nid: b\n```\n````text\n```diff\n```\n````\n<!-- not executed: needs the network -->\n```console\n$ curl x\n```\n";
+    let lines: Vec<&str> = text.lines().collect();
+    let f = fences(&lines);
+    assert_eq!(f.iter().map(|f| (f.info.as_str(), f.open, f.close)).collect::<Vec<_>>(), [("yaml", 1, 5), ("text", 6, 9), ("console", 11, 13)]);
+    assert_eq!(f[2].marker.as_deref(), Some("not executed: needs the network"));
+    assert_eq!(f[1].marker, None);
+    assert_eq!(marked_files(&lines, &f), [("a.yml".to_string(), "id: a\n".to_string()), ("b.yml".to_string(), "id: b\n".to_string())]);
+}
+
 /// Ids are numbered in the order first seen, so the doc and a run agree only
 /// where they use the same id at the same places.
 #[test]

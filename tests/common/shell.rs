@@ -58,7 +58,6 @@ impl Sandbox {
             ("NO_COLOR".into(), "1".into()),
             ("TERM".into(), "dumb".into()),
             ("COLUMNS".into(), "100".into()),
-            ("LC_ALL".into(), "C.UTF-8".into()),
         ]
     }
 
