@@ -46,6 +46,7 @@
 //! (the sandbox's root removed, ids renamed to the doc's where the doc has one of
 //! that number) and every generated table.
 
+mod common;
 #[path = "common/markdown.rs"]
 mod markdown;
 #[path = "common/shell.rs"]
@@ -205,19 +206,9 @@ fn run_block(doc: &str, fence_line: usize, cmds: &[Command], files: &[(String, S
     Outcome { failures, rewritten: render(&rewritten) }
 }
 
+/// A copy of the repository's `fixtures/` at `to` (tests/common/mod.rs).
 fn copy_fixtures(to: &Path) {
-    fn copy(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for e in std::fs::read_dir(from).unwrap() {
-            let e = e.unwrap();
-            if e.file_type().unwrap().is_dir() {
-                copy(&e.path(), &to.join(e.file_name()));
-            } else {
-                std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-            }
-        }
-    }
-    copy(&repo().join("fixtures"), to);
+    common::copy_dir(&common::fixtures(), to);
 }
 
 /// Runs every console block of `doc` (relative to the repository); with
@@ -331,12 +322,13 @@ fn the_tour_of_the_help_works_on_fixtures() {
     let before = std::process::Command::new("diff").args(["-r"]).arg(repo().join("fixtures")).arg(&fixtures).status().unwrap();
     assert!(before.success(), "the copy of fixtures/");
     let mut sh = Shell::start(&sandbox);
+    let staged = Regex::new(r"AST Edit: (\d+) replacements? in").unwrap();
     for cmd in &tour {
         let (out, status) = sh.run(cmd);
         let out = out.join("\n");
         assert_eq!(status, 0, "`{cmd}` exited {status}:\n{out}");
         if cmd.starts_with("ast-edit run ") {
-            let n: usize = Regex::new(r"AST Edit: (\d+) replacements? in").unwrap().captures(&out).unwrap_or_else(|| panic!("`{cmd}`:\n{out}"))[1].parse().unwrap();
+            let n: usize = staged.captures(&out).unwrap_or_else(|| panic!("`{cmd}`:\n{out}"))[1].parse().unwrap();
             assert!(n >= 1 && out.contains("Staged as pending action ae-"), "`{cmd}` stages nothing:\n{out}");
         }
     }
