@@ -337,7 +337,7 @@ while IFS='|' read -r id corpus lang pat rew lit extra; do
   [ -n "$extra" ] && AG+=($extra)
   AE=("$AST_EDIT" run -p "$pat" -r "$rew" -l "$lang" "${aex[@]}" --verbatim --max-filesize "$mfs")
   # ast-grep (like ripgrep) reads .gitignore only inside a git repository; ast-edit
-  # reads it everywhere (README.md, `--no-ignore`). The corpora are not repositories, so
+  # reads it everywhere (docs/REFERENCE.md, `--no-ignore`). The corpora are not repositories, so
   # where one holds ignore files ast-edit gets --no-ignore to search the same files
   # (the Debian kernel's top-level .gitignore is `/*` + `!/debian/`: it hides all).
   if [ -z "${IGNFILES[$corpus]:-}" ]; then

@@ -62,7 +62,7 @@ fn bench_compile(c: &mut Criterion) {
         b.iter(|| black_box(Engine::new(&req, [SupportLang::Python], &cwd).unwrap()))
     });
     // every language of the fixtures, language inferred per file (the C pattern
-    // fails and becomes a warning, as in the README tour)
+    // fails and becomes a warning, as in the run of fixtures/README.md)
     let req = request(PAT, REW, None);
     let langs = [
         SupportLang::Python,

@@ -222,14 +222,15 @@ fn the_embedded_example_of_the_docs_is_what_the_binary_prints() {
     let t = Tree::empty();
     t.write("sgconfig.yml", block("```yaml\n# sgconfig.yml\n"));
     t.write("rules/no-red.yml", block("```yaml\n# rules/no-red.yml\n"));
-    let console = block("```console\n");
-    let (files, report) = console.split_once("$ ast-edit scan --report-style short\n").expect("the command");
-    for part in files.split("$ cat ").skip(1) {
-        let (name, text) = part.split_once('\n').unwrap();
-        t.write(name, text);
+    for name in ["page.vue", "app.js"] {
+        let at = section.find(&format!("<!-- file: {name} -->\n")).unwrap_or_else(|| panic!("no {name}"));
+        let at = at + section[at..].find("```").unwrap();
+        t.write(name, block(&section[at..at + section[at..].find('\n').unwrap() + 1]));
     }
+    let console = block("```console\n");
+    let report = console.strip_prefix("$ ast-edit scan --report-style short\n").expect("the command");
     let r = t.run(&["scan", "--report-style", "short"]).ok();
-    assert_eq!(r.stdout, report);
+    assert_eq!(r.stdout + &r.stderr, report);
 }
 
 /// `(file, 1-based line, 1-based column)` of each match of `ast-grep run

@@ -267,5 +267,5 @@ fn the_example_of_the_docs_is_what_the_binary_prints() {
     let r = scan(&t, &["--inspect", "entity", "--format", "github"]).ok();
     let dir = t.path().canonicalize().unwrap().display().to_string();
     let shown = format!("$ ast-edit scan --inspect entity --format github 2>&1 >/dev/null\n{}", r.stderr.replace(&dir, "/home/me/app"));
-    assert!(section.contains(&format!("```console\n{shown}```\n")), "docs/RULES.md should show:\n{shown}");
+    assert!(section.contains(&format!("\n{shown}```\n")), "docs/RULES.md should show:\n{shown}");
 }

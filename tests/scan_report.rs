@@ -309,7 +309,7 @@ fn report_flags_refuse_what_they_cannot_do() {
 }
 
 /// docs/RULES.md, "Reports": the rules and commands it shows give exactly the
-/// output it shows.
+/// output it shows, stdout then stderr (tests/doc_examples.rs runs the block too).
 #[test]
 fn the_report_example_of_the_docs_is_what_the_binary_prints() {
     let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/RULES.md")).unwrap();
@@ -325,7 +325,7 @@ fn the_report_example_of_the_docs_is_what_the_binary_prints() {
     let mut shown = String::new();
     for args in [&["--report-style", "rich"][..], &["--report-style", "short"], &["--format", "github"]] {
         let r = t.run(&[&["scan"][..], args].concat()).code(1);
-        shown.push_str(&format!("$ ast-edit scan {}\n{}", args.join(" "), r.stdout));
+        shown.push_str(&format!("$ ast-edit scan {}\n{}{}", args.join(" "), r.stdout, r.stderr));
     }
     assert!(section.contains(&format!("```console\n{shown}```\n")), "docs/RULES.md should show:\n{shown}");
 }

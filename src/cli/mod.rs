@@ -53,10 +53,10 @@ the preview, re-runs the edit, proves it equals the preview, and writes atomical
 `resolve discard` drops it.
 
 Tour:
-  ast-edit run -p 'print($A)' -r 'log($A)' fixtures      # preview + stage
-  ast-edit pending                                       # what is staged
-  ast-edit resolve apply --reason 'switch to log'        # write it
-  ast-edit undo                                          # put it back";
+  ast-edit run -p 'fetch_data($$$ARGS)' -r 'load_data($$$ARGS)' fixtures  # preview + stage
+  ast-edit pending                                                        # what is staged
+  ast-edit resolve apply --reason 'rename fetch_data to load_data'        # write it
+  ast-edit undo                                                           # put it back";
 
 /// ast-edit command line.
 #[derive(Parser, Debug)]
@@ -438,7 +438,7 @@ pub struct RunArgs {
     /// Search at most N files (in path order); reaching the cap is reported.
     #[arg(long, value_name = "N")]
     pub max_files: Option<u64>,
-    /// Read the JSON request (README "JSON") from FILE, or stdin with `-`.
+    /// Read the JSON request (docs/REFERENCE.md "JSON") from FILE, or stdin with `-`.
     #[arg(long, value_name = "FILE|-", conflicts_with_all = ["pattern", "rewrite", "lang", "selector", "strictness", "globs", "max_files", "paths", "rewrite_nested"])]
     pub request: Option<String>,
     /// Parse every file instead of skipping those that lack the pattern's literal
