@@ -63,7 +63,8 @@ fn apply_writes_exactly_the_previewed_diff() {
     let r = t.run(&["resolve", "apply", "--reason", "use the non-deprecated name", "--json"]).ok();
     let res: ResolveResult = r.json();
     assert!(!res.is_error);
-    assert_eq!(res.content, "Applied 2 replacements in 1 file.\n  applied  python/test_app.py (2 replacements)");
+    let id = p.id.as_deref().expect("staged");
+    assert_eq!(res.content, format!("Applied 2 replacements in 1 file.\n  applied  python/test_app.py (2 replacements)\nTo undo: `ast-edit undo --id {id}`"));
     assert_eq!(res.details.action, "apply");
     assert_eq!(res.details.reason, "use the non-deprecated name");
     assert_eq!(res.details.source_tool_name.as_deref(), Some("ast_edit"));

@@ -9,17 +9,10 @@
 mod common;
 
 use common::mcp::{call, connect, text};
-use common::Tree;
+use common::{undo_id, Tree};
 use serde_json::json;
 
 const PY: [&str; 8] = ["run", "-l", "py", "-p", "self.assertEquals($A, $B)", "-r", "self.assertEqual($A, $B)", "python"];
-
-/// The id in `To undo: `ast-edit undo --id <id>``, the last line of a write.
-fn undo_id(stdout: &str) -> String {
-    let last = stdout.lines().last().unwrap_or_default();
-    let id = last.strip_prefix("To undo: `ast-edit undo --id ").and_then(|r| r.strip_suffix('`'));
-    id.unwrap_or_else(|| panic!("the last line names the undo command:\n{stdout}")).to_string()
-}
 
 #[test]
 fn run_u_names_the_undo_command_and_undo_names_the_action_and_its_label() {

@@ -294,7 +294,7 @@ async fn preview_leaves_files_alone_then_apply_writes_exactly_the_preview() {
 
     let r = client.call("resolve", json!({"action": "apply", "reason": "assertEquals is a deprecated alias"})).await;
     assert!(!is_error(&r), "{r:?}");
-    assert_eq!(text(&r), "Applied 2 replacements in 1 file.\n  applied  python/test_app.py (2 replacements)");
+    assert_eq!(text(&r), format!("Applied 2 replacements in 1 file.\n  applied  python/test_app.py (2 replacements)\nTo undo: call `ast_undo` with `\"id\": \"{id}\"`"));
     let expected = original.replace("self.assertEquals(", "self.assertEqual(");
     assert_ne!(expected, original);
     assert_eq!(env.read("python/test_app.py"), expected);

@@ -207,7 +207,7 @@ async fn a_2000_file_edit_stays_within_the_budgets_and_pages_reach_every_file_on
     assert_eq!(files[0]["status"], "applied");
     let t = text(&r);
     assert!(t.starts_with("Applied 2000 replacements in 2000 files.\n  applied  pkg00/mod_0000.py (1 replacement)\n"), "{t}");
-    assert!(t.ends_with("\n  … and 1950 more: 1950 applied"), "{t}");
+    assert!(t.ends_with(&format!("\n  … and 1950 more: 1950 applied\nTo undo: call `ast_undo` with `\"id\": \"{id}\"`")), "{t}");
     assert_eq!(std::fs::read_to_string(env.root.join("pkg19/mod_1999.py")).unwrap(), source(1999).replace("old_name", "new_name"));
     let _ = client.cancel().await;
 }
@@ -239,7 +239,7 @@ async fn ast_undo_restores_the_bytes_and_refuses_an_unknown_id() {
     sizes(&r);
     assert_eq!(snapshot(&env.root), before, "every byte put back");
     let t = text(&r);
-    assert!(t.starts_with(&format!("Undid {id}: restored 60 files.\n  restored pkg00/mod_0000.py\n")), "{t}");
+    assert!(t.starts_with(&format!("Undid {id} (AST Edit: 60 replacements in 60 files): restored 60 files.\n  restored pkg00/mod_0000.py\n")), "{t}");
     assert!(t.ends_with("\n  … and 10 more: 10 restored"), "{t}");
     let d = structured(&r);
     assert_eq!(d["id"], id.as_str());
@@ -267,10 +267,11 @@ async fn ast_undo_refuses_an_apply_that_wrote_outside_the_root() {
     assert_eq!(std::fs::read_to_string(&secret).unwrap(), "x = new_name(1)\n");
     let client = env.connect().await;
     // The command line's apply is another session's: named by its id.
-    let r = call(&client, "ast_undo", json!({"id": "run-U"})).await;
+    let undo = common::undo_id(&String::from_utf8_lossy(&out.stdout));
+    let r = call(&client, "ast_undo", json!({"id": undo})).await;
     assert!(is_error(&r));
     let t = text(&r);
-    assert!(t.starts_with("The apply of run-U wrote 1 file outside this server's root") && t.contains(secret.to_str().unwrap()), "{t}");
+    assert!(t.starts_with(&format!("The apply of {undo} wrote 1 file outside this server's root")) && t.contains(secret.to_str().unwrap()), "{t}");
     assert!(t.ends_with("a person can undo it from a shell, with the ast-edit command line."), "{t}");
     assert_eq!(std::fs::read_to_string(&secret).unwrap(), "x = new_name(1)\n", "nothing written");
     let _ = client.cancel().await;

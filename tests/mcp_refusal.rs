@@ -64,7 +64,7 @@ async fn a_refusal_names_the_files_and_the_extra_that_applies_the_rest() {
     let rest: Value = refused["applyRest"].clone();
     let r = call(&c, "resolve", json!({"action": "apply", "reason": "r", "extra": rest})).await;
     assert_ne!(r.is_error, Some(true), "{}", text(&r));
-    assert!(text(&r).ends_with("\nThe action is resolved: the files not applied are no longer pending (preview them again to edit them)."), "{}", text(&r));
+    assert!(text(&r).contains("\nThe action is resolved: the files not applied are no longer pending (preview them again to edit them).\nTo undo: call `ast_undo` with `\"id\": \""), "{}", text(&r));
     assert!(!serde_json::to_string(&r.structured_content).unwrap().contains("\"diff\""), "no diffs in resolve's structuredContent");
     assert_eq!(t.read("pkg/good_007.py"), "def f():\n    bar(7)\n");
     assert_eq!(t.read("pkg/sub/bad_007_with_a_rather_long_name_to_fill_the_line.py"), "def g():\n    foo(7)\n");

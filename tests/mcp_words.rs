@@ -308,13 +308,13 @@ async fn resolve_paths(s: &mut Session, t: &Tree) {
     s.ok("resolve", json!({"action": "discard", "reason": "r", "id": outside_id})).await;
     // An apply from a shell, then this session's over the same file: the
     // shell's is another session's, and lies under this session's.
-    t.run(&["run", "-U", "-p", "fetch_data($$$A)", "-r", "g($$$A)", "pkg/core.py"]).ok();
+    let shell = common::undo_id(&t.run(&["run", "-U", "-p", "fetch_data($$$A)", "-r", "g($$$A)", "pkg/core.py"]).ok().stdout);
     s.error("ast_undo", json!({})).await;
     s.ok("ast_edit", json!({"ops": [op("g($$$A)", "h($$$A)")], "paths": ["pkg/core.py"]})).await;
     s.ok("resolve", json!({"action": "apply", "reason": "r"})).await;
-    s.error("ast_undo", json!({"id": "run-U"})).await;
+    s.error("ast_undo", json!({"id": shell})).await;
     s.ok("ast_undo", json!({})).await;
-    s.ok("ast_undo", json!({"id": "run-U"})).await;
+    s.ok("ast_undo", json!({"id": shell})).await;
     // The big preview, paged.
     let r = s.ok("ast_edit", json!({"ops": [op("fetch_data($A)", "load_data($A)")], "paths": ["huge"]})).await;
     let big = r.structured_content.as_ref().unwrap()["id"].as_str().unwrap().to_string();

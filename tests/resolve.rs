@@ -227,7 +227,7 @@ fn apply_splices_the_stored_plan_when_this_build_staged_it_from_the_same_rules()
     // assertEqual. Only a splice of the stored edits can succeed.
     tamper_rewrite(&t, &id, true, None);
     let r = t.run(&["resolve", "apply", "--reason", "r"]).ok();
-    assert_eq!(r.stdout, "Applied 2 replacements in 1 file.\n  applied  python/test_app.py (2 replacements)\n");
+    assert_eq!(r.stdout, format!("Applied 2 replacements in 1 file.\n  applied  python/test_app.py (2 replacements)\nTo undo: `ast-edit undo --id {id}`\n"));
     assert_eq!(
         r.stderr,
         "verify: stored plan re-used (staged by this build from the same rules); each file's bytes and the result's digest checked\n"

@@ -210,7 +210,7 @@ async fn the_command_line_takes_an_agents_action_and_undoes_its_apply_only_by_id
     assert!(!is_error(&resolve(&m, json!({"action": "apply", "reason": "r"})).await));
     assert_eq!(t.read("b.py"), "y = get_data(2)\n");
     let r = t.run(&["undo"]).ok();
-    assert!(r.stdout.starts_with(&format!("Undid {id}: restored 1 file.")), "the command line's own apply: {}", r.stdout);
+    assert!(r.stdout.starts_with(&format!("Undid {id} (AST Edit: 1 replacement in 1 file): restored 1 file.")), "the command line's own apply: {}", r.stdout);
     assert_eq!(t.read("a.py"), "x = fetch_data(1)\n");
     let r = t.run(&["undo"]).code(1);
     assert_eq!(
@@ -233,7 +233,7 @@ async fn the_command_line_takes_an_agents_action_and_undoes_its_apply_only_by_id
 async fn an_apply_under_a_later_apply_of_the_same_file_is_not_undone() {
     let t = tree();
     // The command line writes a.py; then an agent writes a.py again.
-    t.run(&["run", "-U", "-p", "fetch_data($A)", "-r", "load_data($A)", "a.py"]).ok();
+    let cli = common::undo_id(&t.run(&["run", "-U", "-p", "fetch_data($A)", "-r", "load_data($A)", "a.py"]).ok().stdout);
     let m = server(&t, "agent").await;
     let r = call(&m, "ast_edit", json!({"ops": [{"pat": "load_data($A)", "out": "get_data($A)"}], "paths": ["a.py"]})).await;
     let id = structured(&r)["id"].as_str().unwrap().to_string();
@@ -244,10 +244,10 @@ async fn an_apply_under_a_later_apply_of_the_same_file_is_not_undone() {
     let r = t.run(&["undo"]).code(1);
     assert_eq!(
         r.stderr,
-        format!("Cannot undo run-U: a later apply, {id} by {owner} (agent), also wrote a.py; undo {id} first: `ast-edit undo --id {id}`. Nothing was written.\n")
+        format!("Cannot undo {cli}: a later apply, {id} by {owner} (agent), also wrote a.py; undo {id} first: `ast-edit undo --id {id}`. Nothing was written.\n")
     );
     assert_eq!(t.read("a.py"), "x = get_data(1)\n");
-    let r = call(&m, "ast_undo", json!({"id": "run-U"})).await;
+    let r = call(&m, "ast_undo", json!({"id": cli})).await;
     assert!(is_error(&r));
     assert!(text(&r).ends_with(&format!("undo {id} first: call `ast_undo` with `\"id\": \"{id}\"`. Nothing was written.")), "{}", text(&r));
     // In order, both go back.

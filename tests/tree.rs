@@ -42,7 +42,7 @@ module 1:1-1:41
           value: attribute 1:26-1:40
             object: identifier 1:26-1:32 \"models\"
             attribute: identifier 1:33-1:40 \"CASCADE\"
-Pattern root: `call` at 1:1-1:41: the pattern matches `call` nodes (a rule's `kind`/`selector` would name `call`); to match a node inside it, give this code as context with `selector` set to that node's kind.
+Pattern root: `call` at 1:1-1:41: the pattern matches `call` nodes (a rule's `kind`/`selector` would name `call`); to match a node inside it, give this code as context with `--selector` set to that node's kind.
 ";
 
 /// The tree's JSON, compact, as the MCP server sends it.
@@ -133,7 +133,7 @@ fn a_c_call_pattern_without_its_semicolon_shows_the_missing_semicolon() {
     assert!(!r.stdout.contains("\"(\""), "named nodes only by default");
     let note = lines.last().unwrap();
     assert!(note.starts_with("Pattern root: `macro_type_specifier` at 1:1-1:10"), "{note}");
-    assert!(note.ends_with("ast_edit refuses it (in c a statement needs its `;`: try `kfree($A);`)."), "{note}");
+    assert!(note.ends_with("an edit or search refuses it (in c a statement needs its `;`: try `kfree($A);`)."), "{note}");
 
     let v: Value = t.run(&["tree", "-l", "c", "--pattern", "kfree($A)", "--json"]).ok().json();
     let missing = &v["root"]["children"][1];
@@ -356,7 +356,8 @@ async fn ast_tree_gives_the_cli_text_and_the_tree_as_structured_content() {
     assert_eq!(s["root"]["children"][0]["children"][0]["kind"], "assignment");
 
     let r = call(&service, json!({"code": "ForeignKey($M, on_delete=models.CASCADE)", "lang": "python", "isPattern": true})).await;
-    assert_eq!(text(&r), KWARG_IN_CALL);
+    // The same tree, the note in the server's words.
+    assert_eq!(text(&r), KWARG_IN_CALL.replace("`--selector`", "`selector`"));
     let s = r.structured_content.clone().unwrap();
     assert_eq!((s["isPattern"].clone(), s["patternRoot"].clone()), (json!(true), json!("call")));
     assert_eq!(s["root"]["children"][0]["children"][0]["children"][1]["children"][1]["kind"], "keyword_argument");

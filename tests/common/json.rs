@@ -169,6 +169,8 @@ pub struct UndoResult {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct UndoReport {
     pub id: String,
+    /// The action's label (absent for undo records of older builds).
+    pub label: Option<String>,
     pub status: String,
     pub restored: Vec<String>,
     pub outstanding: Vec<Outstanding>,

@@ -11,6 +11,15 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The action id of a write's last line, `To undo: `ast-edit undo --id <id>``
+/// (`run -U`, `run -i`, `resolve apply` on the command line).
+#[track_caller]
+pub fn undo_id(stdout: &str) -> String {
+    let last = stdout.lines().last().unwrap_or_default();
+    let id = last.strip_prefix("To undo: `ast-edit undo --id ").and_then(|r| r.strip_suffix('`'));
+    id.unwrap_or_else(|| panic!("the last line names the undo command:\n{stdout}")).to_string()
+}
+
 /// A temporary work tree with its own pending-action store.
 pub struct Tree {
     pub dir: tempfile::TempDir,
