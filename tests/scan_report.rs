@@ -464,9 +464,13 @@ fn stdin_is_scanned_as_ast_grep_scans_it() {
         use std::io::Write;
         let mut c = Command::new(ast_grep()).arg("scan").args(args).current_dir(t.path()).env("NO_COLOR", "1")
             .stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
-        c.stdin.take().unwrap().write_all(code.as_bytes()).unwrap();
+        // A peer that exits before it has read everything closes the pipe: its
+        // exit code and output say why, so the write's error is shown with them.
+        let wrote = c.stdin.take().unwrap().write_all(code.as_bytes());
         let o = c.wait_with_output().unwrap();
-        (o.status.code().unwrap(), String::from_utf8_lossy(&o.stdout).into_owned())
+        let code = o.status.code().unwrap();
+        assert!(wrote.is_ok() || code != 0, "ast-grep exited 0 without reading stdin ({wrote:?}): {}", String::from_utf8_lossy(&o.stderr));
+        (code, String::from_utf8_lossy(&o.stdout).into_owned())
     };
     let ours = t.run_stdin(&["scan", "--inline-rules", rule, "--stdin", "--json=compact"], code).ok();
     let (code_peer, theirs) = peer_run(&["--inline-rules", rule, "--stdin", "--json=compact"]);
