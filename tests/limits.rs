@@ -195,7 +195,7 @@ fn a_file_too_deep_for_a_repeated_metavariable_is_skipped_with_a_reason() {
     assert_eq!(p.skipped.len(), 1, "{:?}", p.skipped);
     assert_eq!(p.skipped[0].path, "deep.py");
     assert!(
-        p.skipped[0].reason.starts_with("syntax tree nested more than 1000 levels deep, the limit for a pattern that uses a metavariable twice"),
+        p.skipped[0].reason.starts_with("syntax tree nested more than 1000 levels deep, the limit for a rule that compares code by recursion (a metavariable used twice, or a `matches` utility"),
         "{}",
         p.skipped[0].reason
     );

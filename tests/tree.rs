@@ -203,7 +203,7 @@ fn code_over_64_kib_is_refused_from_an_argument_a_file_or_stdin() {
     let over = format!("{at_limit}#");
     t.write("big.py", &over);
     let r = t.run(&["tree", "-f", "big.py"]).code(2);
-    assert!(r.stderr.contains("big.py holds more than 65536 bytes; the limit is 65536 bytes per tree"), "{}", r.stderr);
+    assert!(r.stderr.contains("the file big.py is 65537 bytes; the limit is 65536 bytes: show a smaller snippet"), "{}", r.stderr);
     let r = t.run_stdin(&["tree", "-l", "py", "-"], &over).code(2);
     assert!(r.stderr.contains("stdin holds more than 65536 bytes; the limit is 65536 bytes per tree"), "{}", r.stderr);
     let r = t.run(&["tree", "-l", "py", &over]).code(2);

@@ -251,9 +251,7 @@ fn build_raw(a: &RunArgs) -> Result<RawRequest> {
         if src == "-" {
             std::io::stdin().take(cap).read_to_string(&mut text).map_err(|e| Error::io("cannot read the request from stdin", e))?;
         } else {
-            std::fs::File::open(src)
-                .and_then(|f| f.take(cap).read_to_string(&mut text))
-                .map_err(|e| Error::bad(format!("cannot read the request file {src}: {e}")))?;
+            text = super::read_named(Path::new(src), cap as usize, "the request file", "split the edit into several requests")?;
         }
         return RawRequest::from_json(&text);
     }

@@ -544,6 +544,22 @@ pub struct ShowArgs {
 
 /// Opens the store of the working directory's workspace, reporting the clean-up
 /// after an interrupted apply on stderr.
+/// A file named on the command line (`--request FILE`, `search --rule`, `tree
+/// -f`), read as text: a regular file of at most `cap` bytes, opened without
+/// waiting (`ast_edit::shared::named`); `what` names it in the error, and
+/// `fix` says what to do about a file over the cap.
+fn read_named(path: &std::path::Path, cap: usize, what: &str, fix: &str) -> Result<String> {
+    use ast_edit::shared::named::{read_capped_text, Unread};
+    read_capped_text(path, cap as u64).map_err(|e| {
+        let tail = match e {
+            Unread::TooLarge { .. } => format!(": {fix}"),
+            Unread::NotRegular(_) => ": name a regular file".to_string(),
+            Unread::Io(_) => String::new(),
+        };
+        ast_edit::shared::error::Error::bad(format!("{what} {} {}{tail}", path.display(), e.reason()))
+    })
+}
+
 fn open_store() -> Result<(Workspace, Store)> {
     let ws = Workspace::current()?;
     let store = ws.store(&mut |msg| eprintln!("warning: {}", msg.render(words::WORDS)))?;

@@ -1,10 +1,10 @@
 //! `ast-edit search`: count and locate the matches of patterns or rules
 //! ([`ast_edit::plan::search`]), as text or JSON. Nothing is staged or written.
 
-use std::io::{Read, Write};
+use std::io::Write;
 
 use super::{write_json, SearchArgs};
-use ast_edit::shared::error::{Error, Result};
+use ast_edit::shared::error::Result;
 use super::words::WORDS;
 use ast_edit::shared::text::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
 use ast_edit::request::MAX_OPS_BYTES;
@@ -67,16 +67,5 @@ pub(super) fn search(a: SearchArgs, out: &mut impl Write) -> anyhow::Result<i32>
 /// The text of a rule file, at most [`MAX_OPS_BYTES`] (the limit on a request's
 /// rules) read.
 fn read_rule_file(file: &std::path::Path) -> Result<String> {
-    let f = std::fs::File::open(file).map_err(|e| Error::bad(format!("cannot read the rule file {}: {e}", file.display())))?;
-    let mut bytes = Vec::new();
-    f.take(MAX_OPS_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::bad(format!("cannot read the rule file {}: {e}", file.display())))?;
-    if bytes.len() > MAX_OPS_BYTES {
-        return Err(Error::bad(format!(
-            "the rule file {} holds more than {MAX_OPS_BYTES} bytes; the limit is {MAX_OPS_BYTES} bytes of rules per search: split it",
-            file.display()
-        )));
-    }
-    String::from_utf8(bytes).map_err(|_| Error::bad(format!("the rule file {} is not UTF-8 text", file.display())))
+    super::read_named(file, MAX_OPS_BYTES, "the rule file", "that is the most rules one search takes; split it")
 }

@@ -70,10 +70,7 @@ fn read_code(a: &TreeArgs) -> Result<String> {
     match (&a.code, &a.file) {
         (Some(code), _) if code != "-" => Ok(code.clone()),
         (Some(_), _) => read_bounded(std::io::stdin().lock(), "stdin"),
-        (None, Some(file)) => {
-            let f = std::fs::File::open(file).map_err(|e| Error::bad(format!("cannot read {}: {e}", file.display())))?;
-            read_bounded(f, &file.display().to_string())
-        }
+        (None, Some(file)) => super::read_named(file, MAX_CODE_BYTES, "the file", "show a smaller snippet (the piece of code the pattern is about)"),
         (None, None) => Err(Error::bad("pass the code, `-` for stdin, or -f FILE")),
     }
 }

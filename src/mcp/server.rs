@@ -50,6 +50,10 @@ pub struct AstEditServer {
     in_flight: Arc<InFlight>,
 }
 
+/// The longest the server waits at start for the store's lock, which another
+/// process may hold (docs/DESIGN.md §7): then it serves without it.
+pub const START_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// The message of a cancelled `ast_edit`.
 const CANCELLED: &str = "Cancelled: the preview was abandoned and nothing was staged.";
 
@@ -59,8 +63,7 @@ impl AstEditServer {
     /// after an apply that was killed half-way (reported on stderr).
     pub fn new(root: PathBuf) -> Result<Self> {
         let ws = Arc::new(Workspace::new(root));
-        let store = ws.store(&mut |msg| eprintln!("ast-edit mcp: warning: {}", msg.render(WORDS)))?;
-        let owner = store.lock()?.new_owner("mcp")?;
+        let (_, owner) = ws.open_session("mcp", START_LOCK_WAIT, &mut |msg| eprintln!("ast-edit mcp: warning: {}", msg.render(WORDS)))?;
         Ok(AstEditServer { ws, owner: owner.into(), in_flight: Arc::default() })
     }
 

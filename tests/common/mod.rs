@@ -155,6 +155,39 @@ impl Tree {
         Run::from(Command::new(ast_grep()).args(args).current_dir(self.path()).env("NO_COLOR", "1").output().unwrap())
     }
 
+    /// Runs with `stdin` fed (then closed), under a watchdog: a run that has
+    /// not ended after `secs` seconds is killed and the test fails, so a hang
+    /// (a FIFO read, a lock waited on) fails instead of stopping the suite.
+    #[track_caller]
+    pub fn run_within(&self, args: &[&str], stdin: &str, secs: u64) -> Run {
+        use std::io::{Read, Write};
+        use std::process::Stdio;
+        let mut child = self.command(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+        let pipe = |mut r: Box<dyn Read + Send>| {
+            std::thread::spawn(move || {
+                let mut v = Vec::new();
+                let _ = r.read_to_end(&mut v);
+                String::from_utf8_lossy(&v).into_owned()
+            })
+        };
+        let out = pipe(Box::new(child.stdout.take().unwrap()));
+        let err = pipe(Box::new(child.stderr.take().unwrap()));
+        let start = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if start.elapsed() > std::time::Duration::from_secs(secs) {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("`ast-edit {}` did not end within {secs} s (killed); stderr:\n{}", args.join(" "), err.join().unwrap());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        Run { code: status.code().unwrap_or(-1), stdout: out.join().unwrap(), stderr: err.join().unwrap() }
+    }
+
     /// Runs with `stdin` fed.
     pub fn run_stdin(&self, args: &[&str], stdin: &str) -> Run {
         use std::io::Write;

@@ -160,7 +160,7 @@ impl PendingHandler for CommandAction {
     fn apply(&mut self, reason: &str, extra: Option<&Value>) -> Result<Outcome, String> {
         let mut o = run_command(&self.apply_cmd, &self.cwd, Action::Apply, reason, extra)?;
         if o.text.is_empty() {
-            o.text = format!("Applied: {}. Reason: {reason}", self.label);
+            o.text = format!("Applied: {}. Reason: {}", crate::shared::quote::escape_controls(&self.label), crate::shared::quote::escape_controls(reason));
         }
         Ok(o)
     }

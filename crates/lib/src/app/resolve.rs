@@ -428,7 +428,7 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
             details.source_result_details = o.details;
             o.text
         }
-        None => format!("Discarded: {label}. Reason: {}", req.reason),
+        None => format!("Discarded: {}. Reason: {}", crate::shared::quote::escape_controls(&label), crate::shared::quote::escape_controls(&req.reason)),
     });
     // Every write names the way back (docs/DESIGN.md section 5.3).
     if let Some(id) = undo_id {

@@ -63,6 +63,33 @@ impl Workspace {
         Ok(store)
     }
 
+    /// Opens the store for a new session of `prefix` (an MCP server, `mcp`) as
+    /// [`Workspace::store`] does, with its owner drawn under the lock, but waits at
+    /// most `wait` for the lock (another process may hold it for as long as it
+    /// likes): after that the session starts without the store's recovery and
+    /// retention, which the next start does, with an owner drawn unchecked, and
+    /// `warn` says so. Returns the store and the session's owner.
+    pub fn open_session(&self, prefix: &str, wait: std::time::Duration, warn: &mut dyn FnMut(&Text)) -> Result<(Store, String)> {
+        let store = Store::open(&self.state_dir)?;
+        let owner = match store.lock_within(wait)? {
+            Some(locked) => {
+                for msg in crate::apply::recover(&locked)?.into_iter().chain(locked.maintain()?.into_iter().map(Text::from)) {
+                    warn(&msg);
+                }
+                locked.new_owner(prefix)?
+            }
+            None => {
+                warn(&Text::from(format!(
+                    "the pending-action store {} has been locked by another ast-edit process for over {} s; starting without it (its clean-up waits for the next start, and a call that stages, applies or lists waits for the lock)",
+                    self.state_dir.display(),
+                    wait.as_secs()
+                )));
+                crate::store::session::draw_owner(prefix, 0)
+            }
+        };
+        Ok((store, owner))
+    }
+
     /// Refuses a request path that leaves the root (which must be canonical):
     /// lexically (an absolute path elsewhere, a `..` escape) or through a symlink.
     /// Runs before anything is read. A path that does not exist passes here and is

@@ -186,7 +186,8 @@ pub(super) fn journal_records(store: &Locked<'_>) -> Result<Vec<PathBuf>> {
 
 pub(super) fn read_record(dir: &Path) -> Result<JournalRecord> {
     let rp = dir.join("record.json");
-    serde_json::from_slice(&std::fs::read(&rp).map_err(|e| journal_err(&rp, e))?)
+    let bytes = crate::store::read_entry(&rp).map_err(|e| Error::Store { path: rp.clone(), message: format!("this undo record {}", e.reason()) })?;
+    serde_json::from_slice(&bytes)
         .map_err(|e| Error::Store { path: rp.clone(), message: format!("unreadable undo record: {e}") })
 }
 

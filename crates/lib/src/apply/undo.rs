@@ -194,7 +194,8 @@ pub fn pick_undo(store: &Locked<'_>, id: Option<&str>) -> Result<std::result::Re
 pub fn undo(store: &Locked<'_>, choice: UndoChoice) -> Result<UndoReport> {
     let dir = choice.dir;
     let rec = read_record(&dir)?;
-    let mut originals = std::fs::File::open(dir.join(ORIGINALS)).and_then(|f| Ok((f.metadata()?.len(), f)));
+    // Opened as any named file: never waits on a FIFO put there.
+    let mut originals = crate::shared::named::open_regular(&dir.join(ORIGINALS)).map(|(f, len)| (len, f)).map_err(|e| format!("its {ORIGINALS} {}", e.reason()));
     let mut restored = Vec::new();
     let mut unchanged = Vec::new();
     let mut outstanding = Vec::new();

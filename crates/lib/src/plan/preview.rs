@@ -31,7 +31,9 @@ pub(crate) fn plan_label(plan: &Plan, per_rule: &[RuleCount]) -> String {
     if !from_files {
         return label(plan.total_replacements(), plan.files.len());
     }
-    let rules: Vec<&str> = per_rule.iter().map(|r| r.rule.as_str()).collect();
+    // A rule id is the user's text: its control characters are escaped here,
+    // so no listing or result that shows the label sends them to a terminal.
+    let rules: Vec<String> = per_rule.iter().map(|r| crate::shared::quote::escape_controls(&r.rule).into_owned()).collect();
     let scan = counted("AST Scan", plan.total_replacements(), plan.files.len());
     match rules.len() {
         0 => scan,

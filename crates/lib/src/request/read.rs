@@ -59,63 +59,7 @@ pub enum SkipReason {
     Worded(String),
 }
 
-/// What a path that is not a regular file is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum FileKind {
-    /// A named pipe: reading it would wait for a writer.
-    Fifo,
-    /// A character device (`/dev/zero` never ends).
-    CharDevice,
-    /// A block device.
-    BlockDevice,
-    /// A socket.
-    Socket,
-    /// A symbolic link, which the walk does not follow.
-    Symlink,
-    /// A folder named where a file was expected.
-    Folder,
-    /// Anything else.
-    Special,
-}
-
-impl FileKind {
-    /// The kind of `ft` (a file type that is not a regular file's).
-    pub fn of(ft: &std::fs::FileType) -> FileKind {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::FileTypeExt;
-            if ft.is_fifo() {
-                return FileKind::Fifo;
-            } else if ft.is_char_device() {
-                return FileKind::CharDevice;
-            } else if ft.is_block_device() {
-                return FileKind::BlockDevice;
-            } else if ft.is_socket() {
-                return FileKind::Socket;
-            }
-        }
-        if ft.is_symlink() {
-            FileKind::Symlink
-        } else if ft.is_dir() {
-            FileKind::Folder
-        } else {
-            FileKind::Special
-        }
-    }
-
-    fn text(self) -> &'static str {
-        match self {
-            FileKind::Fifo => "a FIFO",
-            FileKind::CharDevice => "a character device",
-            FileKind::BlockDevice => "a block device",
-            FileKind::Socket => "a socket",
-            FileKind::Symlink => "a symbolic link; links are not followed: name the file it points to",
-            FileKind::Folder => "a folder",
-            FileKind::Special => "a special file",
-        }
-    }
-}
+pub use crate::shared::named::FileKind;
 
 /// The reason of a file whose name is not valid UTF-8 (docs/DESIGN.md §5.5).
 const NAME_NOT_UTF8: &str = "file name is not valid UTF-8; rename it to edit it";
@@ -135,7 +79,7 @@ impl SkipReason {
             }
             SkipReason::NameNotUtf8 => NAME_NOT_UTF8.to_string(),
             SkipReason::TreeTooDeep { limit } => format!(
-                "syntax tree nested more than {limit} levels deep, the limit for a pattern that uses a metavariable twice (matching it would overflow the stack); search this file with a pattern that uses each metavariable once"
+                "syntax tree nested more than {limit} levels deep, the limit for a rule that compares code by recursion (a metavariable used twice, or a `matches` utility; matching it would overflow the stack); search this file with a rule that does neither"
             ),
             SkipReason::ReplacementTooLarge { budget } => format!(
                 "the rewrite would build more than {budget} bytes of replacement text here (4 times the file's size plus 64 MiB, the limit per file): it copies large matches many times, or matches nest deeply; narrow the pattern or shorten the rewrite"
@@ -181,40 +125,17 @@ pub fn check_text(bytes: &[u8]) -> std::result::Result<&str, Skip> {
     std::str::from_utf8(bytes).map_err(|e| Skip(SkipReason::NotUtf8 { offset: e.valid_up_to() }))
 }
 
-/// Reads a file for the engine, with the size cap and the text checks.
+/// Reads a file for the engine, with the size cap and the text checks: a
+/// regular file only, opened without waiting (`shared::named`).
 pub(crate) fn read_text(path: &Path, max_filesize: u64) -> std::result::Result<Vec<u8>, Skip> {
-    use std::io::Read;
-    let unreadable = |e: std::io::Error| Skip(SkipReason::Unreadable { error: e.to_string() });
-    // One open, one fstat, one read: the size check and the read see the same file.
-    // The open never waits (a FIFO put where the walk saw a file would block until
-    // a writer came), and only a regular file is read (`/dev/zero` never ends).
-    let mut opts = std::fs::OpenOptions::new();
-    opts.read(true);
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.custom_flags(libc::O_NONBLOCK);
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        if let Ok(m) = std::fs::metadata(path)
-            && !m.is_file()
-        {
-            return Err(Skip(SkipReason::NotRegular { file: FileKind::of(&m.file_type()) }));
-        }
-    }
-    let mut file = opts.open(path).map_err(unreadable)?;
-    let meta = file.metadata().map_err(unreadable)?;
-    if !meta.is_file() {
-        return Err(Skip(SkipReason::NotRegular { file: FileKind::of(&meta.file_type()) }));
-    }
-    let len = meta.len();
-    if len > max_filesize {
-        return Err(Skip(SkipReason::TooLarge { len, cap: max_filesize }));
-    }
-    let mut bytes = Vec::with_capacity(len as usize + 1);
-    file.read_to_end(&mut bytes).map_err(unreadable)?;
-    Ok(bytes)
+    use crate::shared::named::{read_capped, Unread};
+    read_capped(path, max_filesize).map_err(|e| {
+        Skip(match e {
+            Unread::NotRegular(file) => SkipReason::NotRegular { file },
+            Unread::TooLarge { len, cap } => SkipReason::TooLarge { len, cap },
+            Unread::Io(e) => SkipReason::Unreadable { error: e.to_string() },
+        })
+    })
 }
 
 #[cfg(test)]

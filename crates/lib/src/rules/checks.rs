@@ -56,7 +56,8 @@ pub fn run(project: &Project, loaded: &LoadedRules, filtered: bool) -> Result<Ve
     let mut out = Vec::new();
     for file in check_files(project)? {
         let shown = project.show(&file);
-        let text = std::fs::read_to_string(&file).map_err(|e| Error::bad(format!("cannot read check file {shown}: {e}")))?;
+        let text = crate::shared::named::read_capped_text(&file, super::project::MAX_RULE_FILE_BYTES)
+            .map_err(|e| Error::bad(format!("check file {shown} {}", e.reason())))?;
         let check: CheckFile = ast_grep_config::from_str(&text)
             .map_err(|e| Error::bad(format!("check file {shown}: {}", crate::shared::error::error_chain(&e))))?;
         let ids: Vec<String> = check.ids.clone().unwrap_or_default().into_iter().chain(check.id.clone()).collect();

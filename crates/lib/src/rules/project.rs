@@ -45,6 +45,7 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::shared::named::{read_capped_text, Unread};
 use crate::shared::error::{error_chain, Error, ProjectFault, Result};
 use crate::shared::message::{Input, Name, Text};
 use crate::request::lang;
@@ -166,7 +167,7 @@ impl Project {
             Error::project(ProjectFault::Unreadable, format!("cannot read config file {}: {e}; check the path and that the file is UTF-8 text", file.display()))
         };
         let config_file = file.canonicalize().map_err(unreadable)?;
-        let text = std::fs::read_to_string(&config_file).map_err(unreadable)?;
+        let text = read_capped_text(&config_file, MAX_RULE_FILE_BYTES).map_err(|e| unread(&format!("config file {}", file.display()), &e))?;
         let raw: RawConfig = ast_grep_config::from_str(&text).map_err(|e| {
             Error::project(ProjectFault::Invalid, format!("config file {}: {}", file.display(), yaml_error(&file.display().to_string(), &e)))
         })?;
@@ -373,7 +374,22 @@ fn yaml_files(base: &Path, dirs: &[PathBuf], key: &str, project: &Project) -> Re
 }
 
 fn read(path: &Path, project: &Project) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|e| unreadable(&project.show(path), &e))
+    read_capped_text(path, MAX_RULE_FILE_BYTES).map_err(|e| unread(&project.show(path), &e))
+}
+
+/// Most bytes of a config, rule, utility, rule test, check or snapshot file
+/// (docs/DESIGN.md §7): a larger one is not read.
+pub const MAX_RULE_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// A named file that was not read ([`crate::shared::named`]): one that is not
+/// a regular file or is over the cap is bad input, whose message says what it
+/// is; one that cannot be opened or read is unreadable.
+pub(crate) fn unread(shown: &str, e: &Unread) -> Error {
+    match e {
+        Unread::Io(io) => unreadable(shown, io),
+        Unread::NotRegular(_) => Error::project(ProjectFault::Unreadable, format!("{shown} {}: name a regular file", e.reason())),
+        Unread::TooLarge { .. } => Error::project(ProjectFault::Unreadable, format!("{shown} {} for such a file: split it", e.reason())),
+    }
 }
 
 /// A file that cannot be read (missing, no permission, not UTF-8).
@@ -556,7 +572,7 @@ fn check_duplicates(rules: &[LoadedRule], project: &Project) -> Result<()> {
 /// utilities of `utils` may be called. `files`/`ignores` globs are relative to
 /// the file's folder.
 pub fn load_rule_file(path: &Path, utils: Utils, filter: Option<&Regex>) -> Result<LoadedRules> {
-    let text = std::fs::read_to_string(path).map_err(|e| unreadable(&format!("rule file {}", path.display()), &e))?;
+    let text = read_capped_text(path, MAX_RULE_FILE_BYTES).map_err(|e| unread(&format!("rule file {}", path.display()), &e))?;
     let rules = parse_rules(&text, &path.display().to_string(), Some(path), utils.globals())?;
     let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let base = parent.canonicalize().or_else(|_| crate::shared::paths::current_dir())?;

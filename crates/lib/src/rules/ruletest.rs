@@ -39,6 +39,8 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use crate::rules::project::{self, LoadedRule, LoadedRules, Project, TestConfig};
+use crate::shared::named::{read_capped, read_capped_text, Unread};
+use crate::rules::project::MAX_RULE_FILE_BYTES;
 use crate::shared::error::{error_chain, Error, ProjectFault, Result};
 
 /// The snapshot folder of a test folder when `snapshotDir` is not given.
@@ -241,6 +243,10 @@ struct Located {
     case: TestCase,
     file: PathBuf,
     snapshot_dir: PathBuf,
+    /// The snapshot folder comes from the project's `testConfigs`, so `test
+    /// -U` writes there only inside the project (one given on the command line
+    /// is the user's own choice).
+    confined: bool,
 }
 
 /// The test documents and kept snapshots of a project.
@@ -379,7 +385,7 @@ fn read_tests(project: &Project, opts: &Options) -> Result<Harness> {
         let named_by = if opts.test_dir.is_some() { None } else { Some(project) };
         for path in test_files(project, &test_dir, named_by, opts.follow)? {
             let shown = project.show(&path);
-            let text = std::fs::read_to_string(&path).map_err(|e| project::unreadable(&format!("test file {shown}"), &e))?;
+            let text = read_capped_text(&path, MAX_RULE_FILE_BYTES).map_err(|e| project::unread(&format!("test file {shown}"), &e))?;
             let bad = |e: &dyn std::error::Error| {
                 Error::project(ProjectFault::Invalid, format!("test file {shown}: {}", error_chain(e).replace("<input>", &shown)))
             };
@@ -394,6 +400,7 @@ fn read_tests(project: &Project, opts: &Options) -> Result<Harness> {
                     case,
                     file: path.clone(),
                     snapshot_dir: snapshot_dir.clone(),
+                    confined: opts.test_dir.is_none(),
                 }));
             }
         }
@@ -433,6 +440,32 @@ fn test_files(project: &Project, test_dir: &Path, config: Option<&Project>, foll
 }
 
 /// The path of the snapshot file of rule `id` in `dir`.
+/// Where `test -U` writes the snapshot of rule `id`: refused (bad input,
+/// nothing written) when the id holds a path separator (`../../x` or `/tmp/x`
+/// would put the file elsewhere) or when a snapshot folder of the project's
+/// `testConfigs` lies outside the project (its real location when it exists).
+fn snapshot_target(project: &Project, dir: &Path, id: &str, confined: bool) -> Result<PathBuf> {
+    if id.contains(['/', '\\']) || id.is_empty() || id == ".." {
+        return Err(Error::bad(format!(
+            "rule `{}`: its id holds a path separator, so its snapshot file would be written outside {}; `test -U` writes no snapshot for it: give the rule an id without `/`. Nothing was written",
+            crate::shared::quote::escape_controls(id),
+            project.show(dir)
+        )));
+    }
+    if confined {
+        let real = dir.canonicalize().unwrap_or_else(|_| crate::request::walk::normalize(dir));
+        if !real.starts_with(&project.dir) {
+            return Err(Error::bad(format!(
+                "the snapshot folder of `{}` ({}, from the project's testConfigs snapshotDir) is outside the project {}; `test -U` writes snapshots only inside it: move the snapshotDir into the project, or give the folders with --test-dir and --snapshot-dir. Nothing was written",
+                crate::shared::quote::escape_controls(id),
+                real.display(),
+                project.dir.display()
+            )));
+        }
+    }
+    Ok(snapshot_path(dir, id))
+}
+
 fn snapshot_path(dir: &Path, id: &str) -> PathBuf {
     dir.join(format!("{id}-snapshot.yml"))
 }
@@ -562,18 +595,37 @@ fn write_snapshots(project: &Project, h: &Harness, reports: &[RuleReport]) -> Re
             entry.snapshots.insert(c.code.clone(), c.actual.clone().expect("an updated case has its snapshot"));
         }
     }
-    let dirs: HashMap<&str, &Path> = h.cases.iter().map(|t| (t.case.id.as_str(), t.snapshot_dir.as_path())).collect();
-    let mut written = Vec::new();
+    let dirs: HashMap<&str, (&Path, bool)> = h.cases.iter().map(|t| (t.case.id.as_str(), (t.snapshot_dir.as_path(), t.confined))).collect();
+    // Every target is checked before the first is written: a refusal writes nothing.
+    let mut todo: Vec<(&Path, PathBuf, String)> = Vec::new();
     for (id, snaps) in &merged {
-        let Some(dir) = dirs.get(id.as_str()) else { continue };
-        let path = snapshot_path(dir, id);
+        let Some(&(dir, confined)) = dirs.get(id.as_str()) else { continue };
+        let path = snapshot_target(project, dir, id, confined)?;
         let text = to_yaml(snaps);
-        if std::fs::read(&path).is_ok_and(|old| old == text.as_bytes()) {
-            continue;
+        // The snapshot there is read as any named file (never a FIFO, never
+        // past the cap); one that is not a regular file is not replaced.
+        match read_capped(&path, MAX_RULE_FILE_BYTES) {
+            Ok(old) if old == text.as_bytes() => continue,
+            Ok(_) => {}
+            Err(e) if e.is_not_found() => {}
+            Err(e @ Unread::Io(_)) => return Err(project::unread(&format!("snapshot file {}", project.show(&path)), &e)),
+            Err(e) => {
+                return Err(Error::bad(format!(
+                    "snapshot file {} {}: remove it to let `test -U` write the snapshot there. Nothing was written",
+                    project.show(&path),
+                    e.reason()
+                )));
+            }
         }
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("cannot create {}", project.show(dir)), e))?;
-        crate::shared::atomic::write_atomic(&path, text.as_bytes())
-            .map_err(|e| Error::io(format!("cannot write {}", project.show(&path)), e))?;
+        todo.push((dir, path, text));
+    }
+    let cannot = |what: &str, at: &Path, e: &dyn std::fmt::Display| {
+        Error::bad(format!("cannot {what} {}: {e}; check the folder's permissions, or give another --snapshot-dir", project.show(at)))
+    };
+    let mut written = Vec::new();
+    for (dir, path, text) in todo {
+        std::fs::create_dir_all(dir).map_err(|e| cannot("create", dir, &e))?;
+        crate::shared::atomic::write_user_file(&path, text.as_bytes()).map_err(|e| cannot("write", &path, &e))?;
         written.push(project.show(&path));
     }
     Ok(written)

@@ -132,3 +132,29 @@ pub(crate) fn replace_keeping(target: &Path, bytes: &[u8], kept: &Kept) -> Resul
     stage_beside(target, bytes, kept)?.persist(target).map_err(|e| StageError::Io(e.error))?;
     Ok(())
 }
+
+/// Writes a user's own file (a rule test's snapshot) atomically: in place of a
+/// regular file, keeping its mode, owner and group; a new file gets the mode
+/// the umask leaves of 0666, as any editor's would (the store's private files
+/// use [`write_atomic`], 0600).
+pub(crate) fn write_user_file(path: &Path, bytes: &[u8]) -> Result<(), StageError> {
+    if let Ok(m) = std::fs::symlink_metadata(path)
+        && m.is_file()
+    {
+        return replace_keeping(path, bytes, &Kept::of(&m));
+    }
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut b = tempfile::Builder::new();
+    b.prefix(".ast-edit-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // The kernel takes the umask off the mode asked for at creation.
+        b.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = b.tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| StageError::Io(e.error))?;
+    Ok(())
+}

@@ -2,13 +2,14 @@
 //! Typed errors and their exit codes (`error`), messages as typed texts that
 //! each front end words (`message`), the statuses users read (`status`), text
 //! budgets (`text`), file names as people see them (`quote`), atomic whole-file
-//! writes (`atomic`), walks over syntax trees (`nodes`) and the working
-//! directory (`paths`).
+//! writes (`atomic`), walks over syntax trees (`nodes`), the working
+//! directory (`paths`) and reading a named file safely (`named`).
 //! Imports no other folder.
 
 pub(crate) mod atomic;
 pub mod error;
 pub mod message;
+pub mod named;
 pub(crate) mod nodes;
 pub mod paths;
 pub mod quote;

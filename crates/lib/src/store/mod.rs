@@ -8,4 +8,16 @@ pub mod session;
 pub(crate) mod pending_format;
 mod retention;
 
+/// Most bytes of one file of the store read back (a pending action, a resolved
+/// record, an undo record's `record.json`): a larger one, or one that is not a
+/// regular file (a FIFO, a link to `/dev/zero`), is reported as damaged, never
+/// read (docs/DESIGN.md §7).
+pub const MAX_ENTRY_BYTES: u64 = 1 << 30;
+
+/// Reads a file of the store: [`crate::shared::named::read_capped`] at
+/// [`MAX_ENTRY_BYTES`].
+pub(crate) fn read_entry(path: &std::path::Path) -> std::result::Result<Vec<u8>, crate::shared::named::Unread> {
+    crate::shared::named::read_capped(path, MAX_ENTRY_BYTES)
+}
+
 pub use retention::{JOURNAL_MAX_BYTES, JOURNAL_MAX_RECORDS, PENDING_MAX_AGE_DAYS, PENDING_MAX_BYTES, PENDING_MAX_COUNT, RESOLVED_MAX_AGE_DAYS, RESOLVED_MAX_COUNT};

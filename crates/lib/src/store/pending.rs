@@ -347,18 +347,26 @@ impl Store {
     /// for longer than [`LOCK_QUIET_WAIT`] (a long apply), says once on stderr that
     /// this one waits ([`LOCK_WAIT_MESSAGE`]), then blocks until it is free.
     pub fn lock(&self) -> Result<Locked<'_>> {
-        let path = self.dir.join("lock");
-        let file = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| self.err(&path, e))?;
+        let (path, file) = self.lock_file()?;
         if !try_lock_for(&file, LOCK_QUIET_WAIT).map_err(|e| self.err(&path, e))? {
             eprintln!("{LOCK_WAIT_MESSAGE}");
             file.lock().map_err(|e| self.err(&path, e))?;
         }
         Ok(Locked { store: self, _file: file })
+    }
+
+    /// [`Store::lock`] waiting at most `wait`, silently: `None` when another
+    /// process still holds the lock then.
+    pub fn lock_within(&self, wait: Duration) -> Result<Option<Locked<'_>>> {
+        let (path, file) = self.lock_file()?;
+        Ok(try_lock_for(&file, wait).map_err(|e| self.err(&path, e))?.then_some(Locked { store: self, _file: file }))
+    }
+
+    /// The store's lock file, opened (created when missing).
+    fn lock_file(&self) -> Result<(PathBuf, File)> {
+        let path = self.dir.join("lock");
+        let file = File::options().create(true).truncate(false).write(true).open(&path).map_err(|e| self.err(&path, e))?;
+        Ok((path, file))
     }
 
     fn err(&self, path: &Path, e: std::io::Error) -> Error {
@@ -452,7 +460,7 @@ impl Locked<'_> {
     pub(crate) fn next_order(&self) -> Result<u64> {
         let mut last: Option<u64> = None;
         for p in self.json_files("pending")?.into_iter().chain(self.json_files("resolved")?) {
-            if let Some(o) = std::fs::read(&p).ok().and_then(|b| pending_format::order_of(&b)) {
+            if let Some(o) = super::read_entry(&p).ok().and_then(|b| pending_format::order_of(&b)) {
                 last = last.max(Some(o));
             }
         }
@@ -528,11 +536,11 @@ impl Locked<'_> {
         let mut problems = Vec::new();
         for p in self.json_files("pending")? {
             let bad = |what: String| format!("{}: {what}; delete the file to drop it", p.display());
-            let bytes = match std::fs::read(&p) {
+            let bytes = match super::read_entry(&p) {
                 Ok(b) => b,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) if e.is_not_found() => continue,
                 Err(e) => {
-                    problems.push(bad(format!("cannot read this pending action ({e})")));
+                    problems.push(bad(format!("this pending action {}", e.reason())));
                     continue;
                 }
             };
@@ -622,10 +630,10 @@ impl Locked<'_> {
             return Ok(None);
         }
         let path = self.resolved_path(id);
-        let bytes = match std::fs::read(&path) {
+        let bytes = match super::read_entry(&path) {
             Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(self.store.err(&path, e)),
+            Err(e) if e.is_not_found() => return Ok(None),
+            Err(e) => return Err(Error::Store { path, message: format!("this resolved record {}; delete it to drop it", e.reason()) }),
         };
         let record = pending_format::decode_resolved(&bytes)
             .map_err(|e| Error::Store { path: path.clone(), message: format!("{e}; delete the file to drop it") })?;

@@ -120,7 +120,7 @@ fn cached_or_hashed(state_dir: &Path) -> Option<String> {
     let Some(key) = executable_identity() else { return hash_executable() };
     let path = state_dir.join(BUILD_CACHE);
     let mut cache: std::collections::BTreeMap<String, String> =
-        std::fs::read(&path).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
+        super::read_entry(&path).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
     if let Some(d) = cache.get(&key).filter(|d| d.starts_with("sha256:") && d.len() == 7 + 64) {
         return Some(d.clone());
     }

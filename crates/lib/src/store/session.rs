@@ -133,8 +133,7 @@ impl Locked<'_> {
         taken.insert(CLI_OWNER.to_string());
         let mut salt = 0u64;
         loop {
-            let h = crate::engine::digest(format!("{}-{}-{salt}", super::pending::now_nanos(), std::process::id()).as_bytes());
-            let owner = format!("{prefix}-{}", &h[7..13]);
+            let owner = draw_owner(prefix, salt);
             if !taken.contains(&owner) {
                 return Ok(owner);
             }
@@ -151,7 +150,7 @@ impl Locked<'_> {
         }
         let Ok(rd) = std::fs::read_dir(self.journal_dir()) else { return Vec::new() };
         rd.flatten()
-            .filter_map(|e| std::fs::read(e.path().join("record.json")).ok())
+            .filter_map(|e| super::read_entry(&e.path().join("record.json")).ok())
             .filter_map(|b| serde_json::from_slice::<Probe>(&b).ok())
             .map(|p| p.owner)
             .collect()
@@ -191,6 +190,15 @@ pub(crate) fn cli_owner() -> String {
     CLI_OWNER.to_string()
 }
 
+/// A session owner `<prefix>-<6 hex>` drawn from the time, the process and
+/// `salt`; [`Locked::new_owner`] draws until it has one no entry of the store
+/// names, and a server that could not take the store's lock in time uses the
+/// first draw (docs/DESIGN.md §3.8).
+pub fn draw_owner(prefix: &str, salt: u64) -> String {
+    let h = crate::engine::digest(format!("{}-{}-{salt}", super::pending::now_nanos(), std::process::id()).as_bytes());
+    format!("{prefix}-{}", &h[7..13])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,3 +215,4 @@ mod tests {
         assert!(Session::cli().owns("cli") && !Session::cli().owns("mcp-1a2b3c"));
     }
 }
+
