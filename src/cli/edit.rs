@@ -251,7 +251,10 @@ fn build_raw(a: &RunArgs) -> Result<RawRequest> {
         if src == "-" {
             std::io::stdin().take(cap).read_to_string(&mut text).map_err(|e| Error::io("cannot read the request from stdin", e))?;
         } else {
-            text = super::read_named(Path::new(src), cap as usize, "the request file", "split the edit into several requests")?;
+            super::open_named(Path::new(src), "the request file")?
+                .take(cap)
+                .read_to_string(&mut text)
+                .map_err(|e| Error::bad(format!("cannot read the request file {src}: {e}")))?;
         }
         return RawRequest::from_json(&text);
     }

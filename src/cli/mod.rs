@@ -549,15 +549,22 @@ pub struct ShowArgs {
 /// waiting (`ast_edit::shared::named`); `what` names it in the error, and
 /// `fix` says what to do about a file over the cap.
 fn read_named(path: &std::path::Path, cap: usize, what: &str, fix: &str) -> Result<String> {
-    use ast_edit::shared::named::{read_capped_text, Unread};
-    read_capped_text(path, cap as u64).map_err(|e| {
-        let tail = match e {
-            Unread::TooLarge { .. } => format!(": {fix}"),
-            Unread::NotRegular(_) => ": name a regular file".to_string(),
-            Unread::Io(_) => String::new(),
-        };
-        ast_edit::shared::error::Error::bad(format!("{what} {} {}{tail}", path.display(), e.reason()))
-    })
+    ast_edit::shared::named::read_capped_text(path, cap as u64).map_err(|e| named_error(path, what, &e, fix))
+}
+
+/// [`read_named`]'s open alone, for a reader that applies its own limit.
+fn open_named(path: &std::path::Path, what: &str) -> Result<std::fs::File> {
+    ast_edit::shared::named::open_regular(path).map(|(f, _)| f).map_err(|e| named_error(path, what, &e, ""))
+}
+
+fn named_error(path: &std::path::Path, what: &str, e: &ast_edit::shared::named::Unread, fix: &str) -> ast_edit::shared::error::Error {
+    use ast_edit::shared::named::Unread;
+    let tail = match e {
+        Unread::TooLarge { .. } => format!(": {fix}"),
+        Unread::NotRegular(_) => ": name a regular file".to_string(),
+        Unread::Io(_) => String::new(),
+    };
+    ast_edit::shared::error::Error::bad(format!("{what} {} {}{tail}", path.display(), e.reason()))
 }
 
 fn open_store() -> Result<(Workspace, Store)> {
