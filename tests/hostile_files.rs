@@ -215,3 +215,28 @@ fn a_duplicate_yaml_key_says_to_give_it_once() {
     assert!(r.stderr.contains("duplicate mapping key: id (give each key once)"), "{}", r.stderr);
     assert!(!r.stderr.contains("DuplicateKeyPolicy"), "{}", r.stderr);
 }
+
+/// 200 matches 2,000 levels deep: listing them walks each match's ancestors
+/// once (it climbed with tree-sitter's `parent`, which walks down from the
+/// root each time: 55 s on the release build). The watchdog is a hang guard,
+/// thirty times what the listing takes in a debug build.
+#[test]
+fn matches_deep_in_nested_code_are_listed_without_climbing_the_tree_per_level() {
+    let t = Tree::empty();
+    let depth = 2000;
+    let mut src = String::new();
+    for i in 0..depth {
+        src.push_str("f(");
+        if i % 10 == 0 {
+            src.push_str("1, ");
+        }
+    }
+    src.push_str(&")".repeat(depth));
+    src.push('\n');
+    t.write("deep.py", &src);
+    let r = t.run_within(&["search", "-p", "1", "-l", "py", "--limit", "200", "--json"], "", WATCHDOG_SECS);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["totalMatches"], 200, "{}", r.stdout);
+    assert_eq!(v["matches"].as_array().unwrap().len(), 200);
+}

@@ -401,7 +401,7 @@ fn update_all(plan: Plan, json: bool, style: Style, apply: ApplyOptions, out: &m
     let (id, report) = match applied {
         Ok(r) => r,
         Err(e) => {
-            let message = super::words::error(&e);
+            let message = super::words::update_error(&e);
             if !json {
                 eprintln!("error: {message}");
             }

@@ -83,6 +83,30 @@ pub(crate) fn error(e: &ast_edit::Error) -> String {
     e.text().render(WORDS)
 }
 
+/// The CLI's words in a run with `-U` (`run -U`, `scan -U`), which stages
+/// nothing: a refused apply's ways on are that run's own flags, not `resolve
+/// --extra`.
+pub(crate) struct Update;
+
+impl Words for Update {
+    fn name(&self, name: &Name) -> String {
+        WORDS.name(name)
+    }
+
+    fn say(&self, say: &Say) -> String {
+        match say {
+            Say::ApplyRest(_) => "run it again with `--skip-flagged`".to_string(),
+            Say::ApplyAll(_) => "run it again with `--allow-flagged`".to_string(),
+            other => WORDS.say(other),
+        }
+    }
+}
+
+/// The message of a library error in the words of a `-U` run.
+pub(crate) fn update_error(e: &ast_edit::Error) -> String {
+    e.text().render(&Update)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -262,6 +262,18 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
             short,
         ));
     }
+    // ast-grep-config refuses a rule that names no kind ("Rule must specify a
+    // set of AST kinds"): say what that means for a pattern.
+    if matches!(pattern.node, PatternNode::MetaVar { .. }) && req.selector.is_none() {
+        return Err(cerr(
+            OpField::Pat,
+            format!(
+                "ops[{index}].pat `{}` is a metavariable alone, which would match every node of every file; write the code around it that says which nodes (`$A.unwrap()`, `print($A)`), or give a rule with `kind` (`rule: {{kind: call, pattern: $A}}`)",
+                op.pat
+            ),
+            "a metavariable alone",
+        ));
+    }
     if req.lang.is_none()
         && let Some(kind) = prose_root(&pattern, lang)
     {

@@ -14,6 +14,9 @@ pub struct Hit<'t> {
     /// The matched node, in the tree of the text `source` (the file without its
     /// BOM, or a region of embedded code).
     pub node: tree_sitter::Node<'t>,
+    /// The root of that tree: a walk down from it finds the node's ancestors in
+    /// one pass (`Node::parent` walks down from the root on every call).
+    pub root: tree_sitter::Node<'t>,
     /// The bytes of the file the node's tree was parsed from.
     pub source: std::ops::Range<usize>,
     /// The 0-based line of the file where `source` starts.
@@ -70,11 +73,12 @@ pub(super) fn search(trees: Vec<Tree<'_, '_>>, prefilter: bool, mut each: impl F
         // from: the file, or a region.
         let shift = t.base.byte + bom;
         let source = shift..t.end;
+        let root = grep.root().get_inner_node();
         hits.extend(found.diffs.iter().chain(found.findings.iter()).map(|(k, nm)| {
             let node = nm.get_node().get_inner_node();
             let rule = &live[*k].rule;
             let message = (!rule.message.is_empty()).then(|| rule.get_message(nm));
-            Hit { rule: live[*k].index, start: node.start_byte() + shift, end: node.end_byte() + shift, node, source: source.clone(), line0: t.base.line, column0: t.base.column_bytes, message }
+            Hit { rule: live[*k].index, start: node.start_byte() + shift, end: node.end_byte() + shift, node, root, source: source.clone(), line0: t.base.line, column0: t.base.column_bytes, message }
         }));
     }
     hits.sort_by_key(|h| (h.start, std::cmp::Reverse(h.end), h.rule));

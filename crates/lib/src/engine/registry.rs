@@ -65,10 +65,18 @@ impl Engine {
             }
             if errs.len() == tried[i] {
                 let mut msgs = Text::default();
-                for (k, (_, e)) in errs.iter().enumerate() {
-                    if k > 0 {
+                let mut said: Vec<&Text> = Vec::new();
+                // Each message once: one that names no language is the same for
+                // all; a language left out as prose only when none other is said.
+                let real = errs.iter().any(|(_, e)| !e.prose);
+                for (_, e) in errs.iter().filter(|(_, e)| !(real && e.prose)) {
+                    if said.contains(&&e.message) {
+                        continue;
+                    }
+                    if !said.is_empty() {
                         msgs.push_str("\n");
                     }
+                    said.push(&e.message);
                     msgs = msgs.then(e.message.clone());
                 }
                 return Err(Error::bad(msgs));

@@ -86,8 +86,15 @@ pub(crate) fn parse_input(input: &Value, lang: Option<SupportLang>) -> Result<Ve
                     yaml.len()
                 )));
             }
-            ast_grep_config::from_multiple::<Value>(yaml)
-                .map_err(|e| Error::bad(format!("`rule` is not valid YAML: {}", error_chain(&e))))?
+            ast_grep_config::from_multiple::<Value>(yaml).map_err(|e| {
+                let chain = error_chain(&e);
+                // The reader's limits (nodes, depth, aliases) are not a syntax error.
+                if chain.contains("budget breached") {
+                    Error::bad(format!("`rule` is more YAML than the reader takes (anchors and aliases count as what they expand to; write the rule without them): {chain}"))
+                } else {
+                    Error::bad(format!("`rule` is not valid YAML: {chain}"))
+                }
+            })?
         }
         Value::Object(_) => vec![input.clone()],
         Value::Array(items) => items.clone(),

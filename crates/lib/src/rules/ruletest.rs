@@ -452,6 +452,15 @@ fn snapshot_target(project: &Project, dir: &Path, id: &str, confined: bool) -> R
             project.show(dir)
         )));
     }
+    // A file name holds at most 255 bytes on the usual file systems.
+    let name = format!("{id}-snapshot.yml");
+    if name.len() > MAX_FILE_NAME_BYTES {
+        return Err(Error::bad(format!(
+            "rule `{}…`: its id is {} bytes, too long for the name of its snapshot file `<id>-snapshot.yml` (at most {MAX_FILE_NAME_BYTES} bytes); `test -U` writes no snapshot for it: give the rule a shorter id. Nothing was written",
+            crate::shared::quote::escape_controls(&id.chars().take(40).collect::<String>()),
+            id.len()
+        )));
+    }
     if confined {
         let real = dir.canonicalize().unwrap_or_else(|_| crate::request::walk::normalize(dir));
         if !real.starts_with(&project.dir) {
@@ -465,6 +474,9 @@ fn snapshot_target(project: &Project, dir: &Path, id: &str, confined: bool) -> R
     }
     Ok(snapshot_path(dir, id))
 }
+
+/// The longest file name `test -U` writes (255 bytes: ext4, xfs, btrfs, APFS).
+const MAX_FILE_NAME_BYTES: usize = 255;
 
 fn snapshot_path(dir: &Path, id: &str) -> PathBuf {
     dir.join(format!("{id}-snapshot.yml"))
