@@ -363,9 +363,19 @@ fn page_of_file(engine: &Engine, req: &Request, c: &Candidate, range: Range<usiz
     };
     let mut found = Vec::with_capacity(range.len());
     let names = req.rule_set.as_ref().map(|_| req.rule_names());
+    // The named scopes of each tree a listed match is in, found once per tree.
+    let mut scopes: Vec<(usize, Vec<Scope>)> = Vec::new();
     let n = engine.search(&ops, &text, !req.no_prefilter, |i, hit| {
         if range.contains(&i) {
-            let mut m = located(&c.display, &text, hit);
+            let body = &text[hit.source.clone()];
+            let k = match scopes.iter().position(|(id, _)| *id == hit.root.id()) {
+                Some(k) => k,
+                None => {
+                    scopes.push((hit.root.id(), scopes_of(body, hit.root)));
+                    scopes.len() - 1
+                }
+            };
+            let mut m = located(&c.display, &text, hit, &scopes[k].1);
             m.rule = names.as_ref().and_then(|n| n.get(hit.rule).cloned());
             m.message = hit.message.as_deref().map(|t| text::ellipsized(t, MAX_MATCH_TEXT_CHARS));
             found.push(m);
@@ -374,8 +384,8 @@ fn page_of_file(engine: &Engine, req: &Request, c: &Candidate, range: Range<usiz
     (found, n)
 }
 
-/// A match's position, first line and enclosing name.
-fn located(path: &str, text: &str, hit: &Hit<'_>) -> SearchMatch {
+/// A match's position, first line and enclosing name (`scopes`: its tree's).
+fn located(path: &str, text: &str, hit: &Hit<'_>, scopes: &[Scope]) -> SearchMatch {
     let column = text[hit.line_start()..hit.start].chars().count() + 1;
     let matched = &text[hit.start..hit.end];
     let first = matched.split('\n').next().unwrap_or("").trim_end_matches('\r');
@@ -385,7 +395,7 @@ fn located(path: &str, text: &str, hit: &Hit<'_>) -> SearchMatch {
         column,
         end_line: hit.end_line() + 1,
         text: text::ellipsized(first, MAX_MATCH_TEXT_CHARS),
-        enclosing: enclosing(&text[hit.source.clone()], hit.root, hit.node),
+        enclosing: enclosing_among(scopes, &text[hit.source.clone()], hit.root, hit.node),
         rule: None,
         message: None,
     }
@@ -432,6 +442,61 @@ fn enclosing(body: &str, root: tree_sitter::Node<'_>, node: tree_sitter::Node<'_
         let name = name_of(body, n)?;
         Some(text::ellipsized(&format!("{word} {name}"), MAX_ENCLOSING_CHARS))
     })
+}
+
+/// A named node of a kind in [`ENCLOSING`]: its bytes, its depth in the tree,
+/// its id and the name shown (`function load`).
+struct Scope {
+    start: usize,
+    end: usize,
+    depth: usize,
+    id: usize,
+    label: String,
+}
+
+/// Every named scope of the tree at `root` (of `body`), by one walk over it: a
+/// search lists up to 200 matches of a file, and looking each one's scope up
+/// among these costs no walk of its own.
+fn scopes_of(body: &str, root: tree_sitter::Node<'_>) -> Vec<Scope> {
+    let mut out = Vec::new();
+    let mut cursor = root.walk();
+    let mut depth = 0;
+    loop {
+        let n = cursor.node();
+        if let Some((_, word)) = ENCLOSING.iter().find(|(kind, _)| *kind == n.kind())
+            && let Some(name) = name_of(body, n)
+        {
+            let label = text::ellipsized(&format!("{word} {name}"), MAX_ENCLOSING_CHARS);
+            out.push(Scope { start: n.start_byte(), end: n.end_byte(), depth, id: n.id(), label });
+        }
+        if cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return out;
+            }
+            depth -= 1;
+        }
+    }
+}
+
+/// [`enclosing`], looked up in the tree's `scopes`: the deepest that holds
+/// more than the node's bytes is its nearest named ancestor (in a tree, a node
+/// whose bytes strictly hold another's is its ancestor). A zero-width node, or
+/// a scope with exactly its bytes (an ancestor or a child of the same extent),
+/// is settled by the walk of [`enclosing`].
+fn enclosing_among(scopes: &[Scope], body: &str, root: tree_sitter::Node<'_>, node: tree_sitter::Node<'_>) -> Option<String> {
+    let (start, end) = (node.start_byte(), node.end_byte());
+    if start == end || scopes.iter().any(|s| s.start == start && s.end == end && s.id != node.id()) {
+        return enclosing(body, root, node);
+    }
+    scopes
+        .iter()
+        .filter(|s| s.start <= start && end <= s.end && (s.start, s.end) != (start, end))
+        .max_by_key(|s| s.depth)
+        .map(|s| s.label.clone())
 }
 
 /// The ancestors of `node`, from `root` down, found by one walk from the root:
@@ -618,9 +683,10 @@ mod tests {
         enclosing(src, root, node)
     }
 
-    /// The walk down finds the same ancestors as climbing with `parent`, for
-    /// every node (named or not, zero-width MISSING ones included) of code in
-    /// several languages, nested and with errors.
+    /// The walk down finds the same ancestors as climbing with `parent`, and
+    /// the scopes found once name the same enclosing scope, for every node
+    /// (named or not, zero-width MISSING ones included) of code in several
+    /// languages, nested and with errors.
     #[test]
     fn ancestors_are_the_parent_chain_of_every_node() {
         let cases = [
@@ -632,6 +698,7 @@ mod tests {
         for (lang, src) in cases {
             let grep = ast_grep_core::tree_sitter::LanguageExt::ast_grep(&lang, src);
             let root = grep.root().get_inner_node();
+            let scopes = scopes_of(src, root);
             let mut stack = vec![root];
             let mut seen = 0;
             while let Some(n) = stack.pop() {
@@ -643,6 +710,7 @@ mod tests {
                 }
                 climbed.reverse();
                 assert_eq!(ancestors(root, n), climbed, "{lang:?} {} at {:?}", n.kind(), n.byte_range());
+                assert_eq!(enclosing_among(&scopes, src, root, n), enclosing(src, root, n), "{lang:?} {} at {:?}", n.kind(), n.byte_range());
                 seen += 1;
                 let mut c = n.walk();
                 stack.extend(n.children(&mut c));
