@@ -14,8 +14,8 @@ pub struct Hit<'t> {
     /// The matched node, in the tree of the text `source` (the file without its
     /// BOM, or a region of embedded code).
     pub node: tree_sitter::Node<'t>,
-    /// The root of that tree: a walk down from it finds the node's ancestors in
-    /// one pass (`Node::parent` walks down from the root on every call).
+    /// The root of that tree: one walk over it finds every named scope its
+    /// matches are in (`Node::parent` walks down from the root on every call).
     pub root: tree_sitter::Node<'t>,
     /// The bytes of the file the node's tree was parsed from.
     pub source: std::ops::Range<usize>,

@@ -395,7 +395,7 @@ fn located(path: &str, text: &str, hit: &Hit<'_>, scopes: &[Scope]) -> SearchMat
         column,
         end_line: hit.end_line() + 1,
         text: text::ellipsized(first, MAX_MATCH_TEXT_CHARS),
-        enclosing: enclosing_among(scopes, &text[hit.source.clone()], hit.root, hit.node),
+        enclosing: enclosing_among(scopes, &text[hit.source.clone()], hit.node),
         rule: None,
         message: None,
     }
@@ -433,15 +433,27 @@ const ENCLOSING: &[(&str, &str)] = &[
 ];
 
 /// The nearest named function, method, class, `impl` or `mod` around `node` (a
-/// match in the tree of `body` whose root is `root`), as `function load`: the
-/// first ancestor of a kind in [`ENCLOSING`] that has a name. `None` at the top
-/// level.
-fn enclosing(body: &str, root: tree_sitter::Node<'_>, node: tree_sitter::Node<'_>) -> Option<String> {
-    ancestors(root, node).into_iter().rev().find_map(|n| {
-        let (_, word) = ENCLOSING.iter().find(|(kind, _)| *kind == n.kind())?;
-        let name = name_of(body, n)?;
-        Some(text::ellipsized(&format!("{word} {name}"), MAX_ENCLOSING_CHARS))
-    })
+/// match in the tree of `body`), as `function load`: the first ancestor of a kind
+/// in [`ENCLOSING`] that has a name. `None` at the top level. It climbs with
+/// tree-sitter's `Node::parent`, which walks down from the root on every call:
+/// a search looks most matches up among the tree's scopes instead
+/// ([`enclosing_among`]), and comes here only for the few it cannot settle.
+fn enclosing(body: &str, node: tree_sitter::Node<'_>) -> Option<String> {
+    let mut at = node.parent();
+    while let Some(n) = at {
+        if let Some(label) = scope_label(body, n) {
+            return Some(label);
+        }
+        at = n.parent();
+    }
+    None
+}
+
+/// `function load` for a node of a kind in [`ENCLOSING`] that has a name.
+fn scope_label(body: &str, n: tree_sitter::Node<'_>) -> Option<String> {
+    let (_, word) = ENCLOSING.iter().find(|(kind, _)| *kind == n.kind())?;
+    let name = name_of(body, n)?;
+    Some(text::ellipsized(&format!("{word} {name}"), MAX_ENCLOSING_CHARS))
 }
 
 /// A named node of a kind in [`ENCLOSING`]: its bytes, its depth in the tree,
@@ -456,17 +468,15 @@ struct Scope {
 
 /// Every named scope of the tree at `root` (of `body`), by one walk over it: a
 /// search lists up to 200 matches of a file, and looking each one's scope up
-/// among these costs no walk of its own.
+/// among these costs no climb of its own (climbing 2,000 levels for each of 200
+/// matches took 55 s).
 fn scopes_of(body: &str, root: tree_sitter::Node<'_>) -> Vec<Scope> {
     let mut out = Vec::new();
     let mut cursor = root.walk();
     let mut depth = 0;
     loop {
         let n = cursor.node();
-        if let Some((_, word)) = ENCLOSING.iter().find(|(kind, _)| *kind == n.kind())
-            && let Some(name) = name_of(body, n)
-        {
-            let label = text::ellipsized(&format!("{word} {name}"), MAX_ENCLOSING_CHARS);
+        if let Some(label) = scope_label(body, n) {
             out.push(Scope { start: n.start_byte(), end: n.end_byte(), depth, id: n.id(), label });
         }
         if cursor.goto_first_child() {
@@ -486,58 +496,17 @@ fn scopes_of(body: &str, root: tree_sitter::Node<'_>) -> Vec<Scope> {
 /// more than the node's bytes is its nearest named ancestor (in a tree, a node
 /// whose bytes strictly hold another's is its ancestor). A zero-width node, or
 /// a scope with exactly its bytes (an ancestor or a child of the same extent),
-/// is settled by the walk of [`enclosing`].
-fn enclosing_among(scopes: &[Scope], body: &str, root: tree_sitter::Node<'_>, node: tree_sitter::Node<'_>) -> Option<String> {
+/// is settled by [`enclosing`].
+fn enclosing_among(scopes: &[Scope], body: &str, node: tree_sitter::Node<'_>) -> Option<String> {
     let (start, end) = (node.start_byte(), node.end_byte());
     if start == end || scopes.iter().any(|s| s.start == start && s.end == end && s.id != node.id()) {
-        return enclosing(body, root, node);
+        return enclosing(body, node);
     }
     scopes
         .iter()
         .filter(|s| s.start <= start && end <= s.end && (s.start, s.end) != (start, end))
         .max_by_key(|s| s.depth)
         .map(|s| s.label.clone())
-}
-
-/// The ancestors of `node`, from `root` down, found by one walk from the root:
-/// tree-sitter's `Node::parent` walks down from the root on every call, so
-/// climbing a deep tree that way costs the square of its depth per match (55 s
-/// for 200 matches 2,000 levels deep), this walk its depth once.
-fn ancestors<'t>(root: tree_sitter::Node<'t>, node: tree_sitter::Node<'t>) -> Vec<tree_sitter::Node<'t>> {
-    let (start, end) = (node.start_byte(), node.end_byte());
-    let mut path = Vec::new();
-    let mut cursor = root.walk();
-    loop {
-        let at = cursor.node();
-        if at == node {
-            return path;
-        }
-        path.push(at);
-        // Down to the first child that holds the node's bytes (a node and its
-        // only child may share them: the ids tell them apart).
-        if !cursor.goto_first_child() {
-            break;
-        }
-        while !(cursor.node().start_byte() <= start && end <= cursor.node().end_byte()) {
-            if !cursor.goto_next_sibling() {
-                break;
-            }
-        }
-        let n = cursor.node();
-        if !(n.start_byte() <= start && end <= n.end_byte()) {
-            break;
-        }
-    }
-    // Not reached from the root by its bytes (a zero-width node between
-    // siblings): climb as tree-sitter does.
-    let mut up = Vec::new();
-    let mut at = node.parent();
-    while let Some(n) = at {
-        up.push(n);
-        at = n.parent();
-    }
-    up.reverse();
-    up
 }
 
 /// The name of a node of a kind in [`ENCLOSING`]: its `name` field; a Rust
@@ -680,15 +649,14 @@ mod tests {
         let at = src.find(needle).expect("the needle");
         let root = grep.root().get_inner_node();
         let node = root.descendant_for_byte_range(at, at + needle.len()).expect("a node");
-        enclosing(src, root, node)
+        enclosing(src, node)
     }
 
-    /// The walk down finds the same ancestors as climbing with `parent`, and
-    /// the scopes found once name the same enclosing scope, for every node
-    /// (named or not, zero-width MISSING ones included) of code in several
-    /// languages, nested and with errors.
+    /// The scopes found once name the same enclosing scope as climbing with
+    /// `parent`, for every node (named or not, zero-width MISSING ones
+    /// included) of code in several languages, nested and with errors.
     #[test]
-    fn ancestors_are_the_parent_chain_of_every_node() {
+    fn scopes_name_what_the_climb_names_for_every_node() {
         let cases = [
             (SupportLang::Python, "class A:\n    def f(self):\n        return g(h(1), [x for x in y])\n\nf((((1))))\n"),
             (SupportLang::Rust, "mod m { impl K for T { fn f(&self) { a.b().c(); } } }\nfn g( {\n"),
@@ -699,18 +667,11 @@ mod tests {
             let grep = ast_grep_core::tree_sitter::LanguageExt::ast_grep(&lang, src);
             let root = grep.root().get_inner_node();
             let scopes = scopes_of(src, root);
+            assert!(!scopes.is_empty(), "{lang:?}: no scope to look up");
             let mut stack = vec![root];
             let mut seen = 0;
             while let Some(n) = stack.pop() {
-                let mut climbed = Vec::new();
-                let mut at = n.parent();
-                while let Some(p) = at {
-                    climbed.push(p);
-                    at = p.parent();
-                }
-                climbed.reverse();
-                assert_eq!(ancestors(root, n), climbed, "{lang:?} {} at {:?}", n.kind(), n.byte_range());
-                assert_eq!(enclosing_among(&scopes, src, root, n), enclosing(src, root, n), "{lang:?} {} at {:?}", n.kind(), n.byte_range());
+                assert_eq!(enclosing_among(&scopes, src, n), enclosing(src, n), "{lang:?} {} at {:?}", n.kind(), n.byte_range());
                 seen += 1;
                 let mut c = n.walk();
                 stack.extend(n.children(&mut c));
