@@ -55,11 +55,7 @@ impl Workspace {
     /// pending entry (skipped, never blocking the others).
     pub fn store(&self, warn: &mut dyn FnMut(&Text)) -> Result<Store> {
         let store = Store::open(&self.state_dir)?;
-        let locked = store.lock()?;
-        for msg in crate::apply::recover(&locked)?.into_iter().chain(locked.maintain()?.into_iter().map(Text::from)) {
-            warn(&msg);
-        }
-        drop(locked);
+        tidy(&store.lock()?, warn)?;
         Ok(store)
     }
 
@@ -73,9 +69,7 @@ impl Workspace {
         let store = Store::open(&self.state_dir)?;
         let owner = match store.lock_within(wait)? {
             Some(locked) => {
-                for msg in crate::apply::recover(&locked)?.into_iter().chain(locked.maintain()?.into_iter().map(Text::from)) {
-                    warn(&msg);
-                }
+                tidy(&locked, warn)?;
                 locked.new_owner(prefix)?
             }
             None => {
@@ -130,6 +124,15 @@ impl Workspace {
             .map(|f| f.abs.to_str().unwrap_or(f.path.as_str()))
             .collect()
     }
+}
+
+/// What opening a store does under its lock: the clean-up after an apply that
+/// was killed half-way, then the store's retention, each message to `warn`.
+fn tidy(locked: &crate::store::pending::Locked<'_>, warn: &mut dyn FnMut(&Text)) -> Result<()> {
+    for msg in crate::apply::recover(locked)?.into_iter().chain(locked.maintain()?.into_iter().map(Text::from)) {
+        warn(&msg);
+    }
+    Ok(())
 }
 
 /// True when `path` is `root` or inside it (both absolute), lexically.

@@ -242,7 +242,7 @@ pub fn diagnose(facts: &RunFacts<'_>) -> Vec<Text> {
     langs.sort_by_key(|l| lang::name(*l));
     langs.dedup();
     let mut found: Vec<(usize, Text)> = Vec::new();
-    let mut absent: std::collections::BTreeMap<usize, (Vec<&str>, Vec<String>)> = std::collections::BTreeMap::new();
+    let mut absent: std::collections::BTreeMap<usize, (Vec<&str>, String)> = std::collections::BTreeMap::new();
     let mut budget = MAX_DIAGNOSED_OPS;
     for (i, op) in req.ops.iter().enumerate().filter(|(i, _)| zero(*i)) {
         if let Some(note) = langs.iter().find_map(|&l| super::operator_note(i, &op.pat, l)) {
@@ -266,8 +266,7 @@ pub fn diagnose(facts: &RunFacts<'_>) -> Vec<Text> {
         let files = look_at_files(facts, lang, &mut probes);
         for p in &probes {
             if files == 0 && unparsed_only(req, lang, p) {
-                let words: Vec<String> = p.op.prefilters.iter().flat_map(|(f, _)| f.literals.iter()).take(5).map(|w| format!("`{w}`")).collect();
-                absent.entry(p.i).or_insert_with(|| (Vec::new(), words)).0.push(lang::name(lang));
+                absent.entry(p.i).or_insert_with(|| (Vec::new(), key_words(p))).0.push(lang::name(lang));
             } else {
                 found.extend(say(req, lang, files, p).into_iter().map(|m| (p.i, m)));
             }
@@ -279,14 +278,7 @@ pub fn diagnose(facts: &RunFacts<'_>) -> Vec<Text> {
     for (i, (langs, words)) in absent {
         if !found.iter().any(|(k, _)| *k == i) {
             let head = format!("ops[{i}].pat `{}`", shown(&req.ops[i].pat));
-            found.push((
-                i,
-                Text::from(format!(
-                    "{head} matched nothing: no {} file searched holds all of its words ({}), so none was parsed for it.",
-                    joined(&langs, "or"),
-                    words.join(", ")
-                )),
-            ));
+            found.push((i, none_parsed(&head, &joined(&langs, "or"), &words)));
         }
     }
     // Stable: a probe's messages keep their order.
@@ -366,12 +358,24 @@ fn unparsed_only(req: &crate::request::Request, lang: SupportLang, p: &Probe<'_>
     p.zero && p.found == 0 && p.calls <= p.calls_matched && lowercase_note(pat, lang).is_none() && conversion_fix(pat, lang, p).is_none()
 }
 
+/// An op that matched nothing in the files of `langs` (`go`, or `go, rust or
+/// python`) because none holds all its `words` ([`key_words`]), so none was
+/// parsed for it.
+fn none_parsed(head: &str, langs: &str, words: &str) -> Text {
+    Text::from(format!("{head} matched nothing: no {langs} file searched holds all of its words ({words}), so none was parsed for it."))
+}
+
+/// The words every match of the probe's op must contain (the prefilter's
+/// literals), at most 5, quoted: `` `print`, `log` ``.
+fn key_words(p: &Probe<'_>) -> String {
+    p.op.prefilters.iter().flat_map(|(f, _)| f.literals.iter()).take(5).map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", ")
+}
+
 /// An op that matched nothing: how its pattern parsed and what the code holds.
 fn zero_messages(head: &str, pat: &str, lang: SupportLang, files: usize, p: &Probe<'_>) -> Vec<Text> {
     let lname = lang::name(lang);
     if files == 0 {
-        let words: Vec<String> = p.op.prefilters.iter().flat_map(|(f, _)| f.literals.iter()).take(5).map(|w| format!("`{w}`")).collect();
-        let mut m = Text::from(format!("{head} matched nothing: no {lname} file searched holds all of its words ({}), so none was parsed for it.", words.join(", ")));
+        let mut m = none_parsed(head, lname, &key_words(p));
         if let Some(s) = conversion_fix(pat, lang, p) {
             m = m.lit(format!(" It parses as `type_conversion_expression`{}; ", GO_CONVERSION)).then(s);
         }
