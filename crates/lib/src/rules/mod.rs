@@ -11,3 +11,5 @@ pub mod project;
 pub mod retired;
 pub mod suppression;
 pub mod ruletest;
+#[cfg(test)]
+mod snapshot_prop;

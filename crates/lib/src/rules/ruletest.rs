@@ -444,7 +444,7 @@ fn test_files(project: &Project, test_dir: &Path, config: Option<&Project>, foll
 /// nothing written) when the id holds a path separator (`../../x` or `/tmp/x`
 /// would put the file elsewhere) or when a snapshot folder of the project's
 /// `testConfigs` lies outside the project (its real location when it exists).
-fn snapshot_target(project: &Project, dir: &Path, id: &str, confined: bool) -> Result<PathBuf> {
+pub(super) fn snapshot_target(project: &Project, dir: &Path, id: &str, confined: bool) -> Result<PathBuf> {
     if id.contains(['/', '\\']) || id.is_empty() || id == ".." {
         return Err(Error::bad(format!(
             "rule `{}`: its id holds a path separator, so its snapshot file would be written outside {}; `test -U` writes no snapshot for it: give the rule an id without `/`. Nothing was written",
