@@ -38,8 +38,12 @@
 //! it, stays in the walk with its parent, so the parent check is unchanged.
 //! Every node inside an edit overlaps a region, so the captured code is
 //! always walked whole.
-//! Without an incremental re-parse (no changed ranges), both trees are walked
-//! whole. The old tree is walked ([`Before`]) before `Tree::edit` moves its
+//! Without an incremental re-parse (no changed ranges), or when an ERROR or
+//! MISSING node of the new tree overlaps the regions, both trees are walked
+//! whole: error recovery can re-use a subtree under new ancestors outside the
+//! changed ranges (`def aa(self):Some(` swallows the next class's header, and
+//! its body keeps its place in the changed ranges' eyes; the unit test keeps
+//! that case in crates/lib/proptest-regressions/engine/structure/tests.txt). The old tree is walked ([`Before`]) before `Tree::edit` moves its
 //! nodes, when the changed ranges are not known yet: over the edits only; when
 //! the changed ranges reach beyond, the old text is parsed again and walked
 //! over the changed regions. The unit test `the_pruned_walk_reports_what_the_full_walk_reports`
@@ -252,10 +256,12 @@ impl Before {
 /// over the changed regions (or whole).
 pub fn compare(before: Before, old_text: &str, new_root: tree_sitter::Node<'_>, new_text: &str, edits: &[Edit], bom: usize, changed: Option<&[std::ops::Range<usize>]>) -> Report {
     let ranges = ranges(edits, bom);
-    let (old_regions, new_regions) = match changed {
-        Some(changed) => regions(changed, &ranges),
-        None => (vec![(0, usize::MAX)], vec![(0, usize::MAX)]),
-    };
+    let pruned = changed.map(|changed| regions(changed, &ranges));
+    // Error recovery breaks the guarantee the pruning rests on (module doc):
+    // near an ERROR or MISSING node the file is walked whole.
+    let pruned = pruned.filter(|(_, new_regions)| !error_within(new_root, new_regions));
+    let changed = changed.filter(|_| pruned.is_some());
+    let (old_regions, new_regions) = pruned.unwrap_or_else(|| (vec![(0, usize::MAX)], vec![(0, usize::MAX)]));
     let inside = |(a, b): (usize, usize)| {
         let k = before.new_regions.partition_point(|r| r.1 < a);
         before.new_regions.get(k).is_some_and(|r| r.0 <= a && b <= r.1)
@@ -271,6 +277,28 @@ pub fn compare(before: Before, old_text: &str, new_root: tree_sitter::Node<'_>, 
     let old = Flat::pruned(old_tree.root_node(), &old_regions);
     let new = Flat::pruned(new_root, &new_regions);
     compare_flats(&old, &new, &texts, new_root)
+}
+
+/// Whether an ERROR or MISSING node of the tree at `root` overlaps one of
+/// `regions` (sorted, disjoint, closed byte ranges). Only the nodes that
+/// overlap a region and hold an error (`Node::has_error`) are entered.
+fn error_within(root: tree_sitter::Node<'_>, regions: &[(usize, usize)]) -> bool {
+    let overlaps = |n: tree_sitter::Node<'_>| {
+        let k = regions.partition_point(|r| r.1 < n.start_byte());
+        regions.get(k).is_some_and(|r| r.0 <= n.end_byte())
+    };
+    let mut found = false;
+    walk(root, &mut found, |found, n| {
+        if !n.has_error() || !overlaps(n) {
+            Next::Sibling
+        } else if n.is_error() || n.is_missing() {
+            *found = true;
+            Next::Stop
+        } else {
+            Next::Children
+        }
+    }, |_, _| {});
+    found
 }
 
 /// The two texts compared, the edits between them (old start, old end, new
