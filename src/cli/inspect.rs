@@ -194,6 +194,8 @@ fn skip_word(reason: &SkipReason) -> &'static str {
         SkipReason::NameNotUtf8 => "nameNotUtf8",
         SkipReason::TreeTooDeep { .. } => "treeTooDeep",
         SkipReason::ReplacementTooLarge { .. } => "replacementTooLarge",
+        SkipReason::TransformTooLarge { .. } => "transformTooLarge",
+        SkipReason::RewriteTooCostly { .. } => "rewriteTooCostly",
         SkipReason::Worded(_) => "error",
     }
 }

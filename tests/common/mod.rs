@@ -160,9 +160,29 @@ impl Tree {
     /// (a FIFO read, a lock waited on) fails instead of stopping the suite.
     #[track_caller]
     pub fn run_within(&self, args: &[&str], stdin: &str, secs: u64) -> Run {
+        self.run_limited(args, stdin, secs, None)
+    }
+
+    /// [`Tree::run_within`], the process's address space capped at `memory`
+    /// bytes (`RLIMIT_AS`) when given: a run that would exhaust the machine
+    /// fails its allocation instead.
+    pub fn run_limited(&self, args: &[&str], stdin: &str, secs: u64, memory: Option<u64>) -> Run {
         use std::io::{Read, Write};
         use std::process::Stdio;
-        let mut child = self.command(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut command = self.command(args);
+        #[cfg(target_os = "linux")]
+        if let Some(limit) = memory {
+            use std::os::unix::process::CommandExt;
+            let cap = libc::rlimit { rlim_cur: limit as libc::rlim_t, rlim_max: limit as libc::rlim_t };
+            // SAFETY: setrlimit is async-signal-safe, and only the child's
+            // limit changes, between fork and exec.
+            unsafe {
+                command.pre_exec(move || if libc::setrlimit(libc::RLIMIT_AS, &cap) == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) });
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = memory;
+        let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
         let pipe = |mut r: Box<dyn Read + Send>| {
             std::thread::spawn(move || {

@@ -11,6 +11,7 @@ pub(crate) mod hints;
 pub(crate) mod prefilter;
 mod sample;
 mod tight_ends;
+pub mod work;
 
 use std::collections::BTreeSet;
 
@@ -51,6 +52,9 @@ pub struct CompiledOp {
     /// `None` when the fix uses transforms, whose output it cannot bound: the
     /// replacement is then counted after it is built.
     pub fix_bound: Option<FixBound>,
+    /// What bounds the work of its `transform` and `rewriters` on a file
+    /// ([`work::Model`]); `None` without either.
+    pub work: Option<work::Model>,
     /// The rule has a fix (else its matches are findings).
     pub has_fix: bool,
     /// A rule config, whose matches `ast-grep-ignore` comments suppress (as
@@ -315,6 +319,7 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
         prefilters: vec![(prefilter, true)],
         compares_code,
         fix_bound: Some(fix_bound),
+        work: None,
         has_fix: true,
         suppressible: false,
         lint: Vec::new(),
@@ -410,6 +415,7 @@ pub fn compile_rule(
         check,
         compares_code: ruleset::compares_code(config, utils),
         fix_bound,
+        work: work::Model::of(config, lang, globals),
         rule,
         lint,
     })

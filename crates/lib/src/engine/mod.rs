@@ -68,6 +68,7 @@ pub use inject::CustomInjection;
 pub use registry::{Engine, FileOps};
 pub use syntax::{SyntaxError, MAX_EXCERPT_CHARS, MAX_SYNTAX_ERRORS_LISTED};
 use syntax::*;
+pub(crate) use syntax::over_work;
 use pick::*;
 
 /// The UTF-8 byte order mark.

@@ -4,6 +4,9 @@
 //! (docs/DESIGN.md section 2.5.6); and the depth check of section 2.5.7.
 
 use super::*;
+use crate::compile::work::{transform_budget, Model, Nesting, Over, MAX_REWRITE_STEPS};
+use crate::shared::nodes::{walk, Next};
+use ast_grep_core::matcher::Matcher;
 
 /// Most syntax errors listed per changed file (`syntaxErrors`, docs/DESIGN.md
 /// sections 2.5.6 and 7): the first ones the rewrite adds are where to look; the
@@ -277,11 +280,68 @@ pub(super) fn parse_for<'t, 'o>(ops: &[&'o CompiledOp], lang: SupportLang, text:
         None => (0, text),
     };
     let grep = lang.ast_grep(body);
-    if let Some(why) = too_deep(&grep, &live) {
+    if let Some(why) = too_deep(&grep, &live).or_else(|| too_costly(&grep, &live, body.len())) {
         drop_later(grep);
         return Err(why);
     }
     Ok(Some(Parsed { bom, body, grep, live }))
+}
+
+/// The reason to skip a file on which the `transform` or `rewriters` of one of
+/// `live` could build too much text or do too much work (`compile::work`), if
+/// there is one.
+fn too_costly(grep: &AstGrep<StrDoc<SupportLang>>, live: &[&CompiledOp], len: usize) -> Option<SkipReason> {
+    live.iter().find_map(|op| over_work(op.work.as_ref()?, &op.rule, grep.root().get_inner_node(), len))
+}
+
+/// The reason not to match `rule` (bounded by `model`) on the text of `len`
+/// bytes whose tree is at `root`, if its work would be over a bound
+/// (`compile::work`); the rule tests ask it too.
+pub(crate) fn over_work(model: &Model, rule: &ast_grep_config::RuleConfig<SupportLang>, root: tree_sitter::Node<'_>, len: usize) -> Option<SkipReason> {
+    let nesting = nesting(root, rule, model);
+    match model.check(len, &nesting) {
+        Ok(()) => None,
+        Err(Over::Text) => Some(SkipReason::TransformTooLarge { rule: rule.id.clone(), budget: transform_budget(len) }),
+        Err(Over::Steps { nesting }) => Some(SkipReason::RewriteTooCostly { rule: rule.id.clone(), nesting, limit: MAX_REWRITE_STEPS as u64 }),
+    }
+}
+
+/// One walk over the tree at `root` for [`Model::check`] of `rule`'s `model`:
+/// the nodes of the rule's kinds, their lengths, how the self-reaching
+/// rewriters' kinds nest, and the steps (which saturate to infinity).
+fn nesting(root: tree_sitter::Node<'_>, rule: &ast_grep_config::RuleConfig<SupportLang>, model: &Model) -> Nesting {
+    let top = rule.matcher.potential_kinds();
+    let is_top = |k: u16| top.as_ref().is_none_or(|t| t.contains(usize::from(k)));
+    let cycle = model.cycle_kinds();
+    let is_cycle = |k: u16| cycle.is_some_and(|c| c.is_none_or(|c| c.contains(&k)));
+    let base = model.base();
+    // (the result, rule kinds around, rewriter kinds around, per entered node
+    // whether it was of each)
+    let mut state = (Nesting::default(), 0usize, 0usize, Vec::<(bool, bool)>::new());
+    let visit = |(out, tops, cycles, stack): &mut (Nesting, usize, usize, Vec<(bool, bool)>), n: tree_sitter::Node<'_>| {
+        let (t, c) = (is_top(n.kind_id()), is_cycle(n.kind_id()));
+        let (tops_here, cycles_here) = (*tops + usize::from(t), *cycles + usize::from(c));
+        if t {
+            out.candidates += 1;
+            out.covered += (n.end_byte() - n.start_byte()) as f64;
+        }
+        out.cycle = out.cycle.max(cycles_here);
+        out.steps += (tops_here + 1) as f64 * base.powi(cycles_here.min(i32::MAX as usize) as i32);
+        if n.child_count() == 0 {
+            return Next::Sibling;
+        }
+        (*tops, *cycles) = (tops_here, cycles_here);
+        stack.push((t, c));
+        Next::Children
+    };
+    let leave = |(_, tops, cycles, stack): &mut (Nesting, usize, usize, Vec<(bool, bool)>), _: tree_sitter::Node<'_>| {
+        if let Some((t, c)) = stack.pop() {
+            *tops -= usize::from(t);
+            *cycles -= usize::from(c);
+        }
+    };
+    walk(root, &mut state, visit, leave);
+    state.0
 }
 
 /// The reason to skip a file whose tree is too deep for one of `live` (a pattern

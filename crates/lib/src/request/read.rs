@@ -54,6 +54,24 @@ pub enum SkipReason {
         /// The most bytes of replacement text for the file.
         budget: usize,
     },
+    /// A rule's `transform` (or `rewriters`) could build more text than the
+    /// budget ([`crate::compile::work`]).
+    TransformTooLarge {
+        /// The rule's id.
+        rule: String,
+        /// The most bytes of transform text for the file.
+        budget: usize,
+    },
+    /// A rule's rewriters reach themselves and would apply themselves at
+    /// more levels than the work limit allows ([`crate::compile::work`]).
+    RewriteTooCostly {
+        /// The rule's id.
+        rule: String,
+        /// How deep the rewriters' kinds nest in the file.
+        nesting: usize,
+        /// The most node visits for the file.
+        limit: u64,
+    },
     /// A reason as a store of format version 1 kept it: already worded.
     #[serde(untagged)]
     Worded(String),
@@ -83,6 +101,12 @@ impl SkipReason {
             ),
             SkipReason::ReplacementTooLarge { budget } => format!(
                 "the rewrite would build more than {budget} bytes of replacement text here (4 times the file's size plus 64 MiB, the limit per file): it copies large matches many times, or matches nest deeply; narrow the pattern or shorten the rewrite"
+            ),
+            SkipReason::TransformTooLarge { rule, budget } => format!(
+                "rule `{rule}`'s transforms could build more than {budget} bytes of text here (16 times the file's size plus 256 MiB, the limit per file): a `replace`, `convert` or `rewrite` step multiplies its text and the steps chain; shorten what they insert or chain fewer steps"
+            ),
+            SkipReason::RewriteTooCostly { rule, nesting, limit } => format!(
+                "rule `{rule}`'s rewriters apply themselves to their own matches, nested {nesting} levels deep here: work that doubles with each level, over the limit of {limit} node visits per file; match fewer levels (a `not: {{inside: ...}}`) or rewrite in several runs"
             ),
             SkipReason::Worded(text) => text.clone(),
         })

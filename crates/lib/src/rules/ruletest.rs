@@ -283,16 +283,20 @@ pub struct Evaluated<'p> {
 pub fn evaluate<'p>(project: &'p Project, opts: &Options) -> Result<Evaluated<'p>> {
     let loaded = project.load_rules(opts.filter.as_ref())?;
     let tested: Vec<&LoadedRule> = loaded.rules.iter().chain(loaded.off.iter().filter(|_| opts.include_off)).collect();
-    let built: HashMap<String, RuleConfig<SupportLang>> = tested
+    let globals = loaded.utils.globals();
+    let built: HashMap<String, Built> = tested
         .iter()
-        .map(|r| Ok((r.id.clone(), project::build_rule(&r.config, loaded.utils.globals())?)))
+        .map(|r| {
+            let model = crate::compile::work::Model::of(&r.config.json(), r.config.language(), globals);
+            Ok((r.id.clone(), (project::build_rule(&r.config, globals)?, model)))
+        })
         .collect::<Result<_>>()?;
     let harness = read_tests(project, opts)?;
     let snapshots = (!opts.skip_snapshot_tests).then_some(&harness.snapshots);
     let reports: Vec<RuleReport> = harness
         .cases
         .par_iter()
-        .filter_map(|t| built.get(&t.case.id).map(|rule| verify(project, t, rule, snapshots)))
+        .filter_map(|t| built.get(&t.case.id).map(|(rule, model)| verify(project, t, rule, model.as_ref(), snapshots)))
         .collect();
     let missing_rules = harness
         .cases
@@ -482,20 +486,36 @@ fn snapshot_path(dir: &Path, id: &str) -> PathBuf {
     dir.join(format!("{id}-snapshot.yml"))
 }
 
-/// Judges every case of one test document.
+/// A rule built for its tests, with what bounds its transforms' work.
+type Built = (RuleConfig<SupportLang>, Option<crate::compile::work::Model>);
+
+/// Judges every case of one test document. A case on which the rule's
+/// transforms or rewriters would do more work than a file may
+/// (`compile::work`) is an error with the reason, not run.
 fn verify(
     project: &Project,
     t: &Located,
     rule: &RuleConfig<SupportLang>,
+    model: Option<&crate::compile::work::Model>,
     snapshots: Option<&BTreeMap<String, TestSnapshots>>,
 ) -> RuleReport {
+    let over = |kind: CaseKind, code: &str| {
+        let model = model?;
+        let grep = rule.language.ast_grep(code);
+        let why = crate::engine::over_work(model, rule, grep.root().get_inner_node(), code.len())?;
+        Some(CaseReport { error: Some(why.text().to_string()), ..case(kind, code, Verdict::Error) })
+    };
     let valid = t.case.valid.iter().map(|code| {
+        if let Some(report) = over(CaseKind::Valid, code) {
+            return report;
+        }
         let verdict = if matches(rule, code) { Verdict::Noisy } else { Verdict::Validated };
         case(CaseKind::Valid, code, verdict)
     });
-    let invalid = t.case.invalid.iter().map(|code| match snapshots {
-        None => case(CaseKind::Invalid, code, if matches(rule, code) { Verdict::Reported } else { Verdict::Missing }),
-        Some(all) => {
+    let invalid = t.case.invalid.iter().map(|code| match (over(CaseKind::Invalid, code), snapshots) {
+        (Some(report), _) => report,
+        (None, None) => case(CaseKind::Invalid, code, if matches(rule, code) { Verdict::Reported } else { Verdict::Missing }),
+        (None, Some(all)) => {
             let kept = all.get(&t.case.id).and_then(|s| s.snapshots.get(code));
             verify_snapshot(rule, code, kept)
         }
