@@ -55,7 +55,7 @@ pub enum SkipReason {
         budget: usize,
     },
     /// A rule's `transform` (or `rewriters`) could build more text than the
-    /// budget ([`crate::compile::work`]).
+    /// budget (`compile::work`).
     TransformTooLarge {
         /// The rule's id.
         rule: String,
@@ -63,7 +63,7 @@ pub enum SkipReason {
         budget: usize,
     },
     /// A rule's rewriters reach themselves and would apply themselves at
-    /// more levels than the work limit allows ([`crate::compile::work`]).
+    /// more levels than the work limit allows (`compile::work`).
     RewriteTooCostly {
         /// The rule's id.
         rule: String,
