@@ -196,6 +196,8 @@ fn skip_word(reason: &SkipReason) -> &'static str {
         SkipReason::ReplacementTooLarge { .. } => "replacementTooLarge",
         SkipReason::TransformTooLarge { .. } => "transformTooLarge",
         SkipReason::RewriteTooCostly { .. } => "rewriteTooCostly",
+        SkipReason::TookTooLong { .. } => "tookTooLong",
+        SkipReason::Stopped => "stopped",
         SkipReason::Worded(_) => "error",
     }
 }

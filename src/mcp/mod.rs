@@ -50,8 +50,8 @@
 //!
 //! Cancellation and progress: `ast_edit` plans on a blocking thread. When the
 //! client cancels the request (`notifications/cancelled`), the server stops waiting
-//! at once and stages nothing; the planning thread sees the cancelled token between
-//! files and stops too (`plan::build_with`). `resolve` is never abandoned half-way:
+//! at once and stages nothing; the planning thread sees the cancelled token within
+//! the file it is on (`plan::watched`, `engine::budget`) and stops too. `resolve` is never abandoned half-way:
 //! an apply runs to completion (all files or none) even when cancelled. When the
 //! request carries a `progressToken`, both tools send `notifications/progress`: a
 //! start, per-file progress while planning (at most every 100 ms), and an end.
@@ -113,7 +113,7 @@ pub const MAX_FOLDER_LINES: usize = 20;
 pub const THREAD_STACK_BYTES: usize = 64 * 1024 * 1024;
 
 /// How long the server waits, after the session ended, for a planning thread that a
-/// cancelled `ast_edit` left behind (it stops at its next file). A `resolve` is
+/// cancelled `ast_edit` left behind (it stops at its next poll of the budget). A `resolve` is
 /// never left behind: it is waited for however long it takes.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
 

@@ -22,7 +22,7 @@ const CANCELLED: &str = "Cancelled: the search was abandoned.";
 
 /// Runs `ast_search` in `ws`'s root: arguments checked and paths confined
 /// before any file is read, the search on a blocking thread (abandoned when the
-/// request is cancelled; the search itself stops at its next file).
+/// request is cancelled; the search itself stops within the file it is on).
 pub(super) async fn ast_search(ws: Arc<Workspace>, args: Option<JsonObject>, ctx: RequestContext<RoleServer>) -> CallToolResult {
     let raw = match parse(args) {
         Ok(r) => r,

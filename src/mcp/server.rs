@@ -158,8 +158,8 @@ impl AstEditServer {
     /// Plans `req` on a blocking thread (whose stack is [`super::THREAD_STACK_BYTES`]:
     /// compiling a pattern recurses as deep as it nests), forwarding per-file progress
     /// (at most every 100 ms, strictly increasing). A cancelled request stops waiting
-    /// at once, and the planning itself stops at the next file (the token is checked
-    /// between files). `Err` is the message of the tool error.
+    /// at once, and the planning itself stops within the file it is on (the token is
+    /// polled for `engine::budget`). `Err` is the message of the tool error.
     async fn plan(&self, req: ast_edit::request::Request, ctx: &RequestContext<RoleServer>, progress: &Progress) -> std::result::Result<plan::Plan, String> {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(usize, usize)>();
         let forward = {

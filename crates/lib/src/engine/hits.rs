@@ -63,12 +63,15 @@ pub(super) struct Tree<'t, 'o> {
 /// matches all count and a rule's fix is never used. Calls `each(i, hit)` for
 /// every match in order (start, then the longest first, then the rule's index),
 /// `i` counting from 0; returns how many matches there were.
-pub(super) fn search(trees: Vec<Tree<'_, '_>>, prefilter: bool, mut each: impl FnMut(usize, &Hit<'_>)) -> usize {
+pub(super) fn search(trees: Vec<Tree<'_, '_>>, prefilter: bool, mut each: impl FnMut(usize, &Hit<'_>)) -> std::result::Result<usize, SkipReason> {
     let opts = RewriteOptions { prefilter, check_syntax: false, rewrite_nested: false, verbatim: true };
     let mut hits: Vec<Hit<'_>> = Vec::new();
     for t in &trees {
         let Parsed { bom, body, grep, live } = &t.parsed;
         let found = scan::scan(grep, live, body, opts);
+        if let Some(why) = found.stopped {
+            return Err(why);
+        }
         // A tree's offsets start after the BOM of the text it was parsed
         // from: the file, or a region.
         let shift = t.base.byte + bom;
@@ -90,5 +93,5 @@ pub(super) fn search(trees: Vec<Tree<'_, '_>>, prefilter: bool, mut each: impl F
     for t in trees {
         drop_later(t.parsed.grep);
     }
-    n
+    Ok(n)
 }

@@ -16,6 +16,7 @@
 //! - the file is re-parsed after the rewrite and ERROR/MISSING nodes are counted
 //!   before and after.
 
+pub mod budget;
 pub mod structure;
 
 use std::collections::HashMap;
@@ -246,6 +247,10 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
         Err(why) => return Some(Rewrite::refused(text, why)),
     };
     let found = scan::scan(&grep, &live, body, opts);
+    if let Some(why) = found.stopped {
+        drop_later(grep);
+        return Some(Rewrite::refused(text, why));
+    }
     let picked = match pick(&live, body, bom, found.diffs, opts.verbatim) {
         Ok(p) => p,
         Err(why) => {

@@ -42,6 +42,9 @@ pub(super) fn rewrite_nested(
         let regions = regions(kept);
         let grep = lang.ast_grep(body);
         let found = scan::scan(&grep, live, body, opts);
+        if let Some(why) = found.stopped {
+            return Err(why);
+        }
         let inside: Vec<_> = found
             .diffs
             .into_iter()

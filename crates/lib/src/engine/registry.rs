@@ -215,7 +215,7 @@ impl Engine {
                 trees.push(hits::Tree { parsed, base: inject::Base::of(text, bom, r.start), end: r.end });
             }
         }
-        Ok(hits::search(trees, prefilter, each))
+        hits::search(trees, prefilter, each).map_err(Skip)
     }
 
     /// The report (`engine::report`) of a file with `ops` ([`Engine::file_ops`]):

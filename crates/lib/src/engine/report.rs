@@ -154,6 +154,9 @@ pub fn report(ops: &[&CompiledOp], lang: SupportLang, text: &str, prefilter: boo
     };
     let opts = RewriteOptions { prefilter, check_syntax: false, rewrite_nested: false, verbatim: true };
     let found = scan::scan(&grep, &live, body, opts);
+    if let Some(why) = found.stopped {
+        return Err(Skip(why));
+    }
     let mut infos: Vec<Option<Arc<RuleInfo>>> = vec![None; live.len()];
     let mut out: Vec<(usize, RuleMatch)> = Vec::new();
     for (k, nm) in found.findings.iter().chain(found.diffs.iter()) {

@@ -3,6 +3,9 @@
 //! potential kinds include the node's kind, in ast-grep-config's `CombinedScan`
 //! order (rules without a fix first, then by id; a request's ops by their index).
 //!
+//! The walk polls the file's time budget every `budget::POLL_EVERY` nodes and
+//! stops when it is spent ([`Found::stopped`]).
+//!
 //! The walk skips the subtrees that span none of the rules' anchor literals (no
 //! match can lie there; [`crate::compile::CompiledOp::anchor`]). Where the file
 //! holds an `ast-grep-ignore` comment and the rules are rule configs (ast-grep's
@@ -16,7 +19,9 @@ use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_core::AstGrep;
 use ast_grep_language::SupportLang;
 
+use super::budget::{spent, POLL_EVERY};
 use super::RewriteOptions;
+use crate::request::read::SkipReason;
 use crate::shared::nodes::walk_pruned;
 use crate::compile::{CompiledOp, SuppressionCheck};
 
@@ -26,6 +31,9 @@ pub(super) struct Found<'t> {
     pub diffs: Vec<(usize, NodeMatch<'t, StrDoc<SupportLang>>)>,
     /// Matches of rules without a fix, in walk order.
     pub findings: Vec<(usize, NodeMatch<'t, StrDoc<SupportLang>>)>,
+    /// Why the walk stopped before its end (`engine::budget`): the file must
+    /// be skipped.
+    pub stopped: Option<SkipReason>,
 }
 
 /// Every match of `live` in the file `grep` (of text `body`).
@@ -45,8 +53,19 @@ pub(super) fn scan<'t>(grep: &'t AstGrep<StrDoc<SupportLang>>, live: &[&Compiled
         }
     }
     let anchors = if opts.prefilter { anchors(live, body.as_bytes()) } else { None };
-    let mut found = Found { diffs: Vec::new(), findings: Vec::new() };
+    let mut found = Found { diffs: Vec::new(), findings: Vec::new(), stopped: None };
+    let mut walked = 0usize;
     walk_pruned(grep.root().get_inner_node(), |node| {
+        walked += 1;
+        if found.stopped.is_some() {
+            return false;
+        }
+        if walked.is_multiple_of(POLL_EVERY)
+            && let Some(why) = spent()
+        {
+            found.stopped = Some(why);
+            return false;
+        }
         if let Some(hits) = &anchors
             && !spans(hits, node.start_byte(), node.end_byte())
         {
@@ -110,5 +129,5 @@ fn combined<'t>(grep: &'t AstGrep<StrDoc<SupportLang>>, live: &[&CompiledOp]) ->
     let mut findings: Vec<(usize, NodeMatch<'t, StrDoc<SupportLang>>)> =
         result.matches.into_iter().flat_map(|(r, ms)| ms.into_iter().map(move |m| (r, m))).map(|(r, m)| (pos(r), m)).collect();
     findings.sort_by_key(|(_, m)| m.range().start);
-    Found { diffs, findings }
+    Found { diffs, findings, stopped: spent() }
 }

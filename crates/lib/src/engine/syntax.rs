@@ -275,6 +275,9 @@ pub(super) fn parse_for<'t, 'o>(ops: &[&'o CompiledOp], lang: SupportLang, text:
     if live.is_empty() {
         return Ok(None);
     }
+    if let Some(why) = super::budget::spent() {
+        return Err(why);
+    }
     let (bom, body) = match text.strip_prefix('\u{feff}') {
         Some(rest) => (BOM.len(), rest),
         None => (0, text),

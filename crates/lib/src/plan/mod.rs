@@ -13,6 +13,7 @@ pub mod search;
 pub mod tree;
 pub mod warning;
 
+use crate::engine::budget::Budget;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -393,16 +394,44 @@ fn plan_file(engine: &Engine, req: &Request, names: &[String], c: &Candidate) ->
 /// being in memory at once: a shared counter that hands every worker the largest
 /// file left (strict LPT) was measured and dropped, at +6-8 MB peak RSS on the
 /// rust and ts corpora for ~4% less wall time on js-rare.
+///
+/// Each item's work runs under `budget` (`engine::budget`: its own deadline,
+/// the request's, and the request's stop flag).
 pub(crate) fn largest_first<T: Sync, R: Send>(
     items: &[T],
     size: impl Fn(&T) -> u64,
+    budget: &Budget,
     f: impl Fn(&T) -> R + Sync + Send,
 ) -> Vec<R> {
     let mut order: Vec<(usize, u64)> = items.iter().enumerate().map(|(i, t)| (i, size(t))).collect();
     order.sort_by_key(|&(_, size)| std::cmp::Reverse(size));
-    let mut out: Vec<(usize, R)> = order.into_par_iter().with_max_len(1).map(|(i, _)| (i, f(&items[i]))).collect();
+    let mut out: Vec<(usize, R)> = order.into_par_iter().with_max_len(1).map(|(i, _)| (i, budget.within(|| f(&items[i])))).collect();
     out.sort_unstable_by_key(|(i, _)| *i);
     out.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Runs `f` with a fresh request budget ([`Budget::new`]) whose stop flag is
+/// raised as soon as `stop()` turns true: a thread polls it every 20 ms while
+/// `f` runs, so a cancelled request stops the file in progress too, at its
+/// next poll of the budget.
+pub(crate) fn watched<R>(stop: &(dyn Fn() -> bool + Sync), f: impl FnOnce(&Budget) -> R) -> R {
+    let budget = Budget::new();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let watcher = s.spawn(|| {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                if stop() {
+                    budget.stop();
+                    return;
+                }
+                std::thread::park_timeout(std::time::Duration::from_millis(20));
+            }
+        });
+        let r = f(&budget);
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        watcher.thread().unpark();
+        r
+    })
 }
 
 /// Runs the dry run of `req` from `cwd`.
@@ -417,7 +446,8 @@ pub fn build_with_progress(req: &Request, cwd: &Path, progress: &(dyn Fn(usize, 
 }
 
 /// [`build_with_progress`] that stops early when `stop()` turns true (a cancelled
-/// MCP request): the files not yet planned are skipped and the result is
+/// MCP request): the file in progress stops at its next poll of the budget
+/// (`engine::budget`), the files not yet planned are skipped, and the result is
 /// [`crate::Error::Cancelled`], so nothing can be staged from a partial plan.
 pub fn build_with(
     req: &Request,
@@ -429,13 +459,15 @@ pub fn build_with(
     let total = walked.files.len();
     let done = std::sync::atomic::AtomicUsize::new(0);
     let names = req.rule_names();
-    let outcomes = largest_first(&walked.files, |c| c.size, |c| {
-        if stop() {
-            return FileOutcome::Unchanged(Reported::default());
-        }
-        let o = plan_file(&engine, req, &names, c);
-        progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
-        o
+    let outcomes = watched(stop, |budget| {
+        largest_first(&walked.files, |c| c.size, budget, |c| {
+            if stop() {
+                return FileOutcome::Unchanged(Reported::default());
+            }
+            let o = plan_file(&engine, req, &names, c);
+            progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
+            o
+        })
     });
     if stop() {
         return Err(crate::shared::error::Error::Cancelled);

@@ -79,8 +79,9 @@ impl Summary {
 pub fn report(req: &Request, cwd: &Path, each: &mut dyn FnMut(FileReport) -> bool) -> Result<Summary> {
     let (root, walked, engine) = plan::prepare(req, cwd)?;
     let mut summary = Summary { files_searched: walked.files.len(), ..Summary::default() };
+    let budget = crate::engine::budget::Budget::new();
     for batch in walked.files.chunks(BATCH_FILES) {
-        let done = plan::largest_first(batch, |c| c.size, |c| report_file(&engine, req, c));
+        let done = plan::largest_first(batch, |c| c.size, &budget, |c| report_file(&engine, req, c));
         for (c, outcome) in batch.iter().zip(done) {
             match outcome {
                 Ok(files) => {

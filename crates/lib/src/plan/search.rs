@@ -232,7 +232,10 @@ pub fn search(s: &Search, cwd: &Path, words: &dyn Words) -> Result<SearchResult>
 pub fn search_with(s: &Search, cwd: &Path, words: &dyn Words, stop: &(dyn Fn() -> bool + Sync)) -> Result<SearchResult> {
     let (root, walked, engine) = plan::prepare(&s.request, cwd)?;
     let req = &s.request;
-    let counted = plan::largest_first(&walked.files, |c| c.size, |c| if stop() { Ok((0, FileSeen::default())) } else { count_file(&engine, req, c) });
+    // The page is read under the same request budget as the counting.
+    let (counted, budget) = plan::watched(stop, |b| {
+        (plan::largest_first(&walked.files, |c| c.size, b, |c| if stop() { Ok((0, FileSeen::default())) } else { count_file(&engine, req, c) }), b.clone())
+    });
     if stop() {
         return Err(Error::Cancelled);
     }
@@ -257,7 +260,7 @@ pub fn search_with(s: &Search, cwd: &Path, words: &dyn Words, stop: &(dyn Fn() -
     }
     let jobs = page_jobs(&counts, s.offset, s.limit);
     let pages: Vec<(Vec<SearchMatch>, std::result::Result<usize, Skip>)> =
-        jobs.par_iter().map(|(i, range, _)| page_of_file(&engine, req, &walked.files[*i], range.clone())).collect();
+        jobs.par_iter().map(|(i, range, _)| budget.within(|| page_of_file(&engine, req, &walked.files[*i], range.clone()))).collect();
     // The diagnosis of an edit (docs/DESIGN.md §2.12), on what the counting saw.
     let diagnosis = diagnose::diagnose(&diagnose::RunFacts { req, engine: &engine, files: &walked.files, seen: &seen });
     let mut warnings: Vec<String> =

@@ -72,6 +72,16 @@ pub enum SkipReason {
         /// The most node visits for the file.
         limit: u64,
     },
+    /// Matching it took longer than the limit per file, or the request's time
+    /// ran out (`engine::budget`).
+    TookTooLong {
+        /// The limit, in seconds.
+        limit_secs: u64,
+        /// The request's limit ran out (else the file's).
+        request: bool,
+    },
+    /// The request was cancelled while the file was searched.
+    Stopped,
     /// A reason as a store of format version 1 kept it: already worded.
     #[serde(untagged)]
     Worded(String),
@@ -108,6 +118,13 @@ impl SkipReason {
             SkipReason::RewriteTooCostly { rule, nesting, limit } => format!(
                 "rule `{rule}`'s rewriters apply themselves to their own matches, nested {nesting} levels deep here: work that doubles with each level, over the limit of {limit} node visits per file; match fewer levels (a `not: {{inside: ...}}`) or rewrite in several runs"
             ),
+            SkipReason::TookTooLong { limit_secs, request: false } => format!(
+                "matching took more than {limit_secs} s here, the limit per file; narrow the rule or leave this file out"
+            ),
+            SkipReason::TookTooLong { limit_secs, request: true } => format!(
+                "not finished: the request's files took more than {limit_secs} s together, the limit per request; search fewer paths at a time"
+            ),
+            SkipReason::Stopped => "not finished: the request was cancelled".to_string(),
             SkipReason::Worded(text) => text.clone(),
         })
     }
