@@ -69,6 +69,7 @@ mod preview_text;
 mod search_tool;
 mod server;
 mod tools;
+mod flow;
 mod transport;
 mod tree_tool;
 mod words;

@@ -15,14 +15,18 @@
 //! exits (docs/DESIGN.md section 4.10). It registers a `resolve` as it reads it,
 //! before its handler starts, so that a call sent just before stdin closed is not
 //! lost in between.
+//!
+//! Backpressure ([`super::flow`]): a bounded number of tool calls run at once,
+//! the others wait here in order; reading pauses while too many wait or while
+//! too many replies are not yet written.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::model::{ClientRequest, JsonRpcMessage, RequestId};
+use rmcp::model::{ClientNotification, ClientRequest, JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleServer;
@@ -30,6 +34,8 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot, watch, Notify};
 use tokio::time::Instant;
+
+use super::flow::{Flow, MAX_HELD_BYTES};
 
 /// Cap on one incoming line (one JSON-RPC message), as rmcp's own stdio transport
 /// has: a longer line is dropped as it is read (memory never holds more of it) and
@@ -144,6 +150,13 @@ impl InFlight {
 /// A line for the writer task, with where to report its outcome.
 type Outgoing = (Vec<u8>, Option<oneshot::Sender<io::Result<()>>>);
 
+/// A tool call read while every slot was taken: the message, its size, its key.
+struct Held {
+    msg: Box<RxJsonRpcMessage<RoleServer>>,
+    bytes: usize,
+    key: String,
+}
+
 /// The transport: reads `read` line by line, writes through a task that owns the
 /// writer (so that a reply written from [`Transport::receive`], which rmcp may drop
 /// at any await, is never cut or lost).
@@ -157,6 +170,13 @@ pub(super) struct LineTransport<R> {
     in_flight: Arc<InFlight>,
     /// When the input ended (the grace of [`RESOLVE_START_GRACE`] counts from it).
     ended_at: Option<Instant>,
+    flow: Arc<Flow>,
+    /// The tool calls waiting for a slot, in the order read, and their bytes.
+    held: VecDeque<Held>,
+    held_bytes: usize,
+    /// The input ended (why), with calls still held: they are passed on as
+    /// slots free, then the end is reported.
+    over: Option<&'static str>,
 }
 
 enum LineRead {
@@ -171,7 +191,8 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
     pub(super) fn new<W: AsyncWrite + Unpin + Send + 'static>(read: R, write: W, in_flight: Arc<InFlight>) -> Self {
         let (tx, rx) = mpsc::unbounded_channel();
         let (broken_tx, broken) = watch::channel(false);
-        tokio::spawn(write_lines(write, rx, broken_tx));
+        let flow = Arc::new(Flow::default());
+        tokio::spawn(write_lines(write, rx, broken_tx, flow.clone()));
         LineTransport {
             read: BufReader::new(read),
             line: Vec::new(),
@@ -180,7 +201,25 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
             broken,
             in_flight,
             ended_at: None,
+            flow,
+            held: VecDeque::new(),
+            held_bytes: 0,
+            over: None,
         }
+    }
+
+    /// Passes a tool call on: it takes a slot, and a `resolve` is registered
+    /// as work the exit waits for ([`InFlight`]).
+    fn pass(&mut self, msg: Box<RxJsonRpcMessage<RoleServer>>) -> RxJsonRpcMessage<RoleServer> {
+        if let JsonRpcMessage::Request(r) = msg.as_ref()
+            && let ClientRequest::CallToolRequest(call) = &r.request
+        {
+            self.flow.start(key(&r.id));
+            if call.params.name == "resolve" {
+                self.in_flight.set(&r.id, "resolve", false);
+            }
+        }
+        *msg
     }
 
     /// Reads one `\n`-terminated line into `self.line` (or what is left at the end
@@ -228,7 +267,11 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
         if let Some(out) = &self.out {
             let mut bytes = serde_json::to_vec(msg).expect("a JSON value serializes");
             bytes.push(b'\n');
-            let _ = out.send((bytes, None));
+            self.flow.queued(bytes.len());
+            let len = bytes.len();
+            if out.send((bytes, None)).is_err() {
+                self.flow.written(len);
+            }
         }
     }
 
@@ -249,9 +292,10 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
 /// Writes each line and flushes it. After the first failure (the client closed its
 /// end of stdout) nothing more is written, each later line fails at once, and
 /// `broken` turns true.
-async fn write_lines<W: AsyncWrite + Unpin>(mut write: W, mut rx: mpsc::UnboundedReceiver<Outgoing>, broken: watch::Sender<bool>) {
+async fn write_lines<W: AsyncWrite + Unpin>(mut write: W, mut rx: mpsc::UnboundedReceiver<Outgoing>, broken: watch::Sender<bool>, flow: Arc<Flow>) {
     let mut failed: Option<io::ErrorKind> = None;
     while let Some((bytes, done)) = rx.recv().await {
+        let len = bytes.len();
         let result = match failed {
             Some(kind) => Err(io::Error::new(kind, "stdout is closed")),
             None if bytes.is_empty() => Ok(()),
@@ -267,6 +311,7 @@ async fn write_lines<W: AsyncWrite + Unpin>(mut write: W, mut rx: mpsc::Unbounde
             failed = Some(e.kind());
             let _ = broken.send(true);
         }
+        flow.written(len);
         if let Some(done) = done {
             let _ = done.send(result);
         }
@@ -418,29 +463,66 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
         };
         if let Some(id) = id {
             self.in_flight.answered(id);
+            self.flow.end(&key(id));
         }
         let bytes = serde_json::to_vec(&item).map(|mut b| {
             b.push(b'\n');
             b
         });
         let out = self.out.clone();
+        let flow = self.flow.clone();
         async move {
             let bytes = bytes.map_err(io::Error::other)?;
             let closed = || io::Error::new(io::ErrorKind::NotConnected, "the transport is closed");
             let out = out.ok_or_else(closed)?;
             let (tx, rx) = oneshot::channel();
-            out.send((bytes, Some(tx))).map_err(|_| closed())?;
+            let len = bytes.len();
+            flow.queued(len);
+            if out.send((bytes, Some(tx))).is_err() {
+                flow.written(len);
+                return Err(closed());
+            }
             rx.await.map_err(|_| closed())?
         }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
+            // A held call starts as soon as a slot is free.
+            if self.flow.has_room()
+                && let Some(h) = self.held.pop_front()
+            {
+                self.held_bytes -= h.bytes;
+                return Some(self.pass(h.msg));
+            }
+            let flow = self.flow.clone();
+            let changed = flow.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            if self.flow.has_room() && !self.held.is_empty() {
+                continue;
+            }
             let mut broken = self.broken.clone();
+            if let Some(why) = self.over {
+                // The input ended: the held calls go on as slots free, unless
+                // nobody can hear their replies.
+                if self.held.is_empty() || *broken.borrow() {
+                    self.held.clear();
+                    self.finish(why).await;
+                    return None;
+                }
+                tokio::select! {
+                    _ = broken.wait_for(|b| *b) => {}
+                    _ = &mut changed => {}
+                }
+                continue;
+            }
+            let paused = self.flow.backed_up() || self.held_bytes > MAX_HELD_BYTES;
             let read = tokio::select! {
                 biased;
                 _ = broken.wait_for(|b| *b) => None,
-                r = self.read_line() => Some(r),
+                _ = &mut changed, if paused || !self.held.is_empty() => continue,
+                r = self.read_line(), if !paused => Some(r),
             };
             match read {
                 Some(LineRead::Line) => {}
@@ -453,30 +535,52 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
                     continue;
                 }
                 Some(LineRead::Eof) => {
-                    self.finish("stdin closed").await;
-                    return None;
+                    self.over = Some("stdin closed");
+                    continue;
                 }
                 Some(LineRead::Io(e)) => {
                     eprintln!("ast-edit mcp: cannot read stdin: {e}");
-                    self.finish("stdin failed").await;
-                    return None;
+                    self.over = Some("stdin failed");
+                    continue;
                 }
                 None => {
-                    self.finish("stdout closed").await;
-                    return None;
+                    self.over = Some("stdout closed");
+                    continue;
                 }
             }
             let line = std::mem::take(&mut self.line);
+            let bytes = line.len();
             let incoming = classify(line.strip_suffix(b"\n").unwrap_or(&line));
             self.line = line;
             self.line.clear();
             match incoming {
                 Incoming::Message(msg) => {
-                    if let JsonRpcMessage::Request(r) = msg.as_ref()
-                        && let ClientRequest::CallToolRequest(call) = &r.request
-                        && call.params.name == "resolve"
-                    {
-                        self.in_flight.set(&r.id, "resolve", false);
+                    match msg.as_ref() {
+                        JsonRpcMessage::Request(r) if matches!(r.request, ClientRequest::CallToolRequest(_)) => {
+                            if self.flow.has_room() && self.held.is_empty() {
+                                return Some(self.pass(msg));
+                            }
+                            let key = key(&r.id);
+                            self.held_bytes += bytes;
+                            self.held.push_back(Held { msg, bytes, key });
+                            continue;
+                        }
+                        JsonRpcMessage::Notification(n) => {
+                            if let ClientNotification::CancelledNotification(c) = &n.notification
+                                && let Some(id) = &c.params.request_id
+                            {
+                                let k = key(id);
+                                if let Some(at) = self.held.iter().position(|h| h.key == k) {
+                                    // Never passed on: it just goes.
+                                    let h = self.held.remove(at).expect("a held call");
+                                    self.held_bytes -= h.bytes;
+                                    continue;
+                                }
+                                // rmcp sends no reply to a cancelled request.
+                                self.flow.end(&k);
+                            }
+                        }
+                        _ => {}
                     }
                     return Some(*msg);
                 }

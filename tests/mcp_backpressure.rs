@@ -1,0 +1,176 @@
+//! Backpressure of the MCP server (docs/DESIGN.md §4.10, `src/mcp/flow.rs`),
+//! through the real server: at most 16 tool calls run at once (the others wait
+//! in order, and a cancelled one that waits is dropped), and a client that
+//! writes without reading stops the server's reading instead of its memory
+//! growing with every reply. Each case ends with the server answering a ping.
+
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use std::io::{BufRead, Write};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use common::Tree;
+use serde_json::{json, Value};
+
+const WAIT: Duration = Duration::from_secs(120);
+
+/// The server in `t`, its stdin, and its stdout's lines as they come.
+struct Server {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: mpsc::Receiver<Value>,
+}
+
+impl Server {
+    fn start(t: &Tree) -> Server {
+        let mut child = t
+            .command(&["mcp"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = tx.send(serde_json::from_str(&line).unwrap());
+            }
+        });
+        let mut s = Server { stdin: child.stdin.take(), child, lines };
+        s.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+        s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        assert_eq!(s.next()["id"], 0);
+        s
+    }
+
+    fn send(&mut self, v: &Value) {
+        writeln!(self.stdin.as_mut().unwrap(), "{v}").unwrap();
+    }
+
+    fn next(&self) -> Value {
+        self.lines.recv_timeout(WAIT).expect("a reply")
+    }
+
+    /// A field of /proc/<pid>/status, as a number (`Threads`, `VmRSS` in kB).
+    fn status(&self, field: &str) -> u64 {
+        let s = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let line = s.lines().find(|l| l.starts_with(&format!("{field}:"))).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    }
+
+    /// Sends a ping, reads until its reply, returns the replies before it.
+    fn ping(&mut self, id: u64) -> Vec<Value> {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
+        let mut before = Vec::new();
+        loop {
+            let v = self.next();
+            if v["id"] == id {
+                assert_eq!(v["result"], json!({}));
+                return before;
+            }
+            before.push(v);
+        }
+    }
+
+    fn end(mut self) {
+        drop(self.stdin.take());
+        assert!(self.child.wait().unwrap().success());
+    }
+}
+
+fn statements(n: usize) -> String {
+    std::iter::once("import os\n".to_string()).chain((0..n).map(|i| format!("x{i} = {i}\n"))).collect()
+}
+
+/// Each match scans every statement before it: seconds per call on 20,000.
+const QUADRATIC: &str = "id: quad\nlanguage: python\nrule:\n  kind: expression_statement\n  follows: {stopBy: end, pattern: import os}\n";
+
+/// 40 slow searches sent at once: at most 16 run (the server's threads stay
+/// few), the rest wait; cancelling them all frees the server, which answers a
+/// ping at once. Before, each call had a thread of its own.
+#[test]
+fn at_most_16_calls_run_at_once_and_cancelled_waiting_calls_are_dropped() {
+    let t = Tree::empty();
+    t.write("quad.py", statements(20_000));
+    let mut s = Server::start(&t);
+    let idle = s.status("Threads");
+    for id in 1..=40 {
+        s.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "ast_search", "arguments": {"rule": QUADRATIC, "paths": ["quad.py"]}}}));
+    }
+    let mut most = 0;
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(3) {
+        most = most.max(s.status("Threads"));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // A blocking thread and a watcher per running search, and rayon's pool
+    // (one thread per core); unbounded, 40 calls took 80 more.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    assert!(most <= idle + 2 * 16 + cores + 4, "{most} threads (idle: {idle}) with 40 calls sent");
+    for id in 1..=40 {
+        s.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id}}));
+    }
+    let asked = Instant::now();
+    let before = s.ping(100);
+    assert!(asked.elapsed() < Duration::from_secs(5), "the ping took {:?}", asked.elapsed());
+    // Cancelled requests get no reply.
+    assert!(before.is_empty(), "{before:?}");
+    s.end();
+}
+
+/// 1,500 `ast_tree` calls (45 KB of reply each) from a client that does not
+/// read: once 16 MiB of replies wait, the server stops reading, so the
+/// client's writes block in the pipe and the server's memory stays bounded;
+/// then the client reads, every call is answered, and so is a ping. Before, the
+/// server read on at the pace it answered and queued every reply: 195 MB after
+/// 30 s and 3,000 calls, 1.1 GB for 20,000.
+#[test]
+fn a_client_that_does_not_read_stops_the_server_reading_not_its_memory_growing() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let t = Tree::empty();
+    let mut s = Server::start(&t);
+    let base = s.status("VmRSS");
+    let code: String = (0..20).map(|i| format!("def f{i}(a, b):\n    return [a, b, {{a: b}}, (a + b) * {i}]\n")).collect();
+    let call = move |id: u64| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "ast_tree", "arguments": {"code": code, "lang": "python"}}}).to_string() + "\n";
+    let mut stdin = s.stdin.take().unwrap();
+    let written = Arc::new(AtomicUsize::new(0));
+    let counter = written.clone();
+    let writer = std::thread::spawn(move || {
+        for id in 1..=1500 {
+            stdin.write_all(call(id).as_bytes()).unwrap();
+            counter.fetch_add(1, Ordering::Relaxed);
+        }
+        stdin
+    });
+    // Nobody reads: the server works until its queue is full, then stops
+    // reading, and the client's writes stand still (an unbounded server reads
+    // on, about 100 calls a second here, until all are in).
+    let (mut sent, mut still) = (0, 0);
+    let start = Instant::now();
+    while still < 4 && sent < 1500 && start.elapsed() < WAIT {
+        std::thread::sleep(Duration::from_millis(500));
+        let now = written.load(Ordering::Relaxed);
+        still = if now == sent { still + 1 } else { 0 };
+        sent = now;
+    }
+    let grown = s.status("VmRSS").saturating_sub(base);
+    assert!(sent < 1500, "the server read all {sent} calls while its replies were not read");
+    assert!(grown < 64 * 1024, "the server grew by {grown} kB while its replies were not read");
+    let mut answered = Vec::new();
+    while answered.len() < 1500 {
+        let v = s.next();
+        assert!(v["result"]["content"][0]["text"].is_string(), "{v}");
+        answered.push(v["id"].as_u64().unwrap());
+    }
+    answered.sort_unstable();
+    answered.dedup();
+    assert_eq!(answered.len(), 1500);
+    s.stdin = Some(writer.join().unwrap());
+    assert!(s.ping(5000).is_empty());
+    s.end();
+}
