@@ -223,6 +223,10 @@ pub(super) fn print_case(rule: &RuleReport, c: &CaseReport, color: bool, out: &m
         Verdict::Noisy => {
             writeln!(out, "[{}] Expect {id} to report no issue, but some issues found in ({}):\n", label("Noisy"), rule.test_file)?
         }
+        Verdict::Error if c.not_run => {
+            writeln!(out, "[{}] Cannot test {id} on this case: {}", label("Error"), c.error.as_deref().unwrap_or_default())?;
+            writeln!(out, "For Code:")?;
+        }
         Verdict::Error => {
             writeln!(out, "[{}] Fail to apply fix to {id}: {}", label("Error"), c.error.as_deref().unwrap_or_default())?;
             writeln!(out, "For Code:")?;

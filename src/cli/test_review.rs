@@ -145,7 +145,7 @@ mod tests {
     use ast_edit::rules::ruletest::CaseKind;
 
     fn case(verdict: Verdict) -> CaseReport {
-        CaseReport { kind: CaseKind::Invalid, code: format!("{verdict:?}"), verdict, expected: None, actual: None, diff: None, error: None }
+        CaseReport { kind: CaseKind::Invalid, code: format!("{verdict:?}"), verdict, expected: None, actual: None, diff: None, error: None, not_run: false }
     }
 
     fn rule(id: &str, verdicts: &[Verdict]) -> RuleReport {

@@ -183,9 +183,13 @@ pub struct CaseReport {
     /// snapshot to the new one, both as YAML.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
-    /// For a `error` case: why the fix failed.
+    /// For a `error` case: why the fix failed, or why the case was not run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The case was not run: the rule's transforms or rewriters would do more
+    /// work on it than a file may (`compile::work`; `error` says which).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub not_run: bool,
 }
 
 /// The results of one test document (one rule).
@@ -503,7 +507,7 @@ fn verify(
         let model = model?;
         let grep = rule.language.ast_grep(code);
         let why = crate::engine::over_work(model, rule, grep.root().get_inner_node(), code.len())?;
-        Some(CaseReport { error: Some(why.text().to_string()), ..case(kind, code, Verdict::Error) })
+        Some(CaseReport { error: Some(why.text().to_string()), not_run: true, ..case(kind, code, Verdict::Error) })
     };
     let valid = t.case.valid.iter().map(|code| {
         if let Some(report) = over(CaseKind::Valid, code) {
@@ -548,7 +552,7 @@ fn snapshot_diff(file: &str, kept: &TestSnapshot, now: &TestSnapshot) -> String 
 }
 
 fn case(kind: CaseKind, code: &str, verdict: Verdict) -> CaseReport {
-    CaseReport { kind, code: code.to_string(), verdict, expected: None, actual: None, diff: None, error: None }
+    CaseReport { kind, code: code.to_string(), verdict, expected: None, actual: None, diff: None, error: None, not_run: false }
 }
 
 fn matches(rule: &RuleConfig<SupportLang>, code: &str) -> bool {
