@@ -174,3 +174,36 @@ fn a_client_that_does_not_read_stops_the_server_reading_not_its_memory_growing()
     assert!(s.ping(5000).is_empty());
     s.end();
 }
+
+/// stdin closes while a preview is planning a file that takes minutes, and a
+/// quick call is in flight: the quick call is answered, the planning is
+/// stopped 1 s (`mcp::SHUTDOWN_GRACE`) after the input ended and says so, and
+/// the process exits. Before, rmcp's 5 s drain and then the 1 s grace ran out
+/// first: 6.0 s.
+#[test]
+fn stdin_closed_while_a_preview_plans_ends_the_server_within_its_grace() {
+    let t = Tree::empty();
+    t.write("quad.py", statements(20_000));
+    let mut s = Server::start(&t);
+    let rule = format!("{QUADRATIC}fix: y = 0\n");
+    s.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ast_edit", "arguments": {"rule": rule, "paths": ["quad.py"]}}}));
+    s.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ast_tree", "arguments": {"code": "x = 1", "lang": "python"}}}));
+    std::thread::sleep(Duration::from_millis(500));
+    drop(s.stdin.take());
+    let closed = Instant::now();
+    let status = s.child.wait().unwrap();
+    let took = closed.elapsed();
+    assert!(status.success(), "{status:?}");
+    assert!(took < Duration::from_secs(3), "the server exited {took:?} after stdin closed");
+    // Every line the server wrote, up to the end of its stdout.
+    let replies: Vec<Value> = std::iter::from_fn(|| s.lines.recv_timeout(WAIT).ok()).collect();
+    let reply = |id: u64| replies.iter().find(|r| r["id"] == id).unwrap_or_else(|| panic!("no reply {id}: {replies:?}"));
+    assert!(reply(2)["result"]["content"][0]["text"].as_str().unwrap().contains("module"), "{}", reply(2));
+    assert_eq!(
+        reply(1)["result"]["content"][0]["text"],
+        "Stopped: the session ended (stdin closed) while the preview was planning; nothing was staged.",
+        "{}",
+        reply(1)
+    );
+    assert!(!t.state.path().join("pending").exists() || std::fs::read_dir(t.state.path().join("pending")).unwrap().next().is_none());
+}

@@ -59,7 +59,7 @@
 //! Shutdown: the session ends when stdin closes or a write to stdout fails (the
 //! client is gone). Before the process exits, every `resolve` call read so far runs
 //! to its end, and so does the staging of an `ast_edit` (stderr says the server is
-//! waiting); only a planning thread may be left behind ([`SHUTDOWN_GRACE`]).
+//! waiting); planning and searching get [`SHUTDOWN_GRACE`] to answer, then stop.
 
 mod schema;
 
@@ -113,8 +113,10 @@ pub const MAX_FOLDER_LINES: usize = 20;
 /// patterns before this matters; this is the second net.
 pub const THREAD_STACK_BYTES: usize = 64 * 1024 * 1024;
 
-/// How long the server waits, after the session ended, for a planning thread that a
-/// cancelled `ast_edit` left behind (it stops at its next poll of the budget). A `resolve` is
+/// How long calls that may be abandoned (an `ast_edit`'s planning, `ast_search`)
+/// have to answer after stdin closed before they are stopped
+/// (`transport::InFlight::closing`; they stop at their next poll of the budget);
+/// also how long the runtime's shutdown waits for their threads. A `resolve` is
 /// never left behind: it is waited for however long it takes.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
 

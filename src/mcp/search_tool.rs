@@ -11,6 +11,7 @@ use rmcp::RoleServer;
 use serde_json::Value;
 
 use super::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
+use super::transport::InFlight;
 use super::words::{self, WORDS};
 use ast_edit::request::{WalkOptions, DEFAULT_MAX_FILESIZE};
 use ast_edit::plan::search::{self, RawSearch};
@@ -20,10 +21,13 @@ use ast_edit::app::workspace::Workspace;
 /// The message of a cancelled `ast_search`.
 const CANCELLED: &str = "Cancelled: the search was abandoned.";
 
+/// The result of a search still running `SHUTDOWN_GRACE` after stdin closed.
+const ENDED: &str = "Stopped: the session ended (stdin closed) while the search was running.";
+
 /// Runs `ast_search` in `ws`'s root: arguments checked and paths confined
 /// before any file is read, the search on a blocking thread (abandoned when the
 /// request is cancelled; the search itself stops within the file it is on).
-pub(super) async fn ast_search(ws: Arc<Workspace>, args: Option<JsonObject>, ctx: RequestContext<RoleServer>) -> CallToolResult {
+pub(super) async fn ast_search(ws: Arc<Workspace>, in_flight: Arc<InFlight>, args: Option<JsonObject>, ctx: RequestContext<RoleServer>) -> CallToolResult {
     let raw = match parse(args) {
         Ok(r) => r,
         Err(msg) => return error(msg),
@@ -35,6 +39,7 @@ pub(super) async fn ast_search(ws: Arc<Workspace>, args: Option<JsonObject>, ctx
     }
     let root = ws.root().to_path_buf();
     let token = ctx.ct.clone();
+    let closing = in_flight.clone();
     let work = tokio::task::spawn_blocking(move || {
         let mut loading = Vec::new();
         let s = raw.validate_with(|raw| {
@@ -42,12 +47,13 @@ pub(super) async fn ast_search(ws: Arc<Workspace>, args: Option<JsonObject>, ctx
             loading = checked.warnings;
             Ok(checked.request)
         })?;
-        let mut result = search::search_with(&s, &root, WORDS, &|| token.is_cancelled())?;
+        let mut result = search::search_with(&s, &root, WORDS, &|| token.is_cancelled() || closing.closing())?;
         result.warnings.splice(0..0, loading);
         Ok::<_, ast_edit::shared::error::Error>(result)
     });
     let done = tokio::select! {
         _ = ctx.ct.cancelled() => return error(CANCELLED.to_string()),
+        _ = in_flight.wait_closing() => return error(ENDED.to_string()),
         done = work => done,
     };
     let mut result = match done {

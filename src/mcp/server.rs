@@ -57,6 +57,9 @@ pub const START_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(
 /// The message of a cancelled `ast_edit`.
 const CANCELLED: &str = "Cancelled: the preview was abandoned and nothing was staged.";
 
+/// The result of a preview still planning `SHUTDOWN_GRACE` after stdin closed.
+const ENDED: &str = "Stopped: the session ended (stdin closed) while the preview was planning; nothing was staged.";
+
 impl AstEditServer {
     /// A server confined to `root` (canonical), with the CLI's state-dir rules,
     /// as a new session (its owner drawn now, unused in the store). Cleans up
@@ -179,18 +182,24 @@ impl AstEditServer {
         };
         let root = self.ws.root().to_path_buf();
         let token = ctx.ct.clone();
+        let in_flight = self.in_flight.clone();
         let planning = tokio::task::spawn_blocking(move || {
             injected_panic(&req.ops, "plan");
             let report = |done, total| {
                 let _ = tx.send((done, total));
             };
-            plan::build_with(&req, &root, &report, &|| token.is_cancelled())
+            plan::build_with(&req, &root, &report, &|| token.is_cancelled() || in_flight.closing())
         });
         let plan = tokio::select! {
             _ = ctx.ct.cancelled() => {
                 forward.abort();
                 eprintln!("ast-edit mcp: ast_edit request {} cancelled; nothing staged", ctx.id);
                 return Err(CANCELLED.to_string());
+            }
+            _ = self.in_flight.wait_closing() => {
+                forward.abort();
+                eprintln!("ast-edit mcp: ast_edit request {} still planning when the session ended; nothing staged", ctx.id);
+                return Err(ENDED.to_string());
             }
             joined = planning => joined,
         };
@@ -515,7 +524,7 @@ impl ServerHandler for AstEditServer {
                 "ast_pending" => server.ast_pending(request.arguments, context).await,
                 "ast_undo" => server.ast_undo(request.arguments, context).await,
                 "ast_tree" => super::tree_tool::ast_tree(request.arguments).await,
-                "ast_search" => super::search_tool::ast_search(server.ws.clone(), request.arguments, context).await,
+                "ast_search" => super::search_tool::ast_search(server.ws.clone(), server.in_flight.clone(), request.arguments, context).await,
                 _ => server.resolve(request.arguments, context).await,
             }
         });

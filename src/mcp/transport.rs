@@ -59,6 +59,10 @@ pub(super) struct InFlight {
     calls: Mutex<HashMap<String, (&'static str, bool)>>,
     changed: Notify,
     announced: AtomicBool,
+    /// Turns true [`super::SHUTDOWN_GRACE`] after the input ended: the work
+    /// that may be abandoned (planning, searching) stops then.
+    closing: AtomicBool,
+    closed: Notify,
 }
 
 /// Marks a call as running until dropped (when its work ends, however it ends).
@@ -100,6 +104,34 @@ impl InFlight {
             drop(calls);
             self.changed.notify_waiters();
         }
+    }
+
+    /// The session is ending: planning and searching stop now.
+    pub(super) fn closing(&self) -> bool {
+        self.closing.load(Ordering::Relaxed)
+    }
+
+    /// Waits until [`InFlight::closing`].
+    pub(super) async fn wait_closing(&self) {
+        loop {
+            let closed = self.closed.notified();
+            tokio::pin!(closed);
+            closed.as_mut().enable();
+            if self.closing() {
+                return;
+            }
+            closed.await;
+        }
+    }
+
+    /// Starts the clock of [`InFlight::closing`] (once): the input ended.
+    fn close_after(self: &Arc<Self>, grace: Duration) {
+        let me = self.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(grace).await;
+            me.closing.store(true, Ordering::Relaxed);
+            me.closed.notify_waiters();
+        });
     }
 
     /// (tools running, calls waiting to start)
@@ -278,6 +310,9 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
     /// The input has ended: writes out the replies queued so far, then waits for the
     /// work in flight ([`InFlight::finish`]).
     async fn finish(&mut self, why: &str) {
+        if self.ended_at.is_none() {
+            self.in_flight.close_after(super::SHUTDOWN_GRACE);
+        }
         let ended_at = *self.ended_at.get_or_insert_with(Instant::now);
         if let Some(out) = &self.out {
             let (tx, rx) = oneshot::channel();
