@@ -63,6 +63,8 @@ pub(super) struct InFlight {
     /// that may be abandoned (planning, searching) stops then.
     closing: AtomicBool,
     closed: Notify,
+    /// The clock of `closing` was started.
+    close_started: AtomicBool,
 }
 
 /// Marks a call as running until dropped (when its work ends, however it ends).
@@ -126,6 +128,9 @@ impl InFlight {
 
     /// Starts the clock of [`InFlight::closing`] (once): the input ended.
     fn close_after(self: &Arc<Self>, grace: Duration) {
+        if self.close_started.swap(true, Ordering::Relaxed) {
+            return;
+        }
         let me = self.clone();
         tokio::spawn(async move {
             tokio::time::sleep(grace).await;
@@ -310,9 +315,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
     /// The input has ended: writes out the replies queued so far, then waits for the
     /// work in flight ([`InFlight::finish`]).
     async fn finish(&mut self, why: &str) {
-        if self.ended_at.is_none() {
-            self.in_flight.close_after(super::SHUTDOWN_GRACE);
-        }
+        self.in_flight.close_after(super::SHUTDOWN_GRACE);
         let ended_at = *self.ended_at.get_or_insert_with(Instant::now);
         if let Some(out) = &self.out {
             let (tx, rx) = oneshot::channel();
@@ -569,17 +572,22 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
                     ));
                     continue;
                 }
+                // The input ended: calls that may be abandoned stop after the
+                // grace, so that the held ones get their slots soon.
                 Some(LineRead::Eof) => {
                     self.over = Some("stdin closed");
+                    self.in_flight.close_after(super::SHUTDOWN_GRACE);
                     continue;
                 }
                 Some(LineRead::Io(e)) => {
                     eprintln!("ast-edit mcp: cannot read stdin: {e}");
                     self.over = Some("stdin failed");
+                    self.in_flight.close_after(super::SHUTDOWN_GRACE);
                     continue;
                 }
                 None => {
                     self.over = Some("stdout closed");
+                    self.in_flight.close_after(super::SHUTDOWN_GRACE);
                     continue;
                 }
             }

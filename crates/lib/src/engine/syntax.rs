@@ -1,7 +1,8 @@
 //! The syntax check of a rewrite: the new text re-parsed (incrementally, from
 //! the old tree and the edits), its ERROR and MISSING nodes compared with the
 //! original's, and the ones the rewrite added located in the new text
-//! (docs/DESIGN.md section 2.5.6); and the depth check of section 2.5.7.
+//! (docs/DESIGN.md section 2.5.6); and the checks of section 2.5.7 made before a
+//! file is matched: its depth, and the work of its rules' transforms and rewriters.
 
 use super::*;
 use crate::compile::work::{transform_budget, Model, Nesting, Over, MAX_REWRITE_STEPS};
