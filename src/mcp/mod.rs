@@ -70,6 +70,7 @@ mod search_tool;
 mod server;
 mod tools;
 mod flow;
+mod in_flight;
 mod transport;
 mod tree_tool;
 mod words;
@@ -115,7 +116,7 @@ pub const THREAD_STACK_BYTES: usize = 64 * 1024 * 1024;
 
 /// How long calls that may be abandoned (an `ast_edit`'s planning, `ast_search`)
 /// have to answer after stdin closed before they are stopped
-/// (`transport::InFlight::closing`; they stop at their next poll of the budget);
+/// (`in_flight::InFlight::closing`; they stop at their next poll of the budget);
 /// also how long the runtime's shutdown waits for their threads. A `resolve` is
 /// never left behind: it is waited for however long it takes.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
