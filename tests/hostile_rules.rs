@@ -12,6 +12,7 @@
 
 mod common;
 
+use common::lines::{statements, Server, QUADRATIC};
 use common::Tree;
 
 /// Far above these runs' time (they take milliseconds).
@@ -128,15 +129,6 @@ fn a_rule_test_case_too_deep_for_the_rewriter_is_an_error_with_the_reason() {
     assert!(r.code > 0, "a failed test, not a crash: {} {}", r.code, r.stderr);
 }
 
-/// A rule whose every match scans all the statements before it
-/// (`follows` with `stopBy: end`): each node's work is bounded, the file's is
-/// quadratic. 20,000 statements took 73 s in a release build.
-const QUADRATIC: &str = "id: quad\nlanguage: python\nrule:\n  kind: expression_statement\n  follows: {stopBy: end, pattern: import os}\n";
-
-fn statements(n: usize) -> String {
-    std::iter::once("import os\n".to_string()).chain((0..n).map(|i| format!("x{i} = {i}\n"))).collect()
-}
-
 /// The file's 10 s (`engine::budget::MAX_FILE_WORK`) end its work: the file is
 /// skipped with the reason, and the run ends (a debug build would take many
 /// minutes to finish it).
@@ -154,61 +146,25 @@ fn a_file_over_its_time_is_skipped_with_the_reason() {
     assert!(start.elapsed() < std::time::Duration::from_secs(WATCHDOG_SECS), "{:?}", start.elapsed());
 }
 
-/// CPU time (user + system) of process `pid`, in clock ticks.
-fn cpu_ticks(pid: u32) -> u64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    // The fields after the command name, which is in parentheses.
-    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
-    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
-}
-
 /// A cancelled `ast_search` stops its work within the file in progress: the
 /// server's CPU time stops growing, and it answers a ping. Before, the thread
 /// went on at 100% until the file was done.
 #[test]
 fn a_cancelled_search_stops_working_inside_its_file() {
-    use std::io::{BufRead, Write};
     let t = Tree::empty();
     t.write("quad.py", statements(20_000));
-    let mut child = t
-        .command(&["mcp"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let mut stdin = child.stdin.take().unwrap();
-    // Moved into `send`: dropping it closes the server's stdin.
-    let (tx, rx) = std::sync::mpsc::channel::<serde_json::Value>();
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
-            let _ = tx.send(serde_json::from_str(&line).unwrap());
-        }
-    });
-    let mut send = move |v: serde_json::Value| writeln!(stdin, "{v}").unwrap();
-    send(serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
-    send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    let wait = std::time::Duration::from_secs(WATCHDOG_SECS);
-    assert_eq!(rx.recv_timeout(wait).unwrap()["id"], 1);
-    send(serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ast_search", "arguments": {"rule": QUADRATIC, "paths": ["quad.py"]}}}));
+    let mut s = Server::start(&t);
+    s.send(&serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ast_search", "arguments": {"rule": QUADRATIC, "paths": ["quad.py"]}}}));
     std::thread::sleep(std::time::Duration::from_secs(2));
-    send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2, "reason": "test"}}));
-    send(serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}));
-    let mut replies = Vec::new();
-    while !replies.iter().any(|r: &serde_json::Value| r["id"] == 3) {
-        replies.push(rx.recv_timeout(wait).expect("the ping is answered"));
-    }
+    s.send(&serde_json::json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2, "reason": "test"}}));
+    s.ping(3);
     // Let the work see the flag (it is polled every 20 ms, and every 256
     // nodes), then the CPU time must stand still.
     std::thread::sleep(std::time::Duration::from_millis(500));
-    let before = cpu_ticks(pid);
+    let before = s.cpu_ticks();
     std::thread::sleep(std::time::Duration::from_secs(2));
-    let spent = cpu_ticks(pid) - before;
-    drop(send);
-    let status = child.wait().unwrap();
-    assert!(status.success(), "{status:?}");
+    let spent = s.cpu_ticks() - before;
+    s.end();
     // 2 s at 100% of a core would be about 200 ticks.
     assert!(spent < 20, "the server used {spent} clock ticks of CPU in the 2 s after the cancellation");
 }

@@ -8,86 +8,12 @@
 
 mod common;
 
-use std::io::{BufRead, Write};
-use std::sync::mpsc;
+use std::io::Write;
 use std::time::{Duration, Instant};
 
+use common::lines::{statements, Server, QUADRATIC, WAIT};
 use common::Tree;
 use serde_json::{json, Value};
-
-const WAIT: Duration = Duration::from_secs(120);
-
-/// The server in `t`, its stdin, and its stdout's lines as they come.
-struct Server {
-    child: std::process::Child,
-    stdin: Option<std::process::ChildStdin>,
-    lines: mpsc::Receiver<Value>,
-}
-
-impl Server {
-    fn start(t: &Tree) -> Server {
-        let mut child = t
-            .command(&["mcp"])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
-                let _ = tx.send(serde_json::from_str(&line).unwrap());
-            }
-        });
-        let mut s = Server { stdin: child.stdin.take(), child, lines };
-        s.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
-        s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        assert_eq!(s.next()["id"], 0);
-        s
-    }
-
-    fn send(&mut self, v: &Value) {
-        writeln!(self.stdin.as_mut().unwrap(), "{v}").unwrap();
-    }
-
-    fn next(&self) -> Value {
-        self.lines.recv_timeout(WAIT).expect("a reply")
-    }
-
-    /// A field of /proc/<pid>/status, as a number (`Threads`, `VmRSS` in kB).
-    fn status(&self, field: &str) -> u64 {
-        let s = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        let line = s.lines().find(|l| l.starts_with(&format!("{field}:"))).unwrap();
-        line.split_whitespace().nth(1).unwrap().parse().unwrap()
-    }
-
-    /// Sends a ping, reads until its reply, returns the replies before it.
-    fn ping(&mut self, id: u64) -> Vec<Value> {
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
-        let mut before = Vec::new();
-        loop {
-            let v = self.next();
-            if v["id"] == id {
-                assert_eq!(v["result"], json!({}));
-                return before;
-            }
-            before.push(v);
-        }
-    }
-
-    fn end(mut self) {
-        drop(self.stdin.take());
-        assert!(self.child.wait().unwrap().success());
-    }
-}
-
-fn statements(n: usize) -> String {
-    std::iter::once("import os\n".to_string()).chain((0..n).map(|i| format!("x{i} = {i}\n"))).collect()
-}
-
-/// Each match scans every statement before it: seconds per call on 20,000.
-const QUADRATIC: &str = "id: quad\nlanguage: python\nrule:\n  kind: expression_statement\n  follows: {stopBy: end, pattern: import os}\n";
 
 /// 40 slow searches sent at once: at most 16 run (the server's threads stay
 /// few), the rest wait; cancelling them all frees the server, which answers a

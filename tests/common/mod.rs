@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod json;
+pub mod lines;
 pub mod mcp;
 pub mod store;
 
