@@ -94,3 +94,123 @@ fn a_template_that_writes_its_own_tokens_together_is_not_flagged() {
     t.run(&["resolve", "apply", "--reason", "r"]).ok();
     assert_eq!(t.read("b.py"), "v = get_name()\n");
 }
+
+/// The default rewrite keeps what the code means, not only its tokens
+/// (docs/DESIGN.md section 2.5.9, checks (c) to (e)). Each case failed on the
+/// engine before those checks: it wrote the first text, unflagged.
+mod meaning {
+    use super::*;
+
+    /// Runs `run -p PAT -r OUT [extra] --json .` on one file, applies it with
+    /// `-U` when nothing is flagged, and returns the preview and the file's
+    /// bytes after.
+    fn rewrite(file: (&str, &str), pat: &str, out: &str, extra: &[&str]) -> (Value, String) {
+        let t = tree(&[file]);
+        let mut args = vec!["run", "-p", pat, "-r", out];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--json", "."]);
+        let v: Value = t.run(&args).ok().json();
+        let flagged = v["files"].as_array().unwrap().iter().any(|f| f["templateMismatch"] == true || f["syntaxErrorsIntroduced"] == true || f["structureChanged"] == true);
+        if !flagged {
+            t.run(&["resolve", "apply", "--reason", "r"]).ok();
+        }
+        (v, t.read(file.0))
+    }
+
+    #[test]
+    fn a_kept_trailing_comma_never_makes_a_tuple() {
+        // Was `assert (\n    some_value,\n)`: an assert of a tuple, always true.
+        let py = ("a.py", "class T:\n    def test(self):\n        self.assertTrue(\n            some_value,\n        )\n");
+        let (v, after) = rewrite(py, "self.assertTrue($A)", "assert ($A)", &[]);
+        assert_eq!(after, "class T:\n    def test(self):\n        assert (some_value)\n");
+        assert_eq!((v["layoutFallbacks"].as_u64(), v["files"][0]["templateMismatch"].as_bool()), (Some(1), Some(false)), "{v}");
+        let note = v["files"][0]["layoutNotes"][0]["message"].as_str().unwrap();
+        assert_eq!(note, "ast-grep's text parses as a parenthesized expression where this layout parses as a tuple");
+        // Rust: `(7,)` was printed instead of `7`.
+        let rs = ("a.rs", "fn main() {\n    let x = wrap(\n        value,\n    );\n}\n");
+        let (_, after) = rewrite(rs, "wrap($A)", "($A)", &[]);
+        assert_eq!(after, "fn main() {\n    let x = (value);\n}\n");
+        // In an argument list the grammar ignores it: kept.
+        let (v, after) = rewrite(("b.py", "g(\n    a,\n)\n"), "g($A)", "h($A)", &[]);
+        assert_eq!((after.as_str(), v["layoutFallbacks"].as_u64()), ("h(\n    a,\n)\n", Some(0)));
+    }
+
+    #[test]
+    fn a_line_break_go_would_end_with_a_semicolon_is_not_kept() {
+        // Was `a,)\n\t)`: gofmt and the compiler reject "missing ',' before newline".
+        let go = ("a.go", "package p\n\nfunc f(a int) string {\n\treturn fmt.Sprintf(\"%d\",\n\t\ta,\n\t)\n}\n");
+        let (v, after) = rewrite(go, "x := fmt.Sprintf($$$A)", "fmt.Sprint(fmt.Sprintf($$$A))", &["--selector", "call_expression"]);
+        assert_eq!(after, "package p\n\nfunc f(a int) string {\n\treturn fmt.Sprint(fmt.Sprintf(\"%d\",\n\t\ta,))\n}\n");
+        assert_eq!(v["files"][0]["layoutNotes"][0]["message"], "Go ends the line `a,)` with a `;` where none may stand", "{v}");
+    }
+
+    #[test]
+    fn a_line_continuation_inside_a_string_keeps_the_string_as_it_is() {
+        // Was `log("a \\\n    b",\n    x,)`: the string's value gained four blanks.
+        let py = ("s.py", "def f(x):\n    print(\n        \"a \\\nb\",\n        x,\n    )\n");
+        let (v, after) = rewrite(py, "print($$$A)", "log($$$A)", &[]);
+        assert_eq!(after, "def f(x):\n    log(\n        \"a \\\nb\",\n        x,\n    )\n");
+        assert_eq!(v["layoutFallbacks"], 0, "{v}");
+    }
+
+    #[test]
+    fn a_layout_that_adds_a_syntax_error_falls_back_to_ast_greps_text() {
+        // Was `else { return 0,\n    };`, flagged, where ast-grep's text is valid.
+        let rs = ("m.rs", "fn f(x: Option<u8>) -> u8 {\n    let v = match x {\n        Some(v) => v,\n        None => return 0,\n    };\n    v\n}\n");
+        let (v, after) = rewrite(rs, "match $X { Some($V) => $A, None => $B }", "if let Some($V) = $X { $A } else { $B }", &[]);
+        assert_eq!(after, "fn f(x: Option<u8>) -> u8 {\n    let v = if let Some(v) = x { v } else { return 0 };\n    v\n}\n");
+        assert_eq!(v["files"][0]["layoutNotes"][0]["message"], "the layout adds a syntax error", "{v}");
+    }
+
+    /// The preview of one file, which must be flagged `templateMismatch` with
+    /// `message`; nothing is written.
+    fn flagged(file: (&str, &str), pat: &str, out: &str, extra: &[&str], message: &str) {
+        let (v, after) = rewrite(file, pat, out, extra);
+        assert_eq!(after, file.1, "nothing written");
+        assert_eq!(v["files"][0]["templateMismatch"], true, "{v}");
+        assert_eq!(v["files"][0]["templateMismatches"][0]["message"], message, "{v}");
+    }
+
+    #[test]
+    fn code_that_binds_otherwise_in_both_layouts_is_flagged() {
+        // A comparison chain: `assert (a in b) == c` was meant.
+        let py = ("b.py", "class T:\n    def test(self):\n        self.assertEqual(a in b, c)\n");
+        flagged(py, "self.assertEqual($A, $B)", "assert $A == $B", &[], "the captured `a in b` is no longer one piece of code: the new text parses it as part of `a in b == c`");
+        // Member access and a call taking the new code's last part.
+        let js = ("r.js", "const a = require(\"x\").foo;\n");
+        flagged(js, "require($A)", "await import($A)", &[], "the new `await import(\"x\")` binds with the code around it: the new text parses it as part of `await import(\"x\").foo`");
+        let go = ("n.go", "package p\n\nfunc f() {\n\tnew(T).Run()\n}\n");
+        flagged(go, "new($T)", "&$T{}", &[], "the new `&T{}` binds with the code around it: the new text parses it as part of `&T{}.Run()`");
+    }
+
+    #[test]
+    fn a_multi_line_condition_without_its_brackets_is_flagged_in_python() {
+        // Python ends the statement at the line break: CPython rejects both
+        // layouts, which tree-sitter-python accepts.
+        let py = ("c.py", "def f(x, y):\n    return bool(x and\n                y)\n");
+        flagged(py, "return bool($A)", "return $A", &[], "the line `return x and` ends a statement in the middle of one");
+    }
+
+    #[test]
+    fn operand_chains_are_no_structure_change() {
+        // Was refused: "1 && left `key && k == NULL && l == klen` for `key && k == NULL`".
+        let c = ("n.c", "int f(char *key, char *k, int l, int klen) {\n    if (key != NULL && k == NULL && l == klen)\n        return 1;\n    return 0;\n}\n");
+        let (v, after) = rewrite(c, "$A != NULL", "$A", &[]);
+        assert_eq!(v["files"][0]["structureChanged"], false, "{v}");
+        assert_eq!(after, c.1.replace("key != NULL", "key"));
+    }
+}
+
+/// A rule whose match is a string's content (`./foo` of `'./foo'`), rewritten
+/// inside the string as ast-grep rewrites it; it was refused ("`./foo` runs into
+/// the code before it", exit 11).
+#[test]
+fn an_edit_inside_a_string_is_no_seam_of_code() {
+    let t = tree(&[
+        ("i.js", "import { a } from './foo';\n"),
+        ("sgconfig.yml", "ruleDirs: [rules]\n"),
+        ("rules/ext.yml", "id: js-ext\nlanguage: javascript\nrule:\n  pattern: $P\n  kind: string_fragment\n  regex: ^\\./\nfix: $P.js\n"),
+    ]);
+    t.run(&["scan", "-U", "i.js"]).ok();
+    assert_eq!(t.read("i.js"), "import { a } from './foo.js';\n");
+}

@@ -23,8 +23,15 @@
 //!     as `a"s  t"` may parse as something else). Edits next to a syntax error
 //!     of the original are checked by (a) alone.
 //!
+//! Then checks (c) to (e) of `engine/shape.rs` on the new tree: captures stay
+//! whole and the edit binds as one piece; where the layout differs from
+//! ast-grep's text, both parse to the same tree; line breaks are legal where
+//! they land (Go, Python). An edit whose text holds a syntax error of the new
+//! tree fails too.
+//!
 //! The cost is linear in the edit: one walk of the reference and the new text,
-//! and the new tree's tokens over the edited range.
+//! and the new tree's tokens over the edited range; check (d) parses ast-grep's
+//! texts once per file, where some edit's layout differs from it.
 
 use std::ops::Range;
 
@@ -84,6 +91,12 @@ impl Problem {
             Problem::Glued { left, right, merged } => format!("`{left}` and `{right}` run together as `{merged}`"),
             Problem::Differs { expected, found } => format!("the template says `{expected}` where the new text has `{found}`"),
             Problem::Split { token } => format!("the captured `{token}` is no longer one token"),
+            Problem::Loose { code, holder } => format!("the captured `{code}` is no longer one piece of code: the new text parses it as part of `{holder}`"),
+            Problem::Rebinds { code, holder } => format!("the new `{code}` binds with the code around it: the new text parses it as part of `{holder}`"),
+            Problem::Outline { want, got } => format!("ast-grep's text parses as {want} where this layout parses as {got}"),
+            Problem::LineBreak { lang: SupportLang::Go, line } => format!("Go ends the line `{line}` with a `;` where none may stand"),
+            Problem::LineBreak { line, .. } => format!("the line `{line}` ends a statement in the middle of one"),
+            Problem::Breaks => "the layout adds a syntax error".to_string(),
         }
     }
 }
@@ -109,19 +122,59 @@ fn line_at(text: &str, at: usize) -> usize {
 /// The edits among `which` whose text in `new` (parsed as `root`) fails the
 /// check, with why. `broken` are the ranges of the old body's ERROR and
 /// MISSING nodes: an edit touching one is checked by (a) alone.
-fn failures(old: &str, (new, root): (&str, tree_sitter::Node<'_>), (edits, checks, bom): (&[Edit], &[Option<EditCheck>], usize), broken: &[Range<usize>], which: &[usize]) -> Vec<(usize, Problem)> {
+fn failures(lang: SupportLang, old: &str, (new, root): (&str, tree_sitter::Node<'_>), (edits, checks, bom): (&[Edit], &[Option<EditCheck>], usize), broken: &[Range<usize>], which: &[usize]) -> Vec<(usize, Problem)> {
     let spans = new_spans(edits, bom);
+    let errors = if root.has_error() { super::error_spans(root) } else { Vec::new() };
     let mut out = Vec::new();
     for &i in which {
         let Some(c) = &checks[i] else { continue };
-        let orig = edits[i].start - bom..edits[i].end - bom;
-        let seams = !broken.iter().any(|b| b.start <= orig.end + 1 && orig.start <= b.end + 1);
-        let toks = new_tokens(root, &spans[i]);
-        if let Err(p) = check(&c.reference, old, &orig, new, &spans[i], &toks, seams) {
+        if let Err(p) = judge(lang, c, old, (edits[i].start - bom)..(edits[i].end - bom), (new, root), &spans[i], broken, &errors) {
             out.push((i, p));
         }
     }
     out
+}
+
+/// Checks (a) to (c) and (e) of one edit (`engine/shape.rs`), whose text is
+/// `span` of `new` (parsed as `root`, whose ERROR and MISSING nodes lie at
+/// `errors`) and which replaced `orig` of the old body `old`. Returns where
+/// the reference's tokens lie in `new`.
+#[allow(clippy::too_many_arguments)]
+fn judge(lang: SupportLang, c: &EditCheck, old: &str, orig: Range<usize>, (new, root): (&str, tree_sitter::Node<'_>), span: &Range<usize>, broken: &[Range<usize>], errors: &[Range<usize>]) -> Result<Vec<Option<Range<usize>>>, Problem> {
+    let seams = !broken.iter().any(|b| b.start <= orig.end + 1 && orig.start <= b.end + 1);
+    let toks = new_tokens(root, span);
+    let placed = check(&c.reference, old, &orig, new, span, &toks, seams)?;
+    if !seams {
+        return Ok(placed);
+    }
+    if errors.iter().any(|e| e.start <= span.end + 1 && span.start <= e.end + 1) {
+        return Err(Problem::Breaks);
+    }
+    let holes = super::shape::holes(&c.reference, &placed);
+    if let Some(k) = super::shape::loose(root, &holes) {
+        let at = holes[k].at.clone();
+        let holder = root.descendant_for_byte_range(at.start, at.end).map_or(at.clone(), |n| n.byte_range());
+        return Err(Problem::Loose { code: cut(&new[at]), holder: cut(&new[holder]) });
+    }
+    let whole = super::shape::trimmed(new, span);
+    if !whole.is_empty() && super::shape::loose(root, &[super::shape::Hole { at: whole.clone(), multi: true }]).is_some() {
+        let holder = root.descendant_for_byte_range(whole.start, whole.end).map_or(whole.clone(), |n| n.byte_range());
+        return Err(Problem::Rebinds { code: cut(&new[whole]), holder: cut(&new[holder]) });
+    }
+    if let Some(at) = super::shape::bad_line_break(lang, root, new, span, &toks) {
+        let line_start = memchr::memrchr(b'\n', &new.as_bytes()[..at]).map_or(0, |k| k + 1);
+        return Err(Problem::LineBreak { lang, line: cut(new[line_start..at].trim()) });
+    }
+    Ok(placed)
+}
+
+/// `s` on one line, cut to 40 characters.
+fn cut(s: &str) -> String {
+    let one: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    match one.char_indices().nth(40) {
+        Some((k, _)) => format!("{}…", &one[..k]),
+        None => one,
+    }
 }
 
 /// The template check of a file's edits (`checks` parallel to `edits`): each
@@ -146,7 +199,10 @@ pub(super) fn enforce(
     let all: Vec<usize> = (0..edits.len()).collect();
     let failed = {
         let new = std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8");
-        failures(old, (new, tree.root_node()), (edits, checks, bom), broken, &all)
+        let mut failed = failures(lang, old, (new, tree.root_node()), (edits, checks, bom), broken, &all);
+        failed.extend(outlines_differ(lang, old, (new, &tree), (edits, checks, bom), broken, &failed));
+        failed.sort_by_key(|(i, _)| *i);
+        failed
     };
     if failed.is_empty() {
         return (new_text, tree, changed, report);
@@ -177,7 +233,7 @@ pub(super) fn enforce(
             None => (super::tree_after_edit_full(lang, b2), None),
         };
         let which: Vec<usize> = swapped.iter().map(|(i, _)| *i).collect();
-        let still = failures(old, (b2, tree2.root_node()), (edits, checks, bom), broken, &which);
+        let still = failures(lang, old, (b2, tree2.root_node()), (edits, checks, bom), broken, &which);
         mismatches.extend(still);
         (text2, tree2, changed2)
     };
@@ -185,6 +241,9 @@ pub(super) fn enforce(
     let spans = new_spans(edits, bom);
     mismatches.sort_by_key(|(i, _)| *i);
     let bad: Vec<usize> = mismatches.iter().map(|(i, _)| *i).collect();
+    // A syntax error either way is the syntax check's to flag (ast-grep's
+    // text is kept): neither a fallback nor a template mismatch.
+    mismatches.retain(|(_, p)| *p != Problem::Breaks);
     for (i, p) in swapped.iter().filter(|(i, _)| !bad.contains(i)) {
         report.fallbacks += 1;
         if report.fell_back.len() < MAX_TEMPLATE_NOTES_LISTED {
@@ -196,6 +255,53 @@ pub(super) fn enforce(
         report.mismatches.push(TemplateNote { line: line_at(new, spans[*i].start), message: p.message() });
     }
     (new_text, tree, changed, report)
+}
+
+/// Check (d) (`engine/shape.rs`): the edits not in `failed` whose minimal
+/// layout differs from ast-grep's text, where ast-grep's text passes the other
+/// checks and parses to another tree over the edit (a kept trailing `,` that
+/// makes a tuple). ast-grep's texts are parsed once for the file, from `tree`
+/// (the tree of `new`), and only when some edit's layout differs.
+fn outlines_differ(lang: SupportLang, old: &str, (new, tree): (&str, &tree_sitter::Tree), (edits, checks, bom): (&[Edit], &[Option<EditCheck>], usize), broken: &[Range<usize>], failed: &[(usize, Problem)]) -> Vec<(usize, Problem)> {
+    let spans = new_spans(edits, bom);
+    let near_broken = |i: usize| {
+        let orig = edits[i].start - bom..edits[i].end - bom;
+        broken.iter().any(|b| b.start <= orig.end + 1 && orig.start <= b.end + 1)
+    };
+    let candidates: Vec<usize> = (0..edits.len())
+        .filter(|&i| !failed.iter().any(|(j, _)| *j == i) && !near_broken(i))
+        .filter(|&i| checks[i].as_ref().and_then(|c| c.verbatim.as_ref()).is_some_and(|v| *v != edits[i].text))
+        .collect();
+    if candidates.is_empty() {
+        return Vec::new();
+    }
+    let swaps: Vec<Edit> = candidates
+        .iter()
+        .map(|&i| Edit { start: spans[i].start, end: spans[i].end, text: checks[i].as_ref().and_then(|c| c.verbatim.clone()).expect("a candidate has a verbatim text"), op: edits[i].op })
+        .collect();
+    let alt = String::from_utf8(splice(new.as_bytes(), &swaps)).expect("edits keep UTF-8");
+    let Some((alt_tree, _)) = reparse(tree.clone(), lang, new, &alt, &swaps, 0) else { return Vec::new() };
+    let alt_root = alt_tree.root_node();
+    let alt_errors = if alt_root.has_error() { super::error_spans(alt_root) } else { Vec::new() };
+    let no_errors: Vec<Range<usize>> = Vec::new();
+    let mut out = Vec::new();
+    let mut shift: isize = 0;
+    for (k, &i) in candidates.iter().enumerate() {
+        let c = checks[i].as_ref().expect("a candidate has a check");
+        let orig = edits[i].start - bom..edits[i].end - bom;
+        let start = (swaps[k].start as isize + shift) as usize;
+        shift += swaps[k].text.len() as isize - (swaps[k].end - swaps[k].start) as isize;
+        let aspan = start..start + swaps[k].text.len();
+        let Ok(vplaced) = judge(lang, c, old, orig.clone(), (&alt, alt_root), &aspan, broken, &alt_errors) else { continue };
+        let Ok(mplaced) = judge(lang, c, old, orig, (new, tree.root_node()), &spans[i], broken, &no_errors) else { continue };
+        let want = super::shape::outline(alt_root, &super::shape::trimmed(&alt, &aspan), &super::shape::holes(&c.reference, &vplaced));
+        let got = super::shape::outline(tree.root_node(), &super::shape::trimmed(new, &spans[i]), &super::shape::holes(&c.reference, &mplaced));
+        if let Some((want, got)) = super::shape::differ(&alt_tree.language(), &want, &got) {
+            out.push((i, Problem::Outline { want, got }));
+        }
+    }
+    super::drop_later(alt_tree);
+    out
 }
 
 /// The ranges of the final text whose structure may differ from the old
@@ -239,6 +345,19 @@ pub(crate) enum Problem {
     Differs { expected: String, found: String },
     /// A token of the captured code is no longer one token of the new parse.
     Split { token: String },
+    /// A capture the template writes alone is no longer one piece of code
+    /// (check (c)): the new tree reads `code` as part of `holder`.
+    Loose { code: String, holder: String },
+    /// The edit's text is not one piece of code in its place: the new tree
+    /// reads `code` as part of `holder` (`await import(x).foo`).
+    Rebinds { code: String, holder: String },
+    /// The layout's tree differs from ast-grep's text's (check (d)).
+    Outline { want: String, got: String },
+    /// A line break where the language does not allow one (check (e)),
+    /// ending the line `line`.
+    LineBreak { lang: SupportLang, line: String },
+    /// The edit's text holds a syntax error of the new tree.
+    Breaks,
 }
 
 /// One token of the new tree: its range and whether it is a comment.
@@ -247,6 +366,8 @@ pub(crate) struct NewTok {
     pub(crate) start: usize,
     pub(crate) end: usize,
     pub(crate) comment: bool,
+    /// A string, character, regex or heredoc literal.
+    pub(crate) literal: bool,
 }
 
 /// The tokens of the new tree (`root`) that overlap `span` widened by one byte,
@@ -254,7 +375,10 @@ pub(crate) struct NewTok {
 pub(crate) fn new_tokens(root: tree_sitter::Node<'_>, span: &Range<usize>) -> Vec<NewTok> {
     let mut out = Vec::new();
     atoms_in(root, span.start.saturating_sub(1)..span.end + 1, |n| {
-        out.push(NewTok { start: n.start_byte(), end: n.end_byte(), comment: n.kind().contains("comment") });
+        let kind = n.kind();
+        let comment = kind.contains("comment");
+        let literal = !comment && ["string", "char", "rune", "regex", "heredoc"].iter().any(|k| kind.contains(k));
+        out.push(NewTok { start: n.start_byte(), end: n.end_byte(), comment, literal });
     });
     out
 }
@@ -262,7 +386,7 @@ pub(crate) fn new_tokens(root: tree_sitter::Node<'_>, span: &Range<usize>) -> Ve
 /// Checks the edit whose new text is `new[span]` (offsets in the new body)
 /// against `r`, the reference of the match `orig` of the old body `old`;
 /// `toks` are [`new_tokens`] over `span`; `seams` asks for (b) too.
-pub(crate) fn check(r: &Reference, old: &str, orig: &Range<usize>, new: &str, span: &Range<usize>, toks: &[NewTok], seams: bool) -> Result<(), Problem> {
+pub(crate) fn check(r: &Reference, old: &str, orig: &Range<usize>, new: &str, span: &Range<usize>, toks: &[NewTok], seams: bool) -> Result<Vec<Option<Range<usize>>>, Problem> {
     let n = &new.as_bytes()[..span.end];
     let original = &old[orig.clone()];
     // The new token that starts at `p`, if any (`toks` are sorted and disjoint).
@@ -322,12 +446,18 @@ pub(crate) fn check(r: &Reference, old: &str, orig: &Range<usize>, new: &str, sp
         return Err(Problem::Differs { expected: "nothing more".into(), found: excerpt(new, p, span.end) });
     }
     if !seams {
-        return Ok(());
+        return Ok(placed);
     }
     let inside = |x: usize| {
         let k = toks.partition_point(|t| t.start < x);
         k.checked_sub(1).map(|k| toks[k]).filter(|t| t.end > x)
     };
+    // An edit inside one literal (a match on a string's content: `./foo` ->
+    // `./foo.js`) has its ends and its seams inside that literal, as the match
+    // had: (a) alone judges it.
+    if span.start < span.end && inside(span.start).is_some_and(|t| t.literal && t.end > span.end) {
+        return Ok(placed);
+    }
     let mut prev: Option<(usize, Range<usize>)> = None;
     for (i, at) in placed.iter().enumerate() {
         let Some(at) = at else { continue };
@@ -400,17 +530,18 @@ pub(crate) fn check(r: &Reference, old: &str, orig: &Range<usize>, new: &str, sp
         }
         i = k + 1;
     }
-    Ok(())
+    Ok(placed)
 }
 
 /// Where `want` ends when it is written at `p` of `n`: byte for byte, or, for a
-/// token holding whitespace (a literal or comment a capture brings, which
-/// ast-grep-core may re-indent), its non-blank bytes in order.
+/// block comment a capture brings (which ast-grep-core may re-indent), its
+/// non-blank bytes in order. A literal's contents are its value: never
+/// re-indented.
 fn eat(n: &[u8], p: usize, want: &[u8]) -> Option<usize> {
     if n[p.min(n.len())..].starts_with(want) {
         return Some(p + want.len());
     }
-    if !want.iter().any(u8::is_ascii_whitespace) {
+    if !want.starts_with(b"/*") || !want.iter().any(u8::is_ascii_whitespace) {
         return None;
     }
     let mut q = p;

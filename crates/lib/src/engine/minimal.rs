@@ -91,7 +91,10 @@ fn locate<'a>(r: &Reference, body: &str, out: &'a str) -> Option<Vec<Piece<'a>>>
         let gap_start = pos;
         let mut start = None;
         for b in text.bytes().filter(|b| !b.is_ascii_whitespace()) {
-            pos += blank_len(ob, pos);
+            // Before the token, blanks and line continuations; inside it (a
+            // literal ast-grep re-indented), whitespace only: a `\` ending a
+            // line inside a string is the string's.
+            pos += if start.is_none() { blank_len(ob, pos) } else { ob[pos.min(ob.len())..].iter().take_while(|c| c.is_ascii_whitespace()).count() };
             if ob.get(pos) != Some(&b) {
                 return None;
             }

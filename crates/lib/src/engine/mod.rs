@@ -42,6 +42,7 @@ use crate::shared::nodes::{tree_depth, walk_pruned};
 
 mod captures;
 mod invariant;
+mod shape;
 mod lexer;
 mod minimal;
 mod reference;

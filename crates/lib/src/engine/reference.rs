@@ -59,12 +59,25 @@ pub(crate) struct RefTok {
     pub(crate) holds_code: bool,
 }
 
+/// The tokens one metavariable of the template brought, when it stands alone
+/// (not glued to template text) and captured code: the code the template's
+/// tree holds whole at that place (`engine/shape.rs`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Group {
+    /// Its tokens among [`Reference::toks`].
+    pub(crate) toks: Range<usize>,
+    /// Written `$$$NAME`: a run of nodes, not one.
+    pub(crate) multi: bool,
+}
+
 /// What an edit's template says, token by token.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Reference {
     /// The text of the tokens that are not captures.
     own: String,
     pub(crate) toks: Vec<RefTok>,
+    /// The captures the template writes alone, in order.
+    pub(crate) groups: Vec<Group>,
     /// While building: the index the token after the last metavariable gets.
     var_at: Option<usize>,
 }
@@ -299,7 +312,11 @@ pub(crate) fn build(lang: SupportLang, template: &str, transformed: &[String], n
         let pushed = r.toks.len();
         match (chars.next().and_then(slot), chars.next()) {
             (Some(k), None) => {
+                let first = r.toks.len();
                 r.push_value(&values[k], &lx, tight, body);
+                if matches!(values[k], Value::Nodes(_)) && r.toks.len() > first {
+                    r.groups.push(Group { toks: first..r.toks.len(), multi: matches!(vars[k], Part::Multi(_)) });
+                }
                 r.var_at = Some(r.toks.len());
                 continue;
             }

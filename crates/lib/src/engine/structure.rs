@@ -344,7 +344,7 @@ fn regions(changed: &[std::ops::Range<usize>], ranges: &[(usize, usize, usize, u
 /// [`compare`] over the two flattened trees.
 fn compare_flats(old: &Flat, new: &Flat, texts: &Texts<'_>, new_root: tree_sitter::Node<'_>) -> Report {
     let leaf_pairs = align_leaves(old, texts.old, new, texts.new, texts.ranges);
-    let to_new = pair_nodes(old, new, &leaf_pairs);
+    let to_new = pair_nodes(old, new, &leaf_pairs, texts.ranges);
     let mut moves = find_moves(old, new, &to_new, texts.ranges);
     let anc_old = anchors(old, &to_new);
     moves.extend(captured::moves(old, new, texts, &to_new, &anc_old));
@@ -490,20 +490,40 @@ fn myers(n: usize, m: usize, same: impl Fn(usize, usize) -> bool) -> Option<Vec<
     (ordered && pairs.iter().all(|&(p, q)| p < n && q < m && same(p, q))).then_some(pairs)
 }
 
+/// Where a node that ends at `e` ends, comparable across the two texts:
+/// `Err(k)` when its last token is replaced by edit `k` (`r.0 < e <= r.1` in
+/// the old text, `r.2 < e <= r.3` in the new one when `new`), else `Ok` of the
+/// end in new-text offsets.
+fn end_class(e: usize, ranges: &[(usize, usize, usize, usize)], new: bool) -> Result<usize, usize> {
+    let span = |r: &(usize, usize, usize, usize)| if new { (r.2, r.3) } else { (r.0, r.1) };
+    let k = ranges.partition_point(|r| span(r).1 < e);
+    if ranges.get(k).is_some_and(|r| span(r).0 < e) {
+        return Err(k);
+    }
+    Ok(match k.checked_sub(1).map(|k| ranges[k]) {
+        Some(r) if !new => e - r.1 + r.3,
+        _ => e,
+    })
+}
+
 /// Pairs the nodes that start at each pair of leaves: by kind, innermost out
-/// (the leaf, then the nodes that hold it), then outermost in over what is left.
-/// Returns old node -> new node.
-fn pair_nodes(old: &Flat, new: &Flat, leaf_pairs: &[(u32, u32)]) -> Vec<u32> {
+/// (the leaf, then the nodes that hold it), then outermost in over what is left;
+/// two nodes pair only where they end alike ([`end_class`]): in the same edit,
+/// or at the same place outside the edits. So in `a != N && b && c` with `a != N`
+/// replaced by `a`, `a != N` (which ends in the edit) does not take the new
+/// `a && b`, and each `&&` keeps its parent. Returns old node -> new node.
+fn pair_nodes(old: &Flat, new: &Flat, leaf_pairs: &[(u32, u32)], ranges: &[(usize, usize, usize, usize)]) -> Vec<u32> {
     let mut to_new = vec![NONE; old.kind.len()];
+    let alike = |x: u32, y: u32| old.kind[x as usize] == new.kind[y as usize] && end_class(old.end[x as usize] as usize, ranges, false) == end_class(new.end[y as usize] as usize, ranges, true);
     for &(a, b) in leaf_pairs {
         let (ca, cb) = (old.chain(a as usize), new.chain(b as usize));
         let (mut i, mut j) = (ca.len(), cb.len());
-        while i > 0 && j > 0 && old.kind[ca[i - 1] as usize] == new.kind[cb[j - 1] as usize] {
+        while i > 0 && j > 0 && alike(ca[i - 1], cb[j - 1]) {
             i -= 1;
             j -= 1;
         }
         let (mut p, mut q) = (0, 0);
-        while p < i && q < j && old.kind[ca[p] as usize] == new.kind[cb[q] as usize] {
+        while p < i && q < j && alike(ca[p], cb[q]) {
             p += 1;
             q += 1;
         }

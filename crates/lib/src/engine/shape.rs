@@ -1,0 +1,303 @@
+//! What the template check (`engine/invariant.rs`) asks of the new tree beyond
+//! its tokens (docs/DESIGN.md section 2.5.9, checks (c) to (e)):
+//!
+//! (c) each capture the template writes alone is still one piece of code in
+//!     the new tree: one node (for `$$$NAME`, or inside a macro's token tree, a
+//!     run of sibling nodes), so `assert $A == $B` on `a in b` may not write
+//!     the chain `a in b == c`, nor `$A.foo` on `a + b` write `a + b.foo`;
+//! (d) where the minimal layout differs from ast-grep's text, the two parse to
+//!     the same tree over the edit (named nodes and their nesting, comments
+//!     left out, each capture one leaf): a trailing `,` the layout keeps may
+//!     not turn `assert (x)` into a tuple;
+//! (e) a line break is legal where it lands: in Go, after a token that ends a
+//!     line with an inserted `;`, only between statements; in Python, outside
+//!     brackets and without `\`, only between statements.
+
+use std::ops::Range;
+
+use ast_grep_language::SupportLang;
+use tree_sitter::Node;
+
+use super::invariant::NewTok;
+use super::reference::{is_atom, Reference};
+
+/// Node kinds whose children are a flat run of tokens (a Rust macro's token
+/// tree): a capture moved into one is a run of them, not one node.
+const FLAT: &[&str] = &["token_tree"];
+
+/// Where a capture the template writes alone lies in a text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Hole {
+    /// Its bytes, first token to last.
+    pub(crate) at: Range<usize>,
+    /// Written `$$$NAME`: it may be a run of nodes.
+    pub(crate) multi: bool,
+}
+
+/// The holes of reference `r` in a text where its tokens were found at
+/// `placed` (parallel to `r.toks`).
+pub(crate) fn holes(r: &Reference, placed: &[Option<Range<usize>>]) -> Vec<Hole> {
+    r.groups
+        .iter()
+        .filter_map(|g| {
+            let first = placed.get(g.toks.start)?.as_ref()?;
+            let last = placed.get(g.toks.end.checked_sub(1)?)?.as_ref()?;
+            Some(Hole { at: first.start..last.end, multi: g.multi })
+        })
+        .collect()
+}
+
+/// Check (c): the first hole that is not one piece of code in the tree
+/// `root`. A hole inside one token (a string, a preprocessor line) is not
+/// judged: the template glues it there.
+pub(crate) fn loose(root: Node<'_>, holes: &[Hole]) -> Option<usize> {
+    holes.iter().position(|h| !whole(root, h))
+}
+
+fn whole(root: Node<'_>, h: &Hole) -> bool {
+    let Some(n) = root.descendant_for_byte_range(h.at.start, h.at.end) else { return false };
+    if n.start_byte() == h.at.start && n.end_byte() == h.at.end {
+        return true;
+    }
+    if n.start_byte() <= h.at.start && h.at.end <= n.end_byte() && is_atom(n) {
+        return true;
+    }
+    if !(h.multi || FLAT.contains(&n.kind())) {
+        return false;
+    }
+    // A run of `n`'s children, first to last.
+    let mut c = n.walk();
+    if c.goto_first_child_for_byte(h.at.start).is_none() || c.node().start_byte() != h.at.start {
+        return false;
+    }
+    loop {
+        let end = c.node().end_byte();
+        if end >= h.at.end {
+            return end == h.at.end;
+        }
+        if !c.goto_next_sibling() {
+            return false;
+        }
+    }
+}
+
+/// One step of a tree's outline over an edit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Item {
+    /// A named node starts (its kind id).
+    Open(u16),
+    /// The last opened node ends.
+    Close,
+    /// The `k`-th hole, whole.
+    Hole(usize),
+}
+
+impl Item {
+    fn words(self, lang: &tree_sitter::Language) -> String {
+        match self {
+            Item::Open(k) => format!("a {}", lang.node_kind_for_id(k).unwrap_or("node").replace('_', " ")),
+            Item::Close => "the end of a node".to_string(),
+            Item::Hole(_) => "captured code".to_string(),
+        }
+    }
+}
+
+/// Check (d): the outline of the tree `root` over `span` (its blanks trimmed
+/// by the caller): from the smallest named node that holds the span, in
+/// pre-order, the named nodes that overlap it, comments left out, each hole
+/// one [`Item::Hole`]. Iterative: a deep capture that is not whole costs its
+/// size, not the stack.
+pub(crate) fn outline(root: Node<'_>, span: &Range<usize>, holes: &[Hole]) -> Vec<Item> {
+    let mut out = Vec::new();
+    let Some(top) = root.named_descendant_for_byte_range(span.start, span.end) else { return out };
+    let mut stack: Vec<(Vec<Node<'_>>, usize, bool)> = vec![(vec![top], 0, false)];
+    while let Some((nodes, next, open)) = stack.last_mut() {
+        if *next == nodes.len() {
+            if *open {
+                out.push(Item::Close);
+            }
+            stack.pop();
+            continue;
+        }
+        let n = nodes[*next];
+        *next += 1;
+        if n.is_extra() || n.start_byte() == n.end_byte() {
+            continue;
+        }
+        if let Some(k) = holes.iter().position(|h| h.at.start == n.start_byte() && h.at.end == n.end_byte()) {
+            out.push(Item::Hole(k));
+            continue;
+        }
+        // A run of siblings that is a hole.
+        if let Some(k) = holes.iter().position(|h| h.at.start == n.start_byte() && n.end_byte() < h.at.end) {
+            let end = holes[k].at.end;
+            if let Some(j) = (*next..nodes.len()).find(|&j| nodes[j].end_byte() >= end).filter(|&j| nodes[j].end_byte() == end) {
+                out.push(Item::Hole(k));
+                *next = j + 1;
+                continue;
+            }
+        }
+        let named = n.is_named();
+        if named {
+            out.push(Item::Open(n.kind_id()));
+        }
+        let mut kids = Vec::new();
+        let mut c = n.walk();
+        if c.goto_first_child_for_byte(span.start).is_some() {
+            loop {
+                let k = c.node();
+                if k.start_byte() >= span.end {
+                    break;
+                }
+                kids.push(k);
+                if !c.goto_next_sibling() {
+                    break;
+                }
+            }
+        }
+        stack.push((kids, 0, named));
+    }
+    out
+}
+
+/// The first place two outlines differ, in words: what `want` (ast-grep's
+/// text) has there, and what `got` (the layout) has, in `lang`'s words.
+pub(crate) fn differ(lang: &tree_sitter::Language, want: &[Item], got: &[Item]) -> Option<(String, String)> {
+    let i = want.iter().zip(got).position(|(a, b)| a != b).unwrap_or(want.len().min(got.len()));
+    if i == want.len() && i == got.len() {
+        return None;
+    }
+    let say = |x: Option<&Item>| x.map_or_else(|| "nothing more".to_string(), |x| x.words(lang));
+    Some((say(want.get(i)), say(got.get(i))))
+}
+
+/// `span` of `text` without the blanks at its ends.
+pub(crate) fn trimmed(text: &str, span: &Range<usize>) -> Range<usize> {
+    let b = text.as_bytes();
+    let (mut s, mut e) = (span.start, span.end.min(b.len()));
+    while s < e && b[s].is_ascii_whitespace() {
+        s += 1;
+    }
+    while e > s && b[e - 1].is_ascii_whitespace() {
+        e -= 1;
+    }
+    s..e
+}
+
+/// Go's keywords that end a line with an inserted `;` (the Go spec, "Semicolons").
+const GO_ENDING_KEYWORDS: &[&str] = &["break", "continue", "fallthrough", "return"];
+const GO_KEYWORDS: &[&str] = &[
+    "break", "default", "func", "interface", "select", "case", "defer", "go", "map", "struct", "chan", "else", "goto", "package", "switch", "const", "fallthrough", "if", "range", "type", "continue", "for", "import", "return", "var",
+];
+/// Go nodes whose children a `;` may separate.
+const GO_LISTS: &[&str] = &[
+    "source_file",
+    "block",
+    "statement_list",
+    "expression_case",
+    "default_case",
+    "type_case",
+    "communication_case",
+    "field_declaration_list",
+    "interface_type",
+    "import_spec_list",
+    "const_declaration",
+    "var_declaration",
+    "var_spec_list",
+    "type_declaration",
+    "expression_switch_statement",
+    "type_switch_statement",
+    "select_statement",
+];
+/// Python nodes whose children a line break may separate.
+const PY_LISTS: &[&str] = &["module", "block", "decorated_definition"];
+/// Python nodes that may start a line inside a compound statement.
+const PY_LINE_STARTS: &[&str] = &["block", "else_clause", "elif_clause", "except_clause", "except_group_clause", "finally_clause", "case_clause"];
+
+/// True when Go inserts a `;` after `tok` at a line's end.
+fn go_ends_line(tok: &str) -> bool {
+    let Some(last) = tok.chars().last() else { return false };
+    if tok.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return GO_ENDING_KEYWORDS.contains(&tok) || !GO_KEYWORDS.contains(&tok);
+    }
+    matches!(last, ')' | ']' | '}' | '"' | '\'' | '`') || tok == "++" || tok == "--" || last.is_ascii_digit()
+}
+
+/// Check (e): the offset of the first line break over `span` of `new` (its
+/// tree `root`, its tokens `toks` from [`super::invariant::new_tokens`]) that
+/// is not legal where it lands in `lang`, if any.
+pub(crate) fn bad_line_break(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, toks: &[NewTok]) -> Option<usize> {
+    if !matches!(lang, SupportLang::Go | SupportLang::Python) {
+        return None;
+    }
+    let code: Vec<&NewTok> = toks.iter().filter(|t| !t.comment).collect();
+    // Bracket depth relative to the first token: a line break inside brackets
+    // the edit opened is legal in both languages.
+    let mut depth: isize = 0;
+    for w in code.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        match &new[a.start..a.end] {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => depth -= 1,
+            _ => {}
+        }
+        if a.end < span.start || b.start > span.end {
+            continue;
+        }
+        let gap = &new[a.end..b.start];
+        let Some(nl) = gap.find('\n') else { continue };
+        let at = a.end + nl;
+        let legal = match lang {
+            SupportLang::Go => !go_ends_line(&new[a.start..a.end]) || list_between(root, a, b, GO_LISTS),
+            _ => {
+                depth > 0
+                    || gap.contains("\\\n")
+                    || gap.contains("\\\r\n")
+                    || in_brackets(root, a, b)
+                    || list_between(root, a, b, PY_LISTS)
+                    || starts_line(root, b, PY_LINE_STARTS)
+            }
+        };
+        if !legal {
+            return Some(at);
+        }
+    }
+    None
+}
+
+/// The nodes from `root` down to the smallest one that holds `range`.
+fn ancestors<'t>(root: Node<'t>, range: Range<usize>) -> Vec<Node<'t>> {
+    let mut chain = vec![root];
+    let mut c = root.walk();
+    while c.goto_first_child_for_byte(range.start).is_some() {
+        let n = c.node();
+        if n.start_byte() > range.start || n.end_byte() < range.end {
+            break;
+        }
+        chain.push(n);
+    }
+    chain
+}
+
+/// True when the smallest node holding tokens `a` and `b` is one of `kinds`.
+fn list_between(root: Node<'_>, a: &NewTok, b: &NewTok, kinds: &[&str]) -> bool {
+    ancestors(root, a.start..b.end).last().is_some_and(|n| kinds.contains(&n.kind()))
+}
+
+/// True when a node that starts at token `b` is one of `kinds`.
+fn starts_line(root: Node<'_>, b: &NewTok, kinds: &[&str]) -> bool {
+    ancestors(root, b.start..b.end).iter().any(|n| n.start_byte() == b.start && kinds.contains(&n.kind()))
+}
+
+/// True when some node holding tokens `a` and `b` opens a bracket before `a`'s
+/// end and closes it after `b`'s start.
+fn in_brackets(root: Node<'_>, a: &NewTok, b: &NewTok) -> bool {
+    ancestors(root, a.start..b.end).iter().any(|n| {
+        let k = n.child_count();
+        if k < 2 {
+            return false;
+        }
+        let (first, last) = (n.child(0).expect("a first child"), n.child(k - 1).expect("a last child"));
+        matches!(first.kind(), "(" | "[" | "{") && matches!(last.kind(), ")" | "]" | "}") && first.end_byte() <= a.end && last.start_byte() >= b.start
+    })
+}
