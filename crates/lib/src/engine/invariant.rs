@@ -35,7 +35,7 @@
 
 use std::ops::Range;
 
-use super::reference::{atoms_in, Origin, Reference};
+use super::reference::{atoms_in, is_literal_kind, Origin, Reference};
 use super::{reparse, splice, Edit};
 use ast_grep_language::SupportLang;
 
@@ -123,16 +123,23 @@ fn line_at(text: &str, at: usize) -> usize {
 /// check, with why. `broken` are the ranges of the old body's ERROR and
 /// MISSING nodes: an edit touching one is checked by (a) alone.
 fn failures(lang: SupportLang, old: &str, (new, root): (&str, tree_sitter::Node<'_>), (edits, checks, bom): (&[Edit], &[Option<EditCheck>], usize), broken: &[Range<usize>], which: &[usize]) -> Vec<(usize, Problem)> {
+    judged(lang, old, (new, root), (edits, checks, bom), broken, which).into_iter().filter_map(|(i, j)| j.err().map(|p| (i, p))).collect()
+}
+
+/// Where the reference's tokens lie in the new text (parallel to its tokens).
+type Placed = Vec<Option<Range<usize>>>;
+
+/// [`judge`] of each checked edit among `which`, as (edit, verdict).
+fn judged(lang: SupportLang, old: &str, (new, root): (&str, tree_sitter::Node<'_>), (edits, checks, bom): (&[Edit], &[Option<EditCheck>], usize), broken: &[Range<usize>], which: &[usize]) -> Vec<(usize, Result<Placed, Problem>)> {
     let spans = new_spans(edits, bom);
     let errors = if root.has_error() { super::error_spans(root) } else { Vec::new() };
-    let mut out = Vec::new();
-    for &i in which {
-        let Some(c) = &checks[i] else { continue };
-        if let Err(p) = judge(lang, c, old, (edits[i].start - bom)..(edits[i].end - bom), (new, root), &spans[i], broken, &errors) {
-            out.push((i, p));
-        }
-    }
-    out
+    which
+        .iter()
+        .filter_map(|&i| {
+            let c = checks[i].as_ref()?;
+            Some((i, judge(lang, c, old, (edits[i].start - bom)..(edits[i].end - bom), (new, root), &spans[i], broken, &errors)))
+        })
+        .collect()
 }
 
 /// Checks (a) to (c) and (e) of one edit (`engine/shape.rs`), whose text is
@@ -140,26 +147,23 @@ fn failures(lang: SupportLang, old: &str, (new, root): (&str, tree_sitter::Node<
 /// `errors`) and which replaced `orig` of the old body `old`. Returns where
 /// the reference's tokens lie in `new`.
 #[allow(clippy::too_many_arguments)]
-fn judge(lang: SupportLang, c: &EditCheck, old: &str, orig: Range<usize>, (new, root): (&str, tree_sitter::Node<'_>), span: &Range<usize>, broken: &[Range<usize>], errors: &[Range<usize>]) -> Result<Vec<Option<Range<usize>>>, Problem> {
-    let seams = !broken.iter().any(|b| b.start <= orig.end + 1 && orig.start <= b.end + 1);
+fn judge(lang: SupportLang, c: &EditCheck, old: &str, orig: Range<usize>, (new, root): (&str, tree_sitter::Node<'_>), span: &Range<usize>, broken: &[Range<usize>], errors: &[Range<usize>]) -> Result<Placed, Problem> {
+    let seams = !near(broken, &orig);
     let toks = new_tokens(root, span);
     let placed = check(&c.reference, old, &orig, new, span, &toks, seams)?;
     if !seams {
         return Ok(placed);
     }
-    if errors.iter().any(|e| e.start <= span.end + 1 && span.start <= e.end + 1) {
+    if near(errors, span) {
         return Err(Problem::Breaks);
     }
-    let holes = super::shape::holes(&c.reference, &placed);
-    if let Some(k) = super::shape::loose(root, &holes) {
-        let at = holes[k].at.clone();
-        let holder = root.descendant_for_byte_range(at.start, at.end).map_or(at.clone(), |n| n.byte_range());
-        return Err(Problem::Loose { code: cut(&new[at]), holder: cut(&new[holder]) });
+    let holder = |at: &Range<usize>| cut(&new[super::shape::holder(root, at)]);
+    if let Some(h) = super::shape::holes(&c.reference, &placed).into_iter().find(|h| !super::shape::whole(root, h)) {
+        return Err(Problem::Loose { code: cut(&new[h.at.clone()]), holder: holder(&h.at) });
     }
-    let whole = super::shape::trimmed(new, span);
-    if !whole.is_empty() && super::shape::loose(root, &[super::shape::Hole { at: whole.clone(), multi: true }]).is_some() {
-        let holder = root.descendant_for_byte_range(whole.start, whole.end).map_or(whole.clone(), |n| n.byte_range());
-        return Err(Problem::Rebinds { code: cut(&new[whole]), holder: cut(&new[holder]) });
+    let at = super::shape::trimmed(new, span);
+    if !at.is_empty() && !super::shape::whole(root, &super::shape::Hole { at: at.clone(), multi: true }) {
+        return Err(Problem::Rebinds { code: cut(&new[at.clone()]), holder: holder(&at) });
     }
     if let Some(at) = super::shape::bad_line_break(lang, root, new, span, &toks) {
         let line_start = memchr::memrchr(b'\n', &new.as_bytes()[..at]).map_or(0, |k| k + 1);
@@ -170,11 +174,12 @@ fn judge(lang: SupportLang, c: &EditCheck, old: &str, orig: Range<usize>, (new, 
 
 /// `s` on one line, cut to 40 characters.
 fn cut(s: &str) -> String {
-    let one: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    match one.char_indices().nth(40) {
-        Some((k, _)) => format!("{}…", &one[..k]),
-        None => one,
-    }
+    crate::shared::text::ellipsized(&crate::shared::text::one_line(s), 40)
+}
+
+/// True when `r` overlaps or touches (within a byte) one of `ranges`.
+fn near(ranges: &[Range<usize>], r: &Range<usize>) -> bool {
+    ranges.iter().any(|b| b.start <= r.end + 1 && r.start <= b.end + 1)
 }
 
 /// The template check of a file's edits (`checks` parallel to `edits`): each
@@ -199,8 +204,15 @@ pub(super) fn enforce(
     let all: Vec<usize> = (0..edits.len()).collect();
     let failed = {
         let new = std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8");
-        let mut failed = failures(lang, old, (new, tree.root_node()), (edits, checks, bom), broken, &all);
-        failed.extend(outlines_differ(lang, old, (new, &tree), (edits, checks, bom), broken, &failed));
+        let mut failed = Vec::new();
+        let mut passed = Vec::new();
+        for (i, j) in judged(lang, old, (new, tree.root_node()), (edits, checks, bom), broken, &all) {
+            match j {
+                Ok(placed) => passed.push((i, placed)),
+                Err(p) => failed.push((i, p)),
+            }
+        }
+        failed.extend(outlines_differ(lang, old, (new, &tree), (edits, checks, bom), broken, passed));
         failed.sort_by_key(|(i, _)| *i);
         failed
     };
@@ -257,43 +269,37 @@ pub(super) fn enforce(
     (new_text, tree, changed, report)
 }
 
-/// Check (d) (`engine/shape.rs`): the edits not in `failed` whose minimal
-/// layout differs from ast-grep's text, where ast-grep's text passes the other
-/// checks and parses to another tree over the edit (a kept trailing `,` that
-/// makes a tuple). ast-grep's texts are parsed once for the file, from `tree`
-/// (the tree of `new`), and only when some edit's layout differs.
-fn outlines_differ(lang: SupportLang, old: &str, (new, tree): (&str, &tree_sitter::Tree), (edits, checks, bom): (&[Edit], &[Option<EditCheck>], usize), broken: &[Range<usize>], failed: &[(usize, Problem)]) -> Vec<(usize, Problem)> {
+/// Check (d) (`engine/shape.rs`): the edits that `passed` the other checks
+/// (with where their reference's tokens lie in `new`) whose minimal layout
+/// differs from ast-grep's text, where ast-grep's text passes them too and
+/// parses to another tree over the edit (a kept trailing `,` that makes a
+/// tuple). ast-grep's texts are parsed once for the file, from `tree` (the tree
+/// of `new`), and only when some edit's layout differs.
+fn outlines_differ(lang: SupportLang, old: &str, (new, tree): (&str, &tree_sitter::Tree), (edits, checks, bom): (&[Edit], &[Option<EditCheck>], usize), broken: &[Range<usize>], passed: Vec<(usize, Placed)>) -> Vec<(usize, Problem)> {
     let spans = new_spans(edits, bom);
-    let near_broken = |i: usize| {
-        let orig = edits[i].start - bom..edits[i].end - bom;
-        broken.iter().any(|b| b.start <= orig.end + 1 && orig.start <= b.end + 1)
-    };
-    let candidates: Vec<usize> = (0..edits.len())
-        .filter(|&i| !failed.iter().any(|(j, _)| *j == i) && !near_broken(i))
-        .filter(|&i| checks[i].as_ref().and_then(|c| c.verbatim.as_ref()).is_some_and(|v| *v != edits[i].text))
+    // Each with ast-grep's text. An edit near a syntax error of the original
+    // was judged by (a) alone: its tree says nothing.
+    let candidates: Vec<(usize, Placed, &String)> = passed
+        .into_iter()
+        .filter(|(i, _)| !near(broken, &(edits[*i].start - bom..edits[*i].end - bom)))
+        .filter_map(|(i, placed)| checks[i].as_ref().and_then(|c| c.verbatim.as_ref()).filter(|v| **v != edits[i].text).map(|v| (i, placed, v)))
         .collect();
     if candidates.is_empty() {
         return Vec::new();
     }
-    let swaps: Vec<Edit> = candidates
-        .iter()
-        .map(|&i| Edit { start: spans[i].start, end: spans[i].end, text: checks[i].as_ref().and_then(|c| c.verbatim.clone()).expect("a candidate has a verbatim text"), op: edits[i].op })
-        .collect();
+    let swaps: Vec<Edit> = candidates.iter().map(|&(i, _, v)| Edit { start: spans[i].start, end: spans[i].end, text: v.clone(), op: edits[i].op }).collect();
     let alt = String::from_utf8(splice(new.as_bytes(), &swaps)).expect("edits keep UTF-8");
     let Some((alt_tree, _)) = reparse(tree.clone(), lang, new, &alt, &swaps, 0) else { return Vec::new() };
     let alt_root = alt_tree.root_node();
     let alt_errors = if alt_root.has_error() { super::error_spans(alt_root) } else { Vec::new() };
-    let no_errors: Vec<Range<usize>> = Vec::new();
     let mut out = Vec::new();
     let mut shift: isize = 0;
-    for (k, &i) in candidates.iter().enumerate() {
+    for (k, (i, mplaced, _)) in candidates.into_iter().enumerate() {
         let c = checks[i].as_ref().expect("a candidate has a check");
-        let orig = edits[i].start - bom..edits[i].end - bom;
         let start = (swaps[k].start as isize + shift) as usize;
         shift += swaps[k].text.len() as isize - (swaps[k].end - swaps[k].start) as isize;
         let aspan = start..start + swaps[k].text.len();
-        let Ok(vplaced) = judge(lang, c, old, orig.clone(), (&alt, alt_root), &aspan, broken, &alt_errors) else { continue };
-        let Ok(mplaced) = judge(lang, c, old, orig, (new, tree.root_node()), &spans[i], broken, &no_errors) else { continue };
+        let Ok(vplaced) = judge(lang, c, old, edits[i].start - bom..edits[i].end - bom, (&alt, alt_root), &aspan, broken, &alt_errors) else { continue };
         let want = super::shape::outline(alt_root, &super::shape::trimmed(&alt, &aspan), &super::shape::holes(&c.reference, &vplaced));
         let got = super::shape::outline(tree.root_node(), &super::shape::trimmed(new, &spans[i]), &super::shape::holes(&c.reference, &mplaced));
         if let Some((want, got)) = super::shape::differ(&alt_tree.language(), &want, &got) {
@@ -375,10 +381,8 @@ pub(crate) struct NewTok {
 pub(crate) fn new_tokens(root: tree_sitter::Node<'_>, span: &Range<usize>) -> Vec<NewTok> {
     let mut out = Vec::new();
     atoms_in(root, span.start.saturating_sub(1)..span.end + 1, |n| {
-        let kind = n.kind();
-        let comment = kind.contains("comment");
-        let literal = !comment && ["string", "char", "rune", "regex", "heredoc"].iter().any(|k| kind.contains(k));
-        out.push(NewTok { start: n.start_byte(), end: n.end_byte(), comment, literal });
+        let comment = n.kind().contains("comment");
+        out.push(NewTok { start: n.start_byte(), end: n.end_byte(), comment, literal: !comment && is_literal_kind(n.kind()) });
     });
     out
 }
@@ -386,7 +390,7 @@ pub(crate) fn new_tokens(root: tree_sitter::Node<'_>, span: &Range<usize>) -> Ve
 /// Checks the edit whose new text is `new[span]` (offsets in the new body)
 /// against `r`, the reference of the match `orig` of the old body `old`;
 /// `toks` are [`new_tokens`] over `span`; `seams` asks for (b) too.
-pub(crate) fn check(r: &Reference, old: &str, orig: &Range<usize>, new: &str, span: &Range<usize>, toks: &[NewTok], seams: bool) -> Result<Vec<Option<Range<usize>>>, Problem> {
+pub(crate) fn check(r: &Reference, old: &str, orig: &Range<usize>, new: &str, span: &Range<usize>, toks: &[NewTok], seams: bool) -> Result<Placed, Problem> {
     let n = &new.as_bytes()[..span.end];
     let original = &old[orig.clone()];
     // The new token that starts at `p`, if any (`toks` are sorted and disjoint).

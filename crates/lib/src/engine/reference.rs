@@ -204,15 +204,16 @@ const ATOM_KINDS: &[&str] = &["string", "comment", "char_literal", "rune_literal
 /// shell string's `$x`.
 const CODE_IN_LITERAL: &[&str] = &["substitution", "interpolat", "expansion"];
 
-/// True when `node` is a leaf, or a literal or comment (not a concatenation
-/// of strings, whose strings are the literals): one token as the layout lexer
-/// reads it.
-fn is_literal_token(node: tree_sitter::Node<'_>) -> bool {
-    if node.child_count() == 0 {
-        return true;
-    }
-    let kind = node.kind();
+/// True when `kind` is a literal's or a comment's (not a concatenation of
+/// strings, whose strings are the literals).
+pub(crate) fn is_literal_kind(kind: &str) -> bool {
     !kind.contains("concatenat") && ATOM_KINDS.iter().any(|k| kind.contains(k))
+}
+
+/// True when `node` is a leaf, or a literal or comment ([`is_literal_kind`]):
+/// one token as the layout lexer reads it.
+fn is_literal_token(node: tree_sitter::Node<'_>) -> bool {
+    node.child_count() == 0 || is_literal_kind(node.kind())
 }
 
 /// True when `node` is a literal that holds code (a template string with a

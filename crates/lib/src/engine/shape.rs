@@ -47,14 +47,10 @@ pub(crate) fn holes(r: &Reference, placed: &[Option<Range<usize>>]) -> Vec<Hole>
         .collect()
 }
 
-/// Check (c): the first hole that is not one piece of code in the tree
-/// `root`. A hole inside one token (a string, a preprocessor line) is not
-/// judged: the template glues it there.
-pub(crate) fn loose(root: Node<'_>, holes: &[Hole]) -> Option<usize> {
-    holes.iter().position(|h| !whole(root, h))
-}
-
-fn whole(root: Node<'_>, h: &Hole) -> bool {
+/// Check (c): true when hole `h` is one piece of code in the tree `root`. A
+/// hole inside one token (a string, a preprocessor line) is not judged: the
+/// template glues it there.
+pub(crate) fn whole(root: Node<'_>, h: &Hole) -> bool {
     let Some(n) = root.descendant_for_byte_range(h.at.start, h.at.end) else { return false };
     if n.start_byte() == h.at.start && n.end_byte() == h.at.end {
         return true;
@@ -79,6 +75,12 @@ fn whole(root: Node<'_>, h: &Hole) -> bool {
             return false;
         }
     }
+}
+
+/// The bytes of the smallest node of `root` that holds `at` (what a hole that
+/// is not [`whole`] became part of).
+pub(crate) fn holder(root: Node<'_>, at: &Range<usize>) -> Range<usize> {
+    root.descendant_for_byte_range(at.start, at.end).map_or(at.clone(), |n| n.byte_range())
 }
 
 /// One step of a tree's outline over an edit.
@@ -250,12 +252,11 @@ pub(crate) fn bad_line_break(lang: SupportLang, root: Node<'_>, new: &str, span:
         let legal = match lang {
             SupportLang::Go => !go_ends_line(&new[a.start..a.end]) || list_between(root, a, b, GO_LISTS),
             _ => {
-                depth > 0
-                    || gap.contains("\\\n")
-                    || gap.contains("\\\r\n")
-                    || in_brackets(root, a, b)
-                    || list_between(root, a, b, PY_LISTS)
-                    || starts_line(root, b, PY_LINE_STARTS)
+                depth > 0 || gap.contains("\\\n") || gap.contains("\\\r\n") || {
+                    // One way down to the two tokens, for both questions.
+                    let chain = ancestors(root, a.start..b.end);
+                    in_brackets(&chain, a, b) || chain.last().is_some_and(|n| PY_LISTS.contains(&n.kind())) || starts_line(root, b, PY_LINE_STARTS)
+                }
             }
         };
         if !legal {
@@ -289,10 +290,10 @@ fn starts_line(root: Node<'_>, b: &NewTok, kinds: &[&str]) -> bool {
     ancestors(root, b.start..b.end).iter().any(|n| n.start_byte() == b.start && kinds.contains(&n.kind()))
 }
 
-/// True when some node holding tokens `a` and `b` opens a bracket before `a`'s
-/// end and closes it after `b`'s start.
-fn in_brackets(root: Node<'_>, a: &NewTok, b: &NewTok) -> bool {
-    ancestors(root, a.start..b.end).iter().any(|n| {
+/// True when a node of `chain` (the nodes holding tokens `a` and `b`) opens a
+/// bracket before `a`'s end and closes it after `b`'s start.
+fn in_brackets(chain: &[Node<'_>], a: &NewTok, b: &NewTok) -> bool {
+    chain.iter().any(|n| {
         let k = n.child_count();
         if k < 2 {
             return false;

@@ -517,7 +517,7 @@ fn enclosing_among(scopes: &[Scope], body: &str, node: tree_sitter::Node<'_>) ->
 /// JavaScript or TypeScript variable's name when its value is a function.
 /// Whitespace runs become one space.
 fn name_of(body: &str, n: tree_sitter::Node<'_>) -> Option<String> {
-    let text = |x: tree_sitter::Node<'_>| body[x.byte_range()].split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = |x: tree_sitter::Node<'_>| text::one_line(&body[x.byte_range()]);
     match n.kind() {
         "impl_item" => {
             let ty = text(n.child_by_field_name("type")?);

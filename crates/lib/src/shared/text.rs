@@ -95,6 +95,12 @@ pub fn cut(line: &str, max: usize, unit: Unit) -> Option<(&str, usize)> {
     }
 }
 
+/// `s` on one line: every run of whitespace (line breaks included) becomes one
+/// space, none at the ends.
+pub(crate) fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// `s`, or its first `max` characters followed by `…` when it is longer.
 pub(crate) fn ellipsized(s: &str, max: usize) -> String {
     match cut(s, max, Unit::Chars) {

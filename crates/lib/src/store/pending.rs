@@ -280,8 +280,7 @@ impl PendingAction {
         let op = req.ops.first()?;
         let more = if req.ops.len() > 1 { format!(" +{} more ops", req.ops.len() - 1) } else { String::new() };
         let s = format!("`{}` -> `{}`{more}", op.pat, op.out);
-        let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
-        Some(crate::shared::text::ellipsized(&one_line, 100))
+        Some(crate::shared::text::ellipsized(&crate::shared::text::one_line(&s), 100))
     }
 
     /// The summary row, as `session` sees it (`mine`).
