@@ -125,7 +125,7 @@ mod meaning {
         assert_eq!(after, "class T:\n    def test(self):\n        assert (some_value)\n");
         assert_eq!((v["layoutFallbacks"].as_u64(), v["files"][0]["templateMismatch"].as_bool()), (Some(1), Some(false)), "{v}");
         let note = v["files"][0]["layoutNotes"][0]["message"].as_str().unwrap();
-        assert_eq!(note, "ast-grep's text parses as a parenthesized expression where this layout parses as a tuple");
+        assert_eq!(note, "the `,` before `)` makes a tuple");
         // Rust: `(7,)` was printed instead of `7`.
         let rs = ("a.rs", "fn main() {\n    let x = wrap(\n        value,\n    );\n}\n");
         let (_, after) = rewrite(rs, "wrap($A)", "($A)", &[]);

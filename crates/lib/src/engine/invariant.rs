@@ -39,6 +39,11 @@ use super::reference::{atoms_in, is_literal_kind, Origin, Reference};
 use super::{reparse, splice, Edit};
 use ast_grep_language::SupportLang;
 
+/// How the note of an edit that breaks a rule of its language's compiler
+/// (check (f), `engine/strict.rs`) starts: what tree-sitter accepts and the
+/// compiler rejects, or reads otherwise.
+pub(crate) const COMPILER_RULE: &str = "the language reads this otherwise than tree-sitter: ";
+
 /// Most notes listed per file for each kind (edits written as ast-grep writes
 /// them, edits whose template is not followed); the counts say how many there
 /// are in all.
@@ -52,6 +57,11 @@ pub(crate) struct EditCheck {
     /// ast-grep's own replacement, when the edit's text is the minimal layout
     /// and differs from it: what is written if the minimal layout fails.
     pub(crate) verbatim: Option<String>,
+    /// The kind of the node that held the replaced code, when that code was
+    /// one node (the outermost of that range): the edit's new node must be
+    /// held by a node of the same kind where either binds tightly
+    /// ([`super::shape::binds`]).
+    pub(crate) parent: Option<u16>,
 }
 
 /// A note on one edit: its 1-based line in the new text and what happened.
@@ -93,10 +103,13 @@ impl Problem {
             Problem::Split { token } => format!("the captured `{token}` is no longer one token"),
             Problem::Loose { code, holder } => format!("the captured `{code}` is no longer one piece of code: the new text parses it as part of `{holder}`"),
             Problem::Rebinds { code, holder } => format!("the new `{code}` binds with the code around it: the new text parses it as part of `{holder}`"),
+            Problem::Reparented { code, now, before } => format!("the new `{code}` is part of a {now} where the replaced code was part of a {before}"),
             Problem::Outline { want, got } => format!("ast-grep's text parses as {want} where this layout parses as {got}"),
             Problem::LineBreak { lang: SupportLang::Go, line } => format!("Go ends the line `{line}` with a `;` where none may stand"),
             Problem::LineBreak { line, .. } => format!("the line `{line}` ends a statement in the middle of one"),
             Problem::Breaks => "the layout adds a syntax error".to_string(),
+            Problem::Compiler { rule } => format!("{COMPILER_RULE}{rule}"),
+            Problem::Comma { close, kind } => format!("the `,` before `{close}` makes a {kind}"),
         }
     }
 }
@@ -158,22 +171,32 @@ fn judge(lang: SupportLang, c: &EditCheck, old: &str, orig: Range<usize>, (new, 
         return Err(Problem::Breaks);
     }
     let holder = |at: &Range<usize>| cut(&new[super::shape::holder(root, at)]);
-    if let Some(h) = super::shape::holes(&c.reference, &placed).into_iter().find(|h| !super::shape::whole(root, h)) {
+    let holes = super::shape::holes(&c.reference, &placed);
+    if let Some(h) = holes.iter().find(|h| !super::shape::whole(root, h)) {
         return Err(Problem::Loose { code: cut(&new[h.at.clone()]), holder: holder(&h.at) });
     }
     let at = super::shape::trimmed(new, span);
     if !at.is_empty() && !super::shape::whole(root, &super::shape::Hole { at: at.clone(), multi: true }) {
         return Err(Problem::Rebinds { code: cut(&new[at.clone()]), holder: holder(&at) });
     }
+    if let Some((now, before)) = c.parent.and_then(|p| super::shape::rebound(root, &at, p)) {
+        return Err(Problem::Reparented { code: cut(&new[at]), now, before });
+    }
     if let Some(at) = super::shape::bad_line_break(lang, root, new, span, &toks) {
         let line_start = memchr::memrchr(b'\n', &new.as_bytes()[..at]).map_or(0, |k| k + 1);
         return Err(Problem::LineBreak { lang, line: cut(new[line_start..at].trim()) });
+    }
+    if let Some((close, kind)) = super::strict::trailing_comma(root, new, span, &holes, &toks) {
+        return Err(Problem::Comma { close, kind });
+    }
+    if let Some(rule) = super::strict::broken_rule(lang, root, new, span, &holes) {
+        return Err(Problem::Compiler { rule });
     }
     Ok(placed)
 }
 
 /// `s` on one line, cut to 40 characters.
-fn cut(s: &str) -> String {
+pub(crate) fn cut(s: &str) -> String {
     crate::shared::text::ellipsized(&crate::shared::text::one_line(s), 40)
 }
 
@@ -357,6 +380,9 @@ pub(crate) enum Problem {
     /// The edit's text is not one piece of code in its place: the new tree
     /// reads `code` as part of `holder` (`await import(x).foo`).
     Rebinds { code: String, holder: String },
+    /// The edit's new node is held by a `now` where the replaced node was held
+    /// by a `before` (`await (a, b)`, which tree-sitter reads as a call of `await`).
+    Reparented { code: String, now: String, before: String },
     /// The layout's tree differs from ast-grep's text's (check (d)).
     Outline { want: String, got: String },
     /// A line break where the language does not allow one (check (e)),
@@ -364,6 +390,11 @@ pub(crate) enum Problem {
     LineBreak { lang: SupportLang, line: String },
     /// The edit's text holds a syntax error of the new tree.
     Breaks,
+    /// A trailing `,` before `close` where it counts: it makes a `kind`.
+    Comma { close: String, kind: String },
+    /// A rule of the language's compiler that its tree-sitter grammar does
+    /// not enforce (check (f), `engine/strict.rs`), in words.
+    Compiler { rule: String },
 }
 
 /// One token of the new tree: its range and whether it is a comment.
@@ -595,7 +626,7 @@ mod tests {
         let r = reference::build(lang, template, &[], &nm, src).expect("a language with a lexer");
         let range = nm.range();
         let mut edits = vec![Edit { start: range.start, end: range.end, text: written.to_string(), op: 0 }];
-        let checks = vec![Some(EditCheck { reference: r, verbatim: (written != verbatim).then(|| verbatim.to_string()) })];
+        let checks = vec![Some(EditCheck { reference: r, verbatim: (written != verbatim).then(|| verbatim.to_string()), parent: None })];
         let new_text = splice(src.as_bytes(), &edits);
         let tree = super::super::tree_after_edit_full(lang, std::str::from_utf8(&new_text).unwrap());
         let (text, _, _, report) = enforce(lang, src, 0, &mut edits, &checks, &[], (new_text, tree, None));

@@ -43,11 +43,14 @@ use crate::shared::nodes::{tree_depth, walk_pruned};
 mod captures;
 mod invariant;
 mod shape;
+mod strict;
 mod lexer;
 mod minimal;
 mod reference;
 #[cfg(test)]
 mod template_prop;
+#[cfg(test)]
+mod frontend_prop;
 
 pub use invariant::{TemplateNote, TemplateReport, MAX_TEMPLATE_NOTES_LISTED};
 mod nested;

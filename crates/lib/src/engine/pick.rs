@@ -95,7 +95,8 @@ pub(super) fn pick(
             let reference = if identity { None } else { reference::build(op.rule.language, template, transformed, &nm, body) };
             let out = text.clone();
             let (range, new) = minimal::edit(op.rule.language, node.get_inner_node(), body, (range, text, template), floor, (reference.as_ref(), spelling));
-            let check = reference.map(|reference| invariant::EditCheck { reference, verbatim: (out != new).then_some(out) });
+            let parent = (node.range() == range).then(|| shape::held_by(node.get_inner_node())).flatten();
+            let check = reference.map(|reference| invariant::EditCheck { reference, verbatim: (out != new).then_some(out), parent });
             (range, new, check)
         };
         // A match the rewrite leaves as it is changes nothing and must not

@@ -58,18 +58,24 @@ pub(crate) fn whole(root: Node<'_>, h: &Hole) -> bool {
     if n.start_byte() <= h.at.start && h.at.end <= n.end_byte() && is_atom(n) {
         return true;
     }
-    if !(h.multi || FLAT.contains(&n.kind())) {
+    let flat = FLAT.contains(&n.kind());
+    if !(h.multi || flat) {
         return false;
     }
-    // A run of `n`'s children, first to last.
+    // A run of `n`'s children, first to last, items apart: outside a token
+    // tree, no operator among them (`g(a) in x + y == 3` is not the run
+    // `g(a) in x + y` of a chain).
     let mut c = n.walk();
     if c.goto_first_child_for_byte(h.at.start).is_none() || c.node().start_byte() != h.at.start {
         return false;
     }
     loop {
-        let end = c.node().end_byte();
-        if end >= h.at.end {
-            return end == h.at.end;
+        let k = c.node();
+        if !flat && !k.is_named() && !k.is_extra() && !matches!(k.kind(), "," | ";") {
+            return false;
+        }
+        if k.end_byte() >= h.at.end {
+            return k.end_byte() == h.at.end;
         }
         if !c.goto_next_sibling() {
             return false;
@@ -81,6 +87,46 @@ pub(crate) fn whole(root: Node<'_>, h: &Hole) -> bool {
 /// is not [`whole`] became part of).
 pub(crate) fn holder(root: Node<'_>, at: &Range<usize>) -> Range<usize> {
     root.descendant_for_byte_range(at.start, at.end).map_or(at.clone(), |n| n.byte_range())
+}
+
+/// Kinds (by a part of their name) of nodes that bind their children tightly:
+/// calls, member access, operators. A node moved under one, or out of one,
+/// binds otherwise.
+const BINDING: &[&str] = &["call", "member", "attribute", "field", "binary", "unary", "await", "comparison", "boolean", "not_operator", "subscript", "index", "try", "selector", "new_expression", "update", "cast"];
+
+/// True when `kind` binds its children tightly ([`BINDING`]).
+fn binds(kind: &str) -> bool {
+    BINDING.iter().any(|k| kind.contains(k))
+}
+
+/// The kind of the node that holds `node`'s outermost same-range node.
+pub(crate) fn held_by(node: Node<'_>) -> Option<u16> {
+    let mut n = node;
+    loop {
+        let p = n.parent()?;
+        if p.byte_range() != n.byte_range() {
+            return Some(p.kind_id());
+        }
+        n = p;
+    }
+}
+
+/// Where the edit's new code `at` (one node of `root`) is held by a node of
+/// another kind than `before` held the replaced code, and either binds
+/// tightly: the two kinds' names.
+pub(crate) fn rebound(root: Node<'_>, at: &Range<usize>, before: u16) -> Option<(String, String)> {
+    let chain = ancestors(root, at.clone());
+    let mut k = chain.len().checked_sub(1)?;
+    if chain[k].byte_range() != *at {
+        return None;
+    }
+    while k > 0 && chain[k - 1].byte_range() == *at {
+        k -= 1;
+    }
+    let now = chain.get(k.checked_sub(1)?)?;
+    let lang = root.language();
+    let before_kind = lang.node_kind_for_id(before)?;
+    (now.kind_id() != before && (binds(now.kind()) || binds(before_kind))).then(|| (now.kind().replace('_', " "), before_kind.replace('_', " ")))
 }
 
 /// One step of a tree's outline over an edit.
@@ -267,7 +313,7 @@ pub(crate) fn bad_line_break(lang: SupportLang, root: Node<'_>, new: &str, span:
 }
 
 /// The nodes from `root` down to the smallest one that holds `range`.
-fn ancestors<'t>(root: Node<'t>, range: Range<usize>) -> Vec<Node<'t>> {
+pub(crate) fn ancestors<'t>(root: Node<'t>, range: Range<usize>) -> Vec<Node<'t>> {
     let mut chain = vec![root];
     let mut c = root.walk();
     while c.goto_first_child_for_byte(range.start).is_some() {
