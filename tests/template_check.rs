@@ -191,6 +191,29 @@ mod meaning {
         flagged(py, "return bool($A)", "return $A", &[], "the line `return x and` ends a statement in the middle of one");
     }
 
+    /// Writes tree-sitter accepts and the language's compiler rejects or reads
+    /// otherwise (check (f)); each was written unflagged before it, and the
+    /// front-end property test found the kind.
+    #[test]
+    fn what_the_compiler_rejects_is_flagged_though_tree_sitter_accepts_it() {
+        let rule = |r: &str| format!("the language reads this otherwise than tree-sitter: {r}");
+        let py = ("l.py", "x = f(lambda: 1)\n");
+        flagged(py, "f($A)", "not $A", &[], &rule("`lambda: 1` (lambda) may not stand as part of a not operator there"));
+        let py = ("k.py", "x = f(k=1)\n");
+        flagged(py, "f($$$A)", "g($$$A, e)", &[], &rule("the positional argument `e` follows a keyword argument"));
+        let rs = ("c.rs", "fn m() -> R {\n    f(a as u8)\n}\n");
+        flagged(rs, "f($A)", "$A?", &[], &rule("`a as u8` (type cast expression) may not stand as part of a try expression there"));
+        let rs = ("e.rs", "fn m() {\n    let r = f(a == b, c);\n}\n");
+        flagged(rs, "f($A, $B)", "$A == $B", &[], &rule("`a == b` (binary expression) may not stand as part of a binary expression there"));
+        let js = ("w.js", "function m() {\n  return f(a);\n}\n");
+        flagged(js, "f($A)", "await $A", &[], &rule("`await` in a function that is not `async`"));
+        // tree-sitter reads `await (a, b,)` as a call of a function named `await`.
+        let js = ("p.js", "async function m() {\n  return await f(a, b,);\n}\n");
+        flagged(js, "f($$$A)", "($$$A)", &[], "the new `(a, b,)` is part of a call expression where the replaced code was part of an await expression");
+        // ast-grep's `$$$A` brings the trailing `,`: a tuple in its text too.
+        flagged(("t.py", "r = f(not a,).attr\n"), "f($$$A)", "($$$A)", &[], "the `,` before `)` makes a tuple");
+    }
+
     #[test]
     fn operand_chains_are_no_structure_change() {
         // Was refused: "1 && left `key && k == NULL && l == klen` for `key && k == NULL`".

@@ -103,13 +103,13 @@ impl Problem {
             Problem::Split { token } => format!("the captured `{token}` is no longer one token"),
             Problem::Loose { code, holder } => format!("the captured `{code}` is no longer one piece of code: the new text parses it as part of `{holder}`"),
             Problem::Rebinds { code, holder } => format!("the new `{code}` binds with the code around it: the new text parses it as part of `{holder}`"),
-            Problem::Reparented { code, now, before } => format!("the new `{code}` is part of a {now} where the replaced code was part of a {before}"),
+            Problem::Reparented { code, now, before } => format!("the new `{code}` is part of {now} where the replaced code was part of {before}"),
             Problem::Outline { want, got } => format!("ast-grep's text parses as {want} where this layout parses as {got}"),
             Problem::LineBreak { lang: SupportLang::Go, line } => format!("Go ends the line `{line}` with a `;` where none may stand"),
             Problem::LineBreak { line, .. } => format!("the line `{line}` ends a statement in the middle of one"),
             Problem::Breaks => "the layout adds a syntax error".to_string(),
             Problem::Compiler { rule } => format!("{COMPILER_RULE}{rule}"),
-            Problem::Comma { close, kind } => format!("the `,` before `{close}` makes a {kind}"),
+            Problem::Comma { close, kind } => format!("the `,` before `{close}` makes {kind}"),
         }
     }
 }
@@ -299,6 +299,13 @@ pub(super) fn enforce(
 /// tuple). ast-grep's texts are parsed once for the file, from `tree` (the tree
 /// of `new`), and only when some edit's layout differs.
 fn outlines_differ(lang: SupportLang, old: &str, (new, tree): (&str, &tree_sitter::Tree), (edits, checks, bom): (&[Edit], &[Option<EditCheck>], usize), broken: &[Range<usize>], passed: Vec<(usize, Placed)>) -> Vec<(usize, Problem)> {
+    // The two texts have the same tokens but for kept comments (no node) and
+    // trailing commas (bounded by check (f)), and a captured literal byte for
+    // byte: only a line break can part their trees, and only in a language
+    // that reads line breaks and has no rule of check (e) for them.
+    if !super::shape::breaks_may_matter(lang) {
+        return Vec::new();
+    }
     let spans = new_spans(edits, bom);
     // Each with ast-grep's text. An edit near a syntax error of the original
     // was judged by (a) alone: its tree says nothing.

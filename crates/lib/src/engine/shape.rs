@@ -113,7 +113,7 @@ pub(crate) fn held_by(node: Node<'_>) -> Option<u16> {
 
 /// Where the edit's new code `at` (one node of `root`) is held by a node of
 /// another kind than `before` held the replaced code, and either binds
-/// tightly: the two kinds' names.
+/// tightly: the two kinds' names, each after its article.
 pub(crate) fn rebound(root: Node<'_>, at: &Range<usize>, before: u16) -> Option<(String, String)> {
     let chain = ancestors(root, at.clone());
     let mut k = chain.len().checked_sub(1)?;
@@ -126,7 +126,7 @@ pub(crate) fn rebound(root: Node<'_>, at: &Range<usize>, before: u16) -> Option<
     let now = chain.get(k.checked_sub(1)?)?;
     let lang = root.language();
     let before_kind = lang.node_kind_for_id(before)?;
-    (now.kind_id() != before && (binds(now.kind()) || binds(before_kind))).then(|| (now.kind().replace('_', " "), before_kind.replace('_', " ")))
+    (now.kind_id() != before && (binds(now.kind()) || binds(before_kind))).then(|| (crate::shared::text::a(&now.kind().replace('_', " ")), crate::shared::text::a(&before_kind.replace('_', " "))))
 }
 
 /// One step of a tree's outline over an edit.
@@ -143,7 +143,7 @@ pub(crate) enum Item {
 impl Item {
     fn words(self, lang: &tree_sitter::Language) -> String {
         match self {
-            Item::Open(k) => format!("a {}", lang.node_kind_for_id(k).unwrap_or("node").replace('_', " ")),
+            Item::Open(k) => crate::shared::text::a(&lang.node_kind_for_id(k).unwrap_or("node").replace('_', " ")),
             Item::Close => "the end of a node".to_string(),
             Item::Hole(_) => "captured code".to_string(),
         }
@@ -232,6 +232,13 @@ pub(crate) fn trimmed(text: &str, span: &Range<usize>) -> Range<usize> {
     s..e
 }
 
+/// True when a line break may change the tree in `lang` and check (e) has no
+/// rule for it (JavaScript's automatic semicolons, Kotlin's line ends): there
+/// check (d) compares the layout's tree with ast-grep's text's.
+pub(crate) fn breaks_may_matter(lang: SupportLang) -> bool {
+    matches!(lang, SupportLang::JavaScript | SupportLang::TypeScript | SupportLang::Tsx | SupportLang::Kotlin)
+}
+
 /// Go's keywords that end a line with an inserted `;` (the Go spec, "Semicolons").
 const GO_ENDING_KEYWORDS: &[&str] = &["break", "continue", "fallthrough", "return"];
 const GO_KEYWORDS: &[&str] = &[
@@ -279,6 +286,11 @@ pub(crate) fn bad_line_break(lang: SupportLang, root: Node<'_>, new: &str, span:
         return None;
     }
     let code: Vec<&NewTok> = toks.iter().filter(|t| !t.comment).collect();
+    let (Some(first), Some(last)) = (code.first(), code.last()) else { return None };
+    // The way down to the tokens, once: each line break's way goes on from
+    // there (a method body's many line breaks do not each start at the root).
+    let top = ancestors(root, first.start..last.end);
+    let chain = |r: Range<usize>| descend(&top, r);
     // Bracket depth relative to the first token: a line break inside brackets
     // the edit opened is legal in both languages.
     let mut depth: isize = 0;
@@ -296,12 +308,11 @@ pub(crate) fn bad_line_break(lang: SupportLang, root: Node<'_>, new: &str, span:
         let Some(nl) = gap.find('\n') else { continue };
         let at = a.end + nl;
         let legal = match lang {
-            SupportLang::Go => !go_ends_line(&new[a.start..a.end]) || list_between(root, a, b, GO_LISTS),
+            SupportLang::Go => !go_ends_line(&new[a.start..a.end]) || chain(a.start..b.end).last().is_some_and(|n| GO_LISTS.contains(&n.kind())),
             _ => {
                 depth > 0 || gap.contains("\\\n") || gap.contains("\\\r\n") || {
-                    // One way down to the two tokens, for both questions.
-                    let chain = ancestors(root, a.start..b.end);
-                    in_brackets(&chain, a, b) || chain.last().is_some_and(|n| PY_LISTS.contains(&n.kind())) || starts_line(root, b, PY_LINE_STARTS)
+                    let between = chain(a.start..b.end);
+                    in_brackets(&between, a, b) || between.last().is_some_and(|n| PY_LISTS.contains(&n.kind())) || chain(b.start..b.end).iter().any(|n| n.start_byte() == b.start && PY_LINE_STARTS.contains(&n.kind()))
                 }
             }
         };
@@ -314,8 +325,15 @@ pub(crate) fn bad_line_break(lang: SupportLang, root: Node<'_>, new: &str, span:
 
 /// The nodes from `root` down to the smallest one that holds `range`.
 pub(crate) fn ancestors<'t>(root: Node<'t>, range: Range<usize>) -> Vec<Node<'t>> {
-    let mut chain = vec![root];
-    let mut c = root.walk();
+    descend(&[root], range)
+}
+
+/// `top` (a way down from the root), gone on down to the smallest node that
+/// holds `range`, which its last node holds.
+fn descend<'t>(top: &[Node<'t>], range: Range<usize>) -> Vec<Node<'t>> {
+    let mut chain = top.to_vec();
+    let Some(&from) = top.last() else { return chain };
+    let mut c = from.walk();
     while c.goto_first_child_for_byte(range.start).is_some() {
         let n = c.node();
         if n.start_byte() > range.start || n.end_byte() < range.end {
@@ -324,16 +342,6 @@ pub(crate) fn ancestors<'t>(root: Node<'t>, range: Range<usize>) -> Vec<Node<'t>
         chain.push(n);
     }
     chain
-}
-
-/// True when the smallest node holding tokens `a` and `b` is one of `kinds`.
-fn list_between(root: Node<'_>, a: &NewTok, b: &NewTok, kinds: &[&str]) -> bool {
-    ancestors(root, a.start..b.end).last().is_some_and(|n| kinds.contains(&n.kind()))
-}
-
-/// True when a node that starts at token `b` is one of `kinds`.
-fn starts_line(root: Node<'_>, b: &NewTok, kinds: &[&str]) -> bool {
-    ancestors(root, b.start..b.end).iter().any(|n| n.start_byte() == b.start && kinds.contains(&n.kind()))
 }
 
 /// True when a node of `chain` (the nodes holding tokens `a` and `b`) opens a

@@ -35,7 +35,7 @@ use crate::shared::nodes::{walk, Next};
 /// The first rule the edit's text `span` of `new` (its tree `root`, its
 /// tokens `toks`, its captures `holes`) breaks in `lang`, in words.
 pub(crate) fn broken_rule(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, holes: &[Hole]) -> Option<String> {
-    operands(lang, root, new, span, holes).or_else(|| inside(lang, root, new, span))
+    operands(lang, root, new, span, holes).or_else(|| inside(lang, root, new, span, holes))
 }
 
 /// Kinds (by a part of their name) of lists whose trailing `,` changes nothing.
@@ -60,7 +60,7 @@ pub(crate) fn trailing_comma(root: Node<'_>, new: &str, span: &Range<usize>, hol
         let Some(list) = chain.iter().rev().find(|n| !(n.start_byte() == comma.start && n.end_byte() == comma.end)) else { continue };
         let kind = list.kind();
         if COMMA_MEANT.iter().any(|k| kind.contains(k)) || !COMMA_IGNORED.iter().any(|k| kind.contains(k)) {
-            return Some((new[close.start..close.end].to_string(), kind.replace('_', " ")));
+            return Some((new[close.start..close.end].to_string(), crate::shared::text::a(&kind.replace('_', " "))));
         }
     }
     None
@@ -113,7 +113,7 @@ fn operands(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, h
             _ => false,
         };
         if wrong {
-            return Some(format!("`{}` ({}) may not stand as part of a {} there", super::invariant::cut(&new[node.byte_range()]), k.replace('_', " "), p.replace('_', " ")));
+            return Some(format!("`{}` ({}) may not stand as part of {} there", super::invariant::cut(&new[node.byte_range()]), k.replace('_', " "), crate::shared::text::a(&p.replace('_', " "))));
         }
     }
     None
@@ -148,12 +148,14 @@ fn chained(parent: Node<'_>, node: Node<'_>, new: &str) -> bool {
     (comparison(parent) && comparison(node)) || (comparison(node) && [node.child_by_field_name("left"), node.child_by_field_name("right")].into_iter().flatten().any(comparison))
 }
 
-/// A rule broken by a node inside the edit: Python argument order,
-/// JavaScript's `await` outside an async function.
-fn inside(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>) -> Option<String> {
-    let want = match lang {
-        SupportLang::Python => "argument_list",
-        SupportLang::JavaScript | SupportLang::TypeScript | SupportLang::Tsx => "await_expression",
+/// A rule broken by a node inside the edit: Python argument order (not
+/// inside a capture: its own lists are as the original had them),
+/// JavaScript's `await` outside an async function (inside captures too: the
+/// template may put one in another function).
+fn inside(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, holes: &[Hole]) -> Option<String> {
+    let (want, skip) = match lang {
+        SupportLang::Python => ("argument_list", holes),
+        SupportLang::JavaScript | SupportLang::TypeScript | SupportLang::Tsx => ("await_expression", &[][..]),
         _ => return None,
     };
     let mut found = None;
@@ -161,7 +163,7 @@ fn inside(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>) -> 
         if n.start_byte() >= span.end {
             return Next::Parent;
         }
-        if n.end_byte() <= span.start {
+        if n.end_byte() <= span.start || skip.iter().any(|h| h.at.start <= n.start_byte() && n.end_byte() <= h.at.end) {
             return Next::Sibling;
         }
         if n.kind() == want && n.start_byte() >= span.start.saturating_sub(1) {

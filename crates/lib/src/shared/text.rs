@@ -95,6 +95,13 @@ pub fn cut(line: &str, max: usize, unit: Unit) -> Option<(&str, usize)> {
     }
 }
 
+/// `word` after `a` or `an` (by its first letter: `an` before a, e, i, o;
+/// node kinds such as `unary expression` take `a`).
+pub(crate) fn a(word: &str) -> String {
+    let an = word.starts_with(['a', 'e', 'i', 'o']);
+    format!("{} {word}", if an { "an" } else { "a" })
+}
+
 /// `s` on one line: every run of whitespace (line breaks included) becomes one
 /// space, none at the ends.
 pub(crate) fn one_line(s: &str) -> String {
