@@ -24,10 +24,12 @@
 //!     of the original are checked by (a) alone.
 //!
 //! Then checks (c) to (e) of `engine/shape.rs` on the new tree: captures stay
-//! whole and the edit binds as one piece; where the layout differs from
-//! ast-grep's text, both parse to the same tree; line breaks are legal where
-//! they land (Go, Python). An edit whose text holds a syntax error of the new
-//! tree fails too.
+//! whole and the edit binds as one piece; in JavaScript, TypeScript and
+//! Kotlin, where the layout differs from ast-grep's text, both parse to the
+//! same tree; line breaks are legal where they land (Go, Python); and check
+//! (f) of `engine/strict.rs`: what the compiler rejects though tree-sitter
+//! accepts it. An edit whose text holds a syntax error of the new tree fails
+//! too.
 //!
 //! The cost is linear in the edit: one walk of the reference and the new text,
 //! and the new tree's tokens over the edited range; check (d) parses ast-grep's

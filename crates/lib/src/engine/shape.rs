@@ -5,10 +5,10 @@
 //!     the new tree: one node (for `$$$NAME`, or inside a macro's token tree, a
 //!     run of sibling nodes), so `assert $A == $B` on `a in b` may not write
 //!     the chain `a in b == c`, nor `$A.foo` on `a + b` write `a + b.foo`;
-//! (d) where the minimal layout differs from ast-grep's text, the two parse to
-//!     the same tree over the edit (named nodes and their nesting, comments
-//!     left out, each capture one leaf): a trailing `,` the layout keeps may
-//!     not turn `assert (x)` into a tuple;
+//! (d) in a language where a line break may change the tree and (e) has no
+//!     rule ([`breaks_may_matter`]), where the minimal layout differs from
+//!     ast-grep's text, the two parse to the same tree over the edit (named
+//!     nodes and their nesting, comments left out, each capture one leaf);
 //! (e) a line break is legal where it lands: in Go, after a token that ends a
 //!     line with an inserted `;`, only between statements; in Python, outside
 //!     brackets and without `\`, only between statements.
