@@ -171,7 +171,7 @@ fn apply_refuses_moved_code_writes_nothing_and_writes_it_with_allow_structure_ch
         }
         let r = t.run(&args).code(1);
         assert!(
-            r.stderr.starts_with("Apply failed: nothing was written: apply refuses 1 of the 2 files selected, whose rewrite is flagged:\n  apps.py: the rewrite moves code in the syntax tree outside the replaced text (line 5: 2 expression statements left `def ready` for `class AdminConfig`)\nTo write the other 1 file and leave these as they are, run `ast-edit resolve apply --extra "),
+            r.stderr.starts_with("Apply failed: nothing was written: apply refuses 1 of the 2 files selected, whose rewrite is flagged:\n  apps.py: the rewrite moves code in the syntax tree outside the replaced text (line 5: 2 expression statements left `def ready` for `class AdminConfig`); the rewrite does not say what the template says (line 4: the captured `super().ready() self.module.autodiscover…` is no longer one piece of code: the new text parses it as part of `default_site = \"django.contrib.admin.sit…`)\nTo write the other 1 file and leave these as they are, run `ast-edit resolve apply --extra "),
             "{}",
             r.stderr
         );
@@ -180,7 +180,7 @@ fn apply_refuses_moved_code_writes_nothing_and_writes_it_with_allow_structure_ch
     }
     let r = t.run(&["resolve", "apply", "--reason", "r", "--extra", r#"{"allowStructureChanges":"yes"}"#]).code(2);
     assert!(r.stderr.contains("extra.allowStructureChanges must be true or false, not \"yes\"."), "{}", r.stderr);
-    let r = t.run(&["resolve", "apply", "--reason", "r", "--id", &id, "--extra", r#"{"allowStructureChanges":true,"verify":"rerun"}"#, "--json"]).ok();
+    let r = t.run(&["resolve", "apply", "--reason", "r", "--id", &id, "--extra", r#"{"allowStructureChanges":true,"allowTemplateMismatch":true,"verify":"rerun"}"#, "--json"]).ok();
     let res: ResolveResult = r.json();
     let report: ApplyReport = res.details.source_result_details.expect("a report");
     assert_eq!(report.status, "applied");
@@ -457,17 +457,17 @@ async fn mcp_flags_the_django_rewrite_lists_it_first_and_refuses_it_until_allowe
     assert_eq!(s["files"][1]["structureChanged"], false);
     let body = text(&r);
     assert!(
-        body.contains("\nFiles:\n  apps.py  2 replacements  [moves code in the syntax tree: apply refuses it unless extra {\"allowStructureChanges\": true}]\n    apps.py:5: 2 expression statements left `def ready` for `class AdminConfig`\n    apps.py:9: 1 return statement left `def label` for `class AdminConfig`\n  ok.py  1 replacement\n"),
+        body.contains("\nFiles:\n  apps.py  2 replacements  [moves code in the syntax tree: apply refuses it unless extra {\"allowStructureChanges\": true}]  [does not say what the template says: apply refuses it unless extra {\"allowTemplateMismatch\": true}]\n    apps.py:5: 2 expression statements left `def ready` for `class AdminConfig`\n    apps.py:9: 1 return statement left `def label` for `class AdminConfig`\n    apps.py:4: the captured `super().ready() self.module.autodiscover…` is no longer one piece of code: the new text parses it as part of `default_site = \"django.contrib.admin.sit…`\n    apps.py:8: the captured `name = self.name return name` is no longer one piece of code: the new text parses it as part of `default_site = \"django.contrib.admin.sit…`\n  ok.py  1 replacement\n"),
         "{body}"
     );
     let r = call(&client, "resolve", json!({"action": "apply", "reason": "r"})).await;
     assert_eq!(r.is_error, Some(true));
-    assert!(text(&r).ends_with("To write the other 1 file and leave these as they are, call `resolve` again with extra {\"skipFlagged\":true}. To write these too, call `resolve` with extra {\"allowStructureChanges\":true}. Or fix the pattern or the rewrite and preview again."), "{}", text(&r));
+    assert!(text(&r).ends_with("To write the other 1 file and leave these as they are, call `resolve` again with extra {\"skipFlagged\":true}. To write these too, call `resolve` with extra {\"allowStructureChanges\":true,\"allowTemplateMismatch\":true}. Or fix the pattern or the rewrite and preview again."), "{}", text(&r));
     let refused = &r.structured_content.as_ref().unwrap()["refused"];
     assert_eq!(refused["applyRest"], json!({"skipFlagged": true}));
     assert_eq!(refused["files"][0]["path"], "apps.py");
     assert_eq!(t.read("apps.py"), APPS);
-    let r = call(&client, "resolve", json!({"action": "apply", "reason": "r", "extra": {"allowStructureChanges": true}})).await;
+    let r = call(&client, "resolve", json!({"action": "apply", "reason": "r", "extra": {"allowStructureChanges": true, "allowTemplateMismatch": true}})).await;
     assert_ne!(r.is_error, Some(true), "{}", text(&r));
     assert_eq!(t.read("apps.py"), APPS_DAMAGED);
     let _ = client.cancel().await;

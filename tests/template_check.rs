@@ -64,12 +64,23 @@ fn skip_flagged_leaves_out_a_file_whose_rewrite_glues_tokens() {
 }
 
 #[test]
-fn verbatim_writes_ast_greps_bytes_without_the_check() {
+fn verbatim_writes_ast_greps_bytes_and_flags_them_when_they_fail_the_check() {
+    // Under --verbatim ast-grep's text is judged too; it has no layout to fall
+    // back to, so a failure is a flag (before, --verbatim was not checked and
+    // apply wrote `--y` without a word).
     let t = tree(&[NEG]);
     let v: Value = t.run(&["run", "-p", "neg($X)", "-r", "-$X", "--verbatim", "--json", "."]).ok().json();
-    assert_eq!(v["editsChecked"], 0, "{v}");
-    assert_eq!(v["files"][0]["templateMismatch"], false, "{v}");
-    t.run(&["resolve", "apply", "--reason", "r"]).ok();
+    assert_eq!(v["editsChecked"], 2, "{v}");
+    assert_eq!(v["layoutFallbacks"], 0, "{v}");
+    assert_eq!(v["files"][0]["templateMismatch"], true, "{v}");
+    assert_eq!(v["files"][0]["templateMismatches"], serde_json::json!([{"line": 1, "message": "`-` and `-` run together as `--`"}]), "{v}");
+    assert_eq!(
+        v["warnings"][0],
+        "a.js: the rewrite does not say what the template says, in ast-grep's text (--verbatim) (line 1: `-` and `-` run together as `--`); apply refuses this file unless extra {\"allowTemplateMismatch\": true}."
+    );
+    t.run(&["resolve", "apply", "--reason", "r"]).code(1);
+    assert_eq!(t.read("a.js"), NEG.1, "nothing written");
+    t.run(&["resolve", "apply", "--reason", "r", "--extra", r#"{"allowTemplateMismatch": true}"#]).ok();
     assert_eq!(t.read("a.js"), "let r = --y;\nlet s = -z;\n");
 }
 
@@ -212,6 +223,53 @@ mod meaning {
         flagged(js, "f($$$A)", "($$$A)", &[], "the new `(a, b,)` is part of a call expression where the replaced code was part of an await expression");
         // ast-grep's `$$$A` brings the trailing `,`: a tuple in its text too.
         flagged(("t.py", "r = f(not a,).attr\n"), "f($$$A)", "($$$A)", &[], "the `,` before `)` makes a tuple");
+    }
+
+    /// More of check (f), found on real code by `engine::frontend_real` and by
+    /// codemods over the corpora of `benches/`; each was written unflagged.
+    #[test]
+    fn what_the_compiler_rejects_on_real_code_is_flagged() {
+        let rule = |r: &str| format!("the language reads this otherwise than tree-sitter: {r}");
+        // Go's scanner reads `&&`; tree-sitter-go read `& &a`.
+        flagged(("a.go", "package p\n\nvar v = f(&a)\n"), "f($A)", "&$A", &[], &rule("its scanner reads `&&` as one token"));
+        // Go: `a...` only last; type arguments only after a named type.
+        let go = ("b.go", "package p\n\nfunc m() {\n\tw = append(w, p...)\n}\n");
+        flagged(go, "append($A, $B)", "g($B, $A)", &[], &rule("`p...` is not the last argument"));
+        let go = ("c.go", "package p\n\nfunc m() {\n\tx := make([]int, n)\n}\n");
+        flagged(go, "make($A, $B)", "$A[$B]", &[], &rule("`[]int` is no named type, so it takes no type arguments"));
+        // JavaScript: a `{` after `=>` is a block; `(,` holds an empty argument.
+        let js = ("d.js", "const f = (o) => key({\n  a: o.a,\n})\n");
+        flagged(js, "key($A)", "$A", &[], &rule("the `{` after `=>` starts a block, not an object"));
+        flagged(("e.js", "r = f();\n"), "f($$$A)", "g($$$A, e)", &[], &rule("a list holds `,,` (an empty element) only in an array"));
+        // `$A, $B` is one sequence expression, not two elements of the array.
+        flagged(("s.js", "r = [f(a, b), 2];\n"), "f($A, $B)", "$A, $B", &[], "the new `a, b` binds with the code around it: the new text parses it as part of `[a, b, 2]`");
+        // Rust ends the statement after a block-like expression.
+        let rs = ("f.rs", "fn m(l: u8) -> u8 {\n    Some(match l {\n        _ => 1,\n    })\n}\n");
+        flagged(rs, "Some($A)", "$A + 1", &[], &rule("`match l { _ => 1, }` (match expression) may not stand as part of a binary expression there"));
+        // A file with no `import` or `export` is a script: no `await` at its top level.
+        flagged(("t.cjs", "const p = require(\"path\");\n"), "require($A)", "await import($A)", &[], &rule("`await` at the top level of a script (a file with no `import` or `export`, which node reads as CommonJS)"));
+        // TypeScript: `as` takes no call; Rust: `if let` takes no `||`.
+        flagged(("h.ts", "r = f(a as T, b);\n"), "f($A, $B)", "$A($B)", &[], &rule("`a as T` (as expression) may not stand as part of a call expression there"));
+        let rs = ("i.rs", "fn m() {\n    if let Some(l) = f(a, b) {}\n}\n");
+        flagged(rs, "f($A, $B)", "$A || $B", &[], &rule("`a || b` (binary expression) may not stand as part of a let condition there"));
+        // Python: `def $F(self)` matches an `async def`, whose template drops the `async`.
+        let py = ("g.py", "class C:\n    async def f(self):\n        await g()\n");
+        flagged(py, "def $F(self): $$$B", "def $F(self) -> None: $$$B", &[], &rule("`await` in a function that is not `async`"));
+    }
+
+    /// Writes that were flagged though right: a comment is nobody's code, and
+    /// an f-string's prefix is the template's own spelling.
+    #[test]
+    fn comments_at_an_edits_ends_and_f_strings_are_no_mismatch() {
+        let py = ("a.py", "assert x, \"m\"  # note\ny = 1\n");
+        let (v, after) = rewrite(py, "assert $A, $M", "if not $A:\n    raise AssertionError($M)", &[]);
+        assert_eq!(after, "if not x:\n    raise AssertionError(\"m\")  # note\ny = 1\n", "{v}");
+        let go = ("b.go", "package p\n\nfunc m(s []int) {\n\tfor i := 0; i < len(s); i++ { // note\n\t\tg(s[i])\n\t}\n}\n");
+        let (v, after) = rewrite(go, "for $I := 0; $I < len($S); $I++ { $$$B }", "for $I := range $S { $$$B }", &[]);
+        assert_eq!(v["files"][0]["templateMismatch"], false, "{v}");
+        assert!(after.contains("for i := range s { // note\n\t\tg(s[i])"), "{after}");
+        let (v, after) = rewrite(("c.py", "s = str(a) + b\n"), "str($A) + $B", "f\"{$A}{$B}\"", &[]);
+        assert_eq!(after, "s = f\"{a}{b}\"\n", "{v}");
     }
 
     #[test]

@@ -43,3 +43,28 @@ pub(super) fn of(nm: &NodeMatch<'_, StrDoc<SupportLang>>, vars: &[TemplateVar], 
         })
         .collect()
 }
+
+/// The innermost node that spans what `n` spans: a wrapper of one child
+/// (Python's `type` around an identifier) says only where it stands.
+fn innermost(mut n: tree_sitter::Node<'_>) -> tree_sitter::Node<'_> {
+    while let Some(c) = n.named_child(0).filter(|c| n.named_child_count() == 1 && c.byte_range() == n.byte_range()) {
+        n = c;
+    }
+    n
+}
+
+/// The kinds of the nodes that single metavariables of `vars` captured in
+/// `nm`, where the node has parts (a leaf may be named otherwise by its
+/// place: an identifier becomes a type or a field): (its start in the text
+/// the match is in, its kind). The template check wants each in place with
+/// the same kind (`invariant::EditCheck::kinds`).
+pub(super) fn kinds(nm: &NodeMatch<'_, StrDoc<SupportLang>>, vars: &[TemplateVar]) -> Vec<(usize, String)> {
+    let env = nm.get_env();
+    vars.iter()
+        .filter(|(_, multi)| !multi)
+        .filter_map(|(name, _)| env.get_match(name))
+        .map(|n| innermost(n.get_inner_node()))
+        .filter(|n| n.named_child_count() > 0)
+        .map(|n| (n.start_byte(), n.kind().to_string()))
+        .collect()
+}

@@ -46,6 +46,10 @@ use ast_grep_language::SupportLang;
 /// compiler rejects, or reads otherwise.
 pub(crate) const COMPILER_RULE: &str = "the language reads this otherwise than tree-sitter: ";
 
+/// What the note of a capture read as a node of another kind says between
+/// the code and its new kind (check (c)).
+pub(crate) const READ_AS: &str = "` is read as ";
+
 /// Most notes listed per file for each kind (edits written as ast-grep writes
 /// them, edits whose template is not followed); the counts say how many there
 /// are in all.
@@ -64,6 +68,13 @@ pub(crate) struct EditCheck {
     /// held by a node of the same kind where either binds tightly
     /// ([`super::shape::binds`]).
     pub(crate) parent: Option<u16>,
+    /// The template is one piece of code ([`super::shape::one_piece`]): the
+    /// edit must be one node in place, not a run of siblings.
+    pub(crate) one_piece: bool,
+    /// The kinds of the nodes single captures with parts were (their start
+    /// in the old body, their kind): each must be a node of that kind in
+    /// place (`{ k: 1 }` after `=>` is a block, not an object).
+    pub(crate) kinds: Vec<(usize, String)>,
 }
 
 /// A note on one edit: its 1-based line in the new text and what happened.
@@ -105,6 +116,7 @@ impl Problem {
             Problem::Split { token } => format!("the captured `{token}` is no longer one token"),
             Problem::Loose { code, holder } => format!("the captured `{code}` is no longer one piece of code: the new text parses it as part of `{holder}`"),
             Problem::Rebinds { code, holder } => format!("the new `{code}` binds with the code around it: the new text parses it as part of `{holder}`"),
+            Problem::Retyped { code, was, now } => format!("the captured `{code}{READ_AS}{now} where it was {was}"),
             Problem::Reparented { code, now, before } => format!("the new `{code}` is part of {now} where the replaced code was part of {before}"),
             Problem::Outline { want, got } => format!("ast-grep's text parses as {want} where this layout parses as {got}"),
             Problem::LineBreak { lang: SupportLang::Go, line } => format!("Go ends the line `{line}` with a `;` where none may stand"),
@@ -165,7 +177,7 @@ fn judged(lang: SupportLang, old: &str, (new, root): (&str, tree_sitter::Node<'_
 fn judge(lang: SupportLang, c: &EditCheck, old: &str, orig: Range<usize>, (new, root): (&str, tree_sitter::Node<'_>), span: &Range<usize>, broken: &[Range<usize>], errors: &[Range<usize>]) -> Result<Placed, Problem> {
     let seams = !near(broken, &orig);
     let toks = new_tokens(root, span);
-    let placed = check(&c.reference, old, &orig, new, span, &toks, seams)?;
+    let placed = check(lang, &c.reference, old, &orig, (new, &toks), span, seams)?;
     if !seams {
         return Ok(placed);
     }
@@ -177,8 +189,11 @@ fn judge(lang: SupportLang, c: &EditCheck, old: &str, orig: Range<usize>, (new, 
     if let Some(h) = holes.iter().find(|h| !super::shape::whole(root, h)) {
         return Err(Problem::Loose { code: cut(&new[h.at.clone()]), holder: holder(&h.at) });
     }
+    if let Some((at, was, now)) = super::shape::retyped(root, &c.reference, &placed, &c.kinds) {
+        return Err(Problem::Retyped { code: cut(&new[at]), was, now });
+    }
     let at = super::shape::trimmed(new, span);
-    if !at.is_empty() && !super::shape::whole(root, &super::shape::Hole { at: at.clone(), multi: true }) {
+    if !at.is_empty() && !super::shape::whole(root, &super::shape::Hole { at: at.clone(), multi: !c.one_piece }) {
         return Err(Problem::Rebinds { code: cut(&new[at.clone()]), holder: holder(&at) });
     }
     if let Some((now, before)) = c.parent.and_then(|p| super::shape::rebound(root, &at, p)) {
@@ -188,13 +203,24 @@ fn judge(lang: SupportLang, c: &EditCheck, old: &str, orig: Range<usize>, (new, 
         let line_start = memchr::memrchr(b'\n', &new.as_bytes()[..at]).map_or(0, |k| k + 1);
         return Err(Problem::LineBreak { lang, line: cut(new[line_start..at].trim()) });
     }
-    if let Some((close, kind)) = super::strict::trailing_comma(root, new, span, &holes, &toks) {
+    if let Some((close, kind)) = super::strict::trailing_comma(root, new, span, (&holes, &spelled_commas(c, old, &placed)), &toks) {
         return Err(Problem::Comma { close, kind });
     }
-    if let Some(rule) = super::strict::broken_rule(lang, root, new, span, &holes) {
+    if let Some(rule) = super::strict::double_comma(root, new, span, &toks).or_else(|| super::strict::broken_rule(lang, root, new, span, &holes)) {
         return Err(Problem::Compiler { rule });
     }
     Ok(placed)
+}
+
+/// Where the `,`s lie in the new text that the template itself writes right
+/// before a closing bracket it writes (`None => 0,\n}`): what it means.
+fn spelled_commas(c: &EditCheck, old: &str, placed: &Placed) -> Vec<usize> {
+    let toks = &c.reference.toks;
+    let own = |k: usize| toks.get(k).filter(|t| t.origin == super::reference::Origin::Template).map(|t| c.reference.text(t, old));
+    (0..toks.len())
+        .filter(|&k| own(k) == Some(",") && matches!(own(k + 1), Some(")" | "]" | "}")))
+        .filter_map(|k| placed.get(k)?.as_ref().map(|r| r.start))
+        .collect()
 }
 
 /// `s` on one line, cut to 40 characters.
@@ -389,6 +415,9 @@ pub(crate) enum Problem {
     /// The edit's text is not one piece of code in its place: the new tree
     /// reads `code` as part of `holder` (`await import(x).foo`).
     Rebinds { code: String, holder: String },
+    /// A captured node is one node of another kind in place: `now` where it
+    /// was `was` (an object read as a block).
+    Retyped { code: String, was: String, now: String },
     /// The edit's new node is held by a `now` where the replaced node was held
     /// by a `before` (`await (a, b)`, which tree-sitter reads as a call of `await`).
     Reparented { code: String, now: String, before: String },
@@ -430,7 +459,7 @@ pub(crate) fn new_tokens(root: tree_sitter::Node<'_>, span: &Range<usize>) -> Ve
 /// Checks the edit whose new text is `new[span]` (offsets in the new body)
 /// against `r`, the reference of the match `orig` of the old body `old`;
 /// `toks` are [`new_tokens`] over `span`; `seams` asks for (b) too.
-pub(crate) fn check(r: &Reference, old: &str, orig: &Range<usize>, new: &str, span: &Range<usize>, toks: &[NewTok], seams: bool) -> Result<Placed, Problem> {
+pub(crate) fn check(lang: SupportLang, r: &Reference, old: &str, orig: &Range<usize>, (new, toks): (&str, &[NewTok]), span: &Range<usize>, seams: bool) -> Result<Placed, Problem> {
     let n = &new.as_bytes()[..span.end];
     let original = &old[orig.clone()];
     // The new token that starts at `p`, if any (`toks` are sorted and disjoint).
@@ -502,6 +531,19 @@ pub(crate) fn check(r: &Reference, old: &str, orig: &Range<usize>, new: &str, sp
     if span.start < span.end && inside(span.start).is_some_and(|t| t.literal && t.end > span.end) {
         return Ok(placed);
     }
+    // A token of the new parse across the seam at `x`; two characters there
+    // that the compiler's scanner reads as one token (`strict::glues`) are a
+    // rule of check (f).
+    let b = new.as_bytes();
+    let across = |x: usize| -> Result<Option<Range<usize>>, Problem> {
+        if let Some(t) = inside(x) {
+            return Ok(Some(t.start..t.end));
+        }
+        if x > 0 && x < b.len() && super::strict::glues(lang, b[x - 1], b[x]) {
+            return Err(Problem::Compiler { rule: format!("its scanner reads `{}` as one token", &new[x - 1..x + 1]) });
+        }
+        Ok(None)
+    };
     let mut prev: Option<(usize, Range<usize>)> = None;
     for (i, at) in placed.iter().enumerate() {
         let Some(at) = at else { continue };
@@ -512,9 +554,9 @@ pub(crate) fn check(r: &Reference, old: &str, orig: &Range<usize>, new: &str, sp
         if seam_needed {
             let left = prev.as_ref().map_or(at.start, |(_, b)| b.end);
             for x in [left, at.start] {
-                if let Some(t) = inside(x) {
+                if let Some(t) = across(x)? {
                     let left_text = prev.as_ref().map_or_else(String::new, |(j, _)| r.text(&r.toks[*j], old).to_string());
-                    return Err(Problem::Glued { left: left_text, right: r.text(&r.toks[i], old).to_string(), merged: new[t.start..t.end].to_string() });
+                    return Err(Problem::Glued { left: left_text, right: r.text(&r.toks[i], old).to_string(), merged: new[t].to_string() });
                 }
             }
         }
@@ -522,15 +564,15 @@ pub(crate) fn check(r: &Reference, old: &str, orig: &Range<usize>, new: &str, sp
     }
     match prev {
         Some((j, last)) => {
-            if let Some(t) = inside(last.end) {
-                return Err(Problem::Glued { left: r.text(&r.toks[j], old).to_string(), right: String::new(), merged: new[t.start..t.end].to_string() });
+            if let Some(t) = across(last.end)? {
+                return Err(Problem::Glued { left: r.text(&r.toks[j], old).to_string(), right: String::new(), merged: new[t].to_string() });
             }
         }
         // Nothing written (a deletion): the code on either side must not run
         // together.
         None => {
-            if let Some(t) = inside(span.start) {
-                return Err(Problem::Glued { left: String::new(), right: String::new(), merged: new[t.start..t.end].to_string() });
+            if let Some(t) = across(span.start)? {
+                return Err(Problem::Glued { left: String::new(), right: String::new(), merged: new[t].to_string() });
             }
         }
     }

@@ -51,6 +51,8 @@ mod reference;
 mod template_prop;
 #[cfg(test)]
 mod frontend_prop;
+#[cfg(test)]
+mod frontend_real;
 
 pub use invariant::{TemplateNote, TemplateReport, MAX_TEMPLATE_NOTES_LISTED};
 mod nested;
@@ -255,7 +257,7 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
         drop_later(grep);
         return Some(Rewrite::refused(text, why));
     }
-    let picked = match pick(&live, body, bom, found.diffs, opts.verbatim) {
+    let picked = match pick(&live, body, bom, found.diffs, (opts.verbatim, opts.check_syntax)) {
         Ok(p) => p,
         Err(why) => {
             drop_later(grep);

@@ -50,7 +50,7 @@ pub(super) fn rewrite_nested(
             .into_iter()
             .filter(|(_, m)| region_of(&regions, m.range().start + bom, m.range().end + bom).is_some())
             .collect();
-        let picked = pick(live, body, bom, inside, opts.verbatim)?;
+        let picked = pick(live, body, bom, inside, (opts.verbatim, opts.check_syntax))?;
         *dropped = picked.dropped;
         if picked.kept.is_empty() {
             break;

@@ -9,7 +9,8 @@ use super::*;
 pub(super) struct Picked {
     pub(super) kept: Vec<Edit>,
     /// Parallel to `kept`: what the template check needs of each edit (`None`
-    /// under `verbatim`, for a deletion, or in a language without a lexer).
+    /// for a deletion, in a language without a lexer, or under `verbatim`
+    /// when nothing is checked).
     pub(super) checks: Vec<Option<invariant::EditCheck>>,
     pub(super) dropped: Vec<super::Dropped>,
     pub(super) unparsed: Vec<usize>,
@@ -30,20 +31,21 @@ pub(super) struct Picked {
 /// left alone and reported, and a replacement equal to the text it replaces is no
 /// edit and does not hide the matches inside it. Unless `verbatim`, the
 /// replacement is the minimal rewrite (`engine/minimal.rs`, section 2.5.9), so
-/// one that only re-creates the matched code is no edit either. `Err` is the
+/// one that only re-creates the matched code is no edit either; `judged`: each
+/// edit gets what the template check needs, in either layout. `Err` is the
 /// reason to skip the file: its replacements would exceed [`replacement_budget`].
 pub(super) fn pick(
     live: &[&CompiledOp],
     body: &str,
     bom: usize,
     diffs: Vec<(usize, NodeMatch<'_, StrDoc<SupportLang>>)>,
-    verbatim: bool,
+    (verbatim, judged): (bool, bool),
 ) -> std::result::Result<Picked, SkipReason> {
     let mut kept: Vec<Edit> = Vec::new();
     let mut checks = Vec::new();
     // Per op: its first template, the names its transform defines, and the
     // seams its patterns spell.
-    let mut templates: HashMap<usize, (String, Vec<String>, spelling::Spelling)> = HashMap::new();
+    let mut templates: HashMap<usize, (String, Vec<String>, spelling::Spelling, bool)> = HashMap::new();
     let mut dropped = Vec::new();
     let mut unparsed = Vec::new();
     let mut captured = Vec::new();
@@ -80,23 +82,31 @@ pub(super) fn pick(
         if built > budget {
             return Err(over());
         }
+        // The reference tells the minimal layout which tokens the template
+        // spells, and the template check what the edit must say. An identity
+        // is no edit (below) and needs none: building one for each of many
+        // nested identities would cost the square of their depth. Under
+        // `verbatim` ast-grep's text is judged too (when `judged`): it cannot
+        // fall back, so an edit that fails is flagged.
+        let identity = text.as_bytes() == &body.as_bytes()[range.clone()];
+        let (template, transformed, spelling, one_piece) = templates.entry(op.index).or_insert_with(|| {
+            let (template, transformed) = (first_template(op), transform_names(op));
+            // A transform's text (a rewriter's statements joined) may be any
+            // number of pieces.
+            let one = !transformed.iter().any(|t| template.contains(&format!("${t}"))) && shape::one_piece(op.rule.language, &template);
+            (template, transformed, spelling::Spelling::of(op.rule.language, &node_patterns(op)), one)
+        });
+        let reference = if identity || (verbatim && !judged) { None } else { reference::build(op.rule.language, template, transformed, &nm, body) };
         let (range, text, check) = if verbatim {
-            (range, text, None)
+            let parent = (node.range() == range).then(|| shape::held_by(node.get_inner_node())).flatten();
+            let check = reference.map(|reference| invariant::EditCheck { reference, verbatim: None, parent, one_piece: *one_piece, kinds: Vec::new() });
+            (range, text, check)
         } else {
             let floor = last_end.saturating_sub(bom);
-            let (template, transformed, spelling) = templates
-                .entry(op.index)
-                .or_insert_with(|| (first_template(op), transform_names(op), spelling::Spelling::of(op.rule.language, &node_patterns(op))));
-            // The reference tells the minimal layout which tokens the template
-            // spells, and the template check what the edit must say. An identity
-            // is no edit (below) and needs none: building one for each of many
-            // nested identities would cost the square of their depth.
-            let identity = text.as_bytes() == &body.as_bytes()[range.clone()];
-            let reference = if identity { None } else { reference::build(op.rule.language, template, transformed, &nm, body) };
             let out = text.clone();
             let (range, new) = minimal::edit(op.rule.language, node.get_inner_node(), body, (range, text, template), floor, (reference.as_ref(), spelling));
             let parent = (node.range() == range).then(|| shape::held_by(node.get_inner_node())).flatten();
-            let check = reference.map(|reference| invariant::EditCheck { reference, verbatim: (out != new).then_some(out), parent });
+            let check = reference.map(|reference| invariant::EditCheck { reference, verbatim: (out != new).then_some(out), parent, one_piece: *one_piece, kinds: Vec::new() });
             (range, new, check)
         };
         // A match the rewrite leaves as it is changes nothing and must not
@@ -106,8 +116,13 @@ pub(super) fn pick(
         }
         last_end = range.end + bom;
         kept.push(Edit { start: range.start + bom, end: range.end + bom, text, op: op.index });
+        let these: &[captures::TemplateVar] = vars[k].get_or_insert_with(|| captures::template_vars(op));
+        let mut check = check;
+        if let Some(c) = check.as_mut() {
+            c.kinds = captures::kinds(&nm, these);
+        }
         checks.push(check);
-        captured.push(captures::of(&nm, vars[k].get_or_insert_with(|| captures::template_vars(op)), bom));
+        captured.push(captures::of(&nm, these, bom));
     }
     Ok(Picked { kept, checks, dropped, unparsed, captures: captured })
 }

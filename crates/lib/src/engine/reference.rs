@@ -101,7 +101,9 @@ impl Reference {
         }
         let (a, b) = (&self.toks[j], &self.toks[i]);
         match (a.origin, b.origin) {
-            (Origin::Template, Origin::Template) => b.tight,
+            // A template token and one the template glues to a capture
+            // (`f` and `"{$A}"` of `f"{$A}"`) are its spelling too.
+            (Origin::Template | Origin::Joined, Origin::Template | Origin::Joined) => b.tight,
             // The original wrote them with nothing between (`>>` closing two
             // generic lists in Rust): copied as they are, they are the
             // original's spelling, which a new context may lex as one token

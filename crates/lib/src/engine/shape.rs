@@ -25,6 +25,58 @@ use super::reference::{is_atom, Reference};
 /// tree): a capture moved into one is a run of them, not one node.
 const FLAT: &[&str] = &["token_tree"];
 
+/// True when `template`, parsed alone (its metavariables as names), is one
+/// piece of code: one statement or expression, without a `$$$` run. Its edit
+/// must then be one node in place, not a run of siblings (`$A, $B` is one
+/// sequence expression, not two elements of the array it lands in).
+pub(crate) fn one_piece(lang: SupportLang, template: &str) -> bool {
+    use ast_grep_core::Language;
+    use ast_grep_language::LanguageExt;
+    if template.contains("$$$") || template.trim().is_empty() {
+        return false;
+    }
+    let one = |text: &str| {
+        let grep = lang.ast_grep(lang.pre_process_pattern(text));
+        let root = grep.root().get_inner_node();
+        let mut c = root.walk();
+        !root.has_error() && root.named_children(&mut c).filter(|n| !n.is_extra()).count() == 1
+    };
+    // An expression alone is no statement in some grammars (Rust's `$A[0]`
+    // wants its `;`).
+    one(template) || one(&format!("{template};"))
+}
+
+/// A single capture of `r` (placed at `placed` in the tree `root`) that was a
+/// node of a kind in `kinds` (by its start in the old body) and is no node of
+/// that kind in place: where it lies, its old kind and its new one, in words.
+/// A kind and its pattern form (`object`, `object_pattern`) are one.
+pub(crate) fn retyped(root: Node<'_>, r: &Reference, placed: &[Option<Range<usize>>], kinds: &[(usize, String)]) -> Option<(Range<usize>, String, String)> {
+    if kinds.is_empty() {
+        return None;
+    }
+    let base = |k: &str| k.trim_end_matches("_pattern").to_string();
+    for g in r.groups.iter().filter(|g| !g.multi) {
+        let first = r.toks.get(g.toks.start)?;
+        let Some((_, was)) = kinds.iter().find(|(start, _)| *start == first.at.start) else { continue };
+        let (Some(Some(a)), Some(Some(b))) = (placed.get(g.toks.start), placed.get(g.toks.end.checked_sub(1)?)) else { continue };
+        let at = a.start..b.end;
+        let Some(mut n) = root.descendant_for_byte_range(at.start, at.end) else { continue };
+        if n.start_byte() != at.start || n.end_byte() != at.end {
+            continue; // not one node: check (c) says so
+        }
+        let mut kinds_here = vec![n.kind()];
+        while let Some(p) = n.parent().filter(|p| p.start_byte() == at.start && p.end_byte() == at.end) {
+            kinds_here.push(p.kind());
+            n = p;
+        }
+        if !kinds_here.iter().any(|k| base(k) == base(was)) {
+            let words = |k: &str| crate::shared::text::a(&k.replace('_', " "));
+            return Some((at, words(was), words(kinds_here[0])));
+        }
+    }
+    None
+}
+
 /// Where a capture the template writes alone lies in a text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Hole {
@@ -51,8 +103,32 @@ pub(crate) fn holes(r: &Reference, placed: &[Option<Range<usize>>]) -> Vec<Hole>
 /// hole inside one token (a string, a preprocessor line) is not judged: the
 /// template glues it there.
 pub(crate) fn whole(root: Node<'_>, h: &Hole) -> bool {
+    if whole_as_written(root, h) {
+        return true;
+    }
+    // Comments at its ends are nobody's: a grammar may hang them on the
+    // node around (Go's block holds a comment after its `{`).
+    let mut code = Vec::new();
+    super::reference::atoms_in(root, h.at.clone(), |n| {
+        if !n.kind().contains("comment") && n.start_byte() >= h.at.start && n.end_byte() <= h.at.end {
+            code.push(n.byte_range());
+        }
+    });
+    match (code.first(), code.last()) {
+        (Some(a), Some(b)) if (a.start..b.end) != h.at => whole_as_written(root, &Hole { at: a.start..b.end, multi: h.multi }),
+        _ => false,
+    }
+}
+
+/// [`whole`] for `h` as it lies.
+fn whole_as_written(root: Node<'_>, h: &Hole) -> bool {
     let Some(n) = root.descendant_for_byte_range(h.at.start, h.at.end) else { return false };
     if n.start_byte() == h.at.start && n.end_byte() == h.at.end {
+        return true;
+    }
+    if n.start_byte() == h.at.start && n.end_byte() > h.at.end && only_comments(n, h.at.end..n.end_byte()) {
+        // A node that ends in the comment after the code (`if not x: raise
+        // E  # note`, whose block holds the comment).
         return true;
     }
     if n.start_byte() <= h.at.start && h.at.end <= n.end_byte() && is_atom(n) {
@@ -81,6 +157,13 @@ pub(crate) fn whole(root: Node<'_>, h: &Hole) -> bool {
             return false;
         }
     }
+}
+
+/// True when the tokens of `n` in `range` are all comments.
+fn only_comments(n: Node<'_>, range: Range<usize>) -> bool {
+    let mut all = true;
+    super::reference::atoms_in(n, range, |t| all &= t.kind().contains("comment"));
+    all
 }
 
 /// The bytes of the smallest node of `root` that holds `at` (what a hole that

@@ -11,17 +11,27 @@
 //! - A low-precedence construct may not be the operand of a tighter one:
 //!   Python's `lambda` under `not`, `==`, `.attr`; a `*a` or `k=1` outside an
 //!   argument or collection list, or alone in brackets (`(*a)`); JavaScript's
-//!   arrow function under `!`, `await`, `new`, `in`; Rust's `a as u8` before
+//!   arrow function under `!`, `await`, `new`, `in`; TypeScript's `a as T`
+//!   and `a satisfies T` under a call, `.`, `!`, `await`; Rust's `a as u8` before
 //!   `?`, `.`, `(`, `[`, `<`.
 //! - A node that held the replaced code and binds tightly (a call, `await`, an
 //!   operator) holds the new code too: tree-sitter reads `await (a, b)` in
 //!   place of `await f(a, b)` as a call of `await` (`shape::rebound`).
-//! - Rust does not chain comparisons (`a == b == c`); Python's conditional
+//! - Rust does not chain comparisons (`a == b == c`), and a block-like
+//!   expression that starts a statement ends it (`match x {} + 1`), and an
+//!   `if let` takes no `a || b`; Python's conditional
 //!   expression or lambda is no body or test of a conditional expression
 //!   (`x if a if c else b else y`, `1 if lambda: 1 else 2`).
-//! - Python: no positional argument after a keyword argument (`g(k=1, e)`).
-//! - JavaScript: `await` only in an async function (or at a module's top
-//!   level).
+//! - Python: no positional argument after a keyword argument (`g(k=1, e)`);
+//!   `await` only in an `async def` (`def $F(self)` matches one, and its
+//!   template drops the `async`).
+//! - Go: `a...` only as the last argument (`g(a..., e)`); type arguments
+//!   only after a named type (not `[]int[n]`).
+//! - JavaScript: `await` only in an async function (or at the top level of a
+//!   module: a file with an `import` or `export`); an arrow function's body that starts with `{` is a block; `,,`, or `(,`, only in an array (`g(a,, e)`, `g(, e)`).
+//! - Go's scanner takes the longest operator: two operators the edit writes
+//!   together are one token there (`&` then `&a` is `&&a`; [`glues`]), which
+//!   the template check's seams (b) judge.
 
 use std::ops::Range;
 
@@ -35,25 +45,118 @@ use crate::shared::nodes::{walk, Next};
 /// The first rule the edit's text `span` of `new` (its tree `root`, its
 /// tokens `toks`, its captures `holes`) breaks in `lang`, in words.
 pub(crate) fn broken_rule(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, holes: &[Hole]) -> Option<String> {
-    operands(lang, root, new, span, holes).or_else(|| inside(lang, root, new, span, holes))
+    operands(lang, root, new, span, holes).or_else(|| inside(lang, root, new, span, holes)).or_else(|| (lang == SupportLang::Python).then(|| py_await(root, span)).flatten())
+}
+
+/// An `await` the edit writes in a Python function that is not `async`, or a
+/// function the edit starts (its `def`, whose `async` the template may drop:
+/// `def $F(self): $$$B` also matches an `async def`) that is not `async` and
+/// holds an `await` of its own. Each function is walked by the edit that
+/// starts it only, so the cost is linear in the file.
+fn py_await(root: Node<'_>, span: &Range<usize>) -> Option<String> {
+    let is_async = |f: Node<'_>| (0..f.child_count()).filter_map(|i| f.child(i)).take_while(|k| !k.is_named()).any(|k| k.kind() == "async");
+    let mut found: (Vec<Node<'_>>, Vec<Node<'_>>) = (Vec::new(), Vec::new());
+    walk(
+        root,
+        &mut found,
+        |(starts, awaits): &mut (Vec<Node<'_>>, Vec<Node<'_>>), n: Node<'_>| {
+            if n.start_byte() >= span.end {
+                return Next::Parent;
+            }
+            if n.end_byte() <= span.start {
+                return Next::Sibling;
+            }
+            if n.kind() == "function_definition" && n.start_byte() >= span.start {
+                starts.push(n);
+                return Next::Sibling;
+            }
+            if n.kind() == "await" && n.start_byte() >= span.start {
+                awaits.push(n);
+            }
+            Next::ChildrenFrom(span.start)
+        },
+        |_, _| {},
+    );
+    let (starts, awaits) = found;
+    let own_await = |body: Node<'_>| {
+        let mut seen = false;
+        walk(
+            body,
+            &mut seen,
+            |seen: &mut bool, n: Node<'_>| match n.kind() {
+                "await" => {
+                    *seen = true;
+                    Next::Stop
+                }
+                "function_definition" | "lambda" | "class_definition" => Next::Sibling,
+                _ => Next::Children,
+            },
+            |_, _| {},
+        );
+        seen
+    };
+    let sync_holder = |a: Node<'_>| {
+        let mut up = a.parent();
+        while let Some(p) = up {
+            match p.kind() {
+                "function_definition" => return !is_async(p),
+                "lambda" => return true,
+                _ => up = p.parent(),
+            }
+        }
+        false
+    };
+    let bad = starts.into_iter().any(|f| !is_async(f) && f.child_by_field_name("body").is_some_and(own_await)) || awaits.into_iter().any(sync_holder);
+    bad.then(|| "`await` in a function that is not `async`".to_string())
+}
+
+/// True when `lang`'s compiler reads the two characters `a` `b`, written
+/// together, as one token, whatever tree-sitter's lexer reads there: Go's
+/// scanner takes the longest operator (`&` `&a` is `&&a`, a syntax error;
+/// `a < -b` written `a<-b` receives from a channel), where tree-sitter-go
+/// lexes by what the parser expects next.
+pub(crate) fn glues(lang: SupportLang, a: u8, b: u8) -> bool {
+    const GO: &[&[u8; 2]] = &[b"&&", b"||", b"<-", b"++", b"--", b"==", b"!=", b"<=", b">=", b"<<", b">>", b"&^", b":=", b"+=", b"-=", b"*=", b"/=", b"%=", b"&=", b"|=", b"^=", b"//", b"/*"];
+    lang == SupportLang::Go && GO.iter().any(|op| op[0] == a && op[1] == b)
+}
+
+/// Two `,` in a row in the edit's text (comments aside), or a `,` right
+/// after an opening bracket, outside an array, the only list with holes:
+/// tree-sitter-javascript reads `g(a,, e)` and `g(, e)`, V8 does not
+/// (ast-grep writes them where a `$$$` capture ends in `,`, or captured
+/// nothing, and its template writes a `,` after it).
+pub(crate) fn double_comma(root: Node<'_>, new: &str, span: &Range<usize>, toks: &[NewTok]) -> Option<String> {
+    let code: Vec<&NewTok> = toks.iter().filter(|t| !t.comment).collect();
+    for w in code.windows(2) {
+        let (first, comma) = (&new[w[0].start..w[0].end], &new[w[1].start..w[1].end]);
+        if w[0].start < span.start || w[1].end > span.end || comma != "," || !matches!(first, "," | "(" | "[" | "{") {
+            continue;
+        }
+        let list = ancestors(root, w[1].start..w[1].end).into_iter().rev().find(|n| n.start_byte() < w[1].start || n.end_byte() > w[1].end);
+        if !list.is_some_and(|n| n.kind().starts_with("array")) {
+            return Some("a list holds `,,` (an empty element) only in an array".to_string());
+        }
+    }
+    None
 }
 
 /// Kinds (by a part of their name) of lists whose trailing `,` changes nothing.
-const COMMA_IGNORED: &[&str] = &["argument", "parameter", "array", "object", "dictionary", "set", "initializer", "literal_value", "field", "variant", "use_list", "import", "export", "token_tree", "list"];
+const COMMA_IGNORED: &[&str] = &["argument", "parameter", "array", "object", "dictionary", "set", "initializer", "literal_value", "field", "variant", "use_list", "import", "export", "token_tree", "list", "match_arm", "enum"];
 /// Kinds among those that are no such list (`a, b` without brackets).
 const COMMA_MEANT: &[&str] = &["expression_list", "pattern_list"];
 
-/// A `,` right before a closing bracket, in the edit's text and not inside
-/// one capture with its bracket, in a node where it counts (a tuple, a
-/// parenthesized expression): the bracket and the node's kind.
-pub(crate) fn trailing_comma(root: Node<'_>, new: &str, span: &Range<usize>, holes: &[Hole], toks: &[NewTok]) -> Option<(String, String)> {
+/// A `,` right before a closing bracket, in the edit's text, not inside one
+/// capture with its bracket and not one the template writes there itself (at
+/// `spelled`), in a node where it counts (a tuple, a parenthesized
+/// expression): the bracket and the node's kind.
+pub(crate) fn trailing_comma(root: Node<'_>, new: &str, span: &Range<usize>, (holes, spelled): (&[Hole], &[usize]), toks: &[NewTok]) -> Option<(String, String)> {
     let code: Vec<&NewTok> = toks.iter().filter(|t| !t.comment).collect();
     for w in code.windows(2) {
         let (comma, close) = (w[0], w[1]);
         if &new[comma.start..comma.end] != "," || !matches!(&new[close.start..close.end], ")" | "]" | "}") || comma.start < span.start || comma.end > span.end {
             continue;
         }
-        if holes.iter().any(|h| h.at.start <= comma.start && close.end <= h.at.end) {
+        if spelled.contains(&comma.start) || holes.iter().any(|h| h.at.start <= comma.start && close.end <= h.at.end) {
             continue;
         }
         let chain = ancestors(root, comma.start..comma.end);
@@ -73,7 +176,11 @@ const PY_LISTS: &[&str] = &["argument_list", "list", "tuple", "set", "dictionary
 const PY_LOW: &[&str] = &["lambda", "yield"];
 const PY_TIGHT: &[&str] = &["not_operator", "boolean_operator", "binary_operator", "comparison_operator", "unary_operator", "attribute", "subscript", "call", "await"];
 const JS_LOW: &[&str] = &["arrow_function", "yield_expression", "assignment_expression", "sequence_expression"];
-const JS_TIGHT: &[&str] = &["unary_expression", "binary_expression", "await_expression", "new_expression", "member_expression", "subscript_expression", "call_expression", "update_expression"];
+const JS_TIGHT: &[&str] = &["unary_expression", "binary_expression", "await_expression", "new_expression", "member_expression", "subscript_expression", "call_expression", "update_expression", "as_expression", "satisfies_expression", "non_null_expression"];
+/// TypeScript's `a as T` and `a satisfies T`, which no unary operator,
+/// call, member access or `await` may take without brackets (tree-sitter
+/// reads `a as T(1)`; TypeScript does not).
+const TS_LOW: &[&str] = &["as_expression", "satisfies_expression"];
 const RS_LOW: &[&str] = &["type_cast_expression"];
 const RS_TIGHT: &[&str] = &["try_expression", "field_expression", "call_expression", "index_expression"];
 const RS_COMPARISONS: &[&str] = &["==", "!=", "<", ">", "<=", ">="];
@@ -108,8 +215,8 @@ fn operands(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, h
         let (k, p) = (node.kind(), parent.kind());
         let wrong = match lang {
             SupportLang::Python => (PY_LISTED.contains(&k) && !PY_LISTS.contains(&p)) || (PY_LOW.contains(&k) && PY_TIGHT.contains(&p)) || nested_conditional(*parent, *node) || lone_star(*parent, *node),
-            SupportLang::JavaScript | SupportLang::TypeScript | SupportLang::Tsx => JS_LOW.contains(&k) && JS_TIGHT.contains(&p),
-            SupportLang::Rust => (RS_LOW.contains(&k) && (RS_TIGHT.contains(&p) || cast_before_less(*parent, *node, new))) || chained(*parent, *node, new),
+            SupportLang::JavaScript | SupportLang::TypeScript | SupportLang::Tsx => (JS_LOW.contains(&k) && JS_TIGHT.contains(&p)) || (TS_LOW.contains(&k) && JS_TIGHT.contains(&p) && p != "binary_expression"),
+            SupportLang::Rust => (RS_LOW.contains(&k) && (RS_TIGHT.contains(&p) || cast_before_less(*parent, *node, new))) || chained(*parent, *node, new) || block_first(*parent, *node) || lazy_in_let(*parent, *node, new),
             _ => false,
         };
         if wrong {
@@ -117,6 +224,22 @@ fn operands(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, h
         }
     }
     None
+}
+
+/// A Rust block-like expression (`match`, `if`, a block, a loop) first in an
+/// expression that starts a statement: rustc ends the statement after it, so
+/// `match x {} + 1` is a `match` then `+1`, where tree-sitter reads a sum.
+fn block_first(parent: Node<'_>, node: Node<'_>) -> bool {
+    const BLOCK_LIKE: &[&str] = &["match_expression", "if_expression", "block", "loop_expression", "while_expression", "for_expression", "unsafe_block", "async_block", "const_block"];
+    const HOSTS: &[&str] = &["binary_expression", "call_expression", "index_expression", "field_expression", "try_expression", "type_cast_expression", "range_expression"];
+    if !BLOCK_LIKE.contains(&node.kind()) || parent.start_byte() != node.start_byte() || !HOSTS.contains(&parent.kind()) {
+        return false;
+    }
+    let mut top = parent;
+    while let Some(up) = top.parent().filter(|u| u.start_byte() == node.start_byte() && !matches!(u.kind(), "block" | "expression_statement")) {
+        top = up;
+    }
+    top.parent().is_some_and(|u| matches!(u.kind(), "block" | "expression_statement"))
 }
 
 /// A Python conditional expression or lambda as the body or the test of a
@@ -135,6 +258,12 @@ fn lone_star(parent: Node<'_>, node: Node<'_>) -> bool {
 /// The operator of a Rust binary expression.
 fn operator<'a>(n: Node<'_>, new: &'a str) -> Option<&'a str> {
     n.child_by_field_name("operator").map(|o| &new[o.byte_range()])
+}
+
+/// A Rust `a || b` or `a && b` as the value of an `if let` or `while let`,
+/// which rustc refuses (it would read as a let chain).
+fn lazy_in_let(parent: Node<'_>, node: Node<'_>, new: &str) -> bool {
+    parent.kind() == "let_condition" && parent.child_by_field_name("value") == Some(node) && node.kind() == "binary_expression" && matches!(operator(node, new), Some("||" | "&&"))
 }
 
 /// A Rust cast left of `<` or `<<`, which rustc reads as generic arguments.
@@ -156,6 +285,7 @@ fn inside(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, hol
     let (want, skip) = match lang {
         SupportLang::Python => ("argument_list", holes),
         SupportLang::JavaScript | SupportLang::TypeScript | SupportLang::Tsx => ("await_expression", &[][..]),
+        SupportLang::Go => ("argument_list", &[][..]),
         _ => return None,
     };
     let mut found = None;
@@ -168,6 +298,7 @@ fn inside(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, hol
         }
         if n.kind() == want && n.start_byte() >= span.start.saturating_sub(1) {
             *found = match want {
+                "argument_list" if lang == SupportLang::Go => spread_not_last(n, new),
                 "argument_list" => out_of_order(n, new),
                 _ => outside_async(root, n),
             };
@@ -175,10 +306,34 @@ fn inside(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, hol
                 return Next::Stop;
             }
         }
+        // Go instantiates only a named type: tree-sitter-go reads `[]int[n]`
+        // as `[]int` given the type argument `n`.
+        if n.kind() == "type_instantiation_expression"
+            && lang == SupportLang::Go
+            && n.start_byte() >= span.start
+            && let Some(t) = n.child_by_field_name("type").filter(|t| !matches!(t.kind(), "type_identifier" | "qualified_type" | "identifier" | "selector_expression" | "generic_type"))
+        {
+            *found = Some(format!("`{}` is no named type, so it takes no type arguments", super::invariant::cut(&new[t.byte_range()])));
+            return Next::Stop;
+        }
+        // JavaScript reads a `{` after `=>` as a block: tree-sitter may read
+        // an object there.
+        if n.kind() == "arrow_function" && want == "await_expression" && n.child_by_field_name("body").is_some_and(|b| b.kind() != "statement_block" && new.as_bytes().get(b.start_byte()) == Some(&b'{') && b.start_byte() >= span.start && b.start_byte() < span.end) {
+            *found = Some("the `{` after `=>` starts a block, not an object".to_string());
+            return Next::Stop;
+        }
         Next::ChildrenFrom(span.start)
     };
     walk(root, &mut found, visit, |_, _| {});
     found
+}
+
+/// A Go argument `a...` that is not the last of its list.
+fn spread_not_last(list: Node<'_>, new: &str) -> Option<String> {
+    let mut c = list.walk();
+    let args: Vec<Node<'_>> = list.named_children(&mut c).filter(|a| !a.is_extra()).collect();
+    let spread = args.iter().rev().skip(1).find(|a| a.kind() == "variadic_argument")?;
+    Some(format!("`{}` is not the last argument", super::invariant::cut(&new[spread.byte_range()])))
 }
 
 /// A Python positional argument after a keyword argument or `**`, or a `*`
@@ -205,7 +360,13 @@ const JS_FUNCTIONS: &[&str] = &["function_declaration", "function_expression", "
 /// An `await` whose nearest function is not `async`.
 fn outside_async(root: Node<'_>, at: Node<'_>) -> Option<String> {
     let chain = ancestors(root, at.byte_range());
-    let f = chain.iter().rev().find(|n| JS_FUNCTIONS.contains(&n.kind()))?;
+    let Some(f) = chain.iter().rev().find(|n| JS_FUNCTIONS.contains(&n.kind())) else {
+        // At the top level: only a module may wait there, and a file with no
+        // `import` or `export` is read as a script (CommonJS) by node.
+        let mut c = root.walk();
+        let module = root.children(&mut c).any(|n| matches!(n.kind(), "import_statement" | "export_statement"));
+        return (!module).then(|| "`await` at the top level of a script (a file with no `import` or `export`, which node reads as CommonJS)".to_string());
+    };
     let mut c = f.walk();
     let is_async = f.children(&mut c).take_while(|k| !k.is_named() || k.kind() == "async").any(|k| k.kind() == "async");
     (!is_async).then(|| "`await` in a function that is not `async`".to_string())

@@ -122,10 +122,13 @@ pub enum Warning {
         /// The first: `line N: what`.
         first: String,
     },
-    /// A file's rewrite does not say what the template says, in either layout.
+    /// A file's rewrite does not say what the template says, in either layout
+    /// (or, under `verbatim`, in ast-grep's).
     TemplateMismatch {
         /// Display path.
         path: String,
+        /// The run wrote ast-grep's text only (`--verbatim`).
+        verbatim: bool,
         /// The first mismatch: `line N: what`.
         first: String,
     },
@@ -230,9 +233,10 @@ impl Warning {
                 plural(*edits, "edit"),
                 if *edits == 1 { "it" } else { "them" }
             ),
-            Warning::TemplateMismatch { path, first } => format!(
-                "{}: the rewrite does not say what the template says, in the minimal layout or in ast-grep's ({first}); apply refuses this file unless extra {{\"allowTemplateMismatch\": true}}.",
-                display_name(path)
+            Warning::TemplateMismatch { path, verbatim, first } => format!(
+                "{}: the rewrite does not say what the template says, {} ({first}); apply refuses this file unless extra {{\"allowTemplateMismatch\": true}}.",
+                display_name(path),
+                if *verbatim { "in ast-grep's text (--verbatim)" } else { "in the minimal layout or in ast-grep's" }
             ),
             Warning::StructureChanged { path, first } => format!(
                 "{}: the rewrite moves code in the syntax tree outside the replaced text ({first}); apply refuses this file unless extra {{\"allowStructureChanges\": true}}.",
@@ -301,7 +305,7 @@ pub(crate) fn run_warnings(
             warnings.push(Warning::LayoutFallbacks { path: f.path.clone(), edits: f.layout_fallbacks, first: first_note(f.layout_notes.first().map(|c| (c.line, c.message.as_str()))) });
         }
         if f.template_mismatch {
-            warnings.push(Warning::TemplateMismatch { path: f.path.clone(), first: first_note(f.template_mismatches.first().map(|c| (c.line, c.message.as_str()))) });
+            warnings.push(Warning::TemplateMismatch { path: f.path.clone(), verbatim: req.verbatim, first: first_note(f.template_mismatches.first().map(|c| (c.line, c.message.as_str()))) });
         }
         if f.structure_changed {
             warnings.push(Warning::StructureChanged { path: f.path.clone(), first: first_note(f.structure_changes.first().map(|c| (c.line, c.message.as_str()))) });
