@@ -252,13 +252,17 @@ mod meaning {
         flagged(("h.ts", "r = f(a as T, b);\n"), "f($A, $B)", "$A($B)", &[], &rule("`a as T` (as expression) may not stand as part of a call expression there"));
         let rs = ("i.rs", "fn m() {\n    if let Some(l) = f(a, b) {}\n}\n");
         flagged(rs, "f($A, $B)", "$A || $B", &[], &rule("`a || b` (binary expression) may not stand as part of a let condition there"));
+        // Python before 3.12: the string's own quote in an f-string's braces.
+        flagged(("j.py", "s = str(a) + \" x\"\n"), "str($A) + $B", "f\"{$A}{$B}\"", &[], &rule("`{\" x\"}` in an f-string: its quote or `\\` ends or breaks the string before Python 3.12"));
         // Python: `def $F(self)` matches an `async def`, whose template drops the `async`.
         let py = ("g.py", "class C:\n    async def f(self):\n        await g()\n");
         flagged(py, "def $F(self): $$$B", "def $F(self) -> None: $$$B", &[], &rule("`await` in a function that is not `async`"));
     }
 
-    /// Writes that were flagged though right: a comment is nobody's code, and
-    /// an f-string's prefix is the template's own spelling.
+    /// Writes that were flagged though right: a comment is nobody's code, an
+    /// f-string's prefix is the template's own spelling, rustc reads `.` after
+    /// a block-like expression, a macro's tokens are no expression, an index
+    /// may be any expression.
     #[test]
     fn comments_at_an_edits_ends_and_f_strings_are_no_mismatch() {
         let py = ("a.py", "assert x, \"m\"  # note\ny = 1\n");
@@ -270,6 +274,19 @@ mod meaning {
         assert!(after.contains("for i := range s { // note\n\t\tg(s[i])"), "{after}");
         let (v, after) = rewrite(("c.py", "s = str(a) + b\n"), "str($A) + $B", "f\"{$A}{$B}\"", &[]);
         assert_eq!(after, "s = f\"{a}{b}\"\n", "{v}");
+        // rustc goes on after a block-like expression with `.` and `?`.
+        let rs = ("d.rs", "fn f(c: bool, a: Option<u8>) -> u8 {\n    if c { a } else { a }\n    .unwrap()\n}\n");
+        let (v, after) = rewrite(rs, "$A.unwrap()", "$A.expect(\"x\")", &[]);
+        assert_eq!(after, rs.1.replace(".unwrap()", ".expect(\"x\")"), "{v}");
+        // A macro's tokens are no expression yet; `,,` is JavaScript's concern.
+        let rs = ("e.rs", "fn g() {\n    let v = Some((1, 2));\n    let a = k(Token![,](v));\n}\n");
+        let (v, after) = rewrite(rs, "Some($A)", "vec![$A]", &[]);
+        assert!(after.contains("vec![(1, 2)]"), "{v}");
+        let (v, after) = rewrite(rs, "k($A)", "h($A)", &[]);
+        assert!(after.contains("h(Token![,](v))"), "{v}");
+        // An index may be any expression.
+        let (v, after) = rewrite(("f.ts", "const v = row[column as any];\n"), "$A as any", "$A as unknown", &[]);
+        assert_eq!(after, "const v = row[column as unknown];\n", "{v}");
     }
 
     #[test]

@@ -206,7 +206,7 @@ fn judge(lang: SupportLang, c: &EditCheck, old: &str, orig: Range<usize>, (new, 
     if let Some((close, kind)) = super::strict::trailing_comma(root, new, span, (&holes, &spelled_commas(c, old, &placed)), &toks) {
         return Err(Problem::Comma { close, kind });
     }
-    if let Some(rule) = super::strict::double_comma(root, new, span, &toks).or_else(|| super::strict::broken_rule(lang, root, new, span, &holes)) {
+    if let Some(rule) = super::strict::double_comma(lang, root, new, span, &toks).or_else(|| super::strict::broken_rule(lang, root, new, span, &holes)) {
         return Err(Problem::Compiler { rule });
     }
     Ok(placed)

@@ -64,6 +64,9 @@ pub(crate) fn retyped(root: Node<'_>, r: &Reference, placed: &[Option<Range<usiz
         if n.start_byte() != at.start || n.end_byte() != at.end {
             continue; // not one node: check (c) says so
         }
+        if inside_token_tree(n) {
+            continue; // a macro's tokens are no expression yet
+        }
         let mut kinds_here = vec![n.kind()];
         while let Some(p) = n.parent().filter(|p| p.start_byte() == at.start && p.end_byte() == at.end) {
             kinds_here.push(p.kind());
@@ -75,6 +78,18 @@ pub(crate) fn retyped(root: Node<'_>, r: &Reference, placed: &[Option<Range<usiz
         }
     }
     None
+}
+
+/// True when `n` lies in a macro's token tree.
+fn inside_token_tree(n: Node<'_>) -> bool {
+    let mut up = Some(n);
+    while let Some(p) = up {
+        if p.kind() == "token_tree" {
+            return true;
+        }
+        up = p.parent();
+    }
+    false
 }
 
 /// Where a capture the template writes alone lies in a text.

@@ -24,7 +24,8 @@
 //!   (`x if a if c else b else y`, `1 if lambda: 1 else 2`).
 //! - Python: no positional argument after a keyword argument (`g(k=1, e)`);
 //!   `await` only in an `async def` (`def $F(self)` matches one, and its
-//!   template drops the `async`).
+//!   template drops the `async`); no quote of the string or `\` in an
+//!   f-string's `{}` (before Python 3.12).
 //! - Go: `a...` only as the last argument (`g(a..., e)`); type arguments
 //!   only after a named type (not `[]int[n]`).
 //! - JavaScript: `await` only in an async function (or at the top level of a
@@ -45,7 +46,43 @@ use crate::shared::nodes::{walk, Next};
 /// The first rule the edit's text `span` of `new` (its tree `root`, its
 /// tokens `toks`, its captures `holes`) breaks in `lang`, in words.
 pub(crate) fn broken_rule(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, holes: &[Hole]) -> Option<String> {
-    operands(lang, root, new, span, holes).or_else(|| inside(lang, root, new, span, holes)).or_else(|| (lang == SupportLang::Python).then(|| py_await(root, span)).flatten())
+    operands(lang, root, new, span, holes)
+        .or_else(|| inside(lang, root, new, span, holes))
+        .or_else(|| (lang == SupportLang::Python).then(|| py_await(root, span).or_else(|| f_string_quote(root, new, span, holes))).flatten())
+}
+
+/// An f-string's `{}` in the edit's text (not inside a capture: the
+/// original's own f-strings are as they were) holding the string's own quote
+/// or a `\`: before Python 3.12 the quote ends the string and the `\` is
+/// refused (`str($A) + $B` -> `f"{$A}{$B}"` on `" x"` writes `f"{a}{" x"}"`).
+fn f_string_quote(root: Node<'_>, new: &str, span: &Range<usize>, holes: &[Hole]) -> Option<String> {
+    let mut found = None;
+    walk(
+        root,
+        &mut found,
+        |found: &mut Option<String>, n: Node<'_>| {
+            if n.start_byte() >= span.end {
+                return Next::Parent;
+            }
+            if n.end_byte() <= span.start || holes.iter().any(|h| h.at.start <= n.start_byte() && n.end_byte() <= h.at.end) {
+                return Next::Sibling;
+            }
+            if n.kind() == "interpolation"
+                && let Some(string) = n.parent().filter(|p| p.kind() == "string")
+            {
+                let start = string.child(0).map(|s| &new[s.byte_range()]).unwrap_or_default();
+                let quote = start.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+                let code = &new[n.byte_range()];
+                if (!quote.is_empty() && code.contains(quote)) || code.contains('\\') {
+                    *found = Some(format!("`{}` in an f-string: its quote or `\\` ends or breaks the string before Python 3.12", super::invariant::cut(code)));
+                    return Next::Stop;
+                }
+            }
+            Next::ChildrenFrom(span.start)
+        },
+        |_, _| {},
+    );
+    found
 }
 
 /// An `await` the edit writes in a Python function that is not `async`, or a
@@ -95,16 +132,18 @@ fn py_await(root: Node<'_>, span: &Range<usize>) -> Option<String> {
         );
         seen
     };
+    // An `await` outside an `async def`: in a plain function, a lambda, a
+    // class body or the module.
     let sync_holder = |a: Node<'_>| {
         let mut up = a.parent();
         while let Some(p) = up {
             match p.kind() {
                 "function_definition" => return !is_async(p),
-                "lambda" => return true,
+                "lambda" | "class_definition" => return true,
                 _ => up = p.parent(),
             }
         }
-        false
+        true
     };
     let bad = starts.into_iter().any(|f| !is_async(f) && f.child_by_field_name("body").is_some_and(own_await)) || awaits.into_iter().any(sync_holder);
     bad.then(|| "`await` in a function that is not `async`".to_string())
@@ -125,7 +164,10 @@ pub(crate) fn glues(lang: SupportLang, a: u8, b: u8) -> bool {
 /// tree-sitter-javascript reads `g(a,, e)` and `g(, e)`, V8 does not
 /// (ast-grep writes them where a `$$$` capture ends in `,`, or captured
 /// nothing, and its template writes a `,` after it).
-pub(crate) fn double_comma(root: Node<'_>, new: &str, span: &Range<usize>, toks: &[NewTok]) -> Option<String> {
+pub(crate) fn double_comma(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, toks: &[NewTok]) -> Option<String> {
+    if !matches!(lang, SupportLang::JavaScript | SupportLang::TypeScript | SupportLang::Tsx) {
+        return None;
+    }
     let code: Vec<&NewTok> = toks.iter().filter(|t| !t.comment).collect();
     for w in code.windows(2) {
         let (first, comma) = (&new[w[0].start..w[0].end], &new[w[1].start..w[1].end]);
@@ -177,6 +219,8 @@ const PY_LOW: &[&str] = &["lambda", "yield"];
 const PY_TIGHT: &[&str] = &["not_operator", "boolean_operator", "binary_operator", "comparison_operator", "unary_operator", "attribute", "subscript", "call", "await"];
 const JS_LOW: &[&str] = &["arrow_function", "yield_expression", "assignment_expression", "sequence_expression"];
 const JS_TIGHT: &[&str] = &["unary_expression", "binary_expression", "await_expression", "new_expression", "member_expression", "subscript_expression", "call_expression", "update_expression", "as_expression", "satisfies_expression", "non_null_expression"];
+/// The JavaScript nodes whose operand follows their operator.
+const JS_PREFIX: &[&str] = &["unary_expression", "await_expression", "new_expression", "binary_expression", "update_expression"];
 /// TypeScript's `a as T` and `a satisfies T`, which no unary operator,
 /// call, member access or `await` may take without brackets (tree-sitter
 /// reads `a as T(1)`; TypeScript does not).
@@ -215,7 +259,12 @@ fn operands(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, h
         let (k, p) = (node.kind(), parent.kind());
         let wrong = match lang {
             SupportLang::Python => (PY_LISTED.contains(&k) && !PY_LISTS.contains(&p)) || (PY_LOW.contains(&k) && PY_TIGHT.contains(&p)) || nested_conditional(*parent, *node) || lone_star(*parent, *node),
-            SupportLang::JavaScript | SupportLang::TypeScript | SupportLang::Tsx => (JS_LOW.contains(&k) && JS_TIGHT.contains(&p)) || (TS_LOW.contains(&k) && JS_TIGHT.contains(&p) && p != "binary_expression"),
+            SupportLang::JavaScript | SupportLang::TypeScript | SupportLang::Tsx => {
+                // Under a postfix node (a call, `.`, `[]`, `!`, `as`) only as
+                // its first part: `a[() => 1]` and `row[c as any]` are right.
+                let operand = JS_PREFIX.contains(&p) || parent.start_byte() == node.start_byte();
+                operand && ((JS_LOW.contains(&k) && JS_TIGHT.contains(&p)) || (TS_LOW.contains(&k) && JS_TIGHT.contains(&p) && p != "binary_expression"))
+            }
             SupportLang::Rust => (RS_LOW.contains(&k) && (RS_TIGHT.contains(&p) || cast_before_less(*parent, *node, new))) || chained(*parent, *node, new) || block_first(*parent, *node) || lazy_in_let(*parent, *node, new),
             _ => false,
         };
@@ -231,7 +280,8 @@ fn operands(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, h
 /// `match x {} + 1` is a `match` then `+1`, where tree-sitter reads a sum.
 fn block_first(parent: Node<'_>, node: Node<'_>) -> bool {
     const BLOCK_LIKE: &[&str] = &["match_expression", "if_expression", "block", "loop_expression", "while_expression", "for_expression", "unsafe_block", "async_block", "const_block"];
-    const HOSTS: &[&str] = &["binary_expression", "call_expression", "index_expression", "field_expression", "try_expression", "type_cast_expression", "range_expression"];
+    // `.` and `?` go on after a block-like expression, in rustc too.
+    const HOSTS: &[&str] = &["binary_expression", "call_expression", "index_expression", "type_cast_expression", "range_expression"];
     if !BLOCK_LIKE.contains(&node.kind()) || parent.start_byte() != node.start_byte() || !HOSTS.contains(&parent.kind()) {
         return false;
     }
