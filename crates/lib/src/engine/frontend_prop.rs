@@ -349,8 +349,14 @@ console.log(JSON.stringify(cases.map((c) => (ok(c.src) && !ok(c.new) ? "rejected
 /// TypeScript package the TypeScript judge loads and the real code of
 /// `frontend_real`.
 pub(super) fn npm_root() -> std::path::PathBuf {
-    let out = Command::new("npm").args(["root", "-g"]).output().unwrap_or_else(|e| panic!("this test asks npm where its packages are, and it could not run ({e}): install Node.js and npm"));
-    std::path::PathBuf::from(String::from_utf8(out.stdout).expect("UTF-8").trim())
+    std::path::PathBuf::from(ask("npm", &["root", "-g"]))
+}
+
+/// The stdout of `program args`, trimmed: where a front end keeps its
+/// library.
+pub(super) fn ask(program: &str, args: &[&str]) -> String {
+    let out = Command::new(program).args(args).output().unwrap_or_else(|e| panic!("this test asks `{program}` where its library is, and it could not run ({e}): install it (see .ci/run)"));
+    String::from_utf8(out.stdout).expect("UTF-8").trim().to_string()
 }
 
 /// TypeScript's verdicts on `cases`, then tree-sitter's on what they mean.

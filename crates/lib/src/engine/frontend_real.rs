@@ -17,12 +17,11 @@
 //! fails the test with what to install.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use ast_grep_core::Pattern;
 use ast_grep_language::{LanguageExt, SupportLang};
 
-use super::frontend_prop::{assert_judged, go_judged, judged_in_one_process, npm_root, rust_judged, ts_judged, with_outlines, Case, Gen, Lang, GO, JAVASCRIPT, NODE_JUDGE, PYTHON, PYTHON_JUDGE, RUST, TYPESCRIPT};
+use super::frontend_prop::{ask, assert_judged, go_judged, judged_in_one_process, npm_root, rust_judged, ts_judged, with_outlines, Case, Gen, Lang, GO, JAVASCRIPT, NODE_JUDGE, PYTHON, PYTHON_JUDGE, RUST, TYPESCRIPT};
 use super::template_prop::engine;
 use super::{rewrite, RewriteOptions};
 
@@ -186,12 +185,6 @@ fn real_cases(l: &Lang, files: &[(PathBuf, String)], seed: u64, verbatim: bool) 
         }
     }
     out
-}
-
-/// The stdout of `program args`, trimmed.
-fn ask(program: &str, args: &[&str]) -> String {
-    let out = Command::new(program).args(args).output().unwrap_or_else(|e| panic!("this test asks `{program}` where its library is, and it could not run ({e}): install it (see .ci/run)"));
-    String::from_utf8(out.stdout).expect("UTF-8").trim().to_string()
 }
 
 /// Judges the cases of `l` over `files` in both layouts with `judge`.

@@ -89,24 +89,33 @@ pub(super) fn pick(
         // `verbatim` ast-grep's text is judged too (when `judged`): it cannot
         // fall back, so an edit that fails is flagged.
         let identity = text.as_bytes() == &body.as_bytes()[range.clone()];
-        let (template, transformed, spelling, one_piece) = templates.entry(op.index).or_insert_with(|| {
-            let (template, transformed) = (first_template(op), transform_names(op));
-            // A transform's text (a rewriter's statements joined) may be any
-            // number of pieces.
-            let one = !transformed.iter().any(|t| template.contains(&format!("${t}"))) && shape::one_piece(op.rule.language, &template);
-            (template, transformed, spelling::Spelling::of(op.rule.language, &node_patterns(op)), one)
+        // Read once per op, and only where a template is read at all (not
+        // for ast-grep's text unchecked: search hits, scan reports).
+        let read = (!verbatim || judged).then(|| {
+            &*templates.entry(op.index).or_insert_with(|| {
+                let (template, transformed) = (first_template(op), transform_names(op));
+                // A transform's text (a rewriter's statements joined) may be
+                // any number of pieces.
+                let one = !transformed.iter().any(|t| template.contains(&format!("${t}"))) && shape::one_piece(op.rule.language, &template);
+                (template, transformed, spelling::Spelling::of(op.rule.language, &node_patterns(op)), one)
+            })
         });
-        let reference = if identity || (verbatim && !judged) { None } else { reference::build(op.rule.language, template, transformed, &nm, body) };
+        let reference = match read {
+            Some((template, transformed, ..)) if !identity => reference::build(op.rule.language, template, transformed, &nm, body),
+            _ => None,
+        };
+        let one_piece = read.is_some_and(|r| r.3);
         let (range, text, check) = if verbatim {
             let parent = (node.range() == range).then(|| shape::held_by(node.get_inner_node())).flatten();
-            let check = reference.map(|reference| invariant::EditCheck { reference, verbatim: None, parent, one_piece: *one_piece, kinds: Vec::new() });
+            let check = reference.map(|reference| invariant::EditCheck { reference, verbatim: None, parent, one_piece, kinds: Vec::new() });
             (range, text, check)
         } else {
+            let (template, _, spelling, _) = read.expect("the minimal layout reads its template");
             let floor = last_end.saturating_sub(bom);
             let out = text.clone();
             let (range, new) = minimal::edit(op.rule.language, node.get_inner_node(), body, (range, text, template), floor, (reference.as_ref(), spelling));
             let parent = (node.range() == range).then(|| shape::held_by(node.get_inner_node())).flatten();
-            let check = reference.map(|reference| invariant::EditCheck { reference, verbatim: (out != new).then_some(out), parent, one_piece: *one_piece, kinds: Vec::new() });
+            let check = reference.map(|reference| invariant::EditCheck { reference, verbatim: (out != new).then_some(out), parent, one_piece, kinds: Vec::new() });
             (range, new, check)
         };
         // A match the rewrite leaves as it is changes nothing and must not

@@ -84,7 +84,7 @@ pub(crate) fn retyped(root: Node<'_>, r: &Reference, placed: &[Option<Range<usiz
 fn inside_token_tree(n: Node<'_>) -> bool {
     let mut up = Some(n);
     while let Some(p) = up {
-        if p.kind() == "token_tree" {
+        if FLAT.contains(&p.kind()) {
             return true;
         }
         up = p.parent();

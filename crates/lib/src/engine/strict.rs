@@ -48,41 +48,19 @@ use crate::shared::nodes::{walk, Next};
 pub(crate) fn broken_rule(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, holes: &[Hole]) -> Option<String> {
     operands(lang, root, new, span, holes)
         .or_else(|| inside(lang, root, new, span, holes))
-        .or_else(|| (lang == SupportLang::Python).then(|| py_await(root, span).or_else(|| f_string_quote(root, new, span, holes))).flatten())
+        .or_else(|| (lang == SupportLang::Python).then(|| py_await(root, span)).flatten())
 }
 
-/// An f-string's `{}` in the edit's text (not inside a capture: the
-/// original's own f-strings are as they were) holding the string's own quote
-/// or a `\`: before Python 3.12 the quote ends the string and the `\` is
-/// refused (`str($A) + $B` -> `f"{$A}{$B}"` on `" x"` writes `f"{a}{" x"}"`).
-fn f_string_quote(root: Node<'_>, new: &str, span: &Range<usize>, holes: &[Hole]) -> Option<String> {
-    let mut found = None;
-    walk(
-        root,
-        &mut found,
-        |found: &mut Option<String>, n: Node<'_>| {
-            if n.start_byte() >= span.end {
-                return Next::Parent;
-            }
-            if n.end_byte() <= span.start || holes.iter().any(|h| h.at.start <= n.start_byte() && n.end_byte() <= h.at.end) {
-                return Next::Sibling;
-            }
-            if n.kind() == "interpolation"
-                && let Some(string) = n.parent().filter(|p| p.kind() == "string")
-            {
-                let start = string.child(0).map(|s| &new[s.byte_range()]).unwrap_or_default();
-                let quote = start.trim_start_matches(|c: char| c.is_ascii_alphabetic());
-                let code = &new[n.byte_range()];
-                if (!quote.is_empty() && code.contains(quote)) || code.contains('\\') {
-                    *found = Some(format!("`{}` in an f-string: its quote or `\\` ends or breaks the string before Python 3.12", super::invariant::cut(code)));
-                    return Next::Stop;
-                }
-            }
-            Next::ChildrenFrom(span.start)
-        },
-        |_, _| {},
-    );
-    found
+/// An f-string's `{}` (`n`, an `interpolation`) holding the string's own
+/// quote or a `\`: before Python 3.12 the quote ends the string and the `\`
+/// is refused (`str($A) + $B` -> `f"{$A}{$B}"` on `" x"` writes
+/// `f"{a}{" x"}"`).
+fn f_string_quote(n: Node<'_>, new: &str) -> Option<String> {
+    let string = n.parent().filter(|p| p.kind() == "string")?;
+    let start = string.child(0).map(|s| &new[s.byte_range()]).unwrap_or_default();
+    let quote = start.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+    let code = &new[n.byte_range()];
+    ((!quote.is_empty() && code.contains(quote)) || code.contains('\\')).then(|| format!("`{}` in an f-string: its quote or `\\` ends or breaks the string before Python 3.12", super::invariant::cut(code)))
 }
 
 /// An `await` the edit writes in a Python function that is not `async`, or a
@@ -91,7 +69,6 @@ fn f_string_quote(root: Node<'_>, new: &str, span: &Range<usize>, holes: &[Hole]
 /// holds an `await` of its own. Each function is walked by the edit that
 /// starts it only, so the cost is linear in the file.
 fn py_await(root: Node<'_>, span: &Range<usize>) -> Option<String> {
-    let is_async = |f: Node<'_>| (0..f.child_count()).filter_map(|i| f.child(i)).take_while(|k| !k.is_named()).any(|k| k.kind() == "async");
     let mut found: (Vec<Node<'_>>, Vec<Node<'_>>) = (Vec::new(), Vec::new());
     walk(
         root,
@@ -327,8 +304,9 @@ fn chained(parent: Node<'_>, node: Node<'_>, new: &str) -> bool {
     (comparison(parent) && comparison(node)) || (comparison(node) && [node.child_by_field_name("left"), node.child_by_field_name("right")].into_iter().flatten().any(comparison))
 }
 
-/// A rule broken by a node inside the edit: Python argument order (not
-/// inside a capture: its own lists are as the original had them),
+/// A rule broken by a node inside the edit: Python argument order and
+/// f-string braces (not inside a capture: its own code is as the original
+/// had it),
 /// JavaScript's `await` outside an async function (inside captures too: the
 /// template may put one in another function).
 fn inside(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, holes: &[Hole]) -> Option<String> {
@@ -355,6 +333,15 @@ fn inside(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, hol
             if found.is_some() {
                 return Next::Stop;
             }
+        }
+        // An f-string's braces the edit wrote (those of a capture are the
+        // original's, as they were).
+        if lang == SupportLang::Python
+            && n.kind() == "interpolation"
+            && let Some(rule) = f_string_quote(n, new)
+        {
+            *found = Some(rule);
+            return Next::Stop;
         }
         // Go instantiates only a named type: tree-sitter-go reads `[]int[n]`
         // as `[]int` given the type argument `n`.
@@ -417,7 +404,11 @@ fn outside_async(root: Node<'_>, at: Node<'_>) -> Option<String> {
         let module = root.children(&mut c).any(|n| matches!(n.kind(), "import_statement" | "export_statement"));
         return (!module).then(|| "`await` at the top level of a script (a file with no `import` or `export`, which node reads as CommonJS)".to_string());
     };
-    let mut c = f.walk();
-    let is_async = f.children(&mut c).take_while(|k| !k.is_named() || k.kind() == "async").any(|k| k.kind() == "async");
-    (!is_async).then(|| "`await` in a function that is not `async`".to_string())
+    (!is_async(*f)).then(|| "`await` in a function that is not `async`".to_string())
+}
+
+/// True when the function `f` (Python or JavaScript) starts with `async`,
+/// among the keywords before its first part.
+fn is_async(f: Node<'_>) -> bool {
+    (0..f.child_count()).filter_map(|i| f.child(i)).take_while(|k| !k.is_named() || k.kind() == "async").any(|k| k.kind() == "async")
 }
