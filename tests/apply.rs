@@ -184,7 +184,7 @@ fn non_utf8_binary_and_oversized_files_are_skipped_with_reasons_and_never_touche
     t.write("big.py", format!("fetch_data(1)\n{}", "x = 1\n".repeat(100)));
     t.write("ok.py", "fetch_data(1)\n");
     let before = t.snapshot();
-    let p: Preview = t.run(&["run", "-p", "fetch_data($A)", "-r", "load_data($A)", "--max-filesize", "300", "--json"]).ok().json();
+    let p: Preview = t.run(&["run", "-p", "fetch_data($A)", "-r", "load_data($A)", "--max-filesize", "300", "--json"]).limited().json();
     let reasons: Vec<(&str, &str)> = p.skipped.iter().map(|s| (s.path.as_str(), s.reason.as_str())).collect();
     assert_eq!(reasons.len(), 3, "{reasons:?}");
     assert!(reasons[0].0 == "big.py" && reasons[0].1.starts_with("too large (614 bytes; the cap is 300 bytes"), "{reasons:?}");

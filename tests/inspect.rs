@@ -155,8 +155,8 @@ fn the_files_are_traced_before_the_fixes_are_written() {
 #[test]
 fn the_size_cap_and_a_subfolder_are_traced_as_the_scan_runs() {
     let t = project(false);
-    // The error rule's file is over the cap too: the scan passes.
-    let r = scan(&t, &["--inspect", "entity", "--max-filesize", "8", "--json=compact"]).ok();
+    // The error rule's file is over the cap too: the cap fails the scan.
+    let r = scan(&t, &["--inspect", "entity", "--max-filesize", "8", "--json=compact"]).limited();
     let lines = trace(&r);
     assert!(lines.contains(&"sg: entity|file|src/a.py: skipped=fileTooLarge"), "{}", r.stderr);
     assert!(lines.contains(&"sg: entity|file|src/b.py: language=Python,appliedRuleCount=1"), "{}", r.stderr);

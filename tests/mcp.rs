@@ -20,7 +20,7 @@ const REMINDER: &str =
     "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
 const NOTHING_PENDING: &str = "No pending action to resolve. Nothing to apply or discard.";
 
-const PREVIEW_KEYS: [&str; 21] = [
+const PREVIEW_KEYS: [&str; 22] = [
     "applied",
     "brokenBefore",
     "brokenBeforeOmitted",
@@ -37,6 +37,7 @@ const PREVIEW_KEYS: [&str; 21] = [
     "overlapped",
     "overlaps",
     "skipped",
+    "skippedByLimits",
     "sourceToolName",
     "status",
     "totalReplacements",
@@ -516,13 +517,14 @@ async fn a_skip_reason_staged_through_mcp_is_worded_by_the_cli_that_shows_it() {
     let cap = ast_edit::request::DEFAULT_MAX_FILESIZE;
     let reason = |how: &str| format!("too large ({} bytes; the cap is {cap} bytes, {how})", cap + 1);
     let mcp = reason("`ast_edit` has no field to raise it: edit this file another way");
-    assert_eq!(structured(&r)["skipped"], json!([{"path": "go/big.go", "reason": mcp}]), "{r:?}");
+    assert_eq!(structured(&r)["skipped"], json!([{"path": "go/big.go", "reason": mcp, "limit": true}]), "{r:?}");
+    assert_eq!(structured(&r)["skippedByLimits"], 1, "{r:?}");
     let id = structured(&r)["id"].as_str().unwrap().to_string();
     client.close().await;
     let out = env.cli(&env.root, &["show", "--json", &id]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(shown["skipped"], json!([{"path": "go/big.go", "reason": reason("raise it with --max-filesize")}]));
+    assert_eq!(shown["skipped"], json!([{"path": "go/big.go", "reason": reason("raise it with --max-filesize"), "limit": true}]));
 }
 
 /// The messages of compiling a request (here a pattern's hint) are kept typed

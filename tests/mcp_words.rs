@@ -95,7 +95,8 @@ fn tree() -> Tree {
     t.write("pkg/test_core.py", "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_it(self):\n        self.assertEquals(load(1, 2), 3)\n");
     t.write("pkg/latin1.py", b"name = '\xe9t\xe9'\nfetch_data(name)\n");
     t.write("pkg/binary.py", b"fetch_data(1)\0\n");
-    t.write("pkg/deep.py", format!("x = {}1{} == y\nfetch_data(x == x)\n", "(".repeat(1100), ")".repeat(1100)));
+    let deep = format!("{}1{}", "(".repeat(100_000), ")".repeat(100_000));
+    t.write("pkg/deep.py", format!("x = {deep} == {deep}\nfetch_data(x == x)\n"));
     t.write("pkg/minified.py", format!("x = [fetch_data(1), {}]\n", "1, ".repeat(1500)));
     t.write("pkg/big.py", format!("fetch_data(1)\n{}", "#".repeat(MAX_FILESIZE)));
     t.write("broken/bad.py", "fetch_data(1)\ndef f(:\n");
@@ -171,7 +172,7 @@ async fn edit_paths(s: &mut Session) {
         assert!(reasons.contains(reason), "{reason} in:\n{reasons}");
     }
     let r = s.ok("ast_edit", json!({"ops": [op("$A == $A", "True")], "lang": "py", "paths": ["pkg/deep.py", "pkg/pipe.py"]})).await;
-    for reason in ["nested more than 1000 levels deep", "not a regular file"] {
+    for reason in ["matching recursed deeper than 4096 KiB of stack here", "not a regular file"] {
         assert!(text(&r).contains(reason), "{reason} in:\n{}", text(&r));
     }
     s.ok("ast_edit", json!({"ops": [op("fetch_data($A)", "g($A)")], "paths": ["pkg"], "maxFiles": 1})).await;

@@ -54,7 +54,7 @@ fn counts_and_the_first_page_on_a_small_tree_and_nothing_is_staged() {
     assert_eq!(
         v,
         json!({
-            "totalMatches": 7, "filesWithMatches": 3, "filesSearched": 4, "offset": 0, "truncated": false, "nextOffset": 2, "warnings": [],
+            "totalMatches": 7, "filesWithMatches": 3, "filesSearched": 4, "offset": 0, "truncated": false, "nextOffset": 2, "warnings": [], "skippedByLimits": 0,
             "matches": [
                 {"path": "app/a.py", "line": 4, "column": 12, "endLine": 4, "text": "fetch(path)", "enclosing": "function load"},
                 {"path": "app/a.py", "line": 6, "column": 5, "endLine": 6, "text": "fetch(\"top\")"}
@@ -214,7 +214,7 @@ fn zero_matches_is_success_with_the_counts() {
     let v: Value = t.run(&["search", "-p", "never_called($A)", "--json"]).ok().json();
     assert_eq!(
         v,
-        json!({"totalMatches": 0, "filesWithMatches": 0, "filesSearched": 4, "matches": [], "offset": 0, "truncated": false, "warnings": [why]})
+        json!({"totalMatches": 0, "filesWithMatches": 0, "filesSearched": 4, "matches": [], "offset": 0, "truncated": false, "warnings": [why], "skippedByLimits": 0})
     );
 }
 

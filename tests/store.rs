@@ -139,7 +139,7 @@ fn a_new_entry_keeps_warnings_and_skip_reasons_typed_and_show_words_them() {
         d["warnings"],
         json!(["1 match nested in or overlapping another match was not rewritten (the outermost wins); run the same edit again after applying, or with `--rewrite-nested` set, to rewrite them."])
     );
-    assert_eq!(d["skipped"], json!([{"path": "bin.py", "reason": "binary file (contains NUL bytes)"}]));
+    assert_eq!(d["skipped"], json!([{"path": "bin.py", "reason": "binary file (contains NUL bytes)", "limit": false}]));
 }
 
 #[test]

@@ -106,7 +106,7 @@ fn the_worded_warnings_and_skip_reasons_of_format_version_1_are_shown_as_they_we
         d["warnings"],
         serde_json::json!(["1 match(es) nested in or overlapping another match were not rewritten (the outermost wins); run the same edit again after applying to rewrite them."])
     );
-    assert_eq!(d["skipped"], serde_json::json!([{"path": "bin.py", "reason": "binary file (contains NUL bytes)"}]));
+    assert_eq!(d["skipped"], serde_json::json!([{"path": "bin.py", "reason": "binary file (contains NUL bytes)", "limit": false}]));
     let text = t.run(&["show"]).ok().stdout;
     assert!(text.contains("skipped bin.py: binary file (contains NUL bytes)"), "{text}");
     t.run(&["resolve", "apply", "--reason", "upgrade"]).ok();

@@ -67,7 +67,6 @@ pub(super) fn run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyho
     // `run` uses no project (ast-grep's trace names the one it finds).
     let trace = Inspect::run(a.output.inspect);
     trace.project(None);
-    a.input.use_threads()?;
     let cwd = ast_edit::shared::paths::current_dir()?;
     let context = a.output.context_lines()?;
     // A `--request` may name a `project` (docs/MCP.md, "A project's rules").
@@ -76,6 +75,7 @@ pub(super) fn run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyho
         eprintln!("warning: {w}");
     }
     let mut req = checked.request;
+    a.input.limit(&mut req);
     req.no_prefilter = a.no_prefilter;
     req.verbatim |= a.verbatim;
     req.context_lines = context.unwrap_or(req.context_lines);
@@ -96,7 +96,6 @@ fn traced(trace: &Inspect, req: &Request, cwd: &Path, plan: Plan, emit: impl FnO
 
 /// `ast-edit scan`.
 pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
-    a.input.use_threads()?;
     let cwd = ast_edit::shared::paths::current_dir()?;
     let context = a.output.context_lines()?;
     let walk = a.input.walk();
@@ -114,6 +113,7 @@ pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> any
         walk,
         a.input.max_filesize,
     )?;
+    a.input.limit(&mut req);
     req.rewrite_nested = a.rewrite_nested;
     req.verbatim = a.verbatim;
     if let Some(how) = report_of(&a, color) {
@@ -341,6 +341,12 @@ fn emit(plan: Plan, how: Emit, started: Instant, out: &mut impl Write) -> anyhow
         (true, 3) => super::exit::SCAN_APPLY_INCOMPLETE,
         _ => code,
     };
+    // A file one of our limits left unsearched fails the run, ahead of
+    // findings: the answer is incomplete (docs/DESIGN.md section 7).
+    if (code == 0 || code == 1) && details.skipped_by_limits > 0 {
+        eprintln!("{}", super::exit::limit_skipped_line(details.skipped_by_limits));
+        return Ok(super::exit::LIMIT_SKIPPED);
+    }
     // As `ast-grep scan`: a finding of a `severity: error` rule fails the run
     // (after the preview was staged or applied), and so does its fix unless written.
     if code == 0 && (fails || details.findings.iter().any(|f| f.severity == "error")) {

@@ -19,6 +19,19 @@ pub(crate) const SCAN_APPLY_FAILED: i32 = 11;
 /// `scan -U` (or `-i`): applied, but something is outstanding (`run` says 3).
 pub(crate) const SCAN_APPLY_INCOMPLETE: i32 = 12;
 
+/// Any command that searches: one of ast-edit's own limits left a file
+/// unsearched (or unrewritten) where ast-grep would have searched it; the
+/// file is named in every output (docs/DESIGN.md section 7). The same code in
+/// both families: ast-grep 0.51.1 does not use it.
+pub(crate) const LIMIT_SKIPPED: i32 = 13;
+
+/// The error line of a run that left `n` files to a limit.
+pub(crate) fn limit_skipped_line(n: usize) -> String {
+    format!(
+        "error: {n} file(s) not searched to the end because of ast-edit's limits (each named above with its limit); the run fails (exit {LIMIT_SKIPPED}): raise the limit it names (--max-steps, --max-filesize, --timeout) or narrow the rule"
+    )
+}
+
 /// An interactive review (`test -i`) without a terminal to ask on (ast-grep's
 /// code for an interactive mode that cannot read the terminal).
 pub(crate) const NOT_INTERACTIVE: i32 = 7;

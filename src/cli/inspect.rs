@@ -12,7 +12,7 @@ use std::path::Path;
 use clap::ValueEnum;
 
 use ast_edit::plan::inspect::{FileTrace, Traced};
-use ast_edit::request::read::SkipReason;
+use ast_edit::request::read::{SkipReason, WorkLimit};
 use ast_edit::request::Request;
 use ast_edit::rules::inspect::RuleTrace;
 use ast_edit::rules::overwrite::Severity;
@@ -194,8 +194,9 @@ fn skip_word(reason: &SkipReason) -> &'static str {
         SkipReason::NameNotUtf8 => "nameNotUtf8",
         SkipReason::TreeTooDeep { .. } => "treeTooDeep",
         SkipReason::ReplacementTooLarge { .. } => "replacementTooLarge",
-        SkipReason::TransformTooLarge { .. } => "transformTooLarge",
-        SkipReason::RewriteTooCostly { .. } => "rewriteTooCostly",
+        SkipReason::OverLimit { what: WorkLimit::Steps, .. } => "tooManySteps",
+        SkipReason::OverLimit { what: WorkLimit::Stack, .. } => "recursionTooDeep",
+        SkipReason::OverLimit { what: WorkLimit::Text, .. } => "textTooLarge",
         SkipReason::TookTooLong { .. } => "tookTooLong",
         SkipReason::Stopped => "stopped",
         SkipReason::Worded(_) => "error",

@@ -36,7 +36,7 @@ use serde::Serialize;
 
 use ast_edit::shared::error::Result;
 use ast_edit::store::pending::Store;
-use ast_edit::request::{WalkOptions, DEFAULT_MAX_FILESIZE};
+use ast_edit::request::{Request, WalkOptions, DEFAULT_MAX_FILESIZE, MAX_FILE_STEPS, WORKER_STACK_BYTES};
 use ast_edit::app::workspace::Workspace;
 use print::Style;
 pub use rule_args::{ScanArgs, TestArgs};
@@ -345,23 +345,27 @@ pub struct InputArgs {
     /// Threads that read and match files (default 0: one per core).
     #[arg(short = 'j', long = "threads", value_name = "NUM", default_value_t = 0)]
     pub threads: usize,
+    /// The most steps matching one file may take (node visits, siblings
+    /// passed over): a file that needs more is skipped with the reason and
+    /// the run fails. Raise it for a huge generated file.
+    #[arg(long, value_name = "NUM", default_value_t = MAX_FILE_STEPS, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_steps: u64,
+    /// Stop matching after this many seconds: the files not done by then are
+    /// skipped with the reason and the run fails. Without it there is no time
+    /// limit, so a command gives the same result on an idle and a busy machine.
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: Option<u64>,
 }
 
 impl InputArgs {
-    fn walk(&self) -> WalkOptions {
-        WalkOptions { hidden: self.hidden, no_ignore: self.no_ignore, hidden_files: self.hidden_files, require_git: self.require_git }
+    /// Sets the limits of one file's work and the time limit of `req`.
+    fn limit(&self, req: &mut Request) {
+        req.max_steps = self.max_steps;
+        req.time_limit = self.timeout.map(std::time::Duration::from_secs);
     }
 
-    /// `-j NUM`: the size of the pool that reads and matches files (0: rayon's
-    /// default, one thread per core or `RAYON_NUM_THREADS`).
-    fn use_threads(&self) -> anyhow::Result<()> {
-        if self.threads > 0 {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(self.threads)
-                .build_global()
-                .map_err(|e| anyhow::anyhow!("cannot start {} threads (-j): {e}", self.threads))?;
-        }
-        Ok(())
+    fn walk(&self) -> WalkOptions {
+        WalkOptions { hidden: self.hidden, no_ignore: self.no_ignore, hidden_files: self.hidden_files, require_git: self.require_git }
     }
 }
 
@@ -610,6 +614,21 @@ pub fn worded_chain(err: &anyhow::Error) -> String {
 /// folder: the binary passes the MCP server's `serve` (the two front ends never
 /// import each other; tests/layers.rs).
 pub fn run(cli: Cli, out: &mut impl Write, serve_mcp: impl FnOnce(&std::path::Path) -> anyhow::Result<()>) -> anyhow::Result<i32> {
+    // Every command that matches files does so on rayon's pool: its threads
+    // get the stack one file's matching may use (`-j` sizes it).
+    let threads = match &cli.command {
+        Command::Run(a) => a.input.threads,
+        Command::Scan(a) => a.input.threads,
+        Command::Search(a) => a.input.threads,
+        _ => 0,
+    };
+    if !matches!(cli.command, Command::Mcp(_)) {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .stack_size(WORKER_STACK_BYTES)
+            .build_global()
+            .map_err(|e| anyhow::anyhow!("cannot start {threads} threads (-j): {e}"))?;
+    }
     match cli.command {
         Command::Run(a) => edit::run(a, cli.color, out),
         Command::Scan(a) => edit::scan(a, cli.color, out),

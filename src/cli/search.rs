@@ -51,7 +51,8 @@ pub(super) fn search(a: SearchArgs, out: &mut impl Write) -> anyhow::Result<i32>
         project: None,
         filter: None,
     };
-    let s = raw.validate(&cwd, a.input.walk(), a.input.max_filesize)?;
+    let mut s = raw.validate(&cwd, a.input.walk(), a.input.max_filesize)?;
+    a.input.limit(&mut s.request);
     let mut result = search::search(&s, &cwd, WORDS)?;
     // The page the MCP tool would list, so both front ends print the same.
     result.fit(WORDS, PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET);
@@ -60,6 +61,11 @@ pub(super) fn search(a: SearchArgs, out: &mut impl Write) -> anyhow::Result<i32>
     } else {
         out.write_all(result.render(WORDS).as_bytes())?;
         out.write_all(b"\n")?;
+    }
+    if result.skipped_by_limits > 0 {
+        out.flush()?;
+        eprintln!("{}", super::exit::limit_skipped_line(result.skipped_by_limits));
+        return Ok(super::exit::LIMIT_SKIPPED);
     }
     Ok(0)
 }

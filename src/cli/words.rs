@@ -125,7 +125,7 @@ mod tests {
 
     #[test]
     fn the_size_cap_names_the_flag_that_raises_it() {
-        let big = SkipReason::TooLarge { len: 20, cap: 10 };
+        let big = SkipReason::TooLarge { len: 20, cap: 10, ast_grep_skips: false };
         assert_eq!(big.text().render(WORDS), "too large (20 bytes; the cap is 10 bytes, raise it with --max-filesize)");
     }
 

@@ -111,8 +111,9 @@ pub const MAX_FOLDER_LINES: usize = 20;
 /// a pattern as deep overflowed rayon's default 2 MiB threads, and 20,000 deep
 /// passes with 64 MiB. Only the pages a thread touches become memory; the rest is
 /// address space. The request limits (docs/DESIGN.md section 7) refuse deep
-/// patterns before this matters; this is the second net.
-pub const THREAD_STACK_BYTES: usize = 64 * 1024 * 1024;
+/// patterns before this matters; this is the second net. One file's matching
+/// stops at 4 MiB of it (the library's per-file stack limit).
+pub const THREAD_STACK_BYTES: usize = ast_edit::request::WORKER_STACK_BYTES;
 
 /// How long calls that may be abandoned (an `ast_edit`'s planning, `ast_search`)
 /// have to answer after stdin closed before they are stopped

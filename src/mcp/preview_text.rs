@@ -38,6 +38,12 @@ pub fn preview_text(d: &PreviewDetails) -> String {
     let mut s = String::new();
     s.push_str(&d.summary_line());
     s.push('\n');
+    if d.skipped_by_limits > 0 {
+        s.push_str(&format!(
+            "Incomplete: {} not searched to the end because of ast-edit's limits (each under Skipped with its limit): this result leaves out their matches.\n",
+            plural(d.skipped_by_limits, "file")
+        ));
+    }
     match &d.id {
         Some(id) => s.push_str(&format!(
             "Pending action id: {id}. Nothing was written: call `resolve` with action \"apply\" or \"discard\".\n"
@@ -476,6 +482,7 @@ mod tests {
             files,
             overlaps: 0,
             skipped: Vec::new(),
+            skipped_by_limits: 0,
             warnings: Vec::new(),
             limit_reached: false,
             overlapped: Vec::new(),

@@ -10,6 +10,8 @@ use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 use serde_json::Value;
 
+use ast_edit::request::{Request, SERVED_TIME_LIMIT};
+
 use super::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
 use super::transport::InFlight;
 use super::words::{self, WORDS};
@@ -45,7 +47,7 @@ pub(super) async fn ast_search(ws: Arc<Workspace>, in_flight: Arc<InFlight>, arg
         let s = raw.validate_with(|raw| {
             let checked = project_rules::validate(raw, &root, Some(&root), WalkOptions::default(), DEFAULT_MAX_FILESIZE)?;
             loading = checked.warnings;
-            Ok(checked.request)
+            Ok(Request { time_limit: Some(SERVED_TIME_LIMIT), ..checked.request })
         })?;
         let mut result = search::search_with(&s, &root, WORDS, &|| token.is_cancelled() || closing.closing())?;
         result.warnings.splice(0..0, loading);

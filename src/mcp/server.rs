@@ -35,7 +35,7 @@ use ast_edit::shared::message::{Say, Words};
 use ast_edit::store::pending::{ActionKind, Store};
 use ast_edit::store::session::Session;
 use ast_edit::plan;
-use ast_edit::request::{RawRequest, WalkOptions, DEFAULT_MAX_FILESIZE};
+use ast_edit::request::{RawRequest, Request, WalkOptions, DEFAULT_MAX_FILESIZE, SERVED_TIME_LIMIT};
 use ast_edit::app::resolve::{self, Action, Ending, RawResolve, ResolveRequest};
 use ast_edit::app::project_rules;
 use ast_edit::app::workflow;
@@ -117,7 +117,7 @@ impl AstEditServer {
         }
         let root = self.ws.root();
         let (req, loading) = match project_rules::validate(raw, root, Some(root), WalkOptions::default(), DEFAULT_MAX_FILESIZE) {
-            Ok(c) => (c.request, c.warnings),
+            Ok(c) => (Request { time_limit: Some(SERVED_TIME_LIMIT), ..c.request }, c.warnings),
             Err(e) => return tool_error(words::error(&e)),
         };
         progress.send(0.0, None, "searching files").await;

@@ -143,7 +143,8 @@ pub fn ast_edit_output_schema() -> Value {
             "filesSearched": count(),
             "files": preview_files(),
             "overlaps": count(),
-            "skipped": rows("{path, reason}"),
+            "skipped": rows("{path, reason, limit}"),
+            "skippedByLimits": count(),
             "warnings": {"type": "array", "items": string()},
             "limitReached": {"type": "boolean"},
             "overlapped": rows("{path, line, rule, keptRule}"),
@@ -156,7 +157,7 @@ pub fn ast_edit_output_schema() -> Value {
             "filesOmitted": omitted
         }),
         &["label", "sourceToolName", "status", "applied", "totalReplacements", "filesTouched", "filesSearched", "files",
-          "overlaps", "skipped", "warnings", "limitReached", "overlapped", "findings", "brokenBefore", "brokenBeforeOmitted",
+          "overlaps", "skipped", "skippedByLimits", "warnings", "limitReached", "overlapped", "findings", "brokenBefore", "brokenBeforeOmitted",
           "editsChecked", "layoutFallbacks", "truncated", "filesOmitted"],
     )
 }
@@ -169,9 +170,9 @@ pub fn resolve_output_schema() -> Value {
             "action": {"type": "string", "enum": ["apply", "discard"]},
             "reason": string(),
             "extra": {"type": "object"},
-            "sourceToolName": {"type": "string", "description": "ast_edit, or who proposed the action."},
+            "sourceToolName": {"type": "string", "description": "ast_edit, or the action's proposer."},
             "label": string(),
-            "sourceResultDetails": {"type": "object", "description": "What apply/discard returned (ast_edit: files with status)."},
+            "sourceResultDetails": {"type": "object", "description": "What apply/discard returned (ast_edit: files, status)."},
             "error": string(),
             "refused": {"type": "object", "description": "{selected, files, applyRest?, applyAll}"},
             "truncated": truncated,
@@ -187,8 +188,8 @@ pub fn ast_tree_input_schema() -> Value {
         json!({
             "code": {"type": "string", "description": "The snippet or pattern (at most 65536 bytes)."},
             "lang": {"type": "string", "description": "Name or alias: py, rs, ts, tsx, js, c, cpp, go, java, ..."},
-            "isPattern": {"type": "boolean", "description": "Parse as an ast-grep pattern ($A, $$$ARGS); default false."},
-            "named": {"type": "boolean", "description": "Named nodes only (default true); false adds punctuation and keywords."}
+            "isPattern": {"type": "boolean", "description": "Parse as a pattern ($A, $$$ARGS); default false."},
+            "named": {"type": "boolean", "description": "Named nodes only (default true); false adds punctuation too."}
         }),
         &["code", "lang"],
     )
@@ -217,10 +218,10 @@ pub fn ast_tree_output_schema() -> Value {
 pub fn ast_pending_input_schema() -> Value {
     object(
         json!({
-            "id": {"type": "string", "description": "A pending action's id; absent: list the pending actions."},
+            "id": {"type": "string", "description": "A pending action's id; absent: list them."},
             "fileOffset": {"type": "integer", "minimum": 0, "description": "First file, 0-based (default 0)."},
             "limit": {"type": "integer", "minimum": 1, "maximum": super::MAX_PAGE_FILES, "description": format!("Most files per page (default {}).", super::PAGE_FILES)},
-            "path": {"type": "string", "description": "With id: only the files this path, folder or glob selects."}
+            "path": {"type": "string", "description": "With id: the files this path, folder or glob selects."}
         }),
         &[],
     )
@@ -279,7 +280,7 @@ pub fn ast_search_input_schema() -> Value {
             "ops": {
                 "type": "array",
                 "minItems": 1,
-                "description": "Patterns to find, in one pass (`pat` only: nothing is rewritten). At least one, or give `rule`.",
+                "description": "Patterns to find in one pass (`pat` only: nothing is rewritten). One at least, or `rule`.",
                 "items": object(json!({"pat": pat}), &["pat"])
             },
             "rule": shared("rule"),
@@ -294,9 +295,9 @@ pub fn ast_search_input_schema() -> Value {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": ast_edit::plan::search::MAX_LIMIT,
-                "description": format!("Matches listed per page (default {}, max {}).", ast_edit::plan::search::DEFAULT_LIMIT, ast_edit::plan::search::MAX_LIMIT)
+                "description": format!("Matches per page (default {}, max {}).", ast_edit::plan::search::DEFAULT_LIMIT, ast_edit::plan::search::MAX_LIMIT)
             },
-            "offset": {"type": "integer", "minimum": 0, "description": "Index of the first match listed: 0, or the previous page's nextOffset."}
+            "offset": {"type": "integer", "minimum": 0, "description": "First match listed: 0, or the last page's nextOffset."}
         }),
         &[],
     )
@@ -313,7 +314,8 @@ pub fn ast_search_output_schema() -> Value {
             "offset": count(),
             "truncated": {"type": "boolean"},
             "nextOffset": count(),
-            "warnings": {"type": "array", "items": string()}
+            "warnings": {"type": "array", "items": string()},
+            "skippedByLimits": count()
         }),
         &["totalMatches", "matches", "truncated"],
     )
@@ -404,7 +406,7 @@ mod tests {
         let (default, max) = (ast_edit::plan::search::DEFAULT_LIMIT, ast_edit::plan::search::MAX_LIMIT);
         let search = ast_search_input_schema();
         let limit = &search["properties"]["limit"];
-        assert_eq!(limit["description"], format!("Matches listed per page (default {default}, max {max})."));
+        assert_eq!(limit["description"], format!("Matches per page (default {default}, max {max})."));
         assert_eq!(limit["maximum"], max);
         let edit = ast_edit_input_schema();
         for key in ["rule", "lang", "paths", "globs", "selector", "strictness"] {

@@ -81,7 +81,7 @@ mod tests {
 
     #[test]
     fn the_size_cap_says_there_is_no_field_to_raise_it() {
-        let big = SkipReason::TooLarge { len: 20, cap: 10 };
+        let big = SkipReason::TooLarge { len: 20, cap: 10, ast_grep_skips: false };
         assert_eq!(big.text().render(WORDS), "too large (20 bytes; the cap is 10 bytes, `ast_edit` has no field to raise it: edit this file another way)");
     }
 

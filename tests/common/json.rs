@@ -20,6 +20,7 @@ pub struct Preview {
     pub files: Vec<PreviewFile>,
     pub overlaps: usize,
     pub skipped: Vec<Skipped>,
+    pub skipped_by_limits: usize,
     pub warnings: Vec<String>,
     pub limit_reached: bool,
     pub overlapped: Vec<Overlapped>,
@@ -95,6 +96,7 @@ pub struct StructureChange {
 pub struct Skipped {
     pub path: String,
     pub reason: String,
+    pub limit: bool,
 }
 
 #[derive(Debug, Deserialize)]

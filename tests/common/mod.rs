@@ -63,6 +63,15 @@ impl Run {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("stdout is not the expected JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
     }
+    /// A run one of ast-edit's limits left incomplete: exit 13
+    /// (docs/REFERENCE.md, "Exit codes").
+    #[track_caller]
+    pub fn limited(self) -> Self {
+        assert_eq!(self.code, 13, "exit code\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        assert!(self.stderr.contains("not searched to the end because of ast-edit's limits"), "{}", self.stderr);
+        self
+    }
+
     #[track_caller]
     pub fn ok(self) -> Self {
         assert_eq!(self.code, 0, "exit code\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);

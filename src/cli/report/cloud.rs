@@ -90,6 +90,12 @@ pub fn github(out: &mut impl Write, file: &FileReport) -> io::Result<()> {
     Ok(())
 }
 
+/// The `::error` annotation of a file one of ast-edit's limits left
+/// unsearched, with the reason.
+pub fn github_unsearched(out: &mut impl Write, path: &str, reason: &str) -> io::Result<()> {
+    writeln!(out, "::error file={},title=ast-edit::{}", Escape::Property(path), Escape::Data(&format!("not searched to the end: {reason}")))
+}
+
 /// A path as a SARIF URI reference (RFC 3986): reserved bytes percent-encoded.
 fn uri(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
@@ -168,13 +174,33 @@ fn sarif_result(file: &FileReport, m: &Match) -> sarif::Result {
 }
 
 /// Writes the SARIF log of `results` (pretty JSON and a newline).
-pub fn sarif_log(out: &mut impl Write, results: Vec<sarif::Result>) -> io::Result<()> {
+///
+/// `unsearched`: the files one of ast-edit's limits left unsearched, with the
+/// reason; when there are any the run's invocation is not successful and
+/// holds one error notification per file (ast-grep writes no invocation).
+pub fn sarif_log(out: &mut impl Write, results: Vec<sarif::Result>, unsearched: &[(&str, String)]) -> io::Result<()> {
     let driver = sarif::ToolComponent::builder()
         .name("ast-edit")
         .version(env!("CARGO_PKG_VERSION"))
         .build();
     let mut run = sarif::Run::builder().tool(sarif::Tool::builder().driver(driver).build()).build();
     run.results = Some(results);
+    if !unsearched.is_empty() {
+        let notes = unsearched
+            .iter()
+            .map(|(path, reason)| {
+                let at = sarif::Location::builder()
+                    .physical_location(sarif::PhysicalLocation::builder().artifact_location(sarif::ArtifactLocation::builder().uri(uri(path)).build()).build())
+                    .build();
+                sarif::Notification::builder()
+                    .message(sarif::Message::builder().text(format!("not searched to the end: {reason}")).build())
+                    .level(serde_json::json!("error"))
+                    .locations(vec![at])
+                    .build()
+            })
+            .collect::<Vec<_>>();
+        run.invocations = Some(vec![sarif::Invocation::builder().execution_successful(false).tool_execution_notifications(notes).build()]);
+    }
     let log = sarif::Sarif::builder().version(serde_json::json!(sarif::Version::V2_1_0.to_string())).runs(vec![run]).build();
     serde_json::to_writer_pretty(&mut *out, &log)?;
     out.write_all(b"\n")

@@ -136,7 +136,7 @@ fn record<'a>(file: &'a FileReport, m: &'a Match, metadata: bool) -> Record<'a> 
         meta_variables: m.captures.as_ref().map(|c| MetaVariables {
             single: c.single.iter().map(|(k, v)| (k.as_str(), Node::from(v))).collect(),
             multi: c.multi.iter().map(|(k, v)| (k.as_str(), v.iter().map(Node::from).collect())).collect(),
-            transformed: BTreeMap::new(),
+            transformed: c.transformed.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
         }),
         rule_id: &m.rule.id,
         severity: m.rule.severity.as_str(),

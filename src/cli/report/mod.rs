@@ -4,8 +4,10 @@
 //! (docs/RULES.md, "Reports"). The matches come from the library
 //! (`ast_edit::plan::report`); this module only renders them.
 //!
-//! Exit code: 1 when a rule of `severity: error` matched (fix or not), as
-//! `ast-grep scan` without `-U`; else 0.
+//! Exit code: 13 when one of ast-edit's limits left a file unsearched (named
+//! on stderr, as a `::error` annotation, in the SARIF invocation); else 1 when
+//! a rule of `severity: error` matched (fix or not), as `ast-grep scan`
+//! without `-U`; else 0.
 
 mod cloud;
 mod json;
@@ -104,8 +106,16 @@ pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, trace: &Inspe
     if let Some(w) = json {
         w.finish(out)?;
     }
+    // The files one of our limits left unsearched are named in every output:
+    // stderr always, and the annotations and the SARIF log.
+    let unsearched: Vec<(&str, String)> = summary.skipped.iter().filter(|s| s.reason.is_limit()).map(|s| (s.path.as_str(), s.reason.text().render(WORDS))).collect();
+    if matches!(how, Report::Format(Format::Github)) {
+        for (path, reason) in &unsearched {
+            cloud::github_unsearched(out, path, reason)?;
+        }
+    }
     if matches!(how, Report::Format(Format::Sarif)) {
-        cloud::sarif_log(out, sarif)?;
+        cloud::sarif_log(out, sarif, &unsearched)?;
     }
     out.flush()?;
     for s in &summary.skipped {
@@ -115,6 +125,10 @@ pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, trace: &Inspe
         eprintln!("warning: {}", escape_controls(&w.text().render(WORDS)));
     }
     trace.finish(files.as_ref());
+    if !unsearched.is_empty() {
+        eprintln!("{}", super::exit::limit_skipped_line(unsearched.len()));
+        return Ok(super::exit::LIMIT_SKIPPED);
+    }
     let errors = summary.count(RuleSeverity::Error);
     if errors > 0 {
         eprintln!(

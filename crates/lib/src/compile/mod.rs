@@ -45,16 +45,13 @@ pub struct CompiledOp {
     /// says the pattern's literals lie inside every match (it matches the node or
     /// a node under it), so they can anchor the walk.
     pub prefilters: Vec<(Prefilter, bool)>,
-    /// Matching may compare code by recursion over its depth (a metavariable
-    /// used twice; see `repeats_a_metavariable`).
-    pub compares_code: bool,
     /// What bounds the size of one replacement (see [`FixBound::at_most`]);
     /// `None` when the fix uses transforms, whose output it cannot bound: the
     /// replacement is then counted after it is built.
     pub fix_bound: Option<FixBound>,
-    /// What bounds the work of its `transform` and `rewriters` on a file
-    /// ([`work::Model`]); `None` without either.
-    pub work: Option<work::Model>,
+    /// The most one of its `transform` steps can make of its input, as a
+    /// multiple of the input's length ([`work::growth`]; 1 without transforms).
+    pub growth: u64,
     /// The rule has a fix (else its matches are findings).
     pub has_fix: bool,
     /// A rule config, whose matches `ast-grep-ignore` comments suppress (as
@@ -304,7 +301,6 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
         ));
     }
     let prefilter = Prefilter::new(&pattern, req.strictness, lang);
-    let compares_code = repeats_a_metavariable(&pattern.node);
     let fix_bound = FixBound::of(&op.out, ast_grep_core::Language::meta_var_char(&lang));
     let id = crate::request::op_id(index);
     let config = serde_json::to_value(ruleset::OpRule::of(req, index, Some(lang))).expect("plain data serializes");
@@ -317,9 +313,8 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
         rule,
         check: None,
         prefilters: vec![(prefilter, true)],
-        compares_code,
         fix_bound: Some(fix_bound),
-        work: None,
+        growth: 1,
         has_fix: true,
         suppressible: false,
         lint: Vec::new(),
@@ -362,20 +357,19 @@ fn prose(index: usize, pat: &str, lang: SupportLang, kind: Option<&str>) -> Comp
 
 /// Compiles rule config `index` of a rule set, `rule`, whose JSON
 /// ([`crate::request::rule::Typed::json`]) is `config`: the analyses (the
-/// patterns that must match, whether it compares code) read every key of it
-/// alike. `strict`: a pattern with an ERROR or MISSING node is an error (a
+/// patterns that must match, how much its transforms can grow) read every key
+/// of it alike. `strict`: a pattern with an ERROR or MISSING node is an error (a
 /// request's `rule`), else a warning in [`CompiledOp::lint`] (a project's
 /// rules, which ast-grep loads anyway) when it does not match its own text
 /// filled with sample code either (`sample`). `globals`: the compiled global
-/// utilities and their JSON (read to know whether the rule compares code).
+/// utilities.
 pub fn compile_rule(
     index: usize,
     rule: &crate::request::rule::Rule,
     config: &Value,
-    globals: (&GlobalRules, &[Value]),
+    globals: &GlobalRules,
     strict: bool,
 ) -> Result<CompiledOp, CompileError> {
-    let (globals, utils) = globals;
     let lang = rule.language();
     let id = rule.id().to_string();
     let name = if id.is_empty() { format!("rule {index}") } else { format!("rule `{id}`") };
@@ -413,9 +407,8 @@ pub fn compile_rule(
             prefilter::rule_prefilters(config, lang)
         },
         check,
-        compares_code: ruleset::compares_code(config, utils),
         fix_bound,
-        work: work::Model::of(config, lang, globals),
+        growth: work::growth(config),
         rule,
         lint,
     })
@@ -444,29 +437,6 @@ pub fn pattern_problem(pat: &str, selector: Option<&str>, lang: SupportLang) -> 
             hint(pat, lang, HintFor::Rule)
         )
     })
-}
-
-/// True when the pattern captures two nodes under one name (`$A == $A`): the
-/// matcher then compares the second with the first node by recursion over the
-/// code's syntax tree (ast-grep-core's `does_node_match_exactly`), so its stack
-/// grows with the depth of the searched code ([`crate::engine::MAX_CODE_DEPTH`]).
-fn repeats_a_metavariable(node: &PatternNode) -> bool {
-    use ast_grep_core::meta_var::MetaVariable;
-    let mut names: Vec<&str> = Vec::new();
-    let mut stack = vec![node];
-    while let Some(n) = stack.pop() {
-        match n {
-            PatternNode::MetaVar { meta_var: MetaVariable::Capture(name, _) | MetaVariable::MultiCapture(name) } => {
-                if names.contains(&name.as_str()) {
-                    return true;
-                }
-                names.push(name);
-            }
-            PatternNode::MetaVar { .. } | PatternNode::Terminal { .. } => {}
-            PatternNode::Internal { children, .. } => stack.extend(children),
-        }
-    }
-    false
 }
 
 fn has_error_node(node: &PatternNode) -> bool {

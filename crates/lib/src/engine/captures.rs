@@ -3,8 +3,8 @@
 //! 2.5.10), which checks where that code lands in the new text.
 
 use ast_grep_core::matcher::NodeMatch;
-use ast_grep_core::tree_sitter::StrDoc;
-use ast_grep_language::SupportLang;
+#[allow(unused_imports)]
+use crate::engine::metered::{Grep, Metered, Step};
 
 use crate::compile::CompiledOp;
 use crate::engine::structure::Capture;
@@ -29,7 +29,7 @@ pub(super) fn template_vars(op: &CompiledOp) -> Vec<TemplateVar> {
 
 /// What the metavariables `vars` captured in `nm`: the ranges of their nodes
 /// in the whole file (`bom` bytes of BOM before the text the match is in).
-pub(super) fn of(nm: &NodeMatch<'_, StrDoc<SupportLang>>, vars: &[TemplateVar], bom: usize) -> Vec<Capture> {
+pub(super) fn of(nm: &NodeMatch<'_, Metered>, vars: &[TemplateVar], bom: usize) -> Vec<Capture> {
     let env = nm.get_env();
     vars.iter()
         .filter_map(|(name, multi)| {
@@ -58,12 +58,12 @@ fn innermost(mut n: tree_sitter::Node<'_>) -> tree_sitter::Node<'_> {
 /// place: an identifier becomes a type or a field): (its start in the text
 /// the match is in, its kind). The template check wants each in place with
 /// the same kind (`invariant::EditCheck::kinds`).
-pub(super) fn kinds(nm: &NodeMatch<'_, StrDoc<SupportLang>>, vars: &[TemplateVar]) -> Vec<(usize, String)> {
+pub(super) fn kinds(nm: &NodeMatch<'_, Metered>, vars: &[TemplateVar]) -> Vec<(usize, String)> {
     let env = nm.get_env();
     vars.iter()
         .filter(|(_, multi)| !multi)
         .filter_map(|(name, _)| env.get_match(name))
-        .map(|n| innermost(n.get_inner_node()))
+        .map(|n| innermost(n.get_inner_node().0))
         .filter(|n| n.named_child_count() > 0)
         .map(|n| (n.start_byte(), n.kind().to_string()))
         .collect()

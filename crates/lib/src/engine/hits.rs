@@ -1,6 +1,8 @@
 //! Search hits: the matches of ops in one file, located, for `search` and
 //! `ast_search` (docs/DESIGN.md section 2.11); nothing is rewritten.
 
+#[allow(unused_imports)]
+use crate::engine::metered::{Grep, Metered, Step};
 use super::*;
 
 /// A match found by [`Engine::search`].
@@ -76,13 +78,17 @@ pub(super) fn search(trees: Vec<Tree<'_, '_>>, prefilter: bool, mut each: impl F
         // from: the file, or a region.
         let shift = t.base.byte + bom;
         let source = shift..t.end;
-        let root = grep.root().get_inner_node();
+        let root = grep.root().get_inner_node().0;
         hits.extend(found.diffs.iter().chain(found.findings.iter()).map(|(k, nm)| {
-            let node = nm.get_node().get_inner_node();
+            let node = nm.get_node().get_inner_node().0;
             let rule = &live[*k].rule;
             let message = (!rule.message.is_empty()).then(|| rule.get_message(nm));
             Hit { rule: live[*k].index, start: node.start_byte() + shift, end: node.end_byte() + shift, node, root, source: source.clone(), line0: t.base.line, column0: t.base.column_bytes, message }
         }));
+    }
+    // The messages are built from the matches: text on the meter.
+    if let Some(why) = super::budget::spent() {
+        return Err(why);
     }
     hits.sort_by_key(|h| (h.start, std::cmp::Reverse(h.end), h.rule));
     for (i, hit) in hits.iter().enumerate() {

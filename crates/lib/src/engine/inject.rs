@@ -20,6 +20,8 @@
 //! syntax errors in the host than before; else the file is flagged as a
 //! structure change and apply refuses it.
 
+#[allow(unused_imports)]
+use crate::engine::metered::{Grep, Metered, Step};
 use std::str::FromStr;
 
 use ast_grep_config::{DeserializeEnv, RuleCore, SerializableRuleCore};
@@ -106,14 +108,14 @@ pub struct Region {
 /// injections, then each `languageInjections` rule's matches), and the number
 /// of ERROR/MISSING nodes of the host's tree.
 pub(crate) fn regions(host: SupportLang, text: &str, bom: usize, custom: &[CustomInjection], wanted: &dyn Fn(SupportLang) -> bool) -> (Vec<Region>, usize) {
-    let grep = host.ast_grep(&text[bom..]);
+    let grep = super::metered::parse(&text[bom..], host);
     let found = regions_in(&grep, host, bom, custom, wanted);
-    let errors = error_spans(grep.root().get_inner_node()).len();
+    let errors = error_spans(grep.root().get_inner_node().0).len();
     drop_later(grep);
     (found, errors)
 }
 
-fn regions_in(grep: &AstGrep<StrDoc<SupportLang>>, host: SupportLang, bom: usize, custom: &[CustomInjection], wanted: &dyn Fn(SupportLang) -> bool) -> Vec<Region> {
+fn regions_in(grep: &Grep, host: SupportLang, bom: usize, custom: &[CustomInjection], wanted: &dyn Fn(SupportLang) -> bool) -> Vec<Region> {
     let mut out = Vec::new();
     let mut add = |name: &str, start: usize, end: usize| {
         if let Ok(lang) = SupportLang::from_str(name)
@@ -122,7 +124,11 @@ fn regions_in(grep: &AstGrep<StrDoc<SupportLang>>, host: SupportLang, bom: usize
             out.push(Region { lang, start: start + bom, end: end + bom });
         }
     };
-    for (name, ranges) in host.extract_injections(grep.root()) {
+    // ast-grep's built-in injections read ast-grep's own document: the same
+    // tree and text, unmetered (a fixed walk of the tree, no rule).
+    let doc = grep.root().get_doc();
+    let own = host.injectable_languages().map(|_| AstGrep::doc(StrDoc { src: doc.text().to_string(), lang: host, tree: doc.tree.clone() }));
+    for (name, ranges) in own.as_ref().map(|own| host.extract_injections(own.root())).unwrap_or_default() {
         for r in ranges {
             add(&name, r.start_byte, r.end_byte);
         }

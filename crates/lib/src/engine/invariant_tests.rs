@@ -2,13 +2,13 @@
 
 use super::*;
 use crate::engine::reference;
-use ast_grep_core::tree_sitter::LanguageExt;
+
 use ast_grep_core::Pattern;
 
 /// The template check of one edit of `src`: the match of `pat` replaced by
 /// `written`, where ast-grep writes `verbatim` from `template`.
 fn enforce_one(lang: SupportLang, src: &str, pat: &str, template: &str, written: &str, verbatim: &str) -> (String, TemplateReport) {
-    let grep = lang.ast_grep(src);
+    let grep = crate::engine::metered::parse(src, lang);
     let nm = grep.root().find(Pattern::new(pat, lang)).expect("the pattern matches");
     let r = reference::build(lang, template, &[], &nm, src).expect("a language with a lexer");
     let range = nm.range();

@@ -54,6 +54,7 @@ use ast_grep_language::SupportLang;
 use super::lexer::{all_blank, blank_len, breaks_line, lex, lexicon, Lexicon, Tok};
 use super::reference::{Origin, Reference};
 use super::spelling::{is_word, Spelling};
+use crate::shared::text::Breaks;
 
 /// Most tokens, on both sides together, left to align once the common first
 /// and last tokens are set aside (docs/DESIGN.md section 7). The alignment costs
@@ -192,11 +193,18 @@ fn pair_words(map: &mut [Option<usize>], old_len: usize, fits: impl Fn(usize, us
     }
 }
 
-/// The whitespace at the start of the line of `text` that holds offset `at`.
-fn indent_at(text: &str, at: usize) -> &str {
-    let line = memchr::memrchr(b'\n', &text.as_bytes()[..at]).map_or(0, |k| k + 1);
+/// The whitespace at the start of the line of `text` (whose line breaks are
+/// `breaks`) that holds offset `at`.
+fn indent_at<'t>(text: &'t str, breaks: &Breaks, at: usize) -> &'t str {
+    let line = breaks.line_start(at);
     let n = text.as_bytes()[line..at].iter().take_while(|&&c| c == b' ' || c == b'\t').count();
     &text[line..line + n]
+}
+
+/// Appends `text` to `res`, whose line breaks `breaks` keeps.
+fn push(res: &mut String, breaks: &mut Breaks, text: &str) {
+    breaks.grow(res.len(), text);
+    res.push_str(text);
 }
 
 /// The indentation for a line that was `to` in the original after a line at
@@ -234,7 +242,7 @@ fn ast_grep_indent(body: &str, at: usize) -> usize {
 /// whose replacement ast-grep builds as `out` from the fix `template`, and
 /// whose reference is `r`; `None` keeps `out` (a language without a lexicon, a
 /// match too large to align, or an output that is not the reference's tokens).
-fn minimize(lang: SupportLang, node: tree_sitter::Node<'_>, body: &str, range: Range<usize>, (out, template): (&str, &str), (r, spelling): (&Reference, &Spelling)) -> Option<String> {
+fn minimize(lang: SupportLang, node: tree_sitter::Node<'_>, (body, lines): (&str, &Breaks), range: Range<usize>, (out, template): (&str, &str), (r, spelling): (&Reference, &Spelling)) -> Option<String> {
     let lx = lexicon(lang)?;
     let orig = &body[range.clone()];
     let ot = lex(orig, &lx);
@@ -270,13 +278,14 @@ fn minimize(lang: SupportLang, node: tree_sitter::Node<'_>, body: &str, range: R
     pair_words(&mut map, ot.len(), word);
     let code_gap = |a: usize, b: usize| is_code_gap(node, a, b);
     let code_gap: &dyn Fn(usize, usize) -> bool = &code_gap;
-    let real = indent_at(body, node.start_byte());
+    let real = indent_at(body, lines, node.start_byte());
     let ag = ast_grep_indent(body, node.start_byte());
-    let g = Gaps { body, out, ot: &ot, starts: &starts, base: range.start, lx: &lx, pieces: &pieces, map: &map, code_gap, real, ag, spelling };
-    let line_start = memchr::memrchr(b'\n', &body.as_bytes()[..range.start]).map_or(0, |k| k + 1);
+    let g = Gaps { body, lines, out, ot: &ot, starts: &starts, base: range.start, lx: &lx, pieces: &pieces, map: &map, code_gap, real, ag, spelling };
+    let line_start = lines.line_start(range.start);
     let mut res = body[line_start..range.start].to_string();
+    let mut breaks = Breaks::default();
     let prefix = res.len();
-    res.push_str(&g.fix(pieces[0].ug));
+    push(&mut res, &mut breaks, &g.fix(pieces[0].ug));
     // The last output token written, and where it starts in `res`.
     let mut prev: Option<(usize, usize)> = None;
     // The last output token written that aligns with an original token.
@@ -289,10 +298,10 @@ fn minimize(lang: SupportLang, node: tree_sitter::Node<'_>, body: &str, range: R
             if g.doubled_separator(p, k) {
                 continue;
             }
-            let now = indent_at(&res, at).to_string();
+            let now = indent_at(&res, &breaks, at).to_string();
             let enclosing = open.last().map(|o| o.as_ref().map(|(f, n)| (*f, n.as_str())));
             let gap = g.gap(p, k, last_aligned, &now, enclosing);
-            res.push_str(&gap);
+            push(&mut res, &mut breaks, &gap);
         }
         prev = Some((k, res.len()));
         if aligned.is_some() {
@@ -300,11 +309,11 @@ fn minimize(lang: SupportLang, node: tree_sitter::Node<'_>, body: &str, range: R
         }
         let text = g.text(k);
         match text.as_ref() {
-            "(" | "[" | "{" => open.push(g.orig_start(k).map(|f| (f, indent_at(&res, res.len()).to_string()))),
+            "(" | "[" | "{" => open.push(g.orig_start(k).map(|f| (f, indent_at(&res, &breaks, res.len()).to_string()))),
             ")" | "]" | "}" => drop(open.pop()),
             _ => {}
         }
-        res.push_str(&text);
+        push(&mut res, &mut breaks, &text);
     }
     // Blanks after the last token are the template's when it ends in them; else
     // a capture brought them (Go's statement list ends in its line break).
@@ -317,6 +326,8 @@ fn minimize(lang: SupportLang, node: tree_sitter::Node<'_>, body: &str, range: R
 /// What the gap rule looks at for one edit.
 struct Gaps<'a> {
     body: &'a str,
+    /// The line breaks of `body`.
+    lines: &'a Breaks,
     out: &'a str,
     /// The original's tokens (offsets in the match), their starts in `body`,
     /// and the match's start.
@@ -416,12 +427,12 @@ impl Gaps<'_> {
         // capture before it moved); else (a block of statements, a chain that
         // continues a capture) from the line of the token before.
         let kept_depth = |from: usize| {
-            let k_line = self.orig(k).map(|kr| indent_at(self.body, kr.start));
-            tk.cap.is_none() && k_line.is_some_and(|i| !i.starts_with(indent_at(self.body, from)) || i == indent_at(self.body, from))
+            let k_line = self.orig(k).map(|kr| indent_at(self.body, self.lines, kr.start));
+            tk.cap.is_none() && k_line.is_some_and(|i| !i.starts_with(indent_at(self.body, self.lines, from)) || i == indent_at(self.body, self.lines, from))
         };
         let base = |from: usize| match enclosing.flatten() {
             Some(e) => e,
-            None if kept_depth(from) => (self.base, indent_at(self.body, self.base)),
+            None if kept_depth(from) => (self.base, indent_at(self.body, self.lines, self.base)),
             None => (from, now),
         };
         // Inside a capture: the capture's own text.
@@ -467,7 +478,7 @@ impl Gaps<'_> {
             if removed.clone().all(|c| is_comment(self.orig_text(c), self.lx)) {
                 // Only comments removed: the template cannot spell them, so
                 // they stay, with their lines, where the depth is the same.
-                let same = now == indent_at(self.body, lr.start);
+                let same = now == indent_at(self.body, self.lines, lr.start);
                 return if same && (self.code_gap)(lr.end, kr.start) { Cow::Borrowed(&self.body[lr.end..kr.start]) } else { ug() };
             }
             if templates && !self.kept(p, k) {
@@ -502,7 +513,7 @@ impl Gaps<'_> {
         if !t.ug.contains('\n') && (self.orig_depth(gap.end) > 0) != (t.depth > 0) {
             return None;
         }
-        let to = reindent(now, indent_at(self.body, from), indent_at(self.body, gap.end));
+        let to = reindent(now, indent_at(self.body, self.lines, from), indent_at(self.body, self.lines, gap.end));
         Some(format!("{}{to}", &og[..=nl]))
     }
 
@@ -544,15 +555,15 @@ const LITERAL_KINDS: &[&str] = &["string", "comment", "heredoc", "char_literal",
 /// the statement's `;` and to the whole line when nothing else is on it (never
 /// before `floor`, the end of the edit kept before it). Without a reference,
 /// ast-grep's output.
-pub(super) fn edit(lang: SupportLang, node: tree_sitter::Node<'_>, body: &str, (range, out, template): (Range<usize>, String, &str), floor: usize, (reference, spelling): (Option<&Reference>, &Spelling)) -> (Range<usize>, String) {
+pub(super) fn edit(lang: SupportLang, node: tree_sitter::Node<'_>, (body, lines): (&str, &Breaks), (range, out, template): (Range<usize>, String, &str), floor: usize, (reference, spelling): (Option<&Reference>, &Spelling)) -> (Range<usize>, String) {
     if out.is_empty() {
-        return (deletion(node, body, range, floor), out);
+        return (deletion(node, (body, lines), range, floor), out);
     }
     if out.as_bytes() == &body.as_bytes()[range.clone()] {
         return (range, out);
     }
     let Some(r) = reference else { return (range, out) };
-    match minimize(lang, node, body, range.clone(), (&out, template), (r, spelling)) {
+    match minimize(lang, node, (body, lines), range.clone(), (&out, template), (r, spelling)) {
         Some(text) => (range, text),
         None => (range, out),
     }
@@ -595,14 +606,14 @@ fn is_blank(c: &u8) -> bool {
 /// The range a deletion of `range` (the match of `node`) removes: with the `;`
 /// that ends the statement the match is the whole of, and with its line when
 /// nothing else is on it.
-fn deletion(node: tree_sitter::Node<'_>, body: &str, range: Range<usize>, floor: usize) -> Range<usize> {
+fn deletion(node: tree_sitter::Node<'_>, (body, lines): (&str, &Breaks), range: Range<usize>, floor: usize) -> Range<usize> {
     let b = body.as_bytes();
     let mut end = range.end;
     let semi = end + b[end..].iter().take_while(|c| is_blank(c)).count();
     if b.get(semi) == Some(&b';') && node.parent().is_some_and(|p| p.start_byte() == range.start && p.end_byte() == semi + 1) {
         end = semi + 1;
     }
-    let line = memchr::memrchr(b'\n', &b[..range.start]).map_or(0, |k| k + 1);
+    let line = lines.line_start(range.start);
     let after = end + b[end..].iter().take_while(|c| is_blank(c)).count();
     let eol = match &b[after..] {
         [] => Some(after),
@@ -623,7 +634,6 @@ fn deletion(node: tree_sitter::Node<'_>, body: &str, range: Range<usize>, floor:
 mod tests {
     use super::*;
     use ast_grep_core::replacer::{Replacer, TemplateFix};
-    use ast_grep_core::tree_sitter::LanguageExt;
     use ast_grep_core::Pattern;
 
     #[test]
@@ -636,14 +646,14 @@ mod tests {
 
     /// `src` with its first match of `pat` rewritten to `template`, minimally.
     fn rewrite(lang: SupportLang, src: &str, pat: &str, template: &str) -> String {
-        let grep = lang.ast_grep(src);
+        let grep = crate::engine::metered::parse(src, lang);
         let nm = grep.root().find(Pattern::new(pat, lang)).expect("a match");
         let fixer = TemplateFix::try_new(template, &lang).expect("a template");
         let out = String::from_utf8(fixer.generate_replacement(&nm)).expect("UTF-8");
         let r = super::super::reference::build(lang, template, &[], &nm, src);
         let spelling = Spelling::of(lang, &[pat.to_string()]);
         let range = nm.range();
-        let (range, text) = edit(lang, nm.get_node().get_inner_node(), src, (range, out, template), 0, (r.as_ref(), &spelling));
+        let (range, text) = edit(lang, nm.get_node().get_inner_node().0, (src, &Breaks::of(src)), (range, out, template), 0, (r.as_ref(), &spelling));
         format!("{}{text}{}", &src[..range.start], &src[range.end..])
     }
 

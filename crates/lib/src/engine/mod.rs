@@ -17,6 +17,7 @@
 //!   before and after.
 
 pub mod budget;
+pub mod metered;
 pub mod structure;
 
 use std::collections::HashMap;
@@ -24,10 +25,10 @@ use std::path::Path;
 
 
 use ast_grep_core::tree_sitter::LanguageExt;
-use ast_grep_core::tree_sitter::StrDoc;
+#[allow(unused_imports)]
+use crate::engine::metered::{Grep, Metered, Step};
 use ast_grep_core::matcher::NodeMatch;
 use ast_grep_core::replacer::Replacer;
-use ast_grep_core::AstGrep;
 use ast_grep_language::SupportLang;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -38,7 +39,7 @@ use crate::request::lang;
 use crate::request::Request;
 
 use crate::request::read::{Skip, SkipReason};
-use crate::shared::nodes::{tree_depth, walk_pruned};
+use crate::shared::nodes::walk_pruned;
 
 mod captures;
 mod invariant;
@@ -75,7 +76,6 @@ pub use inject::CustomInjection;
 pub use registry::{Engine, FileOps};
 pub use syntax::{SyntaxError, MAX_EXCERPT_CHARS, MAX_SYNTAX_ERRORS_LISTED};
 use syntax::*;
-pub(crate) use syntax::over_work;
 use pick::*;
 
 /// The UTF-8 byte order mark.
@@ -140,9 +140,9 @@ pub struct Rewrite {
     /// What the structure guard found (docs/DESIGN.md section 2.5.10): nothing
     /// when the syntax check is off or the rewrite adds syntax errors.
     pub structure: structure::Report,
-    /// Set when the file was not searched after all (its syntax tree is deeper
-    /// than `MAX_CODE_DEPTH` for an op that needs that): then there are no
-    /// edits and `new_text` is the text.
+    /// Set when the file was not searched after all (it met a limit of one
+    /// file's work, `engine::budget`): then there are no edits and `new_text`
+    /// is the text.
     pub refused: Option<Skip>,
     /// Matches of rules without a fix, in walk order.
     pub findings: Vec<Finding>,
@@ -150,19 +150,6 @@ pub struct Rewrite {
     /// under `verbatim`.
     pub template: TemplateReport,
 }
-
-/// Deepest syntax tree of a searched file, in levels, for ops whose pattern uses
-/// a metavariable twice (`$A == $A`; docs/DESIGN.md section 7). ast-grep-core
-/// compares the second node with the first by recursion over the code's tree
-/// (`does_node_match_exactly`): about 430 bytes of stack per level in a release
-/// build, 1.1 KB in a debug one (measured with `ulimit -s`), on rayon workers and
-/// tokio's blocking threads of 2 MiB. A deeper file is skipped with a reason
-/// instead of overflowing the stack (`tests/limits.rs`). Real code is far
-/// shallower: over 16,000 Rust, C, Go, JavaScript and Python files, 99.9% were at
-/// most 73 levels deep and the deepest (a generated Unicode table) 741. Other
-/// patterns match without recursing over the code, at any depth
-/// (`tests/limits.rs` runs one on 100,000 nested parentheses).
-pub const MAX_CODE_DEPTH: usize = 1000;
 
 /// The most replacement text the engine builds for one file of `len` bytes: 4
 /// times its size plus 64 MiB (docs/DESIGN.md section 7). Each replacement is
@@ -248,6 +235,11 @@ pub struct Finding {
 /// no rule is left the file is not even parsed (the literal prefilter), unless
 /// `opts.prefilter` is false.
 pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: RewriteOptions) -> Option<Rewrite> {
+    budget::Budget::ensure(|| rewrite_metered(ops, lang, text, opts))
+}
+
+/// [`rewrite`], on the thread's meter.
+fn rewrite_metered(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: RewriteOptions) -> Option<Rewrite> {
     let Parsed { bom, body, grep, live } = match parse_for(ops, lang, text, opts.prefilter) {
         Ok(parsed) => parsed?,
         Err(why) => return Some(Rewrite::refused(text, why)),
@@ -269,12 +261,17 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
         .iter()
         .map(|(k, nm)| Finding { rule: live[*k].index, start: nm.range().start + bom, message: live[*k].rule.get_message(nm) })
         .collect();
+    // The fixes and messages are built from the matches: text on the meter.
+    if let Some(why) = budget::spent() {
+        drop_later(grep);
+        return Some(Rewrite::refused(text, why));
+    }
     let Picked { mut kept, mut checks, mut dropped, mut unparsed, captures } = picked;
     let mut nested_ops = Vec::new();
     if opts.rewrite_nested && !dropped.is_empty() {
         let before: Vec<usize> = kept.iter().map(|e| e.text.len()).collect();
         let texts: Vec<String> = kept.iter().map(|e| e.text.clone()).collect();
-        match nested::rewrite_nested(&live, lang, text, bom, &mut kept, &mut dropped, opts) {
+        match nested::rewrite_nested(&live, lang, text, bom, &mut kept, &mut dropped, opts).and_then(|folded| budget::spent().map_or(Ok(folded), Err)) {
             Ok(folded) => nested_ops = folded,
             Err(why) => {
                 drop_later(grep);

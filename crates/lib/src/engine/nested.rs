@@ -8,7 +8,6 @@
 //! nothing nested is left, when a round changes nothing, or after
 //! [`MAX_NESTED_ROUNDS`], and what is still nested then is reported as overlaps.
 
-use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_language::SupportLang;
 
 use super::{pick, scan, splice, Edit, RewriteOptions, SkipReason};
@@ -40,7 +39,7 @@ pub(super) fn rewrite_nested(
         let new_text = String::from_utf8(splice(text.as_bytes(), kept)).expect("edits keep UTF-8");
         let body = &new_text[bom..];
         let regions = regions(kept);
-        let grep = lang.ast_grep(body);
+        let grep = super::metered::parse(body, lang);
         let found = scan::scan(&grep, live, body, opts);
         if let Some(why) = found.stopped {
             return Err(why);

@@ -3,6 +3,8 @@
 //! text (ast-grep's, or the minimal layout), its bound, and what the template
 //! check and the structure guard need of it.
 
+#[allow(unused_imports)]
+use crate::engine::metered::{Grep, Metered, Step};
 use super::*;
 
 /// The edits kept from a file's matches, and what was left.
@@ -38,7 +40,7 @@ pub(super) fn pick(
     live: &[&CompiledOp],
     body: &str,
     bom: usize,
-    diffs: Vec<(usize, NodeMatch<'_, StrDoc<SupportLang>>)>,
+    diffs: Vec<(usize, NodeMatch<'_, Metered>)>,
     (verbatim, judged): (bool, bool),
 ) -> std::result::Result<Picked, SkipReason> {
     let mut kept: Vec<Edit> = Vec::new();
@@ -55,11 +57,13 @@ pub(super) fn pick(
     let budget = replacement_budget(body.len() + bom);
     let mut built = 0usize;
     let over = || SkipReason::ReplacementTooLarge { budget };
+    // The line breaks of the file, found once for all its edits.
+    let mut lines: Option<crate::shared::text::Breaks> = None;
     for (k, nm) in diffs {
         let op = live[k];
         let Some(fixer) = op.fixer() else { continue };
         let node = nm.get_node();
-        if node.get_inner_node().has_error() {
+        if node.get_inner_node().0.has_error() {
             // A match around an ERROR node: ast-grep rewrites it and loses the
             // text no metavariable covers (a `)`, say). Leave it, report it.
             unparsed.push(node.range().start + bom);
@@ -106,15 +110,16 @@ pub(super) fn pick(
         };
         let one_piece = read.is_some_and(|r| r.3);
         let (range, text, check) = if verbatim {
-            let parent = (node.range() == range).then(|| shape::held_by(node.get_inner_node())).flatten();
+            let parent = (node.range() == range).then(|| shape::held_by(node.get_inner_node().0)).flatten();
             let check = reference.map(|reference| invariant::EditCheck { reference, verbatim: None, parent, one_piece, kinds: Vec::new() });
             (range, text, check)
         } else {
             let (template, _, spelling, _) = read.expect("the minimal layout reads its template");
             let floor = last_end.saturating_sub(bom);
             let out = text.clone();
-            let (range, new) = minimal::edit(op.rule.language, node.get_inner_node(), body, (range, text, template), floor, (reference.as_ref(), spelling));
-            let parent = (node.range() == range).then(|| shape::held_by(node.get_inner_node())).flatten();
+            let lines = lines.get_or_insert_with(|| crate::shared::text::Breaks::of(body));
+            let (range, new) = minimal::edit(op.rule.language, node.get_inner_node().0, (body, lines), (range, text, template), floor, (reference.as_ref(), spelling));
+            let parent = (node.range() == range).then(|| shape::held_by(node.get_inner_node().0)).flatten();
             let check = reference.map(|reference| invariant::EditCheck { reference, verbatim: (out != new).then_some(out), parent, one_piece, kinds: Vec::new() });
             (range, new, check)
         };

@@ -24,7 +24,8 @@
 use std::ops::Range;
 
 use ast_grep_core::matcher::NodeMatch;
-use ast_grep_core::tree_sitter::StrDoc;
+#[allow(unused_imports)]
+use crate::engine::metered::{Grep, Metered, Step};
 use ast_grep_language::SupportLang;
 
 use super::lexer::{all_blank, lex, lexicon, Lexicon};
@@ -277,7 +278,7 @@ pub(crate) fn atoms_in(root: tree_sitter::Node<'_>, range: Range<usize>, mut eac
 /// is the text the match was found in (without BOM). `None` for a language
 /// without a layout lexer, or a template with more metavariables than
 /// placeholders.
-pub(crate) fn build(lang: SupportLang, template: &str, transformed: &[String], nm: &NodeMatch<'_, StrDoc<SupportLang>>, body: &str) -> Option<Reference> {
+pub(crate) fn build(lang: SupportLang, template: &str, transformed: &[String], nm: &NodeMatch<'_, Metered>, body: &str) -> Option<Reference> {
     let lx = lexicon(lang)?;
     let parts = parts(template, transformed);
     let mut vars = Vec::new();
@@ -296,9 +297,9 @@ pub(crate) fn build(lang: SupportLang, template: &str, transformed: &[String], n
     let values: Vec<Value> = vars
         .iter()
         .map(|v| match v {
-            Part::Single(name) => env.get_match(name).map_or(Value::Nothing, |n| Value::Nodes(vec![n.get_inner_node()])),
+            Part::Single(name) => env.get_match(name).map_or(Value::Nothing, |n| Value::Nodes(vec![n.get_inner_node().0])),
             Part::Multi(name) => {
-                let nodes: Vec<_> = env.get_multiple_matches(name).iter().map(|n| n.get_inner_node()).collect();
+                let nodes: Vec<_> = env.get_multiple_matches(name).iter().map(|n| n.get_inner_node().0).collect();
                 if nodes.is_empty() { Value::Nothing } else { Value::Nodes(nodes) }
             }
             Part::Transformed(name) => env.get_transformed(name).map_or(Value::Nothing, |b| Value::Text(String::from_utf8_lossy(b).into_owned())),

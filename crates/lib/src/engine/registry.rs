@@ -101,11 +101,10 @@ impl Engine {
         let mut by_lang: HashMap<SupportLang, Vec<CompiledOp>> = HashMap::new();
         let mut file_globs = Vec::with_capacity(set.rules.len());
         let mut warnings = Vec::new();
-        let utils: Vec<serde_json::Value> = set.utils.iter().map(|u| u.json()).collect();
         for (i, rule) in set.rules.iter().enumerate() {
             let lang = rule.language();
             let config = rule.json();
-            let op = compile::compile_rule(i, rule, &config, (&globals, &utils), set.base.is_none()).map_err(|e| Error::bad(e.message))?;
+            let op = compile::compile_rule(i, rule, &config, &globals, set.base.is_none()).map_err(|e| Error::bad(e.message))?;
             warnings.extend(op.lint.iter().map(|l| Text::from(l.as_str())));
             by_lang.entry(lang).or_default().push(op);
             file_globs.push(crate::request::ruleset::FileGlobs::of(&config)?);
@@ -203,6 +202,11 @@ impl Engine {
     /// its regions' of embedded code, for a search: see `hits::search`. `Err`
     /// is the reason to skip the file (too deep, as in [`rewrite`]).
     pub fn search(&self, ops: &FileOps<'_>, text: &str, prefilter: bool, each: impl FnMut(usize, &Hit<'_>)) -> std::result::Result<usize, Skip> {
+        super::budget::Budget::ensure(|| self.search_metered(ops, text, prefilter, each))
+    }
+
+    /// [`Engine::search`], on the thread's meter.
+    fn search_metered(&self, ops: &FileOps<'_>, text: &str, prefilter: bool, each: impl FnMut(usize, &Hit<'_>)) -> std::result::Result<usize, Skip> {
         let bom = bom_len(text);
         let mut trees = Vec::new();
         if !ops.own.is_empty()

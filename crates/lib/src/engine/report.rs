@@ -9,7 +9,8 @@ use std::sync::Arc;
 
 use ast_grep_config::{LabelStyle, RuleConfig, Severity as RuleSeverity};
 use ast_grep_core::meta_var::MetaVariable;
-use ast_grep_core::tree_sitter::StrDoc;
+#[allow(unused_imports)]
+use crate::engine::metered::{Grep, Metered, Step};
 use ast_grep_core::{Node, NodeMatch};
 use ast_grep_language::SupportLang;
 use serde::{Deserialize, Serialize};
@@ -125,6 +126,8 @@ pub struct Captures {
     pub single: BTreeMap<String, Capture>,
     /// `$$$A`: a list of nodes each.
     pub multi: BTreeMap<String, Vec<Capture>>,
+    /// The rule's `transform` outputs, by name.
+    pub transformed: BTreeMap<String, String>,
 }
 
 /// One match of one rule.
@@ -149,6 +152,11 @@ pub struct RuleMatch {
 /// `ast-grep-ignore` handling as a rewrite. `Err` is the reason to skip the file
 /// (too deep, as in [`rewrite`]).
 pub fn report(ops: &[&CompiledOp], lang: SupportLang, text: &str, prefilter: bool) -> std::result::Result<Vec<RuleMatch>, Skip> {
+    super::budget::Budget::ensure(|| report_metered(ops, lang, text, prefilter))
+}
+
+/// [`report`], on the thread's meter.
+fn report_metered(ops: &[&CompiledOp], lang: SupportLang, text: &str, prefilter: bool) -> std::result::Result<Vec<RuleMatch>, Skip> {
     let Some(Parsed { bom, body, grep, live }) = parse_for(ops, lang, text, prefilter).map_err(Skip)? else {
         return Ok(Vec::new());
     };
@@ -165,6 +173,11 @@ pub fn report(ops: &[&CompiledOp], lang: SupportLang, text: &str, prefilter: boo
         out.push((op.index, record(&op.rule, info, nm, bom)));
     }
     drop(found);
+    // Labels and messages are built from the matches: text on the meter.
+    if let Some(why) = super::budget::spent() {
+        drop_later(grep);
+        return Err(Skip(why));
+    }
     out.sort_by_key(|(i, m)| (m.span.start, std::cmp::Reverse(m.span.end), *i));
     drop_later(grep);
     Ok(out.into_iter().map(|(_, m)| m).collect())
@@ -210,7 +223,7 @@ fn info_of(op: &CompiledOp) -> Arc<RuleInfo> {
     })
 }
 
-type Match<'t> = NodeMatch<'t, StrDoc<SupportLang>>;
+type Match<'t> = NodeMatch<'t, Metered>;
 
 fn record(rule: &RuleConfig<SupportLang>, info: Arc<RuleInfo>, nm: &Match<'_>, bom: usize) -> RuleMatch {
     let mut labels: Vec<Label> = rule
@@ -238,7 +251,7 @@ fn record(rule: &RuleConfig<SupportLang>, info: Arc<RuleInfo>, nm: &Match<'_>, b
     RuleMatch { rule: info, span: span_of(nm, nm, bom), message: rule.get_message(nm), labels, replacement, captures: captures(nm, bom) }
 }
 
-fn span_of(first: &Node<'_, StrDoc<SupportLang>>, last: &Node<'_, StrDoc<SupportLang>>, bom: usize) -> Span {
+fn span_of(first: &Node<'_, Metered>, last: &Node<'_, Metered>, bom: usize) -> Span {
     let (s, e) = (first.start_pos(), last.end_pos());
     Span {
         start: first.range().start + bom,
@@ -260,6 +273,8 @@ fn captures(nm: &Match<'_>, bom: usize) -> Option<Captures> {
             MetaVariable::Capture(name, _) => {
                 if let Some(n) = env.get_match(&name) {
                     c.single.insert(name, Capture { text: n.text().into_owned(), span: span_of(n, n, bom) });
+                } else if let Some(bytes) = env.get_transformed(&name) {
+                    c.transformed.insert(name, String::from_utf8_lossy(bytes).into_owned());
                 }
             }
             MetaVariable::MultiCapture(name) => {

@@ -3,8 +3,9 @@
 //! potential kinds include the node's kind, in ast-grep-config's `CombinedScan`
 //! order (rules without a fix first, then by id; a request's ops by their index).
 //!
-//! The walk polls the file's time budget every `budget::POLL_EVERY` nodes and
-//! stops when it is spent ([`Found::stopped`]).
+//! Each node of the walk is a step on the file's meter (`engine::budget`),
+//! as are the matchers' own walks (`engine::metered`); the walk stops when
+//! the file's budget is spent ([`Found::stopped`]).
 //!
 //! The walk skips the subtrees that span none of the rules' anchor literals (no
 //! match can lie there; [`crate::compile::CompiledOp::anchor`]). Where the file
@@ -15,11 +16,11 @@
 
 use ast_grep_config::CombinedScan;
 use ast_grep_core::matcher::{Matcher, MatcherExt, NodeMatch};
-use ast_grep_core::tree_sitter::StrDoc;
-use ast_grep_core::AstGrep;
+#[allow(unused_imports)]
+use crate::engine::metered::{Grep, Metered, Step};
 use ast_grep_language::SupportLang;
 
-use super::budget::{spent, POLL_EVERY};
+use super::budget::{spent, tick};
 use super::RewriteOptions;
 use crate::request::read::SkipReason;
 use crate::shared::nodes::walk_pruned;
@@ -28,16 +29,16 @@ use crate::compile::{CompiledOp, SuppressionCheck};
 /// A file's matches: `(rule position in the live list, match)`.
 pub(super) struct Found<'t> {
     /// Matches of rules with a fix, in walk order.
-    pub diffs: Vec<(usize, NodeMatch<'t, StrDoc<SupportLang>>)>,
+    pub diffs: Vec<(usize, NodeMatch<'t, Metered>)>,
     /// Matches of rules without a fix, in walk order.
-    pub findings: Vec<(usize, NodeMatch<'t, StrDoc<SupportLang>>)>,
+    pub findings: Vec<(usize, NodeMatch<'t, Metered>)>,
     /// Why the walk stopped before its end (`engine::budget`): the file must
     /// be skipped.
     pub stopped: Option<SkipReason>,
 }
 
 /// Every match of `live` in the file `grep` (of text `body`).
-pub(super) fn scan<'t>(grep: &'t AstGrep<StrDoc<SupportLang>>, live: &[&CompiledOp], body: &str, opts: RewriteOptions) -> Found<'t> {
+pub(super) fn scan<'t>(grep: &'t Grep, live: &[&CompiledOp], body: &str, opts: RewriteOptions) -> Found<'t> {
     if live.iter().any(|op| op.suppressible) && body.contains("ast-grep-ignore") {
         return combined(grep, live);
     }
@@ -54,16 +55,10 @@ pub(super) fn scan<'t>(grep: &'t AstGrep<StrDoc<SupportLang>>, live: &[&Compiled
     }
     let anchors = if opts.prefilter { anchors(live, body.as_bytes()) } else { None };
     let mut found = Found { diffs: Vec::new(), findings: Vec::new(), stopped: None };
-    let mut walked = 0usize;
-    walk_pruned(grep.root().get_inner_node(), |node| {
-        walked += 1;
-        if found.stopped.is_some() {
-            return false;
-        }
-        if walked.is_multiple_of(POLL_EVERY)
-            && let Some(why) = spent()
-        {
-            found.stopped = Some(why);
+    let mut over = false;
+    walk_pruned(grep.root().get_inner_node().0, |node| {
+        if over || !tick(1) {
+            over = true;
             return false;
         }
         if let Some(hits) = &anchors
@@ -72,12 +67,13 @@ pub(super) fn scan<'t>(grep: &'t AstGrep<StrDoc<SupportLang>>, live: &[&Compiled
             return false;
         }
         for &k in by_kind.get(usize::from(node.kind_id())).map_or(&[][..], |v| &v[..]) {
-            if let Some(m) = live[k].rule.matcher.match_node(grep.adopt(node)) {
+            if let Some(m) = live[k].rule.matcher.match_node(grep.adopt(Step(node))) {
                 if live[k].has_fix { found.diffs.push((k, m)) } else { found.findings.push((k, m)) }
             }
         }
         true
     });
+    found.stopped = spent();
     found
 }
 
@@ -111,7 +107,7 @@ fn spans(hits: &[(usize, usize)], start: usize, end: usize) -> bool {
 
 /// ast-grep-config's own scan (with `ast-grep-ignore` suppression), mapped back
 /// to positions in `live`.
-fn combined<'t>(grep: &'t AstGrep<StrDoc<SupportLang>>, live: &[&CompiledOp]) -> Found<'t> {
+fn combined<'t>(grep: &'t Grep, live: &[&CompiledOp]) -> Found<'t> {
     let mut scan = CombinedScan::new(live.iter().filter(|op| op.check.is_none()).map(|op| &op.rule).collect());
     // The comments that suppressed nothing (or name no rule) come back as
     // matches of these rules; a fix to nothing deletes the unused ones, as
@@ -126,7 +122,7 @@ fn combined<'t>(grep: &'t AstGrep<StrDoc<SupportLang>>, live: &[&CompiledOp]) ->
     let result = scan.scan(grep, true);
     let pos = |rule: &ast_grep_config::RuleConfig<SupportLang>| live.iter().position(|op| std::ptr::eq(&op.rule, rule)).expect("a live rule");
     let diffs = result.diffs.into_iter().map(|(r, m)| (pos(r), m)).collect();
-    let mut findings: Vec<(usize, NodeMatch<'t, StrDoc<SupportLang>>)> =
+    let mut findings: Vec<(usize, NodeMatch<'t, Metered>)> =
         result.matches.into_iter().flat_map(|(r, ms)| ms.into_iter().map(move |m| (r, m))).map(|(r, m)| (pos(r), m)).collect();
     findings.sort_by_key(|(_, m)| m.range().start);
     Found { diffs, findings, stopped: spent() }

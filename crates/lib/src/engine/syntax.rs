@@ -4,10 +4,9 @@
 //! (docs/DESIGN.md section 2.5.6); and the checks of section 2.5.7 made before a
 //! file is matched: its depth, and the work of its rules' transforms and rewriters.
 
+#[allow(unused_imports)]
+use crate::engine::metered::{Grep, Metered, Step};
 use super::*;
-use crate::compile::work::{transform_budget, Model, Nesting, Over, MAX_REWRITE_STEPS};
-use crate::shared::nodes::{walk, Next};
-use ast_grep_core::matcher::Matcher;
 
 /// Most syntax errors listed per changed file (`syntaxErrors`, docs/DESIGN.md
 /// sections 2.5.6 and 7): the first ones the rewrite adds are where to look; the
@@ -92,8 +91,8 @@ pub(super) fn excerpt(line: &str, at: usize) -> String {
 
 /// ERROR and MISSING nodes of a tree, in pre-order (so the first is the one
 /// that starts first).
-pub(super) fn tree_errors(grep: &AstGrep<StrDoc<SupportLang>>) -> Vec<ErrorNode> {
-    error_nodes(grep.root().get_inner_node())
+pub(super) fn tree_errors(grep: &Grep) -> Vec<ErrorNode> {
+    error_nodes(grep.root().get_inner_node().0)
 }
 
 /// ERROR and MISSING nodes at or under `node`, in pre-order. tree-sitter's
@@ -114,9 +113,9 @@ pub(super) fn error_nodes(node: tree_sitter::Node<'_>) -> Vec<ErrorNode> {
 /// The 1-based line of the first ERROR or MISSING node of a tree, if it has one:
 /// one look at the root for a tree without errors, else the way down to the
 /// first.
-pub(super) fn first_error_line(grep: &AstGrep<StrDoc<SupportLang>>) -> Option<usize> {
+pub(super) fn first_error_line(grep: &Grep) -> Option<usize> {
     let mut first = None;
-    walk_pruned(grep.root().get_inner_node(), |node| {
+    walk_pruned(grep.root().get_inner_node().0, |node| {
         if first.is_some() {
             return false;
         }
@@ -192,7 +191,7 @@ pub(super) struct SyntaxCheck {
 /// what its template's metavariables captured).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn syntax_check(
-    grep: AstGrep<StrDoc<SupportLang>>,
+    grep: Grep,
     lang: SupportLang,
     text: &str,
     edits: &mut [Edit],
@@ -208,11 +207,11 @@ pub(super) fn syntax_check(
         return (splice(text.as_bytes(), edits), SyntaxCheck { broken_before, ..SyntaxCheck::default() });
     }
     let before = if check_syntax { tree_errors(&grep) } else { Vec::new() };
-    let broken = if templated { error_spans(grep.root().get_inner_node()) } else { Vec::new() };
+    let broken = if templated { error_spans(grep.root().get_inner_node().0) } else { Vec::new() };
     // The structure guard (docs/DESIGN.md section 2.5.10) needs the old tree as
     // it was: `Tree::edit` below moves its nodes. The template check changes
     // the text of an edit, never its range.
-    let flat = check_syntax.then(|| structure::Before::of(grep.root().get_inner_node(), edits, captures, bom));
+    let flat = check_syntax.then(|| structure::Before::of(grep.root().get_inner_node().0, edits, captures, bom));
     // Keep only the tree: with no other reference to it, `Tree::edit` changes
     // its nodes in place instead of copying each node on the way to an edit,
     // and the source copy inside `grep` is freed before the re-parse.
@@ -263,14 +262,14 @@ pub(super) struct Parsed<'t, 'o> {
     pub(super) bom: usize,
     /// The text without its BOM.
     pub(super) body: &'t str,
-    pub(super) grep: AstGrep<StrDoc<SupportLang>>,
+    pub(super) grep: Grep,
     /// The ops the literal prefilter left (all of them when it is off).
     pub(super) live: Vec<&'o CompiledOp>,
 }
 
 /// Parses `text` for `ops` (the rewrite and the search share it): `Ok(None)`
 /// when the prefilter leaves no op, so the file is not parsed; `Err` with the
-/// reason when its tree is too deep for them ([`MAX_CODE_DEPTH`]).
+/// reason when the file's budget is spent already (`engine::budget`).
 pub(super) fn parse_for<'t, 'o>(ops: &[&'o CompiledOp], lang: SupportLang, text: &'t str, prefilter: bool) -> std::result::Result<Option<Parsed<'t, 'o>>, SkipReason> {
     let live: Vec<&CompiledOp> = ops.iter().copied().filter(|op| !prefilter || op.may_match(text.as_bytes())).collect();
     if live.is_empty() {
@@ -283,76 +282,9 @@ pub(super) fn parse_for<'t, 'o>(ops: &[&'o CompiledOp], lang: SupportLang, text:
         Some(rest) => (BOM.len(), rest),
         None => (0, text),
     };
-    let grep = lang.ast_grep(body);
-    if let Some(why) = too_deep(&grep, &live).or_else(|| too_costly(&grep, &live, body.len())) {
-        drop_later(grep);
-        return Err(why);
-    }
+    let grep = super::metered::parse(body, lang);
+    super::budget::set_text(body.len(), live.iter().map(|op| op.growth).max().unwrap_or(1));
     Ok(Some(Parsed { bom, body, grep, live }))
-}
-
-/// The reason to skip a file on which the `transform` or `rewriters` of one of
-/// `live` could build too much text or do too much work (`compile::work`), if
-/// there is one.
-fn too_costly(grep: &AstGrep<StrDoc<SupportLang>>, live: &[&CompiledOp], len: usize) -> Option<SkipReason> {
-    live.iter().find_map(|op| over_work(op.work.as_ref()?, &op.rule, grep.root().get_inner_node(), len))
-}
-
-/// The reason not to match `rule` (bounded by `model`) on the text of `len`
-/// bytes whose tree is at `root`, if its work would be over a bound
-/// (`compile::work`); the rule tests ask it too.
-pub(crate) fn over_work(model: &Model, rule: &ast_grep_config::RuleConfig<SupportLang>, root: tree_sitter::Node<'_>, len: usize) -> Option<SkipReason> {
-    let nesting = nesting(root, rule, model);
-    match model.check(len, &nesting) {
-        Ok(()) => None,
-        Err(Over::Text) => Some(SkipReason::TransformTooLarge { rule: rule.id.clone(), budget: transform_budget(len) }),
-        Err(Over::Steps { nesting }) => Some(SkipReason::RewriteTooCostly { rule: rule.id.clone(), nesting, limit: MAX_REWRITE_STEPS as u64 }),
-    }
-}
-
-/// One walk over the tree at `root` for [`Model::check`] of `rule`'s `model`:
-/// the nodes of the rule's kinds, their lengths, how the self-reaching
-/// rewriters' kinds nest, and the steps (which saturate to infinity).
-fn nesting(root: tree_sitter::Node<'_>, rule: &ast_grep_config::RuleConfig<SupportLang>, model: &Model) -> Nesting {
-    let top = rule.matcher.potential_kinds();
-    let is_top = |k: u16| top.as_ref().is_none_or(|t| t.contains(usize::from(k)));
-    let cycle = model.cycle_kinds();
-    let is_cycle = |k: u16| cycle.is_some_and(|c| c.is_none_or(|c| c.contains(&k)));
-    let base = model.base();
-    // (the result, rule kinds around, rewriter kinds around, per entered node
-    // whether it was of each)
-    let mut state = (Nesting::default(), 0usize, 0usize, Vec::<(bool, bool)>::new());
-    let visit = |(out, tops, cycles, stack): &mut (Nesting, usize, usize, Vec<(bool, bool)>), n: tree_sitter::Node<'_>| {
-        let (t, c) = (is_top(n.kind_id()), is_cycle(n.kind_id()));
-        let (tops_here, cycles_here) = (*tops + usize::from(t), *cycles + usize::from(c));
-        if t {
-            out.candidates += 1;
-            out.covered += (n.end_byte() - n.start_byte()) as f64;
-        }
-        out.cycle = out.cycle.max(cycles_here);
-        out.steps += (tops_here + 1) as f64 * base.powi(cycles_here.min(i32::MAX as usize) as i32);
-        if n.child_count() == 0 {
-            return Next::Sibling;
-        }
-        (*tops, *cycles) = (tops_here, cycles_here);
-        stack.push((t, c));
-        Next::Children
-    };
-    let leave = |(_, tops, cycles, stack): &mut (Nesting, usize, usize, Vec<(bool, bool)>), _: tree_sitter::Node<'_>| {
-        if let Some((t, c)) = stack.pop() {
-            *tops -= usize::from(t);
-            *cycles -= usize::from(c);
-        }
-    };
-    walk(root, &mut state, visit, leave);
-    state.0
-}
-
-/// The reason to skip a file whose tree is too deep for one of `live` (a pattern
-/// that uses a metavariable twice; docs/DESIGN.md section 2.5.7), if it is.
-fn too_deep(grep: &AstGrep<StrDoc<SupportLang>>, live: &[&CompiledOp]) -> Option<SkipReason> {
-    (live.iter().any(|op| op.compares_code) && tree_depth(grep.root().get_inner_node(), MAX_CODE_DEPTH) > MAX_CODE_DEPTH)
-        .then_some(SkipReason::TreeTooDeep { limit: MAX_CODE_DEPTH })
 }
 
 thread_local! {

@@ -131,7 +131,7 @@ fn incremental_error_count_equals_a_full_parse() {
 
 /// ERROR and MISSING nodes of a fresh parse, every node visited (no pruning):
 /// the reference the pruned walk must equal.
-fn full_error_count(grep: &AstGrep<StrDoc<SupportLang>>) -> usize {
+fn full_error_count(grep: &ast_grep_core::AstGrep<ast_grep_core::tree_sitter::StrDoc<SupportLang>>) -> usize {
     grep.root().dfs().filter(|n| n.is_error() || n.is_missing()).count()
 }
 
@@ -192,7 +192,7 @@ proptest::proptest! {
         for pat in ["f($A)", "f(g($A))", "g($$$A)", "h"] {
             let e = engine(pat, "z", SupportLang::Python);
             let op = e.ops_for(SupportLang::Python, Path::new("/x.py"))[0];
-            let grep = SupportLang::Python.ast_grep(&src);
+            let grep = crate::engine::metered::parse(&src, SupportLang::Python);
             let all: Vec<_> = grep.root().find_all(&op.rule.matcher).map(|m| m.range()).collect();
             op.anchor(src.as_bytes()).expect("these patterns have a literal");
             let anchored: Vec<_> = scan::scan(&grep, &[op], &src, FULL).diffs.iter().map(|(_, m)| m.range()).collect();
@@ -211,8 +211,8 @@ fn prefilter_is_sound(lang: SupportLang, ext: &str, pats: &[&str], src: &str) ->
         let e = engine(pat, "z", lang);
         let op = e.ops_for(lang, Path::new(&format!("/x.{ext}")))[0];
         proptest::prop_assert!(!op.prefilters[0].0.literals.is_empty());
-        let grep = lang.ast_grep(src);
-        let all: Vec<_> = grep.root().find_all(&op.rule.matcher).map(|m| (m.range(), m.get_node().get_inner_node().has_error())).collect();
+        let grep = crate::engine::metered::parse(src, lang);
+        let all: Vec<_> = grep.root().find_all(&op.rule.matcher).map(|m| (m.range(), m.get_node().get_inner_node().0.has_error())).collect();
         if !op.may_match(src.as_bytes()) {
             proptest::prop_assert!(all.iter().all(|(_, err)| *err), "{} matches {:?} but the prefilter rejects it", pat, src);
             continue;
@@ -358,7 +358,7 @@ proptest::proptest! {
             for out in [format!("h(\n{pad}{paste}\n)"), format!("{pad}[{paste}]"), var.to_string(), "k".to_string()] {
                 let e = engine(&format!("f({var})"), &out, SupportLang::Python);
                 let op = e.ops_for(SupportLang::Python, Path::new("/x.py"))[0];
-                let grep = SupportLang::Python.ast_grep(&src);
+                let grep = crate::engine::metered::parse(&src, SupportLang::Python);
                 for nm in grep.root().find_all(&op.rule.matcher) {
                     let r = nm.range();
                     let built = op.fixer().unwrap().generate_replacement(&nm).len();

@@ -30,7 +30,7 @@ use crate::request::read::{check_text, read_text, Skip, Skipped};
 use crate::shared::error::Result;
 use crate::request::lang;
 use crate::request::Request;
-use crate::shared::text::{column_of, line_of};
+use crate::shared::text::line_of;
 use crate::request::walk::{self, Candidate};
 use warning::{run_warnings, Warning};
 
@@ -306,18 +306,20 @@ fn cross_rule_notes(req: &Request, overlapped: &[Overlapped]) -> Vec<Warning> {
 /// The file's dropped matches and findings, named by rule.
 fn reported(req: &Request, names: &[String], path: &str, text: &str, rw: &engine::Rewrite) -> Reported {
     let name = |i: usize| names.get(i).cloned().unwrap_or_else(|| crate::request::op_id(i));
+    // Located with one index of the text: a file may hold many thousands.
+    let mut at = crate::shared::text::Locator::new(if rw.dropped.is_empty() && rw.findings.is_empty() { "" } else { text });
     let overlapped = rw
         .dropped
         .iter()
-        .map(|d| Overlapped { path: path.to_string(), line: line_of(text, d.at), rule: name(d.lost), kept_rule: name(d.won), same_node: d.same })
+        .map(|d| Overlapped { path: path.to_string(), line: at.line(d.at), rule: name(d.lost), kept_rule: name(d.won), same_node: d.same })
         .collect();
     let findings = rw
         .findings
         .iter()
         .map(|f| Finding {
             path: path.to_string(),
-            line: line_of(text, f.start),
-            column: column_of(text, f.start),
+            line: at.line(f.start),
+            column: at.column(f.start),
             rule: name(f.rule),
             severity: req.severity(f.rule),
             message: f.message.clone(),
@@ -410,12 +412,12 @@ pub(crate) fn largest_first<T: Sync, R: Send>(
     out.into_iter().map(|(_, r)| r).collect()
 }
 
-/// Runs `f` with a fresh request budget ([`Budget::new`]) whose stop flag is
+/// Runs `f` with a fresh budget of `req` ([`Budget::of`]) whose stop flag is
 /// raised as soon as `stop()` turns true: a thread polls it every 20 ms while
 /// `f` runs, so a cancelled request stops the file in progress too, at its
 /// next poll of the budget.
-pub(crate) fn watched<R>(stop: &(dyn Fn() -> bool + Sync), f: impl FnOnce(&Budget) -> R) -> R {
-    let budget = Budget::new();
+pub(crate) fn watched<R>(req: &Request, stop: &(dyn Fn() -> bool + Sync), f: impl FnOnce(&Budget) -> R) -> R {
+    let budget = Budget::of(req);
     let done = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|s| {
         let watcher = s.spawn(|| {
@@ -459,7 +461,7 @@ pub fn build_with(
     let total = walked.files.len();
     let done = std::sync::atomic::AtomicUsize::new(0);
     let names = req.rule_names();
-    let outcomes = watched(stop, |budget| {
+    let outcomes = watched(req, stop, |budget| {
         largest_first(&walked.files, |c| c.size, budget, |c| {
             if stop() {
                 return FileOutcome::Unchanged(Reported::default());

@@ -107,6 +107,11 @@ pub struct PreviewDetails {
     pub overlaps: usize,
     /// Files not searched, with reasons worded for the front end.
     pub skipped: Vec<SkippedFile>,
+    /// How many of them one of ast-edit's own limits left unsearched where
+    /// ast-grep would have searched them (`limit: true`): the run fails
+    /// (docs/DESIGN.md section 7).
+    #[serde(default)]
+    pub skipped_by_limits: usize,
     /// Messages for the user.
     pub warnings: Vec<String>,
     /// True when `maxFiles` cut the walk.
@@ -139,6 +144,10 @@ pub struct SkippedFile {
     pub path: String,
     /// Why it was skipped.
     pub reason: String,
+    /// One of ast-edit's own limits left it unsearched
+    /// ([`crate::request::read::SkipReason::is_limit`]): the run fails.
+    #[serde(default)]
+    pub limit: bool,
     /// The path as people read it ([`Skipped::shown`]); not in the JSON.
     #[serde(skip)]
     pub shown: String,
@@ -147,7 +156,7 @@ pub struct SkippedFile {
 impl SkippedFile {
     /// `s` in the words of `words`.
     pub fn of(s: &Skipped, words: &dyn Words) -> Self {
-        SkippedFile { path: s.path.clone(), reason: s.reason.text().render(words), shown: s.shown().into_owned() }
+        SkippedFile { path: s.path.clone(), reason: s.reason.text().render(words), limit: s.reason.is_limit(), shown: s.shown().into_owned() }
     }
 }
 
@@ -185,6 +194,7 @@ pub fn details(plan: &Plan, per_rule: &[RuleCount], words: &dyn Words) -> Previe
             .collect(),
         overlaps: plan.overlaps,
         skipped: plan.skipped.iter().map(|s| SkippedFile::of(s, words)).collect(),
+        skipped_by_limits: plan.skipped.iter().filter(|s| s.reason.is_limit()).count(),
         warnings: plan.warnings.iter().map(|w| w.text().render(words)).collect(),
         limit_reached: plan.limit_reached,
         overlapped: plan.overlapped.clone(),
@@ -224,6 +234,9 @@ impl PreviewDetails {
         }
         if !self.skipped.is_empty() {
             line.push_str(&format!(", {} skipped", plural(self.skipped.len(), "file")));
+        }
+        if self.skipped_by_limits > 0 {
+            line.push_str(&format!(", incomplete: {} not searched to the end because of ast-edit's limits", plural(self.skipped_by_limits, "file")));
         }
         if !self.findings.is_empty() {
             line.push_str(&format!(", {}", plural(self.findings.len(), "finding")));

@@ -79,7 +79,7 @@ impl Summary {
 pub fn report(req: &Request, cwd: &Path, each: &mut dyn FnMut(FileReport) -> bool) -> Result<Summary> {
     let (root, walked, engine) = plan::prepare(req, cwd)?;
     let mut summary = Summary { files_searched: walked.files.len(), ..Summary::default() };
-    let budget = crate::engine::budget::Budget::new();
+    let budget = crate::engine::budget::Budget::of(req);
     for batch in walked.files.chunks(BATCH_FILES) {
         let done = plan::largest_first(batch, |c| c.size, &budget, |c| report_file(&engine, req, c));
         for (c, outcome) in batch.iter().zip(done) {
@@ -168,7 +168,7 @@ pub fn report_text(req: &Request, cwd: &Path, text: String, path: &str) -> Resul
     let engine = Engine::new(req, [lang], cwd)?;
     let ops = engine.all_for(lang);
     let mut summary = Summary { files_searched: 1, ..Summary::default() };
-    let matches = engine::report(&ops, lang, &text, !req.no_prefilter).map_err(refused)?;
+    let matches = crate::engine::budget::Budget::of(req).within(|| engine::report(&ops, lang, &text, !req.no_prefilter)).map_err(refused)?;
     summary.warnings = engine.warnings.iter().map(|text| Warning::Rules { text: text.clone() }).collect();
     if matches.is_empty() {
         return Ok((None, summary));

@@ -215,9 +215,14 @@ pub struct SearchResult {
     /// Where the next page starts; absent on the last page.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_offset: Option<usize>,
-    /// Files skipped (with the reason), walk problems, ops that cannot run in
-    /// some language; at most [`MAX_WARNINGS`].
+    /// Files skipped (with the reason; those of [`SearchResult::skipped_by_limits`]
+    /// first), walk problems, ops that cannot run in some language; at most
+    /// [`MAX_WARNINGS`].
     pub warnings: Vec<String>,
+    /// Files one of ast-edit's own limits left unsearched where ast-grep would
+    /// have searched them: the counts leave out their matches, and the search
+    /// fails (docs/DESIGN.md section 7).
+    pub skipped_by_limits: usize,
 }
 
 /// Runs `s` from `cwd`; the warnings are in the words of `words` (the front end
@@ -233,7 +238,7 @@ pub fn search_with(s: &Search, cwd: &Path, words: &dyn Words, stop: &(dyn Fn() -
     let (root, walked, engine) = plan::prepare(&s.request, cwd)?;
     let req = &s.request;
     // The page is read under the same request budget as the counting.
-    let (counted, budget) = plan::watched(stop, |b| {
+    let (counted, budget) = plan::watched(req, stop, |b| {
         (plan::largest_first(&walked.files, |c| c.size, b, |c| if stop() { Ok((0, FileSeen::default())) } else { count_file(&engine, req, c) }), b.clone())
     });
     if stop() {
@@ -248,7 +253,9 @@ pub fn search_with(s: &Search, cwd: &Path, words: &dyn Words, stop: &(dyn Fn() -
             (0, FileSeen::default())
         }))
         .unzip();
-    skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    // The files a limit left unsearched first: the warnings are capped.
+    skipped.sort_by(|a, b| (!a.reason.is_limit(), &a.path).cmp(&(!b.reason.is_limit(), &b.path)));
+    let skipped_by_limits = skipped.iter().filter(|s| s.reason.is_limit()).count();
     let total: usize = counts.iter().sum();
     let files_with_matches = counts.iter().filter(|&&n| n > 0).count();
     if s.offset > 0 && s.offset >= total {
@@ -295,6 +302,7 @@ pub fn search_with(s: &Search, cwd: &Path, words: &dyn Words, stop: &(dyn Fn() -
         truncated: false,
         next_offset: (next < total).then_some(next),
         warnings: capped(warnings),
+        skipped_by_limits,
     })
 }
 
@@ -604,6 +612,12 @@ impl SearchResult {
             out.push('\n');
             out.push_str(&words.say(&Say::NextPage(next)));
         }
+        if self.skipped_by_limits > 0 {
+            out.push_str(&format!(
+                "\nincomplete: {} not searched to the end because of ast-edit's limits (named above); the counts leave out their matches",
+                plural(self.skipped_by_limits, "file")
+            ));
+        }
         out
     }
 
@@ -727,6 +741,7 @@ mod tests {
             truncated: false,
             next_offset: Some(300),
             warnings: Vec::new(),
+            skipped_by_limits: 0,
         };
         r.fit(&crate::shared::message::Plain, 5_000, 40_000);
         assert!(r.truncated && r.matches.len() < 200 && !r.matches.is_empty());

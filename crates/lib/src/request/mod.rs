@@ -58,9 +58,8 @@ pub const MAX_GLOBS: usize = 1000;
 /// (`convert_node_to_pattern`), and its matcher, its variable listing and our
 /// prefilter recurse over the result: about 600 bytes of stack per level in a
 /// release build, 2.4 KB in a debug one, measured with `ulimit -s`. 256 levels keep
-/// that under 650 KB on the 2 MiB stacks of rayon's workers and of tokio's blocking
-/// threads (the MCP server), with room for `crate::engine::MAX_CODE_DEPTH` on
-/// top. Bracket nesting is refused earlier, without parsing
+/// that under 650 KB, far inside the 4 MiB one file's matching may use
+/// (`engine::budget`) on threads of [`WORKER_STACK_BYTES`]. Bracket nesting is refused earlier, without parsing
 /// ([`MAX_NESTING`]); this catches the depth that needs no
 /// brackets (`1 + 1 + ... + 1`, `a.b.c...`).
 pub const MAX_PATTERN_DEPTH: usize = 256;
@@ -377,13 +376,51 @@ pub struct Request {
     /// unless asked; stored only when it differs).
     #[serde(default = "default_context", skip_serializing_if = "is_default_context")]
     pub context_lines: usize,
+    /// The request's time limit, if it has one (`engine::budget`): the MCP
+    /// server's; the CLI's only when asked. Not stored: an apply re-runs
+    /// without one.
+    #[serde(skip)]
+    pub time_limit: Option<std::time::Duration>,
+    /// The most steps matching one file may take (`engine::budget`): past
+    /// them the file is skipped with the reason ([`MAX_FILE_STEPS`] unless
+    /// asked; stored only when it differs).
+    #[serde(default = "default_steps", skip_serializing_if = "is_default_steps")]
+    pub max_steps: u64,
 }
+
+fn default_steps() -> u64 {
+    MAX_FILE_STEPS
+}
+
+fn is_default_steps(n: &u64) -> bool {
+    *n == MAX_FILE_STEPS
+}
+
+/// Most steps (node visits, a sibling passed over, a child listed) matching
+/// one file may take, by default ([`Request::max_steps`]; the CLI's
+/// `--max-steps`). No file of the Linux kernel, Django, sympy or tokio comes
+/// within a tenth of it with any rule of `queries/` or
+/// `benches/scan-project/` (docs/DESIGN.md section 7 has the figures); at the
+/// slowest step measured it is a few seconds of work.
+pub const MAX_FILE_STEPS: u64 = 1 << 26;
 
 /// The rule id of op `i` of an ad-hoc request (`ops[i]`): `op-N`, as the
 /// rule config it becomes, its findings and its dropped matches name it.
 pub(crate) fn op_id(i: usize) -> String {
     format!("op-{i}")
 }
+
+/// The stack of each thread that matches files: one file's matching may use
+/// 4 MiB of it (`engine::budget`; docs/DESIGN.md section 7), the rest is room
+/// for the engine's own work around it. Only the pages a thread touches
+/// become memory; the rest is address space. The front ends build their
+/// worker threads with it.
+pub const WORKER_STACK_BYTES: usize = 64 << 20;
+
+/// The time limit of a request whose client waits for the answer (a server's;
+/// [`Request::time_limit`]): past it, the files not done are skipped with the
+/// reason.
+pub const SERVED_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// Lines of context around each hunk, by default (`contextLines` / `-C` change it).
 pub const CONTEXT: usize = 3;
@@ -605,6 +642,8 @@ impl RawRequest {
             rewrite_nested: self.rewrite_nested.unwrap_or(false),
             verbatim: self.verbatim.unwrap_or(false),
             context_lines: crate::request::check_context(self.context_lines.unwrap_or(crate::request::CONTEXT as u64), "contextLines")?,
+            time_limit: None,
+            max_steps: MAX_FILE_STEPS,
         })
     }
 }

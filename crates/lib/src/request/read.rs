@@ -40,11 +40,15 @@ pub enum SkipReason {
         len: u64,
         /// The cap in bytes.
         cap: u64,
+        /// ast-grep 0.51.1 skips it too: over 3 MB and over 200,000 lines.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        ast_grep_skips: bool,
     },
     /// Its name is not UTF-8, so it cannot be named without loss.
     NameNotUtf8,
-    /// Its syntax tree is too deep for a pattern that uses a metavariable
-    /// twice (matching would overflow the stack).
+    /// Its syntax tree was too deep for a pattern that uses a metavariable
+    /// twice: no longer given (the stack limit of [`SkipReason::OverLimit`]
+    /// replaced it), read from actions stored by earlier versions.
     TreeTooDeep {
         /// The most levels such a pattern is matched on.
         limit: usize,
@@ -54,31 +58,19 @@ pub enum SkipReason {
         /// The most bytes of replacement text for the file.
         budget: usize,
     },
-    /// A rule's `transform` (or `rewriters`) could build more text than the
-    /// budget (`compile::work`).
-    TransformTooLarge {
-        /// The rule's id.
-        rule: String,
-        /// The most bytes of transform text for the file.
-        budget: usize,
-    },
-    /// A rule's rewriters reach themselves and would apply themselves at
-    /// more levels than the work limit allows (`compile::work`).
-    RewriteTooCostly {
-        /// The rule's id.
-        rule: String,
-        /// How deep the rewriters' kinds nest in the file.
-        nesting: usize,
-        /// The most node visits for the file.
+    /// Matching it met one of the limits of one file's work
+    /// (`engine::budget`): its steps, its stack, the text it built.
+    OverLimit {
+        /// Which limit.
+        what: WorkLimit,
+        /// Its value (steps, or bytes).
         limit: u64,
     },
-    /// Matching it took longer than the limit per file, or the request's time
-    /// ran out (`engine::budget`).
+    /// The request's time limit ran out before the file was done
+    /// (`engine::budget`: the CLI's `--timeout`, the MCP server's limit).
     TookTooLong {
         /// The limit, in seconds.
         limit_secs: u64,
-        /// The request's limit ran out (else the file's).
-        request: bool,
     },
     /// The request was cancelled while the file was searched.
     Stopped,
@@ -89,10 +81,41 @@ pub enum SkipReason {
 
 pub use crate::shared::named::FileKind;
 
+/// Which limit of one file's work a file met ([`SkipReason::OverLimit`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum WorkLimit {
+    /// The steps (node visits) of matching.
+    Steps,
+    /// The stack matching used.
+    Stack,
+    /// The text transforms and fixes built.
+    Text,
+}
+
 /// The reason of a file whose name is not valid UTF-8 (docs/DESIGN.md §5.5).
 const NAME_NOT_UTF8: &str = "file name is not valid UTF-8; rename it to edit it";
 
 impl SkipReason {
+    /// True when one of ast-edit's own limits left the file unsearched (or
+    /// unrewritten) where ast-grep 0.51.1 would have searched it: the run
+    /// fails (docs/DESIGN.md section 7). The skips ast-grep makes too (a
+    /// binary file, a file not UTF-8, one it finds too large itself), a file
+    /// that cannot be read and a cancelled request are not.
+    pub fn is_limit(&self) -> bool {
+        match self {
+            SkipReason::TooLarge { ast_grep_skips, .. } => !ast_grep_skips,
+            SkipReason::TreeTooDeep { .. } | SkipReason::ReplacementTooLarge { .. } | SkipReason::OverLimit { .. } | SkipReason::TookTooLong { .. } => true,
+            SkipReason::Binary
+            | SkipReason::NotUtf8 { .. }
+            | SkipReason::Unreadable { .. }
+            | SkipReason::NotRegular { .. }
+            | SkipReason::NameNotUtf8
+            | SkipReason::Stopped
+            | SkipReason::Worded(_) => false,
+        }
+    }
+
     /// The reason as a text: only the size cap's way out is a front end's
     /// clause ([`Say::RaiseFileCap`]: the CLI has a flag that raises it, the MCP
     /// server reads with the default cap, docs/DESIGN.md §7).
@@ -102,7 +125,7 @@ impl SkipReason {
             SkipReason::NotUtf8 { offset } => format!("not valid UTF-8 (invalid byte at offset {offset}); convert it to UTF-8 to edit it"),
             SkipReason::Unreadable { error } => format!("unreadable: {error}"),
             SkipReason::NotRegular { file } => format!("not a regular file ({})", file.text()),
-            SkipReason::TooLarge { len, cap } => {
+            SkipReason::TooLarge { len, cap, .. } => {
                 return Text::from(format!("too large ({len} bytes; the cap is {cap} bytes, ")).say(Say::RaiseFileCap).lit(")");
             }
             SkipReason::NameNotUtf8 => NAME_NOT_UTF8.to_string(),
@@ -112,17 +135,18 @@ impl SkipReason {
             SkipReason::ReplacementTooLarge { budget } => format!(
                 "the rewrite would build more than {budget} bytes of replacement text here (4 times the file's size plus 64 MiB, the limit per file): it copies large matches many times, or matches nest deeply; narrow the pattern or shorten the rewrite"
             ),
-            SkipReason::TransformTooLarge { rule, budget } => format!(
-                "rule `{rule}`'s transforms could build more than {budget} bytes of text here (16 times the file's size plus 256 MiB, the limit per file): a `replace`, `convert` or `rewrite` step multiplies its text and the steps chain; shorten what they insert or chain fewer steps"
+            SkipReason::OverLimit { what: WorkLimit::Steps, limit } => format!(
+                "matching took more than {limit} steps here, the limit per file (a rule that walks far from each node, such as nested `inside`/`has` with `stopBy: end`, or one that refers to itself); narrow the rule or leave this file out"
             ),
-            SkipReason::RewriteTooCostly { rule, nesting, limit } => format!(
-                "rule `{rule}`'s rewriters apply themselves to their own matches, nested {nesting} levels deep here: work that doubles with each level, over the limit of {limit} node visits per file; match fewer levels (a `not: {{inside: ...}}`) or rewrite in several runs"
+            SkipReason::OverLimit { what: WorkLimit::Stack, limit } => format!(
+                "matching recursed deeper than {} KiB of stack here, the limit per file (a rule or utility that refers to itself, or a rewriter that rewrites its own match, recurses without end); make the recursion end, for example with a `not: {{inside: ...}}`",
+                limit >> 10
             ),
-            SkipReason::TookTooLong { limit_secs, request: false } => format!(
-                "matching took more than {limit_secs} s here, the limit per file; narrow the rule or leave this file out"
+            SkipReason::OverLimit { what: WorkLimit::Text, limit } => format!(
+                "the transforms and fixes would build more than {limit} bytes of text here (16 times the file's size plus 256 MiB, the limit per file): a `replace`, `convert` or `rewrite` step multiplies its text and the steps chain; shorten what they insert or chain fewer steps"
             ),
-            SkipReason::TookTooLong { limit_secs, request: true } => format!(
-                "not finished: the request's files took more than {limit_secs} s together, the limit per request; search fewer paths at a time"
+            SkipReason::TookTooLong { limit_secs } => format!(
+                "not finished: the request's files took more than {limit_secs} s together, its time limit; search fewer paths at a time"
             ),
             SkipReason::Stopped => "not finished: the request was cancelled".to_string(),
             SkipReason::Worded(text) => text.clone(),
@@ -166,6 +190,38 @@ pub fn check_text(bytes: &[u8]) -> std::result::Result<&str, Skip> {
     std::str::from_utf8(bytes).map_err(|e| Skip(SkipReason::NotUtf8 { offset: e.valid_up_to() }))
 }
 
+/// Whether ast-grep 0.51.1 skips the file at `path` of `len` bytes as too
+/// large: over 3,000,000 bytes and over 200,000 lines (its
+/// `crates/cli/src/utils/mod.rs`, `file_too_large`). Only the line breaks are
+/// counted, reading no further than the 200,001st; a file that cannot be read
+/// counts as not skipped.
+fn ast_grep_skips(path: &Path, len: u64) -> bool {
+    use std::io::Read;
+    const MAX_FILE_SIZE: u64 = 3_000_000;
+    const MAX_LINE_COUNT: u64 = 200_000;
+    if len <= MAX_FILE_SIZE {
+        return false;
+    }
+    let Ok((mut file, _)) = crate::shared::named::open_regular(path) else { return false };
+    let (mut breaks, mut last) = (0u64, b'\n');
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                breaks += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
+                last = buf[n - 1];
+                if breaks > MAX_LINE_COUNT {
+                    return true;
+                }
+            }
+            Err(_) => return false,
+        }
+    }
+    // `str::lines` counts a last line without its line break too.
+    breaks + u64::from(last != b'\n') > MAX_LINE_COUNT
+}
+
 /// Reads a file for the engine, with the size cap and the text checks: a
 /// regular file only, opened without waiting (`shared::named`).
 pub(crate) fn read_text(path: &Path, max_filesize: u64) -> std::result::Result<Vec<u8>, Skip> {
@@ -173,7 +229,7 @@ pub(crate) fn read_text(path: &Path, max_filesize: u64) -> std::result::Result<V
     read_capped(path, max_filesize).map_err(|e| {
         Skip(match e {
             Unread::NotRegular(file) => SkipReason::NotRegular { file },
-            Unread::TooLarge { len, cap } => SkipReason::TooLarge { len, cap },
+            Unread::TooLarge { len, cap } => SkipReason::TooLarge { len, cap, ast_grep_skips: ast_grep_skips(path, len) },
             Unread::Io(e) => SkipReason::Unreadable { error: e.to_string() },
         })
     })
@@ -227,7 +283,7 @@ mod tests {
     #[test]
     fn the_size_cap_leaves_its_way_out_to_the_front_end() {
         use crate::shared::message::Part;
-        let big = SkipReason::TooLarge { len: 20, cap: 10 };
+        let big = SkipReason::TooLarge { len: 20, cap: 10, ast_grep_skips: false };
         assert_eq!(big.text().parts()[1], Part::Say(Say::RaiseFileCap));
         assert_eq!(big.text().to_string(), "too large (20 bytes; the cap is 10 bytes, raise the cap to search it)");
         let old: SkipReason = serde_json::from_str("\"binary file (contains NUL bytes)\"").unwrap();

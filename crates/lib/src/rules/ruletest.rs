@@ -33,7 +33,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use ast_grep_config::{LabelStyle, RuleConfig};
-use ast_grep_language::{LanguageExt, SupportLang};
+use ast_grep_language::SupportLang;
 use rayon::prelude::*;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
@@ -41,6 +41,9 @@ use serde::{Deserialize, Serialize};
 use crate::rules::project::{self, LoadedRule, LoadedRules, Project, TestConfig};
 use crate::shared::named::{read_capped, read_capped_text, Unread};
 use crate::rules::project::MAX_RULE_FILE_BYTES;
+use crate::engine::budget::{self, Budget};
+use crate::engine::metered;
+use crate::request::read::SkipReason;
 use crate::shared::error::{error_chain, Error, ProjectFault, Result};
 
 /// The snapshot folder of a test folder when `snapshotDir` is not given.
@@ -291,8 +294,8 @@ pub fn evaluate<'p>(project: &'p Project, opts: &Options) -> Result<Evaluated<'p
     let built: HashMap<String, Built> = tested
         .iter()
         .map(|r| {
-            let model = crate::compile::work::Model::of(&r.config.json(), r.config.language(), globals);
-            Ok((r.id.clone(), (project::build_rule(&r.config, globals)?, model)))
+            let growth = crate::compile::work::growth(&r.config.json());
+            Ok((r.id.clone(), (project::build_rule(&r.config, globals)?, growth)))
         })
         .collect::<Result<_>>()?;
     let harness = read_tests(project, opts)?;
@@ -300,7 +303,7 @@ pub fn evaluate<'p>(project: &'p Project, opts: &Options) -> Result<Evaluated<'p
     let reports: Vec<RuleReport> = harness
         .cases
         .par_iter()
-        .filter_map(|t| built.get(&t.case.id).map(|(rule, model)| verify(project, t, rule, model.as_ref(), snapshots)))
+        .filter_map(|t| built.get(&t.case.id).map(|(rule, model)| verify(project, t, rule, *model, snapshots)))
         .collect();
     let missing_rules = harness
         .cases
@@ -491,38 +494,28 @@ fn snapshot_path(dir: &Path, id: &str) -> PathBuf {
 }
 
 /// A rule built for its tests, with what bounds its transforms' work.
-type Built = (RuleConfig<SupportLang>, Option<crate::compile::work::Model>);
+type Built = (RuleConfig<SupportLang>, u64);
 
-/// Judges every case of one test document. A case on which the rule's
-/// transforms or rewriters would do more work than a file may
-/// (`compile::work`) is an error with the reason, not run.
-fn verify(
-    project: &Project,
-    t: &Located,
-    rule: &RuleConfig<SupportLang>,
-    model: Option<&crate::compile::work::Model>,
-    snapshots: Option<&BTreeMap<String, TestSnapshots>>,
-) -> RuleReport {
-    let over = |kind: CaseKind, code: &str| {
-        let model = model?;
-        let grep = rule.language.ast_grep(code);
-        let why = crate::engine::over_work(model, rule, grep.root().get_inner_node(), code.len())?;
-        Some(CaseReport { error: Some(why.text().to_string()), not_run: true, ..case(kind, code, Verdict::Error) })
-    };
-    let valid = t.case.valid.iter().map(|code| {
-        if let Some(report) = over(CaseKind::Valid, code) {
-            return report;
-        }
-        let verdict = if matches(rule, code) { Verdict::Noisy } else { Verdict::Validated };
-        case(CaseKind::Valid, code, verdict)
+/// Judges every case of one test document. Each case is matched under the
+/// budget of one file (`engine::budget`, with `growth` the rule's transform
+/// growth): a case that meets a limit is an error with the reason, as a file
+/// of a scan is skipped with it.
+fn verify(project: &Project, t: &Located, rule: &RuleConfig<SupportLang>, growth: u64, snapshots: Option<&BTreeMap<String, TestSnapshots>>) -> RuleReport {
+    let over = |kind: CaseKind, code: &str, why: SkipReason| CaseReport { error: Some(why.text().to_string()), not_run: true, ..case(kind, code, Verdict::Error) };
+    let valid = t.case.valid.iter().map(|code| match metered(code, growth, || matches(rule, code)) {
+        Err(why) => over(CaseKind::Valid, code, why),
+        Ok(true) => case(CaseKind::Valid, code, Verdict::Noisy),
+        Ok(false) => case(CaseKind::Valid, code, Verdict::Validated),
     });
-    let invalid = t.case.invalid.iter().map(|code| match (over(CaseKind::Invalid, code), snapshots) {
-        (Some(report), _) => report,
-        (None, None) => case(CaseKind::Invalid, code, if matches(rule, code) { Verdict::Reported } else { Verdict::Missing }),
-        (None, Some(all)) => {
-            let kept = all.get(&t.case.id).and_then(|s| s.snapshots.get(code));
-            verify_snapshot(rule, code, kept)
-        }
+    let invalid = t.case.invalid.iter().map(|code| {
+        let judged = metered(code, growth, || match snapshots {
+            None => case(CaseKind::Invalid, code, if matches(rule, code) { Verdict::Reported } else { Verdict::Missing }),
+            Some(all) => {
+                let kept = all.get(&t.case.id).and_then(|s| s.snapshots.get(code));
+                verify_snapshot(rule, code, kept)
+            }
+        });
+        judged.unwrap_or_else(|why| over(CaseKind::Invalid, code, why))
     });
     let cases: Vec<CaseReport> = valid.chain(invalid).collect();
     let snapshot_file = snapshot_path(&t.snapshot_dir, &t.case.id);
@@ -556,7 +549,17 @@ fn case(kind: CaseKind, code: &str, verdict: Verdict) -> CaseReport {
 }
 
 fn matches(rule: &RuleConfig<SupportLang>, code: &str) -> bool {
-    rule.language.ast_grep(code).root().find(&rule.matcher).is_some()
+    metered::parse(code, rule.language).root().find(&rule.matcher).is_some()
+}
+
+/// `judge` (of the case `code`) run under a fresh budget of one file; the
+/// reason instead when the case met one of its limits.
+fn metered<R>(code: &str, growth: u64, judge: impl FnOnce() -> R) -> std::result::Result<R, SkipReason> {
+    Budget::new().within(|| {
+        budget::set_text(code.len(), growth);
+        let judged = judge();
+        budget::spent().map_or(Ok(judged), Err)
+    })
 }
 
 /// An invalid case against its kept snapshot (ast-grep's `verify_snapshot`).
@@ -593,7 +596,7 @@ fn same_snapshot(rule: &RuleConfig<SupportLang>, kept: &TestSnapshot, actual: &T
 /// rule has a fix, the code with that first match replaced by the first fixer
 /// (ast-grep's `TestSnapshot::generate`). `None`: no match.
 fn generate(rule: &RuleConfig<SupportLang>, code: &str) -> std::result::Result<Option<TestSnapshot>, String> {
-    let mut sg = rule.language.ast_grep(code);
+    let mut sg = metered::parse(code, rule.language);
     let labels = {
         let Some(found) = sg.root().find(&rule.matcher) else { return Ok(None) };
         rule.get_labels(&found)
@@ -612,7 +615,7 @@ fn generate(rule: &RuleConfig<SupportLang>, code: &str) -> std::result::Result<O
     };
     let Some(fix) = rule.fixer.first() else { return Ok(Some(TestSnapshot { fixed: None, labels })) };
     sg.replace(&rule.matcher, fix)?;
-    Ok(Some(TestSnapshot { fixed: Some(sg.source().to_string()), labels }))
+    Ok(Some(TestSnapshot { fixed: Some(sg.root().get_doc().text().to_string()), labels }))
 }
 
 /// A snapshot as YAML, as ast-grep prints and writes it.

@@ -15,6 +15,74 @@ pub const PREVIEW_CHAR_BUDGET: usize = 20_000;
 /// result (the `ast_edit` preview, `resolve`, `ast_pending`, `ast_undo`).
 pub const STRUCTURED_CHAR_BUDGET: usize = 40_000;
 
+/// Where the lines of a text start: its line breaks, found in one pass (and as
+/// the text grows, [`Breaks::grow`]), so the start of the line that holds an
+/// offset is a binary search, not a scan back over a line that may be the
+/// whole file (a minified file, thousands of edits on one line).
+#[derive(Clone, Debug, Default)]
+pub struct Breaks(Vec<usize>);
+
+impl Breaks {
+    /// The line breaks of `text`.
+    pub fn of(text: &str) -> Breaks {
+        Breaks(memchr::memchr_iter(b'\n', text.as_bytes()).collect())
+    }
+
+    /// Records the breaks of `added`, appended at offset `at` (the text's
+    /// length before it).
+    pub fn grow(&mut self, at: usize, added: &str) {
+        self.0.extend(memchr::memchr_iter(b'\n', added.as_bytes()).map(|k| at + k));
+    }
+
+    /// Where the line that holds offset `at` starts.
+    pub fn line_start(&self, at: usize) -> usize {
+        match self.0.partition_point(|&b| b < at) {
+            0 => 0,
+            k => self.0[k - 1] + 1,
+        }
+    }
+
+    /// The 1-based line of offset `at` ([`line_of`]).
+    pub fn line(&self, at: usize) -> usize {
+        self.0.partition_point(|&b| b < at) + 1
+    }
+}
+
+/// Lines and columns of offsets of one text, as [`line_of`] and [`column_of`]
+/// give them, in O(log n) each, and a column in time linear in the distance
+/// from the offset asked before it on the same line (offsets asked in order
+/// cost one pass over a long line in all).
+pub(crate) struct Locator<'t> {
+    text: &'t str,
+    breaks: Breaks,
+    /// The last offset asked and its column.
+    last: (usize, usize),
+}
+
+impl<'t> Locator<'t> {
+    pub(crate) fn new(text: &'t str) -> Locator<'t> {
+        Locator { text, breaks: Breaks::of(text), last: (usize::MAX, 0) }
+    }
+
+    /// The 1-based line of `at`.
+    pub(crate) fn line(&self, at: usize) -> usize {
+        self.breaks.line(at)
+    }
+
+    /// The 1-based column of `at` ([`column_of`]).
+    pub(crate) fn column(&mut self, at: usize) -> usize {
+        let start = self.breaks.line_start(at);
+        let start = if start == 0 && self.text.starts_with('\u{feff}') { '\u{feff}'.len_utf8().min(at) } else { start };
+        let (from, col) = match self.last {
+            (last, col) if last != usize::MAX && last >= start && last <= at => (last, col),
+            _ => (start, 1),
+        };
+        let col = col + self.text[from..at].chars().count();
+        self.last = (at, col);
+        col
+    }
+}
+
 /// `a`, `a and b`, `a, b and c` (with `word` "and"; or "or").
 pub fn joined(items: &[&str], word: &str) -> String {
     match items {
@@ -43,7 +111,8 @@ pub(crate) fn line_of(text: &str, at: usize) -> usize {
 }
 
 /// 1-based column, in characters, of byte offset `at` of `text` (a UTF-8 BOM
-/// at the start of the text is not counted).
+/// at the start of the text is not counted): what [`Locator::column`] gives.
+#[cfg(test)]
 pub(crate) fn column_of(text: &str, at: usize) -> usize {
     let start = text[..at].rfind('\n').map_or(0, |n| n + 1);
     let start = if start == 0 && text.starts_with('\u{feff}') { '\u{feff}'.len_utf8().min(at) } else { start };
@@ -186,6 +255,30 @@ impl Fit {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_locator_gives_the_lines_and_columns_of_line_of_and_column_of_in_any_order() {
+        for text in ["\u{feff}ab\ncé\n\nxyz", "a\nbb", ""] {
+            let at_of: Vec<usize> = (0..=text.len()).filter(|&k| text.is_char_boundary(k)).collect();
+            let mut l = Locator::new(text);
+            for at in at_of.iter().chain(at_of.iter().rev()) {
+                assert_eq!((l.line(*at), l.column(*at)), (line_of(text, *at), column_of(text, *at)), "{text:?} {at}");
+            }
+        }
+    }
+
+    #[test]
+    fn breaks_find_the_line_start_of_any_offset_as_a_scan_back_would() {
+        let text = "ab\n\ncd\nef";
+        let mut grown = Breaks::of("ab\n");
+        grown.grow(3, "\ncd\nef");
+        for b in [Breaks::of(text), grown] {
+            for at in 0..=text.len() {
+                let scan = text[..at].rfind('\n').map_or(0, |k| k + 1);
+                assert_eq!(b.line_start(at), scan, "{at}");
+            }
+        }
+    }
 
     #[test]
     fn cuts_keep_whole_characters_and_count_the_rest() {
