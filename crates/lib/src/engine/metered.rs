@@ -161,14 +161,14 @@ impl<'r, I: Iterator<Item = tree_sitter::Node<'r>>> Iterator for Kids<I> {
 impl<'r, I: Iterator<Item = tree_sitter::Node<'r>>> ExactSizeIterator for Kids<I> {}
 
 impl<'r> Step<'r> {
-    /// How many siblings come before this node and, when `keep`, those
-    /// siblings in order, found by one walk from the parent's first child,
-    /// a step each; `None` for the root, or once the budget is spent.
-    fn siblings_before(&self, keep: bool) -> Option<(usize, Vec<tree_sitter::Node<'r>>)> {
+    /// A cursor on this node, reached by one walk from the parent's first
+    /// child (a step per sibling passed over), and, when `keep`, the siblings
+    /// before it in order; `None` for the root, or once the budget is spent.
+    fn walk_to(&self, keep: bool) -> Option<(tree_sitter::TreeCursor<'r>, Vec<tree_sitter::Node<'r>>)> {
         let parent = self.0.parent()?;
         let mut walk = parent.walk();
         let mut kept = Vec::new();
-        let mut n = 0;
+        let mut n = 0u64;
         walk.goto_first_child();
         while walk.node().id() != self.0.id() {
             if keep {
@@ -176,10 +176,10 @@ impl<'r> Step<'r> {
             }
             n += 1;
             if !walk.goto_next_sibling() {
-                break;
+                return None;
             }
         }
-        tick(1 + n as u64).then_some((n, kept))
+        tick(1 + n).then_some((walk, kept))
     }
 }
 
@@ -232,18 +232,12 @@ impl<'r> SgNode<'r> for Step<'r> {
     /// tree-sitter finds a sibling from the parent's first child: the
     /// children passed over are steps too.
     fn next(&self) -> Option<Self> {
-        let (before, _) = self.siblings_before(false)?;
-        let mut walk = self.0.parent()?.walk();
-        walk.goto_first_child();
-        for _ in 0..before {
-            walk.goto_next_sibling();
-        }
-        let next = walk.goto_next_sibling().then(|| Step(walk.node()));
-        if tick(1) { next } else { None }
+        let (mut walk, _) = self.walk_to(false)?;
+        walk.goto_next_sibling().then(|| Step(walk.node()))
     }
 
     fn prev(&self) -> Option<Self> {
-        let (_, mut before) = self.siblings_before(true)?;
+        let (_, mut before) = self.walk_to(true)?;
         before.pop().map(Step)
     }
 
@@ -254,7 +248,7 @@ impl<'r> SgNode<'r> for Step<'r> {
     /// The siblings before it, nearest first, found in one pass from the
     /// first (tree-sitter's own walk back finds each from the first again).
     fn prev_all(&self) -> impl Iterator<Item = Self> {
-        let before = self.siblings_before(true).map_or_else(Vec::new, |(_, b)| b);
+        let before = self.walk_to(true).map_or_else(Vec::new, |(_, b)| b);
         Metering(before.into_iter().rev())
     }
 
@@ -292,5 +286,40 @@ impl<'r> SgNode<'r> for Step<'r> {
 
     fn child_by_field_id(&self, field_id: u16) -> Option<Self> {
         tick(1).then(|| self.0.child_by_field_id(field_id).map(Step)).flatten()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ast_grep_core::tree_sitter::LanguageExt;
+
+    /// Every walk of the metered document yields what ast-grep's own
+    /// document yields, node for node (the siblings are found another way).
+    #[test]
+    fn every_walk_yields_what_ast_grep_s_own_document_yields() {
+        for (lang, src) in [
+            (SupportLang::Python, "def f(a, b):\n    x = [1, 2, (3)]  # c\n    return g(x, *a)\n"),
+            (SupportLang::Rust, "fn f() { let x = [1, 2]; if x.len() > 1 { g(&x); } }\n"),
+            (SupportLang::JavaScript, "const a = {b: 1, ...c};\nf(a, () => { return; });\n"),
+        ] {
+            let ours = parse(src, lang);
+            let theirs = lang.ast_grep(src);
+            let (a, b): (Vec<_>, Vec<_>) = (ours.root().dfs().collect(), theirs.root().dfs().collect());
+            assert_eq!(a.len(), b.len());
+            let key = |n: &ast_grep_core::Node<'_, Metered>| (n.kind().to_string(), n.range());
+            let theirs_key = |n: &ast_grep_core::Node<'_, StrDoc<SupportLang>>| (n.kind().to_string(), n.range());
+            for (x, y) in a.iter().zip(&b) {
+                assert_eq!(key(x), theirs_key(y));
+                assert_eq!(x.next().as_ref().map(key), y.next().as_ref().map(theirs_key), "next of {:?}", key(x));
+                assert_eq!(x.prev().as_ref().map(key), y.prev().as_ref().map(theirs_key), "prev of {:?}", key(x));
+                assert_eq!(x.next_all().map(|n| key(&n)).collect::<Vec<_>>(), y.next_all().map(|n| theirs_key(&n)).collect::<Vec<_>>());
+                assert_eq!(x.prev_all().map(|n| key(&n)).collect::<Vec<_>>(), y.prev_all().map(|n| theirs_key(&n)).collect::<Vec<_>>());
+                assert_eq!(x.parent().as_ref().map(key), y.parent().as_ref().map(theirs_key));
+                assert_eq!(x.ancestors().map(|n| key(&n)).collect::<Vec<_>>(), y.ancestors().map(|n| theirs_key(&n)).collect::<Vec<_>>());
+                assert_eq!(x.children().len(), y.children().len());
+                assert_eq!(x.children().map(|n| key(&n)).collect::<Vec<_>>(), y.children().map(|n| theirs_key(&n)).collect::<Vec<_>>());
+            }
+        }
     }
 }
