@@ -302,7 +302,7 @@ fn prepare_all<'p>(plan: &Plan, selected: &[&'p FilePlan], opts: &ApplyOptions, 
     let results: Vec<Result<Outcome>> = crate::plan::largest_first(
         selected,
         |f| f.size,
-        &crate::engine::budget::Budget::new(),
+        &crate::engine::budget::Budget::with_steps(plan.request.max_steps),
         |f| match check_fresh(f, plan.request.max_filesize) {
             Ok((original, meta)) => prepare_file(f, &original, &meta, engine.as_ref(), plan, spool),
             Err(left) => Ok(left),

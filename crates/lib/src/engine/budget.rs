@@ -67,6 +67,12 @@ impl Budget {
         Budget { until: Some((Instant::now() + limit, limit)), ..Budget::new() }
     }
 
+    /// A budget of `steps` per file, without a time limit: an apply's re-run
+    /// matches as the preview did, whatever the time.
+    pub fn with_steps(steps: u64) -> Budget {
+        Budget { steps, ..Budget::new() }
+    }
+
     /// The budget of request `req`: its steps per file, and its time limit
     /// from now, if it has one.
     pub fn of(req: &crate::request::Request) -> Budget {
