@@ -65,13 +65,19 @@ fn pattern_root<'t>(root: tree_sitter::Node<'t>, selector: Option<&str>) -> Opti
     }
 }
 
-/// The non-empty leaves under `n`, in order.
-fn leaves<'t>(n: tree_sitter::Node<'t>) -> Vec<tree_sitter::Node<'t>> {
+/// The first `most` non-empty leaves under `n`, in order.
+fn leaves<'t>(n: tree_sitter::Node<'t>, most: usize) -> Vec<tree_sitter::Node<'t>> {
     let mut out = Vec::new();
-    crate::shared::nodes::preorder(n, |c| {
+    // Only the first `most`: the walk goes into no node once it has them (a
+    // near miss of a nested call holds all the calls inside it).
+    crate::shared::nodes::walk_pruned(n, |c| {
+        if out.len() >= most {
+            return false;
+        }
         if c.child_count() == 0 && c.end_byte() > c.start_byte() {
             out.push(c);
         }
+        true
     });
     out
 }
@@ -87,15 +93,15 @@ impl Shape {
         let root = pattern_root(grep.root().get_inner_node(), selector)?;
         let text = |n: tree_sitter::Node<'_>| &src[n.byte_range()];
         let is_meta = |n: tree_sitter::Node<'_>| lang.extract_meta_var(text(n)).is_some();
-        let all = leaves(root);
+        let all = leaves(root, usize::MAX);
         let lead = all.iter().take_while(|n| !is_meta(**n)).map(|n| text(*n).to_string()).collect();
         let min_len = all.iter().filter(|n| !is_meta(**n)).map(|n| text(*n).len()).sum();
         let callee = root.child_by_field_name("function").zip(root.child_by_field_name("arguments")).and_then(|(f, args)| {
             let mut c = args.walk();
             let named: Vec<_> = args.named_children(&mut c).collect();
             let multi = named.iter().any(|a| lang.extract_meta_var(text(*a)).is_some_and(|m| is_multi(&m)));
-            let fixed = named.iter().any(|a| leaves(*a).iter().all(|l| !is_meta(*l)));
-            (multi && fixed && leaves(f).iter().all(|l| !is_meta(*l))).then(|| squeeze(text(f)))
+            let fixed = named.iter().any(|a| leaves(*a, usize::MAX).iter().all(|l| !is_meta(*l)));
+            (multi && fixed && leaves(f, usize::MAX).iter().all(|l| !is_meta(*l))).then(|| squeeze(text(f)))
         });
         let conversion = (lang == SupportLang::Go && root.kind() == "type_conversion_expression")
             .then(|| root.child_by_field_name("type").map(|t| text(t).to_string()))
@@ -195,16 +201,30 @@ impl<'a> Probe<'a> {
     /// Code that starts with the pattern's first token: nodes of the root's
     /// kind (near misses) or, where there is none, the smallest node that can
     /// hold the pattern (the kind the code has).
-    fn starts_in(&mut self, path: &str, body: &str, root: tree_sitter::Node<'_>) {
+    fn starts_in<'t>(&mut self, path: &str, body: &str, root: tree_sitter::Node<'t>) {
+        use crate::shared::nodes::{walk, Next};
         let first = self.shape.lead[0].clone();
-        crate::shared::nodes::preorder(root, |leaf| {
-            if leaf.child_count() != 0 || body.get(leaf.byte_range()) != Some(first.as_str()) {
-                return;
+        // Each leaf of that text with the ancestors that start where it does,
+        // innermost first. The walk keeps the ancestors of the node it is on
+        // (tree-sitter's `parent` walks down from the root at each call: on
+        // deeply nested code that was the square of the depth).
+        let mut state: (Vec<tree_sitter::Node<'t>>, Vec<Vec<tree_sitter::Node<'t>>>) = (Vec::new(), Vec::new());
+        let visit = |(stack, found): &mut (Vec<tree_sitter::Node<'t>>, Vec<Vec<tree_sitter::Node<'t>>>), n: tree_sitter::Node<'t>| {
+            if n.child_count() != 0 {
+                stack.push(n);
+                return Next::Children;
             }
-            let mut same_start = vec![leaf];
-            while let Some(p) = same_start.last().and_then(|n| n.parent()).filter(|p| p.start_byte() == leaf.start_byte()) {
-                same_start.push(p);
+            if body.get(n.byte_range()) == Some(first.as_str()) {
+                let mut same_start = vec![n];
+                same_start.extend(stack.iter().rev().take_while(|p| p.start_byte() == n.start_byte()).copied());
+                found.push(same_start);
             }
+            Next::Sibling
+        };
+        walk(root, &mut state, visit, |(stack, _), _| {
+            stack.pop();
+        });
+        for same_start in state.1 {
             if let Some(near) = same_start.iter().find(|n| n.kind_id() == self.shape.kind_id) {
                 self.near_miss(path, body, *near);
             } else if let Some(n) = same_start.iter().find(|n| n.is_named() && !n.is_error() && n.byte_range().len() >= self.shape.min_len) {
@@ -213,11 +233,11 @@ impl<'a> Probe<'a> {
                     None => self.kinds.push((n.kind().to_string(), 1, loc(path, *n))),
                 }
             }
-        });
+        }
     }
 
     fn near_miss(&mut self, path: &str, body: &str, n: tree_sitter::Node<'_>) {
-        let shared = leaves(n).iter().zip(&self.shape.lead).take_while(|(l, t)| &body[l.byte_range()] == t.as_str()).count();
+        let shared = leaves(n, self.shape.lead.len()).iter().zip(&self.shape.lead).take_while(|(l, t)| &body[l.byte_range()] == t.as_str()).count();
         if shared > self.near_shared {
             (self.near_shared, self.near) = (shared, 0);
             self.near_example = Some((loc(path, n), shown(&body[n.byte_range()])));
