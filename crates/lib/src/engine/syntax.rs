@@ -321,12 +321,8 @@ pub(crate) fn reparse(
     edits: &[Edit],
     bom: usize,
 ) -> Option<(tree_sitter::Tree, Vec<std::ops::Range<usize>>)> {
-    let newlines: Vec<usize> = memchr::memchr_iter(b'\n', old.as_bytes()).collect();
-    let point = |at: usize| {
-        let row = newlines.partition_point(|&n| n < at);
-        let line_start = if row == 0 { 0 } else { newlines[row - 1] + 1 };
-        tree_sitter::Point { row, column: at - line_start }
-    };
+    let lines = crate::shared::text::Breaks::of(old);
+    let point = |at: usize| tree_sitter::Point { row: lines.line(at) - 1, column: at - lines.line_start(at) };
     for e in edits.iter().rev() {
         let (start, old_end) = (e.start - bom, e.end - bom);
         let start_position = point(start);

@@ -15,6 +15,7 @@ use similar::{DiffOp, TextDiff};
 use crate::engine::Edit;
 use crate::request::CONTEXT;
 use crate::shared::quote;
+use crate::shared::text::Breaks;
 
 /// Longest diff line kept whole in a stored preview; longer lines (minified
 /// bundles) are cut and counted, so a preview's size stays bounded. The edit
@@ -69,30 +70,30 @@ pub(crate) fn unified_with(path: &str, old: &str, new: &str, context: usize) -> 
         .to_string()
 }
 
-/// Where the lines of a text start and end: the offsets of its `\n`s.
+/// Where the lines of a text start and end: its line breaks.
 struct Lines<'a> {
     text: &'a str,
-    newlines: Vec<usize>,
+    breaks: Breaks,
 }
 
 impl<'a> Lines<'a> {
     fn new(text: &'a str) -> Self {
-        Lines { text, newlines: memchr::memchr_iter(b'\n', text.as_bytes()).collect() }
+        Lines { text, breaks: Breaks::of(text) }
     }
 
     /// How many lines, as `similar` splits them: a last line without `\n` counts.
     fn count(&self) -> usize {
-        self.newlines.len() + usize::from(!self.text.is_empty() && !self.text.ends_with('\n'))
+        self.breaks.count() + usize::from(!self.text.is_empty() && !self.text.ends_with('\n'))
     }
 
     /// The line that holds byte `at` (a past-the-end offset gives [`Lines::count`]
     /// when the text ends with `\n`).
     fn line_of(&self, at: usize) -> usize {
-        self.newlines.partition_point(|&n| n < at)
+        self.breaks.line(at) - 1
     }
 
     fn start(&self, line: usize) -> usize {
-        if line == 0 { 0 } else { self.newlines.get(line - 1).map_or(self.text.len(), |n| n + 1) }
+        self.breaks.start_of(line).unwrap_or(self.text.len())
     }
 
     /// Line `line` with its `\n`, if it has one.

@@ -215,8 +215,8 @@ struct Source<'a> {
     parsed: &'a str,
     /// Original byte offset of each parsed byte offset (`None`: the same text).
     to_code: Option<Vec<usize>>,
-    /// Byte offset where each line of `code` starts.
-    line_starts: Vec<usize>,
+    /// The line breaks of `code`.
+    lines: crate::shared::text::Breaks,
 }
 
 impl<'a> Source<'a> {
@@ -230,8 +230,7 @@ impl<'a> Source<'a> {
             map[parsed.len()] = code.len();
             map
         });
-        let line_starts = std::iter::once(0).chain(code.match_indices('\n').map(|(i, _)| i + 1)).collect();
-        Source { code, parsed, to_code, line_starts }
+        Source { code, parsed, to_code, lines: crate::shared::text::Breaks::of(code) }
     }
 
     fn offset(&self, parsed_byte: usize) -> usize {
@@ -243,9 +242,8 @@ impl<'a> Source<'a> {
 
     fn pos(&self, parsed_byte: usize) -> Pos {
         let at = self.offset(parsed_byte);
-        let line = self.line_starts.partition_point(|&s| s <= at);
-        let start = self.line_starts[line - 1];
-        Pos { line, column: self.code[start..at].chars().count() + 1 }
+        let start = self.lines.line_start(at);
+        Pos { line: self.lines.line(at), column: self.code[start..at].chars().count() + 1 }
     }
 
     /// `n`'s range as `line:col-line:col`.

@@ -46,6 +46,20 @@ impl Breaks {
     pub fn line(&self, at: usize) -> usize {
         self.0.partition_point(|&b| b < at) + 1
     }
+
+    /// How many line breaks the text has.
+    pub fn count(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Where the 0-based line `line` starts: 0 for the first, else just after
+    /// the line break before it; `None` past the last line break.
+    pub fn start_of(&self, line: usize) -> Option<usize> {
+        match line {
+            0 => Some(0),
+            k => self.0.get(k - 1).map(|b| b + 1),
+        }
+    }
 }
 
 /// Lines and columns of offsets of one text, as [`line_of`] and [`column_of`]
@@ -276,7 +290,9 @@ mod tests {
             for at in 0..=text.len() {
                 let scan = text[..at].rfind('\n').map_or(0, |k| k + 1);
                 assert_eq!(b.line_start(at), scan, "{at}");
+                assert_eq!(b.start_of(b.line(at) - 1), Some(scan), "{at}");
             }
+            assert_eq!((b.count(), b.start_of(3), b.start_of(4)), (3, Some(7), None));
         }
     }
 
