@@ -7,7 +7,8 @@
 //! A plan's diff is built from its edits (`unified_edits`): only the lines an
 //! edit touches are compared, since every other line is equal by construction.
 //! A whole-file line diff hashed and compared every line of the file, ~4% of a dry
-//! run on a corpus where most parsed files change.
+//! run on a corpus where most parsed files change. Touching edits are compared
+//! in blocks of bounded size, so a file's diff costs linear time in its edits.
 
 use similar::udiff::UnifiedHunkHeader;
 use similar::{DiffOp, TextDiff};
@@ -114,11 +115,30 @@ pub(crate) fn unified_edits(path: &str, old: &str, new: &str, edits: &[Edit]) ->
 /// [`unified_edits`] with `context` lines of context around each hunk (0 gives
 /// hunks of changed lines only, as `git diff -U0`).
 pub(crate) fn unified_edits_with(path: &str, old: &str, new: &str, edits: &[Edit], context: usize) -> String {
+    unified_edits_in(path, old, new, edits, context, (PIECE_LINES, MYERS_LINES))
+}
+
+/// Most lines (old and new) of touching edits compared as one block. Myers'
+/// diff costs (old + new lines) x (lines changed), so comparing every touching
+/// edit of a file as one block is quadratic in the edits (60,000 edited lines in
+/// a row: 26 s); blocks of at most this many lines keep it linear, and below
+/// it the diff is the whole-file diff (the tests check both).
+const PIECE_LINES: usize = 256;
+
+/// Most lines (old and new) of one edit's lines compared line by line; above
+/// it the lines the edit leaves alone at both ends are kept and the rest is
+/// one replacement, so one huge edit costs its size, not its size squared.
+const MYERS_LINES: usize = 2048;
+
+/// [`unified_edits_with`] comparing touching edits in blocks of at most
+/// `piece` lines, and blocks of at most `myers` lines line by line.
+fn unified_edits_in(path: &str, old: &str, new: &str, edits: &[Edit], context: usize, (piece, myers): (usize, usize)) -> String {
     let (a, b) = (Lines::new(old), Lines::new(new));
     let (na, nb) = (a.count(), b.count());
     // Old line ranges [lo, hi) touched by runs of edits, with the byte delta
-    // (new length - old length) of the edits before each run.
-    let mut regions: Vec<(usize, usize, isize)> = Vec::new();
+    // (new length - old length) of the edits before each run, and about how
+    // many lines it compares (old lines plus the new text's line breaks).
+    let mut regions: Vec<(usize, usize, isize, usize)> = Vec::new();
     let mut delta: isize = 0;
     for e in edits {
         let lo = a.line_of(e.start).min(na);
@@ -128,17 +148,19 @@ pub(crate) fn unified_edits_with(path: &str, old: &str, new: &str, edits: &[Edit
         if e.end > e.start && old.as_bytes()[e.end - 1] == b'\n' && !e.text.ends_with('\n') {
             hi = (hi + 1).min(na);
         }
-        // Touching runs are one: `similar` pairs the removed lines of neighbours
-        // with their added lines in one block.
+        // Edits that share a line are one run; touching runs are one block
+        // while the block stays small, and `similar` pairs the removed lines of
+        // neighbours with their added lines in one block.
+        let size = (hi - lo) + memchr::memchr_iter(b'\n', e.text.as_bytes()).count();
         match regions.last_mut() {
-            Some(r) if lo <= r.1 => r.1 = r.1.max(hi),
-            _ => regions.push((lo, hi, delta)),
+            Some(r) if lo < r.1 || (lo == r.1 && r.3 + size <= piece) => (r.1, r.3) = (r.1.max(hi), r.3 + size),
+            _ => regions.push((lo, hi, delta, size)),
         }
         delta += e.text.len() as isize - (e.end - e.start) as isize;
     }
     let mut ops: Vec<DiffOp> = Vec::new();
     let (mut ai, mut bi) = (0, 0);
-    for (k, &(lo, hi, before)) in regions.iter().enumerate() {
+    for (k, &(lo, hi, before, _)) in regions.iter().enumerate() {
         let (olo, ohi) = (a.start(lo), a.start(hi));
         let nlo = (olo as isize + before) as usize;
         // The region's new text ends where the old one does, shifted by every edit
@@ -147,13 +169,22 @@ pub(crate) fn unified_edits_with(path: &str, old: &str, new: &str, edits: &[Edit
         let nhi = (ohi as isize + after) as usize;
         let blo = b.line_of(nlo);
         push(&mut ops, DiffOp::Equal { old_index: ai, new_index: bi, len: lo - ai });
-        let local = TextDiff::from_lines(&old[olo..ohi], &new[nlo..nhi]);
-        for op in local.ops() {
-            push(&mut ops, shift(*op, lo, blo));
+        let ends = if nhi == new.len() { nb } else { b.line_of(nhi) };
+        let first = ops.len();
+        if (hi - lo) + (ends - blo) <= myers {
+            let local = TextDiff::from_lines(&old[olo..ohi], &new[nlo..nhi]);
+            for op in local.ops() {
+                push(&mut ops, shift(*op, lo, blo));
+            }
+        } else {
+            replace_between(&mut ops, &a, &b, (lo, hi), (blo, ends));
         }
+        // A block that starts where the last one ended: one run of removed
+        // lines, then one of added lines, as one block would have it.
+        join_changes(&mut ops, first);
         ai = hi;
         // `nhi` starts a line of `new`, or ends it (a last line without `\n` counts).
-        bi = if nhi == new.len() { nb } else { b.line_of(nhi) };
+        bi = ends;
     }
     push(&mut ops, DiffOp::Equal { old_index: ai, new_index: bi, len: na - ai });
     debug_assert_eq!(bi + na.saturating_sub(ai), nb, "the edits give `new`");
@@ -186,6 +217,48 @@ pub(crate) fn unified_edits_with(path: &str, old: &str, new: &str, edits: &[Edit
         }
     }
     out
+}
+
+/// The lines `a[old]` become `b[new]`: the lines equal at both ends are kept and
+/// the rest is one change.
+fn replace_between(ops: &mut Vec<DiffOp>, a: &Lines, b: &Lines, old: (usize, usize), new: (usize, usize)) {
+    let ((mut lo, mut hi), (mut blo, mut bhi)) = (old, new);
+    let (start, bstart) = (lo, blo);
+    while lo < hi && blo < bhi && a.get(lo) == b.get(blo) {
+        (lo, blo) = (lo + 1, blo + 1);
+    }
+    push(ops, DiffOp::Equal { old_index: start, new_index: bstart, len: lo - start });
+    let mut tail = 0;
+    while lo < hi && blo < bhi && a.get(hi - 1) == b.get(bhi - 1) {
+        (hi, bhi, tail) = (hi - 1, bhi - 1, tail + 1);
+    }
+    push(ops, change(lo, hi - lo, blo, bhi - blo));
+    push(ops, DiffOp::Equal { old_index: hi, new_index: bhi, len: tail });
+}
+
+/// The op that removes `old_len` lines at `old_index` and adds `new_len` at
+/// `new_index`, or an empty equal run (dropped by [`push`]) when neither.
+fn change(old_index: usize, old_len: usize, new_index: usize, new_len: usize) -> DiffOp {
+    match (old_len, new_len) {
+        (0, 0) => DiffOp::Equal { old_index, new_index, len: 0 },
+        (_, 0) => DiffOp::Delete { old_index, old_len, new_index },
+        (0, _) => DiffOp::Insert { old_index, new_index, new_len },
+        _ => DiffOp::Replace { old_index, old_len, new_index, new_len },
+    }
+}
+
+/// Joins the change at `ops[at]` to the change before it, when both are
+/// changes (the first of a block that touches the one before).
+fn join_changes(ops: &mut Vec<DiffOp>, at: usize) {
+    let is_change = |op: &DiffOp| !matches!(op, DiffOp::Equal { .. });
+    if at == 0 || at >= ops.len() || !is_change(&ops[at - 1]) || !is_change(&ops[at]) {
+        return;
+    }
+    let (x, y) = (ops[at - 1], ops[at]);
+    let (xo, yo, xn, yn) = (x.old_range(), y.old_range(), x.new_range(), y.new_range());
+    debug_assert!(xo.end == yo.start && xn.end == yn.start, "touching blocks");
+    ops[at - 1] = change(xo.start, yo.end - xo.start, xn.start, yn.end - xn.start);
+    ops.remove(at);
 }
 
 /// Appends `op`, joining it to the last op when both are equal runs (grouping
@@ -345,6 +418,7 @@ mod tests {
             unique in proptest::bool::ANY,
             cuts in proptest::collection::vec((0usize..200, 0usize..4, proptest::sample::select(&["", "x", "\n", "y\n", "a\nq\n", "b\n"][..])), 0..6),
             context in proptest::sample::select(&[0usize, 1, 3, 10][..]),
+            blocks in proptest::sample::select(&[(PIECE_LINES, MYERS_LINES), (PIECE_LINES, MYERS_LINES), (0, MYERS_LINES), (2, 3), (1, 0)][..]),
         ) {
             // The patch must work. Where the lines of the old and of the new text are
             // each unique, there is no doubt about how to line them up, so the diff
@@ -368,9 +442,10 @@ mod tests {
                 if at > old.len() { break; }
             }
             let (new, e) = edited(&old, &edits);
-            let d = unified_edits_with("p", &old, &new, &e, context);
-            proptest::prop_assert_eq!(patch(&old, &d), new.clone(), "{:?} {:?}\n{}", old, edits, d);
-            if unique {
+            let d = unified_edits_in("p", &old, &new, &e, context, blocks);
+            proptest::prop_assert_eq!(patch(&old, &d), new.clone(), "{:?} {:?} {:?}\n{}", old, edits, blocks, d);
+            // Smaller blocks (the limits, made small) only give a valid patch.
+            if unique && blocks == (PIECE_LINES, MYERS_LINES) {
                 let whole = unified_with("p", &old, &new, context);
                 let distinct = |t: &str| {
                     let mut seen = std::collections::HashSet::new();
@@ -383,6 +458,46 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn many_touching_edits_are_compared_in_blocks_and_shown_as_one_change() {
+        // 3,000 edited lines in a row: blocks of PIECE_LINES, joined; the same
+        // diff as the whole-file one (whose cost grows with the square).
+        let old: String = (0..3000).map(|i| format!("print(x{i})\n")).collect();
+        let edits: Vec<(usize, usize, &str)> = old.match_indices("print").map(|(at, _)| (at, at + 5, "log")).collect();
+        let (new, e) = edited(&old, &edits);
+        let d = unified_edits("p", &old, &new, &e);
+        assert_eq!(d, unified("p", &old, &new));
+        assert_eq!(d.lines().filter(|l| l.starts_with("@@")).count(), 1, "one hunk");
+    }
+
+    /// 60,000 edited lines in a row cost their number, not its square: as one
+    /// block Myers' diff took 26 s in a release build; a watchdog fails the test
+    /// if that comes back.
+    #[test]
+    fn the_diff_of_sixty_thousand_touching_edits_is_linear() {
+        let old: String = (0..60_000).map(|i| format!("print(x{i})\n")).collect();
+        let edits: Vec<(usize, usize, &str)> = old.match_indices("print").map(|(at, _)| (at, at + 5, "log")).collect();
+        let (new, e) = edited(&old, &edits);
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || tx.send(unified_edits("p", &old, &new, &e)).unwrap());
+        let d = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("the diff within 60 s");
+        assert!(d.starts_with("--- a/p\n+++ b/p\n@@ -1,60000 +1,60000 @@\n-print(x0)\n"), "{}", &d[..100]);
+        assert_eq!(changed(&d), 120_000);
+    }
+
+    #[test]
+    fn one_edit_over_the_line_by_line_limit_keeps_its_equal_ends() {
+        // One edit of 3,000 lines, its first and last lines unchanged: above
+        // MYERS_LINES the middle is one change, the ends stay context.
+        let old: String = (0..3000).map(|i| format!("l{i}\n")).collect();
+        let body: String = (0..3000).map(|i| if i == 0 || i == 2999 { format!("l{i}\n") } else { format!("n{i}\n") }).collect();
+        let (new, e) = edited(&old, &[(0, old.len(), &body)]);
+        let d = unified_edits("p", &old, &new, &e);
+        assert_eq!(patch(&old, &d), new);
+        assert!(d.starts_with("--- a/p\n+++ b/p\n@@ -1,3000 +1,3000 @@\n l0\n-l1\n"), "{}", &d[..200]);
+        assert!(d.ends_with("+n2998\n l2999\n"), "{}", &d[d.len() - 200..]);
     }
 
     #[test]
