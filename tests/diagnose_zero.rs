@@ -132,3 +132,24 @@ fn the_diagnosis_of_deeply_nested_near_misses_is_linear() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stdout.contains("10000 `call` nodes there start like it (`f(`) but differ"), "{}", r.stdout);
 }
+
+/// The diagnosis matches the files again under the request's budget, a meter
+/// per file as the run had: where that meter stops it, it says so instead of
+/// counting short (the run itself finished within the limit).
+#[test]
+fn the_diagnosis_is_matched_under_the_request_budget() {
+    let t = Tree::empty();
+    t.write("a.py", (0..2000).map(|i| format!("f({i}, 2)\n")).collect::<String>());
+    let full = t.run(&["search", "-p", "f($$$A, 3)", "a.py"]);
+    assert_eq!(full.code, 0, "{}", full.stderr);
+    assert!(full.stdout.contains("matched 0 of the 2000 calls to `f`"), "{}", full.stdout);
+    let cut = t.run(&["search", "--max-steps", "30000", "-p", "f($$$A, 3)", "a.py"]);
+    assert_eq!(cut.code, 0, "the run finished: {}", cut.stderr);
+    assert!(cut.stdout.starts_with("Found 0 matches (searched 1 file)\n"), "{}", cut.stdout);
+    assert!(!cut.stdout.contains("matched 0 of"), "{}", cut.stdout);
+    assert!(
+        cut.stdout.contains("warning: the diagnosis of why nothing matched stopped at a.py: matching took more than 30000 steps here, the limit per file"),
+        "{}",
+        cut.stdout
+    );
+}

@@ -323,6 +323,9 @@ pub struct RunFacts<'a> {
     pub files: &'a [Candidate],
     /// What each of them told (same order).
     pub seen: &'a [FileSeen],
+    /// The request's budget: each file the diagnosis parses again is matched
+    /// under a meter of its own, and a cancel stops it.
+    pub budget: &'a crate::engine::budget::Budget,
 }
 
 /// How the strictness of op `i` compares punctuation: `smart` and `cst` need
@@ -340,9 +343,9 @@ fn at_ast(pat: &str, selector: Option<&str>, lang: SupportLang) -> Option<Patter
     p.ok().map(|p| p.with_strictness(MatchStrictness::Ast))
 }
 
-/// True when `m` matches the node `n` of `grep`.
-fn matches<M: MatcherExt>(m: &M, grep: &ast_grep_core::AstGrep<ast_grep_core::tree_sitter::StrDoc<SupportLang>>, n: tree_sitter::Node<'_>) -> bool {
-    m.match_node(grep.adopt(n)).is_some()
+/// True when `m` matches the node `n` of `grep` (metered).
+fn matches<M: MatcherExt>(m: &M, grep: &crate::engine::metered::Grep, n: tree_sitter::Node<'_>) -> bool {
+    m.match_node(grep.adopt(crate::engine::metered::Step(n))).is_some()
 }
 
 /// True when metavariable `m` stands for a list (`$$$A`, `$$$`).

@@ -2,8 +2,8 @@
 //! (root kind, leading tokens, callee), what the files hold that looks like it,
 //! and the messages that say so.
 
-use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
-use ast_grep_core::{AstGrep, Language, Pattern};
+use ast_grep_core::tree_sitter::LanguageExt;
+use ast_grep_core::{Language, Pattern};
 use ast_grep_language::SupportLang;
 
 use super::{
@@ -15,7 +15,7 @@ use crate::request::lang;
 use crate::shared::message::{Input, Name, Text};
 use crate::shared::text::{joined, plural};
 
-type Tree = AstGrep<StrDoc<SupportLang>>;
+type Tree = crate::engine::metered::Grep;
 
 /// What a pattern looks like to the diagnosis.
 struct Shape {
@@ -169,7 +169,7 @@ impl<'a> Probe<'a> {
 
     /// Looks at one parsed file.
     fn look(&mut self, path: &str, body: &str, grep: &Tree) {
-        let root = grep.root().get_inner_node();
+        let root = grep.root().get_inner_node().0;
         if self.zero && self.found == 0 {
             self.found += grep.root().find_all(&self.op.rule.matcher).take(1).count();
         }
@@ -283,7 +283,13 @@ pub fn diagnose(facts: &RunFacts<'_>) -> Vec<Text> {
         if probes.is_empty() {
             continue;
         }
-        let files = look_at_files(facts, lang, &mut probes);
+        let files = match look_at_files(facts, lang, &mut probes) {
+            Ok(files) => files,
+            Err(stopped) => {
+                found.push((usize::MAX, stopped));
+                break;
+            }
+        };
         for p in &probes {
             if files == 0 && unparsed_only(req, lang, p) {
                 absent.entry(p.i).or_insert_with(|| (Vec::new(), key_words(p))).0.push(lang::name(lang));
@@ -317,8 +323,10 @@ pub fn diagnose(facts: &RunFacts<'_>) -> Vec<Text> {
 }
 
 /// Parses the first files of `lang` the run parsed (the caps of the module)
-/// and shows each to every probe. Returns how many were looked at.
-fn look_at_files(facts: &RunFacts<'_>, lang: SupportLang, probes: &mut [Probe<'_>]) -> usize {
+/// and shows each to every probe. Returns how many were looked at, or, when
+/// the request's budget stopped the looking, a message that says where and why
+/// (the counts so far would be short, so no probe of the language speaks).
+fn look_at_files(facts: &RunFacts<'_>, lang: SupportLang, probes: &mut [Probe<'_>]) -> Result<usize, Text> {
     let (mut files, mut bytes) = (0usize, 0u64);
     for (c, seen) in facts.files.iter().zip(facts.seen) {
         if c.lang != lang || !seen.parsed {
@@ -334,14 +342,24 @@ fn look_at_files(facts: &RunFacts<'_>, lang: SupportLang, probes: &mut [Probe<'_
         let Ok(bytes_read) = crate::request::read::read_text(&c.path, facts.req.max_filesize) else { continue };
         let Ok(text) = crate::request::read::check_text(&bytes_read) else { continue };
         let body = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let grep = lang.ast_grep(body);
-        for p in probes.iter_mut() {
-            p.look(&c.display, body, &grep);
+        // Matched under a meter of its own, as the run matched the file: a
+        // file the meter stops (a cancel, the time limit) ends the diagnosis,
+        // whose counts would be short.
+        let spent = facts.budget.within(|| {
+            let grep = crate::engine::metered::parse(body, lang);
+            for p in probes.iter_mut() {
+                p.look(&c.display, body, &grep);
+            }
+            crate::engine::budget::spent()
+        });
+        if let Some(why) = spent {
+            let shown = crate::shared::quote::display_name(&c.display);
+            return Err(Text::from(format!("the diagnosis of why nothing matched stopped at {shown}: ")).then(why.text()));
         }
         files += 1;
         bytes = bytes.saturating_add(bytes_read.len() as u64);
     }
-    files
+    Ok(files)
 }
 
 /// The messages for one probe: each one line that fits an MCP text line, the

@@ -461,20 +461,27 @@ pub fn build_with(
     let total = walked.files.len();
     let done = std::sync::atomic::AtomicUsize::new(0);
     let names = req.rule_names();
-    let outcomes = watched(req, stop, |budget| {
-        largest_first(&walked.files, |c| c.size, budget, |c| {
+    // The files and the diagnosis of what they showed, under one request
+    // budget, which a cancel stops.
+    let (collected, diagnosis) = watched(req, stop, |budget| {
+        let outcomes = largest_first(&walked.files, |c| c.size, budget, |c| {
             if stop() {
                 return FileOutcome::Unchanged(Reported::default());
             }
             let o = plan_file(&engine, req, &names, c);
             progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
             o
-        })
-    });
-    if stop() {
-        return Err(crate::shared::error::Error::Cancelled);
-    }
-    let Collected { files, mut skipped, all, broken, broken_omitted, seen } = collect(outcomes, &walked.files);
+        });
+        if stop() {
+            return None;
+        }
+        let collected = collect(outcomes, &walked.files);
+        let diagnosis = diagnose::diagnose(&diagnose::RunFacts { req, engine: &engine, files: &walked.files, seen: &collected.seen, budget });
+        Some((collected, diagnosis))
+    })
+    .filter(|_| !stop())
+    .ok_or(crate::shared::error::Error::Cancelled)?;
+    let Collected { files, mut skipped, all, broken, broken_omitted, .. } = collected;
     let (notes, overlaps) = (all.notes, all.overlapped.len());
     // Matches lost to another op on the same node are named one by one (the
     // cross-rule notes); the rest a second run (or `rewriteNested`) rewrites.
@@ -483,7 +490,6 @@ pub fn build_with(
         skipped.extend(walked.skipped.iter().map(|(_, s)| s.clone()));
         skipped.sort_by(|a, b| a.path.cmp(&b.path));
     }
-    let diagnosis = diagnose::diagnose(&diagnose::RunFacts { req, engine: &engine, files: &walked.files, seen: &seen });
     let warnings = run_warnings(req, &cwd, &engine, &walked, nested, notes, diagnosis, &files);
     Ok(Plan {
         request: req.clone(),

@@ -236,11 +236,25 @@ pub fn search(s: &Search, cwd: &Path, words: &dyn Words) -> Result<SearchResult>
 /// match is bad input, whose message gives the counts.
 pub fn search_with(s: &Search, cwd: &Path, words: &dyn Words, stop: &(dyn Fn() -> bool + Sync)) -> Result<SearchResult> {
     let (root, walked, engine) = plan::prepare(&s.request, cwd)?;
+    // The counting, the diagnosis and the page are read under one request
+    // budget, which a cancel stops.
+    let r = plan::watched(&s.request, stop, |budget| searched(s, (&root, &walked, &engine), words, stop, budget));
+    if stop() {
+        return Err(Error::Cancelled);
+    }
+    r
+}
+
+/// The body of [`search_with`] under the request's budget.
+fn searched(
+    s: &Search,
+    (root, walked, engine): (&Path, &crate::request::walk::Walked, &Engine),
+    words: &dyn Words,
+    stop: &(dyn Fn() -> bool + Sync),
+    budget: &crate::engine::budget::Budget,
+) -> Result<SearchResult> {
     let req = &s.request;
-    // The page is read under the same request budget as the counting.
-    let (counted, budget) = plan::watched(req, stop, |b| {
-        (plan::largest_first(&walked.files, |c| c.size, b, |c| if stop() { Ok((0, FileSeen::default())) } else { count_file(&engine, req, c) }), b.clone())
-    });
+    let counted = plan::largest_first(&walked.files, |c| c.size, budget, |c| if stop() { Ok((0, FileSeen::default())) } else { count_file(engine, req, c) });
     if stop() {
         return Err(Error::Cancelled);
     }
@@ -267,11 +281,11 @@ pub fn search_with(s: &Search, cwd: &Path, words: &dyn Words, stop: &(dyn Fn() -
     }
     let jobs = page_jobs(&counts, s.offset, s.limit);
     let pages: Vec<(Vec<SearchMatch>, std::result::Result<usize, Skip>)> =
-        jobs.par_iter().map(|(i, range, _)| budget.within(|| page_of_file(&engine, req, &walked.files[*i], range.clone()))).collect();
+        jobs.par_iter().map(|(i, range, _)| budget.within(|| page_of_file(engine, req, &walked.files[*i], range.clone()))).collect();
     // The diagnosis of an edit (docs/DESIGN.md §2.12), on what the counting saw.
-    let diagnosis = diagnose::diagnose(&diagnose::RunFacts { req, engine: &engine, files: &walked.files, seen: &seen });
+    let diagnosis = diagnose::diagnose(&diagnose::RunFacts { req, engine, files: &walked.files, seen: &seen, budget });
     let mut warnings: Vec<String> =
-        plan::warning::run_warnings(req, &root, &engine, &walked, 0, Vec::new(), diagnosis, &[]).iter().map(|w| w.text().render(words)).collect();
+        plan::warning::run_warnings(req, root, engine, walked, 0, Vec::new(), diagnosis, &[]).iter().map(|w| w.text().render(words)).collect();
     warnings.extend(skipped.iter().map(|s| format!("skipped {}: {}", s.shown(), s.reason.text().render(words))));
     if total == 0 {
         let mut langs: Vec<_> = walked.files.iter().map(|c| c.lang).collect();
