@@ -309,6 +309,7 @@ fn emit(plan: Plan, how: Emit, started: Instant, out: &mut impl Write) -> anyhow
     // As `ast-grep scan` without -U: a match of a `severity: error` rule fails
     // the run, fix or not (with -U or -i only the findings count, below).
     let fails = how.scan && !how.interactive && !how.update_all && fixes_of_error_rules(&plan);
+    let work = plan.work.clone();
     let (code, details) = if how.interactive {
         review::review(plan, how.style, out)?
     } else if how.update_all {
@@ -331,7 +332,7 @@ fn emit(plan: Plan, how: Emit, started: Instant, out: &mut impl Write) -> anyhow
     };
     if how.stats && !how.json {
         out.flush()?;
-        print::table(&mut std::io::stderr(), &details, started.elapsed())?;
+        print::table(&mut std::io::stderr(), &details, &work, started.elapsed())?;
     }
     // `scan` exits with ast-grep's codes, which give 1 and 3 other meanings:
     // an apply that failed is 11 there, an incomplete one 12 (docs/RULES.md,

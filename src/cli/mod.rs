@@ -392,7 +392,8 @@ pub struct OutputArgs {
     #[arg(long)]
     pub full: bool,
     /// After the run, print on stderr how many files were searched, changed and
-    /// skipped (with the reasons counted) and how long it took.
+    /// skipped (with the reasons counted), the most steps, stack and transform
+    /// text one file took (with the file and the limit), and how long it took.
     #[arg(long)]
     pub stats: bool,
     /// Lines of context around each change in the diffs, 0 to 10 (default 3;

@@ -8,7 +8,7 @@
 
 use std::io::{self, Write};
 
-use ast_edit::plan::RuleCount;
+use ast_edit::plan::{RuleCount, Work};
 use ast_edit::plan::preview::PreviewDetails;
 use ast_edit::shared::quote::{display_name, escape_controls};
 use ast_edit::shared::text::{self, plural, Fit, Unit};
@@ -163,7 +163,7 @@ pub const MAX_FINDINGS_SHOWN: usize = 200;
 
 /// The end-of-run table (on stderr: it holds a time, so it is not part of the
 /// deterministic output): files searched, changed, skipped with reasons, time.
-pub fn table(out: &mut impl Write, d: &PreviewDetails, elapsed: std::time::Duration) -> io::Result<()> {
+pub fn table(out: &mut impl Write, d: &PreviewDetails, work: &Work, elapsed: std::time::Duration) -> io::Result<()> {
     let mut reasons: Vec<(String, usize)> = Vec::new();
     for s in &d.skipped {
         let key = escape_controls(s.reason.split([';', '(']).next().unwrap_or("").trim()).into_owned();
@@ -181,6 +181,15 @@ pub fn table(out: &mut impl Write, d: &PreviewDetails, elapsed: std::time::Durat
         writeln!(out, "  files skipped   {:>8}  ({why})", d.skipped.len())?;
     }
     writeln!(out, "  replacements    {:>8}", d.total_replacements)?;
+    // The most work one file did under each limit of the meter: how far the
+    // run stayed under it (docs/DESIGN.md section 2.5.7).
+    let most = |(n, file): &(u64, Option<String>), limit: String| match file {
+        Some(f) => format!("{n:>8}  (in {}; the limit is {limit})", escape_controls(&display_name(f))),
+        None => format!("{n:>8}"),
+    };
+    writeln!(out, "  most steps      {}", most(&work.steps, format!("{} per file", work.limits.0)))?;
+    writeln!(out, "  most stack      {}", most(&work.stack, format!("{} bytes per file", work.limits.1)))?;
+    writeln!(out, "  most text built {}", most(&work.text, "256 MiB plus 16 times the file's size".to_string()))?;
     writeln!(out, "  time            {:>7.2}s", elapsed.as_secs_f64())
 }
 

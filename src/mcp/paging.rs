@@ -213,6 +213,10 @@ pub fn preview(d: &PreviewDetails) -> Value {
     let obj = v.as_object_mut().expect("an object");
     mark(obj, true, 0);
     let id = d.id.clone();
+    // The files a limit left unsearched are kept first: they fail the run.
+    if let Some(Value::Array(list)) = obj.get_mut("skipped") {
+        list.sort_by_key(|s| s["limit"] != Value::Bool(true));
+    }
     let skipped = cap_notes(obj, "skipped");
     let warnings = cap_notes(obj, "warnings");
     if warnings > 0 {
@@ -581,6 +585,25 @@ mod tests {
         assert!(last.contains(&format!("\"fileOffset\": {}", files.len())), "{last}");
         assert!(v["skipped"].as_array().unwrap().len() < 500);
         assert!(warnings.iter().any(|w| w.as_str().unwrap().contains("more skipped files")));
+    }
+
+    /// Cut to its budget, `skipped` keeps the files a limit left unsearched
+    /// (they fail the run) ahead of the others, whatever their paths.
+    #[test]
+    fn a_cut_skipped_list_keeps_the_files_a_limit_stopped() {
+        let mut d = details((0..3000).map(|i| file(i, 5)).collect());
+        for i in [7, 480, 499] {
+            d.skipped[i].limit = true;
+            d.skipped[i].reason = "matching took more than 67108864 steps here, the limit per file".into();
+        }
+        d.skipped_by_limits = 3;
+        let v = preview(&d);
+        let kept = v["skipped"].as_array().unwrap();
+        assert!(kept.len() < 500, "cut");
+        let paths: Vec<&str> = kept.iter().take(3).map(|s| s["path"].as_str().unwrap()).collect();
+        assert_eq!(paths, ["s7.py", "s480.py", "s499.py"]);
+        assert!(kept[3..].iter().all(|s| s["limit"] == false));
+        assert_eq!(v["skippedByLimits"], 3);
     }
 
     #[test]

@@ -20,7 +20,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::request::read::{SkipReason, WorkLimit};
@@ -41,13 +41,28 @@ pub fn text_budget(len: usize) -> u64 {
 }
 
 /// One request's budget: its time limit, if any, and its stop flag. Clones
-/// share the flag.
+/// share the flag and the peak.
 #[derive(Clone, Debug)]
 pub struct Budget {
     until: Option<(Instant, Duration)>,
     stop: Arc<AtomicBool>,
     /// The most steps per file.
     steps: u64,
+    /// The most work one file did so far ([`Budget::note`]).
+    peak: Arc<Mutex<Peak>>,
+}
+
+/// The most work one file of a request did, each with the index of the file
+/// (in the list the caller gave [`Budget::note`]): how far a run stayed under
+/// each limit (`--stats`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Peak {
+    /// Steps.
+    pub steps: (u64, Option<usize>),
+    /// Bytes of stack below the file's start.
+    pub stack: (u64, Option<usize>),
+    /// Bytes of text built by transforms and fixes.
+    pub text: (u64, Option<usize>),
 }
 
 impl Default for Budget {
@@ -59,7 +74,7 @@ impl Default for Budget {
 impl Budget {
     /// A budget of [`MAX_FILE_STEPS`] per file, without a time limit.
     pub fn new() -> Budget {
-        Budget { until: None, stop: Arc::default(), steps: MAX_FILE_STEPS }
+        Budget { until: None, stop: Arc::default(), steps: MAX_FILE_STEPS, peak: Arc::default() }
     }
 
     /// A budget that ends `limit` from now.
@@ -78,6 +93,26 @@ impl Budget {
     pub fn of(req: &crate::request::Request) -> Budget {
         let b = req.time_limit.map_or_else(Budget::new, Budget::timed);
         Budget { steps: req.max_steps, ..b }
+    }
+
+    /// Adds the work of the file whose meter this thread holds (call it inside
+    /// [`Budget::within`], after the file's work) to the request's peak, as
+    /// file `item`.
+    pub fn note(&self, item: usize) {
+        let (steps, stack, text) = used();
+        let mut guard = self.peak.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let peak = &mut *guard;
+        for (at, now) in [(&mut peak.steps, steps), (&mut peak.stack, stack as u64), (&mut peak.text, text)] {
+            // On a tie the first file in the list: the same at any thread count.
+            if now > at.0 || (now == at.0 && now > 0 && at.1.is_some_and(|i| item < i)) {
+                *at = (now, Some(item));
+            }
+        }
+    }
+
+    /// The most work one file did so far, of those noted.
+    pub fn peak(&self) -> Peak {
+        *self.peak.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Stops every file of the request at its next poll (a cancelled request).
@@ -335,7 +370,6 @@ fn limit_of(what: WorkLimit, m: &Meter) -> u64 {
 }
 
 /// The current file's work so far: steps, the most stack used, text built.
-#[cfg(test)]
 pub(crate) fn used() -> (u64, usize, u64) {
     METER.with(|m| (m.steps.get(), m.deepest.get(), m.text.get()))
 }

@@ -208,6 +208,32 @@ pub struct Plan {
     /// Such files past [`MAX_BROKEN_BEFORE_LISTED`].
     #[serde(default)]
     pub broken_before_omitted: usize,
+    /// The most work one file did, against the limits (not stored: a
+    /// stored plan has none).
+    #[serde(skip)]
+    pub work: Work,
+}
+
+/// The most work one file of a dry run did under each limit of the meter
+/// (`engine::budget`), with the file's display path.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Work {
+    /// Steps.
+    pub steps: (u64, Option<String>),
+    /// Bytes of stack below the file's start.
+    pub stack: (u64, Option<String>),
+    /// Bytes of text transforms and fixes built.
+    pub text: (u64, Option<String>),
+    /// The limits: steps per file (the request's) and bytes of stack.
+    pub limits: (u64, u64),
+}
+
+impl Work {
+    fn of(peak: crate::engine::budget::Peak, files: &[Candidate], req: &Request) -> Work {
+        let named = |(n, i): (u64, Option<usize>)| (n, i.map(|i| files[i].display.clone()));
+        let limits = (req.max_steps, crate::engine::budget::MAX_STACK_USE as u64);
+        Work { steps: named(peak.steps), stack: named(peak.stack), text: named(peak.text), limits }
+    }
 }
 
 impl FilePlan {
@@ -407,7 +433,20 @@ pub(crate) fn largest_first<T: Sync, R: Send>(
 ) -> Vec<R> {
     let mut order: Vec<(usize, u64)> = items.iter().enumerate().map(|(i, t)| (i, size(t))).collect();
     order.sort_by_key(|&(_, size)| std::cmp::Reverse(size));
-    let mut out: Vec<(usize, R)> = order.into_par_iter().with_max_len(1).map(|(i, _)| (i, budget.within(|| f(&items[i])))).collect();
+    let mut out: Vec<(usize, R)> = order
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|(i, _)| {
+            (
+                i,
+                budget.within(|| {
+                    let r = f(&items[i]);
+                    budget.note(i);
+                    r
+                }),
+            )
+        })
+        .collect();
     out.sort_unstable_by_key(|(i, _)| *i);
     out.into_iter().map(|(_, r)| r).collect()
 }
@@ -463,7 +502,7 @@ pub fn build_with(
     let names = req.rule_names();
     // The files and the diagnosis of what they showed, under one request
     // budget, which a cancel stops.
-    let (collected, diagnosis) = watched(req, stop, |budget| {
+    let (collected, diagnosis, work) = watched(req, stop, |budget| {
         let outcomes = largest_first(&walked.files, |c| c.size, budget, |c| {
             if stop() {
                 return FileOutcome::Unchanged(Reported::default());
@@ -475,9 +514,10 @@ pub fn build_with(
         if stop() {
             return None;
         }
+        let work = Work::of(budget.peak(), &walked.files, req);
         let collected = collect(outcomes, &walked.files);
         let diagnosis = diagnose::diagnose(&diagnose::RunFacts { req, engine: &engine, files: &walked.files, seen: &collected.seen, budget });
-        Some((collected, diagnosis))
+        Some((collected, diagnosis, work))
     })
     .filter(|_| !stop())
     .ok_or(crate::shared::error::Error::Cancelled)?;
@@ -504,6 +544,7 @@ pub fn build_with(
         overlapped: all.overlapped,
         broken_before: broken,
         broken_before_omitted: broken_omitted,
+        work,
     })
 }
 
