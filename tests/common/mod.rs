@@ -239,9 +239,10 @@ pub const ASSERT_OUT: &str = "self.assertEqual($A, $B)";
 /// `#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]`:
 /// the build script (build.rs) sets `cfg(peer)` only when the peer runs, so
 /// without it such a test is reported ignored, never passed. A peer that was
-/// there at build time and is gone now fails the test.
+/// there at build time and is gone now fails the test. Without `$AST_GREP`
+/// the test runs the file the build found (`AST_EDIT_PEER`), whatever its PATH.
 pub fn ast_grep() -> String {
-    let bin = std::env::var("AST_GREP").unwrap_or_else(|_| "ast-grep".into());
+    let bin = std::env::var("AST_GREP").ok().or_else(|| option_env!("AST_EDIT_PEER").map(str::to_string)).unwrap_or_else(|| "ast-grep".into());
     let ok = std::process::Command::new(&bin)
         .arg("--version")
         .output()
