@@ -124,7 +124,7 @@ fn the_end_of_run_table_is_printed_only_with_stats() {
     // The most work one file did under each limit, the file and the limit:
     // the steps are counted, so the same on any machine.
     let steps = r.stderr.lines().find(|l| l.starts_with("  most steps")).expect("a steps row");
-    assert!(steps.ends_with("(in python/test_app.py; the limit is 67108864 per file)"), "{steps}");
+    assert!(steps.ends_with("(in python/test_app.py; the limit is 1073741824 per file)"), "{steps}");
     let n: u64 = steps.split_whitespace().nth(2).unwrap().parse().unwrap();
     assert!(n > 0 && n == t.run(&args).ok().stderr.lines().find(|l| l.starts_with("  most steps")).unwrap().split_whitespace().nth(2).unwrap().parse::<u64>().unwrap());
     assert!(r.stderr.contains("  most stack "), "{}", r.stderr);

@@ -11,7 +11,7 @@
 //! at 1.8 GB, a stack overflow, and more than two minutes).
 //!
 //! The runs that the step limit stops lower it (`--max-steps`): a debug build
-//! takes about half a microsecond a step, and the default is 2^26 steps.
+//! takes about half a microsecond a step, and the default is 2^30 steps.
 
 #![cfg(target_os = "linux")]
 

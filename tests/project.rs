@@ -303,3 +303,36 @@ fn inline_rules_keep_empty_ids_and_drop_off_rules_as_ast_grep() {
     let e = project::parse_inline("language: python\nrule: {pattern: f($A)}\nfix: $B\n", Utils::none(), None).unwrap_err().to_string();
     assert_eq!(e, "--inline-rules: document 1: Fail to parse yaml as Rule.: Undefined meta var `B` used in `fix`.");
 }
+
+/// A project whose config sits in a subfolder (`tools/sg/sgconfig.yml`, run
+/// from the repository's root with `-c`): a rule's `files` and `ignores` match
+/// a file's path relative to the config's folder, and for a file outside that
+/// folder relative to the working directory, as ast-grep 0.51.1 matches them.
+/// Globs written from the root (`gen/**`) then take the root's files.
+#[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
+fn globs_of_a_config_in_a_subfolder_match_files_outside_it_from_the_working_directory() {
+    let t = Tree::empty();
+    t.write("tools/sg/sgconfig.yml", "ruleDirs: [rules]\n");
+    let rule = |extra: &str| format!("id: no-unwrap\nlanguage: rust\nseverity: error\nmessage: no unwrap\nrule: {{pattern: $A.unwrap()}}\n{extra}\n");
+    t.write("gen/a.rs", "fn a() { x.unwrap(); }\n");
+    t.write("src/b.rs", "fn b() { y.unwrap(); }\n");
+    t.write("tools/sg/c.rs", "fn c() { z.unwrap(); }\n");
+    let files = |r: &common::Run| -> Vec<String> {
+        let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stdout));
+        let mut f: Vec<String> = v.as_array().unwrap().iter().map(|m| m["file"].as_str().unwrap().to_string()).collect();
+        f.sort();
+        f
+    };
+    for (extra, want) in [
+        ("ignores: [gen/**]", vec!["src/b.rs", "tools/sg/c.rs"]),
+        ("files: [src/**]", vec!["src/b.rs"]),
+        ("files: [c.rs]", vec!["tools/sg/c.rs"]),
+    ] {
+        t.write("tools/sg/rules/r.yml", rule(extra));
+        let ours = t.run(&["scan", "-c", "tools/sg/sgconfig.yml", "--json=compact"]);
+        let peer = t.peer(&["scan", "-c", "tools/sg/sgconfig.yml", "--json=compact"]);
+        assert_eq!((files(&ours), ours.code), (want.iter().map(|s| s.to_string()).collect::<Vec<_>>(), 1), "{extra}: {}", ours.stderr);
+        assert_eq!((files(&peer), peer.code), (files(&ours), ours.code), "{extra}: as ast-grep");
+    }
+}

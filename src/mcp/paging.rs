@@ -594,7 +594,7 @@ mod tests {
         let mut d = details((0..3000).map(|i| file(i, 5)).collect());
         for i in [7, 480, 499] {
             d.skipped[i].limit = true;
-            d.skipped[i].reason = "matching took more than 67108864 steps here, the limit per file".into();
+            d.skipped[i].reason = "matching took more than 1073741824 steps here, the limit per file".into();
         }
         d.skipped_by_limits = 3;
         let v = preview(&d);

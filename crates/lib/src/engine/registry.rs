@@ -12,6 +12,9 @@ pub struct Engine {
     /// to (empty for ops).
     file_globs: Vec<crate::request::ruleset::FileGlobs>,
     base: std::path::PathBuf,
+    /// The working directory: a file outside `base` is matched by its path
+    /// relative to it.
+    cwd: std::path::PathBuf,
     /// Ops that do not compile for some (not all) languages: shown as warnings.
     pub warnings: Vec<Text>,
     /// A project's `languageInjections`, compiled.
@@ -89,7 +92,7 @@ impl Engine {
                 }
             }
         }
-        Ok(Engine { by_lang, file_globs: Vec::new(), base: cwd.to_path_buf(), warnings, injections: Vec::new() })
+        Ok(Engine { by_lang, file_globs: Vec::new(), base: cwd.to_path_buf(), cwd: cwd.to_path_buf(), warnings, injections: Vec::new() })
     }
 
     /// Compiles every rule of a rule set for its language. A rule that does not
@@ -114,7 +117,7 @@ impl Engine {
         for (i, entry) in set.language_injections.iter().enumerate() {
             injections.push(super::inject::CustomInjection::compile(entry).map_err(|e| Error::bad(format!("languageInjections[{i}]: {e}")))?);
         }
-        Ok(Engine { by_lang, file_globs, base, warnings, injections })
+        Ok(Engine { by_lang, file_globs, base, cwd: cwd.to_path_buf(), warnings, injections })
     }
 
     /// True when at least one op is compiled for `lang`, or for a language
@@ -132,7 +135,9 @@ impl Engine {
     /// The ops that apply to the file at `path` (absolute) of language `lang`.
     pub fn ops_for(&self, lang: SupportLang, path: &Path) -> Vec<&CompiledOp> {
         let Some(ops) = self.by_lang.get(&lang) else { return Vec::new() };
-        let rel = path.strip_prefix(&self.base).unwrap_or(path);
+        // As `ast-grep scan`: relative to the project's folder, else (a file
+        // outside it) relative to the working directory, as the walk gave it.
+        let rel = path.strip_prefix(&self.base).or_else(|_| path.strip_prefix(&self.cwd)).unwrap_or(path);
         ops.iter().filter(|op| self.file_globs.get(op.index).is_none_or(|g| g.allows(rel))).collect()
     }
 

@@ -400,9 +400,11 @@ fn is_default_steps(n: &u64) -> bool {
 /// one file may take, by default ([`Request::max_steps`]; the CLI's
 /// `--max-steps`). No file of the Linux kernel, Django, sympy or tokio comes
 /// within a tenth of it with any rule of `queries/` or
-/// `benches/scan-project/` (docs/DESIGN.md section 7 has the figures); at the
-/// slowest step measured it is a few seconds of work.
-pub const MAX_FILE_STEPS: u64 = 1 << 26;
+/// `benches/scan-project/` (`benches/results/work_margin.md`), and a public
+/// rule project's heaviest file (a quadratic relational rule on 10,000 lines
+/// of C) needs a sixth of it; at the slowest step measured it is about a
+/// minute of work.
+pub const MAX_FILE_STEPS: u64 = 1 << 30;
 
 /// The rule id of op `i` of an ad-hoc request (`ops[i]`): `op-N`, as the
 /// rule config it becomes, its findings and its dropped matches name it.

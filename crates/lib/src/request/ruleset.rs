@@ -390,8 +390,8 @@ fn walk_patterns<'a>(v: &'a Value, need: Need, out: &mut Vec<(PatternRef<'a>, Ne
 }
 
 /// A rule's `files` and `ignores` globs, matched against a file's path relative
-/// to the rule set's base folder (the path as given when the file is outside it),
-/// as `ast-grep scan` matches them.
+/// to the rule set's base folder (relative to the working directory when the
+/// file is outside it), as `ast-grep scan` matches them.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct FileGlobs {
     files: Option<GlobSet>,
