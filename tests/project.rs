@@ -165,6 +165,9 @@ fn unknown_config_keys_are_ignored_with_a_warning_but_not_in_ast_edit_key() {
     assert!(!r.stderr.contains("noIgnore"), "{}", r.stderr);
     let p = Project::open(&t.path().join("sgconfig.yml")).unwrap();
     assert_eq!(p.no_ignore, ["hidden"]);
+    // `scan` says it once.
+    let scan = t.run(&["scan"]);
+    assert_eq!(scan.stderr.matches("unknown key `ignoreFiles` is ignored").count(), 1, "{}", scan.stderr);
     let json = t.run(&["test", "--json"]).ok();
     assert!(json.json::<serde_json::Value>()["warnings"][0].as_str().unwrap().contains("`ignoreFiles`"));
     t.write("sgconfig.yml", "ruleDirs: [rules]\nastEdit: {checkDir: [x]}\n");

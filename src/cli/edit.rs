@@ -189,9 +189,7 @@ fn load_rule_set(a: &ScanArgs, cwd: &Path, trace: &mut Inspect) -> Result<ast_ed
             None => project::discover(cwd, None)?,
         };
         a.custom_languages.check(&p)?;
-        for w in &p.warnings {
-            eprintln!("warning: {w}");
-        }
+        // The project's warnings come with its rules (`loaded.warnings`).
         (p.load_rules(filter.as_ref())?, RulesFrom::Project)
     };
     let mut loaded = loaded;
