@@ -444,3 +444,26 @@ fn absolute_paths_outside_the_tree_give_clean_diff_headers() {
     let header = p.files[0].diff.lines().next().unwrap().to_string();
     assert!(header.starts_with("--- a/") && !header.starts_with("--- a//"), "{header}");
 }
+
+/// `generate` prints the man page and the completion scripts from the same
+/// definitions as `--help`: every subcommand is in each; bash's script parses.
+#[test]
+fn generate_prints_the_man_page_and_completions_for_every_subcommand() {
+    let t = Tree::empty();
+    let subcommands = ["run", "resolve", "pending", "show", "undo", "langs", "scan", "test", "propose", "mcp", "tree", "search", "generate"];
+    let man = t.run(&["generate", "man"]).ok();
+    assert!(man.stdout.contains(".TH ast-edit 1"), "{}", &man.stdout[..200.min(man.stdout.len())]);
+    for kind in ["man", "bash", "zsh", "fish", "powershell", "elvish"] {
+        let r = t.run(&["generate", kind]).ok();
+        for s in subcommands {
+            assert!(r.stdout.contains(s), "{kind} lacks `{s}`");
+        }
+    }
+    let bash = t.run(&["generate", "bash"]).ok();
+    t.write("c.bash", &bash.stdout);
+    let check = std::process::Command::new("bash").args(["-n", "c.bash"]).current_dir(t.path()).output().unwrap();
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+    let bad = t.run(&["generate", "tcsh"]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(bad.stderr.contains("invalid value 'tcsh'"), "{}", bad.stderr);
+}

@@ -223,6 +223,61 @@ Example:
     /// Count and locate the matches of a pattern or rule (nothing is staged).
     #[command(long_about = search::LONG_ABOUT)]
     Search(SearchArgs),
+    /// Print the man page or a shell's completion script, made from these flags.
+    #[command(long_about = "\
+Print the man page (roff) or a shell's completion script on stdout, made from the
+same definitions as --help, so they never differ from the binary.
+
+Examples:
+  ast-edit generate man > /usr/local/share/man/man1/ast-edit.1
+  ast-edit generate bash > ~/.local/share/bash-completion/completions/ast-edit
+  ast-edit generate zsh > ~/.zfunc/_ast-edit
+  ast-edit generate fish > ~/.config/fish/completions/ast-edit.fish")]
+    Generate(GenerateArgs),
+}
+
+/// `generate` arguments.
+#[derive(Args, Debug)]
+pub struct GenerateArgs {
+    /// What to print.
+    #[arg(value_enum)]
+    pub kind: GenerateKind,
+}
+
+/// What `generate` prints.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum GenerateKind {
+    /// The man page, ast-edit(1), in roff.
+    Man,
+    /// Bash completions.
+    Bash,
+    /// Zsh completions.
+    Zsh,
+    /// Fish completions.
+    Fish,
+    /// PowerShell completions.
+    Powershell,
+    /// Elvish completions.
+    Elvish,
+}
+
+/// Prints the man page or a completion script for `kind`.
+fn generate(a: GenerateArgs, out: &mut impl Write) -> anyhow::Result<i32> {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let shell = match a.kind {
+        GenerateKind::Man => {
+            clap_mangen::Man::new(cmd).render(out)?;
+            return Ok(0);
+        }
+        GenerateKind::Bash => clap_complete::Shell::Bash,
+        GenerateKind::Zsh => clap_complete::Shell::Zsh,
+        GenerateKind::Fish => clap_complete::Shell::Fish,
+        GenerateKind::Powershell => clap_complete::Shell::PowerShell,
+        GenerateKind::Elvish => clap_complete::Shell::Elvish,
+    };
+    clap_complete::generate(shell, &mut cmd, "ast-edit", out);
+    Ok(0)
 }
 
 /// `search` flags.
@@ -642,6 +697,7 @@ pub fn run(cli: Cli, out: &mut impl Write, serve_mcp: impl FnOnce(&std::path::Pa
         Command::Test(a) => info::test(a, cli.color, out),
         Command::Tree(a) => tree::tree(a, out),
         Command::Search(a) => search::search(a, out),
+        Command::Generate(a) => generate(a, out),
         Command::Mcp(a) => {
             let root = match a.root {
                 Some(r) => r,
