@@ -9,7 +9,7 @@
 //!   `ast-grep scan -r rule.yml -U` writes, except the cases listed with a reason in
 //!   `tests/compat/catalog/expected-differences.txt`, and that list must be exact.
 //!
-//! As in tests/parity.rs, the tests that run ast-grep are reported ignored when
+//! As in tests/it/parity.rs, the tests that run ast-grep are reported ignored when
 //! ast-grep 0.51.1 is missing (build.rs); CI installs it.
 
 use crate::common::{ast_grep, copy_dir, Tree};

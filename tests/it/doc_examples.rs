@@ -14,7 +14,7 @@
 //!   are not compared (nor are the blank lines that end the real output), and a
 //!   rewrite keeps them where the doc had them. A blank line inside an output is
 //!   compared.
-//! - Each block runs in a sandbox of its own (tests/common/shell.rs): a fresh
+//! - Each block runs in a sandbox of its own (tests/it/common/shell.rs): a fresh
 //!   temporary folder that stands for `/`, with `HOME=/home/me`, `TMPDIR=/tmp`,
 //!   `XDG_STATE_HOME` and `AST_EDIT_STATE_DIR` inside it, `NO_COLOR=1`, the
 //!   binary's folder first on `PATH`, and nothing else of the caller's
@@ -41,7 +41,7 @@
 //! real run gave at that place. A command that names an id runs with the real id
 //! of the same number.
 //!
-//! `UPDATE_DOCS=1 cargo test --locked --features fault-injection --test doc_examples`
+//! `UPDATE_DOCS=1 cargo test --locked --features fault-injection --test it doc_examples`
 //! rewrites, in one run, each command's output that differs with the real output
 //! (the sandbox's root removed, ids renamed to the doc's where the doc has one of
 //! that number) and every generated table.
@@ -57,7 +57,7 @@ use regex::Regex;
 /// marker `<!-- not executed: ... -->` before its fence.
 const NOT_EXECUTED: &[(&str, &str, &str)] = &[];
 
-const REGENERATE: &str = "UPDATE_DOCS=1 cargo test --locked --features fault-injection --test doc_examples";
+const REGENERATE: &str = "UPDATE_DOCS=1 cargo test --locked --features fault-injection --test it doc_examples";
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -199,7 +199,7 @@ fn run_block(doc: &str, fence_line: usize, cmds: &[Command], files: &[(String, S
     Outcome { failures, rewritten: render(&rewritten) }
 }
 
-/// A copy of the repository's `fixtures/` at `to` (tests/common/mod.rs).
+/// A copy of the repository's `fixtures/` at `to` (tests/it/common/mod.rs).
 fn copy_fixtures(to: &Path) {
     crate::common::copy_dir(&crate::common::fixtures(), to);
 }
@@ -242,7 +242,7 @@ fn check_doc(doc: &str, extra: impl FnOnce(&str) -> Result<String, String>) {
     assert_eq!(
         not_executed.iter().map(|(c, _)| c).collect::<Vec<_>>(),
         listed.iter().map(|(c, _)| c).collect::<Vec<_>>(),
-        "{doc}: the blocks marked `<!-- not executed: ... -->` (by first command) are not those NOT_EXECUTED of tests/doc_examples.rs lists"
+        "{doc}: the blocks marked `<!-- not executed: ... -->` (by first command) are not those NOT_EXECUTED of tests/it/doc_examples.rs lists"
     );
     for (c, why) in &not_executed {
         eprintln!("{doc}: not executed: `$ {c}`: {why}");

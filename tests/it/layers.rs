@@ -319,7 +319,7 @@ fn violations(files: &[(String, String)]) -> Vec<String> {
     }
     for room in &rooms {
         if rank(room).is_none() {
-            found.push(format!("{LIB_SRC}/{room}: a top-level module outside the stage folders (add it to a folder, or to LAYERS in tests/layers.rs)"));
+            found.push(format!("{LIB_SRC}/{room}: a top-level module outside the stage folders (add it to a folder, or to LAYERS in tests/it/layers.rs)"));
         } else if let Some((_, text)) = files.iter().find(|(f, _)| *f == format!("{room}/mod.rs")) {
             if !text.starts_with("//!") {
                 found.push(format!("{LIB_SRC}/{room}/mod.rs: does not start with a `//!` that says what the folder owns"));
@@ -472,14 +472,14 @@ fn lib_rs_declares_the_folders_in_layer_order() {
     let files = the_crate(LIB_SRC);
     let lib = &files.iter().find(|(f, _)| f == "lib.rs").expect("crates/lib/src/lib.rs").1;
     let layers: Vec<&str> = LAYERS.iter().flat_map(|row| row.iter().copied()).collect();
-    assert_eq!(declared_modules(lib), layers, "{LIB_SRC}/lib.rs declares its modules in another order than the stages of tests/layers.rs");
+    assert_eq!(declared_modules(lib), layers, "{LIB_SRC}/lib.rs declares its modules in another order than the stages of tests/it/layers.rs");
 }
 
 #[test]
 fn main_rs_declares_only_the_front_ends() {
     let files = the_crate(BIN_SRC);
     let main = &files.iter().find(|(f, _)| f == "main.rs").expect("src/main.rs").1;
-    assert_eq!(declared_modules(main), FRONT_ENDS, "{BIN_SRC}/main.rs declares other modules than the front ends of tests/layers.rs");
+    assert_eq!(declared_modules(main), FRONT_ENDS, "{BIN_SRC}/main.rs declares other modules than the front ends of tests/it/layers.rs");
 }
 
 fn planted(files: &[(&str, &str)]) -> Vec<String> {
@@ -498,7 +498,7 @@ fn a_planted_upward_import_is_named_by_file_and_line() {
     assert_eq!(found, ["crates/lib/src/engine/rewrite.rs:4: `engine` imports `apply`, which is above it (move the item down, or the caller up)"]);
     // The front ends are no folders of the library.
     let found = planted(&[("cli/mod.rs", "//! The CLI.\n")]);
-    assert_eq!(found, ["crates/lib/src/cli: a top-level module outside the stage folders (add it to a folder, or to LAYERS in tests/layers.rs)"]);
+    assert_eq!(found, ["crates/lib/src/cli: a top-level module outside the stage folders (add it to a folder, or to LAYERS in tests/it/layers.rs)"]);
 }
 
 #[test]

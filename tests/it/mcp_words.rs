@@ -1,6 +1,6 @@
 //! An agent that reaches ast-edit only over MCP must never be told to pass a
 //! CLI flag or run an `ast-edit` command (docs/DESIGN.md §5.14). This drives
-//! every tool of the real server (rmcp's client, as in tests/mcp.rs) through its
+//! every tool of the real server (rmcp's client, as in tests/it/mcp.rs) through its
 //! error and warning paths, with every kind of skipped file the walk and the
 //! reader report, and checks each text and each string of `structuredContent`.
 

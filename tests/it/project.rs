@@ -120,7 +120,7 @@ fn a_default_id_can_clash_with_an_explicit_one() {
 
 /// Empty `customLanguages` and `languageInjections` are harmless (the
 /// non-empty ones: `custom_languages_are_ignored_with_a_warning_as_ast_grep_does`
-/// below, tests/embedded.rs).
+/// below, tests/it/embedded.rs).
 #[test]
 fn empty_custom_languages_and_injections_are_harmless() {
     let t = Tree::empty();

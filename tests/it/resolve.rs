@@ -2,7 +2,7 @@
 //! the point is what an agent sees): `extra` keys an `ast_edit` action does not
 //! take, ids resolved already, and apply re-using the stored plan only where the
 //! entry proves it (docs/DESIGN.md sections 3.6, 4.1, 4.2, 4.3). The store's
-//! retention and lock are in tests/store.rs.
+//! retention and lock are in tests/it/store.rs.
 
 
 use ast_edit::store::pending::{ActionKind, PendingAction};

@@ -1,5 +1,5 @@
 //! The flags `ast-edit test` shares with `ast-grep test` 0.51.1 beyond
-//! `-U`/`--filter`/`--skip-snapshot-tests` (tests/ruletest.rs): `-t/--test-dir`,
+//! `-U`/`--filter`/`--skip-snapshot-tests` (tests/it/ruletest.rs): `-t/--test-dir`,
 //! `--snapshot-dir`, `--include-off`, `--follow` and `-i/--interactive`
 //! (src/cli/test_review.rs). Each runs through the binary on a small project
 //! and checks the exit code, the report and the bytes on disk; where ast-grep

@@ -307,7 +307,7 @@ fn report_flags_refuse_what_they_cannot_do() {
 }
 
 /// docs/RULES.md, "Reports": the rules and commands it shows give exactly the
-/// output it shows, stdout then stderr (tests/doc_examples.rs runs the block too).
+/// output it shows, stdout then stderr (tests/it/doc_examples.rs runs the block too).
 #[test]
 fn the_report_example_of_the_docs_is_what_the_binary_prints() {
     let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/RULES.md")).unwrap();

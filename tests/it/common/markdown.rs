@@ -1,4 +1,4 @@
-//! The fenced blocks of a markdown file, as `tests/doc_examples.rs` reads and
+//! The fenced blocks of a markdown file, as `tests/it/doc_examples.rs` reads and
 //! rewrites them: every fence with its info string and the marker comment on the
 //! line before it, a console block split into its commands and their output, and
 //! the text between two marker comments.

@@ -1,4 +1,4 @@
-//! The sandbox and the shell of `tests/doc_examples.rs`: a fresh temporary
+//! The sandbox and the shell of `tests/it/doc_examples.rs`: a fresh temporary
 //! folder that stands for `/` (a home, a `tmp`, a pending store, the start
 //! folder), and one `bash` process per console block that runs its commands one
 //! by one, stdout and stderr on one pipe, and returns each command's output.

@@ -1,7 +1,7 @@
 //! docs/MCP.md's tables of tools and of each tool's fields, made from what the
 //! server answers to `tools/list` (`ast-edit mcp` over stdio, JSON-RPC lines), so
 //! that the docs list exactly the tools, fields, types and required fields an
-//! agent is given. Used by `tests/doc_examples.rs`.
+//! agent is given. Used by `tests/it/doc_examples.rs`.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -9,13 +9,13 @@ use std::process::{Command, Stdio};
 use serde_json::{json, Value};
 
 /// The marker lines around the list of tools.
-pub const TOOLS_BEGIN: &str = "<!-- tools/list:begin (generated from the server's tools/list by tests/doc_examples.rs; UPDATE_DOCS=1 rewrites it) -->";
+pub const TOOLS_BEGIN: &str = "<!-- tools/list:begin (generated from the server's tools/list by tests/it/doc_examples.rs; UPDATE_DOCS=1 rewrites it) -->";
 pub const TOOLS_END: &str = "<!-- tools/list:end -->";
 
 /// The marker lines around a tool's table of fields.
 pub fn fields_markers(tool: &str) -> (String, String) {
     (
-        format!("<!-- fields:{tool}:begin (generated from the server's tools/list by tests/doc_examples.rs; UPDATE_DOCS=1 rewrites it) -->"),
+        format!("<!-- fields:{tool}:begin (generated from the server's tools/list by tests/it/doc_examples.rs; UPDATE_DOCS=1 rewrites it) -->"),
         format!("<!-- fields:{tool}:end -->"),
     )
 }
