@@ -209,6 +209,7 @@ fn copy_fixtures(to: &Path) {
 /// `extra` may rewrite the rest of the doc (generated tables) in the same write.
 fn check_doc(doc: &str, extra: impl FnOnce(&str) -> Result<String, String>) {
     let path = repo().join(doc);
+    let _held = updating().then(|| crate::common::doc_lock(&path));
     let text = std::fs::read_to_string(&path).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let all = fences(&lines);

@@ -4,7 +4,8 @@
 //! binary per file linked it 48 times. Its tests run on the threads of one
 //! process, so none changes process-wide state (the environment, the working
 //! directory): a test hands what a run needs to the child it starts
-//! (`Command::env`, `current_dir`).
+//! (`Command::env`, `current_dir`), and a test that rewrites a doc under
+//! `UPDATE_DOCS` holds it ([`common::doc_lock`]).
 //!
 //! `cargo test --test it` runs them all; a filter runs the tests whose path
 //! holds it, such as one module's (`cargo test --test it mcp_session`), and

@@ -303,9 +303,11 @@ async fn the_agent_session_in_docs_mcp_md_is_what_the_server_says() {
         eprintln!("{tool}: text {t} characters, structuredContent {s} characters");
     }
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/MCP.md");
+    let updating = std::env::var_os("UPDATE_DOCS").is_some();
+    let _held = updating.then(|| crate::common::doc_lock(&path));
     let doc = std::fs::read_to_string(&path).unwrap();
     let (start, end) = block(&doc);
-    if std::env::var_os("UPDATE_DOCS").is_some() {
+    if updating {
         std::fs::write(&path, format!("{}{transcript}{}", &doc[..start], &doc[end..])).unwrap();
         return;
     }

@@ -11,9 +11,10 @@ pub mod shell;
 pub mod store;
 pub mod tool_tables;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::{Condvar, Mutex, PoisonError};
 
 /// The action id of a write's last line, `To undo: `ast-edit undo --id <id>``
 /// (`run -U`, `run -i`, `resolve apply` on the command line).
@@ -22,6 +23,34 @@ pub fn undo_id(stdout: &str) -> String {
     let last = stdout.lines().last().unwrap_or_default();
     let id = last.strip_prefix("To undo: `ast-edit undo --id ").and_then(|r| r.strip_suffix('`'));
     id.unwrap_or_else(|| panic!("the last line names the undo command:\n{stdout}")).to_string()
+}
+
+/// The docs a test holds to rewrite ([`doc_lock`]), and the signal that one was let go.
+static DOCS_HELD: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+static DOC_FREED: Condvar = Condvar::new();
+
+/// A doc held by one test until this is dropped ([`doc_lock`]).
+pub struct DocLock(PathBuf);
+
+impl Drop for DocLock {
+    fn drop(&mut self) {
+        DOCS_HELD.lock().unwrap_or_else(PoisonError::into_inner).remove(&self.0);
+        DOC_FREED.notify_all();
+    }
+}
+
+/// Holds `doc` for a test that rewrites it under `UPDATE_DOCS`, from reading it
+/// to writing it back: the tests share one process, and two of them rewrite
+/// docs/MCP.md (doc_examples.rs its console blocks and tool tables,
+/// mcp_session.rs its session), so without it one could write over the other's
+/// rewrite. Waits while another test holds the same doc.
+pub fn doc_lock(doc: &Path) -> DocLock {
+    let mut held = DOCS_HELD.lock().unwrap_or_else(PoisonError::into_inner);
+    while held.contains(doc) {
+        held = DOC_FREED.wait(held).unwrap_or_else(PoisonError::into_inner);
+    }
+    held.insert(doc.to_path_buf());
+    DocLock(doc.to_path_buf())
 }
 
 /// A temporary work tree with its own pending-action store.
