@@ -8,8 +8,9 @@ use std::path::Path;
 use std::process::Stdio;
 
 use crate::common::json::Preview;
+use crate::common::mcp::call;
 use crate::common::{Run, Tree};
-use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::model::CallToolResult;
 use rmcp::transport::TokioChildProcess;
 use rmcp::ServiceExt;
 use serde_json::{json, Value};
@@ -414,11 +415,6 @@ fn rule_files_and_projects_keep_the_pattern_limits() {
 }
 
 // ---- The MCP server: over-limit calls are tool errors, the server goes on ----
-
-async fn call(service: &rmcp::service::RunningService<rmcp::RoleClient, ()>, tool: &str, args: Value) -> CallToolResult {
-    let Value::Object(map) = args else { panic!("arguments must be an object") };
-    service.call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(map)).await.expect("a tool result")
-}
 
 fn text(r: &CallToolResult) -> String {
     r.content[0].as_text().expect("text content").text.clone()

@@ -8,6 +8,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::common::mcp::{is_error, structured};
 use rmcp::model::{CallToolRequestParams, CallToolResult, ProgressNotificationParam};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::TokioChildProcess;
@@ -164,14 +165,6 @@ impl Client {
 fn text(r: &CallToolResult) -> String {
     assert_eq!(r.content.len(), 1, "one text block: {r:?}");
     r.content[0].as_text().expect("text content").text.clone()
-}
-
-fn is_error(r: &CallToolResult) -> bool {
-    r.is_error == Some(true)
-}
-
-fn structured(r: &CallToolResult) -> &Value {
-    r.structured_content.as_ref().expect("structuredContent")
 }
 
 fn assert_equals_op() -> Value {

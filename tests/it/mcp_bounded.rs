@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::common::mcp::{self, call, text, Client};
+use crate::common::mcp::{self, call, is_error, structured, text, Client};
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
@@ -70,14 +70,6 @@ fn source(i: usize) -> String {
 }
 
 
-
-fn is_error(r: &CallToolResult) -> bool {
-    r.is_error == Some(true)
-}
-
-fn structured(r: &CallToolResult) -> &Value {
-    r.structured_content.as_ref().expect("structuredContent")
-}
 
 /// (characters of the text, characters of `structuredContent` as compact JSON),
 /// each checked against its budget.

@@ -4,15 +4,11 @@
 //! call or `rewriteNested`, whose counts are the sites rewritten (every nested
 //! one included) in the text, the preview, the apply report and on disk.
 
-use crate::common::mcp::{call, connect, text};
+use crate::common::mcp::{call, connect, structured, text};
 use crate::common::Tree;
 use serde_json::json;
 
 const TEST: &str = "class T:\n    def test(self):\n        self.assertEqual(f(1), 2)\n        self.assertEqual(g(1), 3)\n";
-
-fn structured(r: &rmcp::model::CallToolResult) -> &serde_json::Value {
-    r.structured_content.as_ref().expect("structuredContent")
-}
 
 #[tokio::test]
 async fn two_ops_on_one_node_say_which_wins_and_how_to_write_the_other() {

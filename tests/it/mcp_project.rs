@@ -5,7 +5,7 @@
 //! and `run --request` with a `project` on the CLI. Through the real server
 //! (rmcp's client) and the real binary, with the bytes on disk checked.
 
-use crate::common::mcp::{call, connect, text};
+use crate::common::mcp::{call, connect, structured, text};
 use crate::common::Tree;
 use rmcp::model::CallToolResult;
 use serde_json::{json, Value};
@@ -28,10 +28,6 @@ fn project() -> Tree {
     t.write("rules/print.yml", "id: no-print\nlanguage: python\nseverity: warning\nmessage: avoid print of $$$A\nrule:\n  pattern: print($$$A)\n");
     t.write("src/app.py", APP);
     t
-}
-
-fn structured(r: &CallToolResult) -> &Value {
-    r.structured_content.as_ref().expect("structuredContent")
 }
 
 fn ok(r: &CallToolResult) -> &str {

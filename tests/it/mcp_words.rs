@@ -4,14 +4,12 @@
 //! error and warning paths, with every kind of skipped file the walk and the
 //! reader report, and checks each text and each string of `structuredContent`.
 
-use std::process::Stdio;
-
+use crate::common::mcp::connect;
 use crate::common::Tree;
 use regex::Regex;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::RoleClient;
 use serde_json::{json, Value};
 
 /// The subcommands of the CLI, as `ast-edit --help` lists them.
@@ -24,13 +22,6 @@ const MAX_FILESIZE: usize = 16 * 1024 * 1024;
 /// CLI (`-l`, `-g`, `-C`, `-p`, `-r`, `-U`), or an `ast-edit <subcommand>` line.
 fn cli_words() -> Regex {
     Regex::new(&format!(r"--[a-z]|(^|[\s`(])-[lgCprU]([\s`)]|$)|ast-edit ({SUBCOMMANDS})\b")).unwrap()
-}
-
-async fn connect(t: &Tree) -> RunningService<RoleClient, ()> {
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_ast-edit"));
-    cmd.arg("mcp").current_dir(t.path()).env("AST_EDIT_STATE_DIR", t.state.path());
-    let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().unwrap();
-    ().serve(transport).await.expect("initialize")
 }
 
 /// Every call made and what came back, for the checks at the end.

@@ -134,17 +134,10 @@ fn an_id_resolved_already_says_what_became_of_it_and_when() {
 
 mod mcp {
     use super::*;
+    use crate::common::mcp::connect;
     use rmcp::model::{CallToolRequestParams, CallToolResult};
     use rmcp::service::RunningService;
-    use rmcp::transport::TokioChildProcess;
-    use rmcp::{RoleClient, ServiceExt};
-
-    async fn connect(t: &Tree) -> RunningService<RoleClient, ()> {
-        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_ast-edit"));
-        cmd.arg("mcp").current_dir(t.path()).env("AST_EDIT_STATE_DIR", t.state.path());
-        let (transport, _) = TokioChildProcess::builder(cmd).stderr(std::process::Stdio::null()).spawn().unwrap();
-        ().serve(transport).await.expect("initialize")
-    }
+    use rmcp::RoleClient;
 
     async fn call(c: &RunningService<RoleClient, ()>, args: Value) -> CallToolResult {
         let Value::Object(map) = args else { panic!("an object") };

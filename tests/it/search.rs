@@ -4,7 +4,7 @@
 //! rules that exclude sites, the enclosing names, zero matches, bad input, the
 //! budgets on 2,000 files, and nothing staged or written.
 
-use crate::common::mcp::{self, connect, text, Client};
+use crate::common::mcp::{self, connect, structured, text, Client};
 use crate::common::Tree;
 use rmcp::model::CallToolResult;
 use serde_json::{json, Value};
@@ -263,10 +263,6 @@ async fn call(client: &Client, args: Value) -> CallToolResult {
     mcp::call(client, "ast_search", args).await
 }
 
-
-fn structured(r: &CallToolResult) -> &Value {
-    r.structured_content.as_ref().expect("structuredContent")
-}
 
 fn json_chars(v: &Value) -> usize {
     serde_json::to_string(v).unwrap().chars().count()

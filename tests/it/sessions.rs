@@ -7,7 +7,7 @@
 //! the caller has nothing pending, and a preview identical to one pending in the
 //! same session is not staged twice.
 
-use crate::common::mcp::{call, serve_as, text, Named};
+use crate::common::mcp::{call, is_error, serve_as, structured, text, Named};
 use crate::common::Tree;
 use rmcp::model::CallToolResult;
 use serde_json::{json, Value};
@@ -26,14 +26,6 @@ fn tree() -> Tree {
 /// A server of its own on `t` (same root, same state dir), its client named `name`.
 async fn server(t: &Tree, name: &str) -> Named {
     serve_as(t.path(), t.state.path(), name, &[]).await
-}
-
-fn structured(r: &CallToolResult) -> &Value {
-    r.structured_content.as_ref().expect("structuredContent")
-}
-
-fn is_error(r: &CallToolResult) -> bool {
-    r.is_error == Some(true)
 }
 
 /// Stages `fetch_data($A)` -> `<to>($A)` in `path` through `ast_edit`; returns the id.

@@ -58,3 +58,13 @@ pub fn text(r: &CallToolResult) -> &str {
     assert_eq!(r.content.len(), 1, "one text block: {r:?}");
     &r.content[0].as_text().expect("text content").text
 }
+
+/// The result's `structuredContent`, which it must have.
+pub fn structured(r: &CallToolResult) -> &Value {
+    r.structured_content.as_ref().expect("structuredContent")
+}
+
+/// Whether the result is a tool error (`isError: true`).
+pub fn is_error(r: &CallToolResult) -> bool {
+    r.is_error == Some(true)
+}
