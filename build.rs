@@ -4,7 +4,7 @@
 //! when `python3` imports PyYAML (the catalog's check.py needs it). A test that
 //! needs one carries `#[cfg_attr(not(peer), ignore = "...")]` (or `pyyaml`), so
 //! without it `cargo test` reports that test as ignored, never as passed
-//! (tests/common/mod.rs, `ast_grep`). With `AST_EDIT_REQUIRE_PEER` set (CI's
+//! (tests/it/common/mod.rs, `ast_grep`). With `AST_EDIT_REQUIRE_PEER` set (CI's
 //! `.ci/run` sets it) a missing tool stops the build instead.
 //!
 //! The peer found on the PATH is passed to the tests by its absolute path

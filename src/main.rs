@@ -5,7 +5,7 @@
 //!
 //! The library, `ast_edit`, is the package in crates/lib; the front ends are
 //! modules of this binary: the CLI (`cli`) and the MCP server (`mcp`), which never
-//! import each other (tests/layers.rs checks it): `main` hands the server to the
+//! import each other (tests/it/layers.rs checks it): `main` hands the server to the
 //! CLI's `mcp` subcommand.
 
 mod cli;

@@ -29,7 +29,7 @@ normalising line ends and trailing blanks) are printed once, with every crate an
 file that has them.
 
 Usage: tools/gen_notices.py > THIRD-PARTY-NOTICES.md
-tests/generated.rs runs this script and fails when the file differs from its output.
+tests/it/generated.rs runs this script and fails when the file differs from its output.
 """
 import os
 import re
@@ -159,7 +159,7 @@ def main():
     print("is under the MIT licence in [LICENSE](LICENSE).")
     print()
     print("Regenerate with `tools/gen_notices.py > THIRD-PARTY-NOTICES.md`; the test")
-    print("`third_party_notices_match_the_lockfile` in tests/generated.rs fails when this file")
+    print("`third_party_notices_match_the_lockfile` in tests/it/generated.rs fails when this file")
     print("differs from what the script makes.")
     print()
     print("## Crates")

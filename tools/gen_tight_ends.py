@@ -19,7 +19,7 @@ Usage: tools/gen_tight_ends.py > crates/lib/src/compile/tight_ends.rs
 The grammar crates are read at the versions in Cargo.lock from where the build keeps
 them: `cargo metadata --locked --filter-platform <host triple>` (tools/cargo_locked.py
 says why that call works on a fresh machine, and fetches the crates if they are not
-there yet). tests/generated.rs runs this script and fails when
+there yet). tests/it/generated.rs runs this script and fails when
 crates/lib/src/compile/tight_ends.rs differs from its output.
 """
 import json

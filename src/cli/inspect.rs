@@ -216,7 +216,7 @@ mod tests {
         String::from_utf8(buf).unwrap()
     }
 
-    /// The lines of ast-grep 0.51.1's trace, level by level; tests/inspect.rs
+    /// The lines of ast-grep 0.51.1's trace, level by level; tests/it/inspect.rs
     /// compares them with the peer's through the binary.
     #[test]
     fn each_level_prints_its_lines_and_those_below() {

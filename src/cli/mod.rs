@@ -668,7 +668,7 @@ pub fn worded_chain(err: &anyhow::Error) -> String {
 /// Runs the CLI; returns the exit code. Output errors (a closed pipe) surface as
 /// `io::Error` for `main` to treat. `ast-edit mcp` runs `serve_mcp` on the root
 /// folder: the binary passes the MCP server's `serve` (the two front ends never
-/// import each other; tests/layers.rs).
+/// import each other; tests/it/layers.rs).
 pub fn run(cli: Cli, out: &mut impl Write, serve_mcp: impl FnOnce(&std::path::Path) -> anyhow::Result<()>) -> anyhow::Result<i32> {
     // Every command that matches files does so on rayon's pool: its threads
     // get the stack one file's matching may use (`-j` sizes it).

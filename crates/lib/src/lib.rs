@@ -6,7 +6,7 @@
 //! holds the two front ends: the CLI (src/cli/) and the MCP server (src/mcp/).
 //!
 //! The library is a stack of stage folders (docs/ARCHITECTURE.md); each imports
-//! only the folders below it, which `tests/layers.rs` checks:
+//! only the folders below it, which `tests/it/layers.rs` checks:
 //!
 //! | folder | owns |
 //! | --- | --- |
@@ -58,7 +58,7 @@
 #![warn(missing_docs)]
 
 // The stage folders, lowest first: a folder imports only folders above it in
-// this list (tests/layers.rs checks it).
+// this list (tests/it/layers.rs checks it).
 pub mod shared;
 pub mod request;
 mod compile;
@@ -73,7 +73,7 @@ pub mod app;
 pub use shared::error::{Error, Result};
 
 /// The internals that tests and benchmarks drive directly (benches/engine.rs,
-/// tests/store.rs, tests/resolve.rs): the engine's rewrite of one file and its
+/// tests/it/store.rs, tests/it/resolve.rs): the engine's rewrite of one file and its
 /// parts, the walk, unified diffs, the store's entry codec and digests. No part
 /// of the API: a front end has no use for them, and they change with the engine.
 pub mod testing {

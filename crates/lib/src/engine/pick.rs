@@ -27,7 +27,7 @@ pub(super) struct Picked {
 /// or after the end of the last kept edit; the others are dropped and counted. A
 /// replacement is built only for a match that is kept: building one for every
 /// nested match would cost the sum of their sizes, quadratic in the nesting depth
-/// (80,000 nested parentheses took 6.6 GB that way; `tests/limits.rs`).
+/// (80,000 nested parentheses took 6.6 GB that way; `tests/it/limits.rs`).
 ///
 /// Our differences (docs/DESIGN.md section 2.5): a match around an ERROR node is
 /// left alone and reported, and a replacement equal to the text it replaces is no

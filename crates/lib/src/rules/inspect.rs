@@ -70,7 +70,7 @@ mod tests {
     }
 
     /// The counts `ast-grep scan --inspect summary` prints for the same rules
-    /// (tests/inspect.rs compares them with the peer's through the binary).
+    /// (tests/it/inspect.rs compares them with the peer's through the binary).
     #[test]
     fn rules_set_aside_are_counted_as_ast_grep_counts_them() {
         let none = Overwrite::default();

@@ -71,7 +71,7 @@
 //! build reads and shows as they are. An entry without `formatVersion` came from
 //! a build before the first release: it is reported unreadable. Entries and a
 //! journal written by builds of versions 1 and 2 (tests/data/store-v1/,
-//! tests/data/store-v2/) load, show, apply and undo (`tests/upgrade.rs`).
+//! tests/data/store-v2/) load, show, apply and undo (`tests/it/upgrade.rs`).
 //!
 //! A resolved record, written by [`Locked::finish`] when `resolve` applies or
 //! discards an action from `pending/`, and rewritten by `undo` ([`Locked::mark`]):

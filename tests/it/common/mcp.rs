@@ -1,0 +1,70 @@
+//! The MCP side of the harness: the real server started in a tree, and the
+//! calls an rmcp client makes to it.
+
+use std::path::Path;
+use std::process::Stdio;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::Value;
+
+use super::Tree;
+
+/// A connected client.
+pub type Client = RunningService<RoleClient, ()>;
+
+/// A connected client that gave a name in `initialize` ([`serve_as`]).
+pub type Named = RunningService<RoleClient, ClientConfig>;
+
+/// `ast-edit mcp` rooted in `root`, with the pending store in `state`; its
+/// stderr is dropped.
+pub async fn serve(root: &Path, state: &Path) -> Client {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_ast-edit"));
+    cmd.arg("mcp").current_dir(root).env("AST_EDIT_STATE_DIR", state);
+    let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().unwrap();
+    ().serve(transport).await.expect("initialize")
+}
+
+/// `ast-edit mcp` rooted in `root`, with the pending store in `state` and the
+/// extra environment `env`, connected by a client that calls itself `name`
+/// (`clientInfo.name` of `initialize`); its stderr is dropped. Each call starts a
+/// new server process: a session of its own.
+pub async fn serve_as(root: &Path, state: &Path, name: &str, env: &[(&str, &str)]) -> Named {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_ast-edit"));
+    cmd.arg("mcp").current_dir(root).env("AST_EDIT_STATE_DIR", state).env_remove("AST_EDIT_STANDING_CMD");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().unwrap();
+    let config = ClientConfig::new(ClientCapabilities::default(), Implementation::new(name, "1.0.0"));
+    config.serve(transport).await.expect("initialize")
+}
+
+/// The server rooted in tree `t`, with the tree's own store.
+pub async fn connect(t: &Tree) -> Client {
+    serve(t.path(), t.state.path()).await
+}
+
+/// Calls `tool` with `args` (a JSON object).
+pub async fn call<H: ClientHandler>(client: &RunningService<RoleClient, H>, tool: &str, args: Value) -> CallToolResult {
+    let Value::Object(map) = args else { panic!("arguments must be an object") };
+    client.call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(map)).await.expect("a tool result")
+}
+
+/// The result's text: its one content block.
+pub fn text(r: &CallToolResult) -> &str {
+    assert_eq!(r.content.len(), 1, "one text block: {r:?}");
+    &r.content[0].as_text().expect("text content").text
+}
+
+/// The result's `structuredContent`, which it must have.
+pub fn structured(r: &CallToolResult) -> &Value {
+    r.structured_content.as_ref().expect("structuredContent")
+}
+
+/// Whether the result is a tool error (`isError: true`).
+pub fn is_error(r: &CallToolResult) -> bool {
+    r.is_error == Some(true)
+}

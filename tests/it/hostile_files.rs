@@ -1,0 +1,240 @@
+//! Files that are not files, and snapshots that would land elsewhere, through
+//! the real binary and MCP server (docs/DESIGN.md §7): every file the tool reads
+//! by name is opened without waiting and read only when it is a regular file
+//! under its cap; the store's entries too, and a store locked by another process
+//! delays the MCP server's start by at most its documented wait; `test -U`
+//! writes snapshots only inside the project, with the umask's mode; a rule id's
+//! control characters never reach the terminal. Each run is under a watchdog, so
+//! a hang fails the test instead of the suite.
+
+#![cfg(unix)]
+
+use crate::common::Tree;
+
+/// A watchdog far above any of these runs' time (they take milliseconds).
+const WATCHDOG_SECS: u64 = 30;
+
+fn mkfifo(t: &Tree, rel: &str) {
+    let p = t.path().join(rel);
+    assert!(std::process::Command::new("mkfifo").arg(&p).status().unwrap().success());
+}
+
+fn link_to_zero(t: &Tree, rel: &str) {
+    std::os::unix::fs::symlink("/dev/zero", t.path().join(rel)).unwrap();
+}
+
+const RULE: &str = "id: no-print\nlanguage: python\nrule: {pattern: print($A)}\nfix: log($A)\n";
+
+#[test]
+fn a_fifo_or_dev_zero_named_as_a_rule_config_request_or_code_file_is_refused_at_once() {
+    let t = Tree::empty();
+    t.write("a.py", "print(1)\n");
+    mkfifo(&t, "fifo.yml");
+    link_to_zero(&t, "zero.yml");
+    let cases: [(&[&str], i32, &str); 6] = [
+        (&["scan", "-r", "X"], 6, "rule file X is"),
+        (&["scan", "-c", "X"], 6, "config file X is"),
+        (&["test", "-c", "X"], 6, "config file X is"),
+        (&["search", "--rule", "X"], 2, "the rule file X is"),
+        (&["tree", "-l", "py", "-f", "X"], 2, "the file X is"),
+        (&["run", "--request", "X"], 2, "the request file X is"),
+    ];
+    for (file, kind) in [("fifo.yml", "a FIFO"), ("zero.yml", "a character device")] {
+        for (args, code, says) in &cases {
+            let args: Vec<&str> = args.iter().map(|a| if *a == "X" { file } else { a }).collect();
+            let r = t.run_within(&args, "", WATCHDOG_SECS);
+            let says = says.replace('X', file);
+            assert_eq!(r.code, *code, "{args:?}: {}", r.stderr);
+            assert_eq!(r.stderr, format!("error: {says} {kind}, not a regular file: name a regular file\n"), "{args:?}");
+        }
+    }
+}
+
+#[test]
+fn a_rule_file_over_its_cap_is_not_read() {
+    let t = Tree::empty();
+    let cap = ast_edit::rules::project::MAX_RULE_FILE_BYTES as usize;
+    t.write("big.yml", format!("{RULE}# {}\n", "x".repeat(cap)));
+    let r = t.run_within(&["scan", "-r", "big.yml"], "", WATCHDOG_SECS);
+    assert_eq!(r.code, 6, "{}", r.stderr);
+    assert!(r.stderr.starts_with(&format!("error: rule file big.yml is {} bytes; the limit is {cap} bytes for such a file: split it", RULE.len() + cap + 3)), "{}", r.stderr);
+}
+
+/// A FIFO and a link to /dev/zero among the pending actions: listed as
+/// damaged, never read, by `pending` and by the MCP server, which answers
+/// `initialize` and a ping.
+#[test]
+fn store_entries_that_are_not_files_are_reported_not_read() {
+    let t = Tree::fixtures();
+    t.run(&["run", "-l", "py", "-p", crate::common::ASSERT_PAT, "-r", crate::common::ASSERT_OUT]).ok();
+    let pending = t.state.path().join("pending");
+    assert!(std::process::Command::new("mkfifo").arg(pending.join("ae-ffffff.json")).status().unwrap().success());
+    std::os::unix::fs::symlink("/dev/zero", pending.join("ae-eeeeee.json")).unwrap();
+    let r = t.run_within(&["pending"], "", WATCHDOG_SECS);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout.lines().filter(|l| l.starts_with("ae-")).count(), 1, "{}", r.stdout);
+    assert!(r.stderr.contains("ae-ffffff.json: this pending action is a FIFO, not a regular file; delete the file to drop it"), "{}", r.stderr);
+    assert!(r.stderr.contains("ae-eeeeee.json: this pending action is a character device, not a regular file; delete the file to drop it"), "{}", r.stderr);
+    let r = t.run_within(&["mcp"], &session_lines(), WATCHDOG_SECS);
+    answered(&r);
+}
+
+/// `initialize`, `initialized` and a ping, as JSON-RPC lines.
+fn session_lines() -> String {
+    [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+    ]
+    .map(|l| format!("{l}\n"))
+    .concat()
+}
+
+/// The server answered `initialize` and the ping, then ended with stdin.
+#[track_caller]
+fn answered(r: &crate::common::Run) {
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let replies: Vec<serde_json::Value> = r.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(replies.len(), 2, "{}", r.stdout);
+    assert_eq!(replies[0]["result"]["serverInfo"]["name"], "ast-edit", "{}", r.stdout);
+    assert_eq!((replies[1]["id"].clone(), replies[1]["result"].clone()), (serde_json::json!(2), serde_json::json!({})), "{}", r.stdout);
+}
+
+/// Another process holds the store's lock for longer than the server's start
+/// waits: the server answers anyway, and says why on stderr.
+#[test]
+fn a_store_locked_by_another_process_delays_the_server_start_by_its_wait_only() {
+    let t = Tree::fixtures();
+    t.run(&["run", "-l", "py", "-p", crate::common::ASSERT_PAT, "-r", crate::common::ASSERT_OUT]).ok();
+    let lock = std::fs::File::options().write(true).open(t.state.path().join("lock")).unwrap();
+    lock.lock().unwrap();
+    let start = std::time::Instant::now();
+    let r = t.run_within(&["mcp"], &session_lines(), WATCHDOG_SECS);
+    answered(&r);
+    assert!(start.elapsed() < std::time::Duration::from_secs(WATCHDOG_SECS));
+    assert!(r.stderr.contains("has been locked by another ast-edit process for over 2 s; starting without it"), "{}", r.stderr);
+    lock.unlock().unwrap();
+}
+
+/// A project whose rule `id` has tests, in `tests/` (snapshots in `snapshot_dir`).
+fn project(id: &str, snapshot_dir: Option<&str>) -> Tree {
+    let t = Tree::empty();
+    let snap = snapshot_dir.map_or(String::new(), |d| format!("\n    snapshotDir: {d}"));
+    t.write("proj/sgconfig.yml", format!("ruleDirs: [rules]\ntestConfigs:\n  - testDir: tests{snap}\n"));
+    t.write("proj/rules/r.yml", format!("id: '{id}'\nlanguage: python\nrule: {{pattern: print($A)}}\nfix: log($A)\n"));
+    t.write("proj/tests/r.yml", format!("id: '{id}'\nvalid: ['x = 1']\ninvalid: ['print(1)']\n"));
+    t
+}
+
+#[test]
+fn test_u_writes_no_snapshot_outside_the_project() {
+    for (id, dir, says) in [
+        ("../../../escape", None, "rule `../../../escape`: its id holds a path separator"),
+        ("/tmp/abs-escape", None, "rule `/tmp/abs-escape`: its id holds a path separator"),
+        ("no-print", Some("../../outside"), "the snapshot folder of `no-print` ("),
+    ] {
+        let t = project(id, dir);
+        let before = t.snapshot();
+        let r = t.run_within(&["test", "-c", "proj/sgconfig.yml", "-U"], "", WATCHDOG_SECS);
+        assert_eq!(r.code, 2, "{id}: {}", r.stderr);
+        assert!(r.stderr.starts_with(&format!("error: {says}")) && r.stderr.trim_end().ends_with("Nothing was written"), "{id}: {}", r.stderr);
+        assert_eq!(t.snapshot(), before, "{id}: nothing written in the tree");
+        assert!(!std::path::Path::new("/tmp/abs-escape-snapshot.yml").exists());
+        assert!(!t.path().parent().unwrap().join("escape-snapshot.yml").exists());
+    }
+    // Given on the command line, a folder outside is the user's choice.
+    let t = project("no-print", None);
+    let out = tempfile::tempdir().unwrap();
+    let r = t.run_within(&["test", "-c", "proj/sgconfig.yml", "-t", "proj/tests", "--snapshot-dir", out.path().to_str().unwrap(), "-U"], "", WATCHDOG_SECS);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(out.path().join("no-print-snapshot.yml").is_file());
+}
+
+#[test]
+fn a_snapshot_that_is_not_a_file_is_refused_and_the_umask_gives_a_new_ones_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = project("no-print", None);
+    let snap = "proj/tests/__snapshots__/no-print-snapshot.yml";
+    std::fs::create_dir_all(t.path().join("proj/tests/__snapshots__")).unwrap();
+    for (make, kind) in [(mkfifo as fn(&Tree, &str), "a FIFO"), (link_to_zero, "a character device")] {
+        make(&t, snap);
+        let r = t.run_within(&["test", "-c", "proj/sgconfig.yml", "-U"], "", WATCHDOG_SECS);
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert_eq!(r.stderr, format!("error: snapshot file tests/__snapshots__/no-print-snapshot.yml is {kind}, not a regular file: remove it to let `test -U` write the snapshot there. Nothing was written\n"));
+        std::fs::remove_file(t.path().join(snap)).unwrap();
+    }
+    // New: the umask's mode (0644 under 022), not the temp file's 0600.
+    let sh = format!("umask 022; exec {} test -c proj/sgconfig.yml -U", env!("CARGO_BIN_EXE_ast-edit"));
+    let out = std::process::Command::new("sh").args(["-c", &sh]).current_dir(t.path()).env("AST_EDIT_STATE_DIR", t.state.path()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mode = |t: &Tree| std::fs::metadata(t.path().join(snap)).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(mode(&t), 0o644);
+    // Rewritten: it keeps its own mode.
+    std::fs::set_permissions(t.path().join(snap), std::fs::Permissions::from_mode(0o640)).unwrap();
+    t.write("proj/tests/r.yml", "id: 'no-print'\nvalid: ['x = 1']\ninvalid: ['print(1)', 'print(2)']\n");
+    t.run_within(&["test", "-c", "proj/sgconfig.yml", "-U"], "", WATCHDOG_SECS);
+    assert!(t.read(snap).contains("print(2)"));
+    assert_eq!(mode(&t), 0o640);
+}
+
+/// A snapshot folder that cannot be made (a file holds its name): bad input,
+/// one message, not the code of a failed case.
+#[test]
+fn a_snapshot_folder_that_cannot_be_made_is_bad_input() {
+    let t = project("no-print", None);
+    t.write("proj/tests/__snapshots__", "a file where the folder goes\n");
+    let r = t.run_within(&["test", "-c", "proj/sgconfig.yml", "-U"], "", WATCHDOG_SECS);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.starts_with("error: cannot create tests/__snapshots__: "), "{}", r.stderr);
+    assert!(r.stderr.trim_end().ends_with("check the folder's permissions, or give another --snapshot-dir"), "{}", r.stderr);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+}
+
+/// A rule id with an escape sequence: the label that names it shows it escaped
+/// wherever a label is printed.
+#[test]
+fn control_characters_in_a_rule_id_never_reach_the_terminal() {
+    let t = Tree::empty();
+    t.write("a.py", "print(1)\n");
+    t.write("r.yml", "id: \"fx\\e[1mBOLD\"\nlanguage: python\nrule: {pattern: print($A)}\nfix: log($A)\n");
+    for args in [&["scan", "-r", "r.yml"][..], &["pending"], &["resolve", "discard", "--reason", "no"]] {
+        let r = t.run_within(args, "", WATCHDOG_SECS);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        assert!(!r.stdout.contains('\u{1b}') && !r.stderr.contains('\u{1b}'), "{args:?}: {:?}", r.stdout);
+        assert!(r.stdout.contains("(rules: fx\\033[1mBOLD)"), "{args:?}: {}", r.stdout);
+    }
+}
+
+#[test]
+fn a_duplicate_yaml_key_says_to_give_it_once() {
+    let t = Tree::empty();
+    t.write("r.yml", "id: a\nid: b\nlanguage: python\nrule: {pattern: print($A)}\n");
+    let r = t.run_within(&["scan", "-r", "r.yml"], "", WATCHDOG_SECS);
+    assert!(r.stderr.contains("duplicate mapping key: id (give each key once)"), "{}", r.stderr);
+    assert!(!r.stderr.contains("DuplicateKeyPolicy"), "{}", r.stderr);
+}
+
+/// 200 matches 2,000 levels deep: listing them walks each match's ancestors
+/// once (it climbed with tree-sitter's `parent`, which walks down from the
+/// root each time: 55 s on the release build). The watchdog is a hang guard,
+/// thirty times what the listing takes in a debug build.
+#[test]
+fn matches_deep_in_nested_code_are_listed_without_climbing_the_tree_per_level() {
+    let t = Tree::empty();
+    let depth = 2000;
+    let mut src = String::new();
+    for i in 0..depth {
+        src.push_str("f(");
+        if i % 10 == 0 {
+            src.push_str("1, ");
+        }
+    }
+    src.push_str(&")".repeat(depth));
+    src.push('\n');
+    t.write("deep.py", &src);
+    let r = t.run_within(&["search", "-p", "1", "-l", "py", "--limit", "200", "--json"], "", WATCHDOG_SECS);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["totalMatches"], 200, "{}", r.stdout);
+    assert_eq!(v["matches"].as_array().unwrap().len(), 200);
+}

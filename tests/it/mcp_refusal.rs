@@ -1,0 +1,134 @@
+//! A refused apply leads on: over MCP, an action of many files with some
+//! flagged is refused whole with which files, why, and the exact `extra` that
+//! applies the rest (text never cut mid-way; `structuredContent.error` and
+//! `refused`), and that `extra` then writes exactly the other files. A partial
+//! apply says that what it left out is no longer pending. Through the real
+//! server, with the bytes on disk checked.
+
+use crate::common::mcp::{call, connect, text};
+use crate::common::Tree;
+use serde_json::{json, Value};
+
+/// The text budget of docs/DESIGN.md section 7.
+const TEXT_BUDGET: usize = 20_000;
+
+const GOOD: usize = 260;
+const BAD: usize = 40;
+
+/// `GOOD` files whose `foo` calls become `bar`, and `BAD` files whose rewrite
+/// drops a `)` (a syntax error: flagged).
+fn tree() -> Tree {
+    let t = Tree::empty();
+    for i in 0..GOOD {
+        t.write(&format!("pkg/good_{i:03}.py"), format!("def f():\n    foo({i})\n"));
+    }
+    for i in 0..BAD {
+        t.write(&format!("pkg/sub/bad_{i:03}_with_a_rather_long_name_to_fill_the_line.py"), format!("def g():\n    foo({i})\n"));
+    }
+    t
+}
+
+const RULES: &str = "id: good\nlanguage: python\nrule:\n  pattern: foo($A)\n  inside: {kind: function_definition, stopBy: end, has: {field: name, regex: ^f$}}\nfix: bar($A)\n---\nid: broken\nlanguage: python\nrule:\n  pattern: foo($A)\n  inside: {kind: function_definition, stopBy: end, has: {field: name, regex: ^g$}}\nfix: foo($A\n";
+
+#[tokio::test]
+async fn a_refusal_names_the_files_and_the_extra_that_applies_the_rest() {
+    let t = tree();
+    let before = t.snapshot();
+    let c = connect(&t).await;
+    let r = call(&c, "ast_edit", json!({"rule": RULES})).await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    let r = call(&c, "resolve", json!({"action": "apply", "reason": "r", "extra": {"stale": "skip"}})).await;
+    assert_eq!(r.is_error, Some(true));
+    let body = text(&r);
+    assert_eq!(t.snapshot(), before, "nothing written");
+    assert!(body.chars().count() <= TEXT_BUDGET);
+    assert!(!body.contains("characters cut"), "{body}");
+    let lines: Vec<&str> = body.lines().collect();
+    assert_eq!(lines[0], format!("Apply failed: nothing was written: apply refuses {BAD} of the {} files selected, whose rewrite is flagged:", GOOD + BAD));
+    assert_eq!(lines[1], "  pkg/sub/bad_000_with_a_rather_long_name_to_fill_the_line.py: the rewrite introduces syntax errors");
+    assert_eq!(lines[21], format!("  … and {} more (the result's `refused` lists them all)", BAD - 20));
+    assert_eq!(
+        lines[22],
+        format!("To write the other {GOOD} files and leave these as they are, call `resolve` again with extra {{\"skipFlagged\":true,\"stale\":\"skip\"}}. To write these too, call `resolve` with extra {{\"allowSyntaxErrors\":true,\"stale\":\"skip\"}}. Or fix the pattern or the rewrite and preview again.")
+    );
+    let s = r.structured_content.as_ref().unwrap();
+    assert_eq!(s["error"], body);
+    let refused = &s["refused"];
+    assert_eq!(refused["selected"], GOOD + BAD);
+    assert_eq!(refused["files"].as_array().unwrap().len(), BAD, "every refused file, within the budget");
+    assert_eq!(refused["applyRest"], json!({"skipFlagged": true, "stale": "skip"}));
+    assert_eq!(refused["applyAll"], json!({"allowSyntaxErrors": true, "stale": "skip"}));
+    // The way on, as given, writes the other files and leaves the refused ones.
+    let rest: Value = refused["applyRest"].clone();
+    let r = call(&c, "resolve", json!({"action": "apply", "reason": "r", "extra": rest})).await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    assert!(text(&r).contains("\nThe action is resolved: the files not applied are no longer pending (preview them again to edit them).\nTo undo: call `ast_undo` with `\"id\": \""), "{}", text(&r));
+    assert!(!serde_json::to_string(&r.structured_content).unwrap().contains("\"diff\""), "no diffs in resolve's structuredContent");
+    assert_eq!(t.read("pkg/good_007.py"), "def f():\n    bar(7)\n");
+    assert_eq!(t.read("pkg/sub/bad_007_with_a_rather_long_name_to_fill_the_line.py"), "def g():\n    foo(7)\n");
+    let r = call(&c, "ast_pending", json!({})).await;
+    assert!(!text(&r).contains("ae-"), "nothing pending: {}", text(&r));
+    c.cancel().await.unwrap();
+}
+
+/// docs/MCP.md shows the refusal of a small action: it is what the server says.
+#[tokio::test]
+async fn the_refusal_of_the_docs_is_what_the_server_says() {
+    let t = Tree::empty();
+    for i in 1..=3 {
+        t.write(&format!("ok{i}.py"), "def f():\n    foo(1)\n");
+    }
+    t.write("bad.py", "def g():\n    foo(2)\n");
+    let c = connect(&t).await;
+    call(&c, "ast_edit", json!({"rule": RULES})).await;
+    let r = call(&c, "resolve", json!({"action": "apply", "reason": "r"})).await;
+    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/MCP.md")).unwrap();
+    assert!(docs.contains(&format!("```text\n{}\n```", text(&r))), "docs/MCP.md should show:\n{}", text(&r));
+    c.cancel().await.unwrap();
+}
+
+#[test]
+fn the_cli_names_its_own_ways_on() {
+    let t = tree();
+    t.write("rules.yml", RULES);
+    let r = t.run(&["scan", "-r", "rules.yml", "-U", "pkg/good_001.py", "pkg/sub"]).code(11);
+    // -U staged nothing: the way on is the run's own flag, not `resolve --extra`.
+    assert!(r.stderr.contains("To write the other 1 file and leave these as they are, run it again with `--skip-flagged`."), "{}", r.stderr);
+    assert!(!r.stderr.contains("resolve apply"), "{}", r.stderr);
+    assert_eq!(t.read("pkg/good_001.py"), "def f():\n    foo(1)\n");
+    t.run(&["scan", "-r", "rules.yml", "-U", "--skip-flagged", "pkg/good_001.py", "pkg/sub"]).code(12);
+    assert_eq!(t.read("pkg/good_001.py"), "def f():\n    bar(1)\n");
+}
+
+/// `extra.files` and `extra.exclude` take folders and globs as well as paths;
+/// an entry that selects no file of the action is refused, nothing written.
+#[tokio::test]
+async fn files_and_exclude_take_folders_and_globs() {
+    let t = Tree::empty();
+    for p in ["src/a.py", "src/b_test.py", "tests/c.py", "tests/deep/d_test.py", "e.py"] {
+        t.write(p, "foo(1)\n");
+    }
+    let c = connect(&t).await;
+    let edit = json!({"ops": [{"pat": "foo($A)", "out": "bar($A)"}]});
+    call(&c, "ast_edit", edit.clone()).await;
+    let before = t.snapshot();
+    let r = call(&c, "resolve", json!({"action": "apply", "reason": "r", "extra": {"exclude": ["nothing/"]}})).await;
+    assert_eq!(r.is_error, Some(true));
+    assert!(text(&r).starts_with("extra.exclude names 1 path not in this action: nothing/; its files are: "), "{}", text(&r));
+    assert_eq!(t.snapshot(), before);
+    let r = call(&c, "resolve", json!({"action": "apply", "reason": "r", "extra": {"exclude": ["tests", "*_test.py"]}})).await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    let now = |p: &str| t.read(p) == "bar(1)\n";
+    assert_eq!(
+        ["src/a.py", "src/b_test.py", "tests/c.py", "tests/deep/d_test.py", "e.py"].map(now),
+        [true, false, false, false, true]
+    );
+    call(&c, "ast_edit", edit).await;
+    let r = call(&c, "resolve", json!({"action": "apply", "reason": "r", "extra": {"files": ["tests/**/*.py"]}})).await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    assert_eq!(
+        ["src/a.py", "src/b_test.py", "tests/c.py", "tests/deep/d_test.py", "e.py"].map(now),
+        [true, false, true, true, true]
+    );
+    c.cancel().await.unwrap();
+}
