@@ -319,7 +319,7 @@ fn globs_of_a_config_in_a_subfolder_match_files_outside_it_from_the_working_dire
     t.write("gen/a.rs", "fn a() { x.unwrap(); }\n");
     t.write("src/b.rs", "fn b() { y.unwrap(); }\n");
     t.write("tools/sg/c.rs", "fn c() { z.unwrap(); }\n");
-    let files = |r: &common::Run| -> Vec<String> {
+    let files = |r: &crate::common::Run| -> Vec<String> {
         let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stdout));
         let mut f: Vec<String> = v.as_array().unwrap().iter().map(|m| m["file"].as_str().unwrap().to_string()).collect();
         f.sort();

@@ -29,10 +29,31 @@ pub struct Server {
     pub child: std::process::Child,
     pub stdin: Option<std::process::ChildStdin>,
     pub lines: mpsc::Receiver<Value>,
+    /// For a server started with [`Server::start_unread`]: lets its replies be
+    /// read.
+    hold: Option<mpsc::Sender<()>>,
 }
 
 impl Server {
     pub fn start(t: &Tree) -> Server {
+        Server::start_with(t, false)
+    }
+
+    /// A server whose replies after `initialize`'s nobody reads, not even into
+    /// a buffer of the test, until [`Server::read_replies`]: its stdout pipe
+    /// fills as a client's that does not read.
+    pub fn start_unread(t: &Tree) -> Server {
+        Server::start_with(t, true)
+    }
+
+    /// Lets the replies of a [`Server::start_unread`] server be read.
+    pub fn read_replies(&mut self) {
+        if let Some(go) = self.hold.take() {
+            let _ = go.send(());
+        }
+    }
+
+    fn start_with(t: &Tree, unread: bool) -> Server {
         let mut child = t
             .command(&["mcp"])
             .stdin(std::process::Stdio::piped())
@@ -42,12 +63,17 @@ impl Server {
             .unwrap();
         let stdout = child.stdout.take().unwrap();
         let (tx, lines) = mpsc::channel();
+        let (hold, held) = mpsc::channel::<()>();
         std::thread::spawn(move || {
-            for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            for (i, line) in std::io::BufReader::new(stdout).lines().map_while(Result::ok).enumerate() {
                 let _ = tx.send(serde_json::from_str(&line).unwrap());
+                // After `initialize`'s reply, wait to be let read on.
+                if i == 0 && unread {
+                    let _ = held.recv();
+                }
             }
         });
-        let mut s = Server { stdin: child.stdin.take(), child, lines };
+        let mut s = Server { stdin: child.stdin.take(), child, lines, hold: unread.then_some(hold) };
         s.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
         s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         assert_eq!(s.next()["id"], 0);
