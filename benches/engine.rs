@@ -14,11 +14,11 @@
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
-use ast_edit::testing::{self, Engine, RewriteOptions};
-use ast_edit::request::{Op, RawRequest, Request, WalkOptions, DEFAULT_MAX_FILESIZE};
 use ast_edit::plan;
+use ast_edit::request::{DEFAULT_MAX_FILESIZE, Op, RawRequest, Request, WalkOptions};
+use ast_edit::testing::{self, Engine, RewriteOptions};
 use ast_grep_language::SupportLang;
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 const PAT: &str = "fetch_data($$$ARGS)";
 const REW: &str = "load_data($$$ARGS)";
@@ -31,11 +31,7 @@ fn fixtures() -> PathBuf {
 }
 
 fn request(pat: &str, out: &str, lang: Option<&str>) -> Request {
-    let raw = RawRequest {
-        ops: vec![Op { pat: pat.into(), out: out.into() }],
-        lang: lang.map(str::to_string),
-        ..Default::default()
-    };
+    let raw = RawRequest { ops: vec![Op { pat: pat.into(), out: out.into() }], lang: lang.map(str::to_string), ..Default::default() };
     raw.validate(&fixtures(), WalkOptions::default(), DEFAULT_MAX_FILESIZE).expect("valid request")
 }
 
@@ -58,20 +54,11 @@ fn bench_walk(c: &mut Criterion) {
 fn bench_compile(c: &mut Criterion) {
     let cwd = fixtures();
     let req = request(PAT, REW, Some("python"));
-    c.bench_function("compile/one_op_python", |b| {
-        b.iter(|| black_box(Engine::new(&req, [SupportLang::Python], &cwd).unwrap()))
-    });
+    c.bench_function("compile/one_op_python", |b| b.iter(|| black_box(Engine::new(&req, [SupportLang::Python], &cwd).unwrap())));
     // every language of the fixtures, language inferred per file (the C pattern
     // fails and becomes a warning, as in the run of fixtures/README.md)
     let req = request(PAT, REW, None);
-    let langs = [
-        SupportLang::Python,
-        SupportLang::Rust,
-        SupportLang::TypeScript,
-        SupportLang::JavaScript,
-        SupportLang::Go,
-        SupportLang::C,
-    ];
+    let langs = [SupportLang::Python, SupportLang::Rust, SupportLang::TypeScript, SupportLang::JavaScript, SupportLang::Go, SupportLang::C];
     c.bench_function("compile/one_op_six_langs", |b| b.iter(|| black_box(Engine::new(&req, langs, &cwd).unwrap())));
 }
 
@@ -117,22 +104,15 @@ fn bench_diff(c: &mut Criterion) {
     let e = python_engine(PAT, REW);
     let ops = e.ops_for(SupportLang::Python, Path::new("/x.py"));
     let mut g = c.benchmark_group("diff");
-    for (name, old) in [
-        ("app.py", std::fs::read_to_string(fixtures().join("python/app.py")).unwrap()),
-        ("app.py_x100KB", big_python(100_000)),
-    ] {
+    for (name, old) in [("app.py", std::fs::read_to_string(fixtures().join("python/app.py")).unwrap()), ("app.py_x100KB", big_python(100_000))] {
         let rw = testing::rewrite(&ops, SupportLang::Python, &old, NO_CHECK).expect("fixture has matches");
         let new = String::from_utf8(rw.new_text).unwrap();
         g.throughput(Throughput::Bytes(old.len() as u64));
-        g.bench_with_input(BenchmarkId::new("unified", name), &(&old, &new), |b, (o, n)| {
-            b.iter(|| black_box(testing::unified("python/app.py", o, n)))
-        });
+        g.bench_with_input(BenchmarkId::new("unified", name), &(&old, &new), |b, (o, n)| b.iter(|| black_box(testing::unified("python/app.py", o, n))));
         g.bench_with_input(BenchmarkId::new("unified_bounded", name), &(&old, &new), |b, (o, n)| {
             b.iter(|| black_box(testing::unified_bounded("python/app.py", o, n, &rw.edits, testing::MAX_DIFF_LINE)))
         });
-        g.bench_with_input(BenchmarkId::new("splice", name), &old, |b, o| {
-            b.iter(|| black_box(testing::splice(o.as_bytes(), &rw.edits)))
-        });
+        g.bench_with_input(BenchmarkId::new("splice", name), &old, |b, o| b.iter(|| black_box(testing::splice(o.as_bytes(), &rw.edits))));
     }
     g.finish();
 }
@@ -145,9 +125,7 @@ fn bench_plan(c: &mut Criterion) {
     let py = request(PAT, REW, Some("python"));
     g.bench_function("build/fixtures_python", |b| b.iter(|| black_box(plan::build(&py, &cwd).unwrap().files.len())));
     let none = request("zzz_no_such_fn($A)", "zzz($A)", Some("python"));
-    g.bench_function("build/fixtures_python_absent", |b| {
-        b.iter(|| black_box(plan::build(&none, &cwd).unwrap().files.len()))
-    });
+    g.bench_function("build/fixtures_python_absent", |b| b.iter(|| black_box(plan::build(&none, &cwd).unwrap().files.len())));
     g.finish();
 }
 

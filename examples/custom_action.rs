@@ -3,9 +3,9 @@
 //! `cargo run --example custom_action -- /tmp/some-dir`.
 
 use ast_edit::app::custom::{Handlers, Outcome, PendingHandler};
+use ast_edit::app::resolve::{Action, ResolveRequest, resolve_with};
 use ast_edit::store::pending::Store;
-use ast_edit::app::resolve::{resolve_with, Action, ResolveRequest};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 struct ChangelogEntry {
     path: std::path::PathBuf,
@@ -21,11 +21,7 @@ impl PendingHandler for ChangelogEntry {
     }
     fn apply(&mut self, reason: &str, _extra: Option<&Value>) -> Result<Outcome, String> {
         use std::io::Write;
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)
-            .map_err(|e| format!("cannot open {}: {e}", self.path.display()))?;
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&self.path).map_err(|e| format!("cannot open {}: {e}", self.path.display()))?;
         writeln!(f, "- {}", self.line).map_err(|e| e.to_string())?;
         Ok(Outcome { text: format!("Added the entry ({reason})"), details: Some(json!({"path": self.path})) })
     }

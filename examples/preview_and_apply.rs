@@ -3,9 +3,9 @@
 //! `cargo run --example preview_and_apply -- /tmp/some-dir` (it writes a small
 //! Python file there and edits it).
 
-use ast_edit::request::{Op, RawRequest, WalkOptions, DEFAULT_MAX_FILESIZE};
-use ast_edit::app::resolve::{resolve, RawResolve};
-use ast_edit::{plan, app::workflow, app::workspace::Workspace, shared::message::Plain};
+use ast_edit::app::resolve::{RawResolve, resolve};
+use ast_edit::request::{DEFAULT_MAX_FILESIZE, Op, RawRequest, WalkOptions};
+use ast_edit::{app::workflow, app::workspace::Workspace, plan, shared::message::Plain};
 
 fn main() -> anyhow::Result<()> {
     let dir = std::env::args().nth(1).map(std::path::PathBuf::from).unwrap_or_else(std::env::temp_dir);
@@ -34,13 +34,9 @@ fn main() -> anyhow::Result<()> {
     }
 
     // 4. Resolve: re-checked against the preview, then written atomically.
-    let req = RawResolve {
-        action: Some("apply".into()),
-        reason: Some("load_data replaces fetch_data".into()),
-        id: staged.details.id.clone(),
-        ..Default::default()
-    }
-    .check()?;
+    let req =
+        RawResolve { action: Some("apply".into()), reason: Some("load_data replaces fetch_data".into()), id: staged.details.id.clone(), ..Default::default() }
+            .check()?;
     let result = resolve(&store, &req)?;
     println!("{}", result.content);
     print!("{}", std::fs::read_to_string(root.join("app.py"))?);

@@ -38,12 +38,7 @@ fn main() {
         if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
             mi::mi_option_set(MI_OPTION_PURGE_DELAY, 10);
         }
-        tree_sitter::set_allocator(Some(tree_sitter::Allocator {
-            malloc: mi::mi_malloc,
-            calloc: mi::mi_calloc,
-            realloc: mi::mi_realloc,
-            free: mi::mi_free,
-        }));
+        tree_sitter::set_allocator(Some(tree_sitter::Allocator { malloc: mi::mi_malloc, calloc: mi::mi_calloc, realloc: mi::mi_realloc, free: mi::mi_free }));
     }
     let args = cli::Cli::parse();
     let codes = cli::exit::Codes::of(&args.command);

@@ -5,24 +5,21 @@
 use std::io::{IsTerminal, Write};
 
 use super::print;
-use super::{open_store, spinner, style, write_json, ColorChoice, PendingArgs, ProposeArgs, ResolveArgs, ShowArgs, UndoArgs};
-use ast_edit::apply::UndoResult;
-use ast_edit::app::custom::{CommandStanding, CommandView, Handlers, CUSTOM_TOOL};
-use ast_edit::shared::error::Error;
 use super::words::WORDS;
-use ast_edit::store::pending::{ActionKind, NewAction, PendingAction, PendingSummary, Store};
-use ast_edit::shared::quote::escape_controls;
-use ast_edit::store::session::Session;
+use super::{ColorChoice, PendingArgs, ProposeArgs, ResolveArgs, ShowArgs, UndoArgs, open_store, spinner, style, write_json};
+use ast_edit::app::custom::{CUSTOM_TOOL, CommandStanding, CommandView, Handlers};
 use ast_edit::app::resolve::{self, RawResolve};
 use ast_edit::app::workflow::Preview;
+use ast_edit::apply::UndoResult;
+use ast_edit::shared::error::Error;
+use ast_edit::shared::quote::escape_controls;
+use ast_edit::store::pending::{ActionKind, NewAction, PendingAction, PendingSummary, Store};
+use ast_edit::store::session::Session;
 
 /// Parses a flag holding a JSON value.
 fn json_flag(flag: &str, text: &Option<String>, example: &str) -> Result<Option<serde_json::Value>, Error> {
     text.as_deref()
-        .map(|s| {
-            serde_json::from_str(s)
-                .map_err(|e| Error::bad(format!("{flag} is not valid JSON ({e}); give a JSON object such as '{example}'")))
-        })
+        .map(|s| serde_json::from_str(s).map_err(|e| Error::bad(format!("{flag} is not valid JSON ({e}); give a JSON object such as '{example}'"))))
         .transpose()
 }
 
@@ -137,11 +134,9 @@ fn clear(a: &PendingArgs, store: &Store, out: &mut impl Write) -> anyhow::Result
     if !list.is_empty() && !a.yes {
         let what = ast_edit::shared::text::plural(list.len(), "pending action");
         if !std::io::stdin().is_terminal() {
-            return Err(Error::bad(format!(
-                "pending --clear would drop {what} ({}); confirm with --yes (stdin is not a terminal to ask on)",
-                ids.join(", ")
-            ))
-            .into());
+            return Err(
+                Error::bad(format!("pending --clear would drop {what} ({}); confirm with --yes (stdin is not a terminal to ask on)", ids.join(", "))).into()
+            );
         }
         for p in list.iter().take(CLEAR_LISTED) {
             eprintln!("  {}", row(p, store.session()));
@@ -256,12 +251,7 @@ pub(super) fn propose(a: ProposeArgs, out: &mut impl Write) -> anyhow::Result<i3
         label: a.label.clone(),
         source_tool_name: a.source.clone().unwrap_or_else(|| CUSTOM_TOOL.to_string()),
         files: Vec::new(),
-        kind: ActionKind::Command {
-            apply_cmd: a.apply_cmd.clone(),
-            reject_cmd: a.reject_cmd.clone(),
-            cwd: ws.root().to_path_buf(),
-            details,
-        },
+        kind: ActionKind::Command { apply_cmd: a.apply_cmd.clone(), reject_cmd: a.reject_cmd.clone(), cwd: ws.root().to_path_buf(), details },
     })?;
     if a.json {
         write_json(out, &CommandView::of(&action).expect("staged just above"))?;

@@ -8,19 +8,19 @@ use std::time::Instant;
 
 use super::inspect::Inspect;
 use super::print::{self, Style};
-use super::{open_store, review, spinner, style, write_json, ColorChoice, OutputArgs, RunArgs, ScanArgs};
-use ast_edit::shared::error::{Error, Result};
+use super::report::{self, Report};
 use super::words::WORDS;
+use super::{ColorChoice, OutputArgs, RunArgs, ScanArgs, open_store, review, spinner, style, write_json};
+use ast_edit::app::workflow::{self, Preview};
+use ast_edit::apply::ApplyOptions;
 use ast_edit::plan::{self, Plan};
 use ast_edit::request::{Op, RawRequest, Request};
 use ast_edit::rules::inspect::{RuleTrace, RulesFrom};
-use ast_edit::rules::project;
 use ast_edit::rules::overwrite::{Overwrite, Severity};
-use ast_edit::rules::suppression;
+use ast_edit::rules::project;
 use ast_edit::rules::retired;
-use ast_edit::app::workflow::{self, Preview};
-use ast_edit::apply::ApplyOptions;
-use super::report::{self, Report};
+use ast_edit::rules::suppression;
+use ast_edit::shared::error::{Error, Result};
 
 /// How to present a plan.
 pub(super) struct Emit {
@@ -40,9 +40,7 @@ pub(super) struct Emit {
 impl OutputArgs {
     fn emit(&self, color: ColorChoice, json: bool, scan: bool) -> Result<Emit> {
         if self.interactive && !std::io::stdin().is_terminal() {
-            return Err(Error::bad(
-                "--interactive needs a terminal on stdin; without one, preview and `resolve`, or apply everything with -U",
-            ));
+            return Err(Error::bad("--interactive needs a terminal on stdin; without one, preview and `resolve`, or apply everything with -U"));
         }
         let allow = self.allow_flagged;
         let apply = ApplyOptions {
@@ -107,12 +105,8 @@ pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> any
         }
         load_rule_set(&a, &cwd, &mut trace)
     };
-    let mut req = RawRequest { paths: a.paths.clone(), globs: a.input.globs.clone(), ..Default::default() }.validate_rules(
-        rules,
-        &cwd,
-        walk,
-        a.input.max_filesize,
-    )?;
+    let mut req =
+        RawRequest { paths: a.paths.clone(), globs: a.input.globs.clone(), ..Default::default() }.validate_rules(rules, &cwd, walk, a.input.max_filesize)?;
     a.input.limit(&mut req);
     req.rewrite_nested = a.rewrite_nested;
     req.verbatim = a.verbatim;
@@ -221,21 +215,19 @@ fn load_rule_set(a: &ScanArgs, cwd: &Path, trace: &mut Inspect) -> Result<ast_ed
 /// The severity overrides of `scan`'s flags, in ast-grep's order.
 fn overwrite(a: &ScanArgs) -> Result<Overwrite> {
     let mut o = Overwrite::default();
-    for (severity, ids) in [
-        (Severity::Error, &a.error),
-        (Severity::Warning, &a.warning),
-        (Severity::Info, &a.info),
-        (Severity::Hint, &a.hint),
-        (Severity::Off, &a.off),
-    ] {
+    for (severity, ids) in
+        [(Severity::Error, &a.error), (Severity::Warning, &a.warning), (Severity::Info, &a.info), (Severity::Hint, &a.hint), (Severity::Off, &a.off)]
+    {
         if let Some(ids) = ids {
             o.set(severity, ids);
         }
     }
     if let Some(min) = &a.min_severity {
-        let s = min.parse::<Severity>().ok().filter(|s| *s != Severity::Off).ok_or_else(|| {
-            Error::bad(format!("--min-severity `{min}` is not a severity; give one of hint, info, warning, error"))
-        })?;
+        let s = min
+            .parse::<Severity>()
+            .ok()
+            .filter(|s| *s != Severity::Off)
+            .ok_or_else(|| Error::bad(format!("--min-severity `{min}` is not a severity; give one of hint, info, warning, error")))?;
         o.min_severity(s);
     }
     Ok(o)
@@ -289,9 +281,7 @@ fn build_plan(req: &Request, cwd: &Path) -> Result<Plan> {
         return plan::build(req, cwd);
     }
     let bar = indicatif::ProgressBar::new(0);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} planning {pos}/{len} files [{elapsed}]").expect("valid template"),
-    );
+    bar.set_style(indicatif::ProgressStyle::with_template("{spinner} planning {pos}/{len} files [{elapsed}]").expect("valid template"));
     let plan = plan::build_with_progress(req, cwd, &|done, total| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
@@ -382,7 +372,13 @@ fn findings(out: &mut impl Write, shown: &Preview, drawn: Option<&[u8]>) -> std:
 }
 
 /// `-U`: the plan applied at once with the verified writer, journalled for undo.
-fn update_all(plan: Plan, json: bool, style: Style, apply: ApplyOptions, out: &mut impl Write) -> anyhow::Result<(i32, ast_edit::plan::preview::PreviewDetails)> {
+fn update_all(
+    plan: Plan,
+    json: bool,
+    style: Style,
+    apply: ApplyOptions,
+    out: &mut impl Write,
+) -> anyhow::Result<(i32, ast_edit::plan::preview::PreviewDetails)> {
     let mut shown = Preview::of(&plan, WORDS);
     // Drawn before the fixes are written: the findings are those of the code
     // the plan was made from.

@@ -116,13 +116,7 @@ mod tests {
 
     #[test]
     fn every_fault_has_ast_grep_s_code() {
-        let all = [
-            ProjectFault::NotFound,
-            ProjectFault::NoRuleMatches,
-            ProjectFault::Unreadable,
-            ProjectFault::Invalid,
-            ProjectFault::UnknownLanguage,
-        ];
+        let all = [ProjectFault::NotFound, ProjectFault::NoRuleMatches, ProjectFault::Unreadable, ProjectFault::Invalid, ProjectFault::UnknownLanguage];
         assert_eq!(all.map(ast_grep_code), [3, 3, 6, 8, 33]);
     }
 }

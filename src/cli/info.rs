@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 
 use super::exit::TEST_FAILED;
 use super::print;
-use super::{style, write_json, ColorChoice, JsonFlag, TestArgs};
-use ast_edit::shared::error::Error;
+use super::{ColorChoice, JsonFlag, TestArgs, style, write_json};
 use ast_edit::request::lang;
 use ast_edit::rules::project;
 use ast_edit::rules::retired;
 use ast_edit::rules::ruletest::{self, CaseReport, MissingRule, Report, RuleReport, Verdict};
+use ast_edit::shared::error::Error;
 use ast_edit::shared::text::plural;
 
 /// `ast-edit test`: the project's rule tests; PATH names the project by its
@@ -50,7 +50,9 @@ fn project_test(a: TestArgs, config: Option<PathBuf>, color: ColorChoice, out: &
     let project = project::discover(&cwd, config.as_deref())?;
     a.custom_languages.check(&project)?;
     if a.snapshot_dir.is_some() && a.test_dir.is_none() {
-        eprintln!("warning: --snapshot-dir is ignored without --test-dir (as ast-grep ignores it): the snapshots of `testConfigs` are in each entry's `snapshotDir`");
+        eprintln!(
+            "warning: --snapshot-dir is ignored without --test-dir (as ast-grep ignores it): the snapshots of `testConfigs` are in each entry's `snapshotDir`"
+        );
     }
     let opts = ruletest::Options {
         filter: a.filter.as_deref().map(project::parse_filter).transpose()?,
@@ -62,11 +64,7 @@ fn project_test(a: TestArgs, config: Option<PathBuf>, color: ColorChoice, out: &
         follow: a.follow,
     };
     let color = style(color, false).color;
-    let report = if a.interactive {
-        super::test_review::run(&project, &opts, color, out)?
-    } else {
-        ruletest::run(&project, &opts)?
-    };
+    let report = if a.interactive { super::test_review::run(&project, &opts, color, out)? } else { ruletest::run(&project, &opts)? };
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }
@@ -120,8 +118,11 @@ fn print_checks(checks: &[ast_edit::rules::checks::CheckResult], color: bool, ou
 fn print_report(r: &Report, color: bool, parts: Shown, out: &mut impl Write) -> std::io::Result<()> {
     if parts == Shown::All {
         print_header(r.rules.len(), &r.missing_rules, out)?;
-        let shown: Vec<(&RuleReport, &CaseReport)> =
-            r.rules.iter().flat_map(|rule| rule.cases.iter().filter(|c| c.verdict != Verdict::Validated && c.verdict != Verdict::Reported).map(move |c| (rule, c))).collect();
+        let shown: Vec<(&RuleReport, &CaseReport)> = r
+            .rules
+            .iter()
+            .flat_map(|rule| rule.cases.iter().filter(|c| c.verdict != Verdict::Validated && c.verdict != Verdict::Reported).map(move |c| (rule, c)))
+            .collect();
         if !shown.is_empty() {
             writeln!(out, "\n----------- Case Details -----------")?;
         }
@@ -152,7 +153,10 @@ fn print_report(r: &Report, color: bool, parts: Shown, out: &mut impl Write) -> 
     } else {
         writeln!(out, "test failed. {} passed; {} failed;", r.passed, r.failed)?;
         if r.snapshots_only {
-            writeln!(out, "Only snapshots differ or are missing: check the diffs, then run `ast-edit test -U` to accept them all, or `ast-edit test -i` to choose.")?;
+            writeln!(
+                out,
+                "Only snapshots differ or are missing: check the diffs, then run `ast-edit test -U` to accept them all, or `ast-edit test -i` to choose."
+            )?;
         }
         Ok(())
     }
@@ -205,7 +209,15 @@ pub(super) fn print_case(rule: &RuleReport, c: &CaseReport, color: bool, out: &m
                     writeln!(out, "[{}] {id} snapshot is different from baseline ({}).", label("Wrong"), rule.snapshot_file)?;
                     writeln!(out, "Diff:")?;
                     for line in diff.lines() {
-                        let code = if line.starts_with("+++") || line.starts_with("---") { "1" } else if line.starts_with('+') { "32" } else if line.starts_with('-') { "31" } else { "0" };
+                        let code = if line.starts_with("+++") || line.starts_with("---") {
+                            "1"
+                        } else if line.starts_with('+') {
+                            "32"
+                        } else if line.starts_with('-') {
+                            "31"
+                        } else {
+                            "0"
+                        };
                         writeln!(out, "{}", print::paint(color && code != "0", code, line))?;
                     }
                 }
@@ -217,12 +229,8 @@ pub(super) fn print_case(rule: &RuleReport, c: &CaseReport, color: bool, out: &m
             }
             writeln!(out, "For Code:")?;
         }
-        Verdict::Missing => {
-            writeln!(out, "[{}] Expect rule {id} to report issues, but none found in ({}):\n", label("Missing"), rule.test_file)?
-        }
-        Verdict::Noisy => {
-            writeln!(out, "[{}] Expect {id} to report no issue, but some issues found in ({}):\n", label("Noisy"), rule.test_file)?
-        }
+        Verdict::Missing => writeln!(out, "[{}] Expect rule {id} to report issues, but none found in ({}):\n", label("Missing"), rule.test_file)?,
+        Verdict::Noisy => writeln!(out, "[{}] Expect {id} to report no issue, but some issues found in ({}):\n", label("Noisy"), rule.test_file)?,
         Verdict::Error if c.not_run => {
             writeln!(out, "[{}] Cannot test {id} on this case: {}", label("Error"), c.error.as_deref().unwrap_or_default())?;
             writeln!(out, "For Code:")?;

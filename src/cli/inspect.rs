@@ -12,8 +12,8 @@ use std::path::Path;
 use clap::ValueEnum;
 
 use ast_edit::plan::inspect::{FileTrace, Traced};
-use ast_edit::request::read::{SkipReason, WorkLimit};
 use ast_edit::request::Request;
+use ast_edit::request::read::{SkipReason, WorkLimit};
 use ast_edit::rules::inspect::RuleTrace;
 use ast_edit::rules::overwrite::Severity;
 

@@ -34,10 +34,10 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 
+use ast_edit::app::workspace::Workspace;
+use ast_edit::request::{DEFAULT_MAX_FILESIZE, MAX_FILE_STEPS, Request, WORKER_STACK_BYTES, WalkOptions};
 use ast_edit::shared::error::Result;
 use ast_edit::store::pending::Store;
-use ast_edit::request::{Request, WalkOptions, DEFAULT_MAX_FILESIZE, MAX_FILE_STEPS, WORKER_STACK_BYTES};
-use ast_edit::app::workspace::Workspace;
 use print::Style;
 pub use rule_args::{ScanArgs, TestArgs};
 

@@ -8,10 +8,10 @@
 
 use std::io::{self, Write};
 
-use ast_edit::plan::{RuleCount, Work};
 use ast_edit::plan::preview::PreviewDetails;
+use ast_edit::plan::{RuleCount, Work};
 use ast_edit::shared::quote::{display_name, escape_controls};
-use ast_edit::shared::text::{self, plural, Fit, Unit};
+use ast_edit::shared::text::{self, Fit, Unit, plural};
 
 /// Longest diff line printed in full; longer lines are cut with a note.
 pub const MAX_LINE: usize = 400;

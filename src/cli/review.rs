@@ -6,13 +6,13 @@ use std::io::Write;
 
 use super::open_store;
 use super::print::{self, Style};
+use ast_edit::app::workflow::{self, Preview};
 use ast_edit::apply::ApplyReport;
 use ast_edit::plan::Plan;
-use ast_edit::shared::quote::{display_name, escape_controls};
 use ast_edit::plan::preview::PreviewDetails;
+use ast_edit::shared::quote::{display_name, escape_controls};
 use ast_edit::shared::status::{FileStatus, OutstandingStatus};
 use ast_edit::shared::text::plural;
-use ast_edit::app::workflow::{self, Preview};
 
 /// Reviews `plan` file by file and applies what was accepted; returns the exit
 /// code and the preview details.
@@ -118,11 +118,7 @@ fn read_answer(stdin: &std::io::Stdin) -> std::io::Result<Option<char>> {
 /// outstanding.
 fn report_text(report: &ApplyReport) -> (String, bool) {
     let declined: Vec<&str> = report.outstanding.iter().filter(|o| o.status == OutstandingStatus::NotSelected).map(|o| o.path.as_str()).collect();
-    let mut text = format!(
-        "Applied {} in {}.",
-        plural(report.total_replacements, "replacement"),
-        plural(report.files_touched, "file")
-    );
+    let mut text = format!("Applied {} in {}.", plural(report.total_replacements, "replacement"), plural(report.files_touched, "file"));
     for f in report.files.iter().filter(|f| f.status == FileStatus::Applied) {
         text.push_str(&format!("\n  applied  {}", display_name(&f.path)));
     }

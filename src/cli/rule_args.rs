@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::{report, InputArgs, OutputArgs};
+use super::{InputArgs, OutputArgs, report};
 
 /// `--custom-languages`: what to do with a project's `customLanguages` (native
 /// tree-sitter libraries named by its sgconfig.yml).
@@ -183,4 +183,3 @@ pub struct TestArgs {
     #[arg(value_name = "DIR|FILE")]
     pub dir: Option<PathBuf>,
 }
-

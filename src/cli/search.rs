@@ -3,12 +3,12 @@
 
 use std::io::Write;
 
-use super::{write_json, SearchArgs};
-use ast_edit::shared::error::Result;
 use super::words::WORDS;
-use ast_edit::shared::text::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
-use ast_edit::request::MAX_OPS_BYTES;
+use super::{SearchArgs, write_json};
 use ast_edit::plan::search::{self, RawSearch, SearchOp};
+use ast_edit::request::MAX_OPS_BYTES;
+use ast_edit::shared::error::Result;
+use ast_edit::shared::text::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
 
 /// `search --help`.
 pub(super) const LONG_ABOUT: &str = "\

@@ -3,10 +3,10 @@
 
 use std::io::{Read, Write};
 
-use super::{write_json, TreeArgs};
-use ast_edit::shared::error::{Error, Result};
+use super::{TreeArgs, write_json};
+use ast_edit::plan::tree::{self, MAX_CODE_BYTES, TreeOptions};
 use ast_edit::request::lang;
-use ast_edit::plan::tree::{self, TreeOptions, MAX_CODE_BYTES};
+use ast_edit::shared::error::{Error, Result};
 
 /// `tree --help`.
 pub(super) const LONG_ABOUT: &str = "\
@@ -78,9 +78,7 @@ fn read_code(a: &TreeArgs) -> Result<String> {
 /// Reads at most one byte past [`MAX_CODE_BYTES`]; more is refused, naming the limit.
 fn read_bounded(r: impl Read, what: &str) -> Result<String> {
     let mut bytes = Vec::new();
-    r.take(MAX_CODE_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::bad(format!("cannot read {what}: {e}")))?;
+    r.take(MAX_CODE_BYTES as u64 + 1).read_to_end(&mut bytes).map_err(|e| Error::bad(format!("cannot read {what}: {e}")))?;
     if bytes.len() > MAX_CODE_BYTES {
         return Err(Error::bad(format!(
             "{what} holds more than {MAX_CODE_BYTES} bytes; the limit is {MAX_CODE_BYTES} bytes per tree: show a smaller snippet (the piece of code the pattern is about)"

@@ -63,7 +63,6 @@
 
 mod schema;
 
-
 mod paging;
 mod preview_text;
 mod search_tool;
@@ -82,17 +81,15 @@ use rmcp::ServiceExt;
 
 use ast_edit::shared::error::Error;
 
-pub use paging::{MAX_PAGE_FILES, PAGE_FILES};
 use ast_edit::shared::text::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
+pub use paging::{MAX_PAGE_FILES, PAGE_FILES};
 pub use preview_text::preview_text;
 pub use server::AstEditServer;
 pub use transport::RESOLVE_START_GRACE;
 
-
 /// The block that ends an `ast_edit` result text when something is pending
 /// (docs/DESIGN.md section 5), byte for byte.
-pub const REMINDER: &str =
-    "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
+pub const REMINDER: &str = "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
 
 /// Changed files listed one per line in a preview text; more are counted per
 /// folder. Also the per-file lines of a `resolve` or `ast_undo` text (each run of
@@ -121,7 +118,6 @@ pub const THREAD_STACK_BYTES: usize = ast_edit::request::WORKER_STACK_BYTES;
 /// also how long the runtime's shutdown waits for their threads. A `resolve` is
 /// never left behind: it is waited for however long it takes.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
-
 
 /// Runs the server on stdin/stdout, confined to `root`, until the client closes
 /// stdin or stdout (`ast-edit mcp [--root DIR]`; the CLI passes the working
@@ -194,4 +190,3 @@ fn stdout_writer() -> std::io::Result<tokio::fs::File> {
     };
     Ok(tokio::fs::File::from_std(std::fs::File::from(owned)))
 }
-

@@ -26,12 +26,12 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use ast_edit::app::resolve::ResolveDetails;
 use ast_edit::apply::UndoReport;
+use ast_edit::plan::preview::PreviewDetails;
+use ast_edit::shared::text::{self, STRUCTURED_CHAR_BUDGET, Unit};
 use ast_edit::store::pending::{ActionKind, PendingAction};
 use ast_edit::store::session::Session;
-use ast_edit::plan::preview::PreviewDetails;
-use ast_edit::app::resolve::ResolveDetails;
-use ast_edit::shared::text::{self, Unit, STRUCTURED_CHAR_BUDGET};
 
 /// Files of one `ast_pending` page when `limit` is not given.
 pub const PAGE_FILES: usize = 20;
@@ -229,9 +229,12 @@ pub fn preview(d: &PreviewDetails) -> Value {
     let findings_share = if d.files.is_empty() { STRUCTURED_CHAR_BUDGET / 2 } else { NOTES_SHARE };
     let left = cap_notes_within(obj, "findings", findings_share);
     if left > 0 {
-        warn(obj, format!(
-            "structuredContent.findings leaves out {left} more findings; `ast_search` with the same `rule` or `project` (and paths, globs) lists every match with its rule and message, page by page"
-        ));
+        warn(
+            obj,
+            format!(
+                "structuredContent.findings leaves out {left} more findings; `ast_search` with the same `rule` or `project` (and paths, globs) lists every match with its rule and message, page by page"
+            ),
+        );
     }
     for (key, what) in [("overlapped", "overlapped matches"), ("brokenBefore", "files broken before the edit")] {
         let left = cap_notes(obj, key);
@@ -249,9 +252,12 @@ pub fn preview(d: &PreviewDetails) -> Value {
     obj.insert("files".into(), Value::Array(files));
     mark(obj, true, total - kept);
     if kept < total || cut {
-        warn(obj, format!(
-            "structuredContent lists the first {kept} of {total} changed files (the {STRUCTURED_CHAR_BUDGET}-character budget); page through the rest with `ast_pending` {{\"id\": \"{page_id}\", \"fileOffset\": {kept}}}"
-        ));
+        warn(
+            obj,
+            format!(
+                "structuredContent lists the first {kept} of {total} changed files (the {STRUCTURED_CHAR_BUDGET}-character budget); page through the rest with `ast_pending` {{\"id\": \"{page_id}\", \"fileOffset\": {kept}}}"
+            ),
+        );
     }
     shrink(&mut v, STRUCTURED_CHAR_BUDGET);
     v
@@ -527,7 +533,19 @@ mod tests {
         for k in 0..diff_lines {
             diff.push_str(&format!("-old_call_{k}(argument)\n+new_call_{k}(argument)\n"));
         }
-        PreviewFile { path: format!("d/f{i:04}.py"), replacements: diff_lines, diff, syntax_errors_introduced: false, syntax_errors: Vec::new(), structure_changed: false, structure_changes: Vec::new(), layout_fallbacks: 0, layout_notes: Vec::new(), template_mismatch: false, template_mismatches: Vec::new() }
+        PreviewFile {
+            path: format!("d/f{i:04}.py"),
+            replacements: diff_lines,
+            diff,
+            syntax_errors_introduced: false,
+            syntax_errors: Vec::new(),
+            structure_changed: false,
+            structure_changes: Vec::new(),
+            layout_fallbacks: 0,
+            layout_notes: Vec::new(),
+            template_mismatch: false,
+            template_mismatches: Vec::new(),
+        }
     }
 
     fn details(files: Vec<PreviewFile>) -> PreviewDetails {
@@ -545,7 +563,14 @@ mod tests {
             files_searched: files.len(),
             files,
             overlaps: 0,
-            skipped: (0..500).map(|i| ast_edit::plan::preview::SkippedFile { path: format!("s{i}.py"), reason: "binary file (contains NUL bytes)".into(), limit: false, shown: format!("s{i}.py") }).collect(),
+            skipped: (0..500)
+                .map(|i| ast_edit::plan::preview::SkippedFile {
+                    path: format!("s{i}.py"),
+                    reason: "binary file (contains NUL bytes)".into(),
+                    limit: false,
+                    shown: format!("s{i}.py"),
+                })
+                .collect(),
             skipped_by_limits: 0,
             warnings: Vec::new(),
             limit_reached: false,
@@ -626,10 +651,15 @@ mod tests {
     fn located_syntax_errors_and_broken_files_stay_within_the_budget() {
         let located = ast_edit::plan::SyntaxError { line: 9, column: 3, node: "MISSING )".into(), excerpt: "é".repeat(ast_edit::plan::MAX_EXCERPT_CHARS) };
         let files = (0..500)
-            .map(|i| PreviewFile { syntax_errors_introduced: true, syntax_errors: vec![located.clone(); ast_edit::plan::MAX_SYNTAX_ERRORS_LISTED], ..file(i, 3) })
+            .map(|i| PreviewFile {
+                syntax_errors_introduced: true,
+                syntax_errors: vec![located.clone(); ast_edit::plan::MAX_SYNTAX_ERRORS_LISTED],
+                ..file(i, 3)
+            })
             .collect();
         let mut d = details(files);
-        d.broken_before = (0..ast_edit::plan::MAX_BROKEN_BEFORE_LISTED).map(|i| ast_edit::plan::BrokenFile { path: format!("{i}{}", "d/".repeat(2000)), line: 1 }).collect();
+        d.broken_before =
+            (0..ast_edit::plan::MAX_BROKEN_BEFORE_LISTED).map(|i| ast_edit::plan::BrokenFile { path: format!("{i}{}", "d/".repeat(2000)), line: 1 }).collect();
         let v = preview(&d);
         assert!(json_chars(&v) <= STRUCTURED_CHAR_BUDGET, "{}", json_chars(&v));
         let kept = v["files"].as_array().unwrap();

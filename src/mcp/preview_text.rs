@@ -11,11 +11,11 @@
 
 use super::paging::Page;
 use super::{MAX_FILE_LINES, MAX_FOLDER_LINES, PREVIEW_CHAR_BUDGET};
-use ast_edit::store::pending::{ActionKind, PendingAction};
-use ast_edit::store::session::Session;
 use ast_edit::plan::preview::{PreviewDetails, PreviewFile};
 use ast_edit::shared::quote::{display_name, escape_controls};
-use ast_edit::shared::text::{self, plural, Fit, Unit};
+use ast_edit::shared::text::{self, Fit, Unit, plural};
+use ast_edit::store::pending::{ActionKind, PendingAction};
+use ast_edit::store::session::Session;
 
 /// Skipped files and warnings shown (each) before the rest are counted.
 const MAX_NOTE_LINES: usize = 20;
@@ -60,7 +60,13 @@ pub fn preview_text(d: &PreviewDetails) -> String {
     }
     push_files(&mut s, d);
     push_findings(&mut s, d);
-    push_notes(&mut s, "\nSkipped ", &plural(d.skipped.len(), "file"), d.skipped.iter().map(|k| format!("  {}: {}", k.shown, escape_controls(&k.reason))), "skipped");
+    push_notes(
+        &mut s,
+        "\nSkipped ",
+        &plural(d.skipped.len(), "file"),
+        d.skipped.iter().map(|k| format!("  {}: {}", k.shown, escape_controls(&k.reason))),
+        "skipped",
+    );
     push_notes(&mut s, "\nWarnings", "", d.warnings.iter().map(|w| format!("  - {}", escape_controls(w))), "warnings");
     if let Some(line) = d.broken_before_line() {
         s.push('\n');
@@ -115,11 +121,7 @@ fn push_files(s: &mut String, d: &PreviewDetails) {
     }
     let folders = folders(&d.files);
     let id = d.id.as_deref().unwrap_or("ID");
-    s.push_str(&format!(
-        "\nFiles: {} in {} (each file with its diff: `ast_pending` {{\"id\": \"{id}\"}}):\n",
-        d.files.len(),
-        plural(folders.len(), "folder")
-    ));
+    s.push_str(&format!("\nFiles: {} in {} (each file with its diff: `ast_pending` {{\"id\": \"{id}\"}}):\n", d.files.len(), plural(folders.len(), "folder")));
     for (name, files, replacements) in folders.iter().take(MAX_FOLDER_LINES) {
         s.push_str(&cut_line(&format!("  {}  {}, {}", display_name(name), plural(*files, "file"), plural(*replacements, "replacement"))));
         s.push('\n');
@@ -497,7 +499,19 @@ mod tests {
         for k in 0..lines {
             diff.push_str(&format!("-old_call_number_{k}(argument)\n+new_call_number_{k}(argument)\n"));
         }
-        PreviewFile { path, replacements: lines, diff, syntax_errors_introduced: false, syntax_errors: Vec::new(), structure_changed: false, structure_changes: Vec::new(), layout_fallbacks: 0, layout_notes: Vec::new(), template_mismatch: false, template_mismatches: Vec::new() }
+        PreviewFile {
+            path,
+            replacements: lines,
+            diff,
+            syntax_errors_introduced: false,
+            syntax_errors: Vec::new(),
+            structure_changed: false,
+            structure_changes: Vec::new(),
+            layout_fallbacks: 0,
+            layout_notes: Vec::new(),
+            template_mismatch: false,
+            template_mismatches: Vec::new(),
+        }
     }
 
     fn file(i: usize, lines: usize) -> PreviewFile {
@@ -541,7 +555,10 @@ mod tests {
         let t = preview_text(&d);
         assert!(t.chars().count() <= PREVIEW_CHAR_BUDGET);
         // 30 folders are more than 20 lines: one level up, `src/` holds them all.
-        assert!(t.contains("\nFiles: 666 in 1 folder (each file with its diff: `ast_pending` {\"id\": \"ae-abcdef\"}):\n  src/  666 files, 666 replacements\n"), "{t}");
+        assert!(
+            t.contains("\nFiles: 666 in 1 folder (each file with its diff: `ast_pending` {\"id\": \"ae-abcdef\"}):\n  src/  666 files, 666 replacements\n"),
+            "{t}"
+        );
         let files: Vec<_> = (0..666).map(|i| file_at(format!("pkg{:02}/f{i:03}.py", i % 3), 2)).collect();
         let t = preview_text(&details(files, Some("ae-abcdef")));
         assert!(t.contains("  pkg00/  222 files, 444 replacements\n  pkg01/  222 files, 444 replacements\n"), "{t}");
@@ -567,7 +584,13 @@ mod tests {
         let b = bounded_result_text(&t);
         assert!(b.chars().count() <= PREVIEW_CHAR_BUDGET);
         assert!(b.starts_with("Applied 4000 replacements in 2000 files.\n  applied  dir/f0000.py (2 replacements)\n"), "{b}");
-        assert!(b.contains(&format!("\n  … and {} more: 1947 applied, 3 stale\nIncomplete: 1 file not applied:\n  stale    dir/f0007.py: changed since the preview", 2000 - MAX_FILE_LINES)), "{b}");
+        assert!(
+            b.contains(&format!(
+                "\n  … and {} more: 1947 applied, 3 stale\nIncomplete: 1 file not applied:\n  stale    dir/f0007.py: changed since the preview",
+                2000 - MAX_FILE_LINES
+            )),
+            "{b}"
+        );
         let short = "Applied 2 replacements in 1 file.\n  applied  a.py (2 replacements)";
         assert_eq!(bounded_result_text(short), short);
     }

@@ -24,8 +24,8 @@ use schemars::transform::{RecursiveTransform, RestrictFormats};
 use schemars::{JsonSchema, Schema};
 use serde_json::{Value, json};
 
-use ast_edit::request::RawRequest;
 use ast_edit::app::resolve::RawResolve;
+use ast_edit::request::RawRequest;
 
 /// The input schema of `ast_edit`: the JSON form of [`RawRequest`].
 pub fn ast_edit_input() -> Value {
@@ -117,61 +117,32 @@ mod tests {
             return v.clone();
         }
         let min = |key: &str| schema.get(key).and_then(Value::as_u64).unwrap_or(0);
-        match schema["type"]
-            .as_str()
-            .unwrap_or_else(|| panic!("one type: {schema}"))
-        {
+        match schema["type"].as_str().unwrap_or_else(|| panic!("one type: {schema}")) {
             "string" => json!("x".repeat(min("minLength").max(1) as usize)),
             "integer" => json!(min("minimum")),
             "boolean" => json!(true),
-            "array" => Value::Array(
-                (0..min("minItems"))
-                    .map(|_| sample(&schema["items"]))
-                    .collect(),
-            ),
-            "object" => Value::Object(
-                required(schema)
-                    .map(|k| (k.to_string(), sample(&schema["properties"][k])))
-                    .collect(),
-            ),
+            "array" => Value::Array((0..min("minItems")).map(|_| sample(&schema["items"])).collect()),
+            "object" => Value::Object(required(schema).map(|k| (k.to_string(), sample(&schema["properties"][k]))).collect()),
             other => panic!("no sample for type {other}"),
         }
     }
 
     fn required(schema: &Value) -> impl Iterator<Item = &str> {
-        schema
-            .get("required")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .map(|k| k.as_str().expect("required holds names"))
+        schema.get("required").and_then(Value::as_array).into_iter().flatten().map(|k| k.as_str().expect("required holds names"))
     }
 
     fn property_names(schema: &Value) -> BTreeSet<String> {
-        schema["properties"]
-            .as_object()
-            .expect("properties")
-            .keys()
-            .cloned()
-            .collect()
+        schema["properties"].as_object().expect("properties").keys().cloned().collect()
     }
 
     /// The fields `T` accepts, in serde's own words: its unknown-field error lists them.
     fn serde_fields<T: DeserializeOwned>(base: &Value) -> BTreeSet<String> {
         let mut probe = base.as_object().unwrap().clone();
         probe.insert("notAField".into(), json!(1));
-        let e = serde_json::from_value::<T>(Value::Object(probe))
-            .err()
-            .expect("an unknown key is refused")
-            .to_string();
+        let e = serde_json::from_value::<T>(Value::Object(probe)).err().expect("an unknown key is refused").to_string();
         let (head, expected) = e.split_once("expected").unwrap_or_else(|| panic!("{e}"));
         assert!(head.contains("unknown field `notAField`"), "{e}");
-        expected
-            .split('`')
-            .skip(1)
-            .step_by(2)
-            .map(str::to_string)
-            .collect()
+        expected.split('`').skip(1).step_by(2).map(str::to_string).collect()
     }
 
     /// (a) The properties of `schema` are exactly the fields serde accepts for `T`:
@@ -180,10 +151,7 @@ mod tests {
     fn agrees_with_serde<T: DeserializeOwned>(schema: &Value) {
         let base = sample(schema);
         for name in required(schema) {
-            assert!(
-                schema["properties"].get(name).is_some(),
-                "required `{name}` is a property"
-            );
+            assert!(schema["properties"].get(name).is_some(), "required `{name}` is a property");
         }
         for (name, property) in schema["properties"].as_object().unwrap() {
             let mut args: Map<String, Value> = base.as_object().unwrap().clone();
@@ -201,15 +169,7 @@ mod tests {
     fn assert_plain(v: &Value, at: &str) {
         match v {
             Value::Object(o) => {
-                for key in [
-                    "$ref",
-                    "$defs",
-                    "definitions",
-                    "$schema",
-                    "title",
-                    "default",
-                    "format",
-                ] {
+                for key in ["$ref", "$defs", "definitions", "$schema", "title", "default", "format"] {
                     assert!(!o.contains_key(key), "`{key}` at {at}");
                 }
                 if let Some(t) = o.get("type") {
@@ -220,10 +180,7 @@ mod tests {
                     assert_plain(v, &format!("{at}/{k}"));
                 }
             }
-            Value::Array(a) => a
-                .iter()
-                .enumerate()
-                .for_each(|(i, v)| assert_plain(v, &format!("{at}/{i}"))),
+            Value::Array(a) => a.iter().enumerate().for_each(|(i, v)| assert_plain(v, &format!("{at}/{i}"))),
             _ => {}
         }
     }
@@ -246,27 +203,18 @@ mod tests {
         let resolve = resolve_input();
         // (b)
         assert_eq!(ast["additionalProperties"], false);
-        assert_eq!(
-            ast["properties"]["ops"]["items"]["additionalProperties"],
-            false
-        );
+        assert_eq!(ast["properties"]["ops"]["items"]["additionalProperties"], false);
         assert_eq!(resolve["additionalProperties"], false);
         // ... and serde refuses what the schema leaves out.
         let mut args = sample(&ast);
         args["bogus"] = json!(1);
-        let e = serde_json::from_value::<RawRequest>(args)
-            .unwrap_err()
-            .to_string();
+        let e = serde_json::from_value::<RawRequest>(args).unwrap_err().to_string();
         assert!(e.contains("unknown field `bogus`"), "{e}");
         let mut args = sample(&resolve);
         args["bogus"] = json!("x");
-        let e = serde_json::from_value::<RawResolve>(args)
-            .unwrap_err()
-            .to_string();
+        let e = serde_json::from_value::<RawResolve>(args).unwrap_err().to_string();
         assert!(e.contains("unknown field `bogus`"), "{e}");
-        let e = serde_json::from_value::<Op>(json!({"pat": "a", "out": "b", "bogus": 1}))
-            .unwrap_err()
-            .to_string();
+        let e = serde_json::from_value::<Op>(json!({"pat": "a", "out": "b", "bogus": 1})).unwrap_err().to_string();
         assert!(e.contains("unknown field `bogus`"), "{e}");
     }
 
@@ -287,25 +235,12 @@ mod tests {
         for name in names {
             Strictness::parse(name.as_str().unwrap()).unwrap();
         }
-        let all = [
-            Strictness::Cst,
-            Strictness::Smart,
-            Strictness::Ast,
-            Strictness::Relaxed,
-            Strictness::Signature,
-        ];
-        let serde_names: Vec<Value> = all
-            .iter()
-            .map(|s| serde_json::to_value(s).unwrap())
-            .collect();
+        let all = [Strictness::Cst, Strictness::Smart, Strictness::Ast, Strictness::Relaxed, Strictness::Signature];
+        let serde_names: Vec<Value> = all.iter().map(|s| serde_json::to_value(s).unwrap()).collect();
         assert_eq!(&serde_names, names);
 
         let cwd = std::env::current_dir().unwrap();
-        let validate = |args: Value| {
-            serde_json::from_value::<RawRequest>(args)
-                .unwrap()
-                .validate(&cwd, WalkOptions::default(), 1)
-        };
+        let validate = |args: Value| serde_json::from_value::<RawRequest>(args).unwrap().validate(&cwd, WalkOptions::default(), 1);
         // Neither `ops` nor `rule` is required by the schema (one of them is, which a
         // flat schema cannot say): the smallest valid request has one op.
         let with_op = || {
@@ -323,11 +258,7 @@ mod tests {
         assert!(validate(args).is_err());
 
         let resolve = resolve_input();
-        let check = |args: Value| {
-            serde_json::from_value::<RawResolve>(args)
-                .unwrap()
-                .check()
-        };
+        let check = |args: Value| serde_json::from_value::<RawResolve>(args).unwrap().check();
         for action in resolve["properties"]["action"]["enum"].as_array().unwrap() {
             check(json!({"action": action, "reason": "r"})).unwrap();
         }
@@ -340,10 +271,7 @@ mod tests {
         for field in ["action", "reason"] {
             let mut args = json!({"action": "apply", "reason": "r"});
             args.as_object_mut().unwrap().remove(field);
-            assert!(
-                check(args).unwrap_err().to_string().contains("is required"),
-                "{field}"
-            );
+            assert!(check(args).unwrap_err().to_string().contains("is required"), "{field}");
         }
     }
 
@@ -406,13 +334,15 @@ mod tests {
         // Added with a project's rules: `project` and `filter`, strings.
         for added in ["project", "filter"] {
             assert_eq!(generated["properties"][added]["type"], "string", "{added}");
-            assert!(generated["properties"][added]["description"].as_str().is_some_and(|d| d.starts_with("Instead of ops/rule") || d.starts_with("With project")), "{added}");
+            assert!(
+                generated["properties"][added]["description"].as_str().is_some_and(|d| d.starts_with("Instead of ops/rule") || d.starts_with("With project")),
+                "{added}"
+            );
             expected["properties"][added] = generated["properties"][added].clone();
         }
         // Deliberate: schemars puts the doc comment of `Op` on the items; it is true
         // and short, so it stays.
-        expected["properties"]["ops"]["items"]["description"] =
-            json!("One pattern -> rewrite pair.");
+        expected["properties"]["ops"]["items"]["description"] = json!("One pattern -> rewrite pair.");
         assert_eq!(ast_edit_input(), expected);
     }
 

@@ -5,20 +5,20 @@
 
 use std::sync::Arc;
 
+use rmcp::RoleServer;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use rmcp::service::RequestContext;
-use rmcp::RoleServer;
 use serde_json::Value;
 
 use ast_edit::request::{Request, SERVED_TIME_LIMIT};
 
-use super::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
 use super::transport::InFlight;
 use super::words::{self, WORDS};
-use ast_edit::request::{WalkOptions, DEFAULT_MAX_FILESIZE};
-use ast_edit::plan::search::{self, RawSearch};
+use super::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
 use ast_edit::app::project_rules;
 use ast_edit::app::workspace::Workspace;
+use ast_edit::plan::search::{self, RawSearch};
+use ast_edit::request::{DEFAULT_MAX_FILESIZE, WalkOptions};
 
 /// The message of a cancelled `ast_search`.
 const CANCELLED: &str = "Cancelled: the search was abandoned.";
@@ -77,7 +77,9 @@ fn parse(args: Option<JsonObject>) -> std::result::Result<RawSearch, String> {
         let inner = e.into_inner().to_string();
         let at = if path == "." || path.is_empty() { String::new() } else { format!("`{path}`: ") };
         let rewrite = if inner.contains("unknown field `out`") { " ast_search only finds; to rewrite, call `ast_edit`." } else { "" };
-        format!("invalid arguments for `ast_search`: {at}{inner}.{rewrite} Expected an object like {{\"ops\": [{{\"pat\": \"foo($A)\"}}], \"paths\": [\"src\"]}}.")
+        format!(
+            "invalid arguments for `ast_search`: {at}{inner}.{rewrite} Expected an object like {{\"ops\": [{{\"pat\": \"foo($A)\"}}], \"paths\": [\"src\"]}}."
+        )
     })
 }
 

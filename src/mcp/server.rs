@@ -15,31 +15,30 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ServerCapabilities,
-    ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProgressToken, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::paging::{self, PendingArgs, UndoArgs, MAX_PAGE_FILES, PAGE_FILES};
+use super::paging::{self, MAX_PAGE_FILES, PAGE_FILES, PendingArgs, UndoArgs};
 use super::preview_text::{self as texts, PAGE_TEXT_ROOM};
-use super::tools::{tools, INSTRUCTIONS};
+use super::tools::{INSTRUCTIONS, tools};
 use super::transport::InFlight;
-use super::{preview_text, REMINDER};
-use ast_edit::shared::error::{Error, Result};
 use super::words::{self, WORDS};
+use super::{REMINDER, preview_text};
+use ast_edit::app::project_rules;
+use ast_edit::app::resolve::{self, Action, Ending, RawResolve, ResolveRequest};
+use ast_edit::app::workflow;
+use ast_edit::app::workspace::Workspace;
+use ast_edit::plan;
+use ast_edit::request::{DEFAULT_MAX_FILESIZE, RawRequest, Request, SERVED_TIME_LIMIT, WalkOptions};
+use ast_edit::shared::error::{Error, Result};
 use ast_edit::shared::message::{Say, Words};
 use ast_edit::store::pending::{ActionKind, Store};
 use ast_edit::store::session::Session;
-use ast_edit::plan;
-use ast_edit::request::{RawRequest, Request, WalkOptions, DEFAULT_MAX_FILESIZE, SERVED_TIME_LIMIT};
-use ast_edit::app::resolve::{self, Action, Ending, RawResolve, ResolveRequest};
-use ast_edit::app::project_rules;
-use ast_edit::app::workflow;
-use ast_edit::app::workspace::Workspace;
 
 /// The server: the workspace of its root, its session's owner, and the work in
 /// flight that the process waits for before it exits.
@@ -387,7 +386,8 @@ impl AstEditServer {
             Ok(choice) => choice,
             Err(refused) => return Ok(tool_error(refused.render(WORDS))),
         };
-        let outside: Vec<String> = choice.files.iter().filter(|p| !ast_edit::app::workspace::really_inside(self.ws.root(), p)).map(|p| p.display().to_string()).collect();
+        let outside: Vec<String> =
+            choice.files.iter().filter(|p| !ast_edit::app::workspace::really_inside(self.ws.root(), p)).map(|p| p.display().to_string()).collect();
         if !outside.is_empty() {
             return Ok(tool_error(format!(
                 "The apply of {} wrote {} outside this server's root {}: {}. Nothing was written: the MCP server writes only inside its root; a person can undo it from a shell, with the ast-edit command line.",
@@ -494,11 +494,7 @@ impl ServerHandler for AstEditServer {
         tools().into_iter().find(|t| t.name == name)
     }
 
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> std::result::Result<CallToolResponse, McpError> {
+    async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> std::result::Result<CallToolResponse, McpError> {
         let tool = request.name.to_string();
         if !matches!(tool.as_str(), "ast_edit" | "resolve" | "ast_pending" | "ast_undo" | "ast_tree" | "ast_search") {
             return Err(McpError::invalid_params(
@@ -538,4 +534,3 @@ impl ServerHandler for AstEditServer {
         Ok(result.into())
     }
 }
-

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 pub(super) const INSTRUCTIONS: &str = "\
 ast-edit makes structural (syntax-aware) code edits with a preview step. Call `ast_edit` with \
@@ -113,7 +113,9 @@ fn rows(shape: &str) -> Value {
 
 /// The per-file entries of a preview or a page.
 fn preview_files() -> Value {
-    rows("{path, replacements, diff, syntaxErrorsIntroduced, syntaxErrors: [{line, column, node, excerpt}], structureChanged, templateMismatch, layoutFallbacks, structureChanges|templateMismatches|layoutNotes: [{line, message}]}")
+    rows(
+        "{path, replacements, diff, syntaxErrorsIntroduced, syntaxErrors: [{line, column, node, excerpt}], structureChanged, templateMismatch, layoutFallbacks, structureChanges|templateMismatches|layoutNotes: [{line, message}]}",
+    )
 }
 
 /// `truncated` and `filesOmitted` (the budget and what it counts are said once, in
@@ -156,9 +158,29 @@ pub fn ast_edit_output_schema() -> Value {
             "truncated": truncated,
             "filesOmitted": omitted
         }),
-        &["label", "sourceToolName", "status", "applied", "totalReplacements", "filesTouched", "filesSearched", "files",
-          "overlaps", "skipped", "skippedByLimits", "warnings", "limitReached", "overlapped", "findings", "brokenBefore", "brokenBeforeOmitted",
-          "editsChecked", "layoutFallbacks", "truncated", "filesOmitted"],
+        &[
+            "label",
+            "sourceToolName",
+            "status",
+            "applied",
+            "totalReplacements",
+            "filesTouched",
+            "filesSearched",
+            "files",
+            "overlaps",
+            "skipped",
+            "skippedByLimits",
+            "warnings",
+            "limitReached",
+            "overlapped",
+            "findings",
+            "brokenBefore",
+            "brokenBeforeOmitted",
+            "editsChecked",
+            "layoutFallbacks",
+            "truncated",
+            "filesOmitted",
+        ],
     )
 }
 
@@ -323,10 +345,7 @@ pub fn ast_search_output_schema() -> Value {
 
 /// One tool.
 fn tool(name: &'static str, title: &'static str, description: &'static str, input: Value, output: Value, annotations: ToolAnnotations) -> Tool {
-    Tool::new(name, description, obj(input))
-        .with_title(title)
-        .with_raw_output_schema(obj(output))
-        .with_annotations(annotations.open_world(false))
+    Tool::new(name, description, obj(input)).with_title(title).with_raw_output_schema(obj(output)).with_annotations(annotations.open_world(false))
 }
 
 /// The tools, in a fixed order.
@@ -338,21 +357,56 @@ pub fn tools() -> Vec<Tool> {
     const TREE: &str = "Syntax tree";
     const SEARCH: &str = "Find code (read-only)";
     vec![
-        tool("ast_edit", EDIT, AST_EDIT_DESCRIPTION, ast_edit_input_schema(), ast_edit_output_schema(),
-            ToolAnnotations::new().read_only(true).destructive(false).idempotent(false)),
-        tool("resolve", RESOLVE, RESOLVE_DESCRIPTION, resolve_input_schema(), resolve_output_schema(),
-            ToolAnnotations::new().read_only(false).destructive(true).idempotent(false)),
-        tool("ast_pending", PENDING, AST_PENDING_DESCRIPTION, ast_pending_input_schema(), ast_pending_output_schema(),
-            ToolAnnotations::new().read_only(true).destructive(false).idempotent(true)),
-        tool("ast_undo", UNDO, AST_UNDO_DESCRIPTION, ast_undo_input_schema(), ast_undo_output_schema(),
-            ToolAnnotations::new().read_only(false).destructive(true).idempotent(false)),
-        tool("ast_tree", TREE, AST_TREE_DESCRIPTION, ast_tree_input_schema(), ast_tree_output_schema(),
-            ToolAnnotations::new().read_only(true).destructive(false).idempotent(true)),
-        tool("ast_search", SEARCH, AST_SEARCH_DESCRIPTION, ast_search_input_schema(), ast_search_output_schema(),
-            ToolAnnotations::new().read_only(true).destructive(false).idempotent(true)),
+        tool(
+            "ast_edit",
+            EDIT,
+            AST_EDIT_DESCRIPTION,
+            ast_edit_input_schema(),
+            ast_edit_output_schema(),
+            ToolAnnotations::new().read_only(true).destructive(false).idempotent(false),
+        ),
+        tool(
+            "resolve",
+            RESOLVE,
+            RESOLVE_DESCRIPTION,
+            resolve_input_schema(),
+            resolve_output_schema(),
+            ToolAnnotations::new().read_only(false).destructive(true).idempotent(false),
+        ),
+        tool(
+            "ast_pending",
+            PENDING,
+            AST_PENDING_DESCRIPTION,
+            ast_pending_input_schema(),
+            ast_pending_output_schema(),
+            ToolAnnotations::new().read_only(true).destructive(false).idempotent(true),
+        ),
+        tool(
+            "ast_undo",
+            UNDO,
+            AST_UNDO_DESCRIPTION,
+            ast_undo_input_schema(),
+            ast_undo_output_schema(),
+            ToolAnnotations::new().read_only(false).destructive(true).idempotent(false),
+        ),
+        tool(
+            "ast_tree",
+            TREE,
+            AST_TREE_DESCRIPTION,
+            ast_tree_input_schema(),
+            ast_tree_output_schema(),
+            ToolAnnotations::new().read_only(true).destructive(false).idempotent(true),
+        ),
+        tool(
+            "ast_search",
+            SEARCH,
+            AST_SEARCH_DESCRIPTION,
+            ast_search_input_schema(),
+            ast_search_output_schema(),
+            ToolAnnotations::new().read_only(true).destructive(false).idempotent(true),
+        ),
     ]
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -25,11 +25,11 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
+use rmcp::RoleServer;
 use rmcp::model::{ClientNotification, ClientRequest, JsonRpcMessage};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use rmcp::RoleServer;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
@@ -262,9 +262,14 @@ fn tools_call_params_error(params: Option<&Value>) -> String {
     match p.get("name") {
         Some(Value::String(_)) => {}
         Some(other) => {
-            return format!("`params.name` must be a string naming one of the tools `tools/list` lists (`ast_search`, `ast_edit`, `resolve`, ...), not a {}", json_type(other));
+            return format!(
+                "`params.name` must be a string naming one of the tools `tools/list` lists (`ast_search`, `ast_edit`, `resolve`, ...), not a {}",
+                json_type(other)
+            );
         }
-        None => return "`params.name` is missing: name the tool to call, one of those `tools/list` lists (`ast_search`, `ast_edit`, `resolve`, ...)".to_string(),
+        None => {
+            return "`params.name` is missing: name the tool to call, one of those `tools/list` lists (`ast_search`, `ast_edit`, `resolve`, ...)".to_string();
+        }
     }
     if let Some(args) = p.get("arguments")
         && !matches!(args, Value::Object(_) | Value::Null)
@@ -301,11 +306,7 @@ fn classify(line: &[u8]) -> Incoming {
             } else {
                 e.to_string()
             };
-            return Incoming::Reply(error_reply(
-                None,
-                PARSE_ERROR,
-                format!("Parse error: {why}. Each line must hold one JSON-RPC message, a JSON object."),
-            ));
+            return Incoming::Reply(error_reply(None, PARSE_ERROR, format!("Parse error: {why}. Each line must hold one JSON-RPC message, a JSON object.")));
         }
     };
     let Value::Object(obj) = &value else {
@@ -351,10 +352,7 @@ fn classify(line: &[u8]) -> Incoming {
 }
 
 fn is_known_notification(method: &str) -> bool {
-    matches!(
-        method,
-        "notifications/cancelled" | "notifications/initialized" | "notifications/progress" | "notifications/roots/list_changed"
-    )
+    matches!(method, "notifications/cancelled" | "notifications/initialized" | "notifications/progress" | "notifications/roots/list_changed")
 }
 
 impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransport<R> {

@@ -6,8 +6,8 @@ use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use serde::Deserialize;
 use serde_json::Value;
 
-use ast_edit::plan::tree::{self, TreeOptions};
 use super::words;
+use ast_edit::plan::tree::{self, TreeOptions};
 
 /// The arguments of `ast_tree` (its input schema is `tools::ast_tree_input_schema`).
 #[derive(Debug, Deserialize)]

@@ -2,9 +2,9 @@
 //! of agent edit tools and codemods report; docs/DESIGN.md section 4 is the protocol
 //! they check) and asserts the bytes on disk.
 
+use crate::common::Tree;
 use crate::common::json::{Preview, ResolveResult, UndoResult};
 use crate::common::store::pending;
-use crate::common::Tree;
 
 const PAT: &str = "fetch_data($$$A)";
 const OUT: &str = "load_data($$$A)";
@@ -51,11 +51,7 @@ fn stale_file_aborts_the_whole_apply_and_keeps_the_action() {
     t.write("python/app.py", "# edited by someone else\n");
     let before = t.snapshot();
     let r = t.run(&["resolve", "apply", "--reason", "r"]).code(1);
-    assert!(
-        r.stderr.starts_with("Apply failed: 1 file changed since the preview: python/app.py."),
-        "{}",
-        r.stderr
-    );
+    assert!(r.stderr.starts_with("Apply failed: 1 file changed since the preview: python/app.py."), "{}", r.stderr);
     assert_eq!(t.snapshot(), before, "nothing written");
     // The fresh files were staged in the same pass that found the stale one: their
     // temp files and the journal record begun for them are gone again.
@@ -100,10 +96,7 @@ fn stale_skip_writes_the_fresh_files_and_reports_the_rest_with_exit_3() {
 fn extra_files_applies_only_the_named_files() {
     let t = Tree::fixtures();
     preview_py(&t);
-    let j: ResolveResult = t
-        .run(&["resolve", "apply", "--reason", "r", "--extra", r#"{"files":["python/crlf.py"]}"#, "--json"])
-        .code(3)
-        .json();
+    let j: ResolveResult = t.run(&["resolve", "apply", "--reason", "r", "--extra", r#"{"files":["python/crlf.py"]}"#, "--json"]).code(3).json();
     let rep = j.details.source_result_details.unwrap();
     assert_eq!(rep.files_touched, 1);
     assert_eq!(rep.outstanding.iter().map(|o| o.status.as_str()).collect::<Vec<_>>(), vec!["not_selected", "not_selected"]);
@@ -269,9 +262,7 @@ fn two_concurrent_resolves_apply_the_action_exactly_once() {
         // The loser may wait on the winner's lock long enough (200 ms, on a
         // slow machine) to say so first; that line is documented output.
         let stderr = String::from_utf8_lossy(&loser.stderr);
-        let stderr = stderr
-            .strip_prefix("waiting for another ast-edit process (pending-action store locked)...\n")
-            .unwrap_or(&stderr);
+        let stderr = stderr.strip_prefix("waiting for another ast-edit process (pending-action store locked)...\n").unwrap_or(&stderr);
         assert_eq!(stderr, "No pending action to resolve. Nothing to apply or discard.\n");
         assert!(t.read("python/app.py").contains("load_data(os.path.join"));
         // Exactly one journal entry: one undo restores, the next has nothing.
@@ -540,10 +531,7 @@ fn file_owned_by_another_user_is_refused_when_its_owner_cannot_be_kept() {
     let before = t.snapshot();
     let (code, _, err) = as_user(&["resolve", "apply", "--reason", "r"]);
     assert_eq!(code, 1, "{err}");
-    assert!(
-        err.starts_with("Apply failed: 1 file cannot be written safely: python/app.py (owned by uid 4321, gid 4321"),
-        "{err}"
-    );
+    assert!(err.starts_with("Apply failed: 1 file cannot be written safely: python/app.py (owned by uid 4321, gid 4321"), "{err}");
     assert_eq!(t.snapshot(), before, "nothing written");
     assert!(temp_files(&t).is_empty(), "{:?}", temp_files(&t));
     // With stale: skip the other files are written; app.py is outstanding, untouched.
@@ -572,9 +560,7 @@ fn file_with_hard_links_is_refused_so_its_links_are_not_broken() {
     let before = t.snapshot();
     let r = t.run(&["resolve", "apply", "--reason", "r"]).code(1);
     assert!(
-        r.stderr.starts_with(
-            "Apply failed: 1 file cannot be written safely: python/app.py (has 2 hard links: writing it would break them"
-        ),
+        r.stderr.starts_with("Apply failed: 1 file cannot be written safely: python/app.py (has 2 hard links: writing it would break them"),
         "{}",
         r.stderr
     );
@@ -614,11 +600,7 @@ fn file_swapped_for_a_symlink_after_the_preview_is_stale() {
     std::os::unix::fs::symlink("../elsewhere.txt", t.path().join("python/app.py")).unwrap();
     let before = t.snapshot();
     let r = t.run(&["resolve", "apply", "--reason", "r"]).code(1);
-    assert!(
-        r.stderr.starts_with("Apply failed: 1 file changed since the preview: python/app.py (now a symbolic link"),
-        "{}",
-        r.stderr
-    );
+    assert!(r.stderr.starts_with("Apply failed: 1 file changed since the preview: python/app.py (now a symbolic link"), "{}", r.stderr);
     assert_eq!(t.snapshot(), before, "nothing written");
     assert!(std::fs::symlink_metadata(t.path().join("python/app.py")).unwrap().file_type().is_symlink(), "still a link");
     let j: ResolveResult = t.run(&["resolve", "apply", "--reason", "r", "--extra", r#"{"stale":"skip"}"#, "--json"]).code(3).json();

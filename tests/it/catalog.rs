@@ -17,7 +17,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::common::{ast_grep, copy_dir, Tree};
+use crate::common::{Tree, ast_grep, copy_dir};
 
 fn queries() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("queries")
@@ -41,8 +41,7 @@ fn rule_files(rules: &Path) -> Vec<PathBuf> {
 fn rule_ids(path: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(path).unwrap();
     let globals = ast_grep_config::GlobalRules::default();
-    let rules = ast_grep_config::from_yaml_string::<ast_grep_language::SupportLang>(&text, &globals)
-        .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+    let rules = ast_grep_config::from_yaml_string::<ast_grep_language::SupportLang>(&text, &globals).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
     rules.iter().map(|r| r.id.clone()).collect()
 }
 

@@ -3,7 +3,7 @@
 //! behaviour it pins and asserts the bytes on disk as well as the output.
 
 use crate::common::json::{PendingRow, Preview, ResolveResult};
-use crate::common::{Tree, ASSERT_OUT, ASSERT_PAT};
+use crate::common::{ASSERT_OUT, ASSERT_PAT, Tree};
 
 const EXPECTED_TEST_APP: &str = "import unittest\n\nfrom app import fetch_data\n\n\nclass AppTest(unittest.TestCase):\n    def test_fetch(self):\n        self.assertEqual(fetch_data(\"a.txt\"), \"a\")\n        self.assertEqual(len(fetch_data(\"b.txt\")), 1)\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
 

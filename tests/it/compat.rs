@@ -12,7 +12,7 @@
 //! As in tests/it/parity.rs, the tests that run ast-grep are reported ignored when
 //! ast-grep 0.51.1 is missing (build.rs); CI installs it.
 
-use crate::common::{ast_grep, copy_dir, Tree};
+use crate::common::{Tree, ast_grep, copy_dir};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -58,12 +58,7 @@ fn dd_rule_ids() -> BTreeSet<String> {
 /// `FAIL <id>  ...` per rule (in any order: rules run in parallel); exit 4 on a failure.
 fn ast_grep_test(ag: &str, flags: &[&str]) -> Verdicts {
     let t = dd_trace_py();
-    let o = Command::new(ag)
-        .args(["test", "-c", "sgconfig.yml", "--color", "never"])
-        .args(flags)
-        .current_dir(t.path())
-        .output()
-        .unwrap();
+    let o = Command::new(ag).args(["test", "-c", "sgconfig.yml", "--color", "never"]).args(flags).current_dir(t.path()).output().unwrap();
     let output = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     let mut rules = BTreeMap::new();
     for line in String::from_utf8_lossy(&o.stdout).lines() {
@@ -124,11 +119,7 @@ fn dd_trace_py_rule_tests_get_ast_grep_test_verdicts() {
     let ag = ast_grep();
     for flags in [&[][..], &["--skip-snapshot-tests"][..]] {
         let (peer, ours) = (ast_grep_test(&ag, flags), ast_edit_test(flags));
-        assert_eq!(
-            ours.rules, peer.rules,
-            "verdicts per rule (true = pass) with {flags:?}\nast-edit:\n{}\nast-grep:\n{}",
-            ours.output, peer.output
-        );
+        assert_eq!(ours.rules, peer.rules, "verdicts per rule (true = pass) with {flags:?}\nast-edit:\n{}\nast-grep:\n{}", ours.output, peer.output);
         assert_eq!(ours.code, peer.code, "ast-edit's exit code with {flags:?} (ast-grep's: {})\n{}", peer.code, ours.output);
     }
 }
@@ -150,14 +141,10 @@ fn catalog_cases() -> Vec<Case> {
     let mut cases = Vec::new();
     for e in std::fs::read_dir(catalog().join("cases")).unwrap() {
         let dir = e.unwrap().path();
-        let mut files: Vec<String> =
-            std::fs::read_dir(&dir).unwrap().map(|f| f.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let mut files: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|f| f.unwrap().file_name().to_string_lossy().into_owned()).collect();
         files.sort();
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-        assert!(
-            files.len() == 2 && files[0].starts_with("input.") && files[1] == "rule.yml",
-            "{name}: a case holds input.<ext> and rule.yml, found {files:?}"
-        );
+        assert!(files.len() == 2 && files[0].starts_with("input.") && files[1] == "rule.yml", "{name}: a case holds input.<ext> and rule.yml, found {files:?}");
         cases.push(Case { name, dir, input: files.swap_remove(0) });
     }
     cases.sort_by(|a, b| a.name.cmp(&b.name));
@@ -225,9 +212,7 @@ fn difference(a: &Outcome, b: &Outcome) -> Option<String> {
     }
     if a.files != b.files {
         for path in a.files.keys().chain(b.files.keys()).collect::<BTreeSet<_>>() {
-            let show = |f: &BTreeMap<String, Vec<u8>>| {
-                f.get(path).map_or("(no file)".into(), |b| String::from_utf8_lossy(b).into_owned())
-            };
+            let show = |f: &BTreeMap<String, Vec<u8>>| f.get(path).map_or("(no file)".into(), |b| String::from_utf8_lossy(b).into_owned());
             if a.files.get(path) != b.files.get(path) {
                 how.push(format!("{path}:\n--- got\n{}\n--- want\n{}", show(&a.files), show(&b.files)));
             }
@@ -279,8 +264,7 @@ fn catalog_cases_are_written_as_ast_grep_writes_them() {
         }
     }
     let expected = listed("expected-differences.txt");
-    let unlisted: Vec<String> =
-        diffs.iter().filter(|(c, _)| !expected.contains_key(*c)).map(|(c, how)| format!("{c}:\n{how}")).collect();
+    let unlisted: Vec<String> = diffs.iter().filter(|(c, _)| !expected.contains_key(*c)).map(|(c, how)| format!("{c}:\n{how}")).collect();
     let agreeing: Vec<&String> = expected.keys().filter(|c| !diffs.contains_key(*c)).collect();
     assert!(
         unlisted.is_empty() && agreeing.is_empty(),

@@ -1,10 +1,10 @@
 //! Custom pending actions: `propose` with apply/reject commands (through the
 //! binary), the library trait (through `resolve_with`), and the standing handler.
 
-use ast_edit::app::custom::{Handlers, Outcome, PendingHandler, StandingHandler};
-use ast_edit::store::pending::Store;
-use ast_edit::app::resolve::{resolve_with, Action, ResolveRequest};
 use crate::common::Tree;
+use ast_edit::app::custom::{Handlers, Outcome, PendingHandler, StandingHandler};
+use ast_edit::app::resolve::{Action, ResolveRequest, resolve_with};
+use ast_edit::store::pending::Store;
 use serde_json::Value;
 
 fn json(r: &crate::common::Run) -> Value {
@@ -14,7 +14,17 @@ fn json(r: &crate::common::Run) -> Value {
 #[test]
 fn propose_apply_runs_the_command_with_reason_and_extra_and_its_stdout_is_the_result() {
     let t = Tree::empty();
-    let p = json(&t.run(&["propose", "--label", "Write marker", "--apply-cmd", "printf '%s|%s|%s' \"$AST_EDIT_ACTION\" \"$AST_EDIT_REASON\" \"$AST_EDIT_EXTRA\" > marker.txt; echo wrote marker", "--json"]).ok());
+    let p = json(
+        &t.run(&[
+            "propose",
+            "--label",
+            "Write marker",
+            "--apply-cmd",
+            "printf '%s|%s|%s' \"$AST_EDIT_ACTION\" \"$AST_EDIT_REASON\" \"$AST_EDIT_EXTRA\" > marker.txt; echo wrote marker",
+            "--json",
+        ])
+        .ok(),
+    );
     assert_eq!(p["sourceToolName"], "custom_tool");
     let rows = json(&t.run(&["pending", "--json"]).ok());
     assert_eq!(rows[0]["label"], "Write marker");

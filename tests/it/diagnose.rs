@@ -4,11 +4,11 @@
 //! finds what was missed. Over MCP the same messages speak of fields and tools,
 //! never of flags (docs/DESIGN.md §5.14).
 
-use crate::common::mcp::{self, text, Client};
-use crate::common::json::Preview;
 use crate::common::Tree;
+use crate::common::json::Preview;
+use crate::common::mcp::{self, Client, text};
 use rmcp::model::CallToolResult;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// Django models: nine `models.ForeignKey` calls, six with
 /// `on_delete=models.CASCADE` as a keyword argument, three of those with other
@@ -39,7 +39,8 @@ class Book(models.Model):
 const FK_PAT: &str = "models.ForeignKey($$$A, on_delete=models.CASCADE, $$$B)";
 const FK_OUT: &str = "models.ForeignKey($$$A, on_delete=models.PROTECT, $$$B)";
 
-const GO_MAIN: &str = "package main\n\nimport \"io/ioutil\"\n\nfunc main() {\n\tdata, err := ioutil.ReadFile(\"a.txt\")\n\t_ = data\n\t_ = err\n\tioutil.ReadFile(path)\n}\n";
+const GO_MAIN: &str =
+    "package main\n\nimport \"io/ioutil\"\n\nfunc main() {\n\tdata, err := ioutil.ReadFile(\"a.txt\")\n\t_ = data\n\t_ = err\n\tioutil.ReadFile(path)\n}\n";
 
 fn models_tree() -> Tree {
     let t = Tree::empty();
@@ -113,11 +114,7 @@ fn a_lowercase_metavariable_is_named_whether_the_pattern_parses_or_not() {
     t.write("a.py", "print(x)\n");
     t.write("a.js", "print(x);\n");
     let r = t.run(&["run", "-p", "print($a)", "-r", "log($a)", "a.py"]).code(2);
-    assert!(
-        r.stderr.contains("Note: `$a` is not a metavariable: metavariables are upper case (`$A`), so `$a` stands for the code `$a` only."),
-        "{}",
-        r.stderr
-    );
+    assert!(r.stderr.contains("Note: `$a` is not a metavariable: metavariables are upper case (`$A`), so `$a` stands for the code `$a` only."), "{}", r.stderr);
     // In JavaScript `$a` is an identifier: the pattern parses and matches
     // nothing, no file holding `$a`; the lowercase name is the whole story.
     let p = preview(&t, &["-p", "print($a)", "-r", "log($a)", "a.js"]);
@@ -143,7 +140,9 @@ fn a_go_call_read_as_a_type_conversion_gets_the_selector_and_context_that_match_
     let p = preview(&t, &["-p", "os.Open($A)", "-r", "os.ReadFile($A)"]);
     assert_eq!(
         p.warnings,
-        ["ops[0].pat `os.Open($A)` matched nothing: no go file searched holds all of its words (`Open`, `os`), so none was parsed for it. It parses as `type_conversion_expression` (in Go, `pkg.Fn(x)` alone is read as a type conversion, `pkg.Fn` taken for a type); to match calls, pass `--selector call_expression` and `-p 'x := os.Open($A)'`."]
+        [
+            "ops[0].pat `os.Open($A)` matched nothing: no go file searched holds all of its words (`Open`, `os`), so none was parsed for it. It parses as `type_conversion_expression` (in Go, `pkg.Fn(x)` alone is read as a type conversion, `pkg.Fn` taken for a type); to match calls, pass `--selector call_expression` and `-p 'x := os.Open($A)'`."
+        ]
     );
 }
 
@@ -156,7 +155,9 @@ fn a_glob_given_as_a_path_is_refused_with_where_globs_go() {
     let root = t.path().display().to_string();
     assert_eq!(
         r.stderr,
-        format!("error: path not found: src/*.py (relative to {root}): paths are files and folders, and the shell did not expand this glob; give it as a glob instead: `-g 'src/*.py'` (globs are matched from the working directory)\n")
+        format!(
+            "error: path not found: src/*.py (relative to {root}): paths are files and folders, and the shell did not expand this glob; give it as a glob instead: `-g 'src/*.py'` (globs are matched from the working directory)\n"
+        )
     );
     let p = preview(&t, &["-p", "f($A)", "-r", "g($A)", "-g", "src/*.py"]);
     assert_eq!(p.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(), ["src/a.py"]);
@@ -177,10 +178,7 @@ fn a_language_that_does_not_fit_the_files_is_named() {
     // A file named explicitly is parsed in the forced language: said when nothing matched.
     let p = preview(&t, &["-l", "py", "-p", "bar($A)", "-r", "baz($A)", "main.rs"]);
     assert_eq!(p.files_searched, 1);
-    assert_eq!(
-        p.warnings.last().unwrap(),
-        "main.rs searched as python (`-l python`), although its extension says rust: set `-l rust` if the files are rust."
-    );
+    assert_eq!(p.warnings.last().unwrap(), "main.rs searched as python (`-l python`), although its extension says rust: set `-l rust` if the files are rust.");
     // A pattern that only another language can express: of the languages it
     // parses as, only those of the files are offered when a language is named.
     let r = t.run(&["run", "-l", "py", "-p", "let $X = foo($A)", "-r", "bar($A)"]).code(2);
@@ -235,7 +233,6 @@ fn no_message_shows_the_preprocessed_pattern() {
 async fn call(client: &Client, args: Value) -> CallToolResult {
     mcp::call(client, "ast_edit", args).await
 }
-
 
 /// The result's text without its diff fence (a diff has `---` headers), and
 /// its structured warnings.
@@ -333,7 +330,11 @@ async fn mcp_diagnoses_name_the_fields_to_set() {
     );
     assert!(shown.contains(&w[1]), "the text shows the warnings whole:\n{shown}");
     // The fix, as named.
-    let r = call(&client, json!({"ops": [{"pat": "f(on_delete=models.CASCADE)", "out": "on_delete=models.PROTECT"}], "selector": "keyword_argument", "paths": ["models.py"]})).await;
+    let r = call(
+        &client,
+        json!({"ops": [{"pat": "f(on_delete=models.CASCADE)", "out": "on_delete=models.PROTECT"}], "selector": "keyword_argument", "paths": ["models.py"]}),
+    )
+    .await;
     assert_eq!(r.structured_content.as_ref().unwrap()["totalReplacements"], 6);
     // Ignored files: the way to reach them over MCP is to name them.
     t.write("ign/.gitignore", "ignored.py\n");
@@ -342,7 +343,9 @@ async fn mcp_diagnoses_name_the_fields_to_set() {
     let (_, w) = prose(&r);
     assert_eq!(
         w,
-        ["No file searched: nothing under the given paths is a file of a language this edit runs on, once files excluded by .gitignore/.ignore rules and hidden files are left out (name such a file in `paths` to search it)."]
+        [
+            "No file searched: nothing under the given paths is a file of a language this edit runs on, once files excluded by .gitignore/.ignore rules and hidden files are left out (name such a file in `paths` to search it)."
+        ]
     );
     let r = call(&client, json!({"ops": [{"pat": "f($A)", "out": "g($A)"}], "paths": ["ign/ignored.py"]})).await;
     assert_eq!(r.structured_content.as_ref().unwrap()["totalReplacements"], 1);

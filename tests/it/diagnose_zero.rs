@@ -5,10 +5,10 @@
 //! that stay within the language asked for. Each case pins the message, then
 //! runs the fix it names and checks that it finds what was missed.
 
-use crate::common::mcp::{call, connect, text, Client};
 use crate::common::Tree;
+use crate::common::mcp::{Client, call, connect, text};
 use rmcp::model::CallToolResult;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 const MODELS: &str = "from django.db import models\n\n\nclass Book(models.Model):\n    author = models.ForeignKey(\"A\", on_delete=models.CASCADE)\n    shelf = models.ForeignKey(\"S\", on_delete=models.CASCADE)\n\n\nclass T:\n    def test(self):\n        self.assertEqual(1, 2)\n        self.assertEquals(3, 4)\n";
 
@@ -60,7 +60,11 @@ async fn a_bar_between_names_is_named_as_an_operator_not_a_choice() {
     );
     let r = call(&c, "ast_edit", json!({"ops": [{"pat": "self.assertEquals|self.assertEqual", "out": "x"}]})).await;
     assert_eq!(warnings(&r)[0], w[0]);
-    assert!(text(&r).contains("No matches: nothing was staged and there is nothing to resolve. If you expected matches, the warnings below may say why."), "{}", text(&r));
+    assert!(
+        text(&r).contains("No matches: nothing was staged and there is nothing to resolve. If you expected matches, the warnings below may say why."),
+        "{}",
+        text(&r)
+    );
     assert_eq!(total(&c, json!({"ops": [{"pat": "self.assertEquals"}, {"pat": "self.assertEqual"}]})).await, 2);
     // `||` is left alone: no note.
     let r = call(&c, "ast_search", json!({"ops": [{"pat": "a || b"}], "lang": "js"})).await;
@@ -80,7 +84,12 @@ async fn a_relational_rule_without_stop_by_is_named_and_stop_by_end_finds_the_co
     }
     let has = "id: class-with-cascade\nlanguage: python\nrule:\n  kind: class_definition\n  has:\n    pattern: models.CASCADE\n";
     let r = call(&c, "ast_search", json!({"rule": has})).await;
-    assert_eq!(warnings(&r), ["rule `class-with-cascade` matched nothing: its `has` has no `stopBy` (or `stopBy: neighbor`, the default), so it looks at the direct children only; to look at every descendant, add `stopBy: end` to the `has`."]);
+    assert_eq!(
+        warnings(&r),
+        [
+            "rule `class-with-cascade` matched nothing: its `has` has no `stopBy` (or `stopBy: neighbor`, the default), so it looks at the direct children only; to look at every descendant, add `stopBy: end` to the `has`."
+        ]
+    );
     assert_eq!(total(&c, json!({"rule": format!("{rule}    stopBy: end\n")})).await, 2);
     // A rule that matches gets no note.
     let r = call(&c, "ast_search", json!({"rule": format!("{rule}    stopBy: end\n")})).await;
@@ -95,7 +104,9 @@ async fn globs_that_match_from_the_root_are_named_with_the_glob_that_fits() {
     let r = call(&c, "ast_search", json!({"ops": [{"pat": "models.CASCADE"}], "paths": ["tests"], "globs": ["queries/*.py"]})).await;
     assert_eq!(
         warnings(&r),
-        ["No file searched: the globs left out the 1 file under the given paths: a glob with a `/` matches paths from the top folder, not from each of `paths` (`queries/*.py` does not match `<path>/queries/*.py`); with `**/` in front of each such glob, 1 file matches, e.g. `\"globs\": [\"**/queries/*.py\"]`."]
+        [
+            "No file searched: the globs left out the 1 file under the given paths: a glob with a `/` matches paths from the top folder, not from each of `paths` (`queries/*.py` does not match `<path>/queries/*.py`); with `**/` in front of each such glob, 1 file matches, e.g. `\"globs\": [\"**/queries/*.py\"]`."
+        ]
     );
     assert_eq!(total(&c, json!({"ops": [{"pat": "models.CASCADE"}], "paths": ["tests"], "globs": ["**/queries/*.py"]})).await, 1);
     c.cancel().await.unwrap();

@@ -48,7 +48,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::markdown::{self, commands, fences, render, Command};
+use crate::common::markdown::{self, Command, commands, fences, render};
 use crate::common::shell::{Sandbox, Shell};
 use crate::common::tool_tables;
 use regex::Regex;
@@ -149,7 +149,15 @@ fn marked_files(lines: &[&str], fences: &[markdown::Fence]) -> Vec<(String, Stri
         let paths: Vec<&str> = paths.split(',').map(str::trim).collect();
         let body = f.body(lines);
         let parts: Vec<&[&str]> = if paths.len() == 1 { vec![&body[..]] } else { body.split(|l| *l == "---").collect() };
-        assert_eq!(parts.len(), paths.len(), "line {}: `<!-- file: {} -->` names {} files for {} parts", f.open + 1, paths.join(", "), paths.len(), parts.len());
+        assert_eq!(
+            parts.len(),
+            paths.len(),
+            "line {}: `<!-- file: {} -->` names {} files for {} parts",
+            f.open + 1,
+            paths.join(", "),
+            paths.len(),
+            parts.len()
+        );
         for (p, part) in paths.iter().zip(parts) {
             files.push((p.to_string(), part.iter().map(|l| format!("{l}\n")).collect()));
         }
@@ -264,7 +272,12 @@ fn check_doc(doc: &str, extra: impl FnOnce(&str) -> Result<String, String>) {
     if new_text != text && failures.is_empty() {
         failures.push(format!("{doc}: a generated table differs from what the binary gives"));
     }
-    assert!(failures.is_empty(), "{}\n\n{} differences. Rerun with `{REGENERATE}` to rewrite {doc} with the real output, and read the change.", failures.join("\n"), failures.len());
+    assert!(
+        failures.is_empty(),
+        "{}\n\n{} differences. Rerun with `{REGENERATE}` to rewrite {doc} with the real output, and read the change.",
+        failures.join("\n"),
+        failures.len()
+    );
 }
 
 #[test]
@@ -297,10 +310,7 @@ fn help_tour() -> Vec<String> {
     let help = std::process::Command::new(env!("CARGO_BIN_EXE_ast-edit")).arg("--help").env("NO_COLOR", "1").output().unwrap();
     let help = String::from_utf8(help.stdout).unwrap();
     let tour = &help[help.find("\nTour:\n").expect("a Tour in ast-edit --help") + "\nTour:\n".len()..];
-    tour.lines()
-        .take_while(|l| l.starts_with("  "))
-        .map(|l| l.split(" # ").next().unwrap().trim().to_string())
-        .collect()
+    tour.lines().take_while(|l| l.starts_with("  ")).map(|l| l.split(" # ").next().unwrap().trim().to_string()).collect()
 }
 
 /// The tour of `ast-edit --help`, run in order on a copy of `fixtures/`: every

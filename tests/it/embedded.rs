@@ -82,7 +82,15 @@ fn embedded_code_is_reported_as_ast_grep_reports_it() {
     // Every kind of region was found: a script, a typed script in a .vue
     // file, styles, a styled template, and the host's own rule.
     let seen: Vec<(String, String)> = ours.iter().map(|r| (r["file"].as_str().unwrap().to_string(), r["language"].as_str().unwrap().to_string())).collect();
-    for (file, lang) in [("web/a.html", "JavaScript"), ("web/a.html", "Css"), ("web/a.html", "Html"), ("web/b.vue", "TypeScript"), ("web/b.vue", "Css"), ("web/c.js", "Css"), ("web/d.css", "Css")] {
+    for (file, lang) in [
+        ("web/a.html", "JavaScript"),
+        ("web/a.html", "Css"),
+        ("web/a.html", "Html"),
+        ("web/b.vue", "TypeScript"),
+        ("web/b.vue", "Css"),
+        ("web/c.js", "Css"),
+        ("web/d.css", "Css"),
+    ] {
         assert!(seen.contains(&(file.to_string(), lang.to_string())), "no {lang} match in {file}: {seen:?}");
     }
     // The one-line script after `é`: its column counts characters.

@@ -7,7 +7,7 @@
 //! server's over MCP; `resolve --help` names every `extra` key.
 
 use crate::common::mcp::{call, connect, text};
-use crate::common::{undo_id, Tree};
+use crate::common::{Tree, undo_id};
 use serde_json::json;
 
 const PY: [&str; 8] = ["run", "-l", "py", "-p", "self.assertEquals($A, $B)", "-r", "self.assertEqual($A, $B)", "python"];
@@ -76,7 +76,9 @@ fn without_lang_only_the_languages_where_the_pattern_is_code_are_searched() {
     let warnings: Vec<&str> = r.stdout.lines().filter(|l| l.starts_with("warning:")).collect();
     assert_eq!(
         warnings,
-        ["warning: ops[0].pat `fetch_data($A)` is searched in python files; not in html (text there: a `text`), markdown (prose) or yaml (text there: a `string_scalar`) files. Name a language with `-l` to search its files."],
+        [
+            "warning: ops[0].pat `fetch_data($A)` is searched in python files; not in html (text there: a `text`), markdown (prose) or yaml (text there: a `string_scalar`) files. Name a language with `-l` to search its files."
+        ],
         "{}",
         r.stdout
     );
@@ -102,7 +104,9 @@ fn a_zero_match_run_gives_one_note_not_one_per_language() {
     let notes: Vec<&str> = r.stdout.lines().filter(|l| l.contains("matched nothing")).collect();
     assert_eq!(
         notes,
-        ["warning: ops[0].pat `nothing_here($A)` matched nothing: no go, javascript, python, rust or typescript file searched holds all of its words (`nothing_here`), so none was parsed for it."],
+        [
+            "warning: ops[0].pat `nothing_here($A)` matched nothing: no go, javascript, python, rust or typescript file searched holds all of its words (`nothing_here`), so none was parsed for it."
+        ],
         "{}",
         r.stdout
     );
@@ -124,7 +128,21 @@ fn the_end_of_run_table_is_printed_only_with_stats() {
     let steps = r.stderr.lines().find(|l| l.starts_with("  most steps")).expect("a steps row");
     assert!(steps.ends_with("(in python/test_app.py; the limit is 1073741824 per file)"), "{steps}");
     let n: u64 = steps.split_whitespace().nth(2).unwrap().parse().unwrap();
-    assert!(n > 0 && n == t.run(&args).ok().stderr.lines().find(|l| l.starts_with("  most steps")).unwrap().split_whitespace().nth(2).unwrap().parse::<u64>().unwrap());
+    assert!(
+        n > 0
+            && n == t
+                .run(&args)
+                .ok()
+                .stderr
+                .lines()
+                .find(|l| l.starts_with("  most steps"))
+                .unwrap()
+                .split_whitespace()
+                .nth(2)
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
+    );
     assert!(r.stderr.contains("  most stack "), "{}", r.stderr);
     assert!(r.stderr.contains("  most text built "), "{}", r.stderr);
 }
@@ -135,7 +153,10 @@ fn show_prints_the_label() {
     t.run(&PY).ok();
     let r = t.run(&["show"]).ok();
     let head = r.stdout.lines().next().unwrap();
-    assert!(head.contains("  AST Edit: 2 replacements in 1 file (`self.assertEquals($A, $B)` -> `self.assertEqual($A, $B)`)  [ast_edit]  by cli, yours"), "{head}");
+    assert!(
+        head.contains("  AST Edit: 2 replacements in 1 file (`self.assertEquals($A, $B)` -> `self.assertEqual($A, $B)`)  [ast_edit]  by cli, yours"),
+        "{head}"
+    );
 }
 
 #[tokio::test]

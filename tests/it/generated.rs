@@ -12,21 +12,10 @@ use std::process::Command;
 /// Runs `tools/<script>` and fails unless its output equals the committed `file`.
 fn regenerates(script: &str, file: &str) {
     let root = env!("CARGO_MANIFEST_DIR");
-    let out = Command::new("python3")
-        .arg(format!("{root}/tools/{script}"))
-        .env("CARGO", env!("CARGO"))
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "tools/{script} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = Command::new("python3").arg(format!("{root}/tools/{script}")).env("CARGO", env!("CARGO")).output().expect("python3 runs");
+    assert!(out.status.success(), "tools/{script} failed:\n{}", String::from_utf8_lossy(&out.stderr));
     let committed = std::fs::read_to_string(format!("{root}/{file}")).unwrap();
-    assert!(
-        String::from_utf8_lossy(&out.stdout) == committed,
-        "{file} is stale: run tools/{script} > {file}"
-    );
+    assert!(String::from_utf8_lossy(&out.stdout) == committed, "{file} is stale: run tools/{script} > {file}");
 }
 
 /// `crates/lib/src/compile/tight_ends.rs` is what `tools/gen_tight_ends.py` makes

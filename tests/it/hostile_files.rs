@@ -57,7 +57,11 @@ fn a_rule_file_over_its_cap_is_not_read() {
     t.write("big.yml", format!("{RULE}# {}\n", "x".repeat(cap)));
     let r = t.run_within(&["scan", "-r", "big.yml"], "", WATCHDOG_SECS);
     assert_eq!(r.code, 6, "{}", r.stderr);
-    assert!(r.stderr.starts_with(&format!("error: rule file big.yml is {} bytes; the limit is {cap} bytes for such a file: split it", RULE.len() + cap + 3)), "{}", r.stderr);
+    assert!(
+        r.stderr.starts_with(&format!("error: rule file big.yml is {} bytes; the limit is {cap} bytes for such a file: split it", RULE.len() + cap + 3)),
+        "{}",
+        r.stderr
+    );
 }
 
 /// A FIFO and a link to /dev/zero among the pending actions: listed as
@@ -160,7 +164,12 @@ fn a_snapshot_that_is_not_a_file_is_refused_and_the_umask_gives_a_new_ones_mode(
         make(&t, snap);
         let r = t.run_within(&["test", "-c", "proj/sgconfig.yml", "-U"], "", WATCHDOG_SECS);
         assert_eq!(r.code, 2, "{}", r.stderr);
-        assert_eq!(r.stderr, format!("error: snapshot file tests/__snapshots__/no-print-snapshot.yml is {kind}, not a regular file: remove it to let `test -U` write the snapshot there. Nothing was written\n"));
+        assert_eq!(
+            r.stderr,
+            format!(
+                "error: snapshot file tests/__snapshots__/no-print-snapshot.yml is {kind}, not a regular file: remove it to let `test -U` write the snapshot there. Nothing was written\n"
+            )
+        );
         std::fs::remove_file(t.path().join(snap)).unwrap();
     }
     // New: the umask's mode (0644 under 022), not the temp file's 0600.

@@ -15,8 +15,8 @@
 
 #![cfg(target_os = "linux")]
 
-use crate::common::lines::{statements, Server, QUADRATIC};
 use crate::common::Tree;
+use crate::common::lines::{QUADRATIC, Server, statements};
 
 /// Far above these runs' time (they take a second or two).
 const WATCHDOG_SECS: u64 = 60;
@@ -41,7 +41,11 @@ const MEMORY: Option<u64> = Some(2 << 30);
 /// bytes of capture would become 7.8 GB.
 fn growing_rule() -> String {
     let by = "a".repeat(60);
-    let steps: String = ["A", "B", "C", "D", "E"].iter().zip(["B", "C", "D", "E", "F"]).map(|(from, to)| format!("  {to}: {{replace: {{source: ${from}, replace: a, by: {by}}}}}\n")).collect();
+    let steps: String = ["A", "B", "C", "D", "E"]
+        .iter()
+        .zip(["B", "C", "D", "E", "F"])
+        .map(|(from, to)| format!("  {to}: {{replace: {{source: ${from}, replace: a, by: {by}}}}}\n"))
+        .collect();
     format!("id: grow\nlanguage: python\nrule: {{pattern: print($A)}}\ntransform:\n{steps}fix: log($F)\n")
 }
 
@@ -104,7 +108,8 @@ const ANCESTOR: &str = "id: anc\nlanguage: python\nrule: {kind: integer, inside:
 /// A utility that matches a string or a node with a descendant it matches:
 /// its work doubles with each level of a nested call (77 bytes hang
 /// ast-grep).
-const SELF_UTIL: &str = "id: selfu\nlanguage: python\nutils:\n  U: {any: [{kind: string}, {has: {matches: U, stopBy: end}}]}\nrule: {kind: expression_statement, matches: U}\n";
+const SELF_UTIL: &str =
+    "id: selfu\nlanguage: python\nutils:\n  U: {any: [{kind: string}, {has: {matches: U, stopBy: end}}]}\nrule: {kind: expression_statement, matches: U}\n";
 
 /// Four `inside` with `stopBy: end`, the last one never met: every list of
 /// lists nested 400 deep walks to the root from each of its ancestors.
@@ -304,11 +309,16 @@ fn a_file_a_limit_left_unsearched_fails_the_run_and_is_named_in_every_output() {
     let r = run(&scan(&["--preview-json"]));
     let p: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(p["skippedByLimits"], 1);
-    let skipped: Vec<(String, bool)> = p["skipped"].as_array().unwrap().iter().map(|s| (s["path"].as_str().unwrap().to_string(), s["limit"].as_bool().unwrap())).collect();
+    let skipped: Vec<(String, bool)> =
+        p["skipped"].as_array().unwrap().iter().map(|s| (s["path"].as_str().unwrap().to_string(), s["limit"].as_bool().unwrap())).collect();
     assert_eq!(skipped, [("bin.py".to_string(), false), ("quad.py".to_string(), true)]);
     // search, text and JSON.
     let r = run(&["search", "--rule", "quad.yml", "quad.py", "small.py"]);
-    assert!(r.stdout.ends_with("incomplete: 1 file not searched to the end because of ast-edit's limits (named above); the counts leave out their matches\n"), "{}", r.stdout);
+    assert!(
+        r.stdout.ends_with("incomplete: 1 file not searched to the end because of ast-edit's limits (named above); the counts leave out their matches\n"),
+        "{}",
+        r.stdout
+    );
     let r = run(&["search", "--json", "--rule", "quad.yml", "quad.py", "small.py"]);
     let s: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!((s["skippedByLimits"].clone(), s["totalMatches"].clone()), (serde_json::json!(1), serde_json::json!(2)));

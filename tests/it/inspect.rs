@@ -12,8 +12,7 @@ use crate::common::{Run, Tree};
 
 const NO_PRINT: &str = "id: no-print\nlanguage: python\nseverity: warning\nmessage: no print\nrule: {pattern: print($A)}\n";
 const OLD_API: &str = "id: old-api\nlanguage: python\nseverity: off\nrule: {pattern: old($A)}\n";
-const JS_LOG: &str =
-    "id: js-log\nlanguage: javascript\nseverity: error\nmessage: no console.log\nfiles: [\"src/only/**\"]\nrule: {pattern: console.log($A)}\n";
+const JS_LOG: &str = "id: js-log\nlanguage: javascript\nseverity: error\nmessage: no console.log\nfiles: [\"src/only/**\"]\nrule: {pattern: console.log($A)}\n";
 
 /// The files both tools read alike: a match of each rule that runs (`js-log`
 /// only under src/only/), a clean file, an empty one, one in Latin-1, and a
@@ -92,11 +91,7 @@ fn each_level_traces_the_project_rules_and_files_in_path_order() {
     let summary = scan(&t, &["--inspect", "summary", "--format", "github"]).code(1);
     assert_eq!(
         trace(&summary),
-        [
-            project.as_str(),
-            "sg: summary|file: scannedFileCount=7,skippedFileCount=3",
-            "sg: summary|rule: effectiveRuleCount=2,skippedRuleCount=1"
-        ]
+        [project.as_str(), "sg: summary|file: scannedFileCount=7,skippedFileCount=3", "sg: summary|rule: effectiveRuleCount=2,skippedRuleCount=1"]
     );
     for args in [&["--inspect", "nothing"][..], &[]] {
         let quiet = scan(&t, &[args, &["--format", "github"]].concat()).code(1);

@@ -15,18 +15,7 @@ use std::path::Path;
 /// The library's stage folders (under [`LIB_SRC`]), lowest first. A folder may
 /// import the folders of the rows before its own; folders of one row never
 /// import each other.
-const LAYERS: &[&[&str]] = &[
-    &["shared"],
-    &["request"],
-    &["compile"],
-    &["engine"],
-    &["diagnose"],
-    &["plan"],
-    &["rules"],
-    &["store"],
-    &["apply"],
-    &["app"],
-];
+const LAYERS: &[&[&str]] = &[&["shared"], &["request"], &["compile"], &["engine"], &["diagnose"], &["plan"], &["rules"], &["store"], &["apply"], &["app"]];
 
 /// The binary's front ends (under [`BIN_SRC`]): the only modules of the binary
 /// besides `main.rs`. They reach the library as `ast_edit::...` and never name
@@ -373,7 +362,9 @@ fn front_end_violations(files: &[(String, String)]) -> Vec<String> {
     }
     for room in &rooms {
         if !FRONT_ENDS.contains(&room.as_str()) {
-            found.push(format!("{BIN_SRC}/{room}: a module of the binary besides the front ends (what a front end needs from below goes to a stage folder of {LIB_SRC}/)"));
+            found.push(format!(
+                "{BIN_SRC}/{room}: a module of the binary besides the front ends (what a front end needs from below goes to a stage folder of {LIB_SRC}/)"
+            ));
         } else if let Some((_, text)) = files.iter().find(|(f, _)| *f == format!("{room}/mod.rs")) {
             if !text.starts_with("//!") {
                 found.push(format!("{BIN_SRC}/{room}/mod.rs: does not start with a `//!` that says what the front end owns"));

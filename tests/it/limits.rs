@@ -10,10 +10,10 @@ use std::process::Stdio;
 use crate::common::json::Preview;
 use crate::common::mcp::call;
 use crate::common::{Run, Tree};
+use rmcp::ServiceExt;
 use rmcp::model::CallToolResult;
 use rmcp::transport::TokioChildProcess;
-use rmcp::ServiceExt;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// `n` nested parentheses around `inner`.
 fn nested(n: usize, inner: &str) -> String {
@@ -100,10 +100,7 @@ fn a_pattern_nested_50000_deep_is_refused_before_any_parse() {
     t.write("a.py", "x = 1\n");
     let before = t.snapshot();
     let pat = nested(50_000, "x");
-    refused(
-        t.run(&["run", "-l", "py", "-p", &pat, "-r", "y"]),
-        &["ops[0].pat nests brackets 50000 deep; the limit is 64 per pattern"],
-    );
+    refused(t.run(&["run", "-l", "py", "-p", &pat, "-r", "y"]), &["ops[0].pat nests brackets 50000 deep; the limit is 64 per pattern"]);
     // The same through a JSON request.
     let req = request(&[(pat, "y".into())], json!({"lang": "py"}));
     refused(t.run_stdin(&["run", "--request", "-"], &req), &["nests brackets 50000 deep; the limit is 64"]);
@@ -118,10 +115,7 @@ fn a_pattern_deep_without_brackets_is_refused_by_its_tree_depth() {
     let t = Tree::empty();
     t.write("a.py", "x = 1\n");
     let deep = format!("{}1", "1+".repeat(30_000));
-    refused(
-        t.run(&["run", "-l", "py", "-p", &deep, "-r", "y"]),
-        &["ops[0].pat is nested", "levels deep as python (its syntax tree); the limit is 256 levels"],
-    );
+    refused(t.run(&["run", "-l", "py", "-p", &deep, "-r", "y"]), &["ops[0].pat is nested", "levels deep as python (its syntax tree); the limit is 256 levels"]);
     // At the edge: 255 `+` are 257 levels below the module, refused; 254 are 256,
     // compiled and matched all the way down (on rayon's workers: two files).
     refused(t.run(&["run", "-l", "py", "-p", &format!("{}1", "1+".repeat(255)), "-r", "y"]), &["nested 257 levels deep"]);
@@ -196,11 +190,7 @@ fn a_file_too_deep_for_a_repeated_metavariable_is_skipped_with_a_reason() {
     let p: Preview = t.run(&["run", "-p", "$A + $A", "-r", "2 * $A", "--json"]).limited().json();
     assert_eq!(p.skipped.len(), 1, "{:?}", p.skipped);
     assert_eq!(p.skipped[0].path, "deep.py");
-    assert!(
-        p.skipped[0].reason.starts_with("matching recursed deeper than 4096 KiB of stack here, the limit per file"),
-        "{}",
-        p.skipped[0].reason
-    );
+    assert!(p.skipped[0].reason.starts_with("matching recursed deeper than 4096 KiB of stack here, the limit per file"), "{}", p.skipped[0].reason);
     let touched: Vec<&str> = p.files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(touched, ["edge.py", "flat.py"]);
     t.run(&["resolve", "apply", "--reason", "r"]).ok();
@@ -327,10 +317,7 @@ fn more_than_1000_ops_are_refused_and_1000_are_accepted() {
     let t = Tree::empty();
     t.write("a.py", "f0(1)\n");
     let ops = |n: usize| (0..n).map(|i| (format!("f{i}($A)"), format!("g{i}($A)"))).collect::<Vec<_>>();
-    refused(
-        t.run_stdin(&["run", "--request", "-"], &request(&ops(1001), json!({"lang": "py"}))),
-        &["too many ops: 1001; the limit is 1000 ops per request"],
-    );
+    refused(t.run_stdin(&["run", "--request", "-"], &request(&ops(1001), json!({"lang": "py"}))), &["too many ops: 1001; the limit is 1000 ops per request"]);
     let p: Preview = t.run_stdin(&["run", "--request", "-", "--json"], &request(&ops(1000), json!({"lang": "py"}))).ok().json();
     assert_eq!(p.total_replacements, 1);
 }
@@ -352,14 +339,8 @@ fn a_pattern_or_rewrite_over_64_kib_is_refused() {
     let t = Tree::empty();
     t.write("a.py", "f(1)\n");
     let big = format!("[{}]", vec!["1"; 33_000].join(","));
-    refused(
-        t.run(&["run", "-l", "py", "-p", &big, "-r", "x"]),
-        &[&format!("ops[0].pat is {} bytes; the limit is 65536 bytes per pattern", big.len())],
-    );
-    refused(
-        t.run(&["run", "-l", "py", "-p", "f($A)", "-r", &big]),
-        &[&format!("ops[0].out is {} bytes; the limit is 65536 bytes per rewrite", big.len())],
-    );
+    refused(t.run(&["run", "-l", "py", "-p", &big, "-r", "x"]), &[&format!("ops[0].pat is {} bytes; the limit is 65536 bytes per pattern", big.len())]);
+    refused(t.run(&["run", "-l", "py", "-p", "f($A)", "-r", &big]), &[&format!("ops[0].out is {} bytes; the limit is 65536 bytes per rewrite", big.len())]);
     nothing_pending(&t);
 }
 
@@ -399,7 +380,10 @@ fn rule_files_and_projects_keep_the_pattern_limits() {
     // would overflow the stack building it), a fix too large.
     for (text, want) in [
         (rule(&nested(1000, "x"), "y"), "rules/deep.yml: rule `deep` holds a pattern nested 1000 brackets deep; the limit is 64"),
-        (rule(&format!("{}1", "1+".repeat(30_000)), "y"), "rules/deep.yml: rule `deep` holds a pattern nested 30002 levels deep as python (its syntax tree); the limit is 256 levels"),
+        (
+            rule(&format!("{}1", "1+".repeat(30_000)), "y"),
+            "rules/deep.yml: rule `deep` holds a pattern nested 30002 levels deep as python (its syntax tree); the limit is 256 levels",
+        ),
         (rule("f($A)", &"x".repeat(70_000)), "rules/deep.yml: rule `deep` holds a string of 70000 bytes; the limit is 65536 bytes per pattern or fix"),
     ] {
         t.write("rules/deep.yml", &text);

@@ -6,11 +6,11 @@
 //! apply the other files and leave those out as `not_selected` (exit 3); an
 //! unknown `exclude` path is bad input and writes nothing.
 
-use crate::common::mcp::{call, connect, text};
-use crate::common::json::{ApplyReport, BrokenFile, Preview, ResolveResult, SyntaxError};
-use crate::common::store::pending;
 use crate::common::Tree;
-use serde_json::{json, Value};
+use crate::common::json::{ApplyReport, BrokenFile, Preview, ResolveResult, SyntaxError};
+use crate::common::mcp::{call, connect, text};
+use crate::common::store::pending;
+use serde_json::{Value, json};
 
 const A: &str = "export const one = alpha(1);\n";
 const B: &str = "const one = 1;\nconst two = gamma(2);\n";
@@ -81,10 +81,7 @@ fn a_file_broken_before_the_edit_is_listed_with_its_first_error_line() {
     // Broken, but never parsed (nothing of the pattern in it): not listed.
     t.write("broken/unparsed.ts", "other();\nlet z = [1;\n");
     let p: Preview = t.run(&["run", "-p", "alpha($A)", "-r", "beta($A)", "--json"]).ok().json();
-    let want = vec![
-        BrokenFile { path: "broken/bad.ts".into(), line: 2 },
-        BrokenFile { path: "broken/changed.ts".into(), line: 3 },
-    ];
+    let want = vec![BrokenFile { path: "broken/bad.ts".into(), line: 2 }, BrokenFile { path: "broken/changed.ts".into(), line: 3 }];
     assert_eq!(p.broken_before, want);
     assert_eq!(p.broken_before_omitted, 0);
     let changed = p.files.iter().find(|f| f.path == "broken/changed.ts").expect("changed");
@@ -92,10 +89,7 @@ fn a_file_broken_before_the_edit_is_listed_with_its_first_error_line() {
     assert_eq!(t.read("broken/changed.ts"), "alpha(1);\n\nlet y = [1;\n", "a preview writes nothing");
     t.run(&["pending", "--clear", "--yes"]).ok();
     let out = t.run(&["run", "-p", "alpha($A)", "-r", "beta($A)"]).ok().stdout;
-    assert!(
-        out.contains("\nnote: Parse errors before this edit (not caused by it): broken/bad.ts:2, broken/changed.ts:3\nAST Edit: "),
-        "{out}"
-    );
+    assert!(out.contains("\nnote: Parse errors before this edit (not caused by it): broken/bad.ts:2, broken/changed.ts:3\nAST Edit: "), "{out}");
 }
 
 #[test]
@@ -132,7 +126,10 @@ fn skip_flagged_applies_the_good_files_and_leaves_the_flagged_one_out() {
     assert_eq!(report.files.iter().map(|f| (f.path.as_str(), f.status.as_str())).collect::<Vec<_>>(), [("a.ts", "applied"), ("c.ts", "applied")]);
     assert_eq!(report.outstanding.len(), 1);
     let o = &report.outstanding[0];
-    assert_eq!((o.path.as_str(), o.status.as_str(), o.reason.as_str()), ("b.ts", "not_selected", "its rewrite adds syntax errors (left out by extra.skipFlagged)"));
+    assert_eq!(
+        (o.path.as_str(), o.status.as_str(), o.reason.as_str()),
+        ("b.ts", "not_selected", "its rewrite adds syntax errors (left out by extra.skipFlagged)")
+    );
     assert!(res.content.ends_with(&format!("\nIncomplete: 1 file not applied:\n  not_selected b.ts: its rewrite adds syntax errors (left out by extra.skipFlagged)\nThe action is resolved: the files not applied are no longer pending (preview them again to edit them).\nTo undo: `ast-edit undo --id {id}`")), "{}", res.content);
     assert_eq!(t.read_bytes("a.ts"), A_NEW.as_bytes());
     assert_eq!(t.read_bytes("b.ts"), B.as_bytes());
@@ -148,7 +145,9 @@ fn exclude_applies_the_other_files_and_leaves_the_named_ones_out() {
     let r = t.run(&["resolve", "apply", "--reason", "r", "--extra", r#"{"exclude":["b.ts","c.ts"]}"#]).code(3);
     assert_eq!(
         r.stdout,
-        format!("Applied 1 replacement in 1 file.\n  applied  a.ts (1 replacement)\nIncomplete: 2 files not applied:\n  not_selected b.ts: named in extra.exclude\n  not_selected c.ts: named in extra.exclude\nThe action is resolved: the files not applied are no longer pending (preview them again to edit them).\nTo undo: `ast-edit undo --id {id}`\n")
+        format!(
+            "Applied 1 replacement in 1 file.\n  applied  a.ts (1 replacement)\nIncomplete: 2 files not applied:\n  not_selected b.ts: named in extra.exclude\n  not_selected c.ts: named in extra.exclude\nThe action is resolved: the files not applied are no longer pending (preview them again to edit them).\nTo undo: `ast-edit undo --id {id}`\n"
+        )
     );
     assert_eq!(t.read_bytes("a.ts"), A_NEW.as_bytes());
     assert_eq!(t.read_bytes("b.ts"), B.as_bytes());
@@ -170,7 +169,10 @@ fn an_unknown_exclude_path_is_bad_input_and_writes_nothing() {
         (r#"{"exclude":"b.ts"}"#, "error: extra.exclude must be an array of the action's paths (as `ast-edit show` lists them), not \"b.ts\"."),
         (r#"{"exclude":[1]}"#, "error: extra.exclude must be an array of the action's paths"),
         (r#"{"skipFlagged":"yes"}"#, "error: extra.skipFlagged must be true or false, not \"yes\"."),
-        (r#"{"skipFlagged":true,"allowSyntaxErrors":true}"#, "error: extra.skipFlagged leaves out the files whose rewrite adds syntax errors and extra.allowSyntaxErrors writes them: pass one of the two."),
+        (
+            r#"{"skipFlagged":true,"allowSyntaxErrors":true}"#,
+            "error: extra.skipFlagged leaves out the files whose rewrite adds syntax errors and extra.allowSyntaxErrors writes them: pass one of the two.",
+        ),
         (r#"{"skipflagged":true}"#, "error: extra has the key `skipflagged` (did you mean `skipFlagged`?)"),
     ] {
         let r = t.run(&["resolve", "apply", "--reason", "r", "--extra", extra]).code(2);
@@ -188,9 +190,6 @@ fn an_unknown_exclude_path_is_bad_input_and_writes_nothing() {
 // ---------------------------------------------------------------------------
 // The same through the MCP server
 // ---------------------------------------------------------------------------
-
-
-
 
 fn edit_args() -> Value {
     json!({"ops": [{"pat": "alpha($A)", "out": "beta($A)"}, {"pat": "gamma($A)", "out": "delta($A"}]})
@@ -240,7 +239,10 @@ async fn mcp_resolve_leaves_files_out_with_skip_flagged_or_exclude_and_refuses_u
     assert_ne!(r.is_error, Some(true), "{}", text(&r));
     let report = &r.structured_content.as_ref().unwrap()["sourceResultDetails"];
     assert_eq!(report["status"], "incomplete");
-    assert_eq!(report["outstanding"], json!([{"path": "b.ts", "status": "not_selected", "reason": "its rewrite adds syntax errors (left out by extra.skipFlagged)"}]));
+    assert_eq!(
+        report["outstanding"],
+        json!([{"path": "b.ts", "status": "not_selected", "reason": "its rewrite adds syntax errors (left out by extra.skipFlagged)"}])
+    );
     assert_eq!(t.read_bytes("a.ts"), A_NEW.as_bytes());
     assert_eq!(t.read_bytes("b.ts"), B.as_bytes());
     assert_eq!(t.read_bytes("c.ts"), C_NEW.as_bytes());

@@ -13,12 +13,11 @@ use rmcp::model::{CallToolRequestParams, CallToolResult, ProgressNotificationPar
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_ast-edit");
 
-const REMINDER: &str =
-    "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
+const REMINDER: &str = "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
 const NOTHING_PENDING: &str = "No pending action to resolve. Nothing to apply or discard.";
 
 const PREVIEW_KEYS: [&str; 22] = [
@@ -106,13 +105,7 @@ impl Env {
 
     /// Runs the CLI in `cwd` with this env's state dir.
     fn cli(&self, cwd: &Path, args: &[&str]) -> std::process::Output {
-        std::process::Command::new(BIN)
-            .args(args)
-            .current_dir(cwd)
-            .env("AST_EDIT_STATE_DIR", &self.state)
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap()
+        std::process::Command::new(BIN).args(args).current_dir(cwd).env("AST_EDIT_STATE_DIR", &self.state).env("NO_COLOR", "1").output().unwrap()
     }
 
     async fn connect(&self) -> Client {
@@ -288,7 +281,10 @@ async fn preview_leaves_files_alone_then_apply_writes_exactly_the_preview() {
 
     let r = client.call("resolve", json!({"action": "apply", "reason": "assertEquals is a deprecated alias"})).await;
     assert!(!is_error(&r), "{r:?}");
-    assert_eq!(text(&r), format!("Applied 2 replacements in 1 file.\n  applied  python/test_app.py (2 replacements)\nTo undo: call `ast_undo` with `\"id\": \"{id}\"`"));
+    assert_eq!(
+        text(&r),
+        format!("Applied 2 replacements in 1 file.\n  applied  python/test_app.py (2 replacements)\nTo undo: call `ast_undo` with `\"id\": \"{id}\"`")
+    );
     let expected = original.replace("self.assertEquals(", "self.assertEqual(");
     assert_ne!(expected, original);
     assert_eq!(env.read("python/test_app.py"), expected);
@@ -375,9 +371,7 @@ async fn stacked_previews_resolve_newest_first_and_id_picks_an_older_one() {
 async fn zero_matches_is_a_plain_result_with_nothing_staged() {
     let env = Env::new();
     let client = env.connect().await;
-    let r = client
-        .call("ast_edit", json!({"ops": [{"pat": "no_such_function($A)", "out": "other($A)"}], "paths": ["python"]}))
-        .await;
+    let r = client.call("ast_edit", json!({"ops": [{"pat": "no_such_function($A)", "out": "other($A)"}], "paths": ["python"]})).await;
     assert!(!is_error(&r), "{r:?}");
     let t = text(&r);
     assert!(!t.contains("<system-reminder>"), "{t}");
@@ -592,8 +586,11 @@ impl Raw {
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().map(std::io::BufReader::new);
         let mut raw = Raw { child, stdin, stdout, stderr };
-        raw.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}).to_string());
+        raw.send(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}})
+            .to_string(),
+        );
         assert_eq!(raw.recv()["result"]["serverInfo"]["name"], "ast-edit");
         raw.send(r#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#);
         raw
@@ -829,9 +826,7 @@ fn nested_pattern(depth: usize) -> String {
 async fn deep_pattern_then_a_normal_call(depth: usize) -> CallToolResult {
     let env = Env::new();
     let client = env.connect().await;
-    let deep = client
-        .call("ast_edit", json!({"ops": [{"pat": nested_pattern(depth), "out": "bar()"}], "lang": "py", "paths": ["python"]}))
-        .await;
+    let deep = client.call("ast_edit", json!({"ops": [{"pat": nested_pattern(depth), "out": "bar()"}], "lang": "py", "paths": ["python"]})).await;
     let r = client.call("ast_edit", assert_equals_op()).await;
     assert!(!is_error(&r), "{r:?}");
     assert_eq!(structured(&r)["status"], "pending");
@@ -890,7 +885,9 @@ async fn ast_edit_with_a_rule_keeps_only_the_sites_the_rule_allows_and_a_bad_rul
     assert!(!is_error(&r), "{}", text(&r));
     assert_eq!(std::fs::read_to_string(env.root.join("crate/lib.rs")).unwrap(), src.replacen("read().unwrap()", "read().expect(\"checked\")", 1));
     // A JSON object works as well as YAML text.
-    let r = c.call("ast_edit", json!({"rule": {"id": "x", "language": "rust", "rule": {"pattern": "$X.unwrap()"}, "fix": "$X.expect(\"t\")"}, "paths": ["crate"]})).await;
+    let r = c
+        .call("ast_edit", json!({"rule": {"id": "x", "language": "rust", "rule": {"pattern": "$X.unwrap()"}, "fix": "$X.expect(\"t\")"}, "paths": ["crate"]}))
+        .await;
     assert_eq!(structured(&r)["totalReplacements"], 1, "{}", text(&r));
     // A malformed rule: isError with the real cause, not "Fail to parse yaml".
     let r = c.call("ast_edit", json!({"rule": "id: x\nlanguage: rust\nrule: {pattern: $X.unwrap()}\nfix: $Y\n"})).await;

@@ -9,9 +9,9 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use crate::common::lines::{statements, Server, QUADRATIC, WAIT};
 use crate::common::Tree;
-use serde_json::{json, Value};
+use crate::common::lines::{QUADRATIC, Server, WAIT, statements};
+use serde_json::{Value, json};
 
 /// 40 slow searches sent at once: at most 16 run (the server's threads stay
 /// few), the rest wait; cancelling them all frees the server, which answers a
@@ -54,13 +54,16 @@ fn at_most_16_calls_run_at_once_and_cancelled_waiting_calls_are_dropped() {
 /// 30 s and 3,000 calls, 1.1 GB for 20,000.
 #[test]
 fn a_client_that_does_not_read_stops_the_server_reading_not_its_memory_growing() {
-    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
     let t = Tree::empty();
     let mut s = Server::start_unread(&t);
     let base = s.status("VmRSS");
     let code: String = (0..20).map(|i| format!("def f{i}(a, b):\n    return [a, b, {{a: b}}, (a + b) * {i}]\n")).collect();
-    let call = move |id: u64| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "ast_tree", "arguments": {"code": code, "lang": "python"}}}).to_string() + "\n";
+    let call = move |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "ast_tree", "arguments": {"code": code, "lang": "python"}}}).to_string()
+            + "\n"
+    };
     let mut stdin = s.stdin.take().unwrap();
     let written = Arc::new(AtomicUsize::new(0));
     let counter = written.clone();

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::common::mcp::{self, call, is_error, structured, text, Client};
+use crate::common::mcp::{self, Client, call, is_error, structured, text};
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
@@ -18,8 +18,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_ast-edit");
 const TEXT_BUDGET: usize = 20_000;
 const STRUCTURED_BUDGET: usize = 40_000;
 const TOOLS_LIST_BUDGET: usize = 14_336;
-const REMINDER: &str =
-    "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
+const REMINDER: &str = "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
 
 /// A temp folder: `root/` (the server's root), `state/` (AST_EDIT_STATE_DIR),
 /// `outside/` (beside the root).
@@ -51,13 +50,7 @@ impl Env {
     }
 
     fn cli(&self, cwd: &Path, args: &[&str]) -> std::process::Output {
-        std::process::Command::new(BIN)
-            .args(args)
-            .current_dir(cwd)
-            .env("AST_EDIT_STATE_DIR", &self.state)
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap()
+        std::process::Command::new(BIN).args(args).current_dir(cwd).env("AST_EDIT_STATE_DIR", &self.state).env("NO_COLOR", "1").output().unwrap()
     }
 
     async fn connect(&self) -> Client {
@@ -68,8 +61,6 @@ impl Env {
 fn source(i: usize) -> String {
     format!("def handler_{i}():\n    a = 1\n    b = 2\n    c = 3\n    x = old_name({i})\n    d = 4\n    e = 5\n    return x\n")
 }
-
-
 
 /// (characters of the text, characters of `structuredContent` as compact JSON),
 /// each checked against its budget.
@@ -141,7 +132,12 @@ async fn a_2000_file_edit_stays_within_the_budgets_and_pages_reach_every_file_on
     assert!(note.contains(&format!("`ast_pending` {{\"id\": \"{id}\", \"fileOffset\": {}}}", kept.len())), "{note}");
     // The text counts the files per folder, shows diffs, and says where to go on.
     let t = text(&r);
-    assert!(t.contains(&format!("\nFiles: 2000 in 20 folders (each file with its diff: `ast_pending` {{\"id\": \"{id}\"}}):\n  pkg00/  100 files, 100 replacements\n")), "{t}");
+    assert!(
+        t.contains(&format!(
+            "\nFiles: 2000 in 20 folders (each file with its diff: `ast_pending` {{\"id\": \"{id}\"}}):\n  pkg00/  100 files, 100 replacements\n"
+        )),
+        "{t}"
+    );
     assert!(t.contains("```diff\n--- a/pkg00/mod_0000.py\n"), "{t}");
     let offset: usize = t.split("\"fileOffset\": ").nth(1).and_then(|s| s.split('}').next()).unwrap().parse().unwrap();
     let body = t.split("```diff\n").nth(1).unwrap();
@@ -171,7 +167,9 @@ async fn a_2000_file_edit_stays_within_the_budgets_and_pages_reach_every_file_on
         match next {
             Some(n) => {
                 assert_eq!(n as usize, seen.len());
-                assert!(text(&r).ends_with(&format!("Next page: `ast_pending` {{\"id\": \"{id}\", \"fileOffset\": {n}}}. Apply or discard the whole action with `resolve`.")));
+                assert!(text(&r).ends_with(&format!(
+                    "Next page: `ast_pending` {{\"id\": \"{id}\", \"fileOffset\": {n}}}. Apply or discard the whole action with `resolve`."
+                )));
             }
             None => assert!(text(&r).contains("This is the last page.")),
         }
@@ -242,7 +240,11 @@ async fn ast_undo_restores_the_bytes_and_refuses_an_unknown_id() {
     // After the undo, the action's id says what became of it.
     let r = call(&client, "ast_pending", json!({"id": id})).await;
     assert!(is_error(&r));
-    assert!(text(&r).contains("was applied, then undone at") && text(&r).ends_with("Call `ast_pending` without `id` to list the pending actions and their ids."), "{}", text(&r));
+    assert!(
+        text(&r).contains("was applied, then undone at") && text(&r).ends_with("Call `ast_pending` without `id` to list the pending actions and their ids."),
+        "{}",
+        text(&r)
+    );
     let _ = client.cancel().await;
 }
 
@@ -313,7 +315,11 @@ async fn one_diff_larger_than_the_budget_is_cut_at_a_line_and_says_so() {
     assert_eq!((d["totalReplacements"].clone(), d["filesOmitted"].clone(), d["truncated"].clone()), (json!(3000), json!(0), json!(true)));
     let id = d["id"].as_str().unwrap();
     let diff = d["files"][0]["diff"].as_str().unwrap();
-    assert!(diff.ends_with(&format!("cut to keep this result under 40000 characters; the pending action {id} holds the whole diff, and apply writes it whole\n")), "{}", &diff[diff.len() - 300..]);
+    assert!(
+        diff.ends_with(&format!("cut to keep this result under 40000 characters; the pending action {id} holds the whole diff, and apply writes it whole\n")),
+        "{}",
+        &diff[diff.len() - 300..]
+    );
     let r = call(&client, "ast_pending", json!({"id": id})).await;
     sizes(&r);
     assert_eq!(structured(&r)["truncated"], true);
@@ -337,10 +343,20 @@ async fn ast_pending_refuses_bad_pages_with_the_way_out() {
     let r = call(&client, "ast_edit", rename(json!({}))).await;
     let id = structured(&r)["id"].as_str().unwrap().to_string();
     for (args, msg) in [
-        (json!({"id": id, "fileOffset": 3}), format!("fileOffset 3 is past the last file: pending action {id} has 3 files (fileOffset 0 to 2). Start again from fileOffset 0.")),
-        (json!({"id": id, "limit": 101}), "limit is 101; the limit is 100 files per page (MAX_PAGE_FILES): ask for 100 or fewer and page on with fileOffset".into()),
+        (
+            json!({"id": id, "fileOffset": 3}),
+            format!("fileOffset 3 is past the last file: pending action {id} has 3 files (fileOffset 0 to 2). Start again from fileOffset 0."),
+        ),
+        (
+            json!({"id": id, "limit": 101}),
+            "limit is 101; the limit is 100 files per page (MAX_PAGE_FILES): ask for 100 or fewer and page on with fileOffset".into(),
+        ),
         (json!({"id": id, "limit": 0}), "limit must be at least 1 (files per page)".into()),
-        (json!({"fileOffset": 1}), "fileOffset, limit and path page through one action's files: give its `id` too (call `ast_pending` without arguments to list the pending actions)".into()),
+        (
+            json!({"fileOffset": 1}),
+            "fileOffset, limit and path page through one action's files: give its `id` too (call `ast_pending` without arguments to list the pending actions)"
+                .into(),
+        ),
     ] {
         let r = call(&client, "ast_pending", args.clone()).await;
         assert!(is_error(&r), "{args}");

@@ -4,8 +4,8 @@
 //! call or `rewriteNested`, whose counts are the sites rewritten (every nested
 //! one included) in the text, the preview, the apply report and on disk.
 
-use crate::common::mcp::{call, connect, structured, text};
 use crate::common::Tree;
+use crate::common::mcp::{call, connect, structured, text};
 use serde_json::json;
 
 const TEST: &str = "class T:\n    def test(self):\n        self.assertEqual(f(1), 2)\n        self.assertEqual(g(1), 3)\n";
@@ -46,7 +46,9 @@ async fn nested_matches_point_to_rewrite_nested_whose_counts_are_every_site() {
     assert!(text(&r).starts_with("AST Edit: 2 replacements in 1 file (searched 1 file, 2 nested matches left for a second run)\n"), "{}", text(&r));
     assert_eq!(
         structured(&r)["warnings"],
-        json!(["2 matches nested in or overlapping another match were not rewritten (the outermost wins); call `ast_edit` again after applying, or with `rewriteNested` set, to rewrite them."])
+        json!([
+            "2 matches nested in or overlapping another match were not rewritten (the outermost wins); call `ast_edit` again after applying, or with `rewriteNested` set, to rewrite them."
+        ])
     );
     call(&c, "resolve", json!({"action": "discard", "reason": "nested"})).await;
     let r = call(&c, "ast_edit", json!({"ops": op, "rewriteNested": true})).await;

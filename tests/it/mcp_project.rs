@@ -5,10 +5,10 @@
 //! and `run --request` with a `project` on the CLI. Through the real server
 //! (rmcp's client) and the real binary, with the bytes on disk checked.
 
-use crate::common::mcp::{call, connect, structured, text};
 use crate::common::Tree;
+use crate::common::mcp::{call, connect, structured, text};
 use rmcp::model::CallToolResult;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// The budgets of docs/DESIGN.md section 7.
 const TEXT_BUDGET: usize = 20_000;
@@ -21,10 +21,7 @@ const APPLIED: &str = "class T:\n    def test(self):\n        self.assertEqual(f
 fn project() -> Tree {
     let t = Tree::empty();
     t.write("sgconfig.yml", "ruleDirs: [rules]\n");
-    t.write(
-        "rules/eq.yml",
-        "id: assert-equal\nlanguage: python\nrule:\n  pattern: self.assertEquals($A, $B)\nfix: self.assertEqual($A, $B)\n",
-    );
+    t.write("rules/eq.yml", "id: assert-equal\nlanguage: python\nrule:\n  pattern: self.assertEquals($A, $B)\nfix: self.assertEqual($A, $B)\n");
     t.write("rules/print.yml", "id: no-print\nlanguage: python\nseverity: warning\nmessage: avoid print of $$$A\nrule:\n  pattern: print($$$A)\n");
     t.write("src/app.py", APP);
     t
@@ -48,7 +45,10 @@ async fn the_roots_project_runs_its_rules_stages_the_fixes_and_lists_the_finding
         let r = call(&c, "ast_edit", json!({"project": given})).await;
         let body = ok(&r);
         assert!(body.starts_with("AST Scan: 1 replacement in 1 file (rules: assert-equal) (searched 1 file, 1 finding)\n"), "{body}");
-        assert!(body.contains("\nFindings (1, of rules without a fix; nothing to apply):\n  src/app.py:4:9: warning[no-print]: avoid print of \"done\", 2\n"), "{body}");
+        assert!(
+            body.contains("\nFindings (1, of rules without a fix; nothing to apply):\n  src/app.py:4:9: warning[no-print]: avoid print of \"done\", 2\n"),
+            "{body}"
+        );
         assert!(body.contains("+        self.assertEqual(f(1), 1)"), "{body}");
         assert_eq!(
             structured(&r)["findings"],
@@ -73,7 +73,12 @@ async fn filter_and_a_rule_file_pick_the_rules_that_run() {
     // Only the rule without a fix: no contradiction between findings and "no matches".
     let r = call(&c, "ast_edit", json!({"project": ".", "filter": "^no-"})).await;
     let body = ok(&r);
-    assert!(body.contains("\nNo replacements: the rules that matched have no `fix`, so nothing was staged and there is nothing to resolve. Their findings are listed below.\n"), "{body}");
+    assert!(
+        body.contains(
+            "\nNo replacements: the rules that matched have no `fix`, so nothing was staged and there is nothing to resolve. Their findings are listed below.\n"
+        ),
+        "{body}"
+    );
     assert!(!body.contains("No matches"), "{body}");
     assert!(body.ends_with("\n  src/app.py:4:9: warning[no-print]: avoid print of \"done\", 2"), "{body}");
     assert_eq!(structured(&r)["status"], "no_changes");

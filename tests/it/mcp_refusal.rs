@@ -5,9 +5,9 @@
 //! apply says that what it left out is no longer pending. Through the real
 //! server, with the bytes on disk checked.
 
-use crate::common::mcp::{call, connect, text};
 use crate::common::Tree;
-use serde_json::{json, Value};
+use crate::common::mcp::{call, connect, text};
+use serde_json::{Value, json};
 
 /// The text budget of docs/DESIGN.md section 7.
 const TEXT_BUDGET: usize = 20_000;
@@ -49,7 +49,9 @@ async fn a_refusal_names_the_files_and_the_extra_that_applies_the_rest() {
     assert_eq!(lines[21], format!("  … and {} more (the result's `refused` lists them all)", BAD - 20));
     assert_eq!(
         lines[22],
-        format!("To write the other {GOOD} files and leave these as they are, call `resolve` again with extra {{\"skipFlagged\":true,\"stale\":\"skip\"}}. To write these too, call `resolve` with extra {{\"allowSyntaxErrors\":true,\"stale\":\"skip\"}}. Or fix the pattern or the rewrite and preview again.")
+        format!(
+            "To write the other {GOOD} files and leave these as they are, call `resolve` again with extra {{\"skipFlagged\":true,\"stale\":\"skip\"}}. To write these too, call `resolve` with extra {{\"allowSyntaxErrors\":true,\"stale\":\"skip\"}}. Or fix the pattern or the rewrite and preview again."
+        )
     );
     let s = r.structured_content.as_ref().unwrap();
     assert_eq!(s["error"], body);
@@ -119,16 +121,10 @@ async fn files_and_exclude_take_folders_and_globs() {
     let r = call(&c, "resolve", json!({"action": "apply", "reason": "r", "extra": {"exclude": ["tests", "*_test.py"]}})).await;
     assert_ne!(r.is_error, Some(true), "{}", text(&r));
     let now = |p: &str| t.read(p) == "bar(1)\n";
-    assert_eq!(
-        ["src/a.py", "src/b_test.py", "tests/c.py", "tests/deep/d_test.py", "e.py"].map(now),
-        [true, false, false, false, true]
-    );
+    assert_eq!(["src/a.py", "src/b_test.py", "tests/c.py", "tests/deep/d_test.py", "e.py"].map(now), [true, false, false, false, true]);
     call(&c, "ast_edit", edit).await;
     let r = call(&c, "resolve", json!({"action": "apply", "reason": "r", "extra": {"files": ["tests/**/*.py"]}})).await;
     assert_ne!(r.is_error, Some(true), "{}", text(&r));
-    assert_eq!(
-        ["src/a.py", "src/b_test.py", "tests/c.py", "tests/deep/d_test.py", "e.py"].map(now),
-        [true, false, true, true, true]
-    );
+    assert_eq!(["src/a.py", "src/b_test.py", "tests/c.py", "tests/deep/d_test.py", "e.py"].map(now), [true, false, true, true, true]);
     c.cancel().await.unwrap();
 }

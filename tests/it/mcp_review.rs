@@ -3,8 +3,8 @@
 //! files it selects; a path that selects none names the files there are.
 //! Through the real server.
 
-use crate::common::mcp::{call, connect, text};
 use crate::common::Tree;
+use crate::common::mcp::{call, connect, text};
 use serde_json::json;
 
 #[tokio::test]
@@ -20,7 +20,11 @@ async fn ast_pending_shows_the_files_a_path_folder_or_glob_selects() {
     let id = r.structured_content.as_ref().unwrap()["id"].as_str().unwrap().to_string();
     // Listed with what it does: labels alone are all alike.
     let r = call(&c, "ast_pending", json!({})).await;
-    assert!(text(&r).contains(&format!("{id}  ")) && text(&r).contains("AST Edit: 302 replacements in 302 files (`foo($A)` -> `bar($A)`)  [ast_edit]"), "{}", text(&r));
+    assert!(
+        text(&r).contains(&format!("{id}  ")) && text(&r).contains("AST Edit: 302 replacements in 302 files (`foo($A)` -> `bar($A)`)  [ast_edit]"),
+        "{}",
+        text(&r)
+    );
     // One file among 302, by its path.
     let r = call(&c, "ast_pending", json!({"id": id, "path": "pkg/m137.py"})).await;
     let body = text(&r);
@@ -37,12 +41,22 @@ async fn ast_pending_shows_the_files_a_path_folder_or_glob_selects() {
     assert_eq!(files, ["tests/deep/test_b.py", "tests/test_a.py"]);
     // Paging keeps the path.
     let r = call(&c, "ast_pending", json!({"id": id, "path": "pkg/m1*.py", "limit": 2})).await;
-    assert!(text(&r).ends_with(&format!("Next page: `ast_pending` {{\"id\": \"{id}\", \"path\": \"pkg/m1*.py\", \"fileOffset\": 2}}. Apply or discard the whole action with `resolve`.")), "{}", text(&r));
+    assert!(
+        text(&r).ends_with(&format!(
+            "Next page: `ast_pending` {{\"id\": \"{id}\", \"path\": \"pkg/m1*.py\", \"fileOffset\": 2}}. Apply or discard the whole action with `resolve`."
+        )),
+        "{}",
+        text(&r)
+    );
     assert_eq!(r.structured_content.as_ref().unwrap()["fileCount"], 100);
     // Nothing selected: the files there are.
     let r = call(&c, "ast_pending", json!({"id": id, "path": "src"})).await;
     assert_eq!(r.is_error, Some(true));
-    assert!(text(&r).starts_with(&format!("path `src` selects none of the 302 files of pending action {id}: give a file, a folder or a glob of its files")), "{}", text(&r));
+    assert!(
+        text(&r).starts_with(&format!("path `src` selects none of the 302 files of pending action {id}: give a file, a folder or a glob of its files")),
+        "{}",
+        text(&r)
+    );
     assert!(text(&r).ends_with(", and 282 more"), "{}", text(&r));
     let r = call(&c, "ast_pending", json!({"path": "tests"})).await;
     assert_eq!(r.is_error, Some(true));

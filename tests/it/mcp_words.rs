@@ -4,13 +4,13 @@
 //! error and warning paths, with every kind of skipped file the walk and the
 //! reader report, and checks each text and each string of `structuredContent`.
 
-use crate::common::mcp::connect;
 use crate::common::Tree;
+use crate::common::mcp::connect;
 use regex::Regex;
+use rmcp::RoleClient;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::RunningService;
-use rmcp::RoleClient;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// The subcommands of the CLI, as `ast-edit --help` lists them.
 const SUBCOMMANDS: &str = "run|resolve|pending|show|undo|langs|scan|test|propose|mcp|tree|search|help";
@@ -154,10 +154,22 @@ async fn edit_paths(s: &mut Session) {
     // Every skip reason, nested matches, a cut diff line, the maxFiles cap, a
     // file broken before, and added syntax errors.
     let r = s
-        .ok("ast_edit", json!({"ops": [op("fetch_data($$$A)", "load_data($$$A)"), op("self.assertEquals($A, $B)", "self.assertEqual($A, $B")], "paths": ["pkg", "broken"]}))
+        .ok(
+            "ast_edit",
+            json!({"ops": [op("fetch_data($$$A)", "load_data($$$A)"), op("self.assertEquals($A, $B)", "self.assertEqual($A, $B")], "paths": ["pkg", "broken"]}),
+        )
         .await;
     let reasons = text(&r);
-    for reason in ["binary file", "not valid UTF-8", "too large", "`ast_edit` has no field to raise it", "file name is not valid UTF-8", "diff line(s) longer than", "introduces syntax errors", "nested in or overlapping"] {
+    for reason in [
+        "binary file",
+        "not valid UTF-8",
+        "too large",
+        "`ast_edit` has no field to raise it",
+        "file name is not valid UTF-8",
+        "diff line(s) longer than",
+        "introduces syntax errors",
+        "nested in or overlapping",
+    ] {
         assert!(reasons.contains(reason), "{reason} in:\n{reasons}");
     }
     let r = s.ok("ast_edit", json!({"ops": [op("$A == $A", "True")], "lang": "py", "paths": ["pkg/deep.py", "pkg/pipe.py"]})).await;
@@ -226,7 +238,8 @@ async fn resolve_paths(s: &mut Session, t: &Tree) {
     s.error("ast_pending", json!({"id": "ae-ffffff"})).await;
     s.error("ast_pending", json!({"fileOffset": 2})).await;
     s.ok("ast_pending", json!({})).await;
-    let flagged = json!({"ops": [op("fetch_data($$$A)", "load_data($$$A)"), op("self.assertEquals($A, $B)", "self.assertEqual($A, $B")], "paths": ["pkg", "broken"]});
+    let flagged =
+        json!({"ops": [op("fetch_data($$$A)", "load_data($$$A)"), op("self.assertEquals($A, $B)", "self.assertEqual($A, $B")], "paths": ["pkg", "broken"]});
     let r = s.ok("ast_edit", flagged.clone()).await;
     let id = r.structured_content.as_ref().unwrap()["id"].as_str().unwrap().to_string();
     for args in [

@@ -3,7 +3,7 @@
 //! counts reported, on small trees in Python, Rust, TypeScript/JavaScript, Go
 //! and C.
 
-use crate::common::{ast_grep, Tree};
+use crate::common::{Tree, ast_grep};
 use serde_json::Value;
 
 /// `run ARGS -U` in a tree holding `files`; returns the tree.
@@ -31,7 +31,8 @@ fn forced(files: &[(&str, &str)], args: &[&str]) -> Tree {
     all.extend_from_slice(args);
     all.push(".");
     t.run(&all).ok();
-    t.run(&["resolve", "apply", "--reason", "r", "--extra", r#"{"allowSyntaxErrors": true, "allowStructureChanges": true, "allowTemplateMismatch": true}"#]).ok();
+    t.run(&["resolve", "apply", "--reason", "r", "--extra", r#"{"allowSyntaxErrors": true, "allowStructureChanges": true, "allowTemplateMismatch": true}"#])
+        .ok();
     t
 }
 
@@ -100,10 +101,7 @@ fn renaming_a_call_keeps_a_multi_line_argument_list() {
 fn a_black_formatted_call_keeps_its_lines_when_an_argument_is_added() {
     let src = "def f():\n    warnings.warn(\n        \"this is deprecated\",\n        DeprecationWarning\n    )\n";
     let t = applied(&[("a.py", src)], &["-p", "warnings.warn($MSG, $CAT)", "-r", "warnings.warn($MSG, $CAT, stacklevel=2)"]);
-    assert_eq!(
-        t.read("a.py"),
-        "def f():\n    warnings.warn(\n        \"this is deprecated\",\n        DeprecationWarning, stacklevel=2\n    )\n"
-    );
+    assert_eq!(t.read("a.py"), "def f():\n    warnings.warn(\n        \"this is deprecated\",\n        DeprecationWarning, stacklevel=2\n    )\n");
 }
 
 #[test]
@@ -117,7 +115,11 @@ fn a_capture_ending_in_a_comma_followed_by_the_templates_comma_gives_one() {
     assert_eq!(t.read("a.js"), "f(\n  a,\n  b, c\n);\n");
     // ast-grep writes the two commas, which V8 rejects: flagged, written when forced.
     let v = preview(&[("a.js", js)], &["-p", "f($$$A)", "-r", "f($$$A, c)", "--verbatim"]);
-    assert_eq!(v["files"][0]["templateMismatches"][0]["message"], "the language reads this otherwise than tree-sitter: a list holds `,,` (an empty element) only in an array", "{v}");
+    assert_eq!(
+        v["files"][0]["templateMismatches"][0]["message"],
+        "the language reads this otherwise than tree-sitter: a list holds `,,` (an empty element) only in an array",
+        "{v}"
+    );
     let t = forced(&[("a.js", js)], &["-p", "f($$$A)", "-r", "f($$$A, c)", "--verbatim"]);
     assert!(t.read("a.js").contains(",,"), "{}", t.read("a.js"));
 }
@@ -239,10 +241,7 @@ fn deleting_a_statement_leaves_no_stray_semicolon_or_blank_line() {
 
 #[test]
 fn verbatim_is_stored_and_apply_with_verify_rerun_re_runs_it() {
-    for (flags, expect) in [
-        (vec!["--verbatim"], "        .build().expect(\"ok\");"),
-        (vec![], "        .build()\n        .expect(\"ok\");"),
-    ] {
+    for (flags, expect) in [(vec!["--verbatim"], "        .build().expect(\"ok\");"), (vec![], "        .build()\n        .expect(\"ok\");")] {
         let t = Tree::empty();
         t.write("a.rs", RUST_CHAIN);
         let mut args = vec!["run", "-p", "$X.unwrap()", "-r", "$X.expect(\"ok\")", "--json"];
@@ -495,5 +494,8 @@ fn a_line_break_of_the_original_goes_back_to_its_depth_when_the_code_before_it_m
     let rs = "fn m() {\n    if let Some(w) =\n        unsafe { take(x) }\n    {\n        w.wake();\n    }\n}\n";
     let out = "match $Y {\n    Some($X) => {\n        $$$B\n    }\n    None => {}\n}";
     let t = applied(&[("a.rs", rs)], &["-p", "if let Some($X) = $Y { $$$B }", "-r", out]);
-    assert_eq!(t.read("a.rs"), "fn m() {\n    match unsafe { take(x) }\n    {\n        Some(w) => {\n            w.wake();\n        }\n        None => {}\n    }\n}\n");
+    assert_eq!(
+        t.read("a.rs"),
+        "fn m() {\n    match unsafe { take(x) }\n    {\n        Some(w) => {\n            w.wake();\n        }\n        None => {}\n    }\n}\n"
+    );
 }

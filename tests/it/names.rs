@@ -9,8 +9,8 @@
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 
-use crate::common::json::{Preview, ResolveResult};
 use crate::common::Tree;
+use crate::common::json::{Preview, ResolveResult};
 
 const PAT: &str = "foo($A)";
 const OUT: &str = "bar($A)";
@@ -213,10 +213,7 @@ fn fifo_or_device_named_explicitly_is_skipped_as_not_a_regular_file() {
     assert!(st.success());
     let p: Preview = t.run(&["run", "-l", "py", "-p", PAT, "-r", OUT, "pipe.py", "/dev/zero", "--json"]).ok().json();
     let skipped: Vec<(&str, &str)> = p.skipped.iter().map(|s| (s.path.as_str(), s.reason.as_str())).collect();
-    assert_eq!(
-        skipped,
-        vec![("/dev/zero", "not a regular file (a character device)"), ("pipe.py", "not a regular file (a FIFO)")]
-    );
+    assert_eq!(skipped, vec![("/dev/zero", "not a regular file (a character device)"), ("pipe.py", "not a regular file (a FIFO)")]);
     assert!(p.warnings.is_empty(), "{:?}", p.warnings);
     assert_eq!(p.files_searched, 0);
     let r = t.run(&["run", "-l", "py", "-p", PAT, "-r", OUT, "pipe.py"]).ok();

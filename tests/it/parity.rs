@@ -3,8 +3,7 @@
 //! ast-grep (see .ci/run); elsewhere, without it, the tests are reported ignored
 //! (build.rs sets `cfg(peer)` only where it runs).
 
-use crate::common::{ast_grep, Tree};
-
+use crate::common::{Tree, ast_grep};
 
 fn tree() -> Tree {
     let t = Tree::fixtures();
@@ -28,13 +27,8 @@ fn check_with(lang: &str, pat: &str, out: &str, flags: &[&str], extra_files: &[(
         peer.write(p, c);
         untouched.write(p, c);
     }
-    let st = std::process::Command::new(&ag)
-        .args(["run", "-p", pat, "-r", out, "-l", lang, "-U"])
-        .args(flags)
-        .arg(".")
-        .current_dir(peer.path())
-        .output()
-        .unwrap();
+    let st =
+        std::process::Command::new(&ag).args(["run", "-p", pat, "-r", out, "-l", lang, "-U"]).args(flags).arg(".").current_dir(peer.path()).output().unwrap();
     assert!(st.status.success() || st.status.code() == Some(1), "{}", String::from_utf8_lossy(&st.stderr));
     let mut args = vec!["run", "-p", pat, "-r", out, "-l", lang, "-U", "--verbatim"];
     args.extend_from_slice(flags);
@@ -43,11 +37,7 @@ fn check_with(lang: &str, pat: &str, out: &str, flags: &[&str], extra_files: &[(
     let (a, b) = (ours.snapshot(), peer.snapshot());
     assert_ne!(a, untouched.snapshot(), "the case must change something");
     for (path, bytes) in &b {
-        assert_eq!(
-            String::from_utf8_lossy(a.get(path).unwrap()),
-            String::from_utf8_lossy(bytes),
-            "{path} differs from ast-grep for {lang} `{pat}` -> `{out}`"
-        );
+        assert_eq!(String::from_utf8_lossy(a.get(path).unwrap()), String::from_utf8_lossy(bytes), "{path} differs from ast-grep for {lang} `{pat}` -> `{out}`");
     }
     assert_eq!(a.len(), b.len());
 }
@@ -73,12 +63,7 @@ fn python_nested_calls_matches_ast_grep() {
 #[test]
 #[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn python_multiline_rewrite_indentation_matches_ast_grep() {
-    check(
-        "py",
-        "print($A)",
-        "if DEBUG:\n    print($A)",
-        &[("ind.py", "def f():\n    print(1)\n    if x:\n        print(2)\n")],
-    );
+    check("py", "print($A)", "if DEBUG:\n    print($A)", &[("ind.py", "def f():\n    print(1)\n    if x:\n        print(2)\n")]);
 }
 
 #[test]
@@ -116,7 +101,13 @@ fn go_ioutil_with_selector_matches_ast_grep() {
 #[test]
 #[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn c_selector_in_statement_context_matches_ast_grep() {
-    check_with("c", "x = fetch_data($A, $B);", "fetch_data_checked($A, $B)", &["--selector", "call_expression"], &[("c/more.c", "void f(void) {\n\tint x;\n\tx = fetch_data(b, \"p\");\n}\n")]);
+    check_with(
+        "c",
+        "x = fetch_data($A, $B);",
+        "fetch_data_checked($A, $B)",
+        &["--selector", "call_expression"],
+        &[("c/more.c", "void f(void) {\n\tint x;\n\tx = fetch_data(b, \"p\");\n}\n")],
+    );
 }
 
 #[test]

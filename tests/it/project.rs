@@ -8,9 +8,9 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::common::{Tree, ast_grep, copy_dir};
 use ast_edit::rules::project::{self, Project, Utils};
 use ast_grep_language::SupportLang;
-use crate::common::{ast_grep, copy_dir, Tree};
 use serde_json::json;
 
 fn fixture() -> PathBuf {
@@ -111,10 +111,7 @@ fn duplicate_rule_ids_are_refused_naming_both_files() {
 #[test]
 #[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn a_default_id_can_clash_with_an_explicit_one() {
-    let t = tiny(&[
-        ("rules/x.yml", "language: go\nrule: {pattern: f()}\n"),
-        ("rules/y.yml", "id: x\nlanguage: go\nrule: {pattern: g()}\n"),
-    ]);
+    let t = tiny(&[("rules/x.yml", "language: go\nrule: {pattern: f()}\n"), ("rules/y.yml", "id: x\nlanguage: go\nrule: {pattern: g()}\n")]);
     refused(&t, 8, &["duplicate rule id `x`: in rules/x.yml and rules/y.yml"]);
 }
 
@@ -183,24 +180,14 @@ fn undefined_fix_metavariable_names_file_rule_and_variable() {
 #[test]
 #[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn misspelt_key_gives_the_line_column_and_the_expected_keys() {
-    let t = tiny(&[(
-        "rules/two.yml",
-        "id: ok\nlanguage: rust\nrule: {pattern: f()}\n---\nid: typo\nlanguage: rust\nrule:\n  patern: g()\n",
-    )]);
-    refused(
-        &t,
-        8,
-        &["rules/two.yml: error: line 7 column 1: unknown field `patern`, expected one of pattern, kind, regex", "--> rules/two.yml:7:1"],
-    );
+    let t = tiny(&[("rules/two.yml", "id: ok\nlanguage: rust\nrule: {pattern: f()}\n---\nid: typo\nlanguage: rust\nrule:\n  patern: g()\n")]);
+    refused(&t, 8, &["rules/two.yml: error: line 7 column 1: unknown field `patern`, expected one of pattern, kind, regex", "--> rules/two.yml:7:1"]);
 }
 
 #[test]
 #[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn error_in_a_later_document_names_the_rule_and_document() {
-    let t = tiny(&[(
-        "rules/multi.yml",
-        "language: typescript\nrule: {pattern: a}\n---\nlanguage: typescript\nrule: {not: {pattern: b}}\n",
-    )]);
+    let t = tiny(&[("rules/multi.yml", "language: typescript\nrule: {pattern: a}\n---\nlanguage: typescript\nrule: {not: {pattern: b}}\n")]);
     refused(&t, 8, &["rules/multi.yml: rule `multi-1` (document 2): Rule must specify a set of AST kinds to match. Try adding `kind` rule."]);
 }
 
@@ -208,14 +195,24 @@ fn error_in_a_later_document_names_the_rule_and_document() {
 #[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn unknown_language_says_only_builtin_languages_are_supported() {
     let t = tiny(&[("rules/s.yml", "id: s\nlanguage: svelte\nrule: {pattern: a}\n")]);
-    refused(&t, 8, &["rules/s.yml: error: line 2 column 11: svelte is not supported!", "ast-edit supports only its built-in languages (`ast-edit langs` lists them)"]);
+    refused(
+        &t,
+        8,
+        &["rules/s.yml: error: line 2 column 11: svelte is not supported!", "ast-edit supports only its built-in languages (`ast-edit langs` lists them)"],
+    );
 }
 
 #[test]
 #[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn undefined_utility_and_bad_utility_files_are_named() {
     let t = tiny(&[("rules/u.yml", "id: u\nlanguage: go\nrule: {matches: nowhere}\n")]);
-    refused(&t, 8, &["rules/u.yml: rule `u`: Fail to parse yaml as Rule.: `rule` is not configured correctly.: Rule contains invalid matches reference.: Rule `nowhere` is not defined."]);
+    refused(
+        &t,
+        8,
+        &[
+            "rules/u.yml: rule `u`: Fail to parse yaml as Rule.: `rule` is not configured correctly.: Rule contains invalid matches reference.: Rule `nowhere` is not defined.",
+        ],
+    );
     let t = tiny(&[("utils/bad.yml", "id: bad\nlanguage: go\nrule: {pattren: f()}\n")]);
     t.write("sgconfig.yml", "ruleDirs: [rules]\nutilDirs: [utils]\n");
     t.write("rules/.keep.yml", "");
@@ -248,10 +245,7 @@ fn language_globs_must_name_a_builtin_language() {
     assert!(r.stderr.contains("`languageGlobs`: unknown language `mojo`"), "{}", r.stderr);
     t.write("sgconfig.yml", "ruleDirs: []\nlanguageGlobs:\n  ts: ['*.mts']\n  typescript: ['*.cts']\n  py: ['*.pyw']\n");
     let p = Project::open(&t.path().join("sgconfig.yml")).unwrap();
-    assert_eq!(
-        p.language_globs,
-        vec![(SupportLang::Python, vec!["*.pyw".into()]), (SupportLang::TypeScript, vec!["*.mts".into(), "*.cts".into()])]
-    );
+    assert_eq!(p.language_globs, vec![(SupportLang::Python, vec!["*.pyw".into()]), (SupportLang::TypeScript, vec!["*.mts".into(), "*.cts".into()])]);
 }
 
 #[test]
@@ -295,11 +289,14 @@ fn inline_rules_keep_empty_ids_and_drop_off_rules_as_ast_grep() {
     let loaded = project::parse_inline(text, Utils::none(), None).unwrap();
     assert_eq!(loaded.rules.len(), 1);
     assert_eq!(loaded.rules[0].id, "");
-    assert_eq!(loaded.rules[0].config.json(), json!({
-        "rule": {"pattern": "print($A)"}, "fix": "log($A)", "id": "", "language": "python", "message": "",
-        "note": null, "severity": "hint", "labels": null, "files": null, "ignores": null, "url": null,
-        "metadata": null, "rewriters": null, "constraints": null, "utils": null, "transform": null
-    }));
+    assert_eq!(
+        loaded.rules[0].config.json(),
+        json!({
+            "rule": {"pattern": "print($A)"}, "fix": "log($A)", "id": "", "language": "python", "message": "",
+            "note": null, "severity": "hint", "labels": null, "files": null, "ignores": null, "url": null,
+            "metadata": null, "rewriters": null, "constraints": null, "utils": null, "transform": null
+        })
+    );
     assert_eq!(loaded.off[0].id, "quiet");
     let e = project::parse_inline("language: python\nrule: {pattern: f($A)}\nfix: $B\n", Utils::none(), None).unwrap_err().to_string();
     assert_eq!(e, "--inline-rules: document 1: Fail to parse yaml as Rule.: Undefined meta var `B` used in `fix`.");
@@ -325,11 +322,9 @@ fn globs_of_a_config_in_a_subfolder_match_files_outside_it_from_the_working_dire
         f.sort();
         f
     };
-    for (extra, want) in [
-        ("ignores: [gen/**]", vec!["src/b.rs", "tools/sg/c.rs"]),
-        ("files: [src/**]", vec!["src/b.rs"]),
-        ("files: [c.rs]", vec!["tools/sg/c.rs"]),
-    ] {
+    for (extra, want) in
+        [("ignores: [gen/**]", vec!["src/b.rs", "tools/sg/c.rs"]), ("files: [src/**]", vec!["src/b.rs"]), ("files: [c.rs]", vec!["tools/sg/c.rs"])]
+    {
         t.write("tools/sg/rules/r.yml", rule(extra));
         let ours = t.run(&["scan", "-c", "tools/sg/sgconfig.yml", "--json=compact"]);
         let peer = t.peer(&["scan", "-c", "tools/sg/sgconfig.yml", "--json=compact"]);

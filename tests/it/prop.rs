@@ -2,8 +2,8 @@
 //! and random call sites, preview -> `resolve apply` writes exactly what `git apply`
 //! of the previewed diff gives, and `undo` restores the original bytes.
 
-use crate::common::json::Preview;
 use crate::common::Tree;
+use crate::common::json::Preview;
 use proptest::prelude::*;
 
 fn line() -> impl Strategy<Value = String> {
@@ -18,25 +18,20 @@ fn line() -> impl Strategy<Value = String> {
 }
 
 fn file() -> impl Strategy<Value = Vec<u8>> {
-    (
-        proptest::collection::vec((line(), prop_oneof![Just("\n"), Just("\r\n")]), 1..12),
-        any::<bool>(),
-        any::<bool>(),
-    )
-        .prop_map(|(lines, bom, final_newline)| {
-            let mut s = String::new();
-            if bom {
-                s.push('\u{feff}');
+    (proptest::collection::vec((line(), prop_oneof![Just("\n"), Just("\r\n")]), 1..12), any::<bool>(), any::<bool>()).prop_map(|(lines, bom, final_newline)| {
+        let mut s = String::new();
+        if bom {
+            s.push('\u{feff}');
+        }
+        let n = lines.len();
+        for (i, (l, eol)) in lines.into_iter().enumerate() {
+            s.push_str(&l.replace('\n', eol));
+            if i + 1 < n || final_newline {
+                s.push_str(eol);
             }
-            let n = lines.len();
-            for (i, (l, eol)) in lines.into_iter().enumerate() {
-                s.push_str(&l.replace('\n', eol));
-                if i + 1 < n || final_newline {
-                    s.push_str(eol);
-                }
-            }
-            s.into_bytes()
-        })
+        }
+        s.into_bytes()
+    })
 }
 
 proptest! {

@@ -37,18 +37,14 @@ fn file() -> impl Strategy<Value = String> {
 
 /// The code without comments, trailing blanks and empty lines.
 fn code(text: &str) -> Vec<String> {
-    text.lines()
-        .map(|l| l.split('#').next().unwrap_or("").trim_end().to_string())
-        .filter(|l| !l.is_empty())
-        .collect()
+    text.lines().map(|l| l.split('#').next().unwrap_or("").trim_end().to_string()).filter(|l| !l.is_empty()).collect()
 }
 
 /// The lines (0-based) of the unused-suppression records of a report.
 fn unused_lines(r: &Run) -> Vec<u64> {
     assert_eq!(r.code, 0, "{}", r.stderr);
     let records: Vec<Value> = r.json();
-    let mut lines: Vec<u64> =
-        records.iter().filter(|m| m["ruleId"] == "unused-suppression").map(|m| m["range"]["start"]["line"].as_u64().unwrap()).collect();
+    let mut lines: Vec<u64> = records.iter().filter(|m| m["ruleId"] == "unused-suppression").map(|m| m["range"]["start"]["line"].as_u64().unwrap()).collect();
     lines.sort();
     lines
 }

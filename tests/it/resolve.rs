@@ -4,12 +4,11 @@
 //! entry proves it (docs/DESIGN.md sections 3.6, 4.1, 4.2, 4.3). The store's
 //! retention and lock are in tests/it/store.rs.
 
-
+use crate::common::Tree;
+use crate::common::store::{APPLIED_TEST_APP, edit_entry, entry_path, pending, propose_cmd, read_json, resolved_path, stage, time_after};
 use ast_edit::store::pending::{ActionKind, PendingAction};
 use ast_edit::testing;
-use crate::common::store::{edit_entry, entry_path, pending, propose_cmd, read_json, resolved_path, stage, time_after, APPLIED_TEST_APP};
-use crate::common::Tree;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// Stages the fetch_data rename on python/ (3 files); returns its id.
 fn stage_fetch(t: &Tree) -> String {
@@ -29,7 +28,11 @@ fn a_misspelt_extra_key_is_bad_input_and_applies_nothing() {
     // `file` for `files`: it used to apply every file of the action.
     let r = t.run(&["resolve", "apply", "--reason", "r", "--extra", r#"{"file":["python/app.py"]}"#]).code(2);
     assert!(r.stderr.starts_with("error: extra has the key `file` (did you mean `files`?)"), "{}", r.stderr);
-    assert!(r.stderr.contains("its options are: stale, files, allowSyntaxErrors, verify, exclude, skipFlagged, allowStructureChanges, allowTemplateMismatch."), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("its options are: stale, files, allowSyntaxErrors, verify, exclude, skipFlagged, allowStructureChanges, allowTemplateMismatch."),
+        "{}",
+        r.stderr
+    );
     assert!(r.stderr.contains("Nothing was written; the action stays pending"), "{}", r.stderr);
     assert_eq!(r.stdout, "");
     assert_eq!(t.snapshot(), before, "nothing written");
@@ -67,7 +70,10 @@ fn a_wrong_extra_value_is_bad_input_exit_2_naming_the_key() {
         (r#"{"verify":"splice"}"#, r#"extra.verify must be "rerun""#),
         (r#"{"files":null}"#, "extra.files must be a non-empty array of the action's paths (as `ast-edit show` lists them), not null"),
         (r#"{"verify":null}"#, r#"extra.verify must be "rerun" (re-run the engine on every file; leave it out to let apply choose), not null"#),
-        (r#"{"exclude":["python/app.py",null]}"#, r#"extra.exclude must be an array of the action's paths (as `ast-edit show` lists them), not ["python/app.py",null]"#),
+        (
+            r#"{"exclude":["python/app.py",null]}"#,
+            r#"extra.exclude must be an array of the action's paths (as `ast-edit show` lists them), not ["python/app.py",null]"#,
+        ),
     ] {
         let r = t.run(&["resolve", "apply", "--reason", "r", "--extra", extra]).code(2);
         assert!(r.stderr.starts_with("error: "), "{extra}: {}", r.stderr);
@@ -135,9 +141,9 @@ fn an_id_resolved_already_says_what_became_of_it_and_when() {
 mod mcp {
     use super::*;
     use crate::common::mcp::connect;
+    use rmcp::RoleClient;
     use rmcp::model::{CallToolRequestParams, CallToolResult};
     use rmcp::service::RunningService;
-    use rmcp::RoleClient;
 
     async fn call(c: &RunningService<RoleClient, ()>, args: Value) -> CallToolResult {
         let Value::Object(map) = args else { panic!("an object") };
@@ -219,10 +225,7 @@ fn apply_splices_the_stored_plan_when_this_build_staged_it_from_the_same_rules()
     tamper_rewrite(&t, &id, true, None);
     let r = t.run(&["resolve", "apply", "--reason", "r"]).ok();
     assert_eq!(r.stdout, format!("Applied 2 replacements in 1 file.\n  applied  python/test_app.py (2 replacements)\nTo undo: `ast-edit undo --id {id}`\n"));
-    assert_eq!(
-        r.stderr,
-        "verify: stored plan re-used (staged by this build from the same rules); each file's bytes and the result's digest checked\n"
-    );
+    assert_eq!(r.stderr, "verify: stored plan re-used (staged by this build from the same rules); each file's bytes and the result's digest checked\n");
     assert_eq!(t.read("python/test_app.py"), APPLIED_TEST_APP);
 }
 
@@ -234,11 +237,7 @@ fn a_stored_request_that_does_not_give_its_rules_digest_is_re_run() {
     let before = t.snapshot();
     let r = t.run(&["resolve", "apply", "--reason", "r"]).code(1);
     assert!(r.stderr.starts_with(DID_NOT_REPRODUCE), "{}", r.stderr);
-    assert!(
-        r.stderr.ends_with("verify: edit re-run on every file by this build (the stored request does not match its rulesDigest)\n"),
-        "{}",
-        r.stderr
-    );
+    assert!(r.stderr.ends_with("verify: edit re-run on every file by this build (the stored request does not match its rulesDigest)\n"), "{}", r.stderr);
     assert_eq!(t.snapshot(), before);
     assert_eq!(pending(&t).len(), 1, "kept");
 }
@@ -266,10 +265,9 @@ fn verify_rerun_re_runs_the_engine_even_on_a_plan_this_build_staged() {
 #[test]
 fn an_entry_from_another_build_or_without_one_is_re_run() {
     let other = format!("sha256:{}", "0".repeat(64));
-    for (build, why) in [
-        (Some(other.clone()), "(the action was staged by another ast-edit build)"),
-        (None, "(the action does not record the build that staged it)"),
-    ] {
+    for (build, why) in
+        [(Some(other.clone()), "(the action was staged by another ast-edit build)"), (None, "(the action does not record the build that staged it)")]
+    {
         let t = Tree::fixtures();
         let id = stage(&t);
         tamper_rewrite(&t, &id, true, Some(build.clone()));

@@ -6,8 +6,8 @@
 //! pending action stores.
 
 use crate::common::json::Preview;
-use crate::common::{ast_grep, Tree};
-use serde_json::{json, Value};
+use crate::common::{Tree, ast_grep};
+use serde_json::{Value, json};
 
 /// Writes `files` and `rule.yml` into two trees, runs `ast-grep scan -r rule.yml
 /// -U .` in one and `ast-edit scan -r rule.yml -U .` in the other, and requires
@@ -264,10 +264,18 @@ fn a_pending_action_stores_its_rules_and_a_later_process_applies_them() {
 fn project_pattern_problems_are_warnings_with_the_rule_id_and_request_ones_are_errors() {
     let t = Tree::empty();
     t.write("sgconfig.yml", "ruleDirs: [rules]\n");
-    t.write("rules/c.yml", "id: c-kfree\nlanguage: c\nrule: {pattern: kfree($A)}\nfix: kvfree($A)\n---\nid: c-ok\nlanguage: c\nrule: {pattern: 'free($A);'}\nfix: 'kfree($A);'\n");
+    t.write(
+        "rules/c.yml",
+        "id: c-kfree\nlanguage: c\nrule: {pattern: kfree($A)}\nfix: kvfree($A)\n---\nid: c-ok\nlanguage: c\nrule: {pattern: 'free($A);'}\nfix: 'kfree($A);'\n",
+    );
     t.write("a.c", "void f(void *p) {\n\tfree(p);\n}\n");
     let r = t.run(&["scan", "."]).ok();
-    assert!(r.stdout.contains("rule `c-kfree`: pattern `kfree($A)` does not parse cleanly as c") && r.stdout.contains("try `kfree($A);`"), "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("rule `c-kfree`: pattern `kfree($A)` does not parse cleanly as c") && r.stdout.contains("try `kfree($A);`"),
+        "{}{}",
+        r.stdout,
+        r.stderr
+    );
     assert!(r.stdout.contains("AST Scan: 1 replacement in 1 file"), "{}", r.stdout);
 }
 

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::common::{ast_grep, copy_dir, Run, Tree};
+use crate::common::{Run, Tree, ast_grep, copy_dir};
 use serde_json::Value;
 
 fn fixture() -> PathBuf {
@@ -42,11 +42,8 @@ fn summary(stdout: &str) -> BTreeMap<String, String> {
 
 /// The `PASS`/`FAIL`/`SKIP` lines, sorted (ast-grep prints them in its walk's order).
 fn summary_lines(stdout: &str) -> Vec<String> {
-    let mut v: Vec<String> = stdout
-        .lines()
-        .filter(|l| l.starts_with("PASS ") || l.starts_with("FAIL ") || l.starts_with("SKIP "))
-        .map(|l| l.trim_end().to_string())
-        .collect();
+    let mut v: Vec<String> =
+        stdout.lines().filter(|l| l.starts_with("PASS ") || l.starts_with("FAIL ") || l.starts_with("SKIP ")).map(|l| l.trim_end().to_string()).collect();
     v.sort();
     v
 }
@@ -141,7 +138,10 @@ fn update_all_writes_the_snapshots_ast_grep_wrote_byte_for_byte() {
     assert_eq!(ours.read("rule-tests/__snapshots__/no-eval-snapshot.yml"), "id: no-eval\nsnapshots: {}\n");
     // A blank line of a block scalar keeps the block's indentation, as ast-grep
     // 0.51.1 writes it (serde-saphyr 2.0.0; 2.1 drops the spaces).
-    assert!(ours.read("rule-tests/__snapshots__/no-print-snapshot.yml").contains("    fixed: |\n      def f():\n          log.info(1)\n      \n          print(2)\n"));
+    assert!(
+        ours.read("rule-tests/__snapshots__/no-print-snapshot.yml")
+            .contains("    fixed: |\n      def f():\n          log.info(1)\n      \n          print(2)\n")
+    );
     let (code, stdout) = peer_test(peer.path(), &["-U"]);
     assert_eq!(code, 0, "{stdout}");
     assert_same_tree(&ours, &peer);
@@ -182,10 +182,7 @@ fn stale_snapshot_fails_with_a_diff_and_exit_4_and_nothing_is_written() {
 fn noisy_and_missing_cases_fail_like_ast_grep() {
     let (ours, peer) = (project(), project());
     for t in [&ours, &peer] {
-        t.write(
-            "rule-tests/rust/more-test.yml",
-            "id: rs-unwrap\nvalid:\n  - \"fn f() { x.unwrap(); }\"\ninvalid:\n  - \"fn f() { x.expect(\\\"y\\\"); }\"\n",
-        );
+        t.write("rule-tests/rust/more-test.yml", "id: rs-unwrap\nvalid:\n  - \"fn f() { x.unwrap(); }\"\ninvalid:\n  - \"fn f() { x.expect(\\\"y\\\"); }\"\n");
     }
     let r = same_verdicts_as_ast_grep(&ours, &peer, &[]).code(4);
     assert!(r.stdout.contains("[Noisy] Expect rs-unwrap to report no issue, but some issues found in (rule-tests/rust/more-test.yml):"), "{}", r.stdout);
@@ -218,7 +215,13 @@ fn filter_runs_only_the_matching_rules_and_matching_nothing_is_exit_3() {
     assert_eq!(summary(&r.stdout).keys().collect::<Vec<_>>(), ["as-any-0", "as-any-1"], "{}", r.stdout);
     assert!(r.stdout.contains("Running 2 tests"), "{}", r.stdout);
     let none = ours.run(&["test", "--filter", "^zzz"]).code(3);
-    assert!(none.stderr.contains("`--filter` `^zzz` matches no rule id; the ids are: go-ioutil-readfile, py-assert-equals, no-print, py-disabled, rs-unwrap, as-any-0, as-any-1"), "{}", none.stderr);
+    assert!(
+        none.stderr.contains(
+            "`--filter` `^zzz` matches no rule id; the ids are: go-ioutil-readfile, py-assert-equals, no-print, py-disabled, rs-unwrap, as-any-0, as-any-1"
+        ),
+        "{}",
+        none.stderr
+    );
     let (code, _) = peer_test(peer.path(), &["--filter", "^zzz"]);
     assert_eq!(code, 3, "ast-grep refuses a filter that matches no rule with the same code");
     let bad = ours.run(&["test", "--filter", "("]).code(2);
@@ -267,7 +270,11 @@ fn a_test_file_whose_rule_is_missing_is_reported_but_does_not_fail() {
         t.write("rule-tests/ghost-test.yml", "id: ghost\nvalid: [\"x = 1\"]\ninvalid: [\"y = 2\"]\n");
     }
     let r = same_verdicts_as_ast_grep(&ours, &peer, &[]).ok();
-    assert!(r.stdout.contains("Rule not found: `ghost` (rule-tests/ghost-test.yml): no rule has this id in the project's ruleDirs; its tests are not run"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("Rule not found: `ghost` (rule-tests/ghost-test.yml): no rule has this id in the project's ruleDirs; its tests are not run"),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]

@@ -7,7 +7,7 @@
 //! on an identical copy and must give the same lines per rule, the same exit
 //! code and the same files.
 
-use crate::common::{ast_grep, Run, Tree};
+use crate::common::{Run, Tree, ast_grep};
 use rexpect::session::spawn_command;
 
 const RULES: [(&str, &str); 3] = [
@@ -138,10 +138,7 @@ fn follow_walks_test_folders_behind_symbolic_links() {
 /// order): two `wrong` (no snapshot kept) around a `missing` one.
 const REVIEW: [(&str, &str); 2] = [
     ("rules/no-exec.yml", "id: no-exec\nlanguage: python\nrule: {pattern: exec($A)}\nfix: run($A)\n"),
-    (
-        "tests/t.yml",
-        "id: no-print\ninvalid: [print(1)]\n---\nid: no-exec\ninvalid: [x = 1]\n---\nid: no-eval\ninvalid: [eval(1)]\n",
-    ),
+    ("tests/t.yml", "id: no-print\ninvalid: [print(1)]\n---\nid: no-exec\ninvalid: [x = 1]\n---\nid: no-eval\ninvalid: [eval(1)]\n"),
 ];
 
 #[test]

@@ -1,8 +1,8 @@
 //! Rule files: `scan` (many rules of a project's rule files, one pass, one pending
 //! action), `-U` through the safe writer, and overlaps between rules.
 
-use crate::common::json::Preview;
 use crate::common::Tree;
+use crate::common::json::Preview;
 
 const ASSERT_RULE: &str = "id: py-assert-equals
 language: python
@@ -49,7 +49,11 @@ fn scan_runs_every_rule_in_one_pass_as_one_pending_action() {
     assert!(h.stdout.contains("py-assert-equals             2       1"), "{}", h.stdout);
     // The same scan of the same files is the same pending action, not a second one.
     let id = p.id.as_deref().expect("staged");
-    assert!(h.stdout.contains(&format!("\nAlready pending as action {id} (the same preview; nothing new was staged). Nothing was written yet.\n")), "{}", h.stdout);
+    assert!(
+        h.stdout.contains(&format!("\nAlready pending as action {id} (the same preview; nothing new was staged). Nothing was written yet.\n")),
+        "{}",
+        h.stdout
+    );
     assert_eq!(crate::common::store::pending(&t).len(), 1);
     t.run(&["resolve", "apply", "--reason", "r"]).ok();
     assert!(t.read("python/app.py").contains("text = load_data(os.path.join"));

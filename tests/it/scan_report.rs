@@ -9,9 +9,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::{ast_grep, Run, Tree};
+use crate::common::{Run, Tree, ast_grep};
 use serde_json::Value;
-
 
 /// Rules of every kind a report shows: a fix (error, with note and metadata),
 /// labels with a message (warning), a multi-capture (info), a hint, a fix
@@ -149,7 +148,13 @@ fn sarif_is_ast_greps_and_valid_sarif_2_1_0() {
     let (a, b): (Value, Value) = (ours.json(), theirs.json());
     let results = |v: &Value| {
         let mut r = v["runs"][0]["results"].as_array().unwrap().clone();
-        r.sort_by_key(|x| (x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].to_string(), x["locations"][0]["physicalLocation"]["region"]["byteOffset"].as_u64(), x["ruleId"].to_string()));
+        r.sort_by_key(|x| {
+            (
+                x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].to_string(),
+                x["locations"][0]["physicalLocation"]["region"]["byteOffset"].as_u64(),
+                x["ruleId"].to_string(),
+            )
+        });
         r
     };
     assert_eq!(results(&a), results(&b));
@@ -411,12 +416,27 @@ fn unused_suppressions_are_reported_and_deleted_as_ast_grep_does() {
     let key = |v: Vec<Value>| -> Vec<(String, String, u64, String)> {
         let mut k: Vec<_> = v
             .iter()
-            .map(|r| (r["ruleId"].as_str().unwrap().into(), r["severity"].as_str().unwrap().into(), r["range"]["start"]["line"].as_u64().unwrap(), r["message"].as_str().unwrap().into()))
+            .map(|r| {
+                (
+                    r["ruleId"].as_str().unwrap().into(),
+                    r["severity"].as_str().unwrap().into(),
+                    r["range"]["start"]["line"].as_u64().unwrap(),
+                    r["message"].as_str().unwrap().into(),
+                )
+            })
             .collect();
         k.sort();
         k
     };
-    for flags in [&[][..], &["--filter", "no-print"], &["--error=unused-suppression", "--filter", "no-print"], &["--error"], &["--warning=no-suppress-all"], &["-r", "rules/p.yml"], &["--off=unused-suppression"]] {
+    for flags in [
+        &[][..],
+        &["--filter", "no-print"],
+        &["--error=unused-suppression", "--filter", "no-print"],
+        &["--error"],
+        &["--warning=no-suppress-all"],
+        &["-r", "rules/p.yml"],
+        &["--off=unused-suppression"],
+    ] {
         let args = [&["--json=compact"][..], flags].concat();
         let ours = t.run(&[&["scan"][..], &args].concat());
         let theirs = peer(&t, &args);
@@ -460,8 +480,16 @@ fn stdin_is_scanned_as_ast_grep_scans_it() {
     let code = "print(1)\nx = print(2)\n";
     let peer_run = |args: &[&str]| {
         use std::io::Write;
-        let mut c = Command::new(ast_grep()).arg("scan").args(args).current_dir(t.path()).env("NO_COLOR", "1")
-            .stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+        let mut c = Command::new(ast_grep())
+            .arg("scan")
+            .args(args)
+            .current_dir(t.path())
+            .env("NO_COLOR", "1")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
         // A peer that exits before it has read everything closes the pipe: its
         // exit code and output say why, so the write's error is shown with them.
         let wrote = c.stdin.take().unwrap().write_all(code.as_bytes());

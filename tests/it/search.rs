@@ -4,10 +4,10 @@
 //! rules that exclude sites, the enclosing names, zero matches, bad input, the
 //! budgets on 2,000 files, and nothing staged or written.
 
-use crate::common::mcp::{self, connect, structured, text, Client};
 use crate::common::Tree;
+use crate::common::mcp::{self, Client, connect, structured, text};
 use rmcp::model::CallToolResult;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// The budgets of docs/DESIGN.md section 7, as the server must keep them.
 const TEXT_BUDGET: usize = 20_000;
@@ -21,10 +21,7 @@ const MAX_MATCH_TEXT_CHARS: usize = 200;
 fn small_tree() -> Tree {
     let t = Tree::empty();
     t.write("app/a.py", "import os\n\ndef load(path):\n    return fetch(path)\n\nx = fetch(\"top\")\n");
-    t.write(
-        "app/b.py",
-        "class AdminConfig:\n    def refresh(self):\n        fetch(self.url)\n        fetch(self.backup)\n\n    name = fetch(\"n\")\n",
-    );
+    t.write("app/b.py", "class AdminConfig:\n    def refresh(self):\n        fetch(self.url)\n        fetch(self.backup)\n\n    name = fetch(\"n\")\n");
     t.write("lib/c.py", "def other():\n    return 1\n");
     t.write("lib/d.py", "def nested():\n    return fetch(fetch(1))\n");
     t
@@ -229,7 +226,9 @@ fn zero_matches_with_a_lowercase_metavariable_say_why() {
         let upper = var.to_uppercase();
         assert_eq!(
             v["warnings"],
-            json!([format!("ops[0].pat: `{var}` is not a metavariable: metavariables are upper case (`{upper}`), so `{var}` stands for the code `{var}` only.")])
+            json!([format!(
+                "ops[0].pat: `{var}` is not a metavariable: metavariables are upper case (`{upper}`), so `{var}` stands for the code `{var}` only."
+            )])
         );
         let fixed: Vec<String> = args.iter().map(|a| a.replace(var, &upper).replace("$b", "$B")).collect();
         let fixed: Vec<&str> = fixed.iter().map(String::as_str).collect();
@@ -258,11 +257,9 @@ fn bad_input_exits_2_and_help_teaches_with_an_example() {
 
 // ---- the MCP tool ----
 
-
 async fn call(client: &Client, args: Value) -> CallToolResult {
     mcp::call(client, "ast_search", args).await
 }
-
 
 fn json_chars(v: &Value) -> usize {
     serde_json::to_string(v).unwrap().chars().count()
@@ -285,8 +282,13 @@ async fn ast_search_is_listed_read_only_with_a_strict_flat_schema() {
     assert_eq!(input["properties"]["limit"]["maximum"], MAX_LIMIT);
     // Every property the schema lists is accepted, and nothing else.
     for (key, value) in [
-        ("globs", json!(["*.py"])), ("lang", json!("py")), ("limit", json!(1)), ("offset", json!(0)),
-        ("paths", json!(["."])), ("selector", json!("call")), ("strictness", json!("ast")),
+        ("globs", json!(["*.py"])),
+        ("lang", json!("py")),
+        ("limit", json!(1)),
+        ("offset", json!(0)),
+        ("paths", json!(["."])),
+        ("selector", json!("call")),
+        ("strictness", json!("ast")),
     ] {
         let r = call(&service, json!({"ops": [{"pat": "fetch($A)"}], key: value})).await;
         assert_ne!(r.is_error, Some(true), "{key}: {}", text(&r));
@@ -330,7 +332,10 @@ async fn mcp_gives_the_cli_text_and_the_result_as_structured_content_and_stages_
     // Zero matches is no error.
     let r = call(&service, json!({"ops": [{"pat": "never_called($A)"}]})).await;
     assert_ne!(r.is_error, Some(true));
-    assert_eq!(text(&r), "Found 0 matches (searched 4 files)\nwarning: ops[0].pat `never_called($A)` matched nothing: no python file searched holds all of its words (`never_called`), so none was parsed for it.");
+    assert_eq!(
+        text(&r),
+        "Found 0 matches (searched 4 files)\nwarning: ops[0].pat `never_called($A)` matched nothing: no python file searched holds all of its words (`never_called`), so none was parsed for it."
+    );
     assert_eq!(structured(&r)["totalMatches"], 0);
     // A rule excludes sites here too (`not: inside` a class).
     let rule = "rule:\n  pattern: fetch($A)\n  not: {inside: {kind: class_definition, stopBy: end}}\nfix: nope(";
@@ -349,7 +354,9 @@ async fn ops_with_out_and_bad_arguments_are_tool_errors() {
     let r = call(&service, json!({"ops": [{"pat": "fetch($A)", "out": "load($A)"}]})).await;
     assert_eq!(r.is_error, Some(true));
     assert!(
-        text(&r).starts_with("invalid arguments for `ast_search`: `ops[0].out`: unknown field `out`, expected `pat`. ast_search only finds; to rewrite, call `ast_edit`."),
+        text(&r).starts_with(
+            "invalid arguments for `ast_search`: `ops[0].out`: unknown field `out`, expected `pat`. ast_search only finds; to rewrite, call `ast_edit`."
+        ),
         "{}",
         text(&r)
     );

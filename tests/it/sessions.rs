@@ -7,10 +7,10 @@
 //! the caller has nothing pending, and a preview identical to one pending in the
 //! same session is not staged twice.
 
-use crate::common::mcp::{call, is_error, serve_as, structured, text, Named};
 use crate::common::Tree;
+use crate::common::mcp::{Named, call, is_error, serve_as, structured, text};
 use rmcp::model::CallToolResult;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 const NOTHING_PENDING: &str = "No pending action to resolve. Nothing to apply or discard.";
 
@@ -71,10 +71,7 @@ async fn two_servers_on_one_root_resolve_and_undo_their_own_and_the_others_only_
             rows.iter().map(|r| (r["id"].clone(), r["owner"].clone(), r["ownerClient"].clone(), r["mine"].clone())).collect();
         assert_eq!(
             got,
-            [
-                (json!(id_b), json!(owner_b), json!("agent-b"), json!(&owner_b == me)),
-                (json!(id_a), json!(owner_a), json!("agent-a"), json!(&owner_a == me)),
-            ]
+            [(json!(id_b), json!(owner_b), json!("agent-b"), json!(&owner_b == me)), (json!(id_a), json!(owner_a), json!("agent-a"), json!(&owner_a == me)),]
         );
         let mine = if &owner_a == me { format!("by {owner_a} (agent-a), yours") } else { format!("by {owner_a} (agent-a)") };
         assert!(said.contains(&format!("  {id_a}  ")) && said.contains(&mine), "{said}");
@@ -175,13 +172,20 @@ async fn the_command_line_takes_an_agents_action_and_undoes_its_apply_only_by_id
     let out = t.run(&["pending"]).ok().stdout;
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines[0].starts_with(&format!("{mine}  ")) && lines[0].ends_with("  Regenerate  [custom_tool]  by cli, yours"), "{out}");
-    assert!(lines[1].starts_with(&format!("{id}  ")) && lines[1].ends_with(&format!("  AST Edit: 1 replacement in 1 file (`fetch_data($A)` -> `load_data($A)`)  [ast_edit]  by {owner} (claude-code)")), "{out}");
+    assert!(
+        lines[1].starts_with(&format!("{id}  "))
+            && lines[1].ends_with(&format!("  AST Edit: 1 replacement in 1 file (`fetch_data($A)` -> `load_data($A)`)  [ast_edit]  by {owner} (claude-code)")),
+        "{out}"
+    );
     let rows: Vec<crate::common::json::PendingRow> = t.run(&["pending", "--json"]).ok().json();
     let got: Vec<(&str, &str, Option<&str>, bool)> = rows.iter().map(|r| (r.id.as_str(), r.owner.as_str(), r.owner_client.as_deref(), r.mine)).collect();
     assert_eq!(got, [(mine.as_str(), "cli", None, true), (id.as_str(), owner.as_str(), Some("claude-code"), false)]);
     // Over MCP, the command line's action is another's.
     let (listed_rows, said) = listed(&m).await;
-    assert_eq!((listed_rows[0]["owner"].clone(), listed_rows[0]["ownerClient"].clone(), listed_rows[0]["mine"].clone()), (json!("cli"), Value::Null, json!(false)));
+    assert_eq!(
+        (listed_rows[0]["owner"].clone(), listed_rows[0]["ownerClient"].clone(), listed_rows[0]["mine"].clone()),
+        (json!("cli"), Value::Null, json!(false))
+    );
     assert!(said.contains("  Regenerate  [custom_tool]  0 files  by cli\n"), "{said}");
     t.run(&["resolve", "discard", "--reason", "r"]).ok();
 
@@ -192,7 +196,9 @@ async fn the_command_line_takes_an_agents_action_and_undoes_its_apply_only_by_id
     assert!(is_error(&r));
     assert_eq!(
         text(&r),
-        format!("Nothing to undo: no applied action of this session in the journal.\nOther sessions' applies, newest first, which a session undoes only by id (1 apply):\n  {id}  cli  1 file\nUndo one by its id: call `ast_undo` with `\"id\": \"{id}\"`.")
+        format!(
+            "Nothing to undo: no applied action of this session in the journal.\nOther sessions' applies, newest first, which a session undoes only by id (1 apply):\n  {id}  cli  1 file\nUndo one by its id: call `ast_undo` with `\"id\": \"{id}\"`."
+        )
     );
 
     // The agent applies its own next action; a person undoes it by --id only.
@@ -205,7 +211,9 @@ async fn the_command_line_takes_an_agents_action_and_undoes_its_apply_only_by_id
     let r = t.run(&["undo"]).code(1);
     assert_eq!(
         r.stderr,
-        format!("Nothing to undo: no applied action of this session in the journal.\nOther sessions' applies, newest first, which a session undoes only by id (1 apply):\n  {id2}  {owner} (claude-code)  1 file\nUndo one by its id: `ast-edit undo --id {id2}`.\n")
+        format!(
+            "Nothing to undo: no applied action of this session in the journal.\nOther sessions' applies, newest first, which a session undoes only by id (1 apply):\n  {id2}  {owner} (claude-code)  1 file\nUndo one by its id: `ast-edit undo --id {id2}`.\n"
+        )
     );
     assert_eq!(t.read("b.py"), "y = get_data(2)\n");
     let r = t.run(&["undo", "--id", &id2, "--json"]).ok();
@@ -234,7 +242,9 @@ async fn an_apply_under_a_later_apply_of_the_same_file_is_not_undone() {
     let r = t.run(&["undo"]).code(1);
     assert_eq!(
         r.stderr,
-        format!("Cannot undo {cli}: a later apply, {id} by {owner} (agent), also wrote a.py; undo {id} first: `ast-edit undo --id {id}`. Nothing was written.\n")
+        format!(
+            "Cannot undo {cli}: a later apply, {id} by {owner} (agent), also wrote a.py; undo {id} first: `ast-edit undo --id {id}`. Nothing was written.\n"
+        )
     );
     assert_eq!(t.read("a.py"), "x = get_data(1)\n");
     let r = call(&m, "ast_undo", json!({"id": cli})).await;

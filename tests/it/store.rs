@@ -7,12 +7,12 @@
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
+use crate::common::json::PendingRow;
+use crate::common::store::{APPLIED_TEST_APP, edit_entry, entry_path, pending, propose_cmd, read_json, resolved_path, stage, time_after};
+use crate::common::{ASSERT_OUT, ASSERT_PAT, Tree, ast_grep};
 use ast_edit::shared::status::Resolution;
 use ast_edit::store::pending::Store;
-use crate::common::json::PendingRow;
-use crate::common::store::{edit_entry, entry_path, pending, propose_cmd, read_json, resolved_path, stage, time_after, APPLIED_TEST_APP};
-use crate::common::{ast_grep, Tree, ASSERT_OUT, ASSERT_PAT};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 fn pending_dir(t: &Tree) -> PathBuf {
     t.state.path().join("pending")
@@ -135,7 +135,9 @@ fn a_new_entry_keeps_warnings_and_skip_reasons_typed_and_show_words_them() {
     let d: Value = t.run(&["show", "--json"]).ok().json();
     assert_eq!(
         d["warnings"],
-        json!(["1 match nested in or overlapping another match was not rewritten (the outermost wins); run the same edit again after applying, or with `--rewrite-nested` set, to rewrite them."])
+        json!([
+            "1 match nested in or overlapping another match was not rewritten (the outermost wins); run the same edit again after applying, or with `--rewrite-nested` set, to rewrite them."
+        ])
     );
     assert_eq!(d["skipped"], json!([{"path": "bin.py", "reason": "binary file (contains NUL bytes)", "limit": false}]));
 }
@@ -251,11 +253,7 @@ fn the_recorded_rules_are_configs_ast_grep_reads_and_writes_the_same_files_with(
     let rule = &e["rules"][0];
     assert_eq!(rule["rule"]["pattern"], json!({"context": ASSERT_PAT, "selector": "call", "strictness": "ast"}));
     let peer = Tree::fixtures();
-    let out = std::process::Command::new(&ag)
-        .args(["scan", "--inline-rules", &rule.to_string(), "-U", "python"])
-        .current_dir(peer.path())
-        .output()
-        .unwrap();
+    let out = std::process::Command::new(&ag).args(["scan", "--inline-rules", &rule.to_string(), "-U", "python"]).current_dir(peer.path()).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     t.run(&["resolve", "apply", "--reason", "r"]).ok();
     assert_eq!(peer.read("python/test_app.py"), t.read("python/test_app.py"));
@@ -336,10 +334,8 @@ fn fake_undo_record(t: &Tree, order: u64, id: &str, len: u64) -> PathBuf {
 }
 
 fn journal_names(t: &Tree) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(t.state.path().join("journal"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut v: Vec<String> =
+        std::fs::read_dir(t.state.path().join("journal")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     v.sort();
     v
 }
@@ -434,10 +430,7 @@ fn pending_clear_drops_every_action_once_confirmed() {
     let before = t.snapshot();
     // No terminal to ask on: --yes is required, and nothing is dropped without it.
     let r = t.run(&["pending", "--clear"]).code(2);
-    assert_eq!(
-        r.stderr,
-        format!("error: pending --clear would drop 2 pending actions ({b}, {a}); confirm with --yes (stdin is not a terminal to ask on)\n")
-    );
+    assert_eq!(r.stderr, format!("error: pending --clear would drop 2 pending actions ({b}, {a}); confirm with --yes (stdin is not a terminal to ask on)\n"));
     assert_eq!(pending(&t).len(), 2);
     t.run(&["pending", "--yes"]).code(2);
     let r = t.run(&["pending", "--clear", "--yes", "--json"]).ok();
@@ -494,7 +487,6 @@ fn a_command_waiting_for_the_store_lock_says_so_once() {
     assert_eq!(String::from_utf8_lossy(&out.stderr), "waiting for another ast-edit process (pending-action store locked)...\n");
     assert!(String::from_utf8_lossy(&out.stdout).contains("  A  [custom_tool]  by cli, yours\n"));
 }
-
 
 #[cfg(unix)]
 #[test]

@@ -12,11 +12,11 @@
 //! node:assert, `$O.$M($$$A)` -> `$M($O, $$$A)`) are not flagged in Python,
 //! Rust, TypeScript, JavaScript, Go and C.
 
-use crate::common::mcp::{call, connect, text};
-use crate::common::json::{ApplyReport, Preview, ResolveResult, StructureChange};
-use crate::common::store::pending;
 use crate::common::Tree;
-use serde_json::{json, Value};
+use crate::common::json::{ApplyReport, Preview, ResolveResult, StructureChange};
+use crate::common::mcp::{call, connect, text};
+use crate::common::store::pending;
+use serde_json::{Value, json};
 
 /// The flags that ask for ast-grep's own layout of a replacement: the default,
 /// a minimal rewrite (docs/DESIGN.md section 2.5.9), keeps the Django bodies in
@@ -96,11 +96,8 @@ fn stage(t: &Tree) -> String {
 fn ast_grep_itself_writes_the_django_method_bodies_at_class_level() {
     let ag = crate::common::ast_grep();
     let t = django();
-    let out = std::process::Command::new(ag)
-        .args(["run", "-p", DJANGO[1], "-r", DJANGO[3], "-l", "python", "-U", "apps.py"])
-        .current_dir(t.path())
-        .output()
-        .unwrap();
+    let out =
+        std::process::Command::new(ag).args(["run", "-p", DJANGO[1], "-r", DJANGO[3], "-l", "python", "-U", "apps.py"]).current_dir(t.path()).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(t.read("apps.py"), APPS_DAMAGED);
     // And ast-edit's default output is the same text today.
@@ -178,7 +175,19 @@ fn apply_refuses_moved_code_writes_nothing_and_writes_it_with_allow_structure_ch
     }
     let r = t.run(&["resolve", "apply", "--reason", "r", "--extra", r#"{"allowStructureChanges":"yes"}"#]).code(2);
     assert!(r.stderr.contains("extra.allowStructureChanges must be true or false, not \"yes\"."), "{}", r.stderr);
-    let r = t.run(&["resolve", "apply", "--reason", "r", "--id", &id, "--extra", r#"{"allowStructureChanges":true,"allowTemplateMismatch":true,"verify":"rerun"}"#, "--json"]).ok();
+    let r = t
+        .run(&[
+            "resolve",
+            "apply",
+            "--reason",
+            "r",
+            "--id",
+            &id,
+            "--extra",
+            r#"{"allowStructureChanges":true,"allowTemplateMismatch":true,"verify":"rerun"}"#,
+            "--json",
+        ])
+        .ok();
     let res: ResolveResult = r.json();
     let report: ApplyReport = res.details.source_result_details.expect("a report");
     assert_eq!(report.status, "applied");
@@ -196,7 +205,10 @@ fn skip_flagged_leaves_out_a_file_whose_rewrite_moves_code() {
     let report: ApplyReport = res.details.source_result_details.expect("a report");
     assert_eq!(report.files.iter().map(|f| (f.path.as_str(), f.status.as_str())).collect::<Vec<_>>(), [("ok.py", "applied")]);
     let o = &report.outstanding[0];
-    assert_eq!((o.path.as_str(), o.status.as_str(), o.reason.as_str()), ("apps.py", "not_selected", "its rewrite moves code in the syntax tree (left out by extra.skipFlagged)"));
+    assert_eq!(
+        (o.path.as_str(), o.status.as_str(), o.reason.as_str()),
+        ("apps.py", "not_selected", "its rewrite moves code in the syntax tree (left out by extra.skipFlagged)")
+    );
     assert_eq!(t.read("apps.py"), APPS);
     assert_eq!(t.read("ok.py"), "def ready(self) -> None: pass\n");
 }
@@ -234,7 +246,14 @@ fn statements_written_where_the_template_says_are_not_flagged() {
     // The template's own top level, instead of the `if` or `with` that held
     // them, which are gone.
     keeps("a.js", START, "javascript", "if (ready) { $$$B }", "$$$B", "function start() {\n  init();\n  run();\n}\n");
-    keeps("a.py", "def f():\n    with lock:\n        a()\n        b()\n", "python", "with lock: $$$B", "lock.acquire()\n$$$B", "def f():\n    lock.acquire()\n    a()\n    b()\n");
+    keeps(
+        "a.py",
+        "def f():\n    with lock:\n        a()\n        b()\n",
+        "python",
+        "with lock: $$$B",
+        "lock.acquire()\n$$$B",
+        "def f():\n    lock.acquire()\n    a()\n    b()\n",
+    );
 }
 
 /// A test file with the chai assertions of the tests below.
@@ -325,7 +344,11 @@ class Shop:
 #[test]
 fn python_edits_that_keep_the_structure_are_not_flagged() {
     let r = |pat: &str, out: &str, want: &str| keeps("a.py", PY, "python", pat, out, want);
-    r("compute($$$A)", "calculate($$$A)", &PY.replace("compute(\n            items,\n            tax=True,\n        )", "calculate(items,\n        tax=True,)"));
+    r(
+        "compute($$$A)",
+        "calculate($$$A)",
+        &PY.replace("compute(\n            items,\n            tax=True,\n        )", "calculate(items,\n        tax=True,)"),
+    );
     r("$X.unwrap()", "$X.expect(\"x\")", &PY.replace("result.unwrap()", "result.expect(\"x\")"));
     r("log($A)", "log($A, level=1)", &PY.replace("log(result)", "log(result, level=1)"));
     r("log($A)", "", &PY.replace("log(result)", ""));
@@ -438,9 +461,6 @@ fn c_edits_that_keep_the_structure_are_not_flagged() {
 // ---------------------------------------------------------------------------
 // The same through the MCP server
 // ---------------------------------------------------------------------------
-
-
-
 
 #[tokio::test]
 async fn mcp_flags_the_django_rewrite_lists_it_first_and_refuses_it_until_allowed() {

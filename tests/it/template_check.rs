@@ -33,11 +33,17 @@ fn a_rewrite_that_glues_tokens_in_both_layouts_is_flagged_and_refused() {
     let warning = v["warnings"].as_array().unwrap().iter().filter_map(Value::as_str).find(|w| w.contains("allowTemplateMismatch"));
     assert_eq!(
         warning,
-        Some("a.js: the rewrite does not say what the template says, in the minimal layout or in ast-grep's (line 1: `-` and `-` run together as `--`); apply refuses this file unless extra {\"allowTemplateMismatch\": true}.")
+        Some(
+            "a.js: the rewrite does not say what the template says, in the minimal layout or in ast-grep's (line 1: `-` and `-` run together as `--`); apply refuses this file unless extra {\"allowTemplateMismatch\": true}."
+        )
     );
 
     let refused = t.run(&["resolve", "apply", "--reason", "r"]).code(1);
-    assert!(refused.stderr.contains("\n  a.js: the rewrite does not say what the template says (line 1: `-` and `-` run together as `--`)\n"), "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("\n  a.js: the rewrite does not say what the template says (line 1: `-` and `-` run together as `--`)\n"),
+        "{}",
+        refused.stderr
+    );
     assert!(refused.stderr.contains("--extra '{\"allowTemplateMismatch\":true}'"), "{}", refused.stderr);
     assert_eq!(t.read("a.js"), NEG.1, "nothing written");
 
@@ -86,7 +92,11 @@ fn verbatim_writes_ast_greps_bytes_and_flags_them_when_they_fail_the_check() {
 fn the_cli_text_names_the_glued_tokens() {
     let t = tree(&[NEG]);
     let out = t.run(&["run", "-p", "neg($X)", "-r", "-$X", "."]).ok();
-    assert!(out.stdout.contains("warning: a.js: this rewrite does not say what its template says\n  a.js:1: `-` and `-` run together as `--`"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("warning: a.js: this rewrite does not say what its template says\n  a.js:1: `-` and `-` run together as `--`"),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]
@@ -119,7 +129,11 @@ mod meaning {
         args.extend_from_slice(extra);
         args.extend_from_slice(&["--json", "."]);
         let v: Value = t.run(&args).ok().json();
-        let flagged = v["files"].as_array().unwrap().iter().any(|f| f["templateMismatch"] == true || f["syntaxErrorsIntroduced"] == true || f["structureChanged"] == true);
+        let flagged = v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["templateMismatch"] == true || f["syntaxErrorsIntroduced"] == true || f["structureChanged"] == true);
         if !flagged {
             t.run(&["resolve", "apply", "--reason", "r"]).ok();
         }
@@ -184,10 +198,22 @@ mod meaning {
     fn code_that_binds_otherwise_in_both_layouts_is_flagged() {
         // A comparison chain: `assert (a in b) == c` was meant.
         let py = ("b.py", "class T:\n    def test(self):\n        self.assertEqual(a in b, c)\n");
-        flagged(py, "self.assertEqual($A, $B)", "assert $A == $B", &[], "the captured `a in b` is no longer one piece of code: the new text parses it as part of `a in b == c`");
+        flagged(
+            py,
+            "self.assertEqual($A, $B)",
+            "assert $A == $B",
+            &[],
+            "the captured `a in b` is no longer one piece of code: the new text parses it as part of `a in b == c`",
+        );
         // Member access and a call taking the new code's last part.
         let js = ("r.js", "const a = require(\"x\").foo;\n");
-        flagged(js, "require($A)", "await import($A)", &[], "the new `await import(\"x\")` binds with the code around it: the new text parses it as part of `await import(\"x\").foo`");
+        flagged(
+            js,
+            "require($A)",
+            "await import($A)",
+            &[],
+            "the new `await import(\"x\")` binds with the code around it: the new text parses it as part of `await import(\"x\").foo`",
+        );
         let go = ("n.go", "package p\n\nfunc f() {\n\tnew(T).Run()\n}\n");
         flagged(go, "new($T)", "&$T{}", &[], "the new `&T{}` binds with the code around it: the new text parses it as part of `&T{}.Run()`");
     }
@@ -240,18 +266,42 @@ mod meaning {
         flagged(js, "key($A)", "$A", &[], &rule("the `{` after `=>` starts a block, not an object"));
         flagged(("e.js", "r = f();\n"), "f($$$A)", "g($$$A, e)", &[], &rule("a list holds `,,` (an empty element) only in an array"));
         // `$A, $B` is one sequence expression, not two elements of the array.
-        flagged(("s.js", "r = [f(a, b), 2];\n"), "f($A, $B)", "$A, $B", &[], "the new `a, b` binds with the code around it: the new text parses it as part of `[a, b, 2]`");
+        flagged(
+            ("s.js", "r = [f(a, b), 2];\n"),
+            "f($A, $B)",
+            "$A, $B",
+            &[],
+            "the new `a, b` binds with the code around it: the new text parses it as part of `[a, b, 2]`",
+        );
         // Rust ends the statement after a block-like expression.
         let rs = ("f.rs", "fn m(l: u8) -> u8 {\n    Some(match l {\n        _ => 1,\n    })\n}\n");
         flagged(rs, "Some($A)", "$A + 1", &[], &rule("`match l { _ => 1, }` (match expression) may not stand as part of a binary expression there"));
         // A file with no `import` or `export` is a script: no `await` at its top level.
-        flagged(("t.cjs", "const p = require(\"path\");\n"), "require($A)", "await import($A)", &[], &rule("`await` at the top level of a script (a file with no `import` or `export`, which node reads as CommonJS)"));
+        flagged(
+            ("t.cjs", "const p = require(\"path\");\n"),
+            "require($A)",
+            "await import($A)",
+            &[],
+            &rule("`await` at the top level of a script (a file with no `import` or `export`, which node reads as CommonJS)"),
+        );
         // TypeScript: `as` takes no call; Rust: `if let` takes no `||`.
-        flagged(("h.ts", "r = f(a as T, b);\n"), "f($A, $B)", "$A($B)", &[], &rule("`a as T` (as expression) may not stand as part of a call expression there"));
+        flagged(
+            ("h.ts", "r = f(a as T, b);\n"),
+            "f($A, $B)",
+            "$A($B)",
+            &[],
+            &rule("`a as T` (as expression) may not stand as part of a call expression there"),
+        );
         let rs = ("i.rs", "fn m() {\n    if let Some(l) = f(a, b) {}\n}\n");
         flagged(rs, "f($A, $B)", "$A || $B", &[], &rule("`a || b` (binary expression) may not stand as part of a let condition there"));
         // Python before 3.12: the string's own quote in an f-string's braces.
-        flagged(("j.py", "s = str(a) + \" x\"\n"), "str($A) + $B", "f\"{$A}{$B}\"", &[], &rule("`{\" x\"}` in an f-string: its quote or `\\` ends or breaks the string before Python 3.12"));
+        flagged(
+            ("j.py", "s = str(a) + \" x\"\n"),
+            "str($A) + $B",
+            "f\"{$A}{$B}\"",
+            &[],
+            &rule("`{\" x\"}` in an f-string: its quote or `\\` ends or breaks the string before Python 3.12"),
+        );
         // Python: `def $F(self)` matches an `async def`, whose template drops the `async`.
         let py = ("g.py", "class C:\n    async def f(self):\n        await g()\n");
         flagged(py, "def $F(self): $$$B", "def $F(self) -> None: $$$B", &[], &rule("`await` in a function that is not `async`"));

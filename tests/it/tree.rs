@@ -5,10 +5,10 @@
 use std::io::Write;
 use std::process::Stdio;
 
-use crate::common::mcp::{self, connect, text, Client};
 use crate::common::Tree;
+use crate::common::mcp::{self, Client, connect, text};
 use rmcp::model::CallToolResult;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_ast-edit");
 
@@ -69,7 +69,10 @@ fn a_keyword_argument_alone_parses_as_an_assignment_but_inside_a_call_as_a_keywo
     assert_eq!(assignment["kind"], "assignment");
     assert_eq!(assignment["start"], json!({"line": 1, "column": 1}));
     assert_eq!(assignment["end"], json!({"line": 1, "column": 25}));
-    assert_eq!(assignment["children"][0], json!({"kind": "identifier", "field": "left", "start": {"line": 1, "column": 1}, "end": {"line": 1, "column": 10}, "text": "on_delete", "children": []}));
+    assert_eq!(
+        assignment["children"][0],
+        json!({"kind": "identifier", "field": "left", "start": {"line": 1, "column": 1}, "end": {"line": 1, "column": 10}, "text": "on_delete", "children": []})
+    );
     assert!(v.get("patternRoot").is_none() && v.get("patternNote").is_none(), "{v}");
 }
 
@@ -135,7 +138,10 @@ fn a_c_call_pattern_without_its_semicolon_shows_the_missing_semicolon() {
 
     let v: Value = t.run(&["tree", "-l", "c", "--pattern", "kfree($A)", "--json"]).ok().json();
     let missing = &v["root"]["children"][1];
-    assert_eq!(missing, &json!({"kind": ";", "start": {"line": 1, "column": 10}, "end": {"line": 1, "column": 10}, "named": false, "missing": true, "children": []}));
+    assert_eq!(
+        missing,
+        &json!({"kind": ";", "start": {"line": 1, "column": 10}, "end": {"line": 1, "column": 10}, "named": false, "missing": true, "children": []})
+    );
     // With the `;` it is a statement, cleanly.
     let ok = t.run(&["tree", "-l", "c", "--pattern", "kfree($A);"]).ok();
     assert!(ok.stdout.contains("  expression_statement 1:1-1:11\n    call_expression 1:1-1:10\n"), "{}", ok.stdout);
@@ -236,7 +242,10 @@ fn long_leaves_are_cut_and_stop_at_the_character_cap() {
     assert_eq!(leaf, format!("# {}…", "a".repeat(78)), "a leaf is cut at 80 characters");
     let text = t.run(&["tree", "-f", "comments.py"]).ok().stdout;
     assert!(text.chars().count() <= MAX_TREE_CHARS + 200, "{}", text.len());
-    assert!(text.ends_with(&format!("… truncated: showed {nodes} of 291 nodes, at the cap of 40000 characters (of JSON or of text); show a smaller snippet.\n")), "{text}");
+    assert!(
+        text.ends_with(&format!("… truncated: showed {nodes} of 291 nodes, at the cap of 40000 characters (of JSON or of text); show a smaller snippet.\n")),
+        "{text}"
+    );
 }
 
 #[test]
@@ -253,11 +262,9 @@ fn deep_code_stops_at_the_depth_cap_and_counts_what_is_below() {
 
 // ---- the MCP tool ----
 
-
 async fn call(client: &Client, args: Value) -> CallToolResult {
     mcp::call(client, "ast_tree", args).await
 }
-
 
 #[tokio::test]
 async fn ast_tree_is_listed_read_only_with_a_strict_flat_input_schema() {
@@ -300,7 +307,8 @@ fn raw_response(t: &Tree, request: Value) -> String {
     request["jsonrpc"] = json!("2.0");
     request["id"] = json!(2);
     let lines = [
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#
+            .to_string(),
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
         request.to_string(),
     ];
@@ -378,7 +386,10 @@ async fn ast_tree_refuses_bad_input_and_keeps_serving() {
     let cases = [
         (json!({"code": "x", "lang": "cobol"}), "unknown language `cobol`; use one of: bash, c, cpp,"),
         (json!({"code": "x".repeat(MAX_CODE_BYTES + 1), "lang": "py"}), "the code is 65537 bytes; the limit is 65536 bytes per tree"),
-        (json!({"code": "x", "lang": "py", "pattern": true}), "invalid arguments for `ast_tree`: `pattern`: unknown field `pattern`, expected one of `code`, `lang`, `isPattern`, `named`"),
+        (
+            json!({"code": "x", "lang": "py", "pattern": true}),
+            "invalid arguments for `ast_tree`: `pattern`: unknown field `pattern`, expected one of `code`, `lang`, `isPattern`, `named`",
+        ),
         (json!({"lang": "py"}), "invalid arguments for `ast_tree`: missing field `code`"),
         (json!({"code": "x", "lang": "py", "named": "no"}), "`named`: invalid type"),
     ];

@@ -33,7 +33,7 @@
 
 use std::path::Path;
 
-use crate::common::{copy_dir, Tree};
+use crate::common::{Tree, copy_dir};
 use serde_json::json;
 
 fn data(which: &str) -> std::path::PathBuf {
@@ -102,7 +102,9 @@ fn the_worded_warnings_and_skip_reasons_of_format_version_1_are_shown_as_they_we
     assert_eq!(d["id"], "ae-aacb19", "{d}");
     assert_eq!(
         d["warnings"],
-        serde_json::json!(["1 match(es) nested in or overlapping another match were not rewritten (the outermost wins); run the same edit again after applying to rewrite them."])
+        serde_json::json!([
+            "1 match(es) nested in or overlapping another match were not rewritten (the outermost wins); run the same edit again after applying to rewrite them."
+        ])
     );
     assert_eq!(d["skipped"], serde_json::json!([{"path": "bin.py", "reason": "binary file (contains NUL bytes)", "limit": false}]));
     let text = t.run(&["show"]).ok().stdout;

@@ -77,8 +77,8 @@ pub use shared::error::{Error, Result};
 /// parts, the walk, unified diffs, the store's entry codec and digests. No part
 /// of the API: a front end has no use for them, and they change with the engine.
 pub mod testing {
-    pub use crate::engine::{digest, rewrite, splice, Engine, Rewrite, RewriteOptions};
-    pub use crate::plan::diff::{unified, unified_bounded, MAX_DIFF_LINE};
-    pub use crate::request::walk::{walk, Candidate, Walked};
+    pub use crate::engine::{Engine, Rewrite, RewriteOptions, digest, rewrite, splice};
+    pub use crate::plan::diff::{MAX_DIFF_LINE, unified, unified_bounded};
+    pub use crate::request::walk::{Candidate, Walked, walk};
     pub use crate::store::pending_format::{decode_entry, encode_entry, rules_digest, rules_of};
 }

@@ -134,10 +134,7 @@ fn sarif_result(file: &FileReport, m: &Match) -> sarif::Result {
         .build();
     let location = sarif::Location::builder()
         .physical_location(
-            sarif::PhysicalLocation::builder()
-                .artifact_location(sarif::ArtifactLocation::builder().uri(uri(&file.path)).build())
-                .region(region)
-                .build(),
+            sarif::PhysicalLocation::builder().artifact_location(sarif::ArtifactLocation::builder().uri(uri(&file.path)).build()).region(region).build(),
         )
         .build();
     let mut result = sarif::Result::builder().message(sarif::Message::builder().text(m.message.clone()).build()).build();
@@ -179,10 +176,7 @@ fn sarif_result(file: &FileReport, m: &Match) -> sarif::Result {
 /// reason; when there are any the run's invocation is not successful and
 /// holds one error notification per file (ast-grep writes no invocation).
 pub fn sarif_log(out: &mut impl Write, results: Vec<sarif::Result>, unsearched: &[(&str, String)]) -> io::Result<()> {
-    let driver = sarif::ToolComponent::builder()
-        .name("ast-edit")
-        .version(env!("CARGO_PKG_VERSION"))
-        .build();
+    let driver = sarif::ToolComponent::builder().name("ast-edit").version(env!("CARGO_PKG_VERSION")).build();
     let mut run = sarif::Run::builder().tool(sarif::Tool::builder().driver(driver).build()).build();
     run.results = Some(results);
     if !unsearched.is_empty() {

@@ -126,10 +126,7 @@ fn record<'a>(file: &'a FileReport, m: &'a Match, metadata: bool) -> Record<'a> 
         range: Range::from(&m.span),
         file: &file.path,
         lines: &file.text[from..to],
-        char_count: CharCount {
-            leading: file.text[from..m.span.start].chars().count(),
-            trailing: file.text[m.span.end..to].chars().count(),
-        },
+        char_count: CharCount { leading: file.text[from..m.span.start].chars().count(), trailing: file.text[m.span.end..to].chars().count() },
         replacement: m.replacement.as_ref().map(|r| r.text.as_str()),
         replacement_offsets: m.replacement.as_ref().map(|r| Offsets { start: r.start, end: r.end }),
         language: &file.language,

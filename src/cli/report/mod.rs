@@ -108,7 +108,8 @@ pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, trace: &Inspe
     }
     // The files one of our limits left unsearched are named in every output:
     // stderr always, and the annotations and the SARIF log.
-    let unsearched: Vec<(&str, String)> = summary.skipped.iter().filter(|s| s.reason.is_limit()).map(|s| (s.path.as_str(), s.reason.text().render(WORDS))).collect();
+    let unsearched: Vec<(&str, String)> =
+        summary.skipped.iter().filter(|s| s.reason.is_limit()).map(|s| (s.path.as_str(), s.reason.text().render(WORDS))).collect();
     if matches!(how, Report::Format(Format::Github)) {
         for (path, reason) in &unsearched {
             cloud::github_unsearched(out, path, reason)?;
@@ -131,10 +132,7 @@ pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, trace: &Inspe
     }
     let errors = summary.count(RuleSeverity::Error);
     if errors > 0 {
-        eprintln!(
-            "error: {errors} match(es) of rules with `severity: error` in {} searched file(s); the scan fails (exit 1)",
-            summary.files_searched
-        );
+        eprintln!("error: {errors} match(es) of rules with `severity: error` in {} searched file(s); the scan fails (exit 1)", summary.files_searched);
         return Ok(1);
     }
     Ok(0)

@@ -10,7 +10,7 @@ use std::io::{self, Write};
 use ast_edit::plan::report::{self, FileReport, Match, RuleSeverity};
 use codespan_reporting::diagnostic::{Diagnostic, Label, Severity};
 use codespan_reporting::files::SimpleFile;
-use codespan_reporting::term::{self, termcolor, DisplayStyle};
+use codespan_reporting::term::{self, DisplayStyle, termcolor};
 
 use ast_edit::shared::quote::{display_name, escape_controls};
 

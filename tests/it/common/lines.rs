@@ -7,7 +7,7 @@ use std::io::{BufRead, Write};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use super::Tree;
 
@@ -54,13 +54,8 @@ impl Server {
     }
 
     fn start_with(t: &Tree, unread: bool) -> Server {
-        let mut child = t
-            .command(&["mcp"])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child =
+            t.command(&["mcp"]).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::null()).spawn().unwrap();
         let stdout = child.stdout.take().unwrap();
         let (tx, lines) = mpsc::channel();
         let (hold, held) = mpsc::channel::<()>();

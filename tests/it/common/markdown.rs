@@ -39,11 +39,7 @@ pub fn fences(lines: &[&str]) -> Vec<Fence> {
                     c.len() >= ticks && c.bytes().all(|b| b == b'`')
                 })
                 .unwrap_or(lines.len());
-            let marker = i
-                .checked_sub(1)
-                .map(|p| lines[p].trim())
-                .and_then(|p| p.strip_prefix("<!--")?.strip_suffix("-->"))
-                .map(|m| m.trim().to_string());
+            let marker = i.checked_sub(1).map(|p| lines[p].trim()).and_then(|p| p.strip_prefix("<!--")?.strip_suffix("-->")).map(|m| m.trim().to_string());
             out.push(Fence { info: t[ticks..].trim().to_string(), open: i, close, marker });
             i = close + 1;
         } else {

@@ -92,8 +92,7 @@ impl Run {
         }
     }
     pub fn json<T: serde::de::DeserializeOwned>(&self) -> T {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("stdout is not the expected JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not the expected JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
     }
     /// A run one of ast-edit's limits left incomplete: exit 13
     /// (docs/REFERENCE.md, "Exit codes").
@@ -275,10 +274,10 @@ pub const ASSERT_OUT: &str = "self.assertEqual($A, $B)";
 /// the test runs the file the build found (`AST_EDIT_PEER`), whatever its PATH.
 pub fn ast_grep() -> String {
     let bin = std::env::var("AST_GREP").ok().or_else(|| option_env!("AST_EDIT_PEER").map(str::to_string)).unwrap_or_else(|| "ast-grep".into());
-    let ok = std::process::Command::new(&bin)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "ast-grep 0.51.1");
-    assert!(ok, "`{bin} --version` is not ast-grep 0.51.1, though the build found it (build.rs): pip install ast-grep-cli==0.51.1, or point AST_GREP at it, then build again");
+    let ok = std::process::Command::new(&bin).arg("--version").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "ast-grep 0.51.1");
+    assert!(
+        ok,
+        "`{bin} --version` is not ast-grep 0.51.1, though the build found it (build.rs): pip install ast-grep-cli==0.51.1, or point AST_GREP at it, then build again"
+    );
     bin
 }

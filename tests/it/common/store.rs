@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::json::PendingRow;
-use super::{Tree, ASSERT_OUT, ASSERT_PAT};
+use super::{ASSERT_OUT, ASSERT_PAT, Tree};
 
 /// `python/test_app.py` of the fixtures after the assertEquals edit.
 pub const APPLIED_TEST_APP: &str = "import unittest\n\nfrom app import fetch_data\n\n\nclass AppTest(unittest.TestCase):\n    def test_fetch(self):\n        self.assertEqual(fetch_data(\"a.txt\"), \"a\")\n        self.assertEqual(len(fetch_data(\"b.txt\")), 1)\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";

@@ -6,7 +6,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// The marker lines around the list of tools.
 pub const TOOLS_BEGIN: &str = "<!-- tools/list:begin (generated from the server's tools/list by tests/it/doc_examples.rs; UPDATE_DOCS=1 rewrites it) -->";
@@ -66,13 +66,20 @@ pub fn tools_table(tools: &[Value]) -> String {
     let mut out = String::from("| tool | title | annotations | what it does |\n| --- | --- | --- | --- |\n");
     for t in tools {
         let a = &t["annotations"];
-        let hints: Vec<&str> = [("readOnlyHint", "read-only"), ("destructiveHint", "destructive"), ("idempotentHint", "idempotent"), ("openWorldHint", "open world")]
-            .iter()
-            .filter(|(k, _)| a[*k] == true)
-            .map(|(_, w)| *w)
-            .collect();
+        let hints: Vec<&str> =
+            [("readOnlyHint", "read-only"), ("destructiveHint", "destructive"), ("idempotentHint", "idempotent"), ("openWorldHint", "open world")]
+                .iter()
+                .filter(|(k, _)| a[*k] == true)
+                .map(|(_, w)| *w)
+                .collect();
         let first = t["description"].as_str().unwrap_or("").lines().next().unwrap_or("");
-        out.push_str(&format!("| `{}` | {} | {} | {} |\n", t["name"].as_str().unwrap(), cell(t["title"].as_str().unwrap_or("")), hints.join(", "), cell(first)));
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            t["name"].as_str().unwrap(),
+            cell(t["title"].as_str().unwrap_or("")),
+            hints.join(", "),
+            cell(first)
+        ));
     }
     out
 }

@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::shared::status::Action;
 
@@ -125,10 +125,7 @@ pub(crate) fn run_command(cmd: &str, cwd: &Path, action: Action, reason: &str, e
         let tail = if stderr.is_empty() { String::new() } else { format!(": {stderr}") };
         return Err(format!("`{cmd}` failed with {status}{tail}"));
     }
-    Ok(Outcome {
-        text: stdout.clone(),
-        details: Some(json!({"command": cmd, "exitCode": code, "stdout": stdout, "stderr": stderr})),
-    })
+    Ok(Outcome { text: stdout.clone(), details: Some(json!({"command": cmd, "exitCode": code, "stdout": stdout, "stderr": stderr})) })
 }
 
 /// A command-backed action as staged by `ast-edit propose`.

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use crate::request::{RawRequest, Request, WalkOptions};
-use crate::rules::project::{self, LoadedRules, Project, CONFIG_FILE_NAMES};
+use crate::rules::project::{self, CONFIG_FILE_NAMES, LoadedRules, Project};
 use crate::shared::error::{Error, Result};
 
 /// A checked request, and what loading its project had to say (keys nothing
@@ -35,9 +35,7 @@ pub fn validate(mut raw: RawRequest, cwd: &Path, root: Option<&Path>, walk: Walk
     }
     for (key, set) in [("lang", raw.lang.is_some()), ("selector", raw.selector.is_some()), ("strictness", raw.strictness.is_some())] {
         if set {
-            return Err(Error::bad(format!(
-                "`{key}` does not apply to a `project`: each of its rules says its own `language` and pattern; leave `{key}` out"
-            )));
+            return Err(Error::bad(format!("`{key}` does not apply to a `project`: each of its rules says its own `language` and pattern; leave `{key}` out")));
         }
     }
     let filter = raw.filter.take().map(|f| project::parse_filter(&f)).transpose()?;
@@ -61,9 +59,7 @@ fn load(cwd: &Path, given: &str, root: Option<&Path>, filter: Option<&regex::Reg
     let meta = std::fs::metadata(&path).map_err(|e| Error::bad(format!("project `{given}` cannot be read ({e}): {what}")))?;
     let config = if meta.is_dir() {
         let found = CONFIG_FILE_NAMES.iter().map(|n| path.join(n)).find(|p| p.is_file());
-        Some(found.ok_or_else(|| {
-            Error::bad(format!("project `{given}` is a folder without {} or {}: {what}", CONFIG_FILE_NAMES[0], CONFIG_FILE_NAMES[1]))
-        })?)
+        Some(found.ok_or_else(|| Error::bad(format!("project `{given}` is a folder without {} or {}: {what}", CONFIG_FILE_NAMES[0], CONFIG_FILE_NAMES[1])))?)
     } else if path.file_name().is_some_and(|n| CONFIG_FILE_NAMES.iter().any(|c| n == *c)) {
         Some(path.clone())
     } else {

@@ -19,14 +19,14 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::apply::{self, ApplyOptions};
 use crate::app::custom::{CommandAction, CommandStanding, Handlers, Outcome, PendingHandler};
-use crate::shared::error::{Error, Refusal, Result, NOTHING_PENDING};
+use crate::apply::{self, ApplyOptions};
+use crate::plan::Plan;
+use crate::shared::error::{Error, NOTHING_PENDING, Refusal, Result};
 use crate::shared::message::{Name, Say, Text, Words};
+use crate::shared::status::ApplyStatus;
 use crate::shared::status::Resolution;
 use crate::store::pending::{ActionKind, Locked, PendingAction, Store};
-use crate::plan::Plan;
-use crate::shared::status::ApplyStatus;
 
 pub use crate::shared::status::Action;
 
@@ -110,9 +110,7 @@ impl RawResolve {
         let reason = self.reason.unwrap_or_default();
         if reason.trim().is_empty() {
             return Err(Error::bad(
-                field("reason")
-                    .lit(" is required and must not be empty: say in one sentence why you apply or discard")
-                    .say(Say::HowToGiveReason),
+                field("reason").lit(" is required and must not be empty: say in one sentence why you apply or discard").say(Say::HowToGiveReason),
             ));
         }
         let extra = match self.extra {
@@ -230,19 +228,11 @@ impl Verified {
     /// it helps to explain).
     pub fn note(self) -> &'static str {
         match self {
-            Verified::Spliced => {
-                "verify: stored plan re-used (staged by this build from the same rules); each file's bytes and the result's digest checked"
-            }
+            Verified::Spliced => "verify: stored plan re-used (staged by this build from the same rules); each file's bytes and the result's digest checked",
             Verified::Rerun(RerunWhy::Asked) => "verify: edit re-run on every file by this build (asked: verify rerun)",
-            Verified::Rerun(RerunWhy::NoBuild) => {
-                "verify: edit re-run on every file by this build (the action does not record the build that staged it)"
-            }
-            Verified::Rerun(RerunWhy::OtherBuild) => {
-                "verify: edit re-run on every file by this build (the action was staged by another ast-edit build)"
-            }
-            Verified::Rerun(RerunWhy::RulesDiffer) => {
-                "verify: edit re-run on every file by this build (the stored request does not match its rulesDigest)"
-            }
+            Verified::Rerun(RerunWhy::NoBuild) => "verify: edit re-run on every file by this build (the action does not record the build that staged it)",
+            Verified::Rerun(RerunWhy::OtherBuild) => "verify: edit re-run on every file by this build (the action was staged by another ast-edit build)",
+            Verified::Rerun(RerunWhy::RulesDiffer) => "verify: edit re-run on every file by this build (the stored request does not match its rulesDigest)",
         }
     }
 }
@@ -328,9 +318,7 @@ fn ast_edit_options(req: &ResolveRequest) -> Result<ApplyOptions> {
             None
         };
         if let Some((key, what)) = key {
-            return Err(Error::bad(format!(
-                "extra.{key} {what}, but discard drops the whole action: discard without extra.{key} (nothing was dropped)"
-            )));
+            return Err(Error::bad(format!("extra.{key} {what}, but discard drops the whole action: discard without extra.{key} (nothing was dropped)")));
         }
     }
     Ok(opts)

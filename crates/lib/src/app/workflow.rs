@@ -6,11 +6,11 @@
 //! [`crate::app::resolve`].
 
 use crate::apply::{self, ApplyOptions, ApplyReport};
-use crate::shared::error::Result;
-use crate::store::pending::{ActionKind, NewAction, Store};
-use crate::plan::{Plan, RuleCount};
 use crate::plan::preview::{self, PreviewDetails};
+use crate::plan::{Plan, RuleCount};
+use crate::shared::error::Result;
 use crate::shared::message::Words;
+use crate::store::pending::{ActionKind, NewAction, Store};
 
 /// A dry run made ready to show: its details, built once, and for a rule scan
 /// what each rule changed.

@@ -7,10 +7,10 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::plan::Plan;
 use crate::shared::error::{Error, Result};
 use crate::shared::message::Text;
 use crate::store::pending::Store;
-use crate::plan::Plan;
 
 /// A root folder and the state dir of its store.
 #[derive(Clone, Debug)]
@@ -108,9 +108,9 @@ impl Workspace {
                 root.display(),
                 real.display()
             ))),
-            Err(_) if std::fs::symlink_metadata(&joined).is_ok() => Err(Error::bad(format!(
-                "path `{p}` is a symlink whose target cannot be resolved: give a real file or directory inside the root"
-            ))),
+            Err(_) if std::fs::symlink_metadata(&joined).is_ok() => {
+                Err(Error::bad(format!("path `{p}` is a symlink whose target cannot be resolved: give a real file or directory inside the root")))
+            }
             Err(_) => Ok(()),
         }
     }
@@ -118,11 +118,7 @@ impl Workspace {
     /// The files of `plan` that do not really live inside the root (symlinks
     /// followed where the file exists), as absolute paths.
     pub fn files_outside<'p>(&self, plan: &'p Plan) -> Vec<&'p str> {
-        plan.files
-            .iter()
-            .filter(|f| !really_inside(&self.root, &f.abs))
-            .map(|f| f.abs.to_str().unwrap_or(f.path.as_str()))
-            .collect()
+        plan.files.iter().filter(|f| !really_inside(&self.root, &f.abs)).map(|f| f.abs.to_str().unwrap_or(f.path.as_str())).collect()
     }
 }
 

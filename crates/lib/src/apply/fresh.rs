@@ -42,9 +42,7 @@ pub(super) fn hard_links(meta: &std::fs::Metadata, doing: &str) -> Option<String
         use std::os::unix::fs::MetadataExt;
         let n = meta.nlink();
         if n > 1 {
-            return Some(format!(
-                "has {n} hard links: {doing} it would break them, as only this name would get the new bytes"
-            ));
+            return Some(format!("has {n} hard links: {doing} it would break them, as only this name would get the new bytes"));
         }
     }
     #[cfg(not(unix))]
@@ -134,7 +132,12 @@ pub(super) fn prepare_file<'p>(
         Some(engine) => {
             let lang = lang::parse_lang(&f.lang)?;
             let text = crate::request::read::check_text(original).map_err(|s| Error::apply_failed(s.0.text().after(format!("{}: ", f.path))))?;
-            let opts = engine::RewriteOptions { prefilter: !plan.request.no_prefilter, check_syntax: false, rewrite_nested: plan.request.rewrite_nested, verbatim: plan.request.verbatim };
+            let opts = engine::RewriteOptions {
+                prefilter: !plan.request.no_prefilter,
+                check_syntax: false,
+                rewrite_nested: plan.request.rewrite_nested,
+                verbatim: plan.request.verbatim,
+            };
             engine.rewrite(&engine.file_ops(lang, &f.abs), text, opts).map(|r| r.new_text).unwrap_or_default()
         }
     };

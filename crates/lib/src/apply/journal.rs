@@ -23,12 +23,7 @@ impl Spool {
                 let dir = store.journal_dir().join(format!("{order:020}-{}", what.id));
                 std::fs::create_dir_all(&dir).map_err(|e| journal_err(&dir, e))?;
                 let p = dir.join(ORIGINALS);
-                let file = std::fs::File::options()
-                    .read(true)
-                    .write(true)
-                    .create_new(true)
-                    .open(&p)
-                    .map_err(|e| journal_err(&p, e))?;
+                let file = std::fs::File::options().read(true).write(true).create_new(true).open(&p).map_err(|e| journal_err(&p, e))?;
                 (Some((dir, what.clone(), store.session().clone())), file)
             }
             None => (None, tempfile::tempfile().map_err(|e| Error::apply_failed(format!("cannot create a temp file for the originals: {e}")))?),
@@ -161,9 +156,7 @@ pub(super) const ORIGINALS: &str = "originals.bin";
 /// minute or `AST_EDIT_PAUSE_MS` milliseconds, so a test can kill the process (or
 /// close an MCP server's stdin) in the middle of an apply. Only with the `fault-injection` feature.
 pub(super) fn injected_pause(k: usize) {
-    if cfg!(feature = "fault-injection")
-        && std::env::var("AST_EDIT_PAUSE_AFTER_RENAME").ok().and_then(|s| s.parse::<usize>().ok()) == Some(k)
-    {
+    if cfg!(feature = "fault-injection") && std::env::var("AST_EDIT_PAUSE_AFTER_RENAME").ok().and_then(|s| s.parse::<usize>().ok()) == Some(k) {
         let ms = std::env::var("AST_EDIT_PAUSE_MS").ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(60_000);
         eprintln!("paused after rename {k}");
         std::thread::sleep(std::time::Duration::from_millis(ms));
@@ -187,8 +180,7 @@ pub(super) fn journal_records(store: &Locked<'_>) -> Result<Vec<PathBuf>> {
 pub(super) fn read_record(dir: &Path) -> Result<JournalRecord> {
     let rp = dir.join("record.json");
     let bytes = crate::store::read_entry(&rp).map_err(|e| Error::Store { path: rp.clone(), message: format!("this undo record {}", e.reason()) })?;
-    serde_json::from_slice(&bytes)
-        .map_err(|e| Error::Store { path: rp.clone(), message: format!("unreadable undo record: {e}") })
+    serde_json::from_slice(&bytes).map_err(|e| Error::Store { path: rp.clone(), message: format!("unreadable undo record: {e}") })
 }
 
 /// How many written paths the interrupted-apply warning of `recover` names;

@@ -26,18 +26,18 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::shared::atomic::{self, Kept, StageError, write_atomic};
 use crate::engine::{self, Engine};
-use crate::shared::error::{Error, RefusedFile, Refusal, Result};
-use crate::request::lang;
-use crate::shared::message::{Name, Text};
-use crate::shared::status::Resolution;
-use crate::store::pending::Locked;
-use crate::store::session::Session;
 use crate::plan::{FilePlan, Plan};
+use crate::request::lang;
+use crate::shared::atomic::{self, Kept, StageError, write_atomic};
+use crate::shared::error::{Error, Refusal, RefusedFile, Result};
+use crate::shared::message::{Name, Text};
 use crate::shared::quote::{display_name, escape_controls};
+use crate::shared::status::Resolution;
 use crate::shared::status::{ApplyStatus, FileStatus, OutstandingStatus, UndoStatus};
 use crate::shared::text::plural;
+use crate::store::pending::Locked;
+use crate::store::session::Session;
 
 mod fresh;
 mod journal;
@@ -47,13 +47,13 @@ pub use options::selects;
 mod report;
 mod undo;
 
+use fresh::*;
 pub(crate) use journal::recover;
+use journal::*;
 pub use journal::{Journalled, MAX_LISTED_WRITTEN};
 pub use options::ApplyOptions;
 pub use report::{AppliedFile, ApplyReport, Outstanding};
-pub use undo::{pick_undo, undo, UndoChoice, UndoReport, UndoResult, NOTHING_TO_UNDO};
-use fresh::*;
-use journal::*;
+pub use undo::{NOTHING_TO_UNDO, UndoChoice, UndoReport, UndoResult, pick_undo, undo};
 
 /// A file ready to be written.
 struct Prepared<'p> {
@@ -415,10 +415,7 @@ fn put_back(spool: &Spool, d: &Renamed<'_>) -> std::result::Result<(), String> {
 /// Verify after write, not trusting our own counters: re-reads every written
 /// file (no more than its written length) and checks it against the planned digest.
 fn verify_written(done: &[(&FilePlan, u64)], outstanding: &mut Vec<Outstanding>) -> Vec<AppliedFile> {
-    let verified: Vec<bool> = done
-        .par_iter()
-        .map(|(f, len)| read_if_size(&f.abs, &[*len]).is_ok_and(|(b, _)| engine::digest(&b) == f.new_digest))
-        .collect();
+    let verified: Vec<bool> = done.par_iter().map(|(f, len)| read_if_size(&f.abs, &[*len]).is_ok_and(|(b, _)| engine::digest(&b) == f.new_digest)).collect();
     let mut files = Vec::new();
     for ((f, _), ok) in done.iter().zip(verified) {
         let status = if ok { FileStatus::Applied } else { FileStatus::Failed };

@@ -88,7 +88,8 @@ fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> std::
 impl ApplyOptions {
     /// The keys of `extra` that an `ast_edit` apply reads, in the order messages
     /// list them (docs/DESIGN.md section 4.2).
-    pub const EXTRA_KEYS: [&str; 8] = ["stale", "files", "allowSyntaxErrors", "verify", "exclude", "skipFlagged", "allowStructureChanges", "allowTemplateMismatch"];
+    pub const EXTRA_KEYS: [&str; 8] =
+        ["stale", "files", "allowSyntaxErrors", "verify", "exclude", "skipFlagged", "allowStructureChanges", "allowTemplateMismatch"];
 
     /// Reads the options from `extra` (a JSON object) through one serde struct (`Extra`). A key
     /// that is not one of [`ApplyOptions::EXTRA_KEYS`], or a value of the wrong
@@ -109,9 +110,7 @@ impl ApplyOptions {
         let bad = |key: &str| {
             let got = obj.get(key).map_or_else(String::new, |v| v.to_string());
             Error::bad(
-                Text::from(format!("extra.{key} must be "))
-                    .then(Self::takes(key))
-                    .lit(format!(", not {got}. Nothing was written; the action stays pending")),
+                Text::from(format!("extra.{key} must be ")).then(Self::takes(key)).lit(format!(", not {got}. Nothing was written; the action stays pending")),
             )
         };
         let x: Extra = serde_path_to_error::deserialize(extra).map_err(|e| {
@@ -197,12 +196,7 @@ impl ApplyOptions {
     fn closest_key(key: &str) -> Option<&'static str> {
         let fold = |s: &str| s.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase).collect::<Vec<char>>();
         let k = fold(key);
-        Self::EXTRA_KEYS
-            .iter()
-            .map(|cand| (Self::edit_distance(&k, &fold(cand)), *cand))
-            .filter(|(d, _)| *d <= 2)
-            .min_by_key(|(d, _)| *d)
-            .map(|(_, cand)| cand)
+        Self::EXTRA_KEYS.iter().map(|cand| (Self::edit_distance(&k, &fold(cand)), *cand)).filter(|(d, _)| *d <= 2).min_by_key(|(d, _)| *d).map(|(_, cand)| cand)
     }
 
     /// Levenshtein distance.
@@ -240,8 +234,7 @@ pub fn selects(entry: &str, path: &str) -> bool {
     // As ripgrep's and .gitignore's globs: one without a `/` matches the file
     // name anywhere, one with a `/` the whole path.
     let target = if entry.contains('/') { path } else { path.rsplit('/').next().unwrap_or(path) };
-    entry.contains(['*', '?', '[', '{'])
-        && globset::GlobBuilder::new(entry).literal_separator(true).build().is_ok_and(|g| g.compile_matcher().is_match(target))
+    entry.contains(['*', '?', '[', '{']) && globset::GlobBuilder::new(entry).literal_separator(true).build().is_ok_and(|g| g.compile_matcher().is_match(target))
 }
 
 #[cfg(test)]
@@ -249,7 +242,18 @@ mod tests {
 
     #[test]
     fn an_entry_selects_its_file_its_folders_files_or_its_globs_matches() {
-        let yes = [("a/b.py", "a/b.py"), ("a", "a/b.py"), ("a/", "a/b/c.py"), ("./a", "a/b.py"), (".", "x.py"), ("*.py", "x.py"), ("*.py", "a/x.py"), ("**/*.py", "a/b/c.py"), ("a/*/c.py", "a/b/c.py"), ("a/{b,x}/c.py", "a/b/c.py")];
+        let yes = [
+            ("a/b.py", "a/b.py"),
+            ("a", "a/b.py"),
+            ("a/", "a/b/c.py"),
+            ("./a", "a/b.py"),
+            (".", "x.py"),
+            ("*.py", "x.py"),
+            ("*.py", "a/x.py"),
+            ("**/*.py", "a/b/c.py"),
+            ("a/*/c.py", "a/b/c.py"),
+            ("a/{b,x}/c.py", "a/b/c.py"),
+        ];
         for (entry, path) in yes {
             assert!(selects(entry, path), "{entry} should select {path}");
         }

@@ -50,11 +50,7 @@ pub struct ApplyReport {
 impl ApplyReport {
     /// The result text.
     pub fn text(&self) -> String {
-        let mut s = format!(
-            "Applied {} in {}.",
-            plural(self.total_replacements, "replacement"),
-            plural(self.files_touched, "file")
-        );
+        let mut s = format!("Applied {} in {}.", plural(self.total_replacements, "replacement"), plural(self.files_touched, "file"));
         for f in &self.files {
             s.push_str(&format!("\n  {:<8} {} ({})", f.status, display_name(&f.path), plural(f.replacements, "replacement")));
         }

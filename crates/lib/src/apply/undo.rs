@@ -40,9 +40,7 @@ impl UndoReport {
         match self.unchanged.len() {
             0 => {}
             1 => s.push_str("; 1 file already held its original bytes (never written, or put back since) and was left as it is"),
-            n => s.push_str(&format!(
-                "; {n} files already held their original bytes (never written, or put back since) and were left as they are"
-            )),
+            n => s.push_str(&format!("; {n} files already held their original bytes (never written, or put back since) and were left as they are")),
         }
         s.push('.');
         for r in put_back {
@@ -140,7 +138,11 @@ pub fn pick_undo(store: &Locked<'_>, id: Option<&str>) -> Result<std::result::Re
             None => session.owns(&rec.owner),
         };
         if !wanted {
-            newer.push(Seen { id: rec.id, owner: owner_label(&rec.owner, rec.owner_client.as_deref()), files: rec.files.into_iter().map(|f| (f.abs, f.path)).collect() });
+            newer.push(Seen {
+                id: rec.id,
+                owner: owner_label(&rec.owner, rec.owner_client.as_deref()),
+                files: rec.files.into_iter().map(|f| (f.abs, f.path)).collect(),
+            });
             continue;
         }
         let mine: std::collections::HashSet<&Path> = rec.files.iter().map(|f| f.abs.as_path()).collect();
@@ -195,7 +197,8 @@ pub fn undo(store: &Locked<'_>, choice: UndoChoice) -> Result<UndoReport> {
     let dir = choice.dir;
     let rec = read_record(&dir)?;
     // Opened as any named file: never waits on a FIFO put there.
-    let mut originals = crate::shared::named::open_regular(&dir.join(ORIGINALS)).map(|(f, len)| (len, f)).map_err(|e| format!("its {ORIGINALS} {}", e.reason()));
+    let mut originals =
+        crate::shared::named::open_regular(&dir.join(ORIGINALS)).map(|(f, len)| (len, f)).map_err(|e| format!("its {ORIGINALS} {}", e.reason()));
     let mut restored = Vec::new();
     let mut unchanged = Vec::new();
     let mut outstanding = Vec::new();

@@ -3,8 +3,8 @@
 //! which a pattern parses as the kind its selector asks for, and the language's
 //! expando character. Used by the compiler's errors and by the diagnosis.
 
-use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_core::Language;
+use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_language::SupportLang;
 
 use crate::shared::nodes::first_of_kind;

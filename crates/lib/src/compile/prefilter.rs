@@ -22,10 +22,10 @@
 
 use std::collections::HashSet;
 
+use ast_grep_core::Pattern;
 use ast_grep_core::matcher::PatternNode;
 use ast_grep_core::meta_var::MetaVariable;
 use ast_grep_core::tree_sitter::LanguageExt;
-use ast_grep_core::Pattern;
 use ast_grep_language::SupportLang;
 
 use crate::request::Strictness;
@@ -178,9 +178,7 @@ impl Cx {
     fn tokens(&self, n: &PatternNode, after_ellipsis: bool, out: &mut Vec<Tok>) {
         match n {
             PatternNode::MetaVar { .. } => out.push(Tok::Break),
-            PatternNode::Terminal { is_named: true, .. } => {
-                out.push(self.literal(n, after_ellipsis).map_or(Tok::Break, Tok::Text))
-            }
+            PatternNode::Terminal { is_named: true, .. } => out.push(self.literal(n, after_ellipsis).map_or(Tok::Break, Tok::Text)),
             PatternNode::Terminal { is_named: false, kind_id, .. } => {
                 if after_ellipsis {
                     // The matcher skips this leaf: it may be absent.
@@ -271,8 +269,8 @@ pub fn keyword_kinds_are_literal(lang: SupportLang, kind: &str) -> bool {
     match lang {
         Python => kind != "except",
         Bash => kind != "esac",
-        C | Cpp | CSharp | Css | Dart | Elixir | Go | Haskell | Hcl | Java | JavaScript | Json | Kotlin | Lua | Nix
-        | Ruby | Rust | Solidity | Tsx | TypeScript | Yaml => true,
+        C | Cpp | CSharp | Css | Dart | Elixir | Go | Haskell | Hcl | Java | JavaScript | Json | Kotlin | Lua | Nix | Ruby | Rust | Solidity | Tsx
+        | TypeScript | Yaml => true,
         _ => false,
     }
 }

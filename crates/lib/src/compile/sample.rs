@@ -8,8 +8,8 @@
 
 use std::collections::HashMap;
 
-use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_core::Pattern;
+use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_language::SupportLang;
 
 /// The pattern text with its metavariables filled: `$X` (and `$_`) by an

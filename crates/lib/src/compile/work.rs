@@ -45,11 +45,7 @@ impl Step {
 /// length, rounded up; 1 without transforms.
 pub fn growth(config: &Value) -> u64 {
     let rewriters = config.get("rewriters").and_then(Value::as_array).map_or(&[][..], |r| r.as_slice());
-    let most = std::iter::once(config)
-        .chain(rewriters)
-        .flat_map(|c| transforms(c.get("transform")))
-        .map(|(_, _, step)| step.growth())
-        .fold(1.0, f64::max);
+    let most = std::iter::once(config).chain(rewriters).flat_map(|c| transforms(c.get("transform"))).map(|(_, _, step)| step.growth()).fold(1.0, f64::max);
     if most.is_finite() { most.ceil().min(u64::MAX as f64) as u64 } else { u64::MAX }
 }
 
@@ -106,7 +102,9 @@ mod tests {
         assert_eq!(of("rule: {pattern: print($A)}\ntransform:\n  B: {replace: {source: $A, replace: 'a*', by: zzz}}\n"), 7);
         // A rewriter's transforms count too.
         assert_eq!(
-            of("rule: {pattern: f($$$X)}\nrewriters:\n- id: r\n  rule: {pattern: g($Z)}\n  transform:\n    W: {convert: {source: $Z, toCase: snakeCase}}\n  fix: $W\ntransform:\n  Y: {rewrite: {source: $$$X, rewriters: [r]}}\nfix: $Y\n"),
+            of(
+                "rule: {pattern: f($$$X)}\nrewriters:\n- id: r\n  rule: {pattern: g($Z)}\n  transform:\n    W: {convert: {source: $Z, toCase: snakeCase}}\n  fix: $W\ntransform:\n  Y: {rewrite: {source: $$$X, rewriters: [r]}}\nfix: $Y\n"
+            ),
             4
         );
     }

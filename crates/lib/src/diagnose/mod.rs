@@ -21,11 +21,11 @@ use ast_grep_language::SupportLang;
 use crate::compile::hints::{context_for, lowercase_note};
 use crate::compile::{self, CompiledOp};
 use crate::engine::{Engine, Rewrite};
-use crate::shared::error::Error;
 use crate::request::lang;
-use crate::shared::message::{Input, Name, Text};
-use crate::request::{Request, Strictness};
 use crate::request::walk::Candidate;
+use crate::request::{Request, Strictness};
+use crate::shared::error::Error;
+use crate::shared::message::{Input, Name, Text};
 
 /// Most files one language's diagnosis parses again (the first ones, in path
 /// order, of those the run parsed).
@@ -132,7 +132,11 @@ pub fn globs_note(req: &Request, cwd: &Path) -> Option<Text> {
         n => format!("the globs left out all {n} files under the given paths"),
     };
     if fixed == req.globs {
-        return Some(Text::from(format!("{head}: check each glob against those files' paths from the top folder (not from each of ")).name(Name::Input(Input::Paths)).lit(")."));
+        return Some(
+            Text::from(format!("{head}: check each glob against those files' paths from the top folder (not from each of "))
+                .name(Name::Input(Input::Paths))
+                .lit(")."),
+        );
     }
     let with_fixed = count(fixed.clone());
     let mut t = Text::from(format!("{head}: a glob with a `/` matches paths from the top folder, not from each of "))

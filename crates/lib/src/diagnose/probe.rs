@@ -7,8 +7,8 @@ use ast_grep_core::{Language, Pattern};
 use ast_grep_language::SupportLang;
 
 use super::{
-    at_ast, compares_punctuation, context_for, diagnosed, is_multi, lowercase_note, matches, shown, RunFacts, MAX_DIAGNOSED_BYTES,
-    MAX_DIAGNOSED_FILES, MAX_DIAGNOSED_OPS,
+    MAX_DIAGNOSED_BYTES, MAX_DIAGNOSED_FILES, MAX_DIAGNOSED_OPS, RunFacts, at_ast, compares_punctuation, context_for, diagnosed, is_multi, lowercase_note,
+    matches, shown,
 };
 use crate::compile::CompiledOp;
 use crate::request::lang;
@@ -143,11 +143,7 @@ impl<'a> Probe<'a> {
         if !zero && shape.callee.is_none() {
             return None;
         }
-        let ast = shape
-            .callee
-            .as_ref()
-            .filter(|_| compares_punctuation(req.strictness))
-            .and_then(|_| at_ast(pat, req.selector.as_deref(), lang));
+        let ast = shape.callee.as_ref().filter(|_| compares_punctuation(req.strictness)).and_then(|_| at_ast(pat, req.selector.as_deref(), lang));
         Some(Probe {
             i: op.index,
             op,
@@ -202,7 +198,7 @@ impl<'a> Probe<'a> {
     /// kind (near misses) or, where there is none, the smallest node that can
     /// hold the pattern (the kind the code has).
     fn starts_in<'t>(&mut self, path: &str, body: &str, root: tree_sitter::Node<'t>) {
-        use crate::shared::nodes::{walk, Next};
+        use crate::shared::nodes::{Next, walk};
         let first = self.shape.lead[0].clone();
         // Each leaf of that text with the ancestors that start where it does,
         // innermost first. The walk keeps the ancestors of the node it is on
@@ -522,8 +518,7 @@ fn call_messages(head: &str, tried: &str, p: &Probe<'_>) -> Vec<Text> {
 /// language were parsed as the forced one.
 fn forced_lang_note(facts: &RunFacts<'_>) -> Option<Text> {
     let forced = facts.req.lang?;
-    let other: Vec<&crate::request::walk::Candidate> =
-        facts.files.iter().filter(|c| lang::infer(&c.path).is_some_and(|l| l != forced)).collect();
+    let other: Vec<&crate::request::walk::Candidate> = facts.files.iter().filter(|c| lang::infer(&c.path).is_some_and(|l| l != forced)).collect();
     let first = other.first()?;
     let theirs = lang::name(lang::infer(&first.path)?);
     Some(

@@ -2,9 +2,9 @@
 //! structure guard (`crate::engine::structure`, rule (b) of docs/DESIGN.md section
 //! 2.5.10), which checks where that code lands in the new text.
 
-use ast_grep_core::matcher::NodeMatch;
 #[allow(unused_imports)]
 use crate::engine::metered::{Grep, Metered, Step};
+use ast_grep_core::matcher::NodeMatch;
 
 use crate::compile::CompiledOp;
 use crate::engine::structure::Capture;

@@ -21,9 +21,12 @@ use std::path::{Path, PathBuf};
 use ast_grep_core::Pattern;
 use ast_grep_language::{LanguageExt, SupportLang};
 
-use super::frontend_prop::{ask, assert_judged, go_judged, judged_in_one_process, npm_root, rust_judged, ts_judged, with_outlines, Case, Gen, Lang, GO, JAVASCRIPT, NODE_JUDGE, PYTHON, PYTHON_JUDGE, RUST, TYPESCRIPT};
+use super::frontend_prop::{
+    Case, GO, Gen, JAVASCRIPT, Lang, NODE_JUDGE, PYTHON, PYTHON_JUDGE, RUST, TYPESCRIPT, ask, assert_judged, go_judged, judged_in_one_process, npm_root,
+    rust_judged, ts_judged, with_outlines,
+};
 use super::template_prop::engine;
-use super::{rewrite, RewriteOptions};
+use super::{RewriteOptions, rewrite};
 
 /// Files of a real code base: at most `n`, drawn evenly from the sorted list
 /// of files under `root` ending in `.ext`, none over 48 KB, none that
@@ -181,7 +184,13 @@ fn real_cases(l: &Lang, files: &[(PathBuf, String)], seed: u64, verbatim: bool) 
                 continue;
             }
             let oracle = oracle(l.lang, text, &pat, tpl);
-            out.push(Case { src: text.clone(), pat: format!("{pat}` in {}", path.display()), out: tpl.to_string(), new: String::from_utf8(r.new_text).expect("UTF-8"), oracle });
+            out.push(Case {
+                src: text.clone(),
+                pat: format!("{pat}` in {}", path.display()),
+                out: tpl.to_string(),
+                new: String::from_utf8(r.new_text).expect("UTF-8"),
+                oracle,
+            });
         }
     }
     out

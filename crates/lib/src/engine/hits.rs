@@ -1,9 +1,9 @@
 //! Search hits: the matches of ops in one file, located, for `search` and
 //! `ast_search` (docs/DESIGN.md section 2.11); nothing is rewritten.
 
+use super::*;
 #[allow(unused_imports)]
 use crate::engine::metered::{Grep, Metered, Step};
-use super::*;
 
 /// A match found by [`Engine::search`].
 pub struct Hit<'t> {
@@ -83,7 +83,17 @@ pub(super) fn search(trees: Vec<Tree<'_, '_>>, prefilter: bool, mut each: impl F
             let node = nm.get_node().get_inner_node().0;
             let rule = &live[*k].rule;
             let message = (!rule.message.is_empty()).then(|| rule.get_message(nm));
-            Hit { rule: live[*k].index, start: node.start_byte() + shift, end: node.end_byte() + shift, node, root, source: source.clone(), line0: t.base.line, column0: t.base.column_bytes, message }
+            Hit {
+                rule: live[*k].index,
+                start: node.start_byte() + shift,
+                end: node.end_byte() + shift,
+                node,
+                root,
+                source: source.clone(),
+                line0: t.base.line,
+                column0: t.base.column_bytes,
+                message,
+            }
         }));
     }
     // The messages are built from the matches: text on the meter.

@@ -25,14 +25,14 @@ use crate::engine::metered::{Grep, Metered, Step};
 use std::str::FromStr;
 
 use ast_grep_config::{DeserializeEnv, RuleCore, SerializableRuleCore};
-use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
 use ast_grep_core::AstGrep;
+use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
 use ast_grep_language::SupportLang;
 use serde::Deserialize;
 
 use super::structure::StructureChange;
 use super::syntax::{drop_later, error_spans, excerpt};
-use super::{splice, Edit, Rewrite};
+use super::{Edit, Rewrite, splice};
 
 /// One entry of a project's `languageInjections`, compiled.
 pub struct CustomInjection {

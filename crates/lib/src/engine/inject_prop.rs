@@ -25,14 +25,15 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
 use super::syntax::error_spans;
-use super::{splice, Edit, Engine, RewriteOptions};
+use super::{Edit, Engine, RewriteOptions, splice};
 
 const JS: &[&str] = &["foo(1);", "alert('x');", "let s = \"a\";", "x = y + 1;", "f(a, b)", "\n", "// c\n", "`t`;", "if (a) { foo(2) }", " "];
 const CSS: &[&str] = &["p { color: red; }", "a { margin: 0 }", "\n", "/* c */", " "];
 const TEXT: &[&str] = &["<p>é</p>", "<div class=\"a\">", "</div>", "\n", "<!-- c -->", "<img src=x />", "text ü "];
 
 /// Fixes of `foo($A)`: some harmless, some that end or open something in the page.
-const JS_FIXES: &[&str] = &["bar($A)", "bar(\"</script>\")", "bar('</scr' + 'ipt>')", "bar($A) /* </script> */", "bar(\"<!--\")", "bar($A)</script><script>", "bar(`</style>`)"];
+const JS_FIXES: &[&str] =
+    &["bar($A)", "bar(\"</script>\")", "bar('</scr' + 'ipt>')", "bar($A) /* </script> */", "bar(\"<!--\")", "bar($A)</script><script>", "bar(`</style>`)"];
 /// Fixes of `color: $V`.
 const CSS_FIXES: &[&str] = &["color: blue", "color: $V</style>", "color: $V /* </style> */", "content: \"</style>\""];
 
@@ -112,7 +113,17 @@ fn holds(text: &str, js_fix: &str, css_fix: &str, verbatim: bool) -> Result<(), 
         let before: Vec<&Edit> = rw.edits.iter().filter(|e| e.end <= start && e.start < start).collect();
         let new_start = (start as isize + grow(&before)) as usize;
         let new_end = (end as isize + grow(&before) + grow(&inside)) as usize;
-        prop_assert!(new_regions.contains(&(lang, new_start, new_end)), "{:?} region {}..{} of {:?} is not {}..{} in {:?}", lang, start, end, text, new_start, new_end, new);
+        prop_assert!(
+            new_regions.contains(&(lang, new_start, new_end)),
+            "{:?} region {}..{} of {:?} is not {}..{} in {:?}",
+            lang,
+            start,
+            end,
+            text,
+            new_start,
+            new_end,
+            new
+        );
         let local: Vec<Edit> = inside.iter().map(|e| Edit { start: e.start - start, end: e.end - start, ..(*e).clone() }).collect();
         let expected = String::from_utf8(splice(&text.as_bytes()[start..end], &local)).unwrap();
         prop_assert_eq!(&new[new_start..new_end], expected.as_str());

@@ -37,8 +37,8 @@
 
 use std::ops::Range;
 
-use super::reference::{atoms_in, is_literal_kind, Origin, Reference};
-use super::{reparse, splice, Edit};
+use super::reference::{Origin, Reference, atoms_in, is_literal_kind};
+use super::{Edit, reparse, splice};
 use ast_grep_language::SupportLang;
 
 /// How the note of an edit that breaks a rule of its language's compiler
@@ -108,7 +108,9 @@ impl Problem {
     /// The problem in words.
     pub(crate) fn message(&self) -> String {
         match self {
-            Problem::Glued { left, right, merged } if left.is_empty() && right.is_empty() => format!("the code on either side of the deleted text runs together as `{merged}`"),
+            Problem::Glued { left, right, merged } if left.is_empty() && right.is_empty() => {
+                format!("the code on either side of the deleted text runs together as `{merged}`")
+            }
             Problem::Glued { left, right, merged } if right.is_empty() => format!("`{left}` runs into the code after it as `{merged}`"),
             Problem::Glued { left, right, merged } if left.is_empty() => format!("`{right}` runs into the code before it as `{merged}`"),
             Problem::Glued { left, right, merged } => format!("`{left}` and `{right}` run together as `{merged}`"),
@@ -149,7 +151,14 @@ fn line_at(text: &str, at: usize) -> usize {
 /// The edits among `which` whose text in `new` (parsed as `root`) fails the
 /// check, with why. `broken` are the ranges of the old body's ERROR and
 /// MISSING nodes: an edit touching one is checked by (a) alone.
-fn failures(lang: SupportLang, old: &str, (new, root): (&str, tree_sitter::Node<'_>), (edits, checks, bom): (&[Edit], &[Option<EditCheck>], usize), broken: &[Range<usize>], which: &[usize]) -> Vec<(usize, Problem)> {
+fn failures(
+    lang: SupportLang,
+    old: &str,
+    (new, root): (&str, tree_sitter::Node<'_>),
+    (edits, checks, bom): (&[Edit], &[Option<EditCheck>], usize),
+    broken: &[Range<usize>],
+    which: &[usize],
+) -> Vec<(usize, Problem)> {
     judged(lang, old, (new, root), (edits, checks, bom), broken, which).into_iter().filter_map(|(i, j)| j.err().map(|p| (i, p))).collect()
 }
 
@@ -157,7 +166,14 @@ fn failures(lang: SupportLang, old: &str, (new, root): (&str, tree_sitter::Node<
 type Placed = Vec<Option<Range<usize>>>;
 
 /// [`judge`] of each checked edit among `which`, as (edit, verdict).
-fn judged(lang: SupportLang, old: &str, (new, root): (&str, tree_sitter::Node<'_>), (edits, checks, bom): (&[Edit], &[Option<EditCheck>], usize), broken: &[Range<usize>], which: &[usize]) -> Vec<(usize, Result<Placed, Problem>)> {
+fn judged(
+    lang: SupportLang,
+    old: &str,
+    (new, root): (&str, tree_sitter::Node<'_>),
+    (edits, checks, bom): (&[Edit], &[Option<EditCheck>], usize),
+    broken: &[Range<usize>],
+    which: &[usize],
+) -> Vec<(usize, Result<Placed, Problem>)> {
     let spans = new_spans(edits, bom);
     let errors = if root.has_error() { super::error_spans(root) } else { Vec::new() };
     which
@@ -174,7 +190,16 @@ fn judged(lang: SupportLang, old: &str, (new, root): (&str, tree_sitter::Node<'_
 /// `errors`) and which replaced `orig` of the old body `old`. Returns where
 /// the reference's tokens lie in `new`.
 #[allow(clippy::too_many_arguments)]
-fn judge(lang: SupportLang, c: &EditCheck, old: &str, orig: Range<usize>, (new, root): (&str, tree_sitter::Node<'_>), span: &Range<usize>, broken: &[Range<usize>], errors: &[Range<usize>]) -> Result<Placed, Problem> {
+fn judge(
+    lang: SupportLang,
+    c: &EditCheck,
+    old: &str,
+    orig: Range<usize>,
+    (new, root): (&str, tree_sitter::Node<'_>),
+    span: &Range<usize>,
+    broken: &[Range<usize>],
+    errors: &[Range<usize>],
+) -> Result<Placed, Problem> {
     let seams = !near(broken, &orig);
     let toks = new_tokens(root, span);
     let placed = check(lang, &c.reference, old, &orig, (new, &toks), span, seams)?;
@@ -326,7 +351,14 @@ pub(super) fn enforce(
 /// parses to another tree over the edit (a kept trailing `,` that makes a
 /// tuple). ast-grep's texts are parsed once for the file, from `tree` (the tree
 /// of `new`), and only when some edit's layout differs.
-fn outlines_differ(lang: SupportLang, old: &str, (new, tree): (&str, &tree_sitter::Tree), (edits, checks, bom): (&[Edit], &[Option<EditCheck>], usize), broken: &[Range<usize>], passed: Vec<(usize, Placed)>) -> Vec<(usize, Problem)> {
+fn outlines_differ(
+    lang: SupportLang,
+    old: &str,
+    (new, tree): (&str, &tree_sitter::Tree),
+    (edits, checks, bom): (&[Edit], &[Option<EditCheck>], usize),
+    broken: &[Range<usize>],
+    passed: Vec<(usize, Placed)>,
+) -> Vec<(usize, Problem)> {
     // The two texts have the same tokens but for kept comments (no node) and
     // trailing commas (bounded by check (f)), and a captured literal byte for
     // byte: only a line break can part their trees, and only in a language
@@ -459,7 +491,15 @@ pub(crate) fn new_tokens(root: tree_sitter::Node<'_>, span: &Range<usize>) -> Ve
 /// Checks the edit whose new text is `new[span]` (offsets in the new body)
 /// against `r`, the reference of the match `orig` of the old body `old`;
 /// `toks` are [`new_tokens`] over `span`; `seams` asks for (b) too.
-pub(crate) fn check(lang: SupportLang, r: &Reference, old: &str, orig: &Range<usize>, (new, toks): (&str, &[NewTok]), span: &Range<usize>, seams: bool) -> Result<Placed, Problem> {
+pub(crate) fn check(
+    lang: SupportLang,
+    r: &Reference,
+    old: &str,
+    orig: &Range<usize>,
+    (new, toks): (&str, &[NewTok]),
+    span: &Range<usize>,
+    seams: bool,
+) -> Result<Placed, Problem> {
     let n = &new.as_bytes()[..span.end];
     let original = &old[orig.clone()];
     // The new token that starts at `p`, if any (`toks` are sorted and disjoint).

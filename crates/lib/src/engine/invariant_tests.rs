@@ -13,7 +13,13 @@ fn enforce_one(lang: SupportLang, src: &str, pat: &str, template: &str, written:
     let r = reference::build(lang, template, &[], &nm, src).expect("a language with a lexer");
     let range = nm.range();
     let mut edits = vec![Edit { start: range.start, end: range.end, text: written.to_string(), op: 0 }];
-    let checks = vec![Some(EditCheck { reference: r, verbatim: (written != verbatim).then(|| verbatim.to_string()), parent: None, one_piece: false, kinds: Vec::new() })];
+    let checks = vec![Some(EditCheck {
+        reference: r,
+        verbatim: (written != verbatim).then(|| verbatim.to_string()),
+        parent: None,
+        one_piece: false,
+        kinds: Vec::new(),
+    })];
     let new_text = splice(src.as_bytes(), &edits);
     let tree = crate::engine::tree_after_edit_full(lang, std::str::from_utf8(&new_text).unwrap());
     let (text, _, _, report) = enforce(lang, src, 0, &mut edits, &checks, &[], (new_text, tree, None));

@@ -149,9 +149,7 @@ fn opaque_end(b: &[u8], i: usize, lx: &Lexicon) -> Option<usize> {
         b'/' if lx.slash_comments && at(1) == Some(b'/') => Some(line_end(b, i)),
         b'/' if lx.slash_comments && at(1) == Some(b'*') => Some(block_end(b, i, lx.nested_block)),
         b'#' if lx.hash_comments => Some(line_end(b, i)),
-        b'"' | b'\'' if lx.triple && (rest.starts_with(b"\"\"\"") || rest.starts_with(b"'''")) => {
-            Some(find_after(b, i + 3, &rest[..3], true))
-        }
+        b'"' | b'\'' if lx.triple && (rest.starts_with(b"\"\"\"") || rest.starts_with(b"'''")) => Some(find_after(b, i + 3, &rest[..3], true)),
         b'"' => Some(quoted_end(b, i, b'"', lx.rust)),
         b'\'' if lx.single_quote => Some(quoted_end(b, i, b'\'', false)),
         b'\'' if lx.rust => Some(rust_quote_end(b, i)),
@@ -251,7 +249,13 @@ fn rust_raw_end(b: &[u8], i: usize) -> Option<usize> {
     if i > 0 && is_word(b[i - 1]) {
         return None;
     }
-    let mut j = i + if b[i] == b'r' { 1 } else if b.get(i + 1) == Some(&b'r') { 2 } else { return None };
+    let mut j = i + if b[i] == b'r' {
+        1
+    } else if b.get(i + 1) == Some(&b'r') {
+        2
+    } else {
+        return None;
+    };
     let hashes = b[j..].iter().take_while(|&&c| c == b'#').count();
     j += hashes;
     if b.get(j) != Some(&b'"') {
@@ -335,7 +339,6 @@ fn substitution_end(b: &[u8], mut j: usize) -> usize {
     }
     b.len()
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -51,9 +51,9 @@ use std::ops::Range;
 
 use ast_grep_language::SupportLang;
 
-use super::lexer::{all_blank, blank_len, breaks_line, lex, lexicon, Lexicon, Tok};
+use super::lexer::{Lexicon, Tok, all_blank, blank_len, breaks_line, lex, lexicon};
 use super::reference::{Origin, Reference};
-use super::spelling::{is_word, Spelling};
+use super::spelling::{Spelling, is_word};
 use crate::shared::text::Breaks;
 
 /// Most tokens, on both sides together, left to align once the common first
@@ -242,7 +242,14 @@ fn ast_grep_indent(body: &str, at: usize) -> usize {
 /// whose replacement ast-grep builds as `out` from the fix `template`, and
 /// whose reference is `r`; `None` keeps `out` (a language without a lexicon, a
 /// match too large to align, or an output that is not the reference's tokens).
-fn minimize(lang: SupportLang, node: tree_sitter::Node<'_>, (body, lines): (&str, &Breaks), range: Range<usize>, (out, template): (&str, &str), (r, spelling): (&Reference, &Spelling)) -> Option<String> {
+fn minimize(
+    lang: SupportLang,
+    node: tree_sitter::Node<'_>,
+    (body, lines): (&str, &Breaks),
+    range: Range<usize>,
+    (out, template): (&str, &str),
+    (r, spelling): (&Reference, &Spelling),
+) -> Option<String> {
     let lx = lexicon(lang)?;
     let orig = &body[range.clone()];
     let ot = lex(orig, &lx);
@@ -555,7 +562,14 @@ const LITERAL_KINDS: &[&str] = &["string", "comment", "heredoc", "char_literal",
 /// the statement's `;` and to the whole line when nothing else is on it (never
 /// before `floor`, the end of the edit kept before it). Without a reference,
 /// ast-grep's output.
-pub(super) fn edit(lang: SupportLang, node: tree_sitter::Node<'_>, (body, lines): (&str, &Breaks), (range, out, template): (Range<usize>, String, &str), floor: usize, (reference, spelling): (Option<&Reference>, &Spelling)) -> (Range<usize>, String) {
+pub(super) fn edit(
+    lang: SupportLang,
+    node: tree_sitter::Node<'_>,
+    (body, lines): (&str, &Breaks),
+    (range, out, template): (Range<usize>, String, &str),
+    floor: usize,
+    (reference, spelling): (Option<&Reference>, &Spelling),
+) -> (Range<usize>, String) {
     if out.is_empty() {
         return (deletion(node, (body, lines), range, floor), out);
     }
@@ -633,8 +647,8 @@ fn deletion(node: tree_sitter::Node<'_>, (body, lines): (&str, &Breaks), range: 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ast_grep_core::replacer::{Replacer, TemplateFix};
     use ast_grep_core::Pattern;
+    use ast_grep_core::replacer::{Replacer, TemplateFix};
 
     #[test]
     fn reindent_keeps_the_step_between_lines() {
@@ -703,7 +717,10 @@ mod tests {
         let src = "x = foo(a, b\n,)\n";
         assert_eq!(rewrite(SupportLang::Python, src, "foo($A, $B)", "bar($A, $B)"), "x = bar(a, b\n,)\n");
         let src = "def f():\n    x = foo(\n        a, b\n        ,\n    )\n";
-        assert_eq!(rewrite(SupportLang::Python, src, "x = foo($A, $B)", "if c:\n    x = bar($A, $B)"), "def f():\n    if c:\n        x = bar(\n            a, b\n            ,\n        )\n");
+        assert_eq!(
+            rewrite(SupportLang::Python, src, "x = foo($A, $B)", "if c:\n    x = bar($A, $B)"),
+            "def f():\n    if c:\n        x = bar(\n            a, b\n            ,\n        )\n"
+        );
         let src = "let x = foo(a,\n    b\n    ,);\n";
         assert_eq!(rewrite(SupportLang::JavaScript, src, "foo($A, $B)", "bar($A, $B)"), "let x = bar(a,\n    b\n    ,);\n");
     }

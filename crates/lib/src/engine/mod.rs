@@ -23,20 +23,19 @@ pub mod structure;
 use std::collections::HashMap;
 use std::path::Path;
 
-
-use ast_grep_core::tree_sitter::LanguageExt;
 #[allow(unused_imports)]
 use crate::engine::metered::{Grep, Metered, Step};
 use ast_grep_core::matcher::NodeMatch;
 use ast_grep_core::replacer::Replacer;
+use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_language::SupportLang;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::compile::{self, CompileError, CompiledOp};
-use crate::shared::error::{Error, Result};
-use crate::request::lang;
 use crate::request::Request;
+use crate::request::lang;
+use crate::shared::error::{Error, Result};
 
 use crate::request::read::{Skip, SkipReason};
 use crate::shared::nodes::walk_pruned;
@@ -55,7 +54,7 @@ mod frontend_prop;
 #[cfg(test)]
 mod frontend_real;
 
-pub use invariant::{TemplateNote, TemplateReport, MAX_TEMPLATE_NOTES_LISTED};
+pub use invariant::{MAX_TEMPLATE_NOTES_LISTED, TemplateNote, TemplateReport};
 mod nested;
 mod scan;
 mod spelling;
@@ -71,12 +70,12 @@ mod registry;
 mod tests;
 
 pub use hits::Hit;
-pub use report::{report, Capture, Captures, Label, Replacement, RuleInfo, RuleMatch, Severity, Span};
 pub use inject::CustomInjection;
-pub use registry::{Engine, FileOps};
-pub use syntax::{SyntaxError, MAX_EXCERPT_CHARS, MAX_SYNTAX_ERRORS_LISTED};
-use syntax::*;
 use pick::*;
+pub use registry::{Engine, FileOps};
+pub use report::{Capture, Captures, Label, Replacement, RuleInfo, RuleMatch, Severity, Span, report};
+use syntax::*;
+pub use syntax::{MAX_EXCERPT_CHARS, MAX_SYNTAX_ERRORS_LISTED, SyntaxError};
 
 /// The UTF-8 byte order mark.
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -256,11 +255,8 @@ fn rewrite_metered(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rew
             return Some(Rewrite::refused(text, why));
         }
     };
-    let findings: Vec<Finding> = found
-        .findings
-        .iter()
-        .map(|(k, nm)| Finding { rule: live[*k].index, start: nm.range().start + bom, message: live[*k].rule.get_message(nm) })
-        .collect();
+    let findings: Vec<Finding> =
+        found.findings.iter().map(|(k, nm)| Finding { rule: live[*k].index, start: nm.range().start + bom, message: live[*k].rule.get_message(nm) }).collect();
     // The fixes and messages are built from the matches: text on the meter.
     if let Some(why) = budget::spent() {
         drop_later(grep);
@@ -307,7 +303,22 @@ fn rewrite_metered(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rew
     unparsed.sort_unstable();
     let (errors_before, errors_after, syntax_errors, broken_before) = (check.before, check.after, check.added, check.broken_before);
     let (structure, template) = (check.structure, check.template);
-    Some(Rewrite { edits: kept, overlaps: dropped.len(), dropped, nested: nested_ops, unparsed, new_text, errors_before, errors_after, syntax_errors, broken_before, structure, refused: None, findings, template })
+    Some(Rewrite {
+        edits: kept,
+        overlaps: dropped.len(),
+        dropped,
+        nested: nested_ops,
+        unparsed,
+        new_text,
+        errors_before,
+        errors_after,
+        syntax_errors,
+        broken_before,
+        structure,
+        refused: None,
+        findings,
+        template,
+    })
 }
 
 impl Rewrite {

@@ -10,7 +10,7 @@
 
 use ast_grep_language::SupportLang;
 
-use super::{pick, scan, splice, Edit, RewriteOptions, SkipReason};
+use super::{Edit, RewriteOptions, SkipReason, pick, scan, splice};
 use crate::compile::CompiledOp;
 
 /// Rounds of nested rewriting after the first pick: eight levels of nesting of
@@ -44,11 +44,7 @@ pub(super) fn rewrite_nested(
         if let Some(why) = found.stopped {
             return Err(why);
         }
-        let inside: Vec<_> = found
-            .diffs
-            .into_iter()
-            .filter(|(_, m)| region_of(&regions, m.range().start + bom, m.range().end + bom).is_some())
-            .collect();
+        let inside: Vec<_> = found.diffs.into_iter().filter(|(_, m)| region_of(&regions, m.range().start + bom, m.range().end + bom).is_some()).collect();
         let picked = pick(live, body, bom, inside, (opts.verbatim, opts.check_syntax))?;
         *dropped = picked.dropped;
         if picked.kept.is_empty() {

@@ -3,9 +3,9 @@
 //! text (ast-grep's, or the minimal layout), its bound, and what the template
 //! check and the structure guard need of it.
 
+use super::*;
 #[allow(unused_imports)]
 use crate::engine::metered::{Grep, Metered, Step};
-use super::*;
 
 /// The edits kept from a file's matches, and what was left.
 pub(super) struct Picked {
@@ -118,9 +118,11 @@ pub(super) fn pick(
             let floor = last_end.saturating_sub(bom);
             let out = text.clone();
             let lines = lines.get_or_insert_with(|| crate::shared::text::Breaks::of(body));
-            let (range, new) = minimal::edit(op.rule.language, node.get_inner_node().0, (body, lines), (range, text, template), floor, (reference.as_ref(), spelling));
+            let (range, new) =
+                minimal::edit(op.rule.language, node.get_inner_node().0, (body, lines), (range, text, template), floor, (reference.as_ref(), spelling));
             let parent = (node.range() == range).then(|| shape::held_by(node.get_inner_node().0)).flatten();
-            let check = reference.map(|reference| invariant::EditCheck { reference, verbatim: (out != new).then_some(out), parent, one_piece, kinds: Vec::new() });
+            let check =
+                reference.map(|reference| invariant::EditCheck { reference, verbatim: (out != new).then_some(out), parent, one_piece, kinds: Vec::new() });
             (range, new, check)
         };
         // A match the rewrite leaves as it is changes nothing and must not
@@ -155,7 +157,11 @@ pub(super) fn first_template(op: &CompiledOp) -> String {
 /// `not`, `any`, ...): their seams are not respelled by its template.
 pub(super) fn node_patterns(op: &CompiledOp) -> Vec<String> {
     let Ok(core) = serde_json::to_value(&op.rule.core) else { return Vec::new() };
-    crate::request::ruleset::patterns(&core).into_iter().filter(|(_, need)| *need == crate::request::ruleset::Need::InNode).map(|(p, _)| p.text.to_string()).collect()
+    crate::request::ruleset::patterns(&core)
+        .into_iter()
+        .filter(|(_, need)| *need == crate::request::ruleset::Need::InNode)
+        .map(|(p, _)| p.text.to_string())
+        .collect()
 }
 
 /// The names `op`'s `transform` defines.

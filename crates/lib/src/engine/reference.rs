@@ -23,13 +23,13 @@
 
 use std::ops::Range;
 
-use ast_grep_core::matcher::NodeMatch;
 #[allow(unused_imports)]
 use crate::engine::metered::{Grep, Metered, Step};
+use ast_grep_core::matcher::NodeMatch;
 use ast_grep_language::SupportLang;
 
-use super::lexer::{all_blank, lex, lexicon, Lexicon};
-use crate::shared::nodes::{walk, Next};
+use super::lexer::{Lexicon, all_blank, lex, lexicon};
+use crate::shared::nodes::{Next, walk};
 
 /// Where a token of the reference comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

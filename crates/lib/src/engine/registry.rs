@@ -147,11 +147,7 @@ impl Engine {
     /// Worked out once per file and handed to [`Engine::rewrite`],
     /// [`Engine::search`] and [`Engine::report`].
     pub fn file_ops(&self, lang: SupportLang, path: &Path) -> FileOps<'_> {
-        let embedded = inject::embeddable(lang, &self.injections)
-            .into_iter()
-            .map(|l| (l, self.ops_for(l, path)))
-            .filter(|(_, ops)| !ops.is_empty())
-            .collect();
+        let embedded = inject::embeddable(lang, &self.injections).into_iter().map(|l| (l, self.ops_for(l, path))).filter(|(_, ops)| !ops.is_empty()).collect();
         FileOps { lang, own: self.ops_for(lang, path), embedded }
     }
 
@@ -180,10 +176,7 @@ impl Engine {
             return (Vec::new(), 0);
         }
         let (found, errors) = inject::regions(ops.lang, text, bom, &self.injections, &|l| embedded.iter().any(|(e, _)| *e == l));
-        let regions = found
-            .into_iter()
-            .map(|r| (r, embedded.iter().find(|(l, _)| *l == r.lang).map(|(_, ops)| ops.clone()).unwrap_or_default()))
-            .collect();
+        let regions = found.into_iter().map(|r| (r, embedded.iter().find(|(l, _)| *l == r.lang).map(|(_, ops)| ops.clone()).unwrap_or_default())).collect();
         (regions, errors)
     }
 

@@ -7,10 +7,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use ast_grep_config::{LabelStyle, RuleConfig, Severity as RuleSeverity};
-use ast_grep_core::meta_var::MetaVariable;
 #[allow(unused_imports)]
 use crate::engine::metered::{Grep, Metered, Step};
+use ast_grep_config::{LabelStyle, RuleConfig, Severity as RuleSeverity};
+use ast_grep_core::meta_var::MetaVariable;
 use ast_grep_core::{Node, NodeMatch};
 use ast_grep_language::SupportLang;
 use serde::{Deserialize, Serialize};

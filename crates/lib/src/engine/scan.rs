@@ -14,17 +14,17 @@
 //! so suppression is exactly ast-grep's, and so is the report of the comments that
 //! suppressed nothing (the `unused-suppression` rule, when the rules hold it).
 
-use ast_grep_config::CombinedScan;
-use ast_grep_core::matcher::{Matcher, MatcherExt, NodeMatch};
 #[allow(unused_imports)]
 use crate::engine::metered::{Grep, Metered, Step};
+use ast_grep_config::CombinedScan;
+use ast_grep_core::matcher::{Matcher, MatcherExt, NodeMatch};
 use ast_grep_language::SupportLang;
 
-use super::budget::{spent, tick};
 use super::RewriteOptions;
+use super::budget::{spent, tick};
+use crate::compile::{CompiledOp, SuppressionCheck};
 use crate::request::read::SkipReason;
 use crate::shared::nodes::walk_pruned;
-use crate::compile::{CompiledOp, SuppressionCheck};
 
 /// A file's matches: `(rule position in the live list, match)`.
 pub(super) struct Found<'t> {

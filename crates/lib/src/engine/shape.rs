@@ -19,7 +19,7 @@ use ast_grep_language::SupportLang;
 use tree_sitter::Node;
 
 use super::invariant::NewTok;
-use super::reference::{is_atom, Reference};
+use super::reference::{Reference, is_atom};
 
 /// Node kinds whose children are a flat run of tokens (a Rust macro's token
 /// tree): a capture moved into one is a run of them, not one node.
@@ -190,7 +190,25 @@ pub(crate) fn holder(root: Node<'_>, at: &Range<usize>) -> Range<usize> {
 /// Kinds (by a part of their name) of nodes that bind their children tightly:
 /// calls, member access, operators. A node moved under one, or out of one,
 /// binds otherwise.
-const BINDING: &[&str] = &["call", "member", "attribute", "field", "binary", "unary", "await", "comparison", "boolean", "not_operator", "subscript", "index", "try", "selector", "new_expression", "update", "cast"];
+const BINDING: &[&str] = &[
+    "call",
+    "member",
+    "attribute",
+    "field",
+    "binary",
+    "unary",
+    "await",
+    "comparison",
+    "boolean",
+    "not_operator",
+    "subscript",
+    "index",
+    "try",
+    "selector",
+    "new_expression",
+    "update",
+    "cast",
+];
 
 /// True when `kind` binds its children tightly ([`BINDING`]).
 fn binds(kind: &str) -> bool {
@@ -224,7 +242,8 @@ pub(crate) fn rebound(root: Node<'_>, at: &Range<usize>, before: u16) -> Option<
     let now = chain.get(k.checked_sub(1)?)?;
     let lang = root.language();
     let before_kind = lang.node_kind_for_id(before)?;
-    (now.kind_id() != before && (binds(now.kind()) || binds(before_kind))).then(|| (crate::shared::text::a(&now.kind().replace('_', " ")), crate::shared::text::a(&before_kind.replace('_', " "))))
+    (now.kind_id() != before && (binds(now.kind()) || binds(before_kind)))
+        .then(|| (crate::shared::text::a(&now.kind().replace('_', " ")), crate::shared::text::a(&before_kind.replace('_', " "))))
 }
 
 /// One step of a tree's outline over an edit.
@@ -340,7 +359,31 @@ pub(crate) fn breaks_may_matter(lang: SupportLang) -> bool {
 /// Go's keywords that end a line with an inserted `;` (the Go spec, "Semicolons").
 const GO_ENDING_KEYWORDS: &[&str] = &["break", "continue", "fallthrough", "return"];
 const GO_KEYWORDS: &[&str] = &[
-    "break", "default", "func", "interface", "select", "case", "defer", "go", "map", "struct", "chan", "else", "goto", "package", "switch", "const", "fallthrough", "if", "range", "type", "continue", "for", "import", "return", "var",
+    "break",
+    "default",
+    "func",
+    "interface",
+    "select",
+    "case",
+    "defer",
+    "go",
+    "map",
+    "struct",
+    "chan",
+    "else",
+    "goto",
+    "package",
+    "switch",
+    "const",
+    "fallthrough",
+    "if",
+    "range",
+    "type",
+    "continue",
+    "for",
+    "import",
+    "return",
+    "var",
 ];
 /// Go nodes whose children a `;` may separate.
 const GO_LISTS: &[&str] = &[
@@ -410,7 +453,9 @@ pub(crate) fn bad_line_break(lang: SupportLang, root: Node<'_>, new: &str, span:
             _ => {
                 depth > 0 || gap.contains("\\\n") || gap.contains("\\\r\n") || {
                     let between = chain(a.start..b.end);
-                    in_brackets(&between, a, b) || between.last().is_some_and(|n| PY_LISTS.contains(&n.kind())) || chain(b.start..b.end).iter().any(|n| n.start_byte() == b.start && PY_LINE_STARTS.contains(&n.kind()))
+                    in_brackets(&between, a, b)
+                        || between.last().is_some_and(|n| PY_LISTS.contains(&n.kind()))
+                        || chain(b.start..b.end).iter().any(|n| n.start_byte() == b.start && PY_LINE_STARTS.contains(&n.kind()))
                 }
             }
         };

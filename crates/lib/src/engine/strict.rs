@@ -40,8 +40,8 @@ use ast_grep_language::SupportLang;
 use tree_sitter::Node;
 
 use super::invariant::NewTok;
-use super::shape::{ancestors, Hole};
-use crate::shared::nodes::{walk, Next};
+use super::shape::{Hole, ancestors};
+use crate::shared::nodes::{Next, walk};
 
 /// The first rule the edit's text `span` of `new` (its tree `root`, its
 /// tokens `toks`, its captures `holes`) breaks in `lang`, in words.
@@ -60,7 +60,8 @@ fn f_string_quote(n: Node<'_>, new: &str) -> Option<String> {
     let start = string.child(0).map(|s| &new[s.byte_range()]).unwrap_or_default();
     let quote = start.trim_start_matches(|c: char| c.is_ascii_alphabetic());
     let code = &new[n.byte_range()];
-    ((!quote.is_empty() && code.contains(quote)) || code.contains('\\')).then(|| format!("`{}` in an f-string: its quote or `\\` ends or breaks the string before Python 3.12", super::invariant::cut(code)))
+    ((!quote.is_empty() && code.contains(quote)) || code.contains('\\'))
+        .then(|| format!("`{}` in an f-string: its quote or `\\` ends or breaks the string before Python 3.12", super::invariant::cut(code)))
 }
 
 /// An `await` the edit writes in a Python function that is not `async`, or a
@@ -132,7 +133,10 @@ fn py_await(root: Node<'_>, span: &Range<usize>) -> Option<String> {
 /// `a < -b` written `a<-b` receives from a channel), where tree-sitter-go
 /// lexes by what the parser expects next.
 pub(crate) fn glues(lang: SupportLang, a: u8, b: u8) -> bool {
-    const GO: &[&[u8; 2]] = &[b"&&", b"||", b"<-", b"++", b"--", b"==", b"!=", b"<=", b">=", b"<<", b">>", b"&^", b":=", b"+=", b"-=", b"*=", b"/=", b"%=", b"&=", b"|=", b"^=", b"//", b"/*"];
+    const GO: &[&[u8; 2]] = &[
+        b"&&", b"||", b"<-", b"++", b"--", b"==", b"!=", b"<=", b">=", b"<<", b">>", b"&^", b":=", b"+=", b"-=", b"*=", b"/=", b"%=", b"&=", b"|=", b"^=",
+        b"//", b"/*",
+    ];
     lang == SupportLang::Go && GO.iter().any(|op| op[0] == a && op[1] == b)
 }
 
@@ -160,7 +164,25 @@ pub(crate) fn double_comma(lang: SupportLang, root: Node<'_>, new: &str, span: &
 }
 
 /// Kinds (by a part of their name) of lists whose trailing `,` changes nothing.
-const COMMA_IGNORED: &[&str] = &["argument", "parameter", "array", "object", "dictionary", "set", "initializer", "literal_value", "field", "variant", "use_list", "import", "export", "token_tree", "list", "match_arm", "enum"];
+const COMMA_IGNORED: &[&str] = &[
+    "argument",
+    "parameter",
+    "array",
+    "object",
+    "dictionary",
+    "set",
+    "initializer",
+    "literal_value",
+    "field",
+    "variant",
+    "use_list",
+    "import",
+    "export",
+    "token_tree",
+    "list",
+    "match_arm",
+    "enum",
+];
 /// Kinds among those that are no such list (`a, b` without brackets).
 const COMMA_MEANT: &[&str] = &["expression_list", "pattern_list"];
 
@@ -168,7 +190,13 @@ const COMMA_MEANT: &[&str] = &["expression_list", "pattern_list"];
 /// capture with its bracket and not one the template writes there itself (at
 /// `spelled`), in a node where it counts (a tuple, a parenthesized
 /// expression): the bracket and the node's kind.
-pub(crate) fn trailing_comma(root: Node<'_>, new: &str, span: &Range<usize>, (holes, spelled): (&[Hole], &[usize]), toks: &[NewTok]) -> Option<(String, String)> {
+pub(crate) fn trailing_comma(
+    root: Node<'_>,
+    new: &str,
+    span: &Range<usize>,
+    (holes, spelled): (&[Hole], &[usize]),
+    toks: &[NewTok],
+) -> Option<(String, String)> {
     let code: Vec<&NewTok> = toks.iter().filter(|t| !t.comment).collect();
     for w in code.windows(2) {
         let (comma, close) = (w[0], w[1]);
@@ -193,9 +221,22 @@ const PY_LISTED: &[&str] = &["list_splat", "dictionary_splat", "keyword_argument
 const PY_LISTS: &[&str] = &["argument_list", "list", "tuple", "set", "dictionary", "expression_list", "pattern_list"];
 /// Low-precedence kinds and the kinds that may not take one as an operand, per language.
 const PY_LOW: &[&str] = &["lambda", "yield"];
-const PY_TIGHT: &[&str] = &["not_operator", "boolean_operator", "binary_operator", "comparison_operator", "unary_operator", "attribute", "subscript", "call", "await"];
+const PY_TIGHT: &[&str] =
+    &["not_operator", "boolean_operator", "binary_operator", "comparison_operator", "unary_operator", "attribute", "subscript", "call", "await"];
 const JS_LOW: &[&str] = &["arrow_function", "yield_expression", "assignment_expression", "sequence_expression"];
-const JS_TIGHT: &[&str] = &["unary_expression", "binary_expression", "await_expression", "new_expression", "member_expression", "subscript_expression", "call_expression", "update_expression", "as_expression", "satisfies_expression", "non_null_expression"];
+const JS_TIGHT: &[&str] = &[
+    "unary_expression",
+    "binary_expression",
+    "await_expression",
+    "new_expression",
+    "member_expression",
+    "subscript_expression",
+    "call_expression",
+    "update_expression",
+    "as_expression",
+    "satisfies_expression",
+    "non_null_expression",
+];
 /// The JavaScript nodes whose operand follows their operator.
 const JS_PREFIX: &[&str] = &["unary_expression", "await_expression", "new_expression", "binary_expression", "update_expression"];
 /// TypeScript's `a as T` and `a satisfies T`, which no unary operator,
@@ -235,18 +276,33 @@ fn operands(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, h
         let [.., parent, node] = chain.as_slice() else { continue };
         let (k, p) = (node.kind(), parent.kind());
         let wrong = match lang {
-            SupportLang::Python => (PY_LISTED.contains(&k) && !PY_LISTS.contains(&p)) || (PY_LOW.contains(&k) && PY_TIGHT.contains(&p)) || nested_conditional(*parent, *node) || lone_star(*parent, *node),
+            SupportLang::Python => {
+                (PY_LISTED.contains(&k) && !PY_LISTS.contains(&p))
+                    || (PY_LOW.contains(&k) && PY_TIGHT.contains(&p))
+                    || nested_conditional(*parent, *node)
+                    || lone_star(*parent, *node)
+            }
             SupportLang::JavaScript | SupportLang::TypeScript | SupportLang::Tsx => {
                 // Under a postfix node (a call, `.`, `[]`, `!`, `as`) only as
                 // its first part: `a[() => 1]` and `row[c as any]` are right.
                 let operand = JS_PREFIX.contains(&p) || parent.start_byte() == node.start_byte();
                 operand && ((JS_LOW.contains(&k) && JS_TIGHT.contains(&p)) || (TS_LOW.contains(&k) && JS_TIGHT.contains(&p) && p != "binary_expression"))
             }
-            SupportLang::Rust => (RS_LOW.contains(&k) && (RS_TIGHT.contains(&p) || cast_before_less(*parent, *node, new))) || chained(*parent, *node, new) || block_first(*parent, *node) || lazy_in_let(*parent, *node, new),
+            SupportLang::Rust => {
+                (RS_LOW.contains(&k) && (RS_TIGHT.contains(&p) || cast_before_less(*parent, *node, new)))
+                    || chained(*parent, *node, new)
+                    || block_first(*parent, *node)
+                    || lazy_in_let(*parent, *node, new)
+            }
             _ => false,
         };
         if wrong {
-            return Some(format!("`{}` ({}) may not stand as part of {} there", super::invariant::cut(&new[node.byte_range()]), k.replace('_', " "), crate::shared::text::a(&p.replace('_', " "))));
+            return Some(format!(
+                "`{}` ({}) may not stand as part of {} there",
+                super::invariant::cut(&new[node.byte_range()]),
+                k.replace('_', " "),
+                crate::shared::text::a(&p.replace('_', " "))
+            ));
         }
     }
     None
@@ -256,7 +312,8 @@ fn operands(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, h
 /// expression that starts a statement: rustc ends the statement after it, so
 /// `match x {} + 1` is a `match` then `+1`, where tree-sitter reads a sum.
 fn block_first(parent: Node<'_>, node: Node<'_>) -> bool {
-    const BLOCK_LIKE: &[&str] = &["match_expression", "if_expression", "block", "loop_expression", "while_expression", "for_expression", "unsafe_block", "async_block", "const_block"];
+    const BLOCK_LIKE: &[&str] =
+        &["match_expression", "if_expression", "block", "loop_expression", "while_expression", "for_expression", "unsafe_block", "async_block", "const_block"];
     // `.` and `?` go on after a block-like expression, in rustc too.
     const HOSTS: &[&str] = &["binary_expression", "call_expression", "index_expression", "type_cast_expression", "range_expression"];
     if !BLOCK_LIKE.contains(&node.kind()) || parent.start_byte() != node.start_byte() || !HOSTS.contains(&parent.kind()) {
@@ -272,7 +329,9 @@ fn block_first(parent: Node<'_>, node: Node<'_>) -> bool {
 /// A Python conditional expression or lambda as the body or the test of a
 /// conditional expression (only its `else` part may be one without brackets).
 fn nested_conditional(parent: Node<'_>, node: Node<'_>) -> bool {
-    matches!(node.kind(), "conditional_expression" | "lambda") && parent.kind() == "conditional_expression" && parent.named_child(u32::try_from(parent.named_child_count().saturating_sub(1)).unwrap_or(u32::MAX)) != Some(node)
+    matches!(node.kind(), "conditional_expression" | "lambda")
+        && parent.kind() == "conditional_expression"
+        && parent.named_child(u32::try_from(parent.named_child_count().saturating_sub(1)).unwrap_or(u32::MAX)) != Some(node)
 }
 
 /// A Python `*a` alone in brackets: tree-sitter reads `(*a)` as a tuple,
@@ -290,7 +349,10 @@ fn operator<'a>(n: Node<'_>, new: &'a str) -> Option<&'a str> {
 /// A Rust `a || b` or `a && b` as the value of an `if let` or `while let`,
 /// which rustc refuses (it would read as a let chain).
 fn lazy_in_let(parent: Node<'_>, node: Node<'_>, new: &str) -> bool {
-    parent.kind() == "let_condition" && parent.child_by_field_name("value") == Some(node) && node.kind() == "binary_expression" && matches!(operator(node, new), Some("||" | "&&"))
+    parent.kind() == "let_condition"
+        && parent.child_by_field_name("value") == Some(node)
+        && node.kind() == "binary_expression"
+        && matches!(operator(node, new), Some("||" | "&&"))
 }
 
 /// A Rust cast left of `<` or `<<`, which rustc reads as generic arguments.
@@ -301,7 +363,8 @@ fn cast_before_less(parent: Node<'_>, node: Node<'_>, new: &str) -> bool {
 /// A Rust comparison one of whose operands is a comparison (not in brackets).
 fn chained(parent: Node<'_>, node: Node<'_>, new: &str) -> bool {
     let comparison = |n: Node<'_>| n.kind() == "binary_expression" && operator(n, new).is_some_and(|o| RS_COMPARISONS.contains(&o));
-    (comparison(parent) && comparison(node)) || (comparison(node) && [node.child_by_field_name("left"), node.child_by_field_name("right")].into_iter().flatten().any(comparison))
+    (comparison(parent) && comparison(node))
+        || (comparison(node) && [node.child_by_field_name("left"), node.child_by_field_name("right")].into_iter().flatten().any(comparison))
 }
 
 /// A rule broken by a node inside the edit: Python argument order and
@@ -348,14 +411,21 @@ fn inside(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, hol
         if n.kind() == "type_instantiation_expression"
             && lang == SupportLang::Go
             && n.start_byte() >= span.start
-            && let Some(t) = n.child_by_field_name("type").filter(|t| !matches!(t.kind(), "type_identifier" | "qualified_type" | "identifier" | "selector_expression" | "generic_type"))
+            && let Some(t) = n
+                .child_by_field_name("type")
+                .filter(|t| !matches!(t.kind(), "type_identifier" | "qualified_type" | "identifier" | "selector_expression" | "generic_type"))
         {
             *found = Some(format!("`{}` is no named type, so it takes no type arguments", super::invariant::cut(&new[t.byte_range()])));
             return Next::Stop;
         }
         // JavaScript reads a `{` after `=>` as a block: tree-sitter may read
         // an object there.
-        if n.kind() == "arrow_function" && want == "await_expression" && n.child_by_field_name("body").is_some_and(|b| b.kind() != "statement_block" && new.as_bytes().get(b.start_byte()) == Some(&b'{') && b.start_byte() >= span.start && b.start_byte() < span.end) {
+        if n.kind() == "arrow_function"
+            && want == "await_expression"
+            && n.child_by_field_name("body").is_some_and(|b| {
+                b.kind() != "statement_block" && new.as_bytes().get(b.start_byte()) == Some(&b'{') && b.start_byte() >= span.start && b.start_byte() < span.end
+            })
+        {
             *found = Some("the `{` after `=>` starts a block, not an object".to_string());
             return Next::Stop;
         }
@@ -384,7 +454,9 @@ fn out_of_order(list: Node<'_>, new: &str) -> Option<String> {
             "dictionary_splat" => double = true,
             "list_splat" if double => return Some(format!("`{}` follows a `**` argument", &new[a.byte_range()])),
             "list_splat" => {}
-            _ if keyword || double => return Some(format!("the positional argument `{}` follows a keyword argument", super::invariant::cut(&new[a.byte_range()]))),
+            _ if keyword || double => {
+                return Some(format!("the positional argument `{}` follows a keyword argument", super::invariant::cut(&new[a.byte_range()])));
+            }
             _ => {}
         }
     }
@@ -392,7 +464,8 @@ fn out_of_order(list: Node<'_>, new: &str) -> Option<String> {
 }
 
 /// JavaScript kinds of functions.
-const JS_FUNCTIONS: &[&str] = &["function_declaration", "function_expression", "function", "arrow_function", "method_definition", "generator_function", "generator_function_declaration"];
+const JS_FUNCTIONS: &[&str] =
+    &["function_declaration", "function_expression", "function", "arrow_function", "method_definition", "generator_function", "generator_function_declaration"];
 
 /// An `await` whose nearest function is not `async`.
 fn outside_async(root: Node<'_>, at: Node<'_>) -> Option<String> {

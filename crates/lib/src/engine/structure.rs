@@ -52,7 +52,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Edit;
-use crate::shared::nodes::{walk, Next};
+use crate::shared::nodes::{Next, walk};
 use crate::shared::text::{line_of, plural};
 
 mod captured;
@@ -254,7 +254,15 @@ impl Before {
 /// an incremental re-parse). When `changed` reaches outside the regions
 /// `before` walked, or is not known, the old text is parsed again and walked
 /// over the changed regions (or whole).
-pub fn compare(before: Before, old_text: &str, new_root: tree_sitter::Node<'_>, new_text: &str, edits: &[Edit], bom: usize, changed: Option<&[std::ops::Range<usize>]>) -> Report {
+pub fn compare(
+    before: Before,
+    old_text: &str,
+    new_root: tree_sitter::Node<'_>,
+    new_text: &str,
+    edits: &[Edit],
+    bom: usize,
+    changed: Option<&[std::ops::Range<usize>]>,
+) -> Report {
     let ranges = ranges(edits, bom);
     let pruned = changed.map(|changed| regions(changed, &ranges));
     // Error recovery breaks the guarantee the pruning rests on (module doc):
@@ -288,16 +296,21 @@ fn error_within(root: tree_sitter::Node<'_>, regions: &[(usize, usize)]) -> bool
         regions.get(k).is_some_and(|r| r.0 <= n.end_byte())
     };
     let mut found = false;
-    walk(root, &mut found, |found, n| {
-        if !n.has_error() || !overlaps(n) {
-            Next::Sibling
-        } else if n.is_error() || n.is_missing() {
-            *found = true;
-            Next::Stop
-        } else {
-            Next::Children
-        }
-    }, |_, _| {});
+    walk(
+        root,
+        &mut found,
+        |found, n| {
+            if !n.has_error() || !overlaps(n) {
+                Next::Sibling
+            } else if n.is_error() || n.is_missing() {
+                *found = true;
+                Next::Stop
+            } else {
+                Next::Children
+            }
+        },
+        |_, _| {},
+    );
     found
 }
 
@@ -316,7 +329,8 @@ type Regions = Vec<(usize, usize)>;
 /// The regions to walk (module doc), closed byte ranges, sorted and disjoint:
 /// in the old text, and in the new one.
 fn regions(changed: &[std::ops::Range<usize>], ranges: &[(usize, usize, usize, usize)]) -> (Regions, Regions) {
-    let mut all: Vec<(usize, usize)> = changed.iter().map(|r| (r.start, r.end)).chain(ranges.iter().map(|r| (r.2, r.3))).map(|(a, b)| (a.saturating_sub(1), b + 1)).collect();
+    let mut all: Vec<(usize, usize)> =
+        changed.iter().map(|r| (r.start, r.end)).chain(ranges.iter().map(|r| (r.2, r.3))).map(|(a, b)| (a.saturating_sub(1), b + 1)).collect();
     all.sort_unstable();
     let mut new: Vec<(usize, usize)> = Vec::with_capacity(all.len());
     for (a, b) in all {
@@ -330,7 +344,13 @@ fn regions(changed: &[std::ops::Range<usize>], ranges: &[(usize, usize, usize, u
     let to_old = |p: usize, end: bool| {
         let k = ranges.partition_point(|r| r.3 < p);
         match ranges.get(k) {
-            Some(r) if r.2 <= p => if end { r.1 } else { r.0 },
+            Some(r) if r.2 <= p => {
+                if end {
+                    r.1
+                } else {
+                    r.0
+                }
+            }
             _ => match k.checked_sub(1).map(|i| ranges[i]) {
                 Some(r) => r.1 + (p - r.3),
                 None => p,
@@ -361,7 +381,13 @@ fn compare_flats(old: &Flat, new: &Flat, texts: &Texts<'_>, new_root: tree_sitte
 fn anchors(old: &Flat, to_new: &[u32]) -> Vec<u32> {
     let mut a = vec![NONE; old.kind.len()];
     for n in 0..old.kind.len() {
-        a[n] = if to_new[n] != NONE { n as u32 } else if old.parent[n] == NONE { NONE } else { a[old.parent[n] as usize] };
+        a[n] = if to_new[n] != NONE {
+            n as u32
+        } else if old.parent[n] == NONE {
+            NONE
+        } else {
+            a[old.parent[n] as usize]
+        };
     }
     a
 }
@@ -514,7 +540,10 @@ fn end_class(e: usize, ranges: &[(usize, usize, usize, usize)], new: bool) -> Re
 /// `a && b`, and each `&&` keeps its parent. Returns old node -> new node.
 fn pair_nodes(old: &Flat, new: &Flat, leaf_pairs: &[(u32, u32)], ranges: &[(usize, usize, usize, usize)]) -> Vec<u32> {
     let mut to_new = vec![NONE; old.kind.len()];
-    let alike = |x: u32, y: u32| old.kind[x as usize] == new.kind[y as usize] && end_class(old.end[x as usize] as usize, ranges, false) == end_class(new.end[y as usize] as usize, ranges, true);
+    let alike = |x: u32, y: u32| {
+        old.kind[x as usize] == new.kind[y as usize]
+            && end_class(old.end[x as usize] as usize, ranges, false) == end_class(new.end[y as usize] as usize, ranges, true)
+    };
     for &(a, b) in leaf_pairs {
         let (ca, cb) = (old.chain(a as usize), new.chain(b as usize));
         let (mut i, mut j) = (ca.len(), cb.len());

@@ -4,9 +4,9 @@
 //! (docs/DESIGN.md section 2.5.6); and the checks of section 2.5.7 made before a
 //! file is matched: its depth, and the work of its rules' transforms and rewriters.
 
+use super::*;
 #[allow(unused_imports)]
 use crate::engine::metered::{Grep, Metered, Step};
-use super::*;
 
 /// Most syntax errors listed per changed file (`syntaxErrors`, docs/DESIGN.md
 /// sections 2.5.6 and 7): the first ones the rewrite adds are where to look; the
@@ -270,7 +270,12 @@ pub(super) struct Parsed<'t, 'o> {
 /// Parses `text` for `ops` (the rewrite and the search share it): `Ok(None)`
 /// when the prefilter leaves no op, so the file is not parsed; `Err` with the
 /// reason when the file's budget is spent already (`engine::budget`).
-pub(super) fn parse_for<'t, 'o>(ops: &[&'o CompiledOp], lang: SupportLang, text: &'t str, prefilter: bool) -> std::result::Result<Option<Parsed<'t, 'o>>, SkipReason> {
+pub(super) fn parse_for<'t, 'o>(
+    ops: &[&'o CompiledOp],
+    lang: SupportLang,
+    text: &'t str,
+    prefilter: bool,
+) -> std::result::Result<Option<Parsed<'t, 'o>>, SkipReason> {
     let live: Vec<&CompiledOp> = ops.iter().copied().filter(|op| !prefilter || op.may_match(text.as_bytes())).collect();
     if live.is_empty() {
         return Ok(None);
@@ -298,7 +303,14 @@ thread_local! {
 ///
 /// With it, the byte ranges of `new` whose syntactic structure changed
 /// (`Tree::changed_ranges`), when the re-parse was incremental.
-pub(super) fn tree_after_edit(tree: tree_sitter::Tree, lang: SupportLang, old: &str, new: &str, edits: &[Edit], bom: usize) -> (tree_sitter::Tree, Option<Vec<std::ops::Range<usize>>>) {
+pub(super) fn tree_after_edit(
+    tree: tree_sitter::Tree,
+    lang: SupportLang,
+    old: &str,
+    new: &str,
+    edits: &[Edit],
+    bom: usize,
+) -> (tree_sitter::Tree, Option<Vec<std::ops::Range<usize>>>) {
     match reparse(tree, lang, old, new, edits, bom) {
         Some((t, changed)) => (t, Some(changed)),
         None => (tree_after_edit_full(lang, new), None),
@@ -329,10 +341,7 @@ pub(crate) fn reparse(
         let inserted = e.text.as_bytes();
         let new_end_position = match memchr::memrchr(b'\n', inserted) {
             None => tree_sitter::Point { row: start_position.row, column: start_position.column + inserted.len() },
-            Some(last) => tree_sitter::Point {
-                row: start_position.row + memchr::memchr_iter(b'\n', inserted).count(),
-                column: inserted.len() - last - 1,
-            },
+            Some(last) => tree_sitter::Point { row: start_position.row + memchr::memchr_iter(b'\n', inserted).count(), column: inserted.len() - last - 1 },
         };
         tree.edit(&tree_sitter::InputEdit {
             start_byte: start,

@@ -28,7 +28,7 @@ use ast_grep_language::SupportLang;
 use proptest::prelude::*;
 
 use super::reference::atoms_in;
-use super::{rewrite, Engine, RewriteOptions};
+use super::{Engine, RewriteOptions, rewrite};
 use crate::request::{Op, RawRequest, WalkOptions};
 
 /// A part of a generated template.
@@ -83,7 +83,13 @@ fn spaced_holes(items: &[Item], tight: &[bool], a: &str, b: &str) -> (Vec<std::o
     let (mut out, mut holes, mut i) = (String::new(), Vec::new(), 0);
     while i < t.len() {
         let rest = &t[i..];
-        let cap = if rest.starts_with("$A") { Some(a) } else if rest.starts_with("$B") { Some(b) } else { None };
+        let cap = if rest.starts_with("$A") {
+            Some(a)
+        } else if rest.starts_with("$B") {
+            Some(b)
+        } else {
+            None
+        };
         match cap {
             Some(c) => {
                 out.push(' ');
@@ -271,9 +277,18 @@ fn case(l: &Lang, (a, b): (usize, usize), (sep, comment, trailing): (usize, bool
     // tree-sitter does not know (Rust's `a == b == c`): `engine/frontend_prop.rs`
     // judges those with the compilers themselves. Nor does it know node
     // kinds: `$A $A` on `(a + b)` gives two nodes, a call and its arguments.
-    let compiler = !def.template.mismatches.is_empty() && def.template.mismatches.iter().all(|m| m.message.starts_with(super::invariant::COMPILER_RULE) || m.message.contains(super::invariant::READ_AS));
+    let compiler = !def.template.mismatches.is_empty()
+        && def.template.mismatches.iter().all(|m| m.message.starts_with(super::invariant::COMPILER_RULE) || m.message.contains(super::invariant::READ_AS));
     if got_verbatim == want && !compiler && holds_captures(l.lang, &oracle_src, start, &spaced_holes(items, tight, a, b)) {
-        prop_assert!(!flagged && (got == want || same_runs()), "{:?} on {:?}: ast-grep's {:?} follows the template, the default wrote {:?} (flagged: {})", out, src, String::from_utf8_lossy(&verb.new_text), new, flagged);
+        prop_assert!(
+            !flagged && (got == want || same_runs()),
+            "{:?} on {:?}: ast-grep's {:?} follows the template, the default wrote {:?} (flagged: {})",
+            out,
+            src,
+            String::from_utf8_lossy(&verb.new_text),
+            new,
+            flagged
+        );
     }
     Ok(())
 }

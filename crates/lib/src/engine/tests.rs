@@ -231,8 +231,7 @@ fn prefilter_is_sound(lang: SupportLang, ext: &str, pats: &[&str], src: &str) ->
 fn soup(words: &'static [&'static str], seps: &'static [&'static str]) -> impl proptest::strategy::Strategy<Value = String> {
     use proptest::strategy::Strategy;
     let sep = proptest::prop_oneof![proptest::strategy::Just(""), proptest::sample::select(seps)];
-    proptest::collection::vec((proptest::sample::select(words), sep), 0..30)
-        .prop_map(|w| w.into_iter().flat_map(|(a, b)| [a, b]).collect())
+    proptest::collection::vec((proptest::sample::select(words), sep), 0..30).prop_map(|w| w.into_iter().flat_map(|(a, b)| [a, b]).collect())
 }
 
 /// A rule set's edits and findings with the literal prefilter (and the

@@ -64,11 +64,7 @@ pub(crate) fn unified_with(path: &str, old: &str, new: &str, context: usize) -> 
     // An absolute display path (outside the working directory) must not give `a//x`.
     let path = path.trim_start_matches('/');
     let diff = TextDiff::from_lines(old, new);
-    diff.unified_diff()
-        .context_radius(context)
-        .missing_newline_hint(true)
-        .header(&quote::prefixed("a/", path), &quote::prefixed("b/", path))
-        .to_string()
+    diff.unified_diff().context_radius(context).missing_newline_hint(true).header(&quote::prefixed("a/", path), &quote::prefixed("b/", path)).to_string()
 }
 
 /// Where the lines of a text start and end: its line breaks.
@@ -281,12 +277,8 @@ fn push(ops: &mut Vec<DiffOp>, op: DiffOp) {
 fn shift(op: DiffOp, old: usize, new: usize) -> DiffOp {
     match op {
         DiffOp::Equal { old_index, new_index, len } => DiffOp::Equal { old_index: old_index + old, new_index: new_index + new, len },
-        DiffOp::Delete { old_index, old_len, new_index } => {
-            DiffOp::Delete { old_index: old_index + old, old_len, new_index: new_index + new }
-        }
-        DiffOp::Insert { old_index, new_index, new_len } => {
-            DiffOp::Insert { old_index: old_index + old, new_index: new_index + new, new_len }
-        }
+        DiffOp::Delete { old_index, old_len, new_index } => DiffOp::Delete { old_index: old_index + old, old_len, new_index: new_index + new },
+        DiffOp::Insert { old_index, new_index, new_len } => DiffOp::Insert { old_index: old_index + old, new_index: new_index + new, new_len },
         DiffOp::Replace { old_index, old_len, new_index, new_len } => {
             DiffOp::Replace { old_index: old_index + old, old_len, new_index: new_index + new, new_len }
         }
@@ -379,16 +371,16 @@ mod tests {
     fn diff_from_edits_equals_the_whole_file_diff() {
         let old = "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\n";
         let cases: &[&[(usize, usize, &str)]] = &[
-            &[(2, 3, "B")],                        // one line
-            &[(2, 3, "B"), (20, 21, "K")],         // two hunks
-            &[(2, 3, "B"), (10, 11, "F")],         // hunks whose context meets
-            &[(2, 4, "")],                         // a line's newline taken: lines join
-            &[(2, 4, "x\ny\nz\n")],              // one line becomes three
-            &[(0, 0, "top\n")],                   // insert at the start
-            &[(24, 24, "end\n")],                 // insert at the end
-            &[(0, 24, "")],                        // everything deleted
-            &[(2, 3, "B"), (4, 5, "C")],           // neighbouring lines
-            &[(2, 6, "b\nC")],                    // a multi-line edit that keeps a line
+            &[(2, 3, "B")],                // one line
+            &[(2, 3, "B"), (20, 21, "K")], // two hunks
+            &[(2, 3, "B"), (10, 11, "F")], // hunks whose context meets
+            &[(2, 4, "")],                 // a line's newline taken: lines join
+            &[(2, 4, "x\ny\nz\n")],        // one line becomes three
+            &[(0, 0, "top\n")],            // insert at the start
+            &[(24, 24, "end\n")],          // insert at the end
+            &[(0, 24, "")],                // everything deleted
+            &[(2, 3, "B"), (4, 5, "C")],   // neighbouring lines
+            &[(2, 6, "b\nC")],             // a multi-line edit that keeps a line
         ];
         for edits in cases {
             let (new, e) = edited(old, edits);

@@ -17,9 +17,9 @@ use std::path::Path;
 
 use ast_grep_language::SupportLang;
 
+use crate::request::Request;
 use crate::request::read::{SkipReason, Skipped};
 use crate::request::walk::Candidate;
-use crate::request::Request;
 use crate::shared::error::Result;
 
 /// What became of one file.

@@ -25,14 +25,14 @@ use crate::engine::{self, Engine};
 /// The engine's types that a plan's files hold: an edit, a located syntax
 /// error, a note of the template check, a change the structure guard found.
 pub use crate::engine::structure::StructureChange;
-pub use crate::engine::{Edit, SyntaxError, TemplateNote, MAX_EXCERPT_CHARS, MAX_SYNTAX_ERRORS_LISTED, MAX_TEMPLATE_NOTES_LISTED};
-use crate::request::read::{check_text, read_text, Skip, Skipped};
-use crate::shared::error::Result;
-use crate::request::lang;
+pub use crate::engine::{Edit, MAX_EXCERPT_CHARS, MAX_SYNTAX_ERRORS_LISTED, MAX_TEMPLATE_NOTES_LISTED, SyntaxError, TemplateNote};
 use crate::request::Request;
-use crate::shared::text::line_of;
+use crate::request::lang;
+use crate::request::read::{Skip, Skipped, check_text, read_text};
 use crate::request::walk::{self, Candidate};
-use warning::{run_warnings, Warning};
+use crate::shared::error::Result;
+use crate::shared::text::line_of;
+use warning::{Warning, run_warnings};
 
 /// A file the plan changes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -425,12 +425,7 @@ fn plan_file(engine: &Engine, req: &Request, names: &[String], c: &Candidate) ->
 ///
 /// Each item's work runs under `budget` (`engine::budget`: its own deadline,
 /// the request's, and the request's stop flag).
-pub(crate) fn largest_first<T: Sync, R: Send>(
-    items: &[T],
-    size: impl Fn(&T) -> u64,
-    budget: &Budget,
-    f: impl Fn(&T) -> R + Sync + Send,
-) -> Vec<R> {
+pub(crate) fn largest_first<T: Sync, R: Send>(items: &[T], size: impl Fn(&T) -> u64, budget: &Budget, f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
     let mut order: Vec<(usize, u64)> = items.iter().enumerate().map(|(i, t)| (i, size(t))).collect();
     order.sort_by_key(|&(_, size)| std::cmp::Reverse(size));
     let mut out: Vec<(usize, R)> = order
@@ -490,12 +485,7 @@ pub fn build_with_progress(req: &Request, cwd: &Path, progress: &(dyn Fn(usize, 
 /// MCP request): the file in progress stops at its next poll of the budget
 /// (`engine::budget`), the files not yet planned are skipped, and the result is
 /// [`crate::Error::Cancelled`], so nothing can be staged from a partial plan.
-pub fn build_with(
-    req: &Request,
-    cwd: &Path,
-    progress: &(dyn Fn(usize, usize) + Sync),
-    stop: &(dyn Fn() -> bool + Sync),
-) -> Result<Plan> {
+pub fn build_with(req: &Request, cwd: &Path, progress: &(dyn Fn(usize, usize) + Sync), stop: &(dyn Fn() -> bool + Sync)) -> Result<Plan> {
     let (cwd, walked, engine) = prepare(req, cwd)?;
     let total = walked.files.len();
     let done = std::sync::atomic::AtomicUsize::new(0);
@@ -503,14 +493,19 @@ pub fn build_with(
     // The files and the diagnosis of what they showed, under one request
     // budget, which a cancel stops.
     let (collected, diagnosis, work) = watched(req, stop, |budget| {
-        let outcomes = largest_first(&walked.files, |c| c.size, budget, |c| {
-            if stop() {
-                return FileOutcome::Unchanged(Reported::default());
-            }
-            let o = plan_file(&engine, req, &names, c);
-            progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
-            o
-        });
+        let outcomes = largest_first(
+            &walked.files,
+            |c| c.size,
+            budget,
+            |c| {
+                if stop() {
+                    return FileOutcome::Unchanged(Reported::default());
+                }
+                let o = plan_file(&engine, req, &names, c);
+                progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
+                o
+            },
+        );
         if stop() {
             return None;
         }
@@ -596,7 +591,14 @@ struct Collected {
 
 /// Gathers `outcomes` (one per candidate of `files`, in the same order).
 fn collect(outcomes: Vec<FileOutcome>, files: &[Candidate]) -> Collected {
-    let mut c = Collected { files: Vec::new(), skipped: Vec::new(), all: Reported::default(), broken: Vec::new(), broken_omitted: 0, seen: Vec::with_capacity(outcomes.len()) };
+    let mut c = Collected {
+        files: Vec::new(),
+        skipped: Vec::new(),
+        all: Reported::default(),
+        broken: Vec::new(),
+        broken_omitted: 0,
+        seen: Vec::with_capacity(outcomes.len()),
+    };
     for (o, file) in outcomes.into_iter().zip(files) {
         let rep = match o {
             FileOutcome::Unchanged(rep) => rep,

@@ -258,8 +258,7 @@ impl PreviewDetails {
         if self.broken_before.is_empty() {
             return None;
         }
-        let listed: Vec<String> =
-            self.broken_before.iter().map(|b| format!("{}:{}", crate::shared::quote::display_name(&b.path), b.line)).collect();
+        let listed: Vec<String> = self.broken_before.iter().map(|b| format!("{}:{}", crate::shared::quote::display_name(&b.path), b.line)).collect();
         let mut line = format!("Parse errors before this edit (not caused by it): {}", listed.join(", "));
         if self.broken_before_omitted > 0 {
             line.push_str(&format!(" and {}", plural(self.broken_before_omitted, "more file")));

@@ -17,11 +17,11 @@ use std::path::Path;
 use ast_grep_language::SupportLang;
 
 use crate::engine::{self, Engine, RuleMatch, Severity};
-use crate::plan::warning::{run_warnings, Warning};
 use crate::plan;
+use crate::plan::warning::{Warning, run_warnings};
+use crate::request::Request;
 use crate::request::read::{self, Skip, Skipped};
 use crate::request::walk::Candidate;
-use crate::request::Request;
 use crate::shared::error::Result;
 use crate::shared::message::Text;
 

@@ -29,13 +29,13 @@ use serde_json::Value;
 
 use crate::diagnose::{self, FileSeen};
 use crate::engine::{Engine, FileOps, Hit};
-use crate::shared::error::{Error, Result};
-use crate::shared::message::{Say, Text, Words};
 use crate::plan;
 use crate::request::read::{self, Skip, Skipped};
-use crate::request::{Op, RawRequest, Request, WalkOptions};
-use crate::shared::text::{self, plural, Unit};
 use crate::request::walk::Candidate;
+use crate::request::{Op, RawRequest, Request, WalkOptions};
+use crate::shared::error::{Error, Result};
+use crate::shared::message::{Say, Text, Words};
+use crate::shared::text::{self, Unit, plural};
 
 /// Matches listed per page when `limit` is not given.
 pub const DEFAULT_LIMIT: usize = 20;
@@ -131,9 +131,7 @@ impl RawSearch {
     pub fn validate_with(self, check: impl FnOnce(RawRequest) -> Result<Request>) -> Result<Search> {
         if self.ops.is_empty() && self.rule.is_none() && self.project.is_none() {
             return Err(Error::bad(
-                Text::from("no pattern given: pass at least one pattern (`ops: [{\"pat\": \"foo($A)\"}]`")
-                    .say(Say::OtherPatternInputs)
-                    .lit("), or a `rule`"),
+                Text::from("no pattern given: pass at least one pattern (`ops: [{\"pat\": \"foo($A)\"}]`").say(Say::OtherPatternInputs).lit("), or a `rule`"),
             ));
         }
         let limit = match self.limit {
@@ -262,10 +260,12 @@ fn searched(
     let (counts, seen): (Vec<usize>, Vec<FileSeen>) = counted
         .into_iter()
         .zip(&walked.files)
-        .map(|(r, c)| r.unwrap_or_else(|skip| {
-            skipped.push(Skipped { path: c.display.clone(), reason: skip.0 });
-            (0, FileSeen::default())
-        }))
+        .map(|(r, c)| {
+            r.unwrap_or_else(|skip| {
+                skipped.push(Skipped { path: c.display.clone(), reason: skip.0 });
+                (0, FileSeen::default())
+            })
+        })
         .unzip();
     // The files a limit left unsearched first: the warnings are capped.
     skipped.sort_by(|a, b| (!a.reason.is_limit(), &a.path).cmp(&(!b.reason.is_limit(), &b.path)));
@@ -527,11 +527,7 @@ fn enclosing_among(scopes: &[Scope], body: &str, node: tree_sitter::Node<'_>) ->
     if start == end || scopes.iter().any(|s| s.start == start && s.end == end && s.id != node.id()) {
         return enclosing(body, node);
     }
-    scopes
-        .iter()
-        .filter(|s| s.start <= start && end <= s.end && (s.start, s.end) != (start, end))
-        .max_by_key(|s| s.depth)
-        .map(|s| s.label.clone())
+    scopes.iter().filter(|s| s.start <= start && end <= s.end && (s.start, s.end) != (start, end)).max_by_key(|s| s.depth).map(|s| s.label.clone())
 }
 
 /// The name of a node of a kind in [`ENCLOSING`]: its `name` field; a Rust
@@ -573,13 +569,7 @@ impl SearchResult {
     /// The line of one match: `path:line:column: text (in function load)`, the
     /// path quoted as git quotes it and control characters escaped.
     pub(crate) fn match_line(m: &SearchMatch) -> String {
-        let mut line = format!(
-            "{}:{}:{}: {}",
-            crate::shared::quote::display_name(&m.path),
-            m.line,
-            m.column,
-            crate::shared::quote::escape_controls(&m.text)
-        );
+        let mut line = format!("{}:{}:{}: {}", crate::shared::quote::display_name(&m.path), m.line, m.column, crate::shared::quote::escape_controls(&m.text));
         if let Some(e) = &m.enclosing {
             line.push_str(&format!(" (in {})", crate::shared::quote::escape_controls(e)));
         }
@@ -745,7 +735,16 @@ mod tests {
 
     #[test]
     fn fit_keeps_whole_matches_within_both_budgets() {
-        let m = |i: usize| SearchMatch { path: format!("d/f{i}.py"), line: i + 1, column: 1, end_line: i + 1, text: "x".repeat(150), enclosing: None, rule: None, message: None };
+        let m = |i: usize| SearchMatch {
+            path: format!("d/f{i}.py"),
+            line: i + 1,
+            column: 1,
+            end_line: i + 1,
+            text: "x".repeat(150),
+            enclosing: None,
+            rule: None,
+            message: None,
+        };
         let mut r = SearchResult {
             total_matches: 500,
             files_with_matches: 500,

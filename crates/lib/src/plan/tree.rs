@@ -17,14 +17,14 @@
 //! text), [`MAX_TREE_DEPTH`] levels, leaf texts cut at [`MAX_LEAF_CHARS`]. Past a
 //! cap `truncated` is true and the text says which cap and how much was left out.
 
+use ast_grep_core::Language;
 use ast_grep_core::meta_var::MetaVariable;
 use ast_grep_core::tree_sitter::LanguageExt;
-use ast_grep_core::Language;
 use ast_grep_language::SupportLang;
 use serde::Serialize;
 
-use crate::shared::error::{Error, Result};
 use crate::request::lang;
+use crate::shared::error::{Error, Result};
 use crate::shared::message::{Input, Name, Text, Words};
 use crate::shared::text::plural;
 
@@ -517,7 +517,12 @@ fn pattern_note(walk: &Walk<'_>, root: tree_sitter::Node<'_>, code: &str, words:
     let at = walk.src.range(node);
     match walk.lang.extract_meta_var(walk.src.parsed_text(node)) {
         Some(MetaVariable::MultiCapture(_) | MetaVariable::Multiple) => {
-            return (None, format!("Pattern root: the metavariable `{text}` alone: ast-grep refuses a standalone multi metavariable; use `$A`, or wrap `{text}` in a larger pattern."));
+            return (
+                None,
+                format!(
+                    "Pattern root: the metavariable `{text}` alone: ast-grep refuses a standalone multi metavariable; use `$A`, or wrap `{text}` in a larger pattern."
+                ),
+            );
         }
         Some(_) => return (None, format!("Pattern root: the metavariable `{text}`: it matches any single node.")),
         None => {}
@@ -526,7 +531,9 @@ fn pattern_note(walk: &Walk<'_>, root: tree_sitter::Node<'_>, code: &str, words:
     if node.is_error() {
         return (
             Some(node.kind().to_string()),
-            format!("Pattern root: `ERROR` at {at}: a pattern whose root is an ERROR node matches nothing; write complete code of the language{semi}.{lowercase}"),
+            format!(
+                "Pattern root: `ERROR` at {at}: a pattern whose root is an ERROR node matches nothing; write complete code of the language{semi}.{lowercase}"
+            ),
         );
     }
     let kind = node.kind();
@@ -550,7 +557,9 @@ fn pattern_health(lang: SupportLang, root: tree_sitter::Node<'_>, wrappers: &[tr
     crate::shared::nodes::preorder(root, |n| refused += usize::from((n.is_error() && !wrappers.contains(&n)) || (strict_missing && n.is_missing())));
     if refused > 0 {
         let s = if refused == 1 { "" } else { "s" };
-        return format!(" Its tree holds {refused} ERROR or MISSING node{s}: it would match nothing or the wrong code, and an edit or search refuses it{semi}.");
+        return format!(
+            " Its tree holds {refused} ERROR or MISSING node{s}: it would match nothing or the wrong code, and an edit or search refuses it{semi}."
+        );
     }
     if wrappers.iter().any(|n| n.is_error()) {
         return " The ERROR node around it only wraps the snippet: ast-grep matches through it.".to_string();
@@ -564,11 +573,7 @@ fn semicolon_hint(code: &str, lang: SupportLang) -> String {
     use SupportLang::*;
     let t = code.trim_end();
     let needs = matches!(lang, C | Cpp | Java | CSharp | Php | Dart) && !t.ends_with(';') && !t.ends_with('}');
-    if needs {
-        format!(" (in {} a statement needs its `;`: try `{t};`)", lang::name(lang))
-    } else {
-        String::new()
-    }
+    if needs { format!(" (in {} a statement needs its `;`: try `{t};`)", lang::name(lang)) } else { String::new() }
 }
 
 /// ast-grep-core's `is_single_node`: one child, or two whose second is MISSING or

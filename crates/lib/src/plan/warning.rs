@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::diagnose;
 use crate::engine::Engine;
-use crate::plan::{diff, FilePlan};
-use crate::request::walk;
+use crate::plan::{FilePlan, diff};
 use crate::request::Request;
+use crate::request::walk;
 use crate::shared::message::{Input, Name, Say, Text};
 use crate::shared::quote::{display_name, escape_controls};
 use crate::shared::text::plural;
@@ -168,9 +168,9 @@ impl Warning {
             }
             // `ignore`'s messages hold raw paths.
             Warning::Walk { error } => format!("walk: {}", escape_controls(error)),
-            Warning::LimitReached { searched, total } => format!(
-                "Limit reached: searched the first {searched} of {total} files (maxFiles); narrow the paths or raise maxFiles to search the rest."
-            ),
+            Warning::LimitReached { searched, total } => {
+                format!("Limit reached: searched the first {searched} of {total} files (maxFiles); narrow the paths or raise maxFiles to search the rest.")
+            }
             Warning::Overlaps { count } => {
                 return Text::from(format!(
                     "{} nested in or overlapping another match {} not rewritten (the outermost wins); ",
@@ -212,7 +212,13 @@ impl Warning {
                             .lit(" off it with `constraints` or a `not:` in its rule.")
                     };
                 }
-                return at.then(name(rule)).lit(" overlaps an edit of ").then(name(kept_rule)).lit(" and was not applied here; ").say(Say::RunAgain).lit(" to apply it.");
+                return at
+                    .then(name(rule))
+                    .lit(" overlaps an edit of ")
+                    .then(name(kept_rule))
+                    .lit(" and was not applied here; ")
+                    .say(Say::RunAgain)
+                    .lit(" to apply it.");
             }
             Warning::MoreNotes { count } => format!("... and {count} more matches left alone (see the notes above)"),
             Warning::DiffLinesCut { path, lines, max } => {
@@ -302,13 +308,22 @@ pub(crate) fn run_warnings(
             warnings.push(Warning::SyntaxErrors { path: f.path.clone(), before: f.errors_before, after: f.errors_after });
         }
         if f.layout_fallbacks > 0 {
-            warnings.push(Warning::LayoutFallbacks { path: f.path.clone(), edits: f.layout_fallbacks, first: first_note(f.layout_notes.first().map(|c| (c.line, c.message.as_str()))) });
+            warnings.push(Warning::LayoutFallbacks {
+                path: f.path.clone(),
+                edits: f.layout_fallbacks,
+                first: first_note(f.layout_notes.first().map(|c| (c.line, c.message.as_str()))),
+            });
         }
         if f.template_mismatch {
-            warnings.push(Warning::TemplateMismatch { path: f.path.clone(), verbatim: req.verbatim, first: first_note(f.template_mismatches.first().map(|c| (c.line, c.message.as_str()))) });
+            warnings.push(Warning::TemplateMismatch {
+                path: f.path.clone(),
+                verbatim: req.verbatim,
+                first: first_note(f.template_mismatches.first().map(|c| (c.line, c.message.as_str()))),
+            });
         }
         if f.structure_changed {
-            warnings.push(Warning::StructureChanged { path: f.path.clone(), first: first_note(f.structure_changes.first().map(|c| (c.line, c.message.as_str()))) });
+            warnings
+                .push(Warning::StructureChanged { path: f.path.clone(), first: first_note(f.structure_changes.first().map(|c| (c.line, c.message.as_str()))) });
         }
     }
     warnings

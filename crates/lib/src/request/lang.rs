@@ -105,12 +105,7 @@ fn aliases(lang: SupportLang) -> &'static [&'static str] {
 /// Name, aliases and extensions of one language.
 pub fn info(lang: SupportLang) -> LangInfo {
     let types = lang.file_types();
-    let mut extensions: Vec<String> = types
-        .definitions()
-        .iter()
-        .flat_map(|d| d.globs().iter())
-        .map(|g| g.trim_start_matches("*.").to_string())
-        .collect();
+    let mut extensions: Vec<String> = types.definitions().iter().flat_map(|d| d.globs().iter()).map(|g| g.trim_start_matches("*.").to_string()).collect();
     extensions.sort();
     extensions.dedup();
     LangInfo { lang, aliases: aliases(lang), extensions }

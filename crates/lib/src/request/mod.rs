@@ -145,16 +145,12 @@ fn too_many_ops(n: usize) -> String {
 
 /// The message for too many bytes of patterns and rewrites.
 fn too_many_op_bytes(n: usize) -> String {
-    format!(
-        "the patterns and rewrites are {n} bytes together; the limit is {MAX_OPS_BYTES} bytes per request: split the edit into several runs"
-    )
+    format!("the patterns and rewrites are {n} bytes together; the limit is {MAX_OPS_BYTES} bytes per request: split the edit into several runs")
 }
 
 /// The message for too many globs.
 fn too_many_globs(n: usize) -> String {
-    format!(
-        "too many globs: {n}; the limit is {MAX_GLOBS} globs per request: merge them (`*.{{js,ts}}`, `src/**`) or narrow the paths"
-    )
+    format!("too many globs: {n}; the limit is {MAX_GLOBS} globs per request: merge them (`*.{{js,ts}}`, `src/**`) or narrow the paths")
 }
 
 /// One pattern -> rewrite pair.
@@ -165,14 +161,10 @@ fn too_many_globs(n: usize) -> String {
 #[serde(deny_unknown_fields)]
 pub struct Op {
     /// ast-grep pattern (`$A`, `$$$ARGS`, `$_`).
-    #[schemars(
-        description = "ast-grep pattern: $A one node, $$$ARGS zero or more, $_ one uncaptured. Example: self.assertEquals($A, $B)"
-    )]
+    #[schemars(description = "ast-grep pattern: $A one node, $$$ARGS zero or more, $_ one uncaptured. Example: self.assertEquals($A, $B)")]
     pub pat: String,
     /// Rewrite template; may use the pattern's metavariables. Empty deletes the match.
-    #[schemars(
-        description = "Rewrite; may use the pattern's metavariables. Empty deletes the match. Example: self.assertEqual($A, $B)"
-    )]
+    #[schemars(description = "Rewrite; may use the pattern's metavariables. Empty deletes the match. Example: self.assertEqual($A, $B)")]
     pub out: String,
 }
 
@@ -202,9 +194,7 @@ pub struct RawRequest {
     /// Rewrite the matches nested inside a rewritten match too (docs/DESIGN.md
     /// section 2.5), instead of leaving them for a second run.
     #[serde(default)]
-    #[schemars(
-        description = "Also rewrite matches nested in a rewritten match (default false: outermost wins)."
-    )]
+    #[schemars(description = "Also rewrite matches nested in a rewritten match (default false: outermost wins).")]
     pub rewrite_nested: Option<bool>,
     /// Write the template output as ast-grep writes it, instead of the minimal
     /// rewrite that keeps the matched code's layout (docs/DESIGN.md section 2.5.9).
@@ -213,21 +203,15 @@ pub struct RawRequest {
     pub verbatim: Option<bool>,
     /// Files or directories, relative to the working directory (default `["."]`).
     #[serde(default)]
-    #[schemars(
-        description = "Files or folders inside the root (default [\".\"])."
-    )]
+    #[schemars(description = "Files or folders inside the root (default [\".\"]).")]
     pub paths: Vec<String>,
     /// Language name or alias; absent: inferred per file from its extension.
     #[serde(default)]
-    #[schemars(
-        description = "Language or alias (py, rs, ts, tsx, js, c, cpp, go, java, ...); default: by file extension."
-    )]
+    #[schemars(description = "Language or alias (py, rs, ts, tsx, js, c, cpp, go, java, ...); default: by file extension.")]
     pub lang: Option<String>,
     /// Tree-sitter node kind to match inside the pattern (ast-grep `--selector`).
     #[serde(default)]
-    #[schemars(
-        description = "Node kind to match inside the pattern, e.g. call_expression (ast_tree shows the kinds)."
-    )]
+    #[schemars(description = "Node kind to match inside the pattern, e.g. call_expression (ast_tree shows the kinds).")]
     pub selector: Option<String>,
     /// `cst`, `smart` (default), `ast`, `relaxed`, `signature`.
     #[serde(default)]
@@ -238,16 +222,11 @@ pub struct RawRequest {
     pub strictness: Option<String>,
     /// Include/exclude globs (`!` excludes), as ripgrep `-g`.
     #[serde(default)]
-    #[schemars(
-        description = "Include/exclude globs from the root (`!` excludes; no `/`: any folder), e.g. [\"*.py\", \"!tests/**\"]."
-    )]
+    #[schemars(description = "Include/exclude globs from the root (`!` excludes; no `/`: any folder), e.g. [\"*.py\", \"!tests/**\"].")]
     pub globs: Vec<String>,
     /// Cap on files searched; reaching it is reported.
     #[serde(default)]
-    #[schemars(
-        range(min = 1),
-        description = "Search at most this many files (in path order); reaching it is reported."
-    )]
+    #[schemars(range(min = 1), description = "Search at most this many files (in path order); reaching it is reported.")]
     pub max_files: Option<u64>,
     /// Lines of context around each change in the diffs (default 3, at most
     /// [`crate::request::MAX_CONTEXT_LINES`]).
@@ -259,9 +238,7 @@ pub struct RawRequest {
     /// whose rules run as `scan` runs them. Loaded by the front end through
     /// `crate::app::project_rules` ([`RawRequest::validate`] refuses it).
     #[serde(default)]
-    #[schemars(
-        description = "Instead of ops/rule: an ast-grep project's sgconfig.yml, its folder (\".\": the root's), or a rule file."
-    )]
+    #[schemars(description = "Instead of ops/rule: an ast-grep project's sgconfig.yml, its folder (\".\": the root's), or a rule file.")]
     pub project: Option<String>,
     /// With `project`: a regular expression; only the rules whose id it
     /// matches run (as `scan --filter`).
@@ -315,9 +292,7 @@ impl Strictness {
             "relaxed" => Strictness::Relaxed,
             "signature" => Strictness::Signature,
             _ => {
-                return Err(Error::bad(format!(
-                    "unknown strictness `{s}`; use one of: cst, smart, ast, relaxed, signature"
-                )));
+                return Err(Error::bad(format!("unknown strictness `{s}`; use one of: cst, smart, ast, relaxed, signature")));
             }
         })
     }
@@ -455,10 +430,15 @@ impl Request {
     /// of a rule file's op, or `op-N`.
     pub fn rule_names(&self) -> Vec<String> {
         if let Some(set) = &self.rule_set {
-            return set.rules.iter().enumerate().map(|(i, r)| match r.id() {
-                "" => format!("rule-{i}"),
-                id => id.to_string(),
-            }).collect();
+            return set
+                .rules
+                .iter()
+                .enumerate()
+                .map(|(i, r)| match r.id() {
+                    "" => format!("rule-{i}"),
+                    id => id.to_string(),
+                })
+                .collect();
         }
         (0..self.ops.len()).map(op_id).collect()
     }
@@ -523,9 +503,7 @@ impl RawRequest {
     /// leaves a clause only a front end can word ([`Say`]) to the one that shows it.
     pub fn validate(mut self, cwd: &Path, walk: WalkOptions, max_filesize: u64) -> Result<Request> {
         if self.project.is_some() {
-            return Err(Error::bad(
-                "`project` names rule files, which `ast_edit::app::project_rules::validate` loads: check the request there",
-            ));
+            return Err(Error::bad("`project` names rule files, which `ast_edit::app::project_rules::validate` loads: check the request there"));
         }
         if self.filter.is_some() {
             return Err(Error::bad("`filter` picks rules of a `project` by id: give `project` too, or leave `filter` out"));
@@ -548,9 +526,7 @@ impl RawRequest {
             return RawRequest { rule: None, ..self }.validate_rules(set, cwd, walk, max_filesize);
         }
         if self.ops.is_empty() {
-            return Err(Error::bad(
-                Text::from("no ops given: pass at least one pattern and rewrite (").say(Say::HowToGiveOps).lit("), or a `rule`"),
-            ));
+            return Err(Error::bad(Text::from("no ops given: pass at least one pattern and rewrite (").say(Say::HowToGiveOps).lit("), or a `rule`")));
         }
         // The counts first (what follows costs time per op), then each op, then
         // the bytes of all ops, so that one op too large is named as such.
@@ -558,16 +534,11 @@ impl RawRequest {
         let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         for (i, op) in self.ops.iter().enumerate() {
             if op.pat.trim().is_empty() {
-                return Err(Error::bad(format!(
-                    "ops[{i}].pat is empty: give an ast-grep pattern such as `foo($A)`"
-                )));
+                return Err(Error::bad(format!("ops[{i}].pat is empty: give an ast-grep pattern such as `foo($A)`")));
             }
             check_op_limits(i, op).map_err(|(_, msg)| Error::bad(msg))?;
             if let Some(j) = seen.insert(&op.pat, i) {
-                return Err(Error::bad(format!(
-                    "ops[{i}] repeats the pattern of ops[{j}] (`{}`): give each pattern once",
-                    op.pat
-                )));
+                return Err(Error::bad(format!("ops[{i}] repeats the pattern of ops[{j}] (`{}`): give each pattern once", op.pat)));
             }
         }
         let bytes: usize = self.ops.iter().map(|o| o.pat.len() + o.out.len()).sum();
@@ -688,9 +659,7 @@ mod tests {
     #[test]
     fn request_round_trips_through_json() {
         let cwd = std::env::current_dir().unwrap();
-        let r = raw(r#"{"ops":[{"pat":"a","out":"b"}],"lang":"py"}"#)
-            .validate(&cwd, WalkOptions::default(), 5)
-            .unwrap();
+        let r = raw(r#"{"ops":[{"pat":"a","out":"b"}],"lang":"py"}"#).validate(&cwd, WalkOptions::default(), 5).unwrap();
         let back: Request = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
         assert_eq!(r, back);
         assert_eq!(r.paths, vec!["."]);

@@ -145,9 +145,9 @@ impl SkipReason {
             SkipReason::OverLimit { what: WorkLimit::Text, limit } => format!(
                 "the transforms and fixes would build more than {limit} bytes of text here (16 times the file's size plus 256 MiB, the limit per file): a `replace`, `convert` or `rewrite` step multiplies its text and the steps chain; shorten what they insert or chain fewer steps"
             ),
-            SkipReason::TookTooLong { limit_secs } => format!(
-                "not finished: the request's files took more than {limit_secs} s together, its time limit; search fewer paths at a time"
-            ),
+            SkipReason::TookTooLong { limit_secs } => {
+                format!("not finished: the request's files took more than {limit_secs} s together, its time limit; search fewer paths at a time")
+            }
             SkipReason::Stopped => "not finished: the request was cancelled".to_string(),
             SkipReason::Worded(text) => text.clone(),
         })
@@ -225,7 +225,7 @@ fn ast_grep_skips(path: &Path, len: u64) -> bool {
 /// Reads a file for the engine, with the size cap and the text checks: a
 /// regular file only, opened without waiting (`shared::named`).
 pub(crate) fn read_text(path: &Path, max_filesize: u64) -> std::result::Result<Vec<u8>, Skip> {
-    use crate::shared::named::{read_capped, Unread};
+    use crate::shared::named::{Unread, read_capped};
     read_capped(path, max_filesize).map_err(|e| {
         Skip(match e {
             Unread::NotRegular(file) => SkipReason::NotRegular { file },

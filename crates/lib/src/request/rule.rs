@@ -145,11 +145,9 @@ mod tests {
     /// with its language by the canonical name.
     #[test]
     fn a_rule_is_stored_with_sorted_keys_whatever_its_maps_order() {
-        let constraints: serde_json::Map<String, Value> =
-            (0..20).map(|i| (format!("V{i}"), json!({"regex": format!("^{i}$")}))).collect();
+        let constraints: serde_json::Map<String, Value> = (0..20).map(|i| (format!("V{i}"), json!({"regex": format!("^{i}$")}))).collect();
         let rule = json!({"id": "x", "language": "py", "rule": {"pattern": "f($V0)"}, "constraints": constraints, "fix": "g($V0)"});
-        let texts: std::collections::BTreeSet<String> =
-            (0..8).map(|_| serde_json::to_string(&Rule::from_json(rule.clone()).unwrap()).unwrap()).collect();
+        let texts: std::collections::BTreeSet<String> = (0..8).map(|_| serde_json::to_string(&Rule::from_json(rule.clone()).unwrap()).unwrap()).collect();
         assert_eq!(texts.len(), 1, "{texts:?}");
         let text = texts.into_iter().next().unwrap();
         assert!(text.contains(r#""constraints":{"V0":{"regex":"^0$"},"V1":{"regex":"^1$"},"V10":"#), "{text}");

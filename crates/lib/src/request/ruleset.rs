@@ -16,10 +16,10 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::shared::error::{error_chain, Error, Result};
 use crate::request::lang;
 use crate::request::rule::{Rule, Util};
-use crate::request::{bracket_depth, parse_pattern, Strictness, MAX_NESTING, MAX_OPS, MAX_OPS_BYTES, MAX_PATTERN_BYTES, MAX_PATTERN_DEPTH};
+use crate::request::{MAX_NESTING, MAX_OPS, MAX_OPS_BYTES, MAX_PATTERN_BYTES, MAX_PATTERN_DEPTH, Strictness, bracket_depth, parse_pattern};
+use crate::shared::error::{Error, Result, error_chain};
 
 /// The rules of a request: rule configs and the global utilities they may call
 /// (`matches: util-id`), typed ([`crate::request::rule`]).
@@ -81,16 +81,15 @@ pub(crate) fn parse_input(input: &Value, lang: Option<SupportLang>) -> Result<Ve
     let docs: Vec<Value> = match input {
         Value::String(yaml) => {
             if yaml.len() > MAX_OPS_BYTES {
-                return Err(Error::bad(format!(
-                    "`rule` is {} bytes; the limit is {MAX_OPS_BYTES} bytes of rules per request: split the edit",
-                    yaml.len()
-                )));
+                return Err(Error::bad(format!("`rule` is {} bytes; the limit is {MAX_OPS_BYTES} bytes of rules per request: split the edit", yaml.len())));
             }
             ast_grep_config::from_multiple::<Value>(yaml).map_err(|e| {
                 let chain = error_chain(&e);
                 // The reader's limits (nodes, depth, aliases) are not a syntax error.
                 if chain.contains("budget breached") {
-                    Error::bad(format!("`rule` is more YAML than the reader takes (anchors and aliases count as what they expand to; write the rule without them): {chain}"))
+                    Error::bad(format!(
+                        "`rule` is more YAML than the reader takes (anchors and aliases count as what they expand to; write the rule without them): {chain}"
+                    ))
                 } else {
                     Error::bad(format!("`rule` is not valid YAML: {chain}"))
                 }
@@ -108,9 +107,7 @@ pub(crate) fn parse_input(input: &Value, lang: Option<SupportLang>) -> Result<Ve
     }
     let bytes: usize = docs.iter().map(|d| d.to_string().len()).sum();
     if bytes > MAX_OPS_BYTES {
-        return Err(Error::bad(format!(
-            "`rule` holds {bytes} bytes of rules; the limit is {MAX_OPS_BYTES} bytes per request: split the edit"
-        )));
+        return Err(Error::bad(format!("`rule` holds {bytes} bytes of rules; the limit is {MAX_OPS_BYTES} bytes per request: split the edit")));
     }
     docs.into_iter().enumerate().map(|(i, d)| fill_language(i, d, lang)).collect()
 }
@@ -118,7 +115,9 @@ pub(crate) fn parse_input(input: &Value, lang: Option<SupportLang>) -> Result<Ve
 /// One rule of [`parse_input`] with its `language` set, or why not.
 fn fill_language(i: usize, doc: Value, lang: Option<SupportLang>) -> Result<Value> {
     let Value::Object(mut map) = doc else {
-        return Err(Error::bad(format!("rule {i} of `rule` is not an object: give a rule config such as {{id: x, language: python, rule: {{pattern: 'print($A)'}}, fix: 'log($A)'}}")));
+        return Err(Error::bad(format!(
+            "rule {i} of `rule` is not an object: give a rule config such as {{id: x, language: python, rule: {{pattern: 'print($A)'}}, fix: 'log($A)'}}"
+        )));
     };
     let name = rule_name(i, &map);
     match (map.get("language"), lang) {
@@ -126,17 +125,12 @@ fn fill_language(i: usize, doc: Value, lang: Option<SupportLang>) -> Result<Valu
             map.insert("language".into(), Value::String(lang::name(l).into()));
         }
         (None, None) => {
-            return Err(Error::bad(format!(
-                "{name} has no `language`: add one (`language: python`) or give the request's `lang`"
-            )));
+            return Err(Error::bad(format!("{name} has no `language`: add one (`language: python`) or give the request's `lang`")));
         }
         (Some(Value::String(s)), given) => {
             let own = lang::parse_lang(s).map_err(|e| e.prefixed(format!("{name}: ")))?;
             if let Some(l) = given.filter(|l| *l != own) {
-                return Err(Error::bad(format!(
-                    "{name} has `language: {s}` but the request's `lang` is {}: drop one of them",
-                    lang::name(l)
-                )));
+                return Err(Error::bad(format!("{name} has `language: {s}` but the request's `lang` is {}: drop one of them", lang::name(l))));
             }
             map.insert("language".into(), Value::String(lang::name(own).into()));
         }
@@ -198,14 +192,12 @@ fn check_strings(name: &str, v: &Value, depth: usize) -> Result<()> {
         return Err(Error::bad(format!("{name} is nested more than {MAX_NESTING} levels deep; the limit is {MAX_NESTING}")));
     }
     match v {
-        Value::String(s) if s.len() > MAX_PATTERN_BYTES => Err(Error::bad(format!(
-            "{name} holds a string of {} bytes; the limit is {MAX_PATTERN_BYTES} bytes per pattern or fix",
-            s.len()
-        ))),
-        Value::String(s) if bracket_depth(s) > MAX_NESTING => Err(Error::bad(format!(
-            "{name} holds a pattern nested {} brackets deep; the limit is {MAX_NESTING}",
-            bracket_depth(s)
-        ))),
+        Value::String(s) if s.len() > MAX_PATTERN_BYTES => {
+            Err(Error::bad(format!("{name} holds a string of {} bytes; the limit is {MAX_PATTERN_BYTES} bytes per pattern or fix", s.len())))
+        }
+        Value::String(s) if bracket_depth(s) > MAX_NESTING => {
+            Err(Error::bad(format!("{name} holds a pattern nested {} brackets deep; the limit is {MAX_NESTING}", bracket_depth(s))))
+        }
         Value::Array(a) => a.iter().try_for_each(|x| check_strings(name, x, depth + 1)),
         Value::Object(m) => m.values().try_for_each(|x| check_strings(name, x, depth + 1)),
         _ => Ok(()),
@@ -244,8 +236,7 @@ pub(crate) fn globals(utils: &[Util]) -> Result<GlobalRules> {
         return Ok(GlobalRules::default());
     }
     let parsed = utils.iter().map(|u| u.config().clone()).collect();
-    ast_grep_config::DeserializeEnv::<SupportLang>::parse_global_utils(parsed)
-        .map_err(|e| Error::bad(format!("utility rules: {}", error_chain(&e))))
+    ast_grep_config::DeserializeEnv::<SupportLang>::parse_global_utils(parsed).map_err(|e| Error::bad(format!("utility rules: {}", error_chain(&e))))
 }
 
 /// One op as an ast-grep rule config, in JSON: `{"id", "language", "rule":
@@ -357,10 +348,7 @@ fn walk_patterns<'a>(v: &'a Value, need: Need, out: &mut Vec<(PatternRef<'a>, Ne
         Some(Value::Object(p)) => {
             if let Some(text) = p.get("context").and_then(Value::as_str) {
                 let strictness = p.get("strictness").and_then(Value::as_str).and_then(|s| Strictness::parse(s).ok());
-                out.push((
-                    PatternRef { text, selector: p.get("selector").and_then(Value::as_str), strictness: strictness.unwrap_or_default() },
-                    need,
-                ));
+                out.push((PatternRef { text, selector: p.get("selector").and_then(Value::as_str), strictness: strictness.unwrap_or_default() }, need));
             }
         }
         _ => {}
@@ -410,10 +398,9 @@ impl FileGlobs {
             for item in items {
                 let (glob, ci) = match item {
                     Value::String(s) => (s.as_str(), false),
-                    Value::Object(m) => (
-                        m.get("glob").and_then(Value::as_str).unwrap_or(""),
-                        m.get("caseInsensitive").and_then(Value::as_bool).unwrap_or(false),
-                    ),
+                    Value::Object(m) => {
+                        (m.get("glob").and_then(Value::as_str).unwrap_or(""), m.get("caseInsensitive").and_then(Value::as_bool).unwrap_or(false))
+                    }
                     _ => ("", false),
                 };
                 let g = GlobBuilder::new(glob)

@@ -12,11 +12,11 @@ use ast_grep_language::SupportLang;
 use ignore::overrides::OverrideBuilder;
 use ignore::{WalkBuilder, WalkState};
 
-use crate::shared::error::{Error, Result};
+use crate::request::Request;
 use crate::request::lang;
 use crate::request::read::{FileKind, SkipReason, Skipped};
+use crate::shared::error::{Error, Result};
 use crate::shared::quote;
-use crate::request::Request;
 
 /// A file to search.
 #[derive(Clone, Debug, PartialEq, Eq)]

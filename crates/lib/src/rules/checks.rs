@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{self, Engine, RewriteOptions};
-use crate::shared::error::{Error, Result};
-use crate::rules::project::{LoadedRules, Project};
 use crate::request::ruleset::RuleSet;
+use crate::rules::project::{LoadedRules, Project};
+use crate::shared::error::{Error, Result};
 
 /// A check file as written.
 #[derive(Deserialize)]
@@ -58,8 +58,8 @@ pub fn run(project: &Project, loaded: &LoadedRules, filtered: bool) -> Result<Ve
         let shown = project.show(&file);
         let text = crate::shared::named::read_capped_text(&file, super::project::MAX_RULE_FILE_BYTES)
             .map_err(|e| Error::bad(format!("check file {shown} {}", e.reason())))?;
-        let check: CheckFile = ast_grep_config::from_str(&text)
-            .map_err(|e| Error::bad(format!("check file {shown}: {}", crate::shared::error::error_chain(&e))))?;
+        let check: CheckFile =
+            ast_grep_config::from_str(&text).map_err(|e| Error::bad(format!("check file {shown}: {}", crate::shared::error::error_chain(&e))))?;
         let ids: Vec<String> = check.ids.clone().unwrap_or_default().into_iter().chain(check.id.clone()).collect();
         if ids.is_empty() {
             return Err(Error::bad(format!("check file {shown} names no rule: give `id: RULE` or `ids: [RULE, ...]`")));
@@ -74,7 +74,13 @@ pub fn run(project: &Project, loaded: &LoadedRules, filtered: bool) -> Result<Ve
             out.push(CheckResult { file: shown, ids: ids.clone(), case: 0, passed: false, problem });
             continue;
         }
-        let set = RuleSet { rules: configs, utils: loaded.utils.json.clone(), base: Some(project.dir.clone()), language_globs: Vec::new(), language_injections: Vec::new() };
+        let set = RuleSet {
+            rules: configs,
+            utils: loaded.utils.json.clone(),
+            base: Some(project.dir.clone()),
+            language_globs: Vec::new(),
+            language_injections: Vec::new(),
+        };
         for (i, case) in check.cases.iter().enumerate() {
             let problem = match rewrite_text(&set, &case.before) {
                 Ok(got) if got == case.after => None,

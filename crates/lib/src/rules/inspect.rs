@@ -57,7 +57,7 @@ impl RuleTrace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::project::{parse_filter, parse_inline, Utils};
+    use crate::rules::project::{Utils, parse_filter, parse_inline};
 
     const RULES: &str = "id: a\nlanguage: python\nseverity: warning\nrule: {pattern: a}\n---\nid: b\nlanguage: python\nseverity: off\nrule: {pattern: b}\n---\nid: c\nlanguage: python\nseverity: hint\nrule: {pattern: c}\n";
 

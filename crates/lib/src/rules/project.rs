@@ -36,20 +36,18 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use ast_grep_config::{
-    DeserializeEnv, GlobalRules, RuleConfig, SerializableGlobalRule, SerializableRuleConfig, Severity,
-};
+use ast_grep_config::{DeserializeEnv, GlobalRules, RuleConfig, SerializableGlobalRule, SerializableRuleConfig, Severity};
 use ast_grep_language::SupportLang;
 use regex::Regex;
-use serde::de::IgnoredAny;
 use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::Value;
 
-use crate::shared::named::{read_capped_text, Unread};
-use crate::shared::error::{error_chain, Error, ProjectFault, Result};
-use crate::shared::message::{Input, Name, Text};
 use crate::request::lang;
 use crate::request::rule::{Rule, Util};
+use crate::shared::error::{Error, ProjectFault, Result, error_chain};
+use crate::shared::message::{Input, Name, Text};
+use crate::shared::named::{Unread, read_capped_text};
 
 /// The names of a project's config file, in the order they are looked for in
 /// each folder (as ast-grep).
@@ -150,12 +148,15 @@ pub fn discover(start: &Path, config: Option<&Path>) -> Result<Project> {
         Some(file) => Project::open(file),
         None => match find_config(start) {
             Some(file) => Project::open(&file),
-            None => Err(Error::project(ProjectFault::NotFound, format!(
-                "no ast-grep project: neither {} nor {} is in {} or any parent folder; create one (docs/RULES.md) or name it with -c FILE",
-                CONFIG_FILE_NAMES[0],
-                CONFIG_FILE_NAMES[1],
-                start.display()
-            ))),
+            None => Err(Error::project(
+                ProjectFault::NotFound,
+                format!(
+                    "no ast-grep project: neither {} nor {} is in {} or any parent folder; create one (docs/RULES.md) or name it with -c FILE",
+                    CONFIG_FILE_NAMES[0],
+                    CONFIG_FILE_NAMES[1],
+                    start.display()
+                ),
+            )),
         },
     }
 }
@@ -168,9 +169,8 @@ impl Project {
         };
         let config_file = file.canonicalize().map_err(unreadable)?;
         let text = read_capped_text(&config_file, MAX_RULE_FILE_BYTES).map_err(|e| unread(&format!("config file {}", file.display()), &e))?;
-        let raw: RawConfig = ast_grep_config::from_str(&text).map_err(|e| {
-            Error::project(ProjectFault::Invalid, format!("config file {}: {}", file.display(), yaml_error(&file.display().to_string(), &e)))
-        })?;
+        let raw: RawConfig = ast_grep_config::from_str(&text)
+            .map_err(|e| Error::project(ProjectFault::Invalid, format!("config file {}: {}", file.display(), yaml_error(&file.display().to_string(), &e))))?;
         let dir = config_file.parent().expect("a file has a parent folder").to_path_buf();
         let mut warnings = refuse_unsupported(&raw, file)?;
         let custom_languages: Vec<String> = match &raw.custom_languages {
@@ -234,8 +234,8 @@ impl Project {
         let mut files: Vec<PathBuf> = Vec::new();
         for path in yaml_files(&self.dir, &self.util_dirs, "utilDirs", self)? {
             let text = read(&path, self)?;
-            let util: SerializableGlobalRule<SupportLang> = ast_grep_config::from_str(&text)
-                .map_err(|e| invalid(format!("utility file {}: {}", self.show(&path), yaml_error(&self.show(&path), &e))))?;
+            let util: SerializableGlobalRule<SupportLang> =
+                ast_grep_config::from_str(&text).map_err(|e| invalid(format!("utility file {}: {}", self.show(&path), yaml_error(&self.show(&path), &e))))?;
             if let Some(i) = utils.iter().position(|u: &SerializableGlobalRule<SupportLang>| u.id == util.id) {
                 return Err(invalid(format!(
                     "duplicate utility id `{}`: in {} and {}; give each utility a unique `id`",
@@ -306,16 +306,13 @@ fn language_injections(raw: Option<Value>, file: &Path) -> Result<Vec<Value>> {
 fn language_globs(raw: BTreeMap<String, Vec<String>>, file: &Path) -> Result<Vec<(SupportLang, Vec<String>)>> {
     let mut out: Vec<(SupportLang, Vec<String>)> = Vec::new();
     for (name, globs) in raw {
-        let l = lang::parse_lang(&name).map_err(|e| {
-            Error::project(ProjectFault::UnknownLanguage, e.text()).prefixed(format!("config file {}: `languageGlobs`: ", file.display()))
-        })?;
+        let l = lang::parse_lang(&name)
+            .map_err(|e| Error::project(ProjectFault::UnknownLanguage, e.text()).prefixed(format!("config file {}: `languageGlobs`: ", file.display())))?;
         let mut b = ignore::types::TypesBuilder::new();
         for g in &globs {
-            b.add(lang::name(l), g)
-                .and_then(|_| b.select(lang::name(l)).build().map(drop))
-                .map_err(|e| {
-                    Error::project(ProjectFault::Invalid, format!("config file {}: `languageGlobs` {name}: invalid glob `{g}`: {e}", file.display()))
-                })?;
+            b.add(lang::name(l), g).and_then(|_| b.select(lang::name(l)).build().map(drop)).map_err(|e| {
+                Error::project(ProjectFault::Invalid, format!("config file {}: `languageGlobs` {name}: invalid glob `{g}`: {e}", file.display()))
+            })?;
         }
         match out.iter_mut().find(|(o, _)| *o == l) {
             Some((_, have)) => have.extend(globs),
@@ -349,22 +346,13 @@ fn yaml_files(base: &Path, dirs: &[PathBuf], key: &str, project: &Project) -> Re
             let fault = if root.exists() { ProjectFault::Invalid } else { ProjectFault::Unreadable };
             return Err(Error::project(
                 fault,
-                format!(
-                    "config file {}: `{key}` names {}, which is not a folder: create it or fix `{key}`",
-                    project.config_file.display(),
-                    dir.display()
-                ),
+                format!("config file {}: `{key}` names {}, which is not a folder: create it or fix `{key}`", project.config_file.display(), dir.display()),
             ));
         }
-        let walker = ignore::WalkBuilder::new(&root)
-            .parents(false)
-            .types(ast_grep_language::config_file_type())
-            .sort_by_file_name(|a, b| a.cmp(b))
-            .build();
+        let walker = ignore::WalkBuilder::new(&root).parents(false).types(ast_grep_language::config_file_type()).sort_by_file_name(|a, b| a.cmp(b)).build();
         for entry in walker {
-            let entry = entry.map_err(|e| {
-                Error::project(ProjectFault::Unreadable, format!("cannot walk {}: {e}; check the folder's permissions", project.show(&root)))
-            })?;
+            let entry = entry
+                .map_err(|e| Error::project(ProjectFault::Unreadable, format!("cannot walk {}: {e}; check the folder's permissions", project.show(&root))))?;
             if entry.file_type().is_some_and(|t| t.is_file()) {
                 out.push(entry.into_path());
             }
@@ -432,8 +420,7 @@ impl Utils {
     /// Builds utilities from their typed configs (as [`Utils::json`] holds them).
     pub fn from_json(json: &[Util]) -> Result<Utils> {
         let parsed = json.iter().map(|u| u.config().clone()).collect();
-        let globals = DeserializeEnv::<SupportLang>::parse_global_utils(parsed)
-            .map_err(|e| Error::bad(format!("utility rules: {}", error_chain(&e))))?;
+        let globals = DeserializeEnv::<SupportLang>::parse_global_utils(parsed).map_err(|e| Error::bad(format!("utility rules: {}", error_chain(&e))))?;
         Ok(Utils { json: json.to_vec(), files: Vec::new(), globals })
     }
 
@@ -445,9 +432,8 @@ impl Utils {
             crate::request::ruleset::check_rule_limits(&name, &typed.json(), u.language)?;
             json.push(typed);
         }
-        let globals = DeserializeEnv::<SupportLang>::parse_global_utils(utils).map_err(|e| {
-            invalid(format!("utility rules of `utilDirs` in {}: {}", project.show(&project.config_file), error_chain(&e)))
-        })?;
+        let globals = DeserializeEnv::<SupportLang>::parse_global_utils(utils)
+            .map_err(|e| invalid(format!("utility rules of `utilDirs` in {}: {}", project.show(&project.config_file), error_chain(&e))))?;
         Ok(Utils { json, files, globals })
     }
 }
@@ -536,19 +522,19 @@ pub fn build_rule(config: &Rule, globals: &GlobalRules) -> Result<RuleConfig<Sup
 
 /// `--filter REGEX` compiled; a bad regex is bad input.
 pub fn parse_filter(text: &str) -> Result<Regex> {
-    Regex::new(text).map_err(|e| {
-        Error::bad(Text::from("").name(Name::Input(Input::Filter)).lit(format!(" `{text}` is not a valid regular expression: {e}")))
-    })
+    Regex::new(text).map_err(|e| Error::bad(Text::from("").name(Name::Input(Input::Filter)).lit(format!(" `{text}` is not a valid regular expression: {e}"))))
 }
 
 fn no_rule_matches(re: &Regex, all: &[LoadedRule]) -> Error {
     const SHOWN: usize = 20;
     let ids: Vec<&str> = all.iter().take(SHOWN).map(|r| r.id.as_str()).collect();
     let more = if all.len() > SHOWN { format!(" and {} more", all.len() - SHOWN) } else { String::new() };
-    Error::project(ProjectFault::NoRuleMatches, Text::from("").name(Name::Input(Input::Filter)).lit(format!(
-        " `{re}` matches no rule id; the ids are: {}{more}",
-        if ids.is_empty() { "(no rules)".to_string() } else { ids.join(", ") }
-    )))
+    Error::project(
+        ProjectFault::NoRuleMatches,
+        Text::from("")
+            .name(Name::Input(Input::Filter))
+            .lit(format!(" `{re}` matches no rule id; the ids are: {}{more}", if ids.is_empty() { "(no rules)".to_string() } else { ids.join(", ") })),
+    )
 }
 
 fn check_duplicates(rules: &[LoadedRule], project: &Project) -> Result<()> {
@@ -556,12 +542,7 @@ fn check_duplicates(rules: &[LoadedRule], project: &Project) -> Result<()> {
     for r in rules {
         if let Some(first) = seen.insert(&r.id, r) {
             let at = |x: &LoadedRule| x.file.as_deref().map(|f| project.show(f)).unwrap_or_default();
-            return Err(invalid(format!(
-                "duplicate rule id `{}`: in {} and {}; give each rule a unique `id`",
-                r.id,
-                at(first),
-                at(r)
-            )));
+            return Err(invalid(format!("duplicate rule id `{}`: in {} and {}; give each rule a unique `id`", r.id, at(first), at(r))));
         }
     }
     Ok(())
@@ -589,12 +570,14 @@ pub fn parse_inline(text: &str, utils: Utils, filter: Option<&Regex>) -> Result<
 /// Parses and checks the rules of one YAML text; `shown` names it in errors,
 /// `file` gives default ids.
 fn parse_rules(text: &str, shown: &str, file: Option<&Path>, globals: &GlobalRules) -> Result<Vec<LoadedRule>> {
-    let docs: Vec<SerializableRuleConfig<SupportLang>> = ast_grep_config::from_multiple(text)
-        .map_err(|e| invalid(format!("{shown}: {}", yaml_error(shown, &e))))?;
+    let docs: Vec<SerializableRuleConfig<SupportLang>> =
+        ast_grep_config::from_multiple(text).map_err(|e| invalid(format!("{shown}: {}", yaml_error(shown, &e))))?;
     let stem = match file {
-        Some(f) => Some(f.file_stem().and_then(|s| s.to_str()).ok_or_else(|| {
-            invalid(format!("{shown}: cannot make a rule id from the file name (not UTF-8): add an `id` to each rule"))
-        })?),
+        Some(f) => Some(
+            f.file_stem()
+                .and_then(|s| s.to_str())
+                .ok_or_else(|| invalid(format!("{shown}: cannot make a rule id from the file name (not UTF-8): add an `id` to each rule")))?,
+        ),
         None => None,
     };
     let several = docs.len() > 1;
@@ -689,7 +672,13 @@ mod tests {
         assert_eq!(one[0].id, "a");
         assert_eq!(one[0].config.json()["id"], "a");
         assert_eq!(one[0].config.json()["language"], "go");
-        let two = parse_rules("language: go\nrule: {pattern: f()}\n---\nid: own\nlanguage: go\nrule: {pattern: g()}\n---\nlanguage: go\nrule: {pattern: h()}\n", "b.yml", Some(Path::new("b.yml")), &g).unwrap();
+        let two = parse_rules(
+            "language: go\nrule: {pattern: f()}\n---\nid: own\nlanguage: go\nrule: {pattern: g()}\n---\nlanguage: go\nrule: {pattern: h()}\n",
+            "b.yml",
+            Some(Path::new("b.yml")),
+            &g,
+        )
+        .unwrap();
         let ids: Vec<&str> = two.iter().map(|r| r.id.as_str()).collect();
         assert_eq!(ids, ["b-0", "own", "b-2"]);
     }

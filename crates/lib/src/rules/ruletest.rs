@@ -38,13 +38,13 @@ use rayon::prelude::*;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use crate::rules::project::{self, LoadedRule, LoadedRules, Project, TestConfig};
-use crate::shared::named::{read_capped, read_capped_text, Unread};
-use crate::rules::project::MAX_RULE_FILE_BYTES;
 use crate::engine::budget::{self, Budget};
 use crate::engine::metered;
 use crate::request::read::SkipReason;
-use crate::shared::error::{error_chain, Error, ProjectFault, Result};
+use crate::rules::project::MAX_RULE_FILE_BYTES;
+use crate::rules::project::{self, LoadedRule, LoadedRules, Project, TestConfig};
+use crate::shared::error::{Error, ProjectFault, Result, error_chain};
+use crate::shared::named::{Unread, read_capped, read_capped_text};
 
 /// The snapshot folder of a test folder when `snapshotDir` is not given.
 pub const SNAPSHOT_DIR: &str = "__snapshots__";
@@ -300,17 +300,9 @@ pub fn evaluate<'p>(project: &'p Project, opts: &Options) -> Result<Evaluated<'p
         .collect::<Result<_>>()?;
     let harness = read_tests(project, opts)?;
     let snapshots = (!opts.skip_snapshot_tests).then_some(&harness.snapshots);
-    let reports: Vec<RuleReport> = harness
-        .cases
-        .par_iter()
-        .filter_map(|t| built.get(&t.case.id).map(|(rule, model)| verify(project, t, rule, *model, snapshots)))
-        .collect();
-    let missing_rules = harness
-        .cases
-        .iter()
-        .filter(|t| !built.contains_key(&t.case.id))
-        .map(|t| missing(project, t, &loaded))
-        .collect();
+    let reports: Vec<RuleReport> =
+        harness.cases.par_iter().filter_map(|t| built.get(&t.case.id).map(|(rule, model)| verify(project, t, rule, *model, snapshots))).collect();
+    let missing_rules = harness.cases.iter().filter(|t| !built.contains_key(&t.case.id)).map(|t| missing(project, t, &loaded)).collect();
     let mut warnings = loaded.warnings.clone();
     warnings.extend(harness.warnings.iter().cloned());
     Ok(Evaluated { project, harness, reports, missing_rules, warnings, skip_snapshot_tests: opts.skip_snapshot_tests })
@@ -352,12 +344,11 @@ impl Evaluated<'_> {
     /// files are written as `ast-grep test` writes them after a review: the
     /// kept snapshots with the accepted ones added.
     pub fn finish(self, write: bool) -> Result<Report> {
-        let written =
-            if write && !self.skip_snapshot_tests { write_snapshots(self.project, &self.harness, &self.reports)? } else { Vec::new() };
+        let written = if write && !self.skip_snapshot_tests { write_snapshots(self.project, &self.harness, &self.reports)? } else { Vec::new() };
         let reports = self.reports;
         let failed = reports.iter().filter(|r| !r.passed).count();
-        let snapshots_only = failed > 0
-            && reports.iter().filter(|r| !r.passed).all(|r| r.cases.iter().all(|c| c.verdict.passes() || c.verdict == Verdict::Wrong));
+        let snapshots_only =
+            failed > 0 && reports.iter().filter(|r| !r.passed).all(|r| r.cases.iter().all(|c| c.verdict.passes() || c.verdict == Verdict::Wrong));
         Ok(Report {
             project: self.project.dir.clone(),
             passed: reports.len() - failed,
@@ -397,9 +388,8 @@ fn read_tests(project: &Project, opts: &Options) -> Result<Harness> {
         for path in test_files(project, &test_dir, named_by, opts.follow)? {
             let shown = project.show(&path);
             let text = read_capped_text(&path, MAX_RULE_FILE_BYTES).map_err(|e| project::unread(&format!("test file {shown}"), &e))?;
-            let bad = |e: &dyn std::error::Error| {
-                Error::project(ProjectFault::Invalid, format!("test file {shown}: {}", error_chain(e).replace("<input>", &shown)))
-            };
+            let bad =
+                |e: &dyn std::error::Error| Error::project(ProjectFault::Invalid, format!("test file {shown}: {}", error_chain(e).replace("<input>", &shown)));
             if path.starts_with(&snapshot_dir) {
                 let snaps: TestSnapshots = ast_grep_config::from_str(&text).map_err(|e| bad(&e))?;
                 if keep(&snaps.id) && h.snapshots.insert(snaps.id.clone(), snaps.clone()).is_some() {
@@ -424,25 +414,19 @@ fn read_tests(project: &Project, opts: &Options) -> Result<Harness> {
 fn test_files(project: &Project, test_dir: &Path, config: Option<&Project>, follow: bool) -> Result<Vec<PathBuf>> {
     if !test_dir.is_dir() {
         let message = match config {
-            Some(p) => format!(
-                "config file {}: `testConfigs` names {}, which is not a folder: create it or fix `testDir`",
-                p.config_file.display(),
-                p.show(test_dir)
-            ),
+            Some(p) => {
+                format!("config file {}: `testConfigs` names {}, which is not a folder: create it or fix `testDir`", p.config_file.display(), p.show(test_dir))
+            }
             None => format!("the test folder {} is not a folder: create it or name another", test_dir.display()),
         };
         return Err(Error::project(ProjectFault::Unreadable, message));
     }
     let mut out = Vec::new();
-    let walker = ignore::WalkBuilder::new(test_dir)
-        .types(ast_grep_language::config_file_type())
-        .follow_links(follow)
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .build();
+    let walker =
+        ignore::WalkBuilder::new(test_dir).types(ast_grep_language::config_file_type()).follow_links(follow).sort_by_file_name(|a, b| a.cmp(b)).build();
     for entry in walker {
-        let entry = entry.map_err(|e| {
-            Error::project(ProjectFault::Unreadable, format!("cannot walk {}: {e}; check the folder's permissions", project.show(test_dir)))
-        })?;
+        let entry = entry
+            .map_err(|e| Error::project(ProjectFault::Unreadable, format!("cannot walk {}: {e}; check the folder's permissions", project.show(test_dir))))?;
         if entry.file_type().is_some_and(|t| t.is_file()) {
             out.push(entry.into_path());
         }
@@ -501,7 +485,8 @@ type Built = (RuleConfig<SupportLang>, u64);
 /// growth): a case that meets a limit is an error with the reason, as a file
 /// of a scan is skipped with it.
 fn verify(project: &Project, t: &Located, rule: &RuleConfig<SupportLang>, growth: u64, snapshots: Option<&BTreeMap<String, TestSnapshots>>) -> RuleReport {
-    let over = |kind: CaseKind, code: &str, why: SkipReason| CaseReport { error: Some(why.text().to_string()), not_run: true, ..case(kind, code, Verdict::Error) };
+    let over =
+        |kind: CaseKind, code: &str, why: SkipReason| CaseReport { error: Some(why.text().to_string()), not_run: true, ..case(kind, code, Verdict::Error) };
     let valid = t.case.valid.iter().map(|code| match metered(code, growth, || matches(rule, code)) {
         Err(why) => over(CaseKind::Valid, code, why),
         Ok(true) => case(CaseKind::Valid, code, Verdict::Noisy),
@@ -537,11 +522,7 @@ fn verify(project: &Project, t: &Located, rule: &RuleConfig<SupportLang>, growth
 /// The unified diff from the kept snapshot to the new one, both as YAML.
 fn snapshot_diff(file: &str, kept: &TestSnapshot, now: &TestSnapshot) -> String {
     let (old, new) = (to_yaml(kept), to_yaml(now));
-    similar::TextDiff::from_lines(&old, &new)
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("{file} (kept)"), "the rule's output now")
-        .to_string()
+    similar::TextDiff::from_lines(&old, &new).unified_diff().context_radius(3).header(&format!("{file} (kept)"), "the rule's output now").to_string()
 }
 
 fn case(kind: CaseKind, code: &str, verdict: Verdict) -> CaseReport {

@@ -7,7 +7,7 @@
 //! config here only carries the rule through the request, the pending store and
 //! the reports (docs/RULES.md, "Unused suppressions").
 
-use ast_grep_config::{CombinedScan, Severity, NO_SUPPRESS_ALL_ID, UNUSED_SUPPRESSION_ID};
+use ast_grep_config::{CombinedScan, NO_SUPPRESS_ALL_ID, Severity, UNUSED_SUPPRESSION_ID};
 use ast_grep_language::SupportLang;
 
 use super::project::LoadedRule;
@@ -41,7 +41,8 @@ pub fn rules_for(id: &str, rules: &[LoadedRule], severity: Severity) -> Vec<Load
         .map(|(index, l)| {
             // ast-grep-config's own config of the check: id, message, note, fix
             // and `rule: {any: []}`.
-            let builtin = if id == UNUSED { CombinedScan::unused_config(severity.clone(), l) } else { CombinedScan::no_suppress_all_config(severity.clone(), l) };
+            let builtin =
+                if id == UNUSED { CombinedScan::unused_config(severity.clone(), l) } else { CombinedScan::no_suppress_all_config(severity.clone(), l) };
             LoadedRule { id: id.to_string(), file: None, index, severity: severity.clone(), config: Rule::new((*builtin).clone()) }
         })
         .collect()

@@ -274,4 +274,3 @@ pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
     // The YAML reader's advice names its own API; a user gives each key once.
     parts.join(": ").replace(", set DuplicateKeyPolicy in Options if acceptable", " (give each key once)")
 }
-

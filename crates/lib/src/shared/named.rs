@@ -139,7 +139,9 @@ pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, Unread> {
 /// [`read_capped`] as text: `Err` also when it is not UTF-8.
 pub fn read_capped_text(path: &Path, cap: u64) -> Result<String, Unread> {
     let bytes = read_capped(path, cap)?;
-    String::from_utf8(bytes).map_err(|e| Unread::Io(std::io::Error::new(std::io::ErrorKind::InvalidData, format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))))
+    String::from_utf8(bytes).map_err(|e| {
+        Unread::Io(std::io::Error::new(std::io::ErrorKind::InvalidData, format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to())))
+    })
 }
 
 #[cfg(all(test, unix))]

@@ -42,7 +42,12 @@ pub(crate) enum Next {
 /// each node it reaches, which says where to go next, and `leave` on each node
 /// whose children it entered (`root` too), once it is back from them; both
 /// work on `state`. The walk never leaves the subtree.
-pub(crate) fn walk<'t, S>(root: tree_sitter::Node<'t>, state: &mut S, mut visit: impl FnMut(&mut S, tree_sitter::Node<'t>) -> Next, mut leave: impl FnMut(&mut S, tree_sitter::Node<'t>)) {
+pub(crate) fn walk<'t, S>(
+    root: tree_sitter::Node<'t>,
+    state: &mut S,
+    mut visit: impl FnMut(&mut S, tree_sitter::Node<'t>) -> Next,
+    mut leave: impl FnMut(&mut S, tree_sitter::Node<'t>),
+) {
     let mut cursor = root.walk();
     'walk: loop {
         match visit(state, cursor.node()) {

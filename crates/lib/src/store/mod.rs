@@ -20,4 +20,6 @@ pub(crate) fn read_entry(path: &std::path::Path) -> std::result::Result<Vec<u8>,
     crate::shared::named::read_capped(path, MAX_ENTRY_BYTES)
 }
 
-pub use retention::{JOURNAL_MAX_BYTES, JOURNAL_MAX_RECORDS, PENDING_MAX_AGE_DAYS, PENDING_MAX_BYTES, PENDING_MAX_COUNT, RESOLVED_MAX_AGE_DAYS, RESOLVED_MAX_COUNT};
+pub use retention::{
+    JOURNAL_MAX_BYTES, JOURNAL_MAX_RECORDS, PENDING_MAX_AGE_DAYS, PENDING_MAX_BYTES, PENDING_MAX_COUNT, RESOLVED_MAX_AGE_DAYS, RESOLVED_MAX_COUNT,
+};

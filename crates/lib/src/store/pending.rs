@@ -133,12 +133,12 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::plan::Plan;
 use crate::shared::atomic::{write_atomic, write_atomic_with};
 use crate::shared::error::{Error, Result};
 use crate::shared::status::Resolution;
 use crate::store::pending_format;
 use crate::store::session::Session;
-use crate::plan::Plan;
 
 /// What a pending action does when applied.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -317,10 +317,8 @@ impl Store {
     pub fn open(dir: impl Into<PathBuf>) -> Result<Self> {
         let dir = dir.into();
         for d in [dir.clone(), dir.join("pending"), dir.join("resolved"), dir.join("journal")] {
-            std::fs::create_dir_all(&d).map_err(|e| Error::Store {
-                path: d.clone(),
-                message: format!("cannot create it ({e}); set AST_EDIT_STATE_DIR to a writable folder"),
-            })?;
+            std::fs::create_dir_all(&d)
+                .map_err(|e| Error::Store { path: d.clone(), message: format!("cannot create it ({e}); set AST_EDIT_STATE_DIR to a writable folder") })?;
         }
         Ok(Store { dir, session: Session::cli() })
     }
@@ -403,10 +401,7 @@ fn new_id(salt: u64) -> String {
 
 /// Nanoseconds since the Unix epoch (0 for a clock before it).
 pub(super) fn now_nanos() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)).unwrap_or(0)
 }
 
 fn now_rfc3339() -> String {
@@ -634,13 +629,10 @@ impl Locked<'_> {
             Err(e) if e.is_not_found() => return Ok(None),
             Err(e) => return Err(Error::Store { path, message: format!("this resolved record {}; delete it to drop it", e.reason()) }),
         };
-        let record = pending_format::decode_resolved(&bytes)
-            .map_err(|e| Error::Store { path: path.clone(), message: format!("{e}; delete the file to drop it") })?;
+        let record =
+            pending_format::decode_resolved(&bytes).map_err(|e| Error::Store { path: path.clone(), message: format!("{e}; delete the file to drop it") })?;
         if record.id != id {
-            return Err(Error::Store {
-                path,
-                message: format!("its id `{}` does not match its file name; delete the file to drop it", record.id),
-            });
+            return Err(Error::Store { path, message: format!("its id `{}` does not match its file name; delete the file to drop it", record.id) });
         }
         Ok(Some(record))
     }

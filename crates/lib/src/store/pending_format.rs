@@ -14,9 +14,9 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::store::pending::{ActionKind, PendingAction, ResolvedRecord};
-use crate::request::ruleset::OpRule;
 use crate::request::Request;
+use crate::request::ruleset::OpRule;
+use crate::store::pending::{ActionKind, PendingAction, ResolvedRecord};
 
 /// The format version this build writes, and the newest it reads. Version 3
 /// records the session that staged an entry (`owner`, `ownerClient`; in a
@@ -119,8 +119,7 @@ const BUILD_CACHE_MAX: usize = 16;
 fn cached_or_hashed(state_dir: &Path) -> Option<String> {
     let Some(key) = executable_identity() else { return hash_executable() };
     let path = state_dir.join(BUILD_CACHE);
-    let mut cache: std::collections::BTreeMap<String, String> =
-        super::read_entry(&path).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
+    let mut cache: std::collections::BTreeMap<String, String> = super::read_entry(&path).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
     if let Some(d) = cache.get(&key).filter(|d| d.starts_with("sha256:") && d.len() == 7 + 64) {
         return Some(d.clone());
     }
@@ -141,16 +140,7 @@ fn executable_identity() -> Option<String> {
     {
         use std::os::unix::fs::MetadataExt;
         let m = std::fs::metadata("/proc/self/exe").or_else(|_| std::fs::metadata(std::env::current_exe()?)).ok()?;
-        Some(format!(
-            "{}:{}:{}:{}.{:09}:{}.{:09}",
-            m.dev(),
-            m.ino(),
-            m.size(),
-            m.mtime(),
-            m.mtime_nsec(),
-            m.ctime(),
-            m.ctime_nsec()
-        ))
+        Some(format!("{}:{}:{}:{}.{:09}:{}.{:09}", m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec()))
     }
     #[cfg(not(unix))]
     {
@@ -210,10 +200,7 @@ impl std::fmt::Display for Unreadable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Unreadable::Malformed(e) => write!(f, "{e}"),
-            Unreadable::Newer(v) => write!(
-                f,
-                "written by a newer ast-edit (format version {v}; this one reads up to version {FORMAT_VERSION})"
-            ),
+            Unreadable::Newer(v) => write!(f, "written by a newer ast-edit (format version {v}; this one reads up to version {FORMAT_VERSION})"),
             Unreadable::Unknown(v) => write!(f, "unknown format version {v}"),
         }
     }
@@ -221,8 +208,7 @@ impl std::fmt::Display for Unreadable {
 
 /// The `formatVersion` of a file holding a `what`, checked against this build's.
 fn header(bytes: &[u8], what: &str) -> Result<Option<u64>, Unreadable> {
-    let h: Header =
-        serde_json::from_slice(bytes).map_err(|e| Unreadable::Malformed(format!("unreadable {what} (not a JSON object: {e})")))?;
+    let h: Header = serde_json::from_slice(bytes).map_err(|e| Unreadable::Malformed(format!("unreadable {what} (not a JSON object: {e})")))?;
     match h.format_version {
         None => Ok(None),
         Some(v) if (u64::from(OLDEST_FORMAT_VERSION)..=u64::from(FORMAT_VERSION)).contains(&v) => Ok(Some(v)),
@@ -235,8 +221,7 @@ fn header(bytes: &[u8], what: &str) -> Result<Option<u64>, Unreadable> {
 /// from a build before the first release and is not read).
 pub fn decode_entry(bytes: &[u8]) -> Result<PendingAction, Unreadable> {
     match header(bytes, "pending action")? {
-        Some(_) => serde_json::from_slice::<PendingAction>(bytes)
-            .map_err(|e| Unreadable::Malformed(format!("unreadable pending action ({e})"))),
+        Some(_) => serde_json::from_slice::<PendingAction>(bytes).map_err(|e| Unreadable::Malformed(format!("unreadable pending action ({e})"))),
         None => Err(Unreadable::Malformed("unreadable pending action (no formatVersion)".into())),
     }
 }
@@ -329,8 +314,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let first = cached_or_hashed(dir.path()).expect("the test binary is readable");
         assert_eq!(first, hash_executable().unwrap());
-        let cache: std::collections::BTreeMap<String, String> =
-            serde_json::from_slice(&std::fs::read(dir.path().join(BUILD_CACHE)).unwrap()).unwrap();
+        let cache: std::collections::BTreeMap<String, String> = serde_json::from_slice(&std::fs::read(dir.path().join(BUILD_CACHE)).unwrap()).unwrap();
         assert_eq!(cache.get(&executable_identity().unwrap()), Some(&first));
         // The next process reads the cache instead of hashing: a planted entry
         // for this very file is what it returns.
@@ -367,10 +351,7 @@ mod tests {
                 "rule": {"pattern": {"context": "f(x)", "selector": "call", "strictness": "ast"}}, "fix": "g(x)"}])
         );
         let r = request(r#"{"ops":[{"pat":"f(x)","out":"g(x)"}],"strictness":"cst"}"#);
-        assert_eq!(
-            serde_json::to_value(rules_of(&r)).unwrap()[0]["rule"],
-            serde_json::json!({"pattern": {"context": "f(x)", "strictness": "cst"}})
-        );
+        assert_eq!(serde_json::to_value(rules_of(&r)).unwrap()[0]["rule"], serde_json::json!({"pattern": {"context": "f(x)", "strictness": "cst"}}));
         let back: Vec<OpRule> = serde_json::from_value(serde_json::to_value(rules_of(&r)).unwrap()).unwrap();
         assert_eq!(back, vec![OpRule::of(&r, 0, r.lang)]);
     }
@@ -404,7 +385,8 @@ mod tests {
         let mut globs = rules.clone();
         globs.rule_set.as_mut().unwrap().language_globs = vec![("html".into(), vec!["*.vue".into()])];
         let mut injected = rules.clone();
-        injected.rule_set.as_mut().unwrap().language_injections = vec![serde_json::json!({"hostLanguage": "js", "rule": {"pattern": "styled`$CONTENT`"}, "injected": "css"})];
+        injected.rule_set.as_mut().unwrap().language_injections =
+            vec![serde_json::json!({"hostLanguage": "js", "rule": {"pattern": "styled`$CONTENT`"}, "injected": "css"})];
         assert_ne!(d(&rules), d(&globs));
         assert_ne!(d(&rules), d(&injected));
         let set = serde_json::to_string(&rules.rule_set).unwrap();

@@ -29,10 +29,7 @@ impl Locked<'_> {
             let why = if older_than(humantime::parse_rfc3339(&a.created_at).ok(), now, PENDING_MAX_AGE_DAYS) {
                 format!("staged more than {PENDING_MAX_AGE_DAYS} days ago")
             } else if i >= keep {
-                format!(
-                    "beyond the newest {PENDING_MAX_COUNT} pending actions or their {} in all",
-                    human_bytes(PENDING_MAX_BYTES)
-                )
+                format!("beyond the newest {PENDING_MAX_COUNT} pending actions or their {} in all", human_bytes(PENDING_MAX_BYTES))
             } else {
                 continue;
             };
@@ -56,10 +53,7 @@ impl Locked<'_> {
     /// file's modification time (a record is written when its resolution is).
     pub(super) fn prune_resolved(&self, now: SystemTime) -> Vec<String> {
         let Ok(files) = self.json_files("resolved") else { return Vec::new() };
-        let mut dated: Vec<(SystemTime, PathBuf)> = files
-            .into_iter()
-            .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
-            .collect();
+        let mut dated: Vec<(SystemTime, PathBuf)> = files.into_iter().filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p))).collect();
         dated.sort_by(|a, b| b.cmp(a));
         let mut msgs = Vec::new();
         for (i, (when, p)) in dated.iter().enumerate() {
@@ -126,11 +120,7 @@ impl Locked<'_> {
     /// What the store keeps now, for `ast-edit pending` to say.
     pub fn kept(&self) -> Kept {
         let undo: Vec<JournalFolder> = self.journal_records().into_iter().filter(|r| r.complete).collect();
-        Kept {
-            undo_records: undo.len(),
-            undo_bytes: undo.iter().map(|r| r.bytes).sum(),
-            resolved: self.json_files("resolved").map_or(0, |v| v.len()),
-        }
+        Kept { undo_records: undo.len(), undo_bytes: undo.iter().map(|r| r.bytes).sum(), resolved: self.json_files("resolved").map_or(0, |v| v.len()) }
     }
 }
 

@@ -11,11 +11,11 @@
 //! default, and a person at a shell sees every session's actions in the listings
 //! and takes one by id.
 
+use crate::plan::Plan;
 use crate::shared::error::Result;
 use crate::shared::message::{Name, Say, Text};
 use crate::shared::quote::escape_controls;
 use crate::shared::text::{ellipsized, plural};
-use crate::plan::Plan;
 use crate::store::pending::{ActionKind, Locked, PendingAction};
 
 /// The owner of the command line's session, of a library user that names no
@@ -108,10 +108,7 @@ impl PendingAction {
 /// end's words ([`Say::ResolveById`]). Empty when `others` is.
 pub fn pending_elsewhere(others: &[PendingAction]) -> Text {
     let Some(newest) = others.first() else { return Text::default() };
-    let mut t = Text::from(format!(
-        "\nOther sessions have {}, which a session resolves only by id:",
-        plural(others.len(), "pending action")
-    ));
+    let mut t = Text::from(format!("\nOther sessions have {}, which a session resolves only by id:", plural(others.len(), "pending action")));
     for a in others.iter().take(MAX_OTHERS_LISTED) {
         let label = ellipsized(&escape_controls(&a.label), MAX_LISTED_LABEL);
         t.push_str(&format!("\n  {}  {}  {label}", a.id, a.owner_label()));
@@ -215,4 +212,3 @@ mod tests {
         assert!(Session::cli().owns("cli") && !Session::cli().owns("mcp-1a2b3c"));
     }
 }
-

@@ -28,7 +28,7 @@
 //!   node of the edit beside it: then the capture left it (`def f(self) ->
 //!   None:` with the body written after it, at class level).
 
-use super::{Flat, Move, Texts, What, NONE};
+use super::{Flat, Move, NONE, Texts, What};
 
 /// The changes rule (b) finds in every edit that has captures. `to_new`: old
 /// node -> new node, for the nodes that pair; `anc_old`: per old node, its

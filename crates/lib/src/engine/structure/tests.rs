@@ -100,7 +100,13 @@ fn a_method_body_written_at_class_level_is_a_move_and_a_wrapped_expression_is_no
     // A docstring the template re-indents is still the capture's.
     let src = "class A:\n    def f(self):\n        \"\"\"Doc\n        more.\"\"\"\n        b()\n";
     let from = "def f(self):\n        \"\"\"Doc\n        more.\"\"\"\n        b()";
-    let r = rewrite(SupportLang::Python, src, from, "def f(self) -> None: \"\"\"Doc\n    more.\"\"\"\n    b()", &[("$$$B", &["\"\"\"Doc\n        more.\"\"\"", "b()"])]);
+    let r = rewrite(
+        SupportLang::Python,
+        src,
+        from,
+        "def f(self) -> None: \"\"\"Doc\n    more.\"\"\"\n    b()",
+        &[("$$$B", &["\"\"\"Doc\n        more.\"\"\"", "b()"])],
+    );
     assert_eq!(r.changes, [change(4, "1 expression statement left `def f` for `class A`")]);
     let src = "fn f() { let v = a.b; }\n";
     assert!(!rewrite(SupportLang::Rust, src, "a.b", "Some(a.b)", &[("$A", &["a.b"])]).changed);
@@ -143,11 +149,18 @@ fn captured_code_nested_otherwise_or_split_from_its_siblings_is_flagged() {
     assert_eq!(r.changes, [change(1, "1 binary expression captured by `$A` no longer parsed as before")]);
     // Written after the function, the body left it: the function is still there.
     let src = "function start() {\n  init();\n  run();\n}\n";
-    let r = rewrite(SupportLang::JavaScript, src, src.trim_end(), "function start() {} init();\n  run();", &[("$F", &["start"]), ("$$$B", &["init();", "run();"])]);
+    let r =
+        rewrite(SupportLang::JavaScript, src, src.trim_end(), "function start() {} init();\n  run();", &[("$F", &["start"]), ("$$$B", &["init();", "run();"])]);
     assert_eq!(r.changes, [change(1, "2 expression statements left `function start` for the top level")]);
     // Without braces only the first statement stays under the `if`.
     let src = "function start() {\n  if (c) {\n    init();\n    run();\n  }\n}\n";
-    let r = rewrite(SupportLang::JavaScript, src, "if (c) {\n    init();\n    run();\n  }", "if (c) init();\n  run();", &[("$C", &["c"]), ("$$$B", &["init();", "run();"])]);
+    let r = rewrite(
+        SupportLang::JavaScript,
+        src,
+        "if (c) {\n    init();\n    run();\n  }",
+        "if (c) init();\n  run();",
+        &[("$C", &["c"]), ("$$$B", &["init();", "run();"])],
+    );
     assert_eq!(r.changes, [change(3, "1 expression statement left `if (c) init();` for `function start`")]);
 }
 
@@ -164,7 +177,13 @@ fn a_capture_that_cannot_be_located_exactly_is_not_judged() {
 fn closing_brackets_that_align_with_the_wrong_one_are_no_move() {
     // Found on sympy: the common tail pairs each `)` with the one after it.
     let src = "assert x not in Tuple(1, Tuple(t2))\n";
-    let r = rewrite(SupportLang::Python, src, "x not in Tuple(1, Tuple(t2))", "absent(x, Tuple(1, Tuple(t2)))", &[("$A", &["x"]), ("$B", &["Tuple(1, Tuple(t2))"])]);
+    let r = rewrite(
+        SupportLang::Python,
+        src,
+        "x not in Tuple(1, Tuple(t2))",
+        "absent(x, Tuple(1, Tuple(t2)))",
+        &[("$A", &["x"]), ("$B", &["Tuple(1, Tuple(t2))"])],
+    );
     assert!(!r.changed, "{r:?}");
     let src = "fn f() -> usize { ((a >> 5) & 7) as usize }\n";
     let r = rewrite(SupportLang::Rust, src, "((a >> 5) & 7) as usize", "usize::from(((a >> 5) & 7))", &[("$A", &["((a >> 5) & 7)"])]);
@@ -176,7 +195,11 @@ fn code_after_an_edit_taken_into_a_new_block_is_a_move() {
     // The edit opens a block that takes the next statement, clear of the
     // edit, from the function body.
     let src = "function f() {\n  a();\n  b();\n}\n";
-    let r = check(SupportLang::JavaScript, src, &[Edit { start: 17, end: 21, text: "if (c) { a();".into(), op: 0 }, Edit { start: 29, end: 29, text: " }\n".into(), op: 0 }]);
+    let r = check(
+        SupportLang::JavaScript,
+        src,
+        &[Edit { start: 17, end: 21, text: "if (c) { a();".into(), op: 0 }, Edit { start: 29, end: 29, text: " }\n".into(), op: 0 }],
+    );
     assert_eq!(r.changes, [StructureChange { line: 3, message: "1 expression statement left `function f` for `if (c) { a();`".into() }]);
 }
 
@@ -194,11 +217,25 @@ fn program(lang: SupportLang, ids: &[String]) -> String {
     match lang {
         SupportLang::Python => format!(
             "class {0}:\n    def {1}(self, {2}):\n        {3} = {4}({2}, 1)\n        if {3}:\n            return {5}.{6}({3})\n        return {2}\n\n    def {7}(self):\n        {0}.{1}({4})\n",
-            i(0), i(1), i(2), i(3), i(4), i(5), i(6), i(7)
+            i(0),
+            i(1),
+            i(2),
+            i(3),
+            i(4),
+            i(5),
+            i(6),
+            i(7)
         ),
         _ => format!(
             "fn {0}({1}: u32) -> u32 {{\n    let {2} = {3}({1}, 1);\n    if {2} > 0 {{ return {4}.{5}({2}); }}\n    match {1} {{ {6} => {7}, _ => {1} }}\n}}\n",
-            i(0), i(1), i(2), i(3), i(4), i(5), i(6), i(7)
+            i(0),
+            i(1),
+            i(2),
+            i(3),
+            i(4),
+            i(5),
+            i(6),
+            i(7)
         ),
     }
 }
@@ -250,7 +287,11 @@ fn random_edits(lang: SupportLang, src: &str, cuts: &[(usize, usize, usize, usiz
             let nodes: Vec<(usize, usize)> = if keep == 1 {
                 vec![(n.start_byte(), n.end_byte())]
             } else {
-                (0..n.child_count()).filter_map(|i| n.child(i)).filter(|c| c.end_byte() > c.start_byte() && !c.is_extra()).map(|c| (c.start_byte(), c.end_byte())).collect()
+                (0..n.child_count())
+                    .filter_map(|i| n.child(i))
+                    .filter(|c| c.end_byte() > c.start_byte() && !c.is_extra())
+                    .map(|c| (c.start_byte(), c.end_byte()))
+                    .collect()
             };
             if let (Some(first), Some(last)) = (nodes.first(), nodes.last()) {
                 text = format!("{}{}{}", PIECES[piece], &src[first.0..last.1], PIECES[(piece + keep) % PIECES.len()]);
