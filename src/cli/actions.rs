@@ -89,7 +89,11 @@ pub(super) fn pending(a: PendingArgs, out: &mut impl Write) -> anyhow::Result<i3
     }
     let (list, kept) = {
         let locked = store.lock()?;
-        (locked.list()?, locked.kept())
+        let (list, damaged) = locked.listed()?;
+        for msg in damaged {
+            eprintln!("warning: {msg}");
+        }
+        (list, locked.kept())
     };
     if a.json {
         let rows: Vec<_> = list.iter().map(|p| p.summary(store.session())).collect();

@@ -324,7 +324,10 @@ impl AstEditServer {
                     "fileOffset, limit and path page through one action's files: give its `id` too (call `ast_pending` without arguments to list the pending actions)".into(),
                 ));
             }
-            let actions = locked.list()?;
+            let (actions, damaged) = locked.listed()?;
+            for msg in damaged {
+                eprintln!("ast-edit mcp: warning: {msg}");
+            }
             let (value, shown) = paging::action_list(&actions, locked.session());
             return Ok(success(texts::list_text(&actions, shown, locked.session()), value));
         };

@@ -189,6 +189,33 @@ fn a_bad_entry_is_reported_and_skipped_and_the_others_still_resolve() {
     assert_eq!(t.run(&["pending"]).ok().stderr, "");
 }
 
+/// The store's upkeep reads each entry's head but not its plan (a plan may be
+/// megabytes, and every command reads the store): an entry whose plan alone is
+/// damaged is still named, by the listing and by the action that reads it.
+#[test]
+fn an_entry_whose_plan_alone_is_damaged_is_named_where_it_is_read() {
+    let t = Tree::fixtures();
+    let good = preview_id(&t, &[]);
+    let damaged = preview_id(&t, &["--lang", "python"]);
+    assert_ne!(good, damaged);
+    edit_entry(&t, &damaged, |e| e["kind"]["plan"] = json!(5));
+    let path = pending_dir(&t).join(format!("{damaged}.json"));
+    let said = format!("{}: unreadable pending action (invalid type: integer `5`, expected struct Plan", path.display());
+
+    let r = t.run(&["pending", "--json"]).ok();
+    let rows: Vec<PendingRow> = r.json();
+    assert_eq!(rows.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), [good.as_str()]);
+    assert_eq!(r.stderr.lines().filter(|l| l.starts_with(&format!("warning: {said}"))).count(), 1, "{}", r.stderr);
+    assert!(r.stderr.trim_end().ends_with("delete the file to drop it"), "{}", r.stderr);
+    let r = t.run(&["resolve", "apply", "--reason", "r", "--id", &damaged]).code(1);
+    assert!(r.stderr.contains(&said), "{}", r.stderr);
+    // Nothing was written, and the other action still applies.
+    assert!(path.exists());
+    let r = t.run(&["resolve", "apply", "--reason", "r", "--id", &good]).ok();
+    assert!(r.stdout.starts_with("Applied 2 replacements in 1 file."), "{}", r.stdout);
+    assert_eq!(t.read("python/test_app.py"), APPLIED_TEST_APP);
+}
+
 #[test]
 fn an_entry_whose_id_is_not_its_file_name_is_a_bad_entry() {
     let t = Tree::empty();

@@ -121,11 +121,14 @@
 //!
 //! A pending entry that cannot be read (I/O error, not JSON, not the shape of its
 //! version, a `formatVersion` newer than this build's, an `id` that is not its file
-//! name) is skipped by [`Locked::list`] and [`Locked::get`] and never blocks the
-//! others; the store's upkeep when it is opened (`Locked::maintain`) describes
-//! each (path, what is wrong, "delete the file to drop it"), and the CLI and the
-//! MCP server print those as warnings when they open the store. The file is left
-//! as it is.
+//! name) is skipped by [`Locked::list`] and never blocks the others; the store's
+//! upkeep when it is opened (`Locked::maintain`) describes each (path, what is
+//! wrong, "delete the file to drop it"), and the CLI and the MCP server print
+//! those as warnings when they open the store. The file is left as it is. The
+//! upkeep and [`Locked::get`] read each entry's head only
+//! ([`pending_format::Head`]); the plan is read for the action used
+//! ([`Locked::get`] says why it cannot be) or listed ([`Locked::listed`] names
+//! an entry whose plan alone is damaged).
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -137,7 +140,7 @@ use crate::plan::Plan;
 use crate::shared::atomic::{write_atomic, write_atomic_with};
 use crate::shared::error::{Error, Result};
 use crate::shared::status::Resolution;
-use crate::store::pending_format;
+use crate::store::pending_format::{self, Head};
 use crate::store::session::Session;
 
 /// What a pending action does when applied.
@@ -415,9 +418,10 @@ fn is_plain_id(id: &str) -> bool {
 }
 
 /// What [`Locked::scan`] found in `pending/`.
-pub(super) struct Scan {
-    /// The good entries, newest first, with the size of their file.
-    pub(super) actions: Vec<(PendingAction, u64)>,
+pub(super) struct Scan<T = Head> {
+    /// The good entries (what [`Head`] holds of them, unless read in full),
+    /// newest first, with the size of their file.
+    pub(super) actions: Vec<(T, u64)>,
     pub(super) problems: Vec<String>,
 }
 
@@ -523,9 +527,22 @@ impl Locked<'_> {
         write_atomic_with(&path, |w| pending_format::encode_entry(action, w)).map_err(|e| self.store.err(&path, e))
     }
 
-    /// Reads every entry of `pending/`: the good ones newest first, and one
-    /// message per bad one.
+    /// Reads what [`Head`] holds of every entry of `pending/`: the good ones
+    /// newest first, and one message per bad one.
     pub(super) fn scan(&self) -> Result<Scan> {
+        self.read_all(|b| pending_format::decode_head(b).map_err(Some), |s| (&s.id, s.order), true)
+    }
+
+    /// Reads every entry of `pending/` with `decode`: the good ones newest first
+    /// (by `key`: id and order) with the size of their file, and one message per
+    /// bad one: each that `decode` gives a reason for (`None`: left out without
+    /// one), and when `ids`, each whose id is not its file name.
+    fn read_all<T>(
+        &self,
+        decode: impl Fn(&[u8]) -> std::result::Result<T, Option<pending_format::Unreadable>>,
+        key: impl Fn(&T) -> (&String, u64),
+        ids: bool,
+    ) -> Result<Scan<T>> {
         let mut actions = Vec::new();
         let mut problems = Vec::new();
         for p in self.json_files("pending")? {
@@ -538,33 +555,56 @@ impl Locked<'_> {
                     continue;
                 }
             };
-            match pending_format::decode_entry(&bytes) {
-                Err(e) => problems.push(bad(e.to_string())),
-                Ok(a) if p.file_stem() != Some(std::ffi::OsStr::new(&a.id)) || !is_plain_id(&a.id) => {
-                    problems.push(bad(format!("its id `{}` does not match its file name", a.id)));
+            match decode(&bytes) {
+                Err(Some(e)) => problems.push(bad(e.to_string())),
+                Err(None) => {}
+                Ok(a) if p.file_stem() != Some(std::ffi::OsStr::new(key(&a).0)) || !is_plain_id(key(&a).0) => {
+                    if ids {
+                        problems.push(bad(format!("its id `{}` does not match its file name", key(&a).0)));
+                    }
                 }
                 Ok(a) => actions.push((a, bytes.len() as u64)),
             }
         }
-        actions.sort_by(|(a, _), (b, _)| b.order.cmp(&a.order).then_with(|| b.id.cmp(&a.id)));
+        actions.sort_by(|(a, _), (b, _)| key(b).1.cmp(&key(a).1).then_with(|| key(b).0.cmp(key(a).0)));
         problems.sort();
         Ok(Scan { actions, problems })
     }
 
     /// Every pending action, newest first. Unreadable entries are skipped (the
-    /// store's upkeep reports them when it is opened).
+    /// store's upkeep reports them when it is opened, [`Self::listed`] those
+    /// whose plan alone cannot be read).
     pub fn list(&self) -> Result<Vec<PendingAction>> {
-        Ok(self.scan()?.actions.into_iter().map(|(a, _)| a).collect())
+        Ok(self.listed()?.0)
+    }
+
+    /// [`Self::list`], and a message for each entry left out whose plan cannot
+    /// be read though the rest of it can: the store's upkeep reads no plan, so
+    /// it reported the other bad entries when the store was opened, not these.
+    pub fn listed(&self) -> Result<(Vec<PendingAction>, Vec<String>)> {
+        let decode = |b: &[u8]| pending_format::decode_entry(b).map_err(|e| pending_format::decode_head(b).is_ok().then_some(e));
+        let Scan { actions, problems } = self.read_all(decode, |a| (&a.id, a.order), false)?;
+        Ok((actions.into_iter().map(|(a, _)| a).collect(), problems))
     }
 
     /// The action `id` (whichever session staged it), or when `id` is `None`
-    /// the newest one of the caller's session.
+    /// the newest one of the caller's session. Only that one is read in full:
+    /// an error says why when it cannot be.
     pub fn get(&self, id: Option<&str>) -> Result<Option<PendingAction>> {
-        let all = self.list()?;
-        Ok(match id {
-            Some(id) => all.into_iter().find(|a| a.id == id),
-            None => all.into_iter().find(|a| self.store.session.owns(&a.owner)),
-        })
+        let found = self.scan()?.actions.into_iter().map(|(s, _)| s).find(|s| match id {
+            Some(id) => s.id == id,
+            None => self.store.session.owns(&s.owner),
+        });
+        found.map(|s| self.read(&s.id)).transpose()
+    }
+
+    /// The pending action `id` read in full; an error names its file and why it
+    /// cannot be read.
+    pub(super) fn read(&self, id: &str) -> Result<PendingAction> {
+        let p = self.pending_path(id);
+        let bad = |message: String| Error::Store { path: p.clone(), message: format!("{message}; delete the file to drop it") };
+        let bytes = super::read_entry(&p).map_err(|e| bad(format!("this pending action {}", e.reason())))?;
+        pending_format::decode_entry(&bytes).map_err(|e| bad(e.to_string()))
     }
 
     /// The session that took the lock.
@@ -583,6 +623,11 @@ impl Locked<'_> {
     /// if the record cannot be written (the action was carried out); that error is
     /// returned after.
     pub fn finish(&self, action: &PendingAction, resolution: Resolution) -> Result<ResolvedRecord> {
+        self.finish_head(&action.head(), resolution)
+    }
+
+    /// [`Self::finish`] of the action `action` summarizes.
+    pub(super) fn finish_head(&self, action: &Head, resolution: Resolution) -> Result<ResolvedRecord> {
         let record = ResolvedRecord {
             id: action.id.clone(),
             label: action.label.clone(),

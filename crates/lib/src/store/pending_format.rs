@@ -220,9 +220,87 @@ fn header(bytes: &[u8], what: &str) -> Result<Option<u64>, Unreadable> {
 /// Reads a pending entry (version 1, 2 or 3; one without `formatVersion` came
 /// from a build before the first release and is not read).
 pub fn decode_entry(bytes: &[u8]) -> Result<PendingAction, Unreadable> {
+    decode_as(bytes)
+}
+
+/// Reads what [`Head`] holds of a pending entry, with the checks of
+/// [`decode_entry`] but the shape of the plan: skipping it is a scan of its
+/// bytes, reading it builds every file's text twice over.
+pub(crate) fn decode_head(bytes: &[u8]) -> Result<Head, Unreadable> {
+    decode_as(bytes)
+}
+
+fn decode_as<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Unreadable> {
     match header(bytes, "pending action")? {
-        Some(_) => serde_json::from_slice::<PendingAction>(bytes).map_err(|e| Unreadable::Malformed(format!("unreadable pending action ({e})"))),
+        Some(_) => serde_json::from_slice::<T>(bytes).map_err(|e| Unreadable::Malformed(format!("unreadable pending action ({e})"))),
         None => Err(Unreadable::Malformed("unreadable pending action (no formatVersion)".into())),
+    }
+}
+
+/// What the store reads of every pending entry to order, expire, find and
+/// match them (`store/retention.rs`, [`crate::store::pending::Locked::get`],
+/// `store/session.rs`): the fields of a [`PendingAction`] but the `files`,
+/// `rules` and what its `kind` holds besides its `type`, which are only
+/// checked to be there. A plan may be megabytes; it is read in full only for
+/// the action that is used or listed.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Head {
+    pub(crate) id: String,
+    pub(crate) order: u64,
+    pub(crate) created_at: String,
+    pub(crate) label: String,
+    pub(crate) source_tool_name: String,
+    #[serde(default = "crate::store::session::cli_owner")]
+    pub(crate) owner: String,
+    #[serde(default)]
+    pub(crate) owner_client: Option<String>,
+    #[serde(default)]
+    pub(crate) engine_build: Option<String>,
+    #[serde(default)]
+    pub(crate) rules_digest: Option<String>,
+    #[serde(rename = "files")]
+    _files: serde::de::IgnoredAny,
+    #[serde(rename = "kind")]
+    _kind: KindTag,
+}
+
+/// The `type` of an entry's `kind`; the rest is skipped.
+#[derive(Clone, Debug, Deserialize)]
+struct KindTag {
+    #[serde(rename = "type")]
+    _tag: Tag,
+}
+
+/// The kinds of [`ActionKind`], by their tag.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+enum Tag {
+    AstEdit,
+    Command,
+}
+
+impl PendingAction {
+    /// What a [`Head`] holds of it.
+    pub(crate) fn head(&self) -> Head {
+        Head {
+            id: self.id.clone(),
+            order: self.order,
+            created_at: self.created_at.clone(),
+            label: self.label.clone(),
+            source_tool_name: self.source_tool_name.clone(),
+            owner: self.owner.clone(),
+            owner_client: self.owner_client.clone(),
+            engine_build: self.engine_build.clone(),
+            rules_digest: self.rules_digest.clone(),
+            _files: serde::de::IgnoredAny,
+            _kind: KindTag {
+                _tag: match self.kind {
+                    ActionKind::AstEdit { .. } => Tag::AstEdit,
+                    ActionKind::Command { .. } => Tag::Command,
+                },
+            },
+        }
     }
 }
 

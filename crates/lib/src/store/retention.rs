@@ -33,7 +33,7 @@ impl Locked<'_> {
             } else {
                 continue;
             };
-            match self.finish(a, Resolution::Expired) {
+            match self.finish_head(a, Resolution::Expired) {
                 Ok(_) => msgs.push(format!(
                     "dropped pending action {} ({}, staged {}): {why}; the store keeps pending actions {} days, at most {} of them",
                     a.id, a.label, a.created_at, PENDING_MAX_AGE_DAYS, PENDING_MAX_COUNT

@@ -125,7 +125,7 @@ impl Locked<'_> {
     /// record of the store already names it (so a restarted process is never
     /// taken for the one before it).
     pub fn new_owner(&self, prefix: &str) -> Result<String> {
-        let mut taken: std::collections::HashSet<String> = self.list()?.into_iter().map(|a| a.owner).collect();
+        let mut taken: std::collections::HashSet<String> = self.scan()?.actions.into_iter().map(|(s, _)| s.owner).collect();
         taken.extend(self.journal_owners());
         taken.insert(CLI_OWNER.to_string());
         let mut salt = 0u64;
@@ -166,13 +166,17 @@ impl Locked<'_> {
             p.files.len() == plan.files.len()
                 && p.files.iter().zip(&plan.files).all(|(a, b)| a.abs == b.abs && a.digest == b.digest && a.new_digest == b.new_digest)
         };
-        Ok(self.list()?.into_iter().find(|a| {
-            self.session().owns(&a.owner)
-                && a.rules_digest.as_deref() == Some(digest.as_str())
-                && a.engine_build.is_some()
-                && a.engine_build == build
-                && matches!(&a.kind, ActionKind::AstEdit { plan: p } if same_files(p))
-        }))
+        // Only the entries whose summary matches are read in full (a plan may be
+        // megabytes, and every staging asks).
+        for (s, _) in self.scan()?.actions {
+            if self.session().owns(&s.owner) && s.rules_digest.as_deref() == Some(digest.as_str()) && s.engine_build.is_some() && s.engine_build == build {
+                let Ok(a) = self.read(&s.id) else { continue };
+                if matches!(&a.kind, ActionKind::AstEdit { plan: p } if same_files(p)) {
+                    return Ok(Some(a));
+                }
+            }
+        }
+        Ok(None)
     }
 
     /// The pending actions of every session but the caller's, newest first.
