@@ -7,14 +7,14 @@ use std::io::{IsTerminal, Write};
 use super::print;
 use super::words::WORDS;
 use super::{ColorChoice, PendingArgs, ProposeArgs, ResolveArgs, ShowArgs, UndoArgs, open_store, spinner, style, write_json};
+use ast_edit::app::apply::UndoResult;
 use ast_edit::app::custom::{CUSTOM_TOOL, CommandStanding, CommandView, Handlers};
+use ast_edit::app::error::Error;
+use ast_edit::app::pending::{ActionKind, NewAction, PendingAction, PendingSummary, Store};
+use ast_edit::app::quote::escape_controls;
 use ast_edit::app::resolve::{self, RawResolve};
+use ast_edit::app::session::Session;
 use ast_edit::app::workflow::Preview;
-use ast_edit::apply::UndoResult;
-use ast_edit::shared::error::Error;
-use ast_edit::shared::quote::escape_controls;
-use ast_edit::store::pending::{ActionKind, NewAction, PendingAction, PendingSummary, Store};
-use ast_edit::store::session::Session;
 
 /// Parses a flag holding a JSON value.
 fn json_flag(flag: &str, text: &Option<String>, example: &str) -> Result<Option<serde_json::Value>, Error> {
@@ -136,7 +136,7 @@ fn clear(a: &PendingArgs, store: &Store, out: &mut impl Write) -> anyhow::Result
     let list = store.lock()?.list()?;
     let ids: Vec<String> = list.iter().map(|p| p.id.clone()).collect();
     if !list.is_empty() && !a.yes {
-        let what = ast_edit::shared::text::plural(list.len(), "pending action");
+        let what = ast_edit::app::text::plural(list.len(), "pending action");
         if !std::io::stdin().is_terminal() {
             return Err(
                 Error::bad(format!("pending --clear would drop {what} ({}); confirm with --yes (stdin is not a terminal to ask on)", ids.join(", "))).into()
@@ -167,7 +167,7 @@ fn clear(a: &PendingArgs, store: &Store, out: &mut impl Write) -> anyhow::Result
         writeln!(out, "No pending actions: nothing to clear.")?;
     } else {
         let ids: Vec<&str> = dropped.iter().map(|p| p.id.as_str()).collect();
-        writeln!(out, "Dropped {}: {}.", ast_edit::shared::text::plural(dropped.len(), "pending action"), ids.join(", "))?;
+        writeln!(out, "Dropped {}: {}.", ast_edit::app::text::plural(dropped.len(), "pending action"), ids.join(", "))?;
     }
     Ok(0)
 }
@@ -219,9 +219,9 @@ pub(super) fn show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> any
     if full {
         for (shown, f) in details.files.iter_mut().zip(&plan.files) {
             if f.diff_lines_cut > 0 {
-                match ast_edit::plan::full_diff(f) {
+                match ast_edit::app::plan::full_diff(f) {
                     Some(d) => shown.diff = d,
-                    None => eprintln!("warning: {} changed since the preview; its diff stays cut", ast_edit::shared::quote::display_name(&f.path)),
+                    None => eprintln!("warning: {} changed since the preview; its diff stays cut", ast_edit::app::quote::display_name(&f.path)),
                 }
             }
         }

@@ -11,16 +11,16 @@ use super::print::{self, Style};
 use super::report::{self, Report};
 use super::words::WORDS;
 use super::{ColorChoice, OutputArgs, RunArgs, ScanArgs, open_store, review, spinner, style, write_json};
+use ast_edit::app::apply::ApplyOptions;
+use ast_edit::app::error::{Error, Result};
+use ast_edit::app::inspect::{RuleTrace, RulesFrom};
+use ast_edit::app::overwrite::{Overwrite, Severity};
+use ast_edit::app::plan::{self, Plan};
+use ast_edit::app::project;
+use ast_edit::app::request::{Op, RawRequest, Request};
+use ast_edit::app::retired;
+use ast_edit::app::suppression;
 use ast_edit::app::workflow::{self, Preview};
-use ast_edit::apply::ApplyOptions;
-use ast_edit::plan::{self, Plan};
-use ast_edit::request::{Op, RawRequest, Request};
-use ast_edit::rules::inspect::{RuleTrace, RulesFrom};
-use ast_edit::rules::overwrite::{Overwrite, Severity};
-use ast_edit::rules::project;
-use ast_edit::rules::retired;
-use ast_edit::rules::suppression;
-use ast_edit::shared::error::{Error, Result};
 
 /// How to present a plan.
 pub(super) struct Emit {
@@ -53,10 +53,10 @@ impl OutputArgs {
         Ok(Emit { json, update_all: self.update_all, interactive: self.interactive, style: style(color, self.full), apply, scan, stats: self.stats })
     }
 
-    /// `-C N`, checked against [`ast_edit::request::MAX_CONTEXT_LINES`]; it overrides a
+    /// `-C N`, checked against [`ast_edit::app::request::MAX_CONTEXT_LINES`]; it overrides a
     /// `--request`'s `contextLines`.
     fn context_lines(&self) -> Result<Option<usize>> {
-        self.context.map(|n| ast_edit::request::check_context(n, "-C")).transpose()
+        self.context.map(|n| ast_edit::app::request::check_context(n, "-C")).transpose()
     }
 }
 
@@ -65,7 +65,7 @@ pub(super) fn run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyho
     // `run` uses no project (ast-grep's trace names the one it finds).
     let trace = Inspect::run(a.output.inspect);
     trace.project(None);
-    let cwd = ast_edit::shared::paths::current_dir()?;
+    let cwd = ast_edit::app::files::current_dir()?;
     let context = a.output.context_lines()?;
     // A `--request` may name a `project` (docs/MCP.md, "A project's rules").
     let checked = ast_edit::app::project_rules::validate(build_raw(&a)?, &cwd, None, a.input.walk(), a.input.max_filesize)?;
@@ -94,7 +94,7 @@ fn traced(trace: &Inspect, req: &Request, cwd: &Path, plan: Plan, emit: impl FnO
 
 /// `ast-edit scan`.
 pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
-    let cwd = ast_edit::shared::paths::current_dir()?;
+    let cwd = ast_edit::app::files::current_dir()?;
     let context = a.output.context_lines()?;
     let walk = a.input.walk();
     let mut trace = Inspect::scan(a.output.inspect);
@@ -155,11 +155,11 @@ fn report_of(a: &ScanArgs, color: ColorChoice) -> Option<Report> {
 /// The rules of `scan`: `--inline-rules`, `-r FILE`, or the project's (the
 /// nearest sgconfig.yml, or `-c FILE`). Loading warnings go to stderr, and so
 /// do the project's and the rules' lines of the trace.
-fn load_rule_set(a: &ScanArgs, cwd: &Path, trace: &mut Inspect) -> Result<ast_edit::request::ruleset::RuleSet> {
+fn load_rule_set(a: &ScanArgs, cwd: &Path, trace: &mut Inspect) -> Result<ast_edit::app::request::RuleSet> {
     if a.stdin && a.rule.is_none() && a.inline_rules.is_none() {
         // ast-grep's code for rules not given (3).
         return Err(Error::project(
-            ast_edit::shared::error::ProjectFault::NotFound,
+            ast_edit::app::error::ProjectFault::NotFound,
             "--stdin needs its rules given with -r FILE or --inline-rules TEXT (a project's rules are for its files)",
         ));
     }
@@ -236,7 +236,7 @@ fn overwrite(a: &ScanArgs) -> Result<Overwrite> {
 fn build_raw(a: &RunArgs) -> Result<RawRequest> {
     if let Some(src) = &a.request {
         // Read one byte past the limit at most: `from_json` refuses the rest.
-        let cap = ast_edit::request::MAX_REQUEST_JSON_BYTES as u64 + 1;
+        let cap = ast_edit::app::request::MAX_REQUEST_JSON_BYTES as u64 + 1;
         let mut text = String::new();
         if src == "-" {
             std::io::stdin().take(cap).read_to_string(&mut text).map_err(|e| Error::io("cannot read the request from stdin", e))?;
@@ -378,7 +378,7 @@ fn update_all(
     style: Style,
     apply: ApplyOptions,
     out: &mut impl Write,
-) -> anyhow::Result<(i32, ast_edit::plan::preview::PreviewDetails)> {
+) -> anyhow::Result<(i32, ast_edit::app::preview::PreviewDetails)> {
     let mut shown = Preview::of(&plan, WORDS);
     // Drawn before the fixes are written: the findings are those of the code
     // the plan was made from.
@@ -425,6 +425,6 @@ fn update_all(
             print::undo_line(out, &id)?;
         }
     }
-    let code = if report.status == ast_edit::shared::status::ApplyStatus::Incomplete { 3 } else { 0 };
+    let code = if report.status == ast_edit::app::status::ApplyStatus::Incomplete { 3 } else { 0 };
     Ok((code, shown.details))
 }

@@ -4,7 +4,7 @@
 //! resolve or apply failed, 2 bad input, 3 applied but incomplete). The table of
 //! both is docs/RULES.md, "Exit codes".
 
-use ast_edit::shared::error::ProjectFault;
+use ast_edit::app::error::ProjectFault;
 
 use super::Command;
 

@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 use super::exit::TEST_FAILED;
 use super::print;
 use super::{ColorChoice, JsonFlag, TestArgs, style, write_json};
-use ast_edit::request::lang;
-use ast_edit::rules::project;
-use ast_edit::rules::retired;
-use ast_edit::rules::ruletest::{self, CaseReport, MissingRule, Report, RuleReport, Verdict};
-use ast_edit::shared::error::Error;
-use ast_edit::shared::text::plural;
+use ast_edit::app::error::Error;
+use ast_edit::app::lang;
+use ast_edit::app::project;
+use ast_edit::app::retired;
+use ast_edit::app::ruletest::{self, CaseReport, MissingRule, Report, RuleReport, Verdict};
+use ast_edit::app::text::plural;
 
 /// `ast-edit test`: the project's rule tests; PATH names the project by its
 /// folder or config file.
@@ -46,7 +46,7 @@ fn config_of(path: &Path) -> Option<PathBuf> {
 
 /// The rule tests of the project of `config` (or the nearest one).
 fn project_test(a: TestArgs, config: Option<PathBuf>, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
-    let cwd = ast_edit::shared::paths::current_dir()?;
+    let cwd = ast_edit::app::files::current_dir()?;
     let project = project::discover(&cwd, config.as_deref())?;
     a.custom_languages.check(&project)?;
     if a.snapshot_dir.is_some() && a.test_dir.is_none() {
@@ -69,7 +69,7 @@ fn project_test(a: TestArgs, config: Option<PathBuf>, color: ColorChoice, out: &
         eprintln!("warning: {w}");
     }
     let loaded = project.load_rules(opts.filter.as_ref())?;
-    let checks = ast_edit::rules::checks::run(&project, &loaded, opts.filter.is_some())?;
+    let checks = ast_edit::app::checks::run(&project, &loaded, opts.filter.is_some())?;
     let failed_checks = checks.iter().filter(|c| !c.passed).count();
     if a.json {
         let mut v = serde_json::to_value(&report)?;
@@ -93,7 +93,7 @@ pub(super) enum Shown {
 
 /// The whole-file checks (docs/RULES.md): a line per failed case with its diff,
 /// and the count.
-fn print_checks(checks: &[ast_edit::rules::checks::CheckResult], color: bool, out: &mut impl Write) -> std::io::Result<()> {
+fn print_checks(checks: &[ast_edit::app::checks::CheckResult], color: bool, out: &mut impl Write) -> std::io::Result<()> {
     if checks.is_empty() {
         return Ok(());
     }

@@ -1,8 +1,8 @@
 //! `--inspect GRANULARITY` of `scan` and `run`: a trace on stderr of the
 //! project, the rules and the files a run took and set aside, in the lines
 //! `ast-grep --inspect` 0.51.1 prints (`sg: <level>|<entity>: key=value,...`).
-//! The library gives the traces as data (`ast_edit::rules::inspect`,
-//! `ast_edit::plan::inspect`); this module only words them. The trace never
+//! The library gives the traces as data (`ast_edit::app::inspect`,
+//! `ast_edit::app::inspect`); this module only words them. The trace never
 //! changes stdout or the exit code: a trace that cannot be made is a warning
 //! (docs/RULES.md, "Tracing a scan").
 
@@ -11,11 +11,11 @@ use std::path::Path;
 
 use clap::ValueEnum;
 
-use ast_edit::plan::inspect::{FileTrace, Traced};
-use ast_edit::request::Request;
-use ast_edit::request::read::{SkipReason, WorkLimit};
-use ast_edit::rules::inspect::RuleTrace;
-use ast_edit::rules::overwrite::Severity;
+use ast_edit::app::inspect::RuleTrace;
+use ast_edit::app::inspect::{FileTrace, Traced};
+use ast_edit::app::overwrite::Severity;
+use ast_edit::app::request::Request;
+use ast_edit::app::request::{SkipReason, WorkLimit};
 
 /// `--inspect`: how much of the trace to print.
 #[derive(Clone, Copy, Debug, Default, ValueEnum, PartialEq, Eq, PartialOrd, Ord)]
@@ -81,11 +81,11 @@ impl Inspect {
     /// The files of the run of `req` from `cwd`, which skipped `skipped`, when
     /// a trace is asked for (`None` otherwise, or with a warning when it cannot
     /// be made). Call it before the fixes are written.
-    pub(super) fn trace_files(&self, req: &Request, cwd: &Path, skipped: &[ast_edit::request::read::Skipped]) -> Option<FileTrace> {
+    pub(super) fn trace_files(&self, req: &Request, cwd: &Path, skipped: &[ast_edit::app::request::Skipped]) -> Option<FileTrace> {
         if self.level == Granularity::Nothing {
             return None;
         }
-        match ast_edit::plan::inspect::files(req, cwd, skipped) {
+        match ast_edit::app::inspect::files(req, cwd, skipped) {
             Ok(t) => Some(t),
             Err(e) => {
                 eprintln!("warning: --inspect: cannot trace the files: {}", super::words::error(&e));
@@ -206,8 +206,8 @@ fn skip_word(reason: &SkipReason) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ast_edit::plan::inspect::TracedFile;
-    use ast_edit::rules::inspect::TracedRule;
+    use ast_edit::app::inspect::TracedFile;
+    use ast_edit::app::inspect::TracedRule;
     use ast_grep_language::SupportLang;
 
     fn text(f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> String {

@@ -34,10 +34,10 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 
+use ast_edit::app::error::Result;
+use ast_edit::app::pending::Store;
+use ast_edit::app::request::{DEFAULT_MAX_FILESIZE, MAX_FILE_STEPS, Request, WORKER_STACK_BYTES, WalkOptions};
 use ast_edit::app::workspace::Workspace;
-use ast_edit::request::{DEFAULT_MAX_FILESIZE, MAX_FILE_STEPS, Request, WORKER_STACK_BYTES, WalkOptions};
-use ast_edit::shared::error::Result;
-use ast_edit::store::pending::Store;
 use print::Style;
 pub use rule_args::{ScanArgs, TestArgs};
 
@@ -606,25 +606,25 @@ pub struct ShowArgs {
 /// after an interrupted apply on stderr.
 /// A file named on the command line (`--request FILE`, `search --rule`, `tree
 /// -f`), read as text: a regular file of at most `cap` bytes, opened without
-/// waiting (`ast_edit::shared::named`); `what` names it in the error, and
+/// waiting (`ast_edit::app::files`); `what` names it in the error, and
 /// `fix` says what to do about a file over the cap.
 fn read_named(path: &std::path::Path, cap: usize, what: &str, fix: &str) -> Result<String> {
-    ast_edit::shared::named::read_capped_text(path, cap as u64).map_err(|e| named_error(path, what, &e, fix))
+    ast_edit::app::files::read_capped_text(path, cap as u64).map_err(|e| named_error(path, what, &e, fix))
 }
 
 /// [`read_named`]'s open alone, for a reader that applies its own limit.
 fn open_named(path: &std::path::Path, what: &str) -> Result<std::fs::File> {
-    ast_edit::shared::named::open_regular(path).map(|(f, _)| f).map_err(|e| named_error(path, what, &e, ""))
+    ast_edit::app::files::open_regular(path).map(|(f, _)| f).map_err(|e| named_error(path, what, &e, ""))
 }
 
-fn named_error(path: &std::path::Path, what: &str, e: &ast_edit::shared::named::Unread, fix: &str) -> ast_edit::shared::error::Error {
-    use ast_edit::shared::named::Unread;
+fn named_error(path: &std::path::Path, what: &str, e: &ast_edit::app::files::Unread, fix: &str) -> ast_edit::app::error::Error {
+    use ast_edit::app::files::Unread;
     let tail = match e {
         Unread::TooLarge { .. } => format!(": {fix}"),
         Unread::NotRegular(_) => ": name a regular file".to_string(),
         Unread::Io(_) => String::new(),
     };
-    ast_edit::shared::error::Error::bad(format!("{what} {} {}{tail}", path.display(), e.reason()))
+    ast_edit::app::error::Error::bad(format!("{what} {} {}{tail}", path.display(), e.reason()))
 }
 
 fn open_store() -> Result<(Workspace, Store)> {
@@ -701,7 +701,7 @@ pub fn run(cli: Cli, out: &mut impl Write, serve_mcp: impl FnOnce(&std::path::Pa
         Command::Mcp(a) => {
             let root = match a.root {
                 Some(r) => r,
-                None => ast_edit::shared::paths::current_dir()?,
+                None => ast_edit::app::files::current_dir()?,
             };
             serve_mcp(&root)?;
             Ok(0)

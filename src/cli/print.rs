@@ -1,17 +1,17 @@
 //! Human output: coloured, budgeted diffs and summaries. Consumes plain data
 //! (preview details, reports); never decides anything and never touches the files.
 //!
-//! File names are shown git-quoted when they need it (`ast_edit::shared::quote`: a tab, a
+//! File names are shown git-quoted when they need it (`ast_edit::app::quote`: a tab, a
 //! newline, an ESC sequence or a non-ASCII byte in a name never reaches the
 //! terminal raw), and free text (skip reasons, warnings) has its control
 //! characters escaped; JSON output keeps the exact names.
 
 use std::io::{self, Write};
 
-use ast_edit::plan::preview::PreviewDetails;
-use ast_edit::plan::{RuleCount, Work};
-use ast_edit::shared::quote::{display_name, escape_controls};
-use ast_edit::shared::text::{self, Fit, Unit, plural};
+use ast_edit::app::plan::{RuleCount, Work};
+use ast_edit::app::preview::PreviewDetails;
+use ast_edit::app::quote::{display_name, escape_controls};
+use ast_edit::app::text::{self, Fit, Unit, plural};
 
 /// Longest diff line printed in full; longer lines are cut with a note.
 pub const MAX_LINE: usize = 400;
@@ -145,7 +145,7 @@ pub fn findings(out: &mut impl Write, d: &PreviewDetails) -> io::Result<()> {
         writeln!(
             out,
             "{}:{}: {}[{}]: {}",
-            ast_edit::shared::quote::display_name(&f.path),
+            ast_edit::app::quote::display_name(&f.path),
             f.line,
             f.severity,
             escape_controls(&f.rule),
@@ -214,7 +214,7 @@ fn resolve_lines(out: &mut impl Write, id: &str) -> io::Result<()> {
 
 /// After a write: how to put the files back (the way resolve's text says it).
 pub fn undo_line(out: &mut impl Write, id: &str) -> io::Result<()> {
-    let text = ast_edit::shared::message::Text::from("To undo: ").say(ast_edit::shared::message::Say::UndoById(id.to_string()));
+    let text = ast_edit::app::message::Text::from("To undo: ").say(ast_edit::app::message::Say::UndoById(id.to_string()));
     writeln!(out, "{}", text.render(super::words::WORDS))
 }
 

@@ -6,13 +6,13 @@ use std::io::Write;
 
 use super::open_store;
 use super::print::{self, Style};
+use ast_edit::app::apply::ApplyReport;
+use ast_edit::app::plan::Plan;
+use ast_edit::app::preview::PreviewDetails;
+use ast_edit::app::quote::{display_name, escape_controls};
+use ast_edit::app::status::{FileStatus, OutstandingStatus};
+use ast_edit::app::text::plural;
 use ast_edit::app::workflow::{self, Preview};
-use ast_edit::apply::ApplyReport;
-use ast_edit::plan::Plan;
-use ast_edit::plan::preview::PreviewDetails;
-use ast_edit::shared::quote::{display_name, escape_controls};
-use ast_edit::shared::status::{FileStatus, OutstandingStatus};
-use ast_edit::shared::text::plural;
 
 /// Reviews `plan` file by file and applies what was accepted; returns the exit
 /// code and the preview details.
@@ -31,7 +31,7 @@ pub(super) fn review(plan: Plan, style: Style, out: &mut impl Write) -> anyhow::
         return Ok((0, details));
     }
     let (_, store) = open_store()?;
-    let opts = ast_edit::apply::ApplyOptions { only: Some(accepted), ..Default::default() };
+    let opts = ast_edit::app::apply::ApplyOptions { only: Some(accepted), ..Default::default() };
     let (id, report) = match workflow::apply_fresh(&store, &plan, opts, &details.label) {
         Ok(r) => r,
         Err(e) => {

@@ -21,9 +21,9 @@ pub enum CustomLanguages {
 
 impl CustomLanguages {
     /// Refuses `allow` for a project that has custom languages.
-    pub(super) fn check(self, p: &ast_edit::rules::project::Project) -> ast_edit::shared::error::Result<()> {
+    pub(super) fn check(self, p: &ast_edit::app::project::Project) -> ast_edit::app::error::Result<()> {
         if self == CustomLanguages::Allow && !p.custom_languages.is_empty() {
-            return Err(ast_edit::shared::error::Error::bad(format!(
+            return Err(ast_edit::app::error::Error::bad(format!(
                 "--custom-languages allow: ast-edit cannot load the custom languages of {} ({}): it runs rules on its built-in languages only and never loads a native library from a project; run this project with ast-grep, or drop the flag to ignore them",
                 p.config_file.display(),
                 p.custom_languages.join(", ")

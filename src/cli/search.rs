@@ -1,14 +1,14 @@
 //! `ast-edit search`: count and locate the matches of patterns or rules
-//! ([`ast_edit::plan::search`]), as text or JSON. Nothing is staged or written.
+//! ([`ast_edit::app::search`]), as text or JSON. Nothing is staged or written.
 
 use std::io::Write;
 
 use super::words::WORDS;
 use super::{SearchArgs, write_json};
-use ast_edit::plan::search::{self, RawSearch, SearchOp};
-use ast_edit::request::MAX_OPS_BYTES;
-use ast_edit::shared::error::Result;
-use ast_edit::shared::text::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
+use ast_edit::app::error::Result;
+use ast_edit::app::request::MAX_OPS_BYTES;
+use ast_edit::app::search::{self, RawSearch, SearchOp};
+use ast_edit::app::text::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
 
 /// `search --help`.
 pub(super) const LONG_ABOUT: &str = "\
@@ -32,7 +32,7 @@ More:
 
 /// `ast-edit search`.
 pub(super) fn search(a: SearchArgs, out: &mut impl Write) -> anyhow::Result<i32> {
-    let cwd = ast_edit::shared::paths::current_dir()?;
+    let cwd = ast_edit::app::files::current_dir()?;
     let rule = match (&a.rule, &a.inline_rules) {
         (Some(file), _) => Some(serde_json::Value::String(read_rule_file(file)?)),
         (None, Some(text)) => Some(serde_json::Value::String(text.clone())),

@@ -13,8 +13,8 @@ use std::io::{BufRead, IsTerminal, Write};
 
 use super::exit::NotInteractive;
 use super::info::{print_case, print_header};
-use ast_edit::rules::project::Project;
-use ast_edit::rules::ruletest::{self, CaseReport, Options, Report, RuleReport, Verdict};
+use ast_edit::app::project::Project;
+use ast_edit::app::ruletest::{self, CaseReport, Options, Report, RuleReport, Verdict};
 
 /// The question asked about one case.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,7 +142,7 @@ pub(super) fn run(project: &Project, opts: &Options, color: bool, out: &mut impl
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ast_edit::rules::ruletest::CaseKind;
+    use ast_edit::app::ruletest::CaseKind;
 
     fn case(verdict: Verdict) -> CaseReport {
         CaseReport { kind: CaseKind::Invalid, code: format!("{verdict:?}"), verdict, expected: None, actual: None, diff: None, error: None, not_run: false }

@@ -1,12 +1,12 @@
-//! `ast-edit tree`: the syntax tree of a snippet or a pattern ([`ast_edit::plan::tree`]),
+//! `ast-edit tree`: the syntax tree of a snippet or a pattern ([`ast_edit::app::tree`]),
 //! as text or JSON, from an argument, a file or stdin.
 
 use std::io::{Read, Write};
 
 use super::{TreeArgs, write_json};
-use ast_edit::plan::tree::{self, MAX_CODE_BYTES, TreeOptions};
-use ast_edit::request::lang;
-use ast_edit::shared::error::{Error, Result};
+use ast_edit::app::error::{Error, Result};
+use ast_edit::app::lang;
+use ast_edit::app::tree::{self, MAX_CODE_BYTES, TreeOptions};
 
 /// `tree --help`.
 pub(super) const LONG_ABOUT: &str = "\

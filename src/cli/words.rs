@@ -2,7 +2,7 @@
 //! flags, ready to paste into a shell, commands by their `ast-edit` subcommand,
 //! and the clauses that speak of what the command line offers.
 
-use ast_edit::shared::message::{Input, Name, Say, Words};
+use ast_edit::app::message::{Input, Name, Say, Words};
 
 /// The command line's words.
 pub(crate) struct Cli;
@@ -110,7 +110,7 @@ pub(crate) fn update_error(e: &ast_edit::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ast_edit::request::read::SkipReason;
+    use ast_edit::app::request::SkipReason;
 
     #[test]
     fn inputs_are_named_by_their_flags_ready_for_a_shell() {
@@ -131,7 +131,7 @@ mod tests {
 
     #[test]
     fn an_unknown_language_points_to_ast_edit_langs() {
-        let e = error(&ast_edit::request::lang::parse_lang("cobol").unwrap_err());
+        let e = error(&ast_edit::app::lang::parse_lang("cobol").unwrap_err());
         assert!(e.starts_with("unknown language `cobol`; use one of: bash, c, cpp,"), "{e}");
         assert!(e.ends_with(". Run `ast-edit langs` to see every name with its extensions."), "{e}");
     }

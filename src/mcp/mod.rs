@@ -27,9 +27,9 @@
 //! Each server process is one session of the store (`server`): what it stages is
 //! its own; another session's actions and applies are taken only by `id`.
 //! - `ast_tree` (read-only): the syntax tree of a snippet or a pattern
-//!   ([`ast_edit::plan::tree`], `tree_tool`), to look before writing a pattern.
+//!   ([`ast_edit::app::tree`], `tree_tool`), to look before writing a pattern.
 //! - `ast_search` (read-only): counts and locates the matches of patterns or
-//!   rules ([`ast_edit::plan::search`], `search_tool`), a page at a time; stages nothing.
+//!   rules ([`ast_edit::app::search`], `search_tool`), a page at a time; stages nothing.
 //!
 //! Every failure of a tool call (bad arguments, bad patterns, paths outside the
 //! root, store errors) is a tool result with `isError: true` and a message that
@@ -79,9 +79,9 @@ use std::time::Duration;
 
 use rmcp::ServiceExt;
 
-use ast_edit::shared::error::Error;
+use ast_edit::app::error::Error;
 
-use ast_edit::shared::text::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
+use ast_edit::app::text::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
 pub use paging::{MAX_PAGE_FILES, PAGE_FILES};
 pub use preview_text::preview_text;
 pub use server::AstEditServer;
@@ -110,7 +110,7 @@ pub const MAX_FOLDER_LINES: usize = 20;
 /// address space. The request limits (docs/DESIGN.md section 7) refuse deep
 /// patterns before this matters; this is the second net. One file's matching
 /// stops at 4 MiB of it (the library's per-file stack limit).
-pub const THREAD_STACK_BYTES: usize = ast_edit::request::WORKER_STACK_BYTES;
+pub const THREAD_STACK_BYTES: usize = ast_edit::app::request::WORKER_STACK_BYTES;
 
 /// How long calls that may be abandoned (an `ast_edit`'s planning, `ast_search`)
 /// have to answer after stdin closed before they are stopped

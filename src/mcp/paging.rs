@@ -26,12 +26,12 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use ast_edit::app::apply::UndoReport;
+use ast_edit::app::pending::{ActionKind, PendingAction};
+use ast_edit::app::preview::PreviewDetails;
 use ast_edit::app::resolve::ResolveDetails;
-use ast_edit::apply::UndoReport;
-use ast_edit::plan::preview::PreviewDetails;
-use ast_edit::shared::text::{self, STRUCTURED_CHAR_BUDGET, Unit};
-use ast_edit::store::pending::{ActionKind, PendingAction};
-use ast_edit::store::session::Session;
+use ast_edit::app::session::Session;
+use ast_edit::app::text::{self, STRUCTURED_CHAR_BUDGET, Unit};
 
 /// Files of one `ast_pending` page when `limit` is not given.
 pub const PAGE_FILES: usize = 20;
@@ -422,7 +422,7 @@ pub struct Page {
     /// The first file of the page.
     pub offset: usize,
     /// The entries of the page (with a cut diff when one was cut).
-    pub files: Vec<ast_edit::plan::preview::PreviewFile>,
+    pub files: Vec<ast_edit::app::preview::PreviewFile>,
     /// Files of the action (those `path` selects, when given).
     pub total: usize,
     /// The `path` that selected the files.
@@ -447,21 +447,21 @@ pub fn page(
     path: Option<&str>,
     offset: usize,
     limit: usize,
-    mut text_fits: impl FnMut(&ast_edit::plan::preview::PreviewFile) -> bool,
+    mut text_fits: impl FnMut(&ast_edit::app::preview::PreviewFile) -> bool,
 ) -> Result<Page, String> {
     let mut files = match &action.kind {
-        ActionKind::AstEdit { plan } => ast_edit::plan::preview::details(plan, &[], super::words::WORDS).files,
+        ActionKind::AstEdit { plan } => ast_edit::app::preview::details(plan, &[], super::words::WORDS).files,
         ActionKind::Command { .. } => Vec::new(),
     };
     if let Some(p) = path {
         let all: Vec<String> = files.iter().take(20).map(|f| f.path.clone()).collect();
         let count = files.len();
-        files.retain(|f| ast_edit::apply::selects(p, &f.path));
+        files.retain(|f| ast_edit::app::apply::selects(p, &f.path));
         if files.is_empty() {
             let more = if count > all.len() { format!(", and {} more", count - all.len()) } else { String::new() };
             return Err(format!(
                 "path `{p}` selects none of the {} of pending action {}: give a file, a folder or a glob of its files (`*_test.py` by name, `src/**/*.py` by path); its files are: {}{more}",
-                ast_edit::shared::text::plural(count, "file"),
+                ast_edit::app::text::plural(count, "file"),
                 action.id,
                 all.join(", ")
             ));
@@ -472,7 +472,7 @@ pub fn page(
         return Err(format!(
             "fileOffset {offset} is past the last file: pending action {} has {} (fileOffset 0 to {}). Start again from fileOffset 0.",
             action.id,
-            ast_edit::shared::text::plural(total, "file"),
+            ast_edit::app::text::plural(total, "file"),
             total.saturating_sub(1)
         ));
     }
@@ -525,8 +525,8 @@ pub fn page(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ast_edit::plan::preview::PreviewFile;
-    use ast_edit::shared::status::PreviewStatus;
+    use ast_edit::app::preview::PreviewFile;
+    use ast_edit::app::status::PreviewStatus;
 
     fn file(i: usize, diff_lines: usize) -> PreviewFile {
         let mut diff = format!("--- a/d/f{i:04}.py\n+++ b/d/f{i:04}.py\n@@ -1,{diff_lines} +1,{diff_lines} @@\n");
@@ -554,7 +554,7 @@ mod tests {
             edits_checked: 0,
             layout_fallbacks: 0,
             id: Some("ae-123456".into()),
-            label: ast_edit::plan::preview::label(total, files.len()),
+            label: ast_edit::app::preview::label(total, files.len()),
             source_tool_name: "ast_edit".into(),
             status: PreviewStatus::Pending,
             applied: false,
@@ -564,7 +564,7 @@ mod tests {
             files,
             overlaps: 0,
             skipped: (0..500)
-                .map(|i| ast_edit::plan::preview::SkippedFile {
+                .map(|i| ast_edit::app::preview::SkippedFile {
                     path: format!("s{i}.py"),
                     reason: "binary file (contains NUL bytes)".into(),
                     limit: false,
@@ -649,17 +649,19 @@ mod tests {
     /// `brokenBefore` are capped like the other notes.
     #[test]
     fn located_syntax_errors_and_broken_files_stay_within_the_budget() {
-        let located = ast_edit::plan::SyntaxError { line: 9, column: 3, node: "MISSING )".into(), excerpt: "é".repeat(ast_edit::plan::MAX_EXCERPT_CHARS) };
+        let located =
+            ast_edit::app::plan::SyntaxError { line: 9, column: 3, node: "MISSING )".into(), excerpt: "é".repeat(ast_edit::app::plan::MAX_EXCERPT_CHARS) };
         let files = (0..500)
             .map(|i| PreviewFile {
                 syntax_errors_introduced: true,
-                syntax_errors: vec![located.clone(); ast_edit::plan::MAX_SYNTAX_ERRORS_LISTED],
+                syntax_errors: vec![located.clone(); ast_edit::app::plan::MAX_SYNTAX_ERRORS_LISTED],
                 ..file(i, 3)
             })
             .collect();
         let mut d = details(files);
-        d.broken_before =
-            (0..ast_edit::plan::MAX_BROKEN_BEFORE_LISTED).map(|i| ast_edit::plan::BrokenFile { path: format!("{i}{}", "d/".repeat(2000)), line: 1 }).collect();
+        d.broken_before = (0..ast_edit::app::plan::MAX_BROKEN_BEFORE_LISTED)
+            .map(|i| ast_edit::app::plan::BrokenFile { path: format!("{i}{}", "d/".repeat(2000)), line: 1 })
+            .collect();
         let v = preview(&d);
         assert!(json_chars(&v) <= STRUCTURED_CHAR_BUDGET, "{}", json_chars(&v));
         let kept = v["files"].as_array().unwrap();
@@ -667,7 +669,7 @@ mod tests {
         for (i, f) in kept.iter().enumerate() {
             assert_eq!(f, &serde_json::to_value(&d.files[i]).unwrap(), "entry {i} is whole");
         }
-        assert!(v["brokenBefore"].as_array().unwrap().len() < ast_edit::plan::MAX_BROKEN_BEFORE_LISTED);
+        assert!(v["brokenBefore"].as_array().unwrap().len() < ast_edit::app::plan::MAX_BROKEN_BEFORE_LISTED);
     }
 
     #[test]

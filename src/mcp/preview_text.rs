@@ -11,11 +11,11 @@
 
 use super::paging::Page;
 use super::{MAX_FILE_LINES, MAX_FOLDER_LINES, PREVIEW_CHAR_BUDGET};
-use ast_edit::plan::preview::{PreviewDetails, PreviewFile};
-use ast_edit::shared::quote::{display_name, escape_controls};
-use ast_edit::shared::text::{self, Fit, Unit, plural};
-use ast_edit::store::pending::{ActionKind, PendingAction};
-use ast_edit::store::session::Session;
+use ast_edit::app::pending::{ActionKind, PendingAction};
+use ast_edit::app::preview::{PreviewDetails, PreviewFile};
+use ast_edit::app::quote::{display_name, escape_controls};
+use ast_edit::app::session::Session;
+use ast_edit::app::text::{self, Fit, Unit, plural};
 
 /// Skipped files and warnings shown (each) before the rest are counted.
 const MAX_NOTE_LINES: usize = 20;
@@ -466,7 +466,7 @@ pub fn bounded_message(msg: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ast_edit::shared::status::PreviewStatus;
+    use ast_edit::app::status::PreviewStatus;
 
     fn details(files: Vec<PreviewFile>, id: Option<&str>) -> PreviewDetails {
         let total = files.iter().map(|f| f.replacements).sum();
@@ -474,7 +474,7 @@ mod tests {
             edits_checked: 0,
             layout_fallbacks: 0,
             id: id.map(String::from),
-            label: ast_edit::plan::preview::label(total, files.len()),
+            label: ast_edit::app::preview::label(total, files.len()),
             source_tool_name: "ast_edit".into(),
             status: if id.is_some() { PreviewStatus::Pending } else { PreviewStatus::NoChanges },
             applied: false,

@@ -1,5 +1,5 @@
 //! The input schemas of the MCP tools, generated from the serde types the server
-//! deserializes the arguments into: [`RawRequest`] (with [`ast_edit::request::Op`]) for
+//! deserializes the arguments into: [`RawRequest`] (with [`ast_edit::app::request::Op`]) for
 //! `ast_edit` and [`RawResolve`] for `resolve`. A field added, renamed or removed
 //! there changes the schema with it; the tests below hold the two to each other.
 //!
@@ -24,8 +24,8 @@ use schemars::transform::{RecursiveTransform, RestrictFormats};
 use schemars::{JsonSchema, Schema};
 use serde_json::{Value, json};
 
+use ast_edit::app::request::RawRequest;
 use ast_edit::app::resolve::RawResolve;
-use ast_edit::request::RawRequest;
 
 /// The input schema of `ast_edit`: the JSON form of [`RawRequest`].
 pub fn ast_edit_input() -> Value {
@@ -108,7 +108,7 @@ mod tests {
     use serde_json::Map;
 
     use super::*;
-    use ast_edit::request::{Op, Strictness, WalkOptions};
+    use ast_edit::app::request::{Op, Strictness, WalkOptions};
 
     /// A value of the type `schema` describes that satisfies its bounds: the first
     /// `enum` value, `minimum`, `minItems` items, the required properties.

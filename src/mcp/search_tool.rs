@@ -1,7 +1,7 @@
 //! The `ast_search` tool: count and locate the matches of patterns or rules
-//! ([`ast_edit::plan::search`]) inside the server's root. Read-only: nothing is staged,
+//! ([`ast_edit::app::search`]) inside the server's root. Read-only: nothing is staged,
 //! nothing is written. The text is the CLI's (`ast-edit search`), the
-//! `structuredContent` the [`ast_edit::plan::search::SearchResult`], both bounded.
+//! `structuredContent` the [`ast_edit::app::search::SearchResult`], both bounded.
 
 use std::sync::Arc;
 
@@ -10,15 +10,15 @@ use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use rmcp::service::RequestContext;
 use serde_json::Value;
 
-use ast_edit::request::{Request, SERVED_TIME_LIMIT};
+use ast_edit::app::request::{Request, SERVED_TIME_LIMIT};
 
 use super::transport::InFlight;
 use super::words::{self, WORDS};
 use super::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
 use ast_edit::app::project_rules;
+use ast_edit::app::request::{DEFAULT_MAX_FILESIZE, WalkOptions};
+use ast_edit::app::search::{self, RawSearch};
 use ast_edit::app::workspace::Workspace;
-use ast_edit::plan::search::{self, RawSearch};
-use ast_edit::request::{DEFAULT_MAX_FILESIZE, WalkOptions};
 
 /// The message of a cancelled `ast_search`.
 const CANCELLED: &str = "Cancelled: the search was abandoned.";
@@ -51,7 +51,7 @@ pub(super) async fn ast_search(ws: Arc<Workspace>, in_flight: Arc<InFlight>, arg
         })?;
         let mut result = search::search_with(&s, &root, WORDS, &|| token.is_cancelled() || closing.closing())?;
         result.warnings.splice(0..0, loading);
-        Ok::<_, ast_edit::shared::error::Error>(result)
+        Ok::<_, ast_edit::app::error::Error>(result)
     });
     let done = tokio::select! {
         _ = ctx.ct.cancelled() => return error(CANCELLED.to_string()),

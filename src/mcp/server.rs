@@ -3,7 +3,7 @@
 //! arguments, makes one library call on a blocking thread and turns the result
 //! into a tool result, bounded (`paging`, `preview_text`).
 //!
-//! The process is one session of the store ([`ast_edit::store::session`]): its
+//! The process is one session of the store ([`ast_edit::app::session`]): its
 //! owner, `mcp-<6 hex>`, is drawn when it starts, and the client's name from
 //! `initialize` (`clientInfo.name`) goes with it for display. What it stages is
 //! its own; `resolve` and `ast_undo` without `id` take its own newest action and
@@ -29,16 +29,16 @@ use super::tools::{INSTRUCTIONS, tools};
 use super::transport::InFlight;
 use super::words::{self, WORDS};
 use super::{REMINDER, preview_text};
+use ast_edit::app::error::{Error, Result};
+use ast_edit::app::message::{Say, Words};
+use ast_edit::app::pending::{ActionKind, Store};
+use ast_edit::app::plan;
 use ast_edit::app::project_rules;
+use ast_edit::app::request::{DEFAULT_MAX_FILESIZE, RawRequest, Request, SERVED_TIME_LIMIT, WalkOptions};
 use ast_edit::app::resolve::{self, Action, Ending, RawResolve, ResolveRequest};
+use ast_edit::app::session::Session;
 use ast_edit::app::workflow;
 use ast_edit::app::workspace::Workspace;
-use ast_edit::plan;
-use ast_edit::request::{DEFAULT_MAX_FILESIZE, RawRequest, Request, SERVED_TIME_LIMIT, WalkOptions};
-use ast_edit::shared::error::{Error, Result};
-use ast_edit::shared::message::{Say, Words};
-use ast_edit::store::pending::{ActionKind, Store};
-use ast_edit::store::session::Session;
 
 /// The server: the workspace of its root, its session's owner, and the work in
 /// flight that the process waits for before it exits.
@@ -162,7 +162,12 @@ impl AstEditServer {
     /// (at most every 100 ms, strictly increasing). A cancelled request stops waiting
     /// at once, and the planning itself stops within the file it is on (the token is
     /// polled for `engine::budget`). `Err` is the message of the tool error.
-    async fn plan(&self, req: ast_edit::request::Request, ctx: &RequestContext<RoleServer>, progress: &Progress) -> std::result::Result<plan::Plan, String> {
+    async fn plan(
+        &self,
+        req: ast_edit::app::request::Request,
+        ctx: &RequestContext<RoleServer>,
+        progress: &Progress,
+    ) -> std::result::Result<plan::Plan, String> {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(usize, usize)>();
         let forward = {
             let progress = progress.clone();
@@ -333,7 +338,7 @@ impl AstEditServer {
         };
         let Some(action) = locked.get(Some(&id))? else {
             let said = match locked.resolution(&id)? {
-                Some(r) => format!("{} {}", ast_edit::shared::error::resolved_text(&id, r.resolution, &r.at).render(WORDS), WORDS.say(&Say::ListPending)),
+                Some(r) => format!("{} {}", ast_edit::app::error::resolved_text(&id, r.resolution, &r.at).render(WORDS), WORDS.say(&Say::ListPending)),
                 None => words::error(&Error::UnknownId(id)),
             };
             return Ok(tool_error(said));
@@ -345,14 +350,14 @@ impl AstEditServer {
                 return Ok(tool_error(format!(
                     "pending action {} edits {} outside this server's root {}: its diffs are not shown here (a person can see them from a shell, with the ast-edit command line); discard it with `resolve`, or leave it.",
                     action.id,
-                    ast_edit::shared::text::plural(outside.len(), "file"),
+                    ast_edit::app::text::plural(outside.len(), "file"),
                     self.ws.root().display(),
                 )));
             }
         }
         let offset = usize::try_from(args.file_offset.unwrap_or(0)).unwrap_or(usize::MAX);
         let mut text_used = 0usize;
-        let fits = |f: &ast_edit::plan::preview::PreviewFile| {
+        let fits = |f: &ast_edit::app::preview::PreviewFile| {
             text_used += texts::page_file_chars(f);
             text_used <= PAGE_TEXT_ROOM
         };
@@ -380,12 +385,12 @@ impl AstEditServer {
     /// `ast_undo`: the library's undo (as `ast-edit undo`) under the store's
     /// lock, as `session`: without `id` its own last apply, with `id` the last
     /// apply of that action; refused, nothing written, when the library refuses
-    /// it ([`ast_edit::apply::pick_undo`]) or when it wrote files outside the root.
+    /// it ([`ast_edit::app::apply::pick_undo`]) or when it wrote files outside the root.
     fn undo(&self, args: UndoArgs, session: Session) -> Result<CallToolResult> {
         let store = self.store(session)?;
         let locked = store.lock()?;
         let id = args.id.as_deref().map(str::trim).filter(|id| !id.is_empty());
-        let choice = match ast_edit::apply::pick_undo(&locked, id)? {
+        let choice = match ast_edit::app::apply::pick_undo(&locked, id)? {
             Ok(choice) => choice,
             Err(refused) => return Ok(tool_error(refused.render(WORDS))),
         };
@@ -395,12 +400,12 @@ impl AstEditServer {
             return Ok(tool_error(format!(
                 "The apply of {} wrote {} outside this server's root {}: {}. Nothing was written: the MCP server writes only inside its root; a person can undo it from a shell, with the ast-edit command line.",
                 choice.id,
-                ast_edit::shared::text::plural(outside.len(), "file"),
+                ast_edit::app::text::plural(outside.len(), "file"),
                 self.ws.root().display(),
                 outside.join(", ")
             )));
         }
-        let report = ast_edit::apply::undo(&locked, choice)?;
+        let report = ast_edit::app::apply::undo(&locked, choice)?;
         Ok(success(texts::bounded_result_text(&report.text()), paging::undo(&report)))
     }
 }
@@ -439,7 +444,7 @@ impl Progress {
 /// `AST_EDIT_MCP_PANIC` set, an `ast_edit` whose first pattern is `panic_in_handler()`
 /// panics in the async handler, one whose first pattern is `panic_in_plan()` on its
 /// planning thread (docs/DESIGN.md section 8.7).
-fn injected_panic(ops: &[ast_edit::request::Op], place: &str) {
+fn injected_panic(ops: &[ast_edit::app::request::Op], place: &str) {
     if cfg!(feature = "fault-injection")
         && std::env::var_os("AST_EDIT_MCP_PANIC").is_some()
         && ops.first().is_some_and(|op| op.pat == format!("panic_in_{place}()"))

@@ -56,7 +56,7 @@ fn obj(v: Value) -> Arc<JsonObject> {
     }
 }
 
-/// The input schema of `ast_edit`, generated from [`ast_edit::request::RawRequest`].
+/// The input schema of `ast_edit`, generated from [`ast_edit::app::request::RawRequest`].
 pub fn ast_edit_input_schema() -> Value {
     crate::mcp::schema::ast_edit_input()
 }
@@ -217,7 +217,7 @@ pub fn ast_tree_input_schema() -> Value {
     )
 }
 
-/// The output schema of `ast_tree`: the [`ast_edit::plan::tree::TreeDump`].
+/// The output schema of `ast_tree`: the [`ast_edit::app::tree::TreeDump`].
 pub fn ast_tree_output_schema() -> Value {
     object(
         json!({
@@ -290,7 +290,7 @@ pub fn ast_undo_output_schema() -> Value {
     )
 }
 
-/// The input schema of `ast_search` (the fields of `ast_edit::plan::search::RawSearch`):
+/// The input schema of `ast_search` (the fields of `ast_edit::app::search::RawSearch`):
 /// the fields it shares with `ast_edit` carry `ast_edit`'s own schema and
 /// description (the `strictness` enum too), so the two cannot drift apart.
 pub fn ast_search_input_schema() -> Value {
@@ -316,8 +316,8 @@ pub fn ast_search_input_schema() -> Value {
             "limit": {
                 "type": "integer",
                 "minimum": 1,
-                "maximum": ast_edit::plan::search::MAX_LIMIT,
-                "description": format!("Matches per page (default {}, max {}).", ast_edit::plan::search::DEFAULT_LIMIT, ast_edit::plan::search::MAX_LIMIT)
+                "maximum": ast_edit::app::search::MAX_LIMIT,
+                "description": format!("Matches per page (default {}, max {}).", ast_edit::app::search::DEFAULT_LIMIT, ast_edit::app::search::MAX_LIMIT)
             },
             "offset": {"type": "integer", "minimum": 0, "description": "First match listed: 0, or the last page's nextOffset."}
         }),
@@ -325,7 +325,7 @@ pub fn ast_search_input_schema() -> Value {
     )
 }
 
-/// The output schema of `ast_search`: the `ast_edit::plan::search::SearchResult`.
+/// The output schema of `ast_search`: the `ast_edit::app::search::SearchResult`.
 pub fn ast_search_output_schema() -> Value {
     object(
         json!({
@@ -457,7 +457,7 @@ mod tests {
     /// fields it shares with `ast_edit` say what `ast_edit`'s say.
     #[test]
     fn ast_search_fields_state_the_page_limits_and_share_ast_edit_s_words() {
-        let (default, max) = (ast_edit::plan::search::DEFAULT_LIMIT, ast_edit::plan::search::MAX_LIMIT);
+        let (default, max) = (ast_edit::app::search::DEFAULT_LIMIT, ast_edit::app::search::MAX_LIMIT);
         let search = ast_search_input_schema();
         let limit = &search["properties"]["limit"];
         assert_eq!(limit["description"], format!("Matches per page (default {default}, max {max})."));

@@ -1,5 +1,5 @@
 //! The `ast_tree` tool: the syntax tree of a snippet or a pattern
-//! ([`ast_edit::plan::tree`]), so that an agent sees how code parses before it writes a
+//! ([`ast_edit::app::tree`]), so that an agent sees how code parses before it writes a
 //! pattern. Read-only: it touches no file and no store.
 
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::words;
-use ast_edit::plan::tree::{self, TreeOptions};
+use ast_edit::app::tree::{self, TreeOptions};
 
 /// The arguments of `ast_tree` (its input schema is `tools::ast_tree_input_schema`).
 #[derive(Debug, Deserialize)]

@@ -2,7 +2,7 @@
 //! their fields of `ast_edit`, as JSON ready to paste into a call, commands by
 //! their tools, and the clauses that speak of what the tools offer.
 
-use ast_edit::shared::message::{Input, Name, Say, Words};
+use ast_edit::app::message::{Input, Name, Say, Words};
 
 /// The MCP server's words.
 pub(crate) struct Mcp;
@@ -30,7 +30,7 @@ impl Words for Mcp {
         match say {
             Say::HowToGiveOps => "`ops: [{\"pat\": ..., \"out\": ...}]`".to_string(),
             // The server has no tool that lists the languages: the aliases themselves.
-            Say::OtherLanguageNames => format!("Aliases work too: {}.", ast_edit::request::lang::other_names().join(", ")),
+            Say::OtherLanguageNames => format!("Aliases work too: {}.", ast_edit::app::lang::other_names().join(", ")),
             Say::GlobIsNotAPath(p) => format!(
                 ": {} holds files and folders, not globs; give the glob in `globs` instead: {} (globs are matched from the root)",
                 self.name(&Name::Input(Input::Paths)),
@@ -68,7 +68,7 @@ pub(crate) fn error(e: &ast_edit::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ast_edit::request::read::SkipReason;
+    use ast_edit::app::request::SkipReason;
 
     #[test]
     fn inputs_are_named_by_their_fields_as_json() {
@@ -87,7 +87,7 @@ mod tests {
 
     #[test]
     fn an_unknown_language_lists_the_aliases_instead_of_a_command() {
-        let e = error(&ast_edit::request::lang::parse_lang("cobol").unwrap_err());
+        let e = error(&ast_edit::app::lang::parse_lang("cobol").unwrap_err());
         assert!(e.starts_with("unknown language `cobol`; use one of: bash, c, cpp,"), "{e}");
         assert!(e.contains("Aliases work too: cc (cpp), c++ (cpp), cxx (cpp), cs (csharp),") && e.contains("py (python)"), "{e}");
         assert!(!e.contains("ast-edit"), "{e}");

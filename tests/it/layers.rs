@@ -1,7 +1,7 @@
 //! The layering (docs/ARCHITECTURE.md): the library (crates/lib/src/) is a
 //! stack of stage folders, and a folder imports only folders below it; the
-//! binary's front ends (src/cli/, src/mcp/) import the library and never each
-//! other. This test reads every `.rs` file under both, finds each path that
+//! binary's front ends (src/cli/, src/mcp/) import the library through its
+//! `app` folder only and never each other. This test reads every `.rs` file under both, finds each path that
 //! leaves its folder (`crate::x::...`, `use crate::{x, y}`, and a `super::` that
 //! climbs out of it), and fails, naming the file and line, on an import that
 //! goes up or sideways, on a cycle between folders, on a top-level module
@@ -21,6 +21,14 @@ const LAYERS: &[&[&str]] = &[&["shared"], &["request"], &["compile"], &["engine"
 /// besides `main.rs`. They reach the library as `ast_edit::...` and never name
 /// each other (`crate::cli` / `crate::mcp`).
 const FRONT_ENDS: &[&str] = &["cli", "mcp"];
+
+/// The library's crate name, as the front ends write it.
+const LIBRARY_CRATE: &str = "ast_edit";
+
+/// The one folder of the library the front ends import: what else they use
+/// it re-exports, deliberately. The crate root's items (`ast_edit::Error`)
+/// are the API too.
+const FRONT_DOOR: &str = "app";
 
 /// The library's sources, relative to the repository root.
 const LIB_SRC: &str = "crates/lib/src";
@@ -226,6 +234,32 @@ fn paths_out(file: &str, src: &str, reexports: &BTreeMap<String, String>) -> Vec
     out
 }
 
+/// Every path of `src` into the library (`ast_edit::x...`, `use ast_edit::{x, y}`):
+/// `(line, x)`, the first segment after the crate's name.
+fn library_paths(src: &str) -> Vec<(usize, String)> {
+    let text = strip(src);
+    let b = text.as_bytes();
+    let line_at = |i: usize| 1 + b[..i].iter().filter(|&&c| c == b'\n').count();
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(k) = text[from..].find(LIBRARY_CRATE) {
+        let i = from + k;
+        let at = i + LIBRARY_CRATE.len();
+        from = at;
+        if ident_before(b, i) || !text[at..].starts_with("::") {
+            continue;
+        }
+        let at = at + 2;
+        if b.get(at) == Some(&b'{') {
+            out.extend(group_heads(&text[at..]).into_iter().map(|h| (line_at(i), h)));
+        } else {
+            let end = text[at..].find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(text.len(), |p| at + p);
+            out.push((line_at(i), text[at..end].to_string()));
+        }
+    }
+    out
+}
+
 /// The first segment of each item of a `{...}` use group at the start of `s`.
 fn group_heads(s: &str) -> Vec<String> {
     let mut heads = Vec::new();
@@ -381,6 +415,16 @@ fn front_end_violations(files: &[(String, String)]) -> Vec<String> {
             ));
         }
     }
+    for (file, text) in files {
+        let Some(from) = room_of(file).filter(|r| FRONT_ENDS.contains(&r.as_str())) else { continue };
+        for (line, to) in library_paths(text) {
+            if to != FRONT_DOOR && to.starts_with(|c: char| c.is_ascii_lowercase()) {
+                found.push(format!(
+                    "{BIN_SRC}/{file}:{line}: `{from}` imports the library's `{to}`; a front end goes through `{LIBRARY_CRATE}::{FRONT_DOOR}` only (re-export what it needs in {LIB_SRC}/{FRONT_DOOR}/mod.rs)"
+                ));
+            }
+        }
+    }
     found
 }
 
@@ -498,7 +542,7 @@ fn a_front_end_naming_the_other_is_found_by_file_and_line() {
         let all: Vec<(String, String)> = files.iter().map(|(f, t)| (f.to_string(), t.to_string())).collect();
         front_end_violations(&all)
     };
-    let (cli, mcp) = (("cli/mod.rs", "//! The CLI.\nuse ast_edit::plan;\n"), ("mcp/mod.rs", "//! The MCP server.\n"));
+    let (cli, mcp) = (("cli/mod.rs", "//! The CLI.\nuse ast_edit::app::plan;\n"), ("mcp/mod.rs", "//! The MCP server.\n"));
     assert_eq!(binary(&[("main.rs", "mod cli;\nmod mcp;\nfn main() { cli::run(mcp::serve); }\n"), cli, mcp]), Vec::<String>::new());
     let found = binary(&[("cli/mod.rs", "//! The CLI.\nfn f() { crate::mcp::serve(); }\n"), mcp]);
     assert_eq!(found, ["src/cli/mod.rs:2: `cli` imports `mcp`; the front ends never import each other (move what both need into crates/lib/src/)"]);
@@ -510,6 +554,37 @@ fn a_front_end_naming_the_other_is_found_by_file_and_line() {
         [
             "src/shared: a module of the binary besides the front ends (what a front end needs from below goes to a stage folder of crates/lib/src/)",
             "src/mcp/tools.rs:1: `mcp` imports `cli`; the front ends never import each other (move what both need into crates/lib/src/)",
+        ]
+    );
+}
+
+#[test]
+fn a_front_end_importing_a_library_folder_other_than_app_is_found_by_file_and_line() {
+    let binary = |files: &[(&str, &str)]| {
+        let all: Vec<(String, String)> = files.iter().map(|(f, t)| (f.to_string(), t.to_string())).collect();
+        front_end_violations(&all)
+    };
+    let (main, mcp) = (("main.rs", "mod cli;\nmod mcp;\n"), ("mcp/mod.rs", "//! The server.\nuse ast_edit::app::plan::Plan;\n"));
+    let cli = ("cli/mod.rs", "//! The CLI.\nuse ast_edit::app::{plan, search::RawSearch};\nfn f() -> ast_edit::Result<()> { Ok(()) }\n");
+    assert_eq!(binary(&[main, cli, mcp]), Vec::<String>::new());
+    let found = binary(&[main, cli, mcp, ("cli/edit.rs", "//! x\nuse ast_edit::app::plan;\nuse ast_edit::plan::Plan;\n")]);
+    assert_eq!(
+        found,
+        [
+            "src/cli/edit.rs:3: `cli` imports the library's `plan`; a front end goes through `ast_edit::app` only (re-export what it needs in crates/lib/src/app/mod.rs)"
+        ]
+    );
+    let found = binary(&[
+        main,
+        cli,
+        mcp,
+        ("mcp/x.rs", "//! x\nuse ast_edit::{app::plan, store::pending::Store};\nfn f() { ast_edit::testing::walk(); }\n// ast_edit::engine\n"),
+    ]);
+    assert_eq!(
+        found,
+        [
+            "src/mcp/x.rs:2: `mcp` imports the library's `store`; a front end goes through `ast_edit::app` only (re-export what it needs in crates/lib/src/app/mod.rs)",
+            "src/mcp/x.rs:3: `mcp` imports the library's `testing`; a front end goes through `ast_edit::app` only (re-export what it needs in crates/lib/src/app/mod.rs)",
         ]
     );
 }

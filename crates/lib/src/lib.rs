@@ -21,33 +21,27 @@
 //! | [`apply`] | the only writer of source files: apply under "verify, don't trust", undo |
 //! | [`app`] | what a front end runs: workspace, stage, resolve, custom actions |
 //!
-//! What a caller of the crate uses:
+//! The API is [`app`]: the front ends' only door (tests/it/layers.rs), and
+//! an embedder's. One module per use case, each re-exporting what it takes and
+//! gives from the folders below:
 //!
-//! - a request: [`request::RawRequest`] (from JSON or built in code), validated
-//!   into a [`request::Request`];
-//! - a dry run: [`plan::build`] -> [`plan::Plan`]; its details:
-//!   [`app::workflow::Preview`];
-//! - the store: [`app::workspace::Workspace`] opens it, [`app::workflow::stage`]
-//!   stages a plan, [`store::pending::Store`] lists and reads actions;
-//! - resolve: [`app::resolve::RawResolve`] / [`app::resolve::ResolveRequest`] ->
-//!   [`app::resolve::resolve`] or, with in-process actions and a standing
-//!   handler, [`app::resolve::resolve_with`] and [`app::custom::Handlers`];
-//! - apply and undo: [`apply::apply_plan`], [`apply::UndoResult`];
-//! - custom actions: [`app::custom::PendingHandler`],
-//!   [`app::custom::StandingHandler`];
-//! - messages: every message is a [`shared::message::Text`]; a front end words it
-//!   through its own [`shared::message::Words`] ([`shared::message::Plain`] is
-//!   the library's own words, and errors' `Display`);
-//! - what the front ends render: the preview's details ([`plan::preview`]),
-//!   search results ([`plan::search`]), syntax trees ([`plan::tree`]), warnings
-//!   ([`plan::warning`]), the traces of `--inspect` ([`plan::inspect`],
-//!   [`rules::inspect`]), skip reasons ([`request::read::SkipReason`]), the
-//!   statuses ([`shared::status`]), text budgets and quoting ([`shared::text`],
-//!   [`shared::quote`]), languages ([`request::lang`]), typed rule configs
-//!   ([`request::rule`], [`request::ruleset`]), projects, rule tests and checks
-//!   ([`rules`]);
-//! - the documented limits: the `MAX_*` constants of the public folders
-//!   (docs/DESIGN.md §7 lists every limit, these and the internal ones).
+//! | use case | call | in -> out |
+//! | --- | --- | --- |
+//! | dry run | [`app::plan::build`] | [`app::request::RawRequest`], validated into a [`app::request::Request`] -> [`app::plan::Plan`] |
+//! | preview, stage | [`app::workflow::stage`] | plan -> [`app::workflow::Preview`] ([`app::preview::PreviewDetails`]) |
+//! | apply at once | [`app::workflow::apply_fresh`] | plan, [`app::apply::ApplyOptions`] -> [`app::apply::ApplyReport`] |
+//! | resolve | [`app::resolve::resolve`] | [`app::resolve::RawResolve`] -> [`app::resolve::ResolveDetails`] |
+//! | undo | [`app::apply::undo`] | the store, which record -> [`app::apply::UndoReport`] |
+//! | pending | [`app::workspace::Workspace::store`] | -> [`app::pending::Store`], [`app::pending::PendingAction`] |
+//! | search | [`app::search::search`] | [`app::search::RawSearch`] -> [`app::search::SearchResult`] |
+//! | tree | [`app::tree::dump`] | code, [`app::tree::TreeOptions`] -> [`app::tree::TreeDump`] |
+//! | scan | [`app::project::discover`], then a dry run | [`app::project::Project`] -> findings ([`app::report`]) |
+//! | rule tests, checks | [`app::ruletest::run`], [`app::checks::run`] | project -> [`app::ruletest::Report`], [`app::checks::CheckResult`] |
+//! | custom actions | [`app::resolve::resolve_with`] | [`app::custom::Handlers`] |
+//!
+//! Every message is an [`app::message::Text`] that a front end words through
+//! its own [`app::message::Words`]; errors are [`Error`]; limits are the
+//! `MAX_*` constants (docs/DESIGN.md section 7 lists every limit).
 //!
 //! What tests and benchmarks reach beyond that (the engine's rewrite of one
 //! file, the walk, unified diffs, the store's entry codec) goes through one

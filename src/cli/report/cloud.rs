@@ -25,7 +25,7 @@
 use std::fmt;
 use std::io::{self, Write};
 
-use ast_edit::plan::report::{FileReport, Match, RuleSeverity};
+use ast_edit::app::report::{FileReport, Match, RuleSeverity};
 use serde_sarif::sarif;
 
 /// `--format`.

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use ast_edit::plan::report::{Capture, FileReport, Match, Span};
+use ast_edit::app::report::{Capture, FileReport, Match, Span};
 use clap::ValueEnum;
 use serde::Serialize;
 use serde_json::Value;

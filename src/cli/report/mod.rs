@@ -2,7 +2,7 @@
 //! `--files-with-matches` and `--report-style` print every match of every rule
 //! as `ast-grep scan` does, file by file in path order, and stage nothing
 //! (docs/RULES.md, "Reports"). The matches come from the library
-//! (`ast_edit::plan::report`); this module only renders them.
+//! (`ast_edit::app::report`); this module only renders them.
 //!
 //! Exit code: 13 when one of ast-edit's limits left a file unsearched (named
 //! on stderr, as a `::error` annotation, in the SARIF invocation); else 1 when
@@ -16,9 +16,9 @@ mod text;
 use std::io::Write;
 use std::path::Path;
 
-use ast_edit::plan::report::{self, RuleSeverity};
-use ast_edit::request::Request;
-use ast_edit::shared::quote::escape_controls;
+use ast_edit::app::quote::escape_controls;
+use ast_edit::app::report::{self, RuleSeverity};
+use ast_edit::app::request::Request;
 
 pub use cloud::Format;
 pub use json::JsonStyle;
@@ -72,7 +72,7 @@ pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, trace: &Inspe
                 sarif.extend(cloud::sarif_results(&file));
                 Ok(())
             }
-            Report::FilesWithMatches => writeln!(out, "{}", ast_edit::shared::quote::display_name(&file.path)),
+            Report::FilesWithMatches => writeln!(out, "{}", ast_edit::app::quote::display_name(&file.path)),
             Report::Text { .. } => draw.as_ref().expect("made").file(out, &file),
         };
         // A stream is read as it comes.
@@ -142,7 +142,7 @@ pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, trace: &Inspe
 /// (code frame, labels, note), at most `print::MAX_FINDINGS_SHOWN`; `None` when
 /// they cannot be matched again (a file changed since): the caller then prints
 /// the plan's own one-line findings.
-pub fn preview_findings(plan: &ast_edit::plan::Plan, print: Style) -> Option<Vec<u8>> {
+pub fn preview_findings(plan: &ast_edit::app::plan::Plan, print: Style) -> Option<Vec<u8>> {
     if plan.findings.is_empty() {
         return Some(Vec::new());
     }

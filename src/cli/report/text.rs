@@ -7,12 +7,12 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 
-use ast_edit::plan::report::{self, FileReport, Match, RuleSeverity};
+use ast_edit::app::report::{self, FileReport, Match, RuleSeverity};
 use codespan_reporting::diagnostic::{Diagnostic, Label, Severity};
 use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, DisplayStyle, termcolor};
 
-use ast_edit::shared::quote::{display_name, escape_controls};
+use ast_edit::app::quote::{display_name, escape_controls};
 
 use crate::cli::print::{self, Style};
 

@@ -42,7 +42,7 @@ impl Breaks {
         }
     }
 
-    /// The 1-based line of offset `at` ([`line_of`]).
+    /// The 1-based line of offset `at` (`line_of`).
     pub fn line(&self, at: usize) -> usize {
         self.0.partition_point(|&b| b < at) + 1
     }

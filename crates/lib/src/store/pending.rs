@@ -126,7 +126,7 @@
 //! wrong, "delete the file to drop it"), and the CLI and the MCP server print
 //! those as warnings when they open the store. The file is left as it is. The
 //! upkeep and [`Locked::get`] read each entry's head only
-//! ([`pending_format::Head`]); the plan is read for the action used
+//! (`pending_format::Head`); the plan is read for the action used
 //! ([`Locked::get`] says why it cannot be) or listed ([`Locked::listed`] names
 //! an entry whose plan alone is damaged).
 
