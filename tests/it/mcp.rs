@@ -2,13 +2,13 @@
 //! driven by rmcp's client over stdio, in a temp folder holding a copy of
 //! `fixtures/` and with its own `AST_EDIT_STATE_DIR`.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::common::mcp::{is_error, structured};
+use crate::common::files_under;
+use crate::common::mcp::{Env, is_error, structured};
 use rmcp::model::{CallToolRequestParams, CallToolResult, ProgressNotificationParam};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::TokioChildProcess;
@@ -45,69 +45,13 @@ const PREVIEW_KEYS: [&str; 22] = [
     "warnings",
 ];
 
-/// Copies a folder recursively (files and folders only).
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        let kind = entry.file_type().unwrap();
-        if kind.is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
+/// The server of `env`, with a client that records progress notifications.
+trait Connect {
+    async fn connect(&self) -> Client;
+    async fn connect_with(&self, vars: &[(&str, &str)]) -> Client;
 }
 
-/// Every file under `dir` with its bytes.
-fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let entry = entry.unwrap();
-            let kind = entry.file_type().unwrap();
-            if kind.is_dir() {
-                stack.push(entry.path());
-            } else if kind.is_file() {
-                out.insert(entry.path().strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(entry.path()).unwrap());
-            }
-        }
-    }
-    out
-}
-
-/// A temp folder: `root/` (a copy of fixtures/, the server's root), `state/`
-/// (AST_EDIT_STATE_DIR) and `outside/` (a file the server must not reach).
-struct Env {
-    _dir: tempfile::TempDir,
-    base: PathBuf,
-    root: PathBuf,
-    state: PathBuf,
-}
-
-impl Env {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let base = dir.path().canonicalize().unwrap();
-        let root = base.join("root");
-        copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"), &root);
-        let state = base.join("state");
-        std::fs::create_dir_all(base.join("outside")).unwrap();
-        std::fs::write(base.join("outside/secret.py"), "self.assertEquals(1, 1)\n").unwrap();
-        Env { _dir: dir, base, root, state }
-    }
-
-    fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.root.join(rel)).unwrap()
-    }
-
-    /// Runs the CLI in `cwd` with this env's state dir.
-    fn cli(&self, cwd: &Path, args: &[&str]) -> std::process::Output {
-        std::process::Command::new(BIN).args(args).current_dir(cwd).env("AST_EDIT_STATE_DIR", &self.state).env("NO_COLOR", "1").output().unwrap()
-    }
-
+impl Connect for Env {
     async fn connect(&self) -> Client {
         self.connect_with(&[]).await
     }
@@ -170,7 +114,7 @@ fn fetch_op(paths: &[&str]) -> Value {
 
 #[tokio::test]
 async fn initialize_and_list_tools_with_strict_schemas_and_annotations() {
-    let env = Env::new();
+    let env = Env::fixtures();
     let client = env.connect().await;
     let info = client.service.peer_info().expect("server info after initialize");
     assert_eq!(info.server_info.as_ref().unwrap().name, "ast-edit");
@@ -234,14 +178,14 @@ async fn initialize_and_list_tools_with_strict_schemas_and_annotations() {
 
 #[tokio::test]
 async fn preview_leaves_files_alone_then_apply_writes_exactly_the_preview() {
-    let env = Env::new();
-    let before = snapshot(&env.root);
+    let env = Env::fixtures();
+    let before = files_under(&env.root);
     let original = env.read("python/test_app.py");
     let client = env.connect().await;
 
     let r = client.call("ast_edit", assert_equals_op()).await;
     assert!(!is_error(&r), "{r:?}");
-    assert_eq!(snapshot(&env.root), before, "a preview writes nothing");
+    assert_eq!(files_under(&env.root), before, "a preview writes nothing");
     let t = text(&r);
     assert!(t.ends_with(&format!("\n\n{REMINDER}")), "reminder at the end, exactly:\n{t}");
     assert_eq!(t.matches("<system-reminder>").count(), 1);
@@ -288,7 +232,7 @@ async fn preview_leaves_files_alone_then_apply_writes_exactly_the_preview() {
     let expected = original.replace("self.assertEquals(", "self.assertEqual(");
     assert_ne!(expected, original);
     assert_eq!(env.read("python/test_app.py"), expected);
-    let mut after = snapshot(&env.root);
+    let mut after = files_under(&env.root);
     after.insert(PathBuf::from("python/test_app.py"), before[Path::new("python/test_app.py")].clone());
     assert_eq!(after, before, "no other file changed");
     let d = structured(&r);
@@ -309,8 +253,8 @@ async fn preview_leaves_files_alone_then_apply_writes_exactly_the_preview() {
 
 #[tokio::test]
 async fn discard_says_what_was_dropped_and_writes_nothing() {
-    let env = Env::new();
-    let before = snapshot(&env.root);
+    let env = Env::fixtures();
+    let before = files_under(&env.root);
     let client = env.connect().await;
     let r = client.call("ast_edit", fetch_op(&["python"])).await;
     let label = structured(&r)["label"].as_str().unwrap().to_string();
@@ -319,7 +263,7 @@ async fn discard_says_what_was_dropped_and_writes_nothing() {
     assert!(!is_error(&r), "{r:?}");
     assert_eq!(text(&r), format!("Discarded: {label}. Reason: wrong rename"));
     assert_eq!(structured(&r)["action"], "discard");
-    assert_eq!(snapshot(&env.root), before);
+    assert_eq!(files_under(&env.root), before);
     let r = client.call("resolve", json!({"action": "discard", "reason": "again"})).await;
     assert_eq!(text(&r), NOTHING_PENDING);
     client.close().await;
@@ -327,7 +271,7 @@ async fn discard_says_what_was_dropped_and_writes_nothing() {
 
 #[tokio::test]
 async fn stacked_previews_resolve_newest_first_and_id_picks_an_older_one() {
-    let env = Env::new();
+    let env = Env::fixtures();
     let client = env.connect().await;
     let go_before = env.read("go/main.go");
     let app_before = env.read("python/app.py");
@@ -369,7 +313,7 @@ async fn stacked_previews_resolve_newest_first_and_id_picks_an_older_one() {
 
 #[tokio::test]
 async fn zero_matches_is_a_plain_result_with_nothing_staged() {
-    let env = Env::new();
+    let env = Env::fixtures();
     let client = env.connect().await;
     let r = client.call("ast_edit", json!({"ops": [{"pat": "no_such_function($A)", "out": "other($A)"}], "paths": ["python"]})).await;
     assert!(!is_error(&r), "{r:?}");
@@ -387,12 +331,12 @@ async fn zero_matches_is_a_plain_result_with_nothing_staged() {
 
 #[tokio::test]
 async fn bad_arguments_are_tool_errors_and_the_server_keeps_serving() {
-    let env = Env::new();
+    let env = Env::fixtures();
     #[cfg(unix)]
     std::os::unix::fs::symlink(env.base.join("outside"), env.root.join("escape")).unwrap();
     #[cfg(unix)]
     std::os::unix::fs::symlink(env.base.join("outside/secret.py"), env.root.join("python/linked.py")).unwrap();
-    let before = snapshot(&env.root);
+    let before = files_under(&env.root);
     let client = env.connect().await;
     let op = json!([{"pat": "self.assertEquals($A, $B)", "out": "self.assertEqual($A, $B)"}]);
     let mut cases: Vec<(&str, Value, &str)> = vec![
@@ -436,7 +380,7 @@ async fn bad_arguments_are_tool_errors_and_the_server_keeps_serving() {
     assert!(client.service.call_tool(params).await.is_err());
 
     // Nothing was staged or written by any of that, nothing outside was touched...
-    assert_eq!(snapshot(&env.root), before);
+    assert_eq!(files_under(&env.root), before);
     assert_eq!(std::fs::read_to_string(env.base.join("outside/secret.py")).unwrap(), "self.assertEquals(1, 1)\n");
     let r = client.call("resolve", json!({"action": "discard", "reason": "check"})).await;
     assert_eq!(text(&r), NOTHING_PENDING);
@@ -453,7 +397,7 @@ async fn bad_arguments_are_tool_errors_and_the_server_keeps_serving() {
 
 #[tokio::test]
 async fn cli_and_mcp_share_pending_actions() {
-    let env = Env::new();
+    let env = Env::fixtures();
     let original = env.read("python/test_app.py");
     // Staged by the CLI...
     let out = env.cli(&env.root, &["run", "--json", "-l", "py", "-p", "self.assertEquals($A, $B)", "-r", "self.assertEqual($A, $B)", "python"]);
@@ -496,7 +440,7 @@ async fn cli_and_mcp_share_pending_actions() {
 /// `show`.
 #[tokio::test]
 async fn a_skip_reason_staged_through_mcp_is_worded_by_the_cli_that_shows_it() {
-    let env = Env::new();
+    let env = Env::fixtures();
     let big = std::fs::File::create(env.root.join("go/big.go")).unwrap();
     big.set_len(ast_edit::request::DEFAULT_MAX_FILESIZE + 1).unwrap();
     let client = env.connect().await;
@@ -518,7 +462,7 @@ async fn a_skip_reason_staged_through_mcp_is_worded_by_the_cli_that_shows_it() {
 /// in the staged plan and worded by the front end that shows them.
 #[tokio::test]
 async fn a_compile_hint_staged_through_mcp_is_worded_by_the_cli_that_shows_it() {
-    let env = Env::new();
+    let env = Env::fixtures();
     let client = env.connect().await;
     let ops = json!([{"pat": "fetch_data($$$ARGS)", "out": "load_data($$$ARGS)"}, {"pat": "defer $F()", "out": "$F()"}]);
     let r = client.call("ast_edit", json!({"ops": ops, "paths": ["go", "python"]})).await;
@@ -538,7 +482,7 @@ async fn a_compile_hint_staged_through_mcp_is_worded_by_the_cli_that_shows_it() 
 
 #[tokio::test]
 async fn apply_of_an_action_outside_the_root_is_refused_but_discard_works() {
-    let env = Env::new();
+    let env = Env::fixtures();
     // A person previews in the parent folder (same state dir) an edit of outside/.
     let out = env.cli(&env.base, &["run", "--json", "-l", "py", "-p", "self.assertEquals($A, $B)", "-r", "self.assertEqual($A, $B)", "outside"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -687,7 +631,7 @@ fn all_renamed(files: &[PathBuf]) -> bool {
 
 /// Temp files an apply left behind anywhere under `dir`.
 fn leftover_temp_files(dir: &Path) -> Vec<PathBuf> {
-    snapshot(dir).into_keys().filter(|p| p.to_string_lossy().contains(".ast-edit-")).collect()
+    files_under(dir).into_keys().filter(|p| p.to_string_lossy().contains(".ast-edit-")).collect()
 }
 
 /// After the server is gone: nothing pending, no interrupted apply to clean up, no
@@ -720,7 +664,7 @@ fn stage_300(raw: &mut Raw) -> String {
 #[test]
 #[cfg_attr(not(feature = "fault-injection"), ignore = "injects a fault: run with --features fault-injection")]
 fn closing_stdin_right_after_resolve_apply_finishes_the_apply_before_exiting() {
-    let env = Env::new();
+    let env = Env::fixtures();
     let files = many_files(&env, 300);
     let mut raw = Raw::start(&env, &PAUSE_PAST_SHUTDOWN);
     let id = stage_300(&mut raw);
@@ -742,7 +686,7 @@ fn closing_stdin_right_after_resolve_apply_finishes_the_apply_before_exiting() {
 #[test]
 #[cfg_attr(not(feature = "fault-injection"), ignore = "injects a fault: run with --features fault-injection")]
 fn a_client_gone_during_resolve_apply_still_gets_every_file_written() {
-    let env = Env::new();
+    let env = Env::fixtures();
     let files = many_files(&env, 300);
     let mut raw = Raw::start(&env, &PAUSE_PAST_SHUTDOWN);
     let id = stage_300(&mut raw);
@@ -757,7 +701,7 @@ fn a_client_gone_during_resolve_apply_still_gets_every_file_written() {
 
 #[test]
 fn a_closed_stdout_ends_the_session_after_the_resolve_in_flight() {
-    let env = Env::new();
+    let env = Env::fixtures();
     let files = many_files(&env, 300);
     let mut raw = Raw::start(&env, &[]);
     let id = stage_300(&mut raw);
@@ -787,8 +731,8 @@ fn a_closed_stdout_ends_the_session_after_the_resolve_in_flight() {
 
 #[test]
 fn a_line_that_is_not_json_gets_a_parse_error_and_the_server_keeps_serving() {
-    let env = Env::new();
-    let before = snapshot(&env.root);
+    let env = Env::fixtures();
+    let before = files_under(&env.root);
     let mut raw = Raw::start(&env, &[]);
     // Each bad line is followed by a ping, so that a line left unanswered shows as
     // the ping's reply coming first (not as a test waiting forever).
@@ -811,7 +755,7 @@ fn a_line_that_is_not_json_gets_a_parse_error_and_the_server_keeps_serving() {
     raw.send(r#"{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": 7}"#);
     raw.send(r#"{"jsonrpc": "2.0", "id": 4, "method": "ping"}"#);
     assert_eq!(raw.recv()["id"], 4);
-    assert_eq!(snapshot(&env.root), before, "nothing written");
+    assert_eq!(files_under(&env.root), before, "nothing written");
     let r = raw.call(5, "ast_edit", assert_equals_op());
     assert_eq!(r["result"]["structuredContent"]["status"], "pending", "{r}");
     let (status, stderr) = raw.wait();
@@ -824,7 +768,7 @@ fn nested_pattern(depth: usize) -> String {
 }
 
 async fn deep_pattern_then_a_normal_call(depth: usize) -> CallToolResult {
-    let env = Env::new();
+    let env = Env::fixtures();
     let client = env.connect().await;
     let deep = client.call("ast_edit", json!({"ops": [{"pat": nested_pattern(depth), "out": "bar()"}], "lang": "py", "paths": ["python"]})).await;
     let r = client.call("ast_edit", assert_equals_op()).await;
@@ -851,7 +795,7 @@ async fn a_pattern_nested_50000_deep_is_an_error_and_the_server_keeps_serving() 
 #[tokio::test]
 #[cfg_attr(not(feature = "fault-injection"), ignore = "injects a fault: run with --features fault-injection")]
 async fn a_panic_in_a_handler_is_a_tool_error_and_the_server_keeps_serving() {
-    let env = Env::new();
+    let env = Env::fixtures();
     let client = env.connect_with(&[("AST_EDIT_MCP_PANIC", "1")]).await;
     for place in ["handler", "plan"] {
         let args = json!({"ops": [{"pat": format!("panic_in_{place}()"), "out": "x()"}], "lang": "py"});
@@ -871,7 +815,7 @@ async fn a_panic_in_a_handler_is_a_tool_error_and_the_server_keeps_serving() {
 
 #[tokio::test]
 async fn ast_edit_with_a_rule_keeps_only_the_sites_the_rule_allows_and_a_bad_rule_is_an_error_with_its_cause() {
-    let env = Env::new();
+    let env = Env::fixtures();
     let src = "fn main() {\n    let a = read().unwrap();\n}\n\nmod tests {\n    fn t() {\n        let b = read().unwrap();\n    }\n}\n";
     std::fs::create_dir_all(env.root.join("crate")).unwrap();
     std::fs::write(env.root.join("crate/lib.rs"), src).unwrap();

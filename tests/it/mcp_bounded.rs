@@ -5,14 +5,10 @@
 //! `ast_undo` puts the bytes back (and refuses what it must), `contextLines` sets
 //! the diffs' context, and every tool schema passes a strict client's lint.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-use crate::common::mcp::{self, Client, call, is_error, structured, text};
+use crate::common::files_under;
+use crate::common::mcp::{self, Client, Env, call, is_error, structured, text};
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
-
-const BIN: &str = env!("CARGO_BIN_EXE_ast-edit");
 
 /// The budgets of docs/DESIGN.md section 7, as the server must keep them.
 const TEXT_BUDGET: usize = 20_000;
@@ -20,25 +16,13 @@ const STRUCTURED_BUDGET: usize = 40_000;
 const TOOLS_LIST_BUDGET: usize = 14_336;
 const REMINDER: &str = "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
 
-/// A temp folder: `root/` (the server's root), `state/` (AST_EDIT_STATE_DIR),
-/// `outside/` (beside the root).
-struct Env {
-    _dir: tempfile::TempDir,
-    base: PathBuf,
-    root: PathBuf,
-    state: PathBuf,
+/// What this file's tests add to an [`Env`].
+trait Files {
+    fn many_files(&self, count: usize);
+    async fn connect(&self) -> Client;
 }
 
-impl Env {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let base = dir.path().canonicalize().unwrap();
-        let (root, state) = (base.join("root"), base.join("state"));
-        std::fs::create_dir_all(&root).unwrap();
-        std::fs::create_dir_all(base.join("outside")).unwrap();
-        Env { _dir: dir, base, root, state }
-    }
-
+impl Files for Env {
     /// `count` Python files under `root/pkgNN/`, each with one call to rename
     /// between unchanged lines.
     fn many_files(&self, count: usize) {
@@ -47,10 +31,6 @@ impl Env {
             std::fs::create_dir_all(&dir).unwrap();
             std::fs::write(dir.join(format!("mod_{i:04}.py")), source(i)).unwrap();
         }
-    }
-
-    fn cli(&self, cwd: &Path, args: &[&str]) -> std::process::Output {
-        std::process::Command::new(BIN).args(args).current_dir(cwd).env("AST_EDIT_STATE_DIR", &self.state).env("NO_COLOR", "1").output().unwrap()
     }
 
     async fn connect(&self) -> Client {
@@ -72,23 +52,6 @@ fn sizes(r: &CallToolResult) -> (usize, usize) {
     (t, s)
 }
 
-/// Every file under `dir` with its bytes.
-fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let entry = entry.unwrap();
-            if entry.file_type().unwrap().is_dir() {
-                stack.push(entry.path());
-            } else {
-                out.insert(entry.path().strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(entry.path()).unwrap());
-            }
-        }
-    }
-    out
-}
-
 fn rename(extra: Value) -> Value {
     let mut args = json!({"ops": [{"pat": "old_name($A)", "out": "new_name($A)"}], "lang": "py"});
     for (k, v) in extra.as_object().unwrap() {
@@ -106,7 +69,7 @@ fn full_details(env: &Env, id: &str) -> Value {
 
 #[tokio::test]
 async fn a_2000_file_edit_stays_within_the_budgets_and_pages_reach_every_file_once() {
-    let env = Env::new();
+    let env = Env::empty();
     env.many_files(2000);
     let client = env.connect().await;
 
@@ -202,9 +165,9 @@ async fn a_2000_file_edit_stays_within_the_budgets_and_pages_reach_every_file_on
 
 #[tokio::test]
 async fn ast_undo_restores_the_bytes_and_refuses_an_unknown_id() {
-    let env = Env::new();
+    let env = Env::empty();
     env.many_files(60);
-    let before = snapshot(&env.root);
+    let before = files_under(&env.root);
     let client = env.connect().await;
     let r = call(&client, "ast_undo", json!({})).await;
     assert!(is_error(&r));
@@ -214,18 +177,18 @@ async fn ast_undo_restores_the_bytes_and_refuses_an_unknown_id() {
     let id = structured(&r)["id"].as_str().unwrap().to_string();
     let r = call(&client, "resolve", json!({"action": "apply", "reason": "rename", "id": id})).await;
     assert!(!is_error(&r), "{r:?}");
-    let applied = snapshot(&env.root);
+    let applied = files_under(&env.root);
     assert_ne!(applied, before);
 
     let r = call(&client, "ast_undo", json!({"id": "ae-000000"})).await;
     assert!(is_error(&r));
     assert_eq!(text(&r), "Nothing to undo: the journal holds no apply of `ae-000000` (it keeps the newest 20 applies).");
-    assert_eq!(snapshot(&env.root), applied, "a refused undo writes nothing");
+    assert_eq!(files_under(&env.root), applied, "a refused undo writes nothing");
 
     let r = call(&client, "ast_undo", json!({"id": id})).await;
     assert!(!is_error(&r), "{r:?}");
     sizes(&r);
-    assert_eq!(snapshot(&env.root), before, "every byte put back");
+    assert_eq!(files_under(&env.root), before, "every byte put back");
     let t = text(&r);
     assert!(t.starts_with(&format!("Undid {id} (AST Edit: 60 replacements in 60 files): restored 60 files.\n  restored pkg00/mod_0000.py\n")), "{t}");
     assert!(t.ends_with("\n  … and 10 more: 10 restored"), "{t}");
@@ -250,7 +213,7 @@ async fn ast_undo_restores_the_bytes_and_refuses_an_unknown_id() {
 
 #[tokio::test]
 async fn ast_undo_refuses_an_apply_that_wrote_outside_the_root() {
-    let env = Env::new();
+    let env = Env::empty();
     let secret = env.base.join("outside/secret.py");
     std::fs::write(&secret, "x = old_name(1)\n").unwrap();
     // A person applies an edit of outside/ from the parent folder (same state dir).
@@ -274,7 +237,7 @@ async fn ast_undo_refuses_an_apply_that_wrote_outside_the_root() {
 
 #[tokio::test]
 async fn context_lines_zero_gives_diffs_without_context_and_eleven_is_refused() {
-    let env = Env::new();
+    let env = Env::empty();
     env.many_files(2);
     let client = env.connect().await;
     let r = call(&client, "ast_edit", rename(json!({"contextLines": 0, "paths": ["pkg00"]}))).await;
@@ -305,7 +268,7 @@ async fn context_lines_zero_gives_diffs_without_context_and_eleven_is_refused() 
 
 #[tokio::test]
 async fn one_diff_larger_than_the_budget_is_cut_at_a_line_and_says_so() {
-    let env = Env::new();
+    let env = Env::empty();
     let body: String = (0..3000).map(|i| format!("x{i} = old_name({i})\n")).collect();
     std::fs::write(env.root.join("big.py"), body).unwrap();
     let client = env.connect().await;
@@ -330,7 +293,7 @@ async fn one_diff_larger_than_the_budget_is_cut_at_a_line_and_says_so() {
 
 #[tokio::test]
 async fn ast_pending_refuses_bad_pages_with_the_way_out() {
-    let env = Env::new();
+    let env = Env::empty();
     env.many_files(3);
     let client = env.connect().await;
     let r = call(&client, "ast_pending", json!({})).await;
@@ -401,7 +364,7 @@ fn lint(v: &Value, at: &str, out: &mut Vec<String>) {
 
 #[tokio::test]
 async fn every_tool_schema_is_portable_and_tools_list_fits_its_budget() {
-    let env = Env::new();
+    let env = Env::empty();
     let client = env.connect().await;
     let tools = client.list_all_tools().await.unwrap();
     let mut found = Vec::new();

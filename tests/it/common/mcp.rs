@@ -1,7 +1,7 @@
 //! The MCP side of the harness: the real server started in a tree, and the
 //! calls an rmcp client makes to it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation};
@@ -67,4 +67,52 @@ pub fn structured(r: &CallToolResult) -> &Value {
 /// Whether the result is a tool error (`isError: true`).
 pub fn is_error(r: &CallToolResult) -> bool {
     r.is_error == Some(true)
+}
+
+/// A temp folder for a server: `root/` (its root), `state/`
+/// (`AST_EDIT_STATE_DIR`) and `outside/` (beside the root, where it must not
+/// reach).
+pub struct Env {
+    _dir: tempfile::TempDir,
+    /// The folder holding the three.
+    pub base: PathBuf,
+    pub root: PathBuf,
+    pub state: PathBuf,
+}
+
+impl Env {
+    /// An empty root.
+    pub fn empty() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let (root, state) = (base.join("root"), base.join("state"));
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(base.join("outside")).unwrap();
+        Env { _dir: dir, base, root, state }
+    }
+
+    /// A root holding a copy of `fixtures/`, and `outside/secret.py`, which
+    /// the server must never touch.
+    pub fn fixtures() -> Self {
+        let env = Env::empty();
+        super::copy_dir(&super::fixtures(), &env.root);
+        std::fs::write(env.base.join("outside/secret.py"), "self.assertEquals(1, 1)\n").unwrap();
+        env
+    }
+
+    /// The text of `rel` under the root.
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root.join(rel)).unwrap()
+    }
+
+    /// Runs the CLI in `cwd` with this env's state dir.
+    pub fn cli(&self, cwd: &Path, args: &[&str]) -> std::process::Output {
+        std::process::Command::new(env!("CARGO_BIN_EXE_ast-edit"))
+            .args(args)
+            .current_dir(cwd)
+            .env("AST_EDIT_STATE_DIR", &self.state)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    }
 }

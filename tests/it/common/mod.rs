@@ -76,6 +76,24 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// Every regular file under `dir`, by its path relative to `dir`, with its bytes.
+pub fn files_under(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            let kind = e.file_type().unwrap();
+            if kind.is_dir() {
+                stack.push(e.path());
+            } else if kind.is_file() {
+                out.insert(e.path().strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(e.path()).unwrap());
+            }
+        }
+    }
+    out
+}
+
 /// Result of one run of the binary.
 pub struct Run {
     pub code: i32,
@@ -148,21 +166,7 @@ impl Tree {
 
     /// Every file of the tree with its bytes.
     pub fn snapshot(&self) -> BTreeMap<String, Vec<u8>> {
-        fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
-            for e in std::fs::read_dir(dir).unwrap() {
-                let e = e.unwrap();
-                let ft = e.file_type().unwrap();
-                if ft.is_dir() {
-                    walk(root, &e.path(), out);
-                } else if ft.is_file() {
-                    let rel = e.path().strip_prefix(root).unwrap().to_string_lossy().into_owned();
-                    out.insert(rel, std::fs::read(e.path()).unwrap());
-                }
-            }
-        }
-        let mut m = BTreeMap::new();
-        walk(self.path(), self.path(), &mut m);
-        m
+        files_under(self.path()).into_iter().map(|(p, b)| (p.to_string_lossy().into_owned(), b)).collect()
     }
 
     pub fn command(&self, args: &[&str]) -> Command {
