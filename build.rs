@@ -5,7 +5,9 @@
 //! needs one carries `#[cfg_attr(not(peer), ignore = "...")]` (or `pyyaml`), so
 //! without it `cargo test` reports that test as ignored, never as passed
 //! (tests/it/common/mod.rs, `ast_grep`). With `AST_EDIT_REQUIRE_PEER` set (CI's
-//! `.ci/run` sets it) a missing tool stops the build instead.
+//! `.ci/run` sets it) a missing tool stops the build instead. Likewise
+//! `cfg(root)` when the build runs as root (the tests that change a file's
+//! owner) and `cfg(git)` when `git` runs (the tests that compare with it).
 //!
 //! The peer found on the PATH is passed to the tests by its absolute path
 //! (`AST_EDIT_PEER`), and the script reruns when that file changes, not when
@@ -38,6 +40,17 @@ fn main() {
     } else {
         // None yet: look again when the PATH changes.
         println!("cargo::rerun-if-env-changed=PATH");
+    }
+    // Tests that need root (file owners) or git: ignored with the reason when
+    // the tests are built without them, failed (not passed) when built with
+    // them and run without.
+    println!("cargo::rustc-check-cfg=cfg(root)");
+    if Command::new("id").arg("-u").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0") {
+        println!("cargo::rustc-cfg=root");
+    }
+    println!("cargo::rustc-check-cfg=cfg(git)");
+    if Command::new("git").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        println!("cargo::rustc-cfg=git");
     }
     let yaml = Command::new("python3").args(["-c", "import yaml"]).output().is_ok_and(|o| o.status.success());
     if yaml {

@@ -463,12 +463,10 @@ fn stale_check_of_a_grown_file_compares_sizes_before_reading_it() {
 #[cfg(target_os = "linux")]
 #[test]
 #[cfg_attr(not(feature = "fault-injection"), ignore = "injects a fault: run with --features fault-injection")]
+#[cfg_attr(not(root), ignore = "changing a file's owner needs root (the tests were built as another user)")]
 fn owner_and_group_are_kept_by_apply_rollback_and_undo() {
     use std::os::unix::fs::MetadataExt;
-    if !is_root() {
-        eprintln!("skipping: changing a file's owner needs root");
-        return;
-    }
+    assert!(is_root(), "built as root (cfg(root)) but run as another user: changing a file's owner needs root");
     let t = Tree::fixtures();
     let owner = |rel: &str| {
         let m = std::fs::metadata(t.path().join(rel)).unwrap();
@@ -501,13 +499,11 @@ fn chown_tree(p: &std::path::Path, uid: u32) {
 
 #[cfg(target_os = "linux")]
 #[test]
+#[cfg_attr(not(root), ignore = "running as another user needs root (the tests were built as another user)")]
 fn file_owned_by_another_user_is_refused_when_its_owner_cannot_be_kept() {
     use std::os::unix::fs::MetadataExt;
     use std::os::unix::process::CommandExt;
-    if !is_root() {
-        eprintln!("skipping: running as another user needs root");
-        return;
-    }
+    assert!(is_root(), "built as root (cfg(root)) but run as another user: running as another user needs root");
     // The tree and the store belong to uid 1234, who runs ast-edit; app.py belongs
     // to uid 4321 (readable by all, in a folder 1234 may write: a rename would
     // silently make it 1234's).
