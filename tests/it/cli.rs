@@ -48,6 +48,7 @@ fn human_preview_prints_diff_summary_and_how_to_resolve() {
 }
 
 #[test]
+#[cfg_attr(not(git), ignore = "git was not found when the tests were built")]
 fn apply_writes_exactly_the_previewed_diff() {
     let t = Tree::fixtures();
     let p = preview(&t, &[]);
@@ -304,6 +305,7 @@ fn langs_lists_every_builtin_language_with_extensions() {
 }
 
 #[test]
+#[cfg_attr(not(git), ignore = "git was not found when the tests were built")]
 fn previewed_diffs_pass_git_apply_check() {
     let t = Tree::fixtures();
     let p: Preview = t.run(&["run", "-p", "fetch_data($$$A)", "-r", "load_data($$$A)", "--json"]).ok().json();
@@ -392,6 +394,7 @@ fn literal_prefilter_changes_nothing_but_speed() {
 }
 
 #[test]
+#[cfg_attr(not(git), ignore = "git was not found when the tests were built")]
 fn minified_lines_are_cut_in_the_preview_but_applied_whole() {
     let t = Tree::empty();
     let line = format!("var a=1;{}console.log(a);{}\n", "x=1;".repeat(3000), "y=2;".repeat(3000));
