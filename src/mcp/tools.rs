@@ -66,15 +66,6 @@ pub fn resolve_input_schema() -> Value {
     crate::mcp::schema::resolve_input()
 }
 
-/// Cap on the bytes of the `tools/list` result (every tool's description and
-/// schemas, as compact JSON): a client puts it into the model's context at the
-/// start of every session. Raised from 12,288 by the template check's keys
-/// (`templateMismatch`, `layoutFallbacks`, `editsChecked`, `allowTemplateMismatch`),
-/// then to 14 KiB when `ast_search`'s fields got `ast_edit`'s descriptions.
-/// Only the test below reads it.
-#[cfg(test)]
-const TOOLS_LIST_BYTE_BUDGET: usize = 14_336;
-
 const AST_PENDING_DESCRIPTION: &str = "\
 List every session's pending actions with their owners (no arguments), or page through one action's files and diffs: {\"id\": ID, \
 \"fileOffset\": N}. An ast_edit result or a page that leaves files out gives the fileOffset to go on from.";
@@ -106,7 +97,8 @@ fn object(properties: Value, required: &[&str]) -> Value {
 
 /// A list of objects whose shape one line describes (`{path, line, rule}`):
 /// an object without `properties` needs no `additionalProperties`, and costs a
-/// fraction of the bytes of `tools/list` (see `TOOLS_LIST_BYTE_BUDGET`).
+/// fraction of the bytes of `tools/list` (its budget: `tests/it/mcp_bounded.rs`,
+/// `TOOLS_LIST_BUDGET`).
 fn rows(shape: &str) -> Value {
     json!({"type": "array", "items": {"type": "object", "description": shape}})
 }
@@ -424,35 +416,6 @@ mod tests {
         }
     }
 
-    /// What a strict client's portability lint refuses, found anywhere in `v`: a
-    /// `type` that is not one string, a `$ref`, a property without a `type`, an
-    /// object with properties that is not closed (`additionalProperties: false`).
-    pub(crate) fn lint(v: &Value, at: &str, out: &mut Vec<String>) {
-        match v {
-            Value::Object(o) => {
-                if o.get("type").is_some_and(|t| !t.is_string()) {
-                    out.push(format!("{at}: `type` is not one string"));
-                }
-                if o.contains_key("$ref") {
-                    out.push(format!("{at}: `$ref`"));
-                }
-                if let Some(Value::Object(props)) = o.get("properties") {
-                    if o.get("additionalProperties") != Some(&Value::Bool(false)) {
-                        out.push(format!("{at}: object not closed"));
-                    }
-                    for (k, p) in props {
-                        if p.get("type").is_none() {
-                            out.push(format!("{at}/properties/{k}: no `type`"));
-                        }
-                    }
-                }
-                o.iter().for_each(|(k, v)| lint(v, &format!("{at}/{k}"), out));
-            }
-            Value::Array(a) => a.iter().enumerate().for_each(|(i, v)| lint(v, &format!("{at}/{i}"), out)),
-            _ => {}
-        }
-    }
-
     /// The numbers `ast_search`'s `limit` states are the library's, and the
     /// fields it shares with `ast_edit` say what `ast_edit`'s say.
     #[test]
@@ -470,17 +433,5 @@ mod tests {
         for (key, field) in search["properties"].as_object().unwrap() {
             assert!(field["description"].as_str().is_some_and(|d| d.len() > 20), "{key} has no description");
         }
-    }
-
-    #[test]
-    fn every_schema_passes_the_portability_lint_and_the_list_fits_its_budget() {
-        let mut found = Vec::new();
-        for t in tools() {
-            lint(&Value::Object((*t.input_schema).clone()), &format!("{}:input", t.name), &mut found);
-            lint(&Value::Object((*t.output_schema.clone().unwrap()).clone()), &format!("{}:output", t.name), &mut found);
-        }
-        assert_eq!(found, Vec::<String>::new());
-        let bytes = serde_json::to_string(&rmcp::model::ListToolsResult::with_all_items(tools())).unwrap().len();
-        assert!(bytes <= TOOLS_LIST_BYTE_BUDGET, "tools/list is {bytes} bytes");
     }
 }

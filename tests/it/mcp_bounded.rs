@@ -13,6 +13,12 @@ use serde_json::{Value, json};
 /// The budgets of docs/DESIGN.md section 7, as the server must keep them.
 const TEXT_BUDGET: usize = 20_000;
 const STRUCTURED_BUDGET: usize = 40_000;
+/// The bytes of the `tools/list` result (every tool's description and schemas, as
+/// compact JSON): a client puts it into the model's context at the start of
+/// every session. Raised from 12,288 by the template check's keys
+/// (`templateMismatch`, `layoutFallbacks`, `editsChecked`,
+/// `allowTemplateMismatch`), then to 14 KiB when `ast_search`'s fields got
+/// `ast_edit`'s descriptions.
 const TOOLS_LIST_BUDGET: usize = 14_336;
 const REMINDER: &str = "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
 
@@ -335,7 +341,9 @@ async fn ast_pending_refuses_bad_pages_with_the_way_out() {
     let _ = client.cancel().await;
 }
 
-/// What a strict client's portability lint refuses, found anywhere in `v`.
+/// What a strict client's portability lint refuses, found anywhere in `v`: a
+/// `type` that is not one string, a `$ref`, a property without a `type`, an
+/// object with properties that is not closed (`additionalProperties: false`).
 fn lint(v: &Value, at: &str, out: &mut Vec<String>) {
     match v {
         Value::Object(o) => {
