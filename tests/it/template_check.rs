@@ -140,6 +140,27 @@ mod meaning {
         (v, t.read(file.0))
     }
 
+    /// A file of thousands of edits is judged on two threads
+    /// (`shared::beside`): the one edit whose minimal layout fails, far down
+    /// the file, is found and written as ast-grep writes it, as in a small file.
+    #[test]
+    fn many_edits_are_judged_as_one_edit_is() {
+        let (mut src, mut want) = (String::new(), String::new());
+        for i in 0..3000 {
+            if i == 2900 {
+                src.push_str("self.assertTrue(\n    some_value,\n)\n");
+                want.push_str("assert (some_value)\n");
+            } else {
+                src.push_str(&format!("self.assertTrue(v{i})\n"));
+                want.push_str(&format!("assert (v{i})\n"));
+            }
+        }
+        let (v, after) = rewrite(("a.py", &src), "self.assertTrue($A)", "assert ($A)", &[]);
+        assert_eq!((v["editsChecked"].as_u64(), v["layoutFallbacks"].as_u64()), (Some(3000), Some(1)), "{}", v["files"][0]);
+        assert_eq!(v["files"][0]["layoutNotes"], serde_json::json!([{"line": 2901, "message": "the `,` before `)` makes a tuple"}]));
+        assert_eq!(after, want);
+    }
+
     #[test]
     fn a_kept_trailing_comma_never_makes_a_tuple() {
         // Was `assert (\n    some_value,\n)`: an assert of a tuple, always true.

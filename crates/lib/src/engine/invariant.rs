@@ -159,30 +159,34 @@ fn failures(
     broken: &[Range<usize>],
     which: &[usize],
 ) -> Vec<(usize, Problem)> {
-    judged(lang, old, (new, root), (edits, checks, bom), broken, which).into_iter().filter_map(|(i, j)| j.err().map(|p| (i, p))).collect()
+    judged(lang, old, (new, root), (edits, checks, bom), broken, which, || ()).1.into_iter().filter_map(|(i, j)| j.err().map(|p| (i, p))).collect()
 }
 
 /// Where the reference's tokens lie in the new text (parallel to its tokens).
 type Placed = Vec<Option<Range<usize>>>;
 
-/// [`judge`] of each checked edit among `which`, as (edit, verdict).
-fn judged(
+/// One edit's verdict: where its reference's tokens lie, or why it fails.
+type Verdict = (usize, Result<Placed, Problem>);
+
+/// [`judge`] of each checked edit among `which`, as (edit, verdict), and
+/// `aside()`: many edits are judged on two threads, the helper running `aside`
+/// first (`shared::beside`).
+fn judged<A: Send>(
     lang: SupportLang,
     old: &str,
     (new, root): (&str, tree_sitter::Node<'_>),
     (edits, checks, bom): (&[Edit], &[Option<EditCheck>], usize),
     broken: &[Range<usize>],
     which: &[usize],
-) -> Vec<(usize, Result<Placed, Problem>)> {
+    aside: impl FnOnce() -> A + Send,
+) -> (A, Vec<Verdict>) {
     let spans = new_spans(edits, bom);
     let errors = if root.has_error() { super::error_spans(root) } else { Vec::new() };
-    which
-        .iter()
-        .filter_map(|&i| {
-            let c = checks[i].as_ref()?;
-            Some((i, judge(lang, c, old, (edits[i].start - bom)..(edits[i].end - bom), (new, root), &spans[i], broken, &errors)))
-        })
-        .collect()
+    let (a, verdicts) = crate::shared::beside::beside(which, aside, |&i| {
+        let c = checks[i].as_ref()?;
+        Some((i, judge(lang, c, old, (edits[i].start - bom)..(edits[i].end - bom), (new, root), &spans[i], broken, &errors)))
+    });
+    (a, verdicts.into_iter().flatten().collect())
 }
 
 /// Checks (a) to (c) and (e) of one edit (`engine/shape.rs`), whose text is
@@ -258,42 +262,59 @@ fn near(ranges: &[Range<usize>], r: &Range<usize>) -> bool {
     ranges.iter().any(|b| b.start <= r.end + 1 && r.start <= b.end + 1)
 }
 
-/// The template check of a file's edits (`checks` parallel to `edits`): each
-/// edit whose text fails it is written as ast-grep writes it when that passes;
-/// when neither passes the edit keeps ast-grep's text and is reported as a
-/// mismatch. `text` is the old file (with its BOM, `bom` bytes), `tree` the tree
-/// of the new text `new_text` (`changed`: its changed ranges, when it was
-/// re-parsed incrementally). Returns the new text, its tree and changed ranges
-/// (one more incremental parse when some edit fell back), and the report.
+/// The edits of a file (`checks` parallel to `edits`) whose text fails the
+/// template check, with why, and `aside()`, run beside the check (the
+/// structure guard of the same text: `shared::beside`). `text` is the old file
+/// (with its BOM, `bom` bytes), `tree` the tree of the new body `new`.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn enforce(
+pub(super) fn failed<A: Send>(
+    lang: SupportLang,
+    text: &str,
+    bom: usize,
+    edits: &[Edit],
+    checks: &[Option<EditCheck>],
+    broken: &[Range<usize>],
+    (new, tree): (&str, &tree_sitter::Tree),
+    aside: impl FnOnce() -> A + Send,
+) -> (A, Vec<(usize, Problem)>) {
+    let old = &text[bom..];
+    let all: Vec<usize> = (0..edits.len()).collect();
+    let mut failed = Vec::new();
+    let mut passed = Vec::new();
+    let (a, verdicts) = judged(lang, old, (new, tree.root_node()), (edits, checks, bom), broken, &all, aside);
+    for (i, j) in verdicts {
+        match j {
+            Ok(placed) => passed.push((i, placed)),
+            Err(p) => failed.push((i, p)),
+        }
+    }
+    failed.extend(outlines_differ(lang, old, (new, tree), (edits, checks, bom), broken, passed));
+    failed.sort_by_key(|(i, _)| *i);
+    (a, failed)
+}
+
+/// The template check's outcome for the edits that `failed` it: each is
+/// written as ast-grep writes it when that passes; when neither passes the
+/// edit keeps ast-grep's text and is reported as a mismatch. `tree` is the
+/// tree of `new_text` (`changed`: its changed ranges, when it was re-parsed
+/// incrementally). Returns the new text, its tree and changed ranges (one more
+/// incremental parse when some edit fell back; `None` when none did, so all
+/// three stand), and the report.
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+pub(super) fn settle(
     lang: SupportLang,
     text: &str,
     bom: usize,
     edits: &mut [Edit],
     checks: &[Option<EditCheck>],
     broken: &[Range<usize>],
-    (new_text, tree, changed): (Vec<u8>, tree_sitter::Tree, Option<Vec<Range<usize>>>),
-) -> (Vec<u8>, tree_sitter::Tree, Option<Vec<Range<usize>>>, TemplateReport) {
+    (new_text, tree, changed): (&[u8], &tree_sitter::Tree, Option<&[Range<usize>]>),
+    failed: Vec<(usize, Problem)>,
+) -> (Option<(Vec<u8>, tree_sitter::Tree, Option<Vec<Range<usize>>>)>, TemplateReport) {
     let old = &text[bom..];
     let mut report = TemplateReport { checked: checks.iter().filter(|c| c.is_some()).count(), ..TemplateReport::default() };
-    let all: Vec<usize> = (0..edits.len()).collect();
-    let failed = {
-        let new = std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8");
-        let mut failed = Vec::new();
-        let mut passed = Vec::new();
-        for (i, j) in judged(lang, old, (new, tree.root_node()), (edits, checks, bom), broken, &all) {
-            match j {
-                Ok(placed) => passed.push((i, placed)),
-                Err(p) => failed.push((i, p)),
-            }
-        }
-        failed.extend(outlines_differ(lang, old, (new, &tree), (edits, checks, bom), broken, passed));
-        failed.sort_by_key(|(i, _)| *i);
-        failed
-    };
     if failed.is_empty() {
-        return (new_text, tree, changed, report);
+        return (None, report);
     }
     let spans = new_spans(edits, bom);
     let mut swaps: Vec<Edit> = Vec::new();
@@ -308,24 +329,24 @@ pub(super) fn enforce(
             _ => mismatches.push((i, p)),
         }
     }
-    let (new_text, tree, changed) = if swaps.is_empty() {
-        (new_text, tree, changed)
+    let redone = if swaps.is_empty() {
+        None
     } else {
         for (i, _) in &swapped {
             edits[*i].text = checks[*i].as_ref().and_then(|c| c.verbatim.clone()).expect("swapped edits have a verbatim text");
         }
         let text2 = splice(text.as_bytes(), edits);
         let (b1, b2) = (std::str::from_utf8(&new_text[bom..]).expect("UTF-8"), std::str::from_utf8(&text2[bom..]).expect("UTF-8"));
-        let (tree2, changed2) = match reparse(tree, lang, b1, b2, &swaps, 0) {
-            Some((t, c2)) => (t, changed.map(|c1| merge_changed(&c1, &swaps, c2))),
+        let (tree2, changed2) = match reparse(tree.clone(), lang, b1, b2, &swaps, 0) {
+            Some((t, c2)) => (t, changed.map(|c1| merge_changed(c1, &swaps, c2))),
             None => (super::tree_after_edit_full(lang, b2), None),
         };
         let which: Vec<usize> = swapped.iter().map(|(i, _)| *i).collect();
         let still = failures(lang, old, (b2, tree2.root_node()), (edits, checks, bom), broken, &which);
         mismatches.extend(still);
-        (text2, tree2, changed2)
+        Some((text2, tree2, changed2))
     };
-    let new = std::str::from_utf8(&new_text[bom..]).expect("UTF-8");
+    let new = std::str::from_utf8(&redone.as_ref().map_or(new_text, |r| &r.0[..])[bom..]).expect("UTF-8");
     let spans = new_spans(edits, bom);
     mismatches.sort_by_key(|(i, _)| *i);
     let bad: Vec<usize> = mismatches.iter().map(|(i, _)| *i).collect();
@@ -342,7 +363,7 @@ pub(super) fn enforce(
     for (i, p) in mismatches.iter().take(MAX_TEMPLATE_NOTES_LISTED) {
         report.mismatches.push(TemplateNote { line: line_at(new, spans[*i].start), message: p.message() });
     }
-    (new_text, tree, changed, report)
+    (redone, report)
 }
 
 /// Check (d) (`engine/shape.rs`): the edits that `passed` the other checks

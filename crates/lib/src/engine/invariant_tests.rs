@@ -22,8 +22,10 @@ fn enforce_one(lang: SupportLang, src: &str, pat: &str, template: &str, written:
     })];
     let new_text = splice(src.as_bytes(), &edits);
     let tree = crate::engine::tree_after_edit_full(lang, std::str::from_utf8(&new_text).unwrap());
-    let (text, _, _, report) = enforce(lang, src, 0, &mut edits, &checks, &[], (new_text, tree, None));
-    (String::from_utf8(text).unwrap(), report)
+    let new = std::str::from_utf8(&new_text).unwrap();
+    let ((), failed) = failed(lang, src, 0, &edits, &checks, &[], (new, &tree), || ());
+    let (redone, report) = settle(lang, src, 0, &mut edits, &checks, &[], (&new_text, &tree, None), failed);
+    (String::from_utf8(redone.map_or(new_text, |r| r.0)).unwrap(), report)
 }
 
 #[test]

@@ -255,7 +255,7 @@ impl Before {
 /// `before` walked, or is not known, the old text is parsed again and walked
 /// over the changed regions (or whole).
 pub fn compare(
-    before: Before,
+    before: &Before,
     old_text: &str,
     new_root: tree_sitter::Node<'_>,
     new_text: &str,

@@ -219,27 +219,47 @@ pub(super) fn syntax_check(
     drop(grep);
     let new_text = splice(text.as_bytes(), edits);
     let (new_tree, changed) = tree_after_edit(tree, lang, old, std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8"), edits, bom);
-    let (new_text, new_tree, changed, template) = if templated {
-        invariant::enforce(lang, text, bom, edits, checks, &broken, (new_text, new_tree, changed))
-    } else {
-        (new_text, new_tree, changed, TemplateReport::default())
+    // The structure guard of a new text (docs/DESIGN.md section 2.5.10): its
+    // ERROR and MISSING nodes, and its structure against the old tree's where
+    // it adds none (one that adds some is refused for its syntax errors).
+    let guard = |new_text: &[u8], tree: &tree_sitter::Tree, changed: Option<&[std::ops::Range<usize>]>, edits: &[Edit]| {
+        let flat = flat.as_ref()?;
+        let new = std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8");
+        let after = error_nodes(tree.root_node());
+        let structure =
+            if after.len() > before.len() { structure::Report::default() } else { structure::compare(flat, old, tree.root_node(), new, edits, bom, changed) };
+        Some((after, structure))
     };
-    let Some(flat) = flat else {
-        drop_later(new_tree);
-        return (new_text, SyntaxCheck { template, ..SyntaxCheck::default() });
-    };
-    let new = std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8");
-    let edits: &[Edit] = edits;
-    let after = error_nodes(new_tree.root_node());
-    let (added, structure) = if after.len() > before.len() {
-        // Already refused for its syntax errors: the structure is not compared.
-        let ts = lang.get_ts_language();
-        let added = added_errors(&before, &after, edits, bom).iter().take(MAX_SYNTAX_ERRORS_LISTED).map(|e| e.locate(new, &ts)).collect();
-        (added, structure::Report::default())
+    // The template check reads the new tree only, so the guard of the same
+    // text runs beside it; it runs again on the text the check settles on
+    // when that differs (an edit written as ast-grep writes it).
+    let (template, new_text, new_tree, guarded) = if templated {
+        let new = std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8");
+        let (guarded, failed) =
+            invariant::failed(lang, text, bom, edits, checks, &broken, (new, &new_tree), || guard(&new_text, &new_tree, changed.as_deref(), edits));
+        match invariant::settle(lang, text, bom, edits, checks, &broken, (&new_text, &new_tree, changed.as_deref()), failed) {
+            (None, template) => (template, new_text, new_tree, guarded),
+            (Some((text2, tree2, changed2)), template) => {
+                drop_later(new_tree);
+                let guarded = guard(&text2, &tree2, changed2.as_deref(), edits);
+                (template, text2, tree2, guarded)
+            }
+        }
     } else {
-        (Vec::new(), structure::compare(flat, old, new_tree.root_node(), new, edits, bom, changed.as_deref()))
+        let guarded = guard(&new_text, &new_tree, changed.as_deref(), edits);
+        (TemplateReport::default(), new_text, new_tree, guarded)
     };
     drop_later(new_tree);
+    let Some((after, structure)) = guarded else {
+        return (new_text, SyntaxCheck { template, ..SyntaxCheck::default() });
+    };
+    let added = if after.len() > before.len() {
+        let new = std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8");
+        let ts = lang.get_ts_language();
+        added_errors(&before, &after, edits, bom).iter().take(MAX_SYNTAX_ERRORS_LISTED).map(|e| e.locate(new, &ts)).collect()
+    } else {
+        Vec::new()
+    };
     let check = SyntaxCheck { before: before.len(), after: after.len(), added, broken_before: before.first().map(|e| e.row + 1), structure, template };
     (new_text, check)
 }

@@ -18,7 +18,7 @@ fn check_with(lang: SupportLang, src: &str, edits: &[Edit], captures: Vec<Vec<Ca
     let before = Before::of(old.root_node(), edits, captures, 0);
     let new_text = String::from_utf8(crate::engine::splice(src.as_bytes(), edits)).unwrap();
     let (new, changed) = crate::engine::reparse(old, lang, src, &new_text, edits, 0).expect("an incremental re-parse");
-    compare(before, src, new.root_node(), &new_text, edits, 0, Some(&changed))
+    compare(&before, src, new.root_node(), &new_text, edits, 0, Some(&changed))
 }
 
 /// The reference: the report for `edits` on `src` in `lang`, both trees
