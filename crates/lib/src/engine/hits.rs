@@ -1,9 +1,10 @@
 //! Search hits: the matches of ops in one file, located, for `search` and
 //! `ast_search` (docs/DESIGN.md section 2.11); nothing is rewritten.
 
-use super::*;
-#[allow(unused_imports)]
-use crate::engine::metered::{Grep, Metered, Step};
+use crate::engine::RewriteOptions;
+use crate::engine::matching::{inject, scan};
+use crate::engine::parse::{Parsed, drop_later};
+use crate::request::read::SkipReason;
 
 /// A match found by [`Engine::search`].
 pub struct Hit<'t> {

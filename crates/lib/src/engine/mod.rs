@@ -1,81 +1,39 @@
-//! The rewrite engine: for one file's bytes and the ops compiled for its language,
-//! the list of edits, the new text and the syntax check. Plain data in, plain data
-//! out; it never touches the disk (reading is [`crate::plan`]'s job, writing is
-//! [`crate::apply`]'s).
-//!
-//! Rules (docs/DESIGN.md sections 2.5 and 6):
-//! - all ops match the *original* tree in one pass; where matches nest or overlap the
-//!   outermost (earliest start, then longest) wins, as `ast-grep -U` does, and the
-//!   others are counted in `overlaps` without their replacement being built;
-//! - the work per file is bounded (section 2.5.7): a file too deep for a pattern that
-//!   compares code, or whose replacements would exceed a budget, is refused with a
-//!   reason;
-//! - a UTF-8 BOM is kept, and in a CRLF file every line the rewrite inserts ends in
-//!   CRLF too;
-//! - the new text is built in one forward pass;
-//! - the file is re-parsed after the rewrite and ERROR/MISSING nodes are counted
-//!   before and after.
+//! The rewrite engine: for one file's bytes and the ops compiled for its
+//! language, the edits, the new text and what the checks found ([`Rewrite`]).
+//! Plain data in and out; it never touches the disk. The steps run in order
+//! from `pipeline.rs`; the rules they keep are docs/DESIGN.md section 2.5's.
 
 pub mod budget;
 pub mod metered;
 pub mod structure;
 
-use std::collections::HashMap;
-use std::path::Path;
-
-#[allow(unused_imports)]
-use crate::engine::metered::{Grep, Metered, Step};
-use ast_grep_core::matcher::NodeMatch;
-use ast_grep_core::replacer::Replacer;
-use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_language::SupportLang;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::compile::{self, CompileError, CompiledOp};
-use crate::request::Request;
-use crate::request::lang;
-use crate::shared::error::{Error, Result};
-
+use crate::compile::CompiledOp;
 use crate::request::read::{Skip, SkipReason};
-use crate::shared::nodes::walk_pruned;
 
-mod captures;
-mod invariant;
-mod shape;
-mod strict;
-mod lexer;
-mod minimal;
-mod reference;
-#[cfg(test)]
-mod template_prop;
-#[cfg(test)]
-mod frontend_prop;
-#[cfg(test)]
-mod frontend_real;
-
-pub use invariant::{MAX_TEMPLATE_NOTES_LISTED, TemplateNote, TemplateReport};
-mod nested;
-mod scan;
-mod spelling;
+// The steps of one file's rewrite, in the order `pipeline` calls them.
+mod parse;
+mod matching;
+mod layout;
+mod template;
 mod syntax;
+mod pipeline;
+
 mod hits;
-mod inject;
-#[cfg(test)]
-mod inject_prop;
-mod report;
-mod pick;
 mod registry;
+mod report;
 #[cfg(test)]
 mod tests;
 
 pub use hits::Hit;
-pub use inject::CustomInjection;
-use pick::*;
+pub use matching::inject::CustomInjection;
 pub use registry::{Engine, FileOps};
 pub use report::{Capture, Captures, Label, Replacement, RuleInfo, RuleMatch, Severity, Span, report};
-use syntax::*;
 pub use syntax::{MAX_EXCERPT_CHARS, MAX_SYNTAX_ERRORS_LISTED, SyntaxError};
+pub use template::{MAX_TEMPLATE_NOTES_LISTED, TemplateNote, TemplateReport};
 
 /// The UTF-8 byte order mark.
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -210,7 +168,7 @@ pub struct RewriteOptions {
     /// Rewrite the matches nested inside a kept edit too (see [`rewrite`]).
     pub rewrite_nested: bool,
     /// Write the template output as ast-grep builds it, instead of the minimal
-    /// rewrite of `engine/minimal.rs` (docs/DESIGN.md section 2.5.9).
+    /// rewrite of `engine/layout/minimal.rs` (docs/DESIGN.md section 2.5.9).
     pub verbatim: bool,
 }
 
@@ -234,91 +192,7 @@ pub struct Finding {
 /// no rule is left the file is not even parsed (the literal prefilter), unless
 /// `opts.prefilter` is false.
 pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: RewriteOptions) -> Option<Rewrite> {
-    budget::Budget::ensure(|| rewrite_metered(ops, lang, text, opts))
-}
-
-/// [`rewrite`], on the thread's meter.
-fn rewrite_metered(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: RewriteOptions) -> Option<Rewrite> {
-    let Parsed { bom, body, grep, live } = match parse_for(ops, lang, text, opts.prefilter) {
-        Ok(parsed) => parsed?,
-        Err(why) => return Some(Rewrite::refused(text, why)),
-    };
-    let found = scan::scan(&grep, &live, body, opts);
-    if let Some(why) = found.stopped {
-        drop_later(grep);
-        return Some(Rewrite::refused(text, why));
-    }
-    let picked = match pick(&live, body, bom, found.diffs, (opts.verbatim, opts.check_syntax)) {
-        Ok(p) => p,
-        Err(why) => {
-            drop_later(grep);
-            return Some(Rewrite::refused(text, why));
-        }
-    };
-    let findings: Vec<Finding> =
-        found.findings.iter().map(|(k, nm)| Finding { rule: live[*k].index, start: nm.range().start + bom, message: live[*k].rule.get_message(nm) }).collect();
-    // The fixes and messages are built from the matches: text on the meter.
-    if let Some(why) = budget::spent() {
-        drop_later(grep);
-        return Some(Rewrite::refused(text, why));
-    }
-    let Picked { mut kept, mut checks, mut dropped, mut unparsed, captures } = picked;
-    let mut nested_ops = Vec::new();
-    if opts.rewrite_nested && !dropped.is_empty() {
-        let before: Vec<usize> = kept.iter().map(|e| e.text.len()).collect();
-        let texts: Vec<String> = kept.iter().map(|e| e.text.clone()).collect();
-        match nested::rewrite_nested(&live, lang, text, bom, &mut kept, &mut dropped, opts).and_then(|folded| budget::spent().map_or(Ok(folded), Err)) {
-            Ok(folded) => nested_ops = folded,
-            Err(why) => {
-                drop_later(grep);
-                return Some(Rewrite::refused(text, why));
-            }
-        }
-        // An edit that nested rewrites changed is no longer what its own
-        // template says alone: it is not checked (docs/DESIGN.md 2.5.9).
-        for (i, e) in kept.iter().enumerate() {
-            if e.text.len() != before[i] || e.text != texts[i] {
-                checks[i] = None;
-            }
-        }
-    }
-    if kept.is_empty() && unparsed.is_empty() && findings.is_empty() {
-        let broken = if opts.check_syntax { first_error_line(&grep) } else { None };
-        drop_later(grep);
-        return broken.map(|line| Rewrite { broken_before: Some(line), ..Rewrite::unchanged(text) });
-    }
-    if is_crlf(text) {
-        for e in &mut kept {
-            if e.text.contains('\n') {
-                e.text = to_crlf(&e.text);
-            }
-        }
-        for v in checks.iter_mut().flatten().filter_map(|c| c.verbatim.as_mut()) {
-            if v.contains('\n') {
-                *v = to_crlf(v);
-            }
-        }
-    }
-    let (new_text, check) = syntax_check(grep, lang, text, &mut kept, (&checks, captures), bom, opts.check_syntax);
-    unparsed.sort_unstable();
-    let (errors_before, errors_after, syntax_errors, broken_before) = (check.before, check.after, check.added, check.broken_before);
-    let (structure, template) = (check.structure, check.template);
-    Some(Rewrite {
-        edits: kept,
-        overlaps: dropped.len(),
-        dropped,
-        nested: nested_ops,
-        unparsed,
-        new_text,
-        errors_before,
-        errors_after,
-        syntax_errors,
-        broken_before,
-        structure,
-        refused: None,
-        findings,
-        template,
-    })
+    budget::Budget::ensure(|| pipeline::run(ops, lang, text, opts))
 }
 
 impl Rewrite {

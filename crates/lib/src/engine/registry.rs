@@ -2,7 +2,18 @@
 //! the files each applies to (a rule's `files`/`ignores`):
 //! [`Engine`], what the dry run asks "which ops for this file?".
 
-use super::*;
+use std::collections::HashMap;
+use std::path::Path;
+
+use ast_grep_language::SupportLang;
+
+use crate::compile::{self, CompileError, CompiledOp};
+use crate::engine::matching::inject;
+use crate::engine::parse::parse_for;
+use crate::engine::{Hit, Rewrite, RewriteOptions, RuleMatch, bom_len, hits, report, rewrite};
+use crate::request::read::Skip;
+use crate::request::{Request, lang};
+use crate::shared::error::{Error, Result};
 use crate::shared::message::{Say, Text};
 
 /// The ops of a request compiled for every language the run meets.
@@ -18,7 +29,7 @@ pub struct Engine {
     /// Ops that do not compile for some (not all) languages: shown as warnings.
     pub warnings: Vec<Text>,
     /// A project's `languageInjections`, compiled.
-    injections: Vec<super::inject::CustomInjection>,
+    injections: Vec<inject::CustomInjection>,
 }
 
 impl Engine {
@@ -115,7 +126,7 @@ impl Engine {
         let base = set.base.clone().unwrap_or_else(|| cwd.to_path_buf());
         let mut injections = Vec::with_capacity(set.language_injections.len());
         for (i, entry) in set.language_injections.iter().enumerate() {
-            injections.push(super::inject::CustomInjection::compile(entry).map_err(|e| Error::bad(format!("languageInjections[{i}]: {e}")))?);
+            injections.push(inject::CustomInjection::compile(entry).map_err(|e| Error::bad(format!("languageInjections[{i}]: {e}")))?);
         }
         Ok(Engine { by_lang, file_globs, base, cwd: cwd.to_path_buf(), warnings, injections })
     }

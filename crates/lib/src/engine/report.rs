@@ -7,8 +7,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-#[allow(unused_imports)]
-use crate::engine::metered::{Grep, Metered, Step};
+use crate::engine::metered::Metered;
 use ast_grep_config::{LabelStyle, RuleConfig, Severity as RuleSeverity};
 use ast_grep_core::meta_var::MetaVariable;
 use ast_grep_core::{Node, NodeMatch};
@@ -16,7 +15,11 @@ use ast_grep_language::SupportLang;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::*;
+use crate::compile::CompiledOp;
+use crate::engine::RewriteOptions;
+use crate::engine::matching::{inject, scan};
+use crate::engine::parse::{Parsed, drop_later, parse_for};
+use crate::request::read::Skip;
 
 /// How serious a rule says its matches are (its `severity`; `hint` when unset).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -185,7 +188,7 @@ fn report_metered(ops: &[&CompiledOp], lang: SupportLang, text: &str, prefilter:
 
 impl Span {
     /// The span moved from a region's own text to the host file's.
-    fn shift(&mut self, base: &super::inject::Base) {
+    fn shift(&mut self, base: &inject::Base) {
         (self.start_line, self.start_column) = base.place(self.start_line, self.start_column);
         (self.end_line, self.end_column) = base.place(self.end_line, self.end_column);
         self.start += base.byte;
@@ -196,7 +199,7 @@ impl Span {
 impl RuleMatch {
     /// The match moved from a region of embedded code (matched as a text of
     /// its own) to the host file's places.
-    pub(super) fn shift(&mut self, base: &super::inject::Base) {
+    pub(super) fn shift(&mut self, base: &inject::Base) {
         self.span.shift(base);
         for l in &mut self.labels {
             l.span.shift(base);

@@ -1,6 +1,15 @@
 //! Unit tests of the engine: the pick, minimal rewrites, the syntax check.
 
+use std::path::Path;
+
+use ast_grep_core::replacer::Replacer;
+use ast_grep_core::tree_sitter::LanguageExt;
+
 use super::*;
+use crate::engine::layout::pick::replacement_bound;
+use crate::engine::matching::scan;
+use crate::engine::parse::reparse;
+use crate::engine::syntax::excerpt;
 use crate::request::{Op, RawRequest, WalkOptions};
 
 const FULL: RewriteOptions = RewriteOptions { prefilter: true, check_syntax: true, rewrite_nested: false, verbatim: true };

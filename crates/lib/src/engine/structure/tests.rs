@@ -17,7 +17,7 @@ fn check_with(lang: SupportLang, src: &str, edits: &[Edit], captures: Vec<Vec<Ca
     let old = lang.ast_grep(src).root().get_doc().tree.clone();
     let before = Before::of(old.root_node(), edits, captures, 0);
     let new_text = String::from_utf8(crate::engine::splice(src.as_bytes(), edits)).unwrap();
-    let (new, changed) = crate::engine::reparse(old, lang, src, &new_text, edits, 0).expect("an incremental re-parse");
+    let (new, changed) = crate::engine::parse::reparse(old, lang, src, &new_text, edits, 0).expect("an incremental re-parse");
     compare(&before, src, new.root_node(), &new_text, edits, 0, Some(&changed))
 }
 

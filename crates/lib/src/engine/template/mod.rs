@@ -2,7 +2,7 @@
 //! match must say exactly what its template says. Over the edited range of the
 //! new text, checked with the file's own parser:
 //!
-//! (a) the non-blank text is the reference's (`engine/reference.rs`: the
+//! (a) the non-blank text is the reference's (`engine/layout/reference.rs`: the
 //!     template's tokens with each capture's tokens in place), token by token in
 //!     order, up to the admitted layout deviations: one `,` where a capture that
 //!     ends in `,` meets the template's `,`; a trailing `,` of the original
@@ -23,11 +23,11 @@
 //!     as `a"s  t"` may parse as something else). Edits next to a syntax error
 //!     of the original are checked by (a) alone.
 //!
-//! Then checks (c) to (e) of `engine/shape.rs` on the new tree: captures stay
+//! Then checks (c) to (e) of `engine/template/shape.rs` on the new tree: captures stay
 //! whole and the edit binds as one piece; in JavaScript, TypeScript and
 //! Kotlin, where the layout differs from ast-grep's text, both parse to the
 //! same tree; line breaks are legal where they land (Go, Python); and check
-//! (f) of `engine/strict.rs`: what the compiler rejects though tree-sitter
+//! (f) of `engine/template/strict.rs`: what the compiler rejects though tree-sitter
 //! accepts it. An edit whose text holds a syntax error of the new tree fails
 //! too.
 //!
@@ -37,12 +37,22 @@
 
 use std::ops::Range;
 
-use super::reference::{Origin, Reference, atoms_in, is_literal_kind};
-use super::{Edit, reparse, splice};
+use crate::engine::layout::reference::{Origin, Reference, atoms_in, is_literal_kind};
+use crate::engine::parse::reparse;
+use crate::engine::{Edit, splice};
 use ast_grep_language::SupportLang;
 
+pub(in crate::engine) mod shape;
+pub(in crate::engine) mod strict;
+#[cfg(test)]
+mod frontend_prop;
+#[cfg(test)]
+mod frontend_real;
+#[cfg(test)]
+mod template_prop;
+
 /// How the note of an edit that breaks a rule of its language's compiler
-/// (check (f), `engine/strict.rs`) starts: what tree-sitter accepts and the
+/// (check (f), `engine/template/strict.rs`) starts: what tree-sitter accepts and the
 /// compiler rejects, or reads otherwise.
 pub(crate) const COMPILER_RULE: &str = "the language reads this otherwise than tree-sitter: ";
 
@@ -66,9 +76,9 @@ pub(crate) struct EditCheck {
     /// The kind of the node that held the replaced code, when that code was
     /// one node (the outermost of that range): the edit's new node must be
     /// held by a node of the same kind where either binds tightly
-    /// ([`super::shape::binds`]).
+    /// ([`crate::engine::template::shape::binds`]).
     pub(crate) parent: Option<u16>,
-    /// The template is one piece of code ([`super::shape::one_piece`]): the
+    /// The template is one piece of code ([`crate::engine::template::shape::one_piece`]): the
     /// edit must be one node in place, not a run of siblings.
     pub(crate) one_piece: bool,
     /// The kinds of the nodes single captures with parts were (their start
@@ -181,7 +191,7 @@ fn judged<A: Send>(
     aside: impl FnOnce() -> A + Send,
 ) -> (A, Vec<Verdict>) {
     let spans = new_spans(edits, bom);
-    let errors = if root.has_error() { super::error_spans(root) } else { Vec::new() };
+    let errors = if root.has_error() { crate::engine::syntax::error_spans(root) } else { Vec::new() };
     let (a, verdicts) = crate::shared::beside::beside(which, aside, |&i| {
         let c = checks[i].as_ref()?;
         Some((i, judge(lang, c, old, (edits[i].start - bom)..(edits[i].end - bom), (new, root), &spans[i], broken, &errors)))
@@ -189,7 +199,7 @@ fn judged<A: Send>(
     (a, verdicts.into_iter().flatten().collect())
 }
 
-/// Checks (a) to (c) and (e) of one edit (`engine/shape.rs`), whose text is
+/// Checks (a) to (c) and (e) of one edit (`engine/template/shape.rs`), whose text is
 /// `span` of `new` (parsed as `root`, whose ERROR and MISSING nodes lie at
 /// `errors`) and which replaced `orig` of the old body `old`. Returns where
 /// the reference's tokens lie in `new`.
@@ -213,29 +223,31 @@ fn judge(
     if near(errors, span) {
         return Err(Problem::Breaks);
     }
-    let holder = |at: &Range<usize>| cut(&new[super::shape::holder(root, at)]);
-    let holes = super::shape::holes(&c.reference, &placed);
-    if let Some(h) = holes.iter().find(|h| !super::shape::whole(root, h)) {
+    let holder = |at: &Range<usize>| cut(&new[crate::engine::template::shape::holder(root, at)]);
+    let holes = crate::engine::template::shape::holes(&c.reference, &placed);
+    if let Some(h) = holes.iter().find(|h| !crate::engine::template::shape::whole(root, h)) {
         return Err(Problem::Loose { code: cut(&new[h.at.clone()]), holder: holder(&h.at) });
     }
-    if let Some((at, was, now)) = super::shape::retyped(root, &c.reference, &placed, &c.kinds) {
+    if let Some((at, was, now)) = crate::engine::template::shape::retyped(root, &c.reference, &placed, &c.kinds) {
         return Err(Problem::Retyped { code: cut(&new[at]), was, now });
     }
-    let at = super::shape::trimmed(new, span);
-    if !at.is_empty() && !super::shape::whole(root, &super::shape::Hole { at: at.clone(), multi: !c.one_piece }) {
+    let at = crate::engine::template::shape::trimmed(new, span);
+    if !at.is_empty() && !crate::engine::template::shape::whole(root, &crate::engine::template::shape::Hole { at: at.clone(), multi: !c.one_piece }) {
         return Err(Problem::Rebinds { code: cut(&new[at.clone()]), holder: holder(&at) });
     }
-    if let Some((now, before)) = c.parent.and_then(|p| super::shape::rebound(root, &at, p)) {
+    if let Some((now, before)) = c.parent.and_then(|p| crate::engine::template::shape::rebound(root, &at, p)) {
         return Err(Problem::Reparented { code: cut(&new[at]), now, before });
     }
-    if let Some(at) = super::shape::bad_line_break(lang, root, new, span, &toks) {
+    if let Some(at) = crate::engine::template::shape::bad_line_break(lang, root, new, span, &toks) {
         let line_start = memchr::memrchr(b'\n', &new.as_bytes()[..at]).map_or(0, |k| k + 1);
         return Err(Problem::LineBreak { lang, line: cut(new[line_start..at].trim()) });
     }
-    if let Some((close, kind)) = super::strict::trailing_comma(root, new, span, (&holes, &spelled_commas(c, old, &placed)), &toks) {
+    if let Some((close, kind)) = crate::engine::template::strict::trailing_comma(root, new, span, (&holes, &spelled_commas(c, old, &placed)), &toks) {
         return Err(Problem::Comma { close, kind });
     }
-    if let Some(rule) = super::strict::double_comma(lang, root, new, span, &toks).or_else(|| super::strict::broken_rule(lang, root, new, span, &holes)) {
+    if let Some(rule) = crate::engine::template::strict::double_comma(lang, root, new, span, &toks)
+        .or_else(|| crate::engine::template::strict::broken_rule(lang, root, new, span, &holes))
+    {
         return Err(Problem::Compiler { rule });
     }
     Ok(placed)
@@ -245,7 +257,7 @@ fn judge(
 /// before a closing bracket it writes (`None => 0,\n}`): what it means.
 fn spelled_commas(c: &EditCheck, old: &str, placed: &Placed) -> Vec<usize> {
     let toks = &c.reference.toks;
-    let own = |k: usize| toks.get(k).filter(|t| t.origin == super::reference::Origin::Template).map(|t| c.reference.text(t, old));
+    let own = |k: usize| toks.get(k).filter(|t| t.origin == crate::engine::layout::reference::Origin::Template).map(|t| c.reference.text(t, old));
     (0..toks.len())
         .filter(|&k| own(k) == Some(",") && matches!(own(k + 1), Some(")" | "]" | "}")))
         .filter_map(|k| placed.get(k)?.as_ref().map(|r| r.start))
@@ -267,7 +279,7 @@ fn near(ranges: &[Range<usize>], r: &Range<usize>) -> bool {
 /// structure guard of the same text: `shared::beside`). `text` is the old file
 /// (with its BOM, `bom` bytes), `tree` the tree of the new body `new`.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn failed<A: Send>(
+pub(in crate::engine) fn failed<A: Send>(
     lang: SupportLang,
     text: &str,
     bom: usize,
@@ -301,7 +313,7 @@ pub(super) fn failed<A: Send>(
 /// incremental parse when some edit fell back; `None` when none did, so all
 /// three stand), and the report.
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-pub(super) fn settle(
+pub(in crate::engine) fn settle(
     lang: SupportLang,
     text: &str,
     bom: usize,
@@ -339,7 +351,7 @@ pub(super) fn settle(
         let (b1, b2) = (std::str::from_utf8(&new_text[bom..]).expect("UTF-8"), std::str::from_utf8(&text2[bom..]).expect("UTF-8"));
         let (tree2, changed2) = match reparse(tree.clone(), lang, b1, b2, &swaps, 0) {
             Some((t, c2)) => (t, changed.map(|c1| merge_changed(c1, &swaps, c2))),
-            None => (super::tree_after_edit_full(lang, b2), None),
+            None => (crate::engine::parse::tree_after_edit_full(lang, b2), None),
         };
         let which: Vec<usize> = swapped.iter().map(|(i, _)| *i).collect();
         let still = failures(lang, old, (b2, tree2.root_node()), (edits, checks, bom), broken, &which);
@@ -366,7 +378,7 @@ pub(super) fn settle(
     (redone, report)
 }
 
-/// Check (d) (`engine/shape.rs`): the edits that `passed` the other checks
+/// Check (d) (`engine/template/shape.rs`): the edits that `passed` the other checks
 /// (with where their reference's tokens lie in `new`) whose minimal layout
 /// differs from ast-grep's text, where ast-grep's text passes them too and
 /// parses to another tree over the edit (a kept trailing `,` that makes a
@@ -384,7 +396,7 @@ fn outlines_differ(
     // trailing commas (bounded by check (f)), and a captured literal byte for
     // byte: only a line break can part their trees, and only in a language
     // that reads line breaks and has no rule of check (e) for them.
-    if !super::shape::breaks_may_matter(lang) {
+    if !crate::engine::template::shape::breaks_may_matter(lang) {
         return Vec::new();
     }
     let spans = new_spans(edits, bom);
@@ -402,7 +414,7 @@ fn outlines_differ(
     let alt = String::from_utf8(splice(new.as_bytes(), &swaps)).expect("edits keep UTF-8");
     let Some((alt_tree, _)) = reparse(tree.clone(), lang, new, &alt, &swaps, 0) else { return Vec::new() };
     let alt_root = alt_tree.root_node();
-    let alt_errors = if alt_root.has_error() { super::error_spans(alt_root) } else { Vec::new() };
+    let alt_errors = if alt_root.has_error() { crate::engine::syntax::error_spans(alt_root) } else { Vec::new() };
     let mut out = Vec::new();
     let mut shift: isize = 0;
     for (k, (i, mplaced, _)) in candidates.into_iter().enumerate() {
@@ -411,13 +423,21 @@ fn outlines_differ(
         shift += swaps[k].text.len() as isize - (swaps[k].end - swaps[k].start) as isize;
         let aspan = start..start + swaps[k].text.len();
         let Ok(vplaced) = judge(lang, c, old, edits[i].start - bom..edits[i].end - bom, (&alt, alt_root), &aspan, broken, &alt_errors) else { continue };
-        let want = super::shape::outline(alt_root, &super::shape::trimmed(&alt, &aspan), &super::shape::holes(&c.reference, &vplaced));
-        let got = super::shape::outline(tree.root_node(), &super::shape::trimmed(new, &spans[i]), &super::shape::holes(&c.reference, &mplaced));
-        if let Some((want, got)) = super::shape::differ(&alt_tree.language(), &want, &got) {
+        let want = crate::engine::template::shape::outline(
+            alt_root,
+            &crate::engine::template::shape::trimmed(&alt, &aspan),
+            &crate::engine::template::shape::holes(&c.reference, &vplaced),
+        );
+        let got = crate::engine::template::shape::outline(
+            tree.root_node(),
+            &crate::engine::template::shape::trimmed(new, &spans[i]),
+            &crate::engine::template::shape::holes(&c.reference, &mplaced),
+        );
+        if let Some((want, got)) = crate::engine::template::shape::differ(&alt_tree.language(), &want, &got) {
             out.push((i, Problem::Outline { want, got }));
         }
     }
-    super::drop_later(alt_tree);
+    crate::engine::parse::drop_later(alt_tree);
     out
 }
 
@@ -484,7 +504,7 @@ pub(crate) enum Problem {
     /// A trailing `,` before `close` where it counts: it makes a `kind`.
     Comma { close: String, kind: String },
     /// A rule of the language's compiler that its tree-sitter grammar does
-    /// not enforce (check (f), `engine/strict.rs`), in words.
+    /// not enforce (check (f), `engine/template/strict.rs`), in words.
     Compiler { rule: String },
 }
 
@@ -530,7 +550,7 @@ pub(crate) fn check(
         starting_at(p).filter(|t| t.comment && t.end <= span.end && memchr::memmem::find(original.as_bytes(), &new.as_bytes()[t.start..t.end]).is_some())
     };
     // Blanks, line continuations too (`lexer::blank_len`).
-    let skip_blank = |p: usize| p + super::lexer::blank_len(n, p);
+    let skip_blank = |p: usize| p + crate::engine::layout::lexer::blank_len(n, p);
     // Where each reference token lies in the new text (`None`: an admitted
     // doubled `,` left out).
     let mut placed: Vec<Option<Range<usize>>> = Vec::with_capacity(r.toks.len());
@@ -600,7 +620,7 @@ pub(crate) fn check(
         if let Some(t) = inside(x) {
             return Ok(Some(t.start..t.end));
         }
-        if x > 0 && x < b.len() && super::strict::glues(lang, b[x - 1], b[x]) {
+        if x > 0 && x < b.len() && crate::engine::template::strict::glues(lang, b[x - 1], b[x]) {
             return Err(Problem::Compiler { rule: format!("its scanner reads `{}` as one token", &new[x - 1..x + 1]) });
         }
         Ok(None)
@@ -708,7 +728,7 @@ fn eat(n: &[u8], p: usize, want: &[u8]) -> Option<usize> {
 fn trailing_comma_before(original: &str, close: &str) -> bool {
     let b = original.as_bytes();
     memchr::memchr_iter(b',', b).any(|i| {
-        let j = i + 1 + super::lexer::blank_len(b, i + 1);
+        let j = i + 1 + crate::engine::layout::lexer::blank_len(b, i + 1);
         b[j..].starts_with(close.as_bytes())
     })
 }
@@ -724,5 +744,4 @@ fn excerpt(new: &str, p: usize, end: usize) -> String {
 }
 
 #[cfg(test)]
-#[path = "invariant_tests.rs"]
 mod tests;

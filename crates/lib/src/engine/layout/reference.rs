@@ -1,11 +1,11 @@
 //! The reference of an edit (docs/DESIGN.md section 2.5.9): what its template
 //! says, token by token. The fix template is cut by the layout lexer
-//! (`engine/lexer.rs`), and each metavariable is replaced by its capture's
+//! (`engine/layout/lexer.rs`), and each metavariable is replaced by its capture's
 //! tokens from the old syntax tree (a transformed metavariable's text is lexed,
 //! as the template's is). The default rewrite must write exactly these tokens,
 //! in this order, with every seam between two of them a token boundary of the
-//! new parse (`engine/invariant.rs` checks it), and the gap rule of minimal
-//! rewrites (`engine/minimal.rs`) asks of each output token whether the
+//! new parse (`engine/template/mod.rs` checks it), and the gap rule of minimal
+//! rewrites (`engine/layout/minimal.rs`) asks of each output token whether the
 //! template spelled it or a capture brought it.
 //!
 //! The template is split into text and metavariables exactly as ast-grep-core
@@ -23,12 +23,11 @@
 
 use std::ops::Range;
 
-#[allow(unused_imports)]
-use crate::engine::metered::{Grep, Metered, Step};
+use crate::engine::metered::Metered;
 use ast_grep_core::matcher::NodeMatch;
 use ast_grep_language::SupportLang;
 
-use super::lexer::{Lexicon, all_blank, lex, lexicon};
+use crate::engine::layout::lexer::{Lexicon, all_blank, lex, lexicon};
 use crate::shared::nodes::{Next, walk};
 
 /// Where a token of the reference comes from.
@@ -62,7 +61,7 @@ pub(crate) struct RefTok {
 
 /// The tokens one metavariable of the template brought, when it stands alone
 /// (not glued to template text) and captured code: the code the template's
-/// tree holds whole at that place (`engine/shape.rs`).
+/// tree holds whole at that place (`engine/template/shape.rs`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Group {
     /// Its tokens among [`Reference::toks`].

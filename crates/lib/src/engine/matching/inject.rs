@@ -20,8 +20,7 @@
 //! syntax errors in the host than before; else the file is flagged as a
 //! structure change and apply refuses it.
 
-#[allow(unused_imports)]
-use crate::engine::metered::{Grep, Metered, Step};
+use crate::engine::metered::Grep;
 use std::str::FromStr;
 
 use ast_grep_config::{DeserializeEnv, RuleCore, SerializableRuleCore};
@@ -30,9 +29,10 @@ use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
 use ast_grep_language::SupportLang;
 use serde::Deserialize;
 
-use super::structure::StructureChange;
-use super::syntax::{drop_later, error_spans, excerpt};
-use super::{Edit, Rewrite, splice};
+use crate::engine::parse::drop_later;
+use crate::engine::structure::StructureChange;
+use crate::engine::syntax::{error_spans, excerpt};
+use crate::engine::{Edit, Rewrite, splice};
 
 /// One entry of a project's `languageInjections`, compiled.
 pub struct CustomInjection {
@@ -108,7 +108,7 @@ pub struct Region {
 /// injections, then each `languageInjections` rule's matches), and the number
 /// of ERROR/MISSING nodes of the host's tree.
 pub(crate) fn regions(host: SupportLang, text: &str, bom: usize, custom: &[CustomInjection], wanted: &dyn Fn(SupportLang) -> bool) -> (Vec<Region>, usize) {
-    let grep = super::metered::parse(&text[bom..], host);
+    let grep = crate::engine::metered::parse(&text[bom..], host);
     let found = regions_in(&grep, host, bom, custom, wanted);
     let errors = error_spans(grep.root().get_inner_node().0).len();
     drop_later(grep);
@@ -183,7 +183,7 @@ impl Base {
 /// of each region: one [`Rewrite`] of the whole file `text` (which starts with
 /// `bom` bytes of BOM). `host_errors`: ERROR/MISSING nodes of the host's tree
 /// before any edit. `None` when nothing matched anywhere.
-pub(super) fn join(
+pub(in crate::engine) fn join(
     host: Option<Rewrite>,
     parts: Vec<(Region, Rewrite)>,
     lang: SupportLang,
@@ -210,9 +210,9 @@ pub(super) fn join(
     for (r, mut rw) in parts {
         let base = Base::of(text, bom, r.start);
         let s = r.start;
-        out.findings.extend(rw.findings.drain(..).map(|f| super::Finding { start: f.start + s, ..f }));
+        out.findings.extend(rw.findings.drain(..).map(|f| crate::engine::Finding { start: f.start + s, ..f }));
         out.unparsed.extend(rw.unparsed.drain(..).map(|u| u + s));
-        out.dropped.extend(rw.dropped.drain(..).map(|d| super::Dropped { at: d.at + s, ..d }));
+        out.dropped.extend(rw.dropped.drain(..).map(|d| crate::engine::Dropped { at: d.at + s, ..d }));
         out.nested.append(&mut rw.nested);
         out.overlaps += rw.overlaps;
         if let Some(line) = rw.broken_before {
@@ -227,7 +227,7 @@ pub(super) fn join(
             e.end += s;
             match out.edits.iter().find(|k| k.start < e.end.max(e.start + 1) && e.start < k.end.max(k.start + 1)) {
                 Some(won) => {
-                    out.dropped.push(super::Dropped { lost: e.op, won: won.op, at: e.start, same: e.start == won.start && e.end == won.end });
+                    out.dropped.push(crate::engine::Dropped { lost: e.op, won: won.op, at: e.start, same: e.start == won.start && e.end == won.end });
                     out.overlaps += 1;
                 }
                 None => {
@@ -265,7 +265,7 @@ pub(super) fn join(
                 let line_end = new[new_start..].find('\n').map_or(new.len(), |i| new_start + i);
                 e.excerpt = excerpt(new[line_start..line_end].trim_end_matches('\r'), column);
             }
-            out.syntax_errors.push(super::SyntaxError { line: line + 1, column: column + 1, ..e });
+            out.syntax_errors.push(crate::engine::SyntaxError { line: line + 1, column: column + 1, ..e });
         }
         out.structure.changed |= rw.structure.changed;
         out.structure.changes.extend(rw.structure.changes.iter().map(|c| StructureChange { line: base.line1(c.line), ..c.clone() }));
@@ -273,8 +273,8 @@ pub(super) fn join(
         out.template.checked += t.checked;
         out.template.fallbacks += t.fallbacks;
         out.template.mismatched += t.mismatched;
-        out.template.fell_back.extend(t.fell_back.iter().map(|n| super::TemplateNote { line: base.line1(n.line), ..n.clone() }));
-        out.template.mismatches.extend(t.mismatches.iter().map(|n| super::TemplateNote { line: base.line1(n.line), ..n.clone() }));
+        out.template.fell_back.extend(t.fell_back.iter().map(|n| crate::engine::TemplateNote { line: base.line1(n.line), ..n.clone() }));
+        out.template.mismatches.extend(t.mismatches.iter().map(|n| crate::engine::TemplateNote { line: base.line1(n.line), ..n.clone() }));
         // A host edit over the region replaced it whole (its edits lost): the
         // host's own checks cover that text.
         if host_edits.iter().any(|h| h.start < r.end && r.start < h.end) {
@@ -283,9 +283,9 @@ pub(super) fn join(
         let grow: isize = kept.iter().map(|e| e.text.len() as isize - (e.end - e.start) as isize).sum();
         expected.push(Region { lang: r.lang, start: new_start, end: ((r.end - r.start) as isize + grow) as usize + new_start });
     }
-    out.syntax_errors.truncate(super::MAX_SYNTAX_ERRORS_LISTED);
-    out.template.fell_back.truncate(super::MAX_TEMPLATE_NOTES_LISTED);
-    out.template.mismatches.truncate(super::MAX_TEMPLATE_NOTES_LISTED);
+    out.syntax_errors.truncate(crate::engine::MAX_SYNTAX_ERRORS_LISTED);
+    out.template.fell_back.truncate(crate::engine::MAX_TEMPLATE_NOTES_LISTED);
+    out.template.mismatches.truncate(crate::engine::MAX_TEMPLATE_NOTES_LISTED);
     if let Some(change) = host_check(lang, new, bom, host_errors_after, &expected, custom) {
         out.structure.changed = true;
         out.structure.changes.insert(0, change);

@@ -9,16 +9,16 @@ use std::collections::HashSet;
 
 use ast_grep_language::SupportLang;
 
-use super::lexer::{lex, lexicon};
+use crate::engine::layout::lexer::{lex, lexicon};
 
 /// The seams of a rule's patterns, each as (the token before, the whitespace,
 /// the token after), a word standing for any word.
 #[derive(Default)]
-pub(super) struct Spelling(HashSet<(String, String, String)>);
+pub(in crate::engine) struct Spelling(HashSet<(String, String, String)>);
 
 impl Spelling {
     /// The seams of `patterns` in `lang` (none without a layout lexer).
-    pub(super) fn of(lang: SupportLang, patterns: &[String]) -> Spelling {
+    pub(in crate::engine) fn of(lang: SupportLang, patterns: &[String]) -> Spelling {
         let Some(lx) = lexicon(lang) else { return Spelling::default() };
         let mut seams = HashSet::new();
         for p in patterns {
@@ -30,13 +30,13 @@ impl Spelling {
     }
 
     /// True when a pattern writes a token like `a`, then `gap`, then one like `b`.
-    pub(super) fn has(&self, a: &str, gap: &str, b: &str) -> bool {
+    pub(in crate::engine) fn has(&self, a: &str, gap: &str, b: &str) -> bool {
         self.0.contains(&(class(a), gap.to_string(), class(b)))
     }
 }
 
 /// True when `tok` is a word or a number (a metavariable is one too).
-pub(super) fn is_word(tok: &str) -> bool {
+pub(in crate::engine) fn is_word(tok: &str) -> bool {
     tok.bytes().next().is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80)
 }
 

@@ -3,38 +3,38 @@
 //! tokens: words, numbers, runs of operator characters, brackets, `,` and `;`,
 //! and *opaque* tokens, string literals with their escapes and comments, whose
 //! inside is never cut. Minimal rewrites align the matched code's tokens with
-//! the replacement's, and the template check (`engine/reference.rs`) cuts a
+//! the replacement's, and the template check (`engine/layout/reference.rs`) cuts a
 //! template into the tokens it says.
 
 use ast_grep_language::SupportLang;
 
 /// How one language writes comments and literals, for [`lex`].
 #[derive(Clone, Copy, Default)]
-pub(super) struct Lexicon {
+pub(in crate::engine) struct Lexicon {
     /// `//` and `/* */` comments.
-    pub(super) slash_comments: bool,
+    pub(in crate::engine) slash_comments: bool,
     /// `/* */` comments nest (Rust).
-    pub(super) nested_block: bool,
+    pub(in crate::engine) nested_block: bool,
     /// `#` comments to the end of the line (Python).
-    pub(super) hash_comments: bool,
+    pub(in crate::engine) hash_comments: bool,
     /// `"""` and `'''` strings (Python; Java, Kotlin text blocks).
-    pub(super) triple: bool,
+    pub(in crate::engine) triple: bool,
     /// `'` starts a string (not Rust's lifetimes).
-    pub(super) single_quote: bool,
+    pub(in crate::engine) single_quote: bool,
     /// Rust: raw strings `r#"..."#`, lifetimes `'a`, strings over lines.
-    pub(super) rust: bool,
+    pub(in crate::engine) rust: bool,
     /// C++ raw strings `R"d(...)d"`.
-    pub(super) cpp_raw: bool,
+    pub(in crate::engine) cpp_raw: bool,
     /// Backticks: `Some(true)` template strings with `${}` (JavaScript),
     /// `Some(false)` raw strings without escapes (Go).
-    pub(super) backtick: Option<bool>,
+    pub(in crate::engine) backtick: Option<bool>,
     /// C#'s verbatim strings `@"..."`.
-    pub(super) verbatim_at: bool,
+    pub(in crate::engine) verbatim_at: bool,
 }
 
 /// The lexicon of `lang`, or `None` when minimal rewrites keep ast-grep's output
 /// for it.
-pub(super) fn lexicon(lang: SupportLang) -> Option<Lexicon> {
+pub(in crate::engine) fn lexicon(lang: SupportLang) -> Option<Lexicon> {
     let c = Lexicon { slash_comments: true, single_quote: true, ..Lexicon::default() };
     Some(match lang {
         SupportLang::Python => Lexicon { hash_comments: true, triple: true, single_quote: true, ..Lexicon::default() },
@@ -52,10 +52,10 @@ pub(super) fn lexicon(lang: SupportLang) -> Option<Lexicon> {
 /// A token: its byte range and the bracket depth before it (relative to the
 /// start of the text it was cut from).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Tok {
-    pub(super) start: usize,
-    pub(super) end: usize,
-    pub(super) depth: i32,
+pub(in crate::engine) struct Tok {
+    pub(in crate::engine) start: usize,
+    pub(in crate::engine) end: usize,
+    pub(in crate::engine) depth: i32,
 }
 
 /// Characters that form runs of operators (`->`, `::`, `+=`, `?.`).
@@ -71,7 +71,7 @@ fn is_word(c: u8) -> bool {
 /// continuations (a `\` ending a line: C's, which no tree holds, and Python's,
 /// which its tree keeps as a token). Blank is what lies between tokens: the
 /// layout lexer, the minimal layout and the template check read it alike.
-pub(super) fn blank_len(b: &[u8], i: usize) -> usize {
+pub(in crate::engine) fn blank_len(b: &[u8], i: usize) -> usize {
     let mut j = i;
     loop {
         match (b.get(j), b.get(j + 1), b.get(j + 2)) {
@@ -84,19 +84,19 @@ pub(super) fn blank_len(b: &[u8], i: usize) -> usize {
 }
 
 /// True when `text` is all blank ([`blank_len`]).
-pub(super) fn all_blank(text: &str) -> bool {
+pub(in crate::engine) fn all_blank(text: &str) -> bool {
     blank_len(text.as_bytes(), 0) == text.len()
 }
 
 /// True when `text` ends a line: it holds a line break that is not a line
 /// continuation (`\` and the line break, [`blank_len`]).
-pub(super) fn breaks_line(text: &str) -> bool {
+pub(in crate::engine) fn breaks_line(text: &str) -> bool {
     let b = text.as_bytes();
     b.iter().enumerate().any(|(i, &c)| c == b'\n' && !(i >= 1 && b[i - 1] == b'\\' || i >= 2 && b[i - 1] == b'\r' && b[i - 2] == b'\\'))
 }
 
 /// The tokens of `text` (blanks between them, [`blank_len`], are the gaps).
-pub(super) fn lex(text: &str, lx: &Lexicon) -> Vec<Tok> {
+pub(in crate::engine) fn lex(text: &str, lx: &Lexicon) -> Vec<Tok> {
     let b = text.as_bytes();
     let (mut i, mut depth, mut out) = (0usize, 0i32, Vec::new());
     while i < b.len() {

@@ -2,7 +2,7 @@
 //! language's compiler rejects, or reads otherwise, where its tree-sitter
 //! grammar is laxer, judged on the code an edit wrote (its captures, its own
 //! node, the nodes inside it). Each rule was found by the front-end property
-//! test (`engine/frontend_prop.rs`): tree-sitter accepts the text, CPython,
+//! test (`engine/template/frontend_prop.rs`): tree-sitter accepts the text, CPython,
 //! V8 or rustc do not. And the bound of an admitted deviation: a trailing `,`
 //! is kept only where the grammar ignores it (argument, parameter and
 //! collection lists, a macro's token tree), never in a parenthesized
@@ -39,8 +39,8 @@ use std::ops::Range;
 use ast_grep_language::SupportLang;
 use tree_sitter::Node;
 
-use super::invariant::NewTok;
-use super::shape::{Hole, ancestors};
+use crate::engine::template::NewTok;
+use crate::engine::template::shape::{Hole, ancestors};
 use crate::shared::nodes::{Next, walk};
 
 /// The first rule the edit's text `span` of `new` (its tree `root`, its
@@ -61,7 +61,7 @@ fn f_string_quote(n: Node<'_>, new: &str) -> Option<String> {
     let quote = start.trim_start_matches(|c: char| c.is_ascii_alphabetic());
     let code = &new[n.byte_range()];
     ((!quote.is_empty() && code.contains(quote)) || code.contains('\\'))
-        .then(|| format!("`{}` in an f-string: its quote or `\\` ends or breaks the string before Python 3.12", super::invariant::cut(code)))
+        .then(|| format!("`{}` in an f-string: its quote or `\\` ends or breaks the string before Python 3.12", crate::engine::template::cut(code)))
 }
 
 /// An `await` the edit writes in a Python function that is not `async`, or a
@@ -250,7 +250,7 @@ const RS_COMPARISONS: &[&str] = &["==", "!=", "<", ">", "<=", ">="];
 /// The nodes the edit placed: each capture's node and the edit's own, with
 /// the chain of nodes holding each.
 fn placed<'t>(root: Node<'t>, new: &str, span: &Range<usize>, holes: &[Hole]) -> Vec<Vec<Node<'t>>> {
-    let whole = super::shape::trimmed(new, span);
+    let whole = crate::engine::template::shape::trimmed(new, span);
     holes
         .iter()
         .map(|h| h.at.clone())
@@ -299,7 +299,7 @@ fn operands(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, h
         if wrong {
             return Some(format!(
                 "`{}` ({}) may not stand as part of {} there",
-                super::invariant::cut(&new[node.byte_range()]),
+                crate::engine::template::cut(&new[node.byte_range()]),
                 k.replace('_', " "),
                 crate::shared::text::a(&p.replace('_', " "))
             ));
@@ -415,7 +415,7 @@ fn inside(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, hol
                 .child_by_field_name("type")
                 .filter(|t| !matches!(t.kind(), "type_identifier" | "qualified_type" | "identifier" | "selector_expression" | "generic_type"))
         {
-            *found = Some(format!("`{}` is no named type, so it takes no type arguments", super::invariant::cut(&new[t.byte_range()])));
+            *found = Some(format!("`{}` is no named type, so it takes no type arguments", crate::engine::template::cut(&new[t.byte_range()])));
             return Next::Stop;
         }
         // JavaScript reads a `{` after `=>` as a block: tree-sitter may read
@@ -440,7 +440,7 @@ fn spread_not_last(list: Node<'_>, new: &str) -> Option<String> {
     let mut c = list.walk();
     let args: Vec<Node<'_>> = list.named_children(&mut c).filter(|a| !a.is_extra()).collect();
     let spread = args.iter().rev().skip(1).find(|a| a.kind() == "variadic_argument")?;
-    Some(format!("`{}` is not the last argument", super::invariant::cut(&new[spread.byte_range()])))
+    Some(format!("`{}` is not the last argument", crate::engine::template::cut(&new[spread.byte_range()])))
 }
 
 /// A Python positional argument after a keyword argument or `**`, or a `*`
@@ -455,7 +455,7 @@ fn out_of_order(list: Node<'_>, new: &str) -> Option<String> {
             "list_splat" if double => return Some(format!("`{}` follows a `**` argument", &new[a.byte_range()])),
             "list_splat" => {}
             _ if keyword || double => {
-                return Some(format!("the positional argument `{}` follows a keyword argument", super::invariant::cut(&new[a.byte_range()])));
+                return Some(format!("the positional argument `{}` follows a keyword argument", crate::engine::template::cut(&new[a.byte_range()])));
             }
             _ => {}
         }

@@ -10,8 +10,11 @@
 
 use ast_grep_language::SupportLang;
 
-use super::{Edit, RewriteOptions, SkipReason, pick, scan, splice};
 use crate::compile::CompiledOp;
+use crate::engine::layout::pick::pick;
+use crate::engine::matching::scan;
+use crate::engine::{Edit, RewriteOptions, splice};
+use crate::request::read::SkipReason;
 
 /// Rounds of nested rewriting after the first pick: eight levels of nesting of
 /// one pattern in itself (`a.unwrap().b.unwrap()` is one); a deeper chain keeps
@@ -22,13 +25,13 @@ pub const MAX_NESTED_ROUNDS: usize = 8;
 /// `text`, which starts with `bom` bytes of BOM); `dropped` is left with what is
 /// still nested after the last round. Returns the op of each match folded in
 /// (the sites rewritten beyond one per edit). `Err`: the replacement budget ran out.
-pub(super) fn rewrite_nested(
+pub(in crate::engine) fn rewrite_nested(
     live: &[&CompiledOp],
     lang: SupportLang,
     text: &str,
     bom: usize,
     kept: &mut [Edit],
-    dropped: &mut Vec<super::Dropped>,
+    dropped: &mut Vec<crate::engine::Dropped>,
     opts: RewriteOptions,
 ) -> Result<Vec<usize>, SkipReason> {
     let mut folded = Vec::new();
@@ -39,7 +42,7 @@ pub(super) fn rewrite_nested(
         let new_text = String::from_utf8(splice(text.as_bytes(), kept)).expect("edits keep UTF-8");
         let body = &new_text[bom..];
         let regions = regions(kept);
-        let grep = super::metered::parse(body, lang);
+        let grep = crate::engine::metered::parse(body, lang);
         let found = scan::scan(&grep, live, body, opts);
         if let Some(why) = found.stopped {
             return Err(why);

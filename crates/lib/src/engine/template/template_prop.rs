@@ -27,8 +27,8 @@ use std::path::Path;
 use ast_grep_language::SupportLang;
 use proptest::prelude::*;
 
-use super::reference::atoms_in;
-use super::{Engine, RewriteOptions, rewrite};
+use crate::engine::layout::reference::atoms_in;
+use crate::engine::{Engine, RewriteOptions, rewrite};
 use crate::request::{Op, RawRequest, WalkOptions};
 
 /// A part of a generated template.
@@ -112,7 +112,7 @@ fn spaced_holes(items: &[Item], tight: &[bool], a: &str, b: &str) -> (Vec<std::o
 /// parsed in `lang`, each hole is one node and the template's text (blanks
 /// trimmed) is one node or a run of siblings.
 fn holds_captures(lang: SupportLang, src: &str, start: usize, (holes, len): &(Vec<std::ops::Range<usize>>, usize)) -> bool {
-    let tree = super::tree_after_edit_full(lang, src);
+    let tree = crate::engine::parse::tree_after_edit_full(lang, src);
     let root = tree.root_node();
     let node_is = |s: usize, e: usize| root.descendant_for_byte_range(s, e).is_some_and(|n| n.start_byte() == s && n.end_byte() == e);
     let text = &src[start..start + len];
@@ -203,7 +203,7 @@ const LANGS: &[Lang] = &[
 /// tokens of operator characters (not brackets, commas or quotes) that touch
 /// are one token.
 fn tokens(lang: SupportLang, text: &str, span: std::ops::Range<usize>, runs: bool) -> Vec<String> {
-    let tree = super::tree_after_edit_full(lang, text);
+    let tree = crate::engine::parse::tree_after_edit_full(lang, text);
     let mut out: Vec<std::ops::Range<usize>> = Vec::new();
     atoms_in(tree.root_node(), span.clone(), |n| {
         if n.start_byte() >= span.start && n.end_byte() <= span.end && !n.kind().contains("comment") {
@@ -227,7 +227,7 @@ fn tokens(lang: SupportLang, text: &str, span: std::ops::Range<usize>, runs: boo
 
 /// The engine for one op, or `None` when the request is refused (a template
 /// with unbalanced brackets, say).
-pub(super) fn engine(pat: &str, out: &str, lang: SupportLang) -> Option<Engine> {
+pub(in crate::engine) fn engine(pat: &str, out: &str, lang: SupportLang) -> Option<Engine> {
     let raw = RawRequest { ops: vec![Op { pat: pat.into(), out: out.into() }], ..Default::default() };
     let req = raw.validate(&std::env::current_dir().unwrap(), WalkOptions::default(), 1).ok()?;
     Engine::new(&req, [lang], Path::new("/")).ok()
@@ -256,7 +256,7 @@ fn case(l: &Lang, (a, b): (usize, usize), (sep, comment, trailing): (usize, bool
     let spaced_text = spaced(items, tight, a, b);
     let oracle_src = format!("{}{spaced_text}{}", &src[..start], &src[end..]);
     let want = tokens(l.lang, &oracle_src, start..start + spaced_text.len(), false);
-    let got_of = |r: &super::Rewrite, e: &super::Edit, runs: bool| {
+    let got_of = |r: &crate::engine::Rewrite, e: &crate::engine::Edit, runs: bool| {
         let text = String::from_utf8(r.new_text.clone()).unwrap();
         tokens(l.lang, &text, e.start..e.start + e.text.len(), runs)
     };
@@ -274,11 +274,15 @@ fn case(l: &Lang, (a, b): (usize, usize), (sep, comment, trailing): (usize, bool
     // piece of code (a node, or a run of siblings): `$A $B` on `a` and `-y` is
     // `a - y`, where neither is. Elsewhere a flag is the check's answer. So it
     // is where the template breaks a rule of the language's compiler that
-    // tree-sitter does not know (Rust's `a == b == c`): `engine/frontend_prop.rs`
+    // tree-sitter does not know (Rust's `a == b == c`): `engine/template/frontend_prop.rs`
     // judges those with the compilers themselves. Nor does it know node
     // kinds: `$A $A` on `(a + b)` gives two nodes, a call and its arguments.
     let compiler = !def.template.mismatches.is_empty()
-        && def.template.mismatches.iter().all(|m| m.message.starts_with(super::invariant::COMPILER_RULE) || m.message.contains(super::invariant::READ_AS));
+        && def
+            .template
+            .mismatches
+            .iter()
+            .all(|m| m.message.starts_with(crate::engine::template::COMPILER_RULE) || m.message.contains(crate::engine::template::READ_AS));
     if got_verbatim == want && !compiler && holds_captures(l.lang, &oracle_src, start, &spaced_holes(items, tight, a, b)) {
         prop_assert!(
             !flagged && (got == want || same_runs()),

@@ -2,8 +2,7 @@
 //! structure guard (`crate::engine::structure`, rule (b) of docs/DESIGN.md section
 //! 2.5.10), which checks where that code lands in the new text.
 
-#[allow(unused_imports)]
-use crate::engine::metered::{Grep, Metered, Step};
+use crate::engine::metered::Metered;
 use ast_grep_core::matcher::NodeMatch;
 
 use crate::compile::CompiledOp;
@@ -11,15 +10,17 @@ use crate::engine::structure::Capture;
 
 /// A metavariable the fix template writes: its name, and whether it is
 /// written `$$$NAME` (all the nodes it matched) rather than `$NAME`.
-pub(super) type TemplateVar = (String, bool);
+pub(in crate::engine) type TemplateVar = (String, bool);
 
 /// The metavariables `op`'s fix template writes, cut as ast-grep-core cuts
-/// them (`engine/reference.rs`). Names the rule's `transform` defines are left
+/// them (`engine/layout/reference.rs`). Names the rule's `transform` defines are left
 /// out (their text is not a capture's), and so are repeats. Only the first fix
 /// of a list counts: it is the one applied.
-pub(super) fn template_vars(op: &CompiledOp) -> Vec<TemplateVar> {
+pub(in crate::engine) fn template_vars(op: &CompiledOp) -> Vec<TemplateVar> {
     let mut vars: Vec<TemplateVar> = Vec::new();
-    for var in super::reference::captured_vars(&super::first_template(op), &super::transform_names(op)) {
+    for var in
+        crate::engine::layout::reference::captured_vars(&crate::engine::layout::pick::first_template(op), &crate::engine::layout::pick::transform_names(op))
+    {
         if !vars.contains(&var) {
             vars.push(var);
         }
@@ -29,7 +30,7 @@ pub(super) fn template_vars(op: &CompiledOp) -> Vec<TemplateVar> {
 
 /// What the metavariables `vars` captured in `nm`: the ranges of their nodes
 /// in the whole file (`bom` bytes of BOM before the text the match is in).
-pub(super) fn of(nm: &NodeMatch<'_, Metered>, vars: &[TemplateVar], bom: usize) -> Vec<Capture> {
+pub(in crate::engine) fn of(nm: &NodeMatch<'_, Metered>, vars: &[TemplateVar], bom: usize) -> Vec<Capture> {
     let env = nm.get_env();
     vars.iter()
         .filter_map(|(name, multi)| {
@@ -57,8 +58,8 @@ fn innermost(mut n: tree_sitter::Node<'_>) -> tree_sitter::Node<'_> {
 /// `nm`, where the node has parts (a leaf may be named otherwise by its
 /// place: an identifier becomes a type or a field): (its start in the text
 /// the match is in, its kind). The template check wants each in place with
-/// the same kind (`invariant::EditCheck::kinds`).
-pub(super) fn kinds(nm: &NodeMatch<'_, Metered>, vars: &[TemplateVar]) -> Vec<(usize, String)> {
+/// the same kind (`template::EditCheck::kinds`).
+pub(in crate::engine) fn kinds(nm: &NodeMatch<'_, Metered>, vars: &[TemplateVar]) -> Vec<(usize, String)> {
     let env = nm.get_env();
     vars.iter()
         .filter(|(_, multi)| !multi)

@@ -1,4 +1,4 @@
-//! The front-end property test of `engine/frontend_prop.rs` over real files
+//! The front-end property test of `engine/template/frontend_prop.rs` over real files
 //! (docs/DESIGN.md section 8.4): the standard libraries this machine's
 //! front ends ship (CPython's, Go's, npm's JavaScript), rxjs's TypeScript
 //! sources (installed with the TypeScript judge) and this crate's own Rust
@@ -21,12 +21,12 @@ use std::path::{Path, PathBuf};
 use ast_grep_core::Pattern;
 use ast_grep_language::{LanguageExt, SupportLang};
 
-use super::frontend_prop::{
+use crate::engine::template::frontend_prop::{
     Case, GO, Gen, JAVASCRIPT, Lang, NODE_JUDGE, PYTHON, PYTHON_JUDGE, RUST, TYPESCRIPT, ask, assert_judged, go_judged, judged_in_one_process, npm_root,
     rust_judged, ts_judged, with_outlines,
 };
-use super::template_prop::engine;
-use super::{RewriteOptions, rewrite};
+use crate::engine::template::template_prop::engine;
+use crate::engine::{RewriteOptions, rewrite};
 
 /// Files of a real code base: at most `n`, drawn evenly from the sorted list
 /// of files under `root` ending in `.ext`, none over 48 KB, none that

@@ -3,22 +3,30 @@
 //! text (ast-grep's, or the minimal layout), its bound, and what the template
 //! check and the structure guard need of it.
 
-use super::*;
-#[allow(unused_imports)]
-use crate::engine::metered::{Grep, Metered, Step};
+use std::collections::HashMap;
+
+use ast_grep_core::matcher::NodeMatch;
+use ast_grep_core::replacer::Replacer;
+
+use crate::compile::{self, CompiledOp};
+use crate::engine::layout::{captures, minimal, reference, spelling};
+use crate::engine::metered::Metered;
+use crate::engine::template::{self, shape};
+use crate::engine::{Edit, replacement_budget, structure};
+use crate::request::read::SkipReason;
 
 /// The edits kept from a file's matches, and what was left.
-pub(super) struct Picked {
-    pub(super) kept: Vec<Edit>,
+pub(in crate::engine) struct Picked {
+    pub(in crate::engine) kept: Vec<Edit>,
     /// Parallel to `kept`: what the template check needs of each edit (`None`
     /// for a deletion, in a language without a lexer, or under `verbatim`
     /// when nothing is checked).
-    pub(super) checks: Vec<Option<invariant::EditCheck>>,
-    pub(super) dropped: Vec<super::Dropped>,
-    pub(super) unparsed: Vec<usize>,
+    pub(in crate::engine) checks: Vec<Option<template::EditCheck>>,
+    pub(in crate::engine) dropped: Vec<crate::engine::Dropped>,
+    pub(in crate::engine) unparsed: Vec<usize>,
     /// Per kept edit, what its template's metavariables captured (for the
-    /// structure guard; `engine/captures.rs`).
-    pub(super) captures: Vec<Vec<structure::Capture>>,
+    /// structure guard; `engine/layout/captures.rs`).
+    pub(in crate::engine) captures: Vec<Vec<structure::Capture>>,
 }
 
 /// Picks the edits as `ast-grep scan -U` does: the fixable matches in walk order
@@ -32,11 +40,11 @@ pub(super) struct Picked {
 /// Our differences (docs/DESIGN.md section 2.5): a match around an ERROR node is
 /// left alone and reported, and a replacement equal to the text it replaces is no
 /// edit and does not hide the matches inside it. Unless `verbatim`, the
-/// replacement is the minimal rewrite (`engine/minimal.rs`, section 2.5.9), so
+/// replacement is the minimal rewrite (`engine/layout/minimal.rs`, section 2.5.9), so
 /// one that only re-creates the matched code is no edit either; `judged`: each
 /// edit gets what the template check needs, in either layout. `Err` is the
 /// reason to skip the file: its replacements would exceed [`replacement_budget`].
-pub(super) fn pick(
+pub(in crate::engine) fn pick(
     live: &[&CompiledOp],
     body: &str,
     bom: usize,
@@ -73,7 +81,7 @@ pub(super) fn pick(
         if let Some(k) = kept.last().filter(|_| range.start + bom < last_end) {
             // Inside or across a kept edit: counted, never built.
             let same = range.start + bom == k.start && range.end + bom == k.end;
-            dropped.push(super::Dropped { lost: op.index, won: k.op, at: node.range().start + bom, same });
+            dropped.push(crate::engine::Dropped { lost: op.index, won: k.op, at: node.range().start + bom, same });
             continue;
         }
         if let Some(bound) = &op.fix_bound
@@ -111,7 +119,7 @@ pub(super) fn pick(
         let one_piece = read.is_some_and(|r| r.3);
         let (range, text, check) = if verbatim {
             let parent = (node.range() == range).then(|| shape::held_by(node.get_inner_node().0)).flatten();
-            let check = reference.map(|reference| invariant::EditCheck { reference, verbatim: None, parent, one_piece, kinds: Vec::new() });
+            let check = reference.map(|reference| template::EditCheck { reference, verbatim: None, parent, one_piece, kinds: Vec::new() });
             (range, text, check)
         } else {
             let (template, _, spelling, _) = read.expect("the minimal layout reads its template");
@@ -122,7 +130,7 @@ pub(super) fn pick(
                 minimal::edit(op.rule.language, node.get_inner_node().0, (body, lines), (range, text, template), floor, (reference.as_ref(), spelling));
             let parent = (node.range() == range).then(|| shape::held_by(node.get_inner_node().0)).flatten();
             let check =
-                reference.map(|reference| invariant::EditCheck { reference, verbatim: (out != new).then_some(out), parent, one_piece, kinds: Vec::new() });
+                reference.map(|reference| template::EditCheck { reference, verbatim: (out != new).then_some(out), parent, one_piece, kinds: Vec::new() });
             (range, new, check)
         };
         // A match the rewrite leaves as it is changes nothing and must not
@@ -144,7 +152,7 @@ pub(super) fn pick(
 }
 
 /// The first template of `op`'s fix: the one ast-grep's fixer uses.
-pub(super) fn first_template(op: &CompiledOp) -> String {
+pub(in crate::engine) fn first_template(op: &CompiledOp) -> String {
     match serde_json::to_value(&op.rule.fix) {
         Ok(serde_json::Value::String(s)) => s,
         Ok(serde_json::Value::Object(o)) => o.get("template").and_then(|t| t.as_str()).unwrap_or_default().to_string(),
@@ -155,7 +163,7 @@ pub(super) fn first_template(op: &CompiledOp) -> String {
 
 /// The patterns `op`'s rule matches its node with (not those of `inside`,
 /// `not`, `any`, ...): their seams are not respelled by its template.
-pub(super) fn node_patterns(op: &CompiledOp) -> Vec<String> {
+pub(in crate::engine) fn node_patterns(op: &CompiledOp) -> Vec<String> {
     let Ok(core) = serde_json::to_value(&op.rule.core) else { return Vec::new() };
     crate::request::ruleset::patterns(&core)
         .into_iter()
@@ -165,14 +173,14 @@ pub(super) fn node_patterns(op: &CompiledOp) -> Vec<String> {
 }
 
 /// The names `op`'s `transform` defines.
-pub(super) fn transform_names(op: &CompiledOp) -> Vec<String> {
+pub(in crate::engine) fn transform_names(op: &CompiledOp) -> Vec<String> {
     op.rule.transform.as_ref().map(|t| t.keys().cloned().collect()).unwrap_or_default()
 }
 
 /// At least the length of `op`'s replacement of the match at `start..end` of
 /// `body` ([`compile::FixBound::at_most`]): the match's length and line breaks,
 /// and the indentation of its line.
-pub(super) fn replacement_bound(bound: &compile::FixBound, body: &str, start: usize, end: usize) -> usize {
+pub(in crate::engine) fn replacement_bound(bound: &compile::FixBound, body: &str, start: usize, end: usize) -> usize {
     let bytes = body.as_bytes();
     // ast-grep-core looks for the line's indentation in the 512 bytes before the
     // match only (none when the line starts further back), so never scan more: on

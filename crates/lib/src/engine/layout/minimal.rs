@@ -7,10 +7,10 @@
 //! `$X.unwrap()` joins a chain split over lines, `warnings.warn($MSG, $CAT)`
 //! squeezes a multi-line call onto one line, and a block capture re-indented to
 //! the template's column can leave a Python method body at class depth. Here
-//! the replacement's tokens are the edit's reference (`engine/reference.rs`:
+//! the replacement's tokens are the edit's reference (`engine/layout/reference.rs`:
 //! the template's tokens, and each capture's tokens from the old tree), found
 //! in ast-grep's output; the matched text is cut by the layout lexer
-//! (`engine/lexer.rs`). A capture's tokens align with the original tokens they
+//! (`engine/layout/lexer.rs`). A capture's tokens align with the original tokens they
 //! are, the template's with the rest (Myers' diff, the longest common
 //! subsequence). Then **the gap rule** says what to write between two tokens:
 //! - between two of the template's, the template's whitespace, except where a
@@ -51,9 +51,9 @@ use std::ops::Range;
 
 use ast_grep_language::SupportLang;
 
-use super::lexer::{Lexicon, Tok, all_blank, blank_len, breaks_line, lex, lexicon};
-use super::reference::{Origin, Reference};
-use super::spelling::{Spelling, is_word};
+use crate::engine::layout::lexer::{Lexicon, Tok, all_blank, blank_len, breaks_line, lex, lexicon};
+use crate::engine::layout::reference::{Origin, Reference};
+use crate::engine::layout::spelling::{Spelling, is_word};
 use crate::shared::text::Breaks;
 
 /// Most tokens, on both sides together, left to align once the common first
@@ -557,12 +557,12 @@ const LITERAL_KINDS: &[&str] = &["string", "comment", "heredoc", "char_literal",
 
 /// The edit for a match of `node` (its range `range` of `body`, widened by
 /// `expandStart`/`expandEnd` maybe) whose replacement ast-grep builds as `out`
-/// from the fix `template`, and whose reference (`engine/reference.rs`) is
+/// from the fix `template`, and whose reference (`engine/layout/reference.rs`) is
 /// `reference`: the minimal rewrite, or for a deletion the range widened to
 /// the statement's `;` and to the whole line when nothing else is on it (never
 /// before `floor`, the end of the edit kept before it). Without a reference,
 /// ast-grep's output.
-pub(super) fn edit(
+pub(in crate::engine) fn edit(
     lang: SupportLang,
     node: tree_sitter::Node<'_>,
     (body, lines): (&str, &Breaks),
@@ -664,7 +664,7 @@ mod tests {
         let nm = grep.root().find(Pattern::new(pat, lang)).expect("a match");
         let fixer = TemplateFix::try_new(template, &lang).expect("a template");
         let out = String::from_utf8(fixer.generate_replacement(&nm)).expect("UTF-8");
-        let r = super::super::reference::build(lang, template, &[], &nm, src);
+        let r = crate::engine::layout::reference::build(lang, template, &[], &nm, src);
         let spelling = Spelling::of(lang, &[pat.to_string()]);
         let range = nm.range();
         let (range, text) = edit(lang, nm.get_node().get_inner_node().0, (src, &Breaks::of(src)), (range, out, template), 0, (r.as_ref(), &spelling));

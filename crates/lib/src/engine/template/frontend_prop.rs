@@ -27,15 +27,15 @@ use std::process::{Command, Stdio};
 
 use ast_grep_language::{LanguageExt, SupportLang};
 
-use super::template_prop::engine;
-use super::{RewriteOptions, rewrite};
+use crate::engine::template::template_prop::engine;
+use crate::engine::{RewriteOptions, rewrite};
 
 /// A small deterministic generator (xorshift), so that a failure names a
 /// case that reruns the same.
-pub(super) struct Gen(pub(super) u64);
+pub(in crate::engine) struct Gen(pub(in crate::engine) u64);
 
 impl Gen {
-    pub(super) fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+    pub(in crate::engine) fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
@@ -47,23 +47,23 @@ impl Gen {
 }
 
 /// What a language gives the generator.
-pub(super) struct Lang {
-    pub(super) lang: SupportLang,
+pub(in crate::engine) struct Lang {
+    pub(in crate::engine) lang: SupportLang,
     ext: &'static str,
     /// Places for the call (`CALL`), each a whole file.
     places: &'static [&'static str],
     /// Arguments.
     args: &'static [&'static str],
     /// Templates over `$A` (one argument), `$A, $B` (two) or `$$$A` (any).
-    pub(super) one: &'static [&'static str],
-    pub(super) two: &'static [&'static str],
-    pub(super) any: &'static [&'static str],
+    pub(in crate::engine) one: &'static [&'static str],
+    pub(in crate::engine) two: &'static [&'static str],
+    pub(in crate::engine) any: &'static [&'static str],
     comment: &'static str,
     /// A call whose `)` starts a line needs a `,` after its last argument (Go).
     comma_before_broken_close: bool,
 }
 
-pub(super) const PYTHON: Lang = Lang {
+pub(in crate::engine) const PYTHON: Lang = Lang {
     lang: SupportLang::Python,
     ext: "py",
     places: &[
@@ -104,7 +104,7 @@ pub(super) const PYTHON: Lang = Lang {
     comma_before_broken_close: false,
 };
 
-pub(super) const JAVASCRIPT: Lang = Lang {
+pub(in crate::engine) const JAVASCRIPT: Lang = Lang {
     lang: SupportLang::JavaScript,
     ext: "js",
     places: &[
@@ -146,7 +146,7 @@ pub(super) const JAVASCRIPT: Lang = Lang {
     comma_before_broken_close: false,
 };
 
-pub(super) const TYPESCRIPT: Lang = Lang {
+pub(in crate::engine) const TYPESCRIPT: Lang = Lang {
     lang: SupportLang::TypeScript,
     ext: "ts",
     places: &[
@@ -208,7 +208,7 @@ pub(super) const TYPESCRIPT: Lang = Lang {
     comma_before_broken_close: false,
 };
 
-pub(super) const GO: Lang = Lang {
+pub(in crate::engine) const GO: Lang = Lang {
     lang: SupportLang::Go,
     ext: "go",
     places: &[
@@ -250,7 +250,7 @@ pub(super) const GO: Lang = Lang {
     comma_before_broken_close: true,
 };
 
-pub(super) const RUST: Lang = Lang {
+pub(in crate::engine) const RUST: Lang = Lang {
     lang: SupportLang::Rust,
     ext: "rs",
     places: &[
@@ -309,17 +309,17 @@ pub(super) const RUST: Lang = Lang {
 };
 
 /// One generated case and what the engine wrote.
-pub(super) struct Case {
-    pub(super) src: String,
-    pub(super) pat: String,
-    pub(super) out: String,
-    pub(super) new: String,
+pub(in crate::engine) struct Case {
+    pub(in crate::engine) src: String,
+    pub(in crate::engine) pat: String,
+    pub(in crate::engine) out: String,
+    pub(in crate::engine) new: String,
     /// The template with each captured expression in parentheses (a `$$$`
     /// capture as it was), in parentheses itself in place of the call: what
     /// the new text must mean, parentheses around an expression being no node
     /// of the judges' trees. None inside a Rust macro, whose token trees keep
     /// parentheses.
-    pub(super) oracle: Option<String>,
+    pub(in crate::engine) oracle: Option<String>,
 }
 
 /// Draws a call's arguments and writes it: each argument on its own line or
@@ -420,7 +420,7 @@ fn report(cases: &[Case], verdicts: &[String]) -> Vec<String> {
 /// CPython judges every case: `ok`, `rejected` (the original compiles, the
 /// new text does not) or `means otherwise` (its `ast` is not the oracle's,
 /// where the oracle compiles).
-pub(super) const PYTHON_JUDGE: &str = r#"
+pub(in crate::engine) const PYTHON_JUDGE: &str = r#"
 import ast, json, sys
 class Flat(ast.NodeTransformer):
     # `(a or b) or c` is `a or b or c`: one BoolOp in CPython's ast.
@@ -451,7 +451,7 @@ print(json.dumps(out))
 
 /// V8 judges every case: `ok` or `rejected`. A text parses when it parses as
 /// a script or as a module (where `await` may stand at the top level).
-pub(super) const NODE_JUDGE: &str = r#"
+pub(in crate::engine) const NODE_JUDGE: &str = r#"
 const vm = require("vm");
 const parses = (f) => { try { f(); return true; } catch (e) { return false; } };
 const ok = (s) => parses(() => new vm.Script(s)) || parses(() => new vm.SourceTextModule(s));
@@ -472,13 +472,13 @@ console.log(JSON.stringify(cases.map((c) => (ok(c.src) && !ok(c.new) ? "rejected
 /// Where npm installs packages globally (`npm root -g`), which holds the
 /// TypeScript package the TypeScript judge loads and the real code of
 /// `frontend_real`.
-pub(super) fn npm_root() -> std::path::PathBuf {
+pub(in crate::engine) fn npm_root() -> std::path::PathBuf {
     std::path::PathBuf::from(ask("npm", &["root", "-g"]))
 }
 
 /// The stdout of `program args`, trimmed: where a front end keeps its
 /// library.
-pub(super) fn ask(program: &str, args: &[&str]) -> String {
+pub(in crate::engine) fn ask(program: &str, args: &[&str]) -> String {
     let out = Command::new(program)
         .args(args)
         .output()
@@ -487,7 +487,7 @@ pub(super) fn ask(program: &str, args: &[&str]) -> String {
 }
 
 /// TypeScript's verdicts on `cases`, then tree-sitter's on what they mean.
-pub(super) fn ts_judged(cases: &[Case]) -> Vec<String> {
+pub(in crate::engine) fn ts_judged(cases: &[Case]) -> Vec<String> {
     let ts = npm_root().join("typescript");
     assert!(ts.is_dir(), "this test judges with TypeScript's parser, missing from {}: `npm install -g typescript@5.6.3` (see .ci/run)", ts.display());
     let verdicts = judged_in_one_process("node", &["-e", TS_JUDGE, ts.to_str().expect("UTF-8 path")], cases);
@@ -599,7 +599,7 @@ func main() {
 }
 "#;
 
-pub(super) fn judged_in_one_process(program: &str, args: &[&str], cases: &[Case]) -> Vec<String> {
+pub(in crate::engine) fn judged_in_one_process(program: &str, args: &[&str], cases: &[Case]) -> Vec<String> {
     let input = serde_json::Value::Array(cases.iter().map(|c| serde_json::json!({"src": c.src, "new": c.new, "oracle": c.oracle})).collect());
     let out = run(program, args, &input.to_string());
     serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("`{program}` answered {out:?}: {e}"))
@@ -663,7 +663,7 @@ fn outline(lang: SupportLang, text: &str) -> Option<String> {
 
 /// `verdicts` with `means otherwise` where tree-sitter's tree of a case's new
 /// text is not its oracle's (where the oracle parses).
-pub(super) fn with_outlines(l: &Lang, cases: &[Case], verdicts: Vec<String>) -> Vec<String> {
+pub(in crate::engine) fn with_outlines(l: &Lang, cases: &[Case], verdicts: Vec<String>) -> Vec<String> {
     cases
         .iter()
         .zip(verdicts)
@@ -685,7 +685,7 @@ pub(super) fn with_outlines(l: &Lang, cases: &[Case], verdicts: Vec<String>) -> 
 }
 
 /// Asserts that no unflagged write of `cases` is judged other than `ok`.
-pub(super) fn assert_judged(what: &str, cases: &[Case], verdicts: &[String]) {
+pub(in crate::engine) fn assert_judged(what: &str, cases: &[Case], verdicts: &[String]) {
     eprintln!("{what}: {} unflagged writes judged", cases.len());
     let bad = report(cases, verdicts);
     assert!(bad.is_empty(), "{what}: {} of {} unflagged writes:\n\n{}", bad.len(), cases.len(), bad.join("\n\n"));
@@ -712,7 +712,7 @@ fn unflagged_javascript_writes_parse_where_the_original_did_and_mean_the_templat
 }
 
 /// Go's judge ([`GO_JUDGE`], run by `go run`) on `cases`.
-pub(super) fn go_judged(cases: &[Case]) -> Vec<String> {
+pub(in crate::engine) fn go_judged(cases: &[Case]) -> Vec<String> {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let judge = dir.path().join("judge.go");
     std::fs::write(&judge, GO_JUDGE).expect("write the Go judge");
@@ -734,7 +734,7 @@ fn rust_parses(s: &str) -> bool {
 
 /// rustfmt's verdict on each case: `rejected` where the original parses and
 /// the new text does not.
-pub(super) fn rust_judged(cases: &[Case]) -> Vec<String> {
+pub(in crate::engine) fn rust_judged(cases: &[Case]) -> Vec<String> {
     cases.iter().map(|c| if rust_parses(&c.src) && !rust_parses(&c.new) { "rejected".into() } else { "ok".into() }).collect()
 }
 

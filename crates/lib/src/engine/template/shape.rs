@@ -1,4 +1,4 @@
-//! What the template check (`engine/invariant.rs`) asks of the new tree beyond
+//! What the template check (`engine/template/mod.rs`) asks of the new tree beyond
 //! its tokens (docs/DESIGN.md section 2.5.9, checks (c) to (e)):
 //!
 //! (c) each capture the template writes alone is still one piece of code in
@@ -18,8 +18,8 @@ use std::ops::Range;
 use ast_grep_language::SupportLang;
 use tree_sitter::Node;
 
-use super::invariant::NewTok;
-use super::reference::{Reference, is_atom};
+use crate::engine::layout::reference::{Reference, is_atom};
+use crate::engine::template::NewTok;
 
 /// Node kinds whose children are a flat run of tokens (a Rust macro's token
 /// tree): a capture moved into one is a run of them, not one node.
@@ -124,7 +124,7 @@ pub(crate) fn whole(root: Node<'_>, h: &Hole) -> bool {
     // Comments at its ends are nobody's: a grammar may hang them on the
     // node around (Go's block holds a comment after its `{`).
     let mut code = Vec::new();
-    super::reference::atoms_in(root, h.at.clone(), |n| {
+    crate::engine::layout::reference::atoms_in(root, h.at.clone(), |n| {
         if !n.kind().contains("comment") && n.start_byte() >= h.at.start && n.end_byte() <= h.at.end {
             code.push(n.byte_range());
         }
@@ -177,7 +177,7 @@ fn whole_as_written(root: Node<'_>, h: &Hole) -> bool {
 /// True when the tokens of `n` in `range` are all comments.
 fn only_comments(n: Node<'_>, range: Range<usize>) -> bool {
     let mut all = true;
-    super::reference::atoms_in(n, range, |t| all &= t.kind().contains("comment"));
+    crate::engine::layout::reference::atoms_in(n, range, |t| all &= t.kind().contains("comment"));
     all
 }
 
@@ -420,7 +420,7 @@ fn go_ends_line(tok: &str) -> bool {
 }
 
 /// Check (e): the offset of the first line break over `span` of `new` (its
-/// tree `root`, its tokens `toks` from [`super::invariant::new_tokens`]) that
+/// tree `root`, its tokens `toks` from [`crate::engine::template::new_tokens`]) that
 /// is not legal where it lands in `lang`, if any.
 pub(crate) fn bad_line_break(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, toks: &[NewTok]) -> Option<usize> {
     if !matches!(lang, SupportLang::Go | SupportLang::Python) {

@@ -24,8 +24,8 @@ use ast_grep_language::SupportLang;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
-use super::syntax::error_spans;
-use super::{Edit, Engine, RewriteOptions, splice};
+use crate::engine::syntax::error_spans;
+use crate::engine::{Edit, Engine, RewriteOptions, splice};
 
 const JS: &[&str] = &["foo(1);", "alert('x');", "let s = \"a\";", "x = y + 1;", "f(a, b)", "\n", "// c\n", "`t`;", "if (a) { foo(2) }", " "];
 const CSS: &[&str] = &["p { color: red; }", "a { margin: 0 }", "\n", "/* c */", " "];
@@ -69,7 +69,7 @@ fn engine(js_fix: &str, css_fix: &str) -> Engine {
 /// The regions of a page, by ast-grep-language's extraction: (language,
 /// start, end), offsets of the whole text.
 fn oracle(text: &str) -> Vec<(SupportLang, usize, usize)> {
-    let bom = super::bom_len(text);
+    let bom = crate::engine::bom_len(text);
     let grep = SupportLang::Html.ast_grep(&text[bom..]);
     let mut out = Vec::new();
     for (name, ranges) in SupportLang::Html.extract_injections(grep.root()) {

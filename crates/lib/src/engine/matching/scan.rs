@@ -14,20 +14,19 @@
 //! so suppression is exactly ast-grep's, and so is the report of the comments that
 //! suppressed nothing (the `unused-suppression` rule, when the rules hold it).
 
-#[allow(unused_imports)]
 use crate::engine::metered::{Grep, Metered, Step};
 use ast_grep_config::CombinedScan;
 use ast_grep_core::matcher::{Matcher, MatcherExt, NodeMatch};
 use ast_grep_language::SupportLang;
 
-use super::RewriteOptions;
-use super::budget::{spent, tick};
 use crate::compile::{CompiledOp, SuppressionCheck};
+use crate::engine::RewriteOptions;
+use crate::engine::budget::{spent, tick};
 use crate::request::read::SkipReason;
 use crate::shared::nodes::walk_pruned;
 
 /// A file's matches: `(rule position in the live list, match)`.
-pub(super) struct Found<'t> {
+pub(in crate::engine) struct Found<'t> {
     /// Matches of rules with a fix, in walk order.
     pub diffs: Vec<(usize, NodeMatch<'t, Metered>)>,
     /// Matches of rules without a fix, in walk order.
@@ -38,7 +37,7 @@ pub(super) struct Found<'t> {
 }
 
 /// Every match of `live` in the file `grep` (of text `body`).
-pub(super) fn scan<'t>(grep: &'t Grep, live: &[&CompiledOp], body: &str, opts: RewriteOptions) -> Found<'t> {
+pub(in crate::engine) fn scan<'t>(grep: &'t Grep, live: &[&CompiledOp], body: &str, opts: RewriteOptions) -> Found<'t> {
     if live.iter().any(|op| op.suppressible) && body.contains("ast-grep-ignore") {
         return combined(grep, live);
     }

@@ -1,7 +1,7 @@
-//! Unit tests of the template check (`engine/invariant.rs`), with the real parsers.
+//! Unit tests of the template check (`engine/template/mod.rs`), with the real parsers.
 
 use super::*;
-use crate::engine::reference;
+use crate::engine::layout::reference;
 
 use ast_grep_core::Pattern;
 
@@ -21,7 +21,7 @@ fn enforce_one(lang: SupportLang, src: &str, pat: &str, template: &str, written:
         kinds: Vec::new(),
     })];
     let new_text = splice(src.as_bytes(), &edits);
-    let tree = crate::engine::tree_after_edit_full(lang, std::str::from_utf8(&new_text).unwrap());
+    let tree = crate::engine::parse::tree_after_edit_full(lang, std::str::from_utf8(&new_text).unwrap());
     let new = std::str::from_utf8(&new_text).unwrap();
     let ((), failed) = failed(lang, src, 0, &edits, &checks, &[], (new, &tree), || ());
     let (redone, report) = settle(lang, src, 0, &mut edits, &checks, &[], (&new_text, &tree, None), failed);
