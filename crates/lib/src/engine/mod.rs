@@ -96,13 +96,13 @@ pub struct Rewrite {
     pub broken_before: Option<usize>,
     /// What the structure guard found (docs/DESIGN.md section 2.5.10): nothing
     /// when the syntax check is off or the rewrite adds syntax errors.
-    pub structure: structure::Report,
+    pub structure: structure::Changes,
     /// Set when the file was not searched after all (it met a limit of one
     /// file's work, `engine::budget`): then there are no edits and `new_text`
     /// is the text.
     pub refused: Option<Skip>,
     /// Matches of rules without a fix, in walk order.
-    pub findings: Vec<Finding>,
+    pub findings: Vec<FindingAt>,
     /// What the template check found (docs/DESIGN.md section 2.5.9): nothing
     /// under `verbatim`.
     pub template: TemplateReport,
@@ -172,9 +172,10 @@ pub struct RewriteOptions {
     pub verbatim: bool,
 }
 
-/// A match of a rule without a fix, reported as a finding.
+/// A finding (a match of a rule without a fix) at its offset in one file, as
+/// the engine gives it; the plan locates it (`plan::Finding`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Finding {
+pub struct FindingAt {
     /// Index of the rule.
     pub rule: usize,
     /// Byte offset where the match starts (in the whole file).
@@ -209,7 +210,7 @@ impl Rewrite {
             errors_after: 0,
             syntax_errors: Vec::new(),
             broken_before: None,
-            structure: structure::Report::default(),
+            structure: structure::Changes::default(),
             refused: None,
             findings: Vec::new(),
             template: TemplateReport::default(),

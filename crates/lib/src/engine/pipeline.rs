@@ -12,7 +12,7 @@ use crate::engine::layout::pick::{Picked, pick};
 use crate::engine::matching::{nested, scan};
 use crate::engine::parse::{Parsed, drop_later, parse_for, tree_after_edit};
 use crate::engine::template::{self, EditCheck, TemplateReport};
-use crate::engine::{Edit, Finding, Rewrite, RewriteOptions, budget, is_crlf, splice, structure, syntax, to_crlf};
+use crate::engine::{Edit, FindingAt, Rewrite, RewriteOptions, budget, is_crlf, splice, structure, syntax, to_crlf};
 
 /// [`crate::engine::rewrite`], on the thread's meter.
 pub(super) fn run(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: RewriteOptions) -> Option<Rewrite> {
@@ -35,8 +35,11 @@ pub(super) fn run(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewr
             return Some(Rewrite::refused(text, why));
         }
     };
-    let findings: Vec<Finding> =
-        found.findings.iter().map(|(k, nm)| Finding { rule: live[*k].index, start: nm.range().start + bom, message: live[*k].rule.get_message(nm) }).collect();
+    let findings: Vec<FindingAt> = found
+        .findings
+        .iter()
+        .map(|(k, nm)| FindingAt { rule: live[*k].index, start: nm.range().start + bom, message: live[*k].rule.get_message(nm) })
+        .collect();
     // The fixes and messages are built from the matches: text on the meter.
     if let Some(why) = budget::spent() {
         drop_later(grep);
@@ -98,7 +101,7 @@ fn checked(
     lang: SupportLang,
     text: &str,
     mut edits: Vec<Edit>,
-    (checks, captures): (&[Option<EditCheck>], Vec<Vec<structure::Capture>>),
+    (checks, captures): (&[Option<EditCheck>], Vec<Vec<structure::CapturedNodes>>),
     bom: usize,
     check_syntax: bool,
     rewrite: Rewrite,
@@ -132,7 +135,7 @@ fn checked(
         let new = std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8");
         let after = syntax::error_nodes(tree.root_node());
         let structure =
-            if after.len() > before.len() { structure::Report::default() } else { structure::compare(flat, old, tree.root_node(), new, edits, bom, changed) };
+            if after.len() > before.len() { structure::Changes::default() } else { structure::compare(flat, old, tree.root_node(), new, edits, bom, changed) };
         Some((after, structure))
     };
     // 5. The template check reads the new tree only, so the guard of the

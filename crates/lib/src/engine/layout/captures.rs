@@ -6,7 +6,7 @@ use crate::engine::metered::Metered;
 use ast_grep_core::matcher::NodeMatch;
 
 use crate::compile::CompiledOp;
-use crate::engine::structure::Capture;
+use crate::engine::structure::CapturedNodes;
 
 /// A metavariable the fix template writes: its name, and whether it is
 /// written `$$$NAME` (all the nodes it matched) rather than `$NAME`.
@@ -30,7 +30,7 @@ pub(in crate::engine) fn template_vars(op: &CompiledOp) -> Vec<TemplateVar> {
 
 /// What the metavariables `vars` captured in `nm`: the ranges of their nodes
 /// in the whole file (`bom` bytes of BOM before the text the match is in).
-pub(in crate::engine) fn of(nm: &NodeMatch<'_, Metered>, vars: &[TemplateVar], bom: usize) -> Vec<Capture> {
+pub(in crate::engine) fn of(nm: &NodeMatch<'_, Metered>, vars: &[TemplateVar], bom: usize) -> Vec<CapturedNodes> {
     let env = nm.get_env();
     vars.iter()
         .filter_map(|(name, multi)| {
@@ -40,7 +40,7 @@ pub(in crate::engine) fn of(nm: &NodeMatch<'_, Metered>, vars: &[TemplateVar], b
                 env.get_match(name).map(|n| (n.range().start + bom, n.range().end + bom)).into_iter().collect()
             };
             let name = if *multi { format!("$$${name}") } else { format!("${name}") };
-            (!nodes.is_empty()).then_some(Capture { name, multi: *multi, nodes })
+            (!nodes.is_empty()).then_some(CapturedNodes { name, multi: *multi, nodes })
         })
         .collect()
 }

@@ -26,7 +26,7 @@ pub(in crate::engine) struct Picked {
     pub(in crate::engine) unparsed: Vec<usize>,
     /// Per kept edit, what its template's metavariables captured (for the
     /// structure guard; `engine/layout/captures.rs`).
-    pub(in crate::engine) captures: Vec<Vec<structure::Capture>>,
+    pub(in crate::engine) captures: Vec<Vec<structure::CapturedNodes>>,
 }
 
 /// Picks the edits as `ast-grep scan -U` does: the fixable matches in walk order

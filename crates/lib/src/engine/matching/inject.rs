@@ -210,7 +210,7 @@ pub(in crate::engine) fn join(
     for (r, mut rw) in parts {
         let base = Base::of(text, bom, r.start);
         let s = r.start;
-        out.findings.extend(rw.findings.drain(..).map(|f| crate::engine::Finding { start: f.start + s, ..f }));
+        out.findings.extend(rw.findings.drain(..).map(|f| crate::engine::FindingAt { start: f.start + s, ..f }));
         out.unparsed.extend(rw.unparsed.drain(..).map(|u| u + s));
         out.dropped.extend(rw.dropped.drain(..).map(|d| crate::engine::Dropped { at: d.at + s, ..d }));
         out.nested.append(&mut rw.nested);

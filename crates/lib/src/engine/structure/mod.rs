@@ -87,7 +87,7 @@ pub struct StructureChange {
 /// the template places in the new text (rule (b) of docs/DESIGN.md section
 /// 2.5.10).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Capture {
+pub struct CapturedNodes {
     /// The metavariable as the template writes it: `$A`, or `$$$A`.
     pub name: String,
     /// Written `$$$A`: all the nodes it matched, in a row.
@@ -99,7 +99,7 @@ pub struct Capture {
 
 /// What the guard found in one file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Report {
+pub struct Changes {
     /// Some node moved or changed outside the replaced text.
     pub changed: bool,
     /// The first changes, grouped, at most [`MAX_STRUCTURE_CHANGES_LISTED`].
@@ -228,7 +228,7 @@ pub struct Before {
     flat: Flat,
     new_regions: Vec<(usize, usize)>,
     /// Per edit, its captures, their ranges in the text without its BOM.
-    captures: Vec<Vec<Capture>>,
+    captures: Vec<Vec<CapturedNodes>>,
 }
 
 impl Before {
@@ -236,7 +236,7 @@ impl Before {
     /// (offsets in the whole file, `bom` bytes of BOM before the text), and
     /// keeps `captures`: per edit, in the order of `edits`, what the
     /// metavariables of its fix template captured (none for an edit without).
-    pub fn of(root: tree_sitter::Node<'_>, edits: &[Edit], mut captures: Vec<Vec<Capture>>, bom: usize) -> Before {
+    pub fn of(root: tree_sitter::Node<'_>, edits: &[Edit], mut captures: Vec<Vec<CapturedNodes>>, bom: usize) -> Before {
         let (old_regions, new_regions) = regions(&[], &ranges(edits, bom));
         for c in captures.iter_mut().flatten() {
             for r in &mut c.nodes {
@@ -262,7 +262,7 @@ pub fn compare(
     edits: &[Edit],
     bom: usize,
     changed: Option<&[std::ops::Range<usize>]>,
-) -> Report {
+) -> Changes {
     let ranges = ranges(edits, bom);
     let pruned = changed.map(|changed| regions(changed, &ranges));
     // Error recovery breaks the guarantee the pruning rests on (module doc):
@@ -281,7 +281,7 @@ pub fn compare(
     }
     let mut parser = tree_sitter::Parser::new();
     let old_tree = parser.set_language(&new_root.language()).ok().and_then(|_| parser.parse(old_text, None));
-    let Some(old_tree) = old_tree else { return Report::default() };
+    let Some(old_tree) = old_tree else { return Changes::default() };
     let old = Flat::pruned(old_tree.root_node(), &old_regions);
     let new = Flat::pruned(new_root, &new_regions);
     compare_flats(&old, &new, &texts, new_root)
@@ -320,7 +320,7 @@ struct Texts<'a> {
     old: &'a str,
     new: &'a str,
     ranges: &'a [(usize, usize, usize, usize)],
-    captures: &'a [Vec<Capture>],
+    captures: &'a [Vec<CapturedNodes>],
 }
 
 /// Closed byte ranges, sorted and disjoint.
@@ -362,18 +362,18 @@ fn regions(changed: &[std::ops::Range<usize>], ranges: &[(usize, usize, usize, u
 }
 
 /// [`compare`] over the two flattened trees.
-fn compare_flats(old: &Flat, new: &Flat, texts: &Texts<'_>, new_root: tree_sitter::Node<'_>) -> Report {
+fn compare_flats(old: &Flat, new: &Flat, texts: &Texts<'_>, new_root: tree_sitter::Node<'_>) -> Changes {
     let leaf_pairs = align_leaves(old, texts.old, new, texts.new, texts.ranges);
     let to_new = pair_nodes(old, new, &leaf_pairs, texts.ranges);
     let mut moves = find_moves(old, new, &to_new, texts.ranges);
     let anc_old = anchors(old, &to_new);
     moves.extend(captured::moves(old, new, texts, &to_new, &anc_old));
     if moves.is_empty() {
-        return Report::default();
+        return Changes::default();
     }
     // In tree order (pre-order of the old tree).
     moves.sort_by_key(|m| m.node);
-    Report { changed: true, changes: describe(&moves, old, new, &to_new, texts, new_root) }
+    Changes { changed: true, changes: describe(&moves, old, new, &to_new, texts, new_root) }
 }
 
 /// Per old node, its nearest ancestor-or-self that pairs (`NONE` when none

@@ -8,12 +8,12 @@ use proptest::prelude::*;
 
 /// The report for `edits` on `src` in `lang`, as the syntax check makes it:
 /// the new text re-parsed incrementally, only the changed regions walked.
-fn check(lang: SupportLang, src: &str, edits: &[Edit]) -> Report {
+fn check(lang: SupportLang, src: &str, edits: &[Edit]) -> Changes {
     check_with(lang, src, edits, Vec::new())
 }
 
 /// [`check`], with per edit what its metavariables captured.
-fn check_with(lang: SupportLang, src: &str, edits: &[Edit], captures: Vec<Vec<Capture>>) -> Report {
+fn check_with(lang: SupportLang, src: &str, edits: &[Edit], captures: Vec<Vec<CapturedNodes>>) -> Changes {
     let old = lang.ast_grep(src).root().get_doc().tree.clone();
     let before = Before::of(old.root_node(), edits, captures, 0);
     let new_text = String::from_utf8(crate::engine::splice(src.as_bytes(), edits)).unwrap();
@@ -23,7 +23,7 @@ fn check_with(lang: SupportLang, src: &str, edits: &[Edit], captures: Vec<Vec<Ca
 
 /// The reference: the report for `edits` on `src` in `lang`, both trees
 /// (the new one parsed afresh) walked whole.
-fn check_full(lang: SupportLang, src: &str, edits: &[Edit], captures: &[Vec<Capture>]) -> Report {
+fn check_full(lang: SupportLang, src: &str, edits: &[Edit], captures: &[Vec<CapturedNodes>]) -> Changes {
     let old = lang.ast_grep(src);
     let new_text = String::from_utf8(crate::engine::splice(src.as_bytes(), edits)).unwrap();
     let new = lang.ast_grep(&new_text);
@@ -39,7 +39,7 @@ fn edit(src: &str, from: &str, to: &str) -> Edit {
 
 /// The report for replacing the first `from` of `src` with `to`, where
 /// metavariable `name` captured `nodes` (texts found in order inside `from`).
-fn rewrite(lang: SupportLang, src: &str, from: &str, to: &str, captures: &[(&str, &[&str])]) -> Report {
+fn rewrite(lang: SupportLang, src: &str, from: &str, to: &str, captures: &[(&str, &[&str])]) -> Changes {
     let e = edit(src, from, to);
     let caps = captures
         .iter()
@@ -53,7 +53,7 @@ fn rewrite(lang: SupportLang, src: &str, from: &str, to: &str, captures: &[(&str
                     (s, at)
                 })
                 .collect();
-            Capture { name: name.to_string(), multi: name.starts_with("$$$"), nodes }
+            CapturedNodes { name: name.to_string(), multi: name.starts_with("$$$"), nodes }
         })
         .collect();
     check_with(lang, src, &[e], vec![caps])
@@ -270,12 +270,12 @@ const PIECES: [&str; 12] = ["", "{", "}", "(", ")", ";", "\n    ", "x", "if a:\n
 /// with [`PIECES`]`[piece]`; with `keep` 1, the outermost node that starts at
 /// `start` is kept between two pieces, captured as `$A`; with `keep` 2, its
 /// children, captured as `$$$A`.
-fn random_edits(lang: SupportLang, src: &str, cuts: &[(usize, usize, usize, usize)]) -> (Vec<Edit>, Vec<Vec<Capture>>) {
+fn random_edits(lang: SupportLang, src: &str, cuts: &[(usize, usize, usize, usize)]) -> (Vec<Edit>, Vec<Vec<CapturedNodes>>) {
     let grep = lang.ast_grep(src);
     let root = grep.root().get_inner_node();
     let mut cuts: Vec<(usize, usize, usize, usize)> = cuts.iter().map(|&(s, l, p, k)| (s % src.len(), l, p, k)).collect();
     cuts.sort_unstable();
-    let (mut edits, mut captures): (Vec<Edit>, Vec<Vec<Capture>>) = (Vec::new(), Vec::new());
+    let (mut edits, mut captures): (Vec<Edit>, Vec<Vec<CapturedNodes>>) = (Vec::new(), Vec::new());
     for (start, len, piece, keep) in cuts {
         let mut end = (start + len).min(src.len());
         let (mut text, mut caps) = (PIECES[piece].to_string(), Vec::new());
@@ -296,7 +296,7 @@ fn random_edits(lang: SupportLang, src: &str, cuts: &[(usize, usize, usize, usiz
             if let (Some(first), Some(last)) = (nodes.first(), nodes.last()) {
                 text = format!("{}{}{}", PIECES[piece], &src[first.0..last.1], PIECES[(piece + keep) % PIECES.len()]);
                 end = end.max(n.end_byte());
-                caps.push(Capture { name: if keep == 1 { "$A" } else { "$$$A" }.into(), multi: keep == 2, nodes });
+                caps.push(CapturedNodes { name: if keep == 1 { "$A" } else { "$$$A" }.into(), multi: keep == 2, nodes });
             }
         }
         if edits.last().is_some_and(|e| e.end > start) {
@@ -310,7 +310,7 @@ fn random_edits(lang: SupportLang, src: &str, cuts: &[(usize, usize, usize, usiz
 
 /// The outermost nodes of `kinds` in `src` that `mask` selects, each wrapped in
 /// parentheses, captured as `$A`.
-fn parenthesized(lang: SupportLang, src: &str, kinds: &[&str], mask: u64) -> (Vec<Edit>, Vec<Vec<Capture>>) {
+fn parenthesized(lang: SupportLang, src: &str, kinds: &[&str], mask: u64) -> (Vec<Edit>, Vec<Vec<CapturedNodes>>) {
     let grep = lang.ast_grep(src);
     let mut out = (Vec::new(), Vec::new());
     let mut cursor = grep.root().get_inner_node().walk();
@@ -323,7 +323,7 @@ fn parenthesized(lang: SupportLang, src: &str, kinds: &[&str], mask: u64) -> (Ve
         };
         if take {
             out.0.push(Edit { start: n.start_byte(), end: n.end_byte(), text: format!("({})", &src[n.byte_range()]), op: 0 });
-            out.1.push(vec![Capture { name: "$A".into(), multi: false, nodes: vec![(n.start_byte(), n.end_byte())] }]);
+            out.1.push(vec![CapturedNodes { name: "$A".into(), multi: false, nodes: vec![(n.start_byte(), n.end_byte())] }]);
         } else if cursor.goto_first_child() {
             continue;
         }
