@@ -63,6 +63,8 @@
 
 mod schema;
 
+#[cfg(test)]
+mod fixtures;
 mod paging;
 mod preview_text;
 mod search_tool;

@@ -526,59 +526,14 @@ pub fn page(
 mod tests {
     use super::*;
     use ast_edit::app::preview::PreviewFile;
-    use ast_edit::app::status::PreviewStatus;
 
     fn file(i: usize, diff_lines: usize) -> PreviewFile {
-        let mut diff = format!("--- a/d/f{i:04}.py\n+++ b/d/f{i:04}.py\n@@ -1,{diff_lines} +1,{diff_lines} @@\n");
-        for k in 0..diff_lines {
-            diff.push_str(&format!("-old_call_{k}(argument)\n+new_call_{k}(argument)\n"));
-        }
-        PreviewFile {
-            path: format!("d/f{i:04}.py"),
-            replacements: diff_lines,
-            diff,
-            syntax_errors_introduced: false,
-            syntax_errors: Vec::new(),
-            structure_changed: false,
-            structure_changes: Vec::new(),
-            layout_fallbacks: 0,
-            layout_notes: Vec::new(),
-            template_mismatch: false,
-            template_mismatches: Vec::new(),
-        }
+        crate::mcp::fixtures::file_at(format!("d/f{i:04}.py"), diff_lines)
     }
 
+    /// A preview of `files` staged as `ae-123456`, with 500 skipped files.
     fn details(files: Vec<PreviewFile>) -> PreviewDetails {
-        let total = files.iter().map(|f| f.replacements).sum();
-        PreviewDetails {
-            edits_checked: 0,
-            layout_fallbacks: 0,
-            id: Some("ae-123456".into()),
-            label: ast_edit::app::preview::label(total, files.len()),
-            source_tool_name: "ast_edit".into(),
-            status: PreviewStatus::Pending,
-            applied: false,
-            total_replacements: total,
-            files_touched: files.len(),
-            files_searched: files.len(),
-            files,
-            overlaps: 0,
-            skipped: (0..500)
-                .map(|i| ast_edit::app::preview::SkippedFile {
-                    path: format!("s{i}.py"),
-                    reason: "binary file (contains NUL bytes)".into(),
-                    limit: false,
-                    shown: format!("s{i}.py"),
-                })
-                .collect(),
-            skipped_by_limits: 0,
-            warnings: Vec::new(),
-            limit_reached: false,
-            overlapped: Vec::new(),
-            findings: Vec::new(),
-            broken_before: Vec::new(),
-            broken_before_omitted: 0,
-        }
+        PreviewDetails { skipped: crate::mcp::fixtures::skipped(500), ..crate::mcp::fixtures::details(files, Some("ae-123456")) }
     }
 
     #[test]

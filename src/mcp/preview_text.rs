@@ -466,53 +466,7 @@ pub fn bounded_message(msg: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ast_edit::app::status::PreviewStatus;
-
-    fn details(files: Vec<PreviewFile>, id: Option<&str>) -> PreviewDetails {
-        let total = files.iter().map(|f| f.replacements).sum();
-        PreviewDetails {
-            edits_checked: 0,
-            layout_fallbacks: 0,
-            id: id.map(String::from),
-            label: ast_edit::app::preview::label(total, files.len()),
-            source_tool_name: "ast_edit".into(),
-            status: if id.is_some() { PreviewStatus::Pending } else { PreviewStatus::NoChanges },
-            applied: false,
-            total_replacements: total,
-            files_touched: files.len(),
-            files_searched: files.len(),
-            files,
-            overlaps: 0,
-            skipped: Vec::new(),
-            skipped_by_limits: 0,
-            warnings: Vec::new(),
-            limit_reached: false,
-            overlapped: Vec::new(),
-            findings: Vec::new(),
-            broken_before: Vec::new(),
-            broken_before_omitted: 0,
-        }
-    }
-
-    fn file_at(path: String, lines: usize) -> PreviewFile {
-        let mut diff = format!("--- a/{path}\n+++ b/{path}\n@@ -1,{lines} +1,{lines} @@\n");
-        for k in 0..lines {
-            diff.push_str(&format!("-old_call_number_{k}(argument)\n+new_call_number_{k}(argument)\n"));
-        }
-        PreviewFile {
-            path,
-            replacements: lines,
-            diff,
-            syntax_errors_introduced: false,
-            syntax_errors: Vec::new(),
-            structure_changed: false,
-            structure_changes: Vec::new(),
-            layout_fallbacks: 0,
-            layout_notes: Vec::new(),
-            template_mismatch: false,
-            template_mismatches: Vec::new(),
-        }
-    }
+    use crate::mcp::fixtures::{details, file_at};
 
     fn file(i: usize, lines: usize) -> PreviewFile {
         file_at(format!("f{i}.py"), lines)
