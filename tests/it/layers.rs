@@ -167,7 +167,7 @@ fn paths_out(file: &str, src: &str, reexports: &BTreeMap<String, String>) -> Vec
     let text = strip(src);
     let b = text.as_bytes();
     let here = module_path(file);
-    let line_at = |i: usize| 1 + b[..i].iter().filter(|&&c| c == b'\n').count();
+    let line_at = |i: usize| line_of(b, i);
     let word_at = |i: usize| -> &str {
         let end = b[i..].iter().position(|c| !(c.is_ascii_alphanumeric() || *c == b'_')).map_or(b.len(), |p| i + p);
         &text[i..end]
@@ -234,12 +234,17 @@ fn paths_out(file: &str, src: &str, reexports: &BTreeMap<String, String>) -> Vec
     out
 }
 
+/// The 1-based line of byte `i` of `b`.
+fn line_of(b: &[u8], i: usize) -> usize {
+    1 + b[..i].iter().filter(|&&c| c == b'\n').count()
+}
+
 /// Every path of `src` into the library (`ast_edit::x...`, `use ast_edit::{x, y}`):
 /// `(line, x)`, the first segment after the crate's name.
 fn library_paths(src: &str) -> Vec<(usize, String)> {
     let text = strip(src);
     let b = text.as_bytes();
-    let line_at = |i: usize| 1 + b[..i].iter().filter(|&&c| c == b'\n').count();
+    let line_at = |i: usize| line_of(b, i);
     let mut out = Vec::new();
     let mut from = 0;
     while let Some(k) = text[from..].find(LIBRARY_CRATE) {
