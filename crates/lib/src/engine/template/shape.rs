@@ -60,36 +60,29 @@ pub(crate) fn retyped(root: Node<'_>, r: &Reference, placed: &[Option<Range<usiz
         let Some((_, was)) = kinds.iter().find(|(start, _)| *start == first.at.start) else { continue };
         let (Some(Some(a)), Some(Some(b))) = (placed.get(g.toks.start), placed.get(g.toks.end.checked_sub(1)?)) else { continue };
         let at = a.start..b.end;
-        let Some(mut n) = root.descendant_for_byte_range(at.start, at.end) else { continue };
+        let Some(n) = root.descendant_for_byte_range(at.start, at.end) else { continue };
         if n.start_byte() != at.start || n.end_byte() != at.end {
             continue; // not one node: check (c) says so
         }
-        if inside_token_tree(n) {
+        // `n` and the nodes that hold it, innermost first: one way down from
+        // the root (each `parent()` is a way down of its own, so walking up
+        // by it costs the square of the depth).
+        let mut up = ancestors(root, at.clone());
+        if up.last().map(|l| l.id()) != Some(n.id()) {
+            up = std::iter::successors(Some(n), |p| p.parent()).collect();
+            up.reverse();
+        }
+        up.reverse();
+        if up.iter().any(|p| FLAT.contains(&p.kind())) {
             continue; // a macro's tokens are no expression yet
         }
-        let mut kinds_here = vec![n.kind()];
-        while let Some(p) = n.parent().filter(|p| p.start_byte() == at.start && p.end_byte() == at.end) {
-            kinds_here.push(p.kind());
-            n = p;
-        }
+        let kinds_here: Vec<&str> = up.iter().take_while(|p| p.start_byte() == at.start && p.end_byte() == at.end).map(|p| p.kind()).collect();
         if !kinds_here.iter().any(|k| base(k) == base(was)) {
             let words = |k: &str| crate::shared::text::a(&k.replace('_', " "));
             return Some((at, words(was), words(kinds_here[0])));
         }
     }
     None
-}
-
-/// True when `n` lies in a macro's token tree.
-fn inside_token_tree(n: Node<'_>) -> bool {
-    let mut up = Some(n);
-    while let Some(p) = up {
-        if FLAT.contains(&p.kind()) {
-            return true;
-        }
-        up = p.parent();
-    }
-    false
 }
 
 /// Where a capture the template writes alone lies in a text.
