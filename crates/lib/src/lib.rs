@@ -45,7 +45,9 @@
 //!
 //! What tests and benchmarks reach beyond that (the engine's rewrite of one
 //! file, the walk, unified diffs, the store's entry codec) goes through one
-//! door, [`testing`], not through the folders: it is no part of the API.
+//! door, [`testing`], not through the folders: it is no part of the API, and it
+//! exists only with the cargo feature `testing` (tests/it and benches/ turn it
+//! on through the root package's dev-dependency).
 //!
 //! `examples/` shows the main uses.
 
@@ -70,6 +72,11 @@ pub use shared::error::{Error, Result};
 /// tests/it/store.rs, tests/it/resolve.rs): the engine's rewrite of one file and its
 /// parts, the walk, unified diffs, the store's entry codec and digests. No part
 /// of the API: a front end has no use for them, and they change with the engine.
+/// Only with the cargo feature `testing`, which the root package's
+/// dev-dependency turns on: a build of the binary has no such module. The
+/// documentation shows it (`cfg(doc)`), since the store's and the plan's docs
+/// link to what it re-exports.
+#[cfg(any(feature = "testing", doc))]
 pub mod testing {
     pub use crate::engine::{Engine, Rewrite, RewriteOptions, digest, rewrite, splice};
     pub use crate::plan::diff::{MAX_DIFF_LINE, unified, unified_bounded};
