@@ -9,7 +9,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::{Tree, ast_grep, copy_dir};
-use ast_edit::rules::project::{self, Project, Utils};
+use ast_edit::app::project::{self, Project, Utils};
+use ast_edit::testing;
 use ast_grep_language::SupportLang;
 use serde_json::json;
 
@@ -77,8 +78,8 @@ fn fixture_rules_load_with_default_ids_utils_and_off_rules_set_aside() {
     // The JSON rebuilds: with the utilities (rs-unwrap calls `inside-fn`).
     assert_eq!(loaded.build().unwrap().len(), 6);
     let rebuilt = Utils::from_json(&loaded.utils.json).unwrap();
-    project::build_rule(&loaded.rules[3].config, rebuilt.globals()).unwrap();
-    let e = project::build_rule(&loaded.rules[3].config, Utils::none().globals()).err().unwrap().to_string();
+    testing::build_rule(&loaded.rules[3].config, rebuilt.globals()).unwrap();
+    let e = testing::build_rule(&loaded.rules[3].config, Utils::none().globals()).err().unwrap().to_string();
     assert!(e.contains("rule `rs-unwrap`") && e.contains("Rule `inside-fn` is not defined."), "{e}");
 }
 

@@ -6,19 +6,20 @@
 //! holds the two front ends: the CLI (src/cli/) and the MCP server (src/mcp/).
 //!
 //! The library is a stack of stage folders (docs/ARCHITECTURE.md); each imports
-//! only the folders below it, which `tests/it/layers.rs` checks:
+//! only the folders below it, which `tests/it/layers.rs` checks. They are
+//! private: what leaves the crate goes through `app`.
 //!
 //! | folder | owns |
 //! | --- | --- |
-//! | [`shared`] | errors, message texts, statuses, text budgets, atomic writes, tree walks |
-//! | [`request`] | the one validated request, languages, rule configs as read, the walk, reading a file |
+//! | `shared` | errors, message texts, statuses, text budgets, atomic writes, tree walks |
+//! | `request` | the one validated request, languages, rule configs as read, the walk, reading a file |
 //! | `compile` | ops and rules compiled per language, the prefilter, pattern hints |
 //! | `engine` | one file's rewrite: matches, minimal layout, template check, syntax check, structure guard |
 //! | `diagnose` | why a pattern found nothing, and the fix |
-//! | [`plan`] | the dry run over all files ([`plan::Plan`]), diffs, preview details, search, syntax trees |
-//! | [`rules`] | ast-grep projects, rule tests and checks |
-//! | [`store`] | pending actions on disk |
-//! | [`apply`] | the only writer of source files: apply under "verify, don't trust", undo |
+//! | `plan` | the dry run over all files ([`app::plan::Plan`]), diffs, preview details, search, syntax trees |
+//! | `rules` | ast-grep projects, rule tests and checks |
+//! | `store` | pending actions on disk |
+//! | `apply` | the only writer of source files: apply under "verify, don't trust", undo |
 //! | [`app`] | what a front end runs: workspace, stage, resolve, custom actions |
 //!
 //! The API is [`app`]: the front ends' only door (tests/it/layers.rs), and
@@ -52,25 +53,31 @@
 //! `examples/` shows the main uses.
 
 #![warn(missing_docs)]
+// Every type the API's signatures name can be named through `app` (an embedder
+// can write it down). The `testing` door reaches engine internals it does not
+// re-export, so the check runs without it, as in a build of the binary.
+#![cfg_attr(not(feature = "testing"), warn(unnameable_types))]
 
 // The stage folders, lowest first: a folder imports only folders above it in
 // this list (tests/it/layers.rs checks it).
-pub mod shared;
-pub mod request;
+mod shared;
+mod request;
 mod compile;
 mod engine;
 mod diagnose;
-pub mod plan;
-pub mod rules;
-pub mod store;
-pub mod apply;
+mod plan;
+mod rules;
+mod store;
+mod apply;
 pub mod app;
 
 pub use shared::error::{Error, Result};
 
 /// The internals that tests and benchmarks drive directly (benches/engine.rs,
-/// tests/it/store.rs, tests/it/resolve.rs): the engine's rewrite of one file and its
-/// parts, the walk, unified diffs, the store's entry codec and digests. No part
+/// tests/it/store.rs, tests/it/resolve.rs, tests/it/project.rs): the engine's
+/// rewrite of one file and its parts, the walk, the check that a file is text,
+/// unified diffs, the store's entry codec and digests, building a loaded rule
+/// config. No part
 /// of the API: a front end has no use for them, and they change with the engine.
 /// Only with the cargo feature `testing`, which the root package's
 /// dev-dependency turns on: a build of the binary has no such module. The
@@ -80,6 +87,8 @@ pub use shared::error::{Error, Result};
 pub mod testing {
     pub use crate::engine::{Engine, Rewrite, RewriteOptions, digest, rewrite, splice};
     pub use crate::plan::diff::{MAX_DIFF_LINE, unified, unified_bounded};
+    pub use crate::request::read::check_text;
     pub use crate::request::walk::{Candidate, Walked, walk};
+    pub use crate::rules::project::build_rule;
     pub use crate::store::pending_format::{decode_entry, encode_entry, rules_digest, rules_of};
 }
