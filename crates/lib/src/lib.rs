@@ -35,14 +35,17 @@
 //! | undo | [`app::apply::undo`] | the store, which record -> [`app::apply::UndoReport`] |
 //! | pending | [`app::workspace::Workspace::store`] | -> [`app::pending::Store`], [`app::pending::PendingAction`] |
 //! | search | [`app::search::search`] | [`app::search::RawSearch`] -> [`app::search::SearchResult`] |
-//! | tree | [`app::tree::dump`] | code, [`app::tree::TreeOptions`] -> [`app::tree::TreeDump`] |
+//! | tree | [`app::tree::dump`] | code, [`app::lang::Lang`], [`app::tree::TreeOptions`] -> [`app::tree::TreeDump`] |
 //! | scan | [`app::project::discover`], then a dry run | [`app::project::Project`] -> findings ([`app::report`]) |
 //! | rule tests, checks | [`app::ruletest::run`], [`app::checks::run`] | project -> [`app::ruletest::Report`], [`app::checks::CheckResult`] |
 //! | custom actions | [`app::resolve::resolve_with`] | [`app::custom::Handlers`] |
 //!
 //! Every message is an [`app::message::Text`] that a front end words through
 //! its own [`app::message::Words`]; errors are [`Error`]; limits are the
-//! `MAX_*` constants (docs/DESIGN.md section 7 lists every limit).
+//! `MAX_*` constants (docs/DESIGN.md section 7 lists every limit). No
+//! signature names an ast-grep type: a language is an [`app::lang::Lang`], a
+//! severity an [`app::report::RuleSeverity`] (`None` for `off`), a rule config
+//! an [`app::request::Rule`], so a caller needs none of ast-grep's crates.
 //!
 //! What tests and benchmarks reach beyond that (the engine's rewrite of one
 //! file, the walk, unified diffs, the store's entry codec) goes through one
@@ -89,6 +92,6 @@ pub mod testing {
     pub use crate::plan::diff::{MAX_DIFF_LINE, unified, unified_bounded};
     pub use crate::request::read::check_text;
     pub use crate::request::walk::{Candidate, Walked, walk};
-    pub use crate::rules::project::build_rule;
+    pub use crate::rules::project::{rebuild_rule, rebuild_rules};
     pub use crate::store::pending_format::{decode_entry, encode_entry, rules_digest, rules_of};
 }

@@ -16,7 +16,7 @@ pub mod workspace;
 /// and why a file was skipped.
 pub mod request {
     pub use crate::request::read::{SkipReason, Skipped, WorkLimit};
-    pub use crate::request::rule::{Rule, Typed, Util};
+    pub use crate::request::rule::{Rule, Util};
     pub use crate::request::ruleset::RuleSet;
     pub use crate::request::{
         CONTEXT, DEFAULT_MAX_FILESIZE, MAX_CONTEXT_LINES, MAX_FILE_STEPS, MAX_OPS_BYTES, MAX_PATTERN_BYTES, MAX_REQUEST_JSON_BYTES, Op, RawRequest, Request,
@@ -24,9 +24,10 @@ pub mod request {
     };
 }
 
-/// The languages and their names.
+/// The languages and their names: a [`lang::Lang`] is parsed from a name
+/// ([`lang::Lang::parse`]) or inferred from a file's extension.
 pub mod lang {
-    pub use crate::request::lang::{LangRow, infer, other_names, parse_lang, rows};
+    pub use crate::request::lang::{Lang, LangRow, other_names, rows};
 }
 
 /// The dry run: [`plan::build`] and the [`plan::Plan`] it makes, with what
@@ -89,15 +90,17 @@ pub mod suppression {
     pub use crate::rules::suppression::{NO_SUPPRESS_ALL, UNUSED, rules_for};
 }
 
-/// Severity overrides of the command line.
+/// Severity overrides of the command line. A severity is a
+/// [`report::RuleSeverity`], the one
+/// severity type of the API; `off` is `None`.
 pub mod overwrite {
-    pub use crate::rules::overwrite::{Overwrite, Severity};
+    pub use crate::rules::overwrite::{Overwrite, parse_severity};
 }
 
 /// Rule tests (`ast-edit test`).
 pub mod ruletest {
     pub use crate::rules::ruletest::{
-        CaseKind, CaseReport, Evaluated, LabelSnapshot, MissingRule, Options, Report, RuleReport, TestSnapshot, Verdict, evaluate, run, to_yaml,
+        CaseKind, CaseReport, Evaluated, LabelSnapshot, LabelStyle, MissingRule, Options, Report, RuleReport, TestSnapshot, Verdict, evaluate, run, to_yaml,
     };
 }
 

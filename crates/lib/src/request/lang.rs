@@ -8,6 +8,55 @@ use std::path::Path;
 use crate::shared::error::{Error, Result};
 use crate::shared::message::{Say, Text};
 
+/// A language ast-edit parses: one of ast-grep-language's builtin grammars,
+/// under ast-edit's own name, so that a caller of the API never names
+/// ast-grep's crates. Shown (`{}`) and debugged (`{:?}`) as ast-grep shows the
+/// language (`Python`, `TypeScript`); [`Lang::name`] is the lower-case name we
+/// print elsewhere.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Lang(SupportLang);
+
+impl Lang {
+    /// Parses a language name or alias (`python`, `py`, `ts`, `c++`, ...),
+    /// case-insensitive; an unknown name is bad input that lists the canonical
+    /// names ([`Say::OtherLanguageNames`]).
+    pub fn parse(name: &str) -> Result<Lang> {
+        parse_lang(name).map(Lang)
+    }
+
+    /// The language a file is written in, from its extension.
+    pub fn infer(path: &Path) -> Option<Lang> {
+        infer(path).map(Lang)
+    }
+
+    /// The canonical lower-case name (`python`, `typescript`).
+    pub fn name(self) -> &'static str {
+        name(self.0)
+    }
+
+    /// The language of ast-grep's crates.
+    pub(crate) fn of(lang: SupportLang) -> Lang {
+        Lang(lang)
+    }
+
+    /// ast-grep's language.
+    pub(crate) fn support(self) -> SupportLang {
+        self.0
+    }
+}
+
+impl std::fmt::Display for Lang {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::fmt::Debug for Lang {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.0, f)
+    }
+}
+
 /// Parses a language name or alias (`python`, `py`, `ts`, `c++`, ...),
 /// case-insensitive; an unknown name is bad input that lists the canonical names
 /// and leaves where the aliases are to the front end ([`Say::OtherLanguageNames`]).
