@@ -14,8 +14,8 @@
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
-use ast_edit::plan;
-use ast_edit::request::{DEFAULT_MAX_FILESIZE, Op, RawRequest, Request, WalkOptions};
+use ast_edit::app::plan;
+use ast_edit::app::request::{DEFAULT_MAX_FILESIZE, Op, RawRequest, Request, WalkOptions};
 use ast_edit::testing::{self, Engine, RewriteOptions};
 use ast_grep_language::SupportLang;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -95,7 +95,7 @@ fn bench_text_checks(c: &mut Criterion) {
     let big = big_python(100_000);
     let mut g = c.benchmark_group("text");
     g.throughput(Throughput::Bytes(big.len() as u64));
-    g.bench_function("check_text_100KB", |b| b.iter(|| black_box(ast_edit::request::read::check_text(big.as_bytes()).is_ok())));
+    g.bench_function("check_text_100KB", |b| b.iter(|| black_box(testing::check_text(big.as_bytes()).is_ok())));
     g.bench_function("digest_100KB", |b| b.iter(|| black_box(testing::digest(big.as_bytes()))));
     g.finish();
 }

@@ -3,8 +3,8 @@
 //! `cargo run --example custom_action -- /tmp/some-dir`.
 
 use ast_edit::app::custom::{Handlers, Outcome, PendingHandler};
+use ast_edit::app::pending::Store;
 use ast_edit::app::resolve::{Action, ResolveRequest, resolve_with};
-use ast_edit::store::pending::Store;
 use serde_json::{Value, json};
 
 struct ChangelogEntry {
@@ -35,6 +35,6 @@ fn main() -> anyhow::Result<()> {
     println!("staged {id}");
     let req = ResolveRequest::new(Action::Apply, Some("release notes".into()), None, None)?;
     let result = resolve_with(&store, &req, &mut handlers)?;
-    println!("{}", serde_json::to_string_pretty(&result.worded(&ast_edit::shared::message::Plain))?);
+    println!("{}", serde_json::to_string_pretty(&result.worded(&ast_edit::app::message::Plain))?);
     Ok(())
 }

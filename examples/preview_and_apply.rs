@@ -3,9 +3,9 @@
 //! `cargo run --example preview_and_apply -- /tmp/some-dir` (it writes a small
 //! Python file there and edits it).
 
+use ast_edit::app::request::{DEFAULT_MAX_FILESIZE, Op, RawRequest, WalkOptions};
 use ast_edit::app::resolve::{RawResolve, resolve};
-use ast_edit::request::{DEFAULT_MAX_FILESIZE, Op, RawRequest, WalkOptions};
-use ast_edit::{app::workflow, app::workspace::Workspace, plan, shared::message::Plain};
+use ast_edit::app::{message::Plain, plan, workflow, workspace::Workspace};
 
 fn main() -> anyhow::Result<()> {
     let dir = std::env::args().nth(1).map(std::path::PathBuf::from).unwrap_or_else(std::env::temp_dir);

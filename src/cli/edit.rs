@@ -14,9 +14,10 @@ use super::{ColorChoice, OutputArgs, RunArgs, ScanArgs, open_store, review, spin
 use ast_edit::app::apply::ApplyOptions;
 use ast_edit::app::error::{Error, Result};
 use ast_edit::app::inspect::{RuleTrace, RulesFrom};
-use ast_edit::app::overwrite::{Overwrite, Severity};
+use ast_edit::app::overwrite::{Overwrite, parse_severity};
 use ast_edit::app::plan::{self, Plan};
 use ast_edit::app::project;
+use ast_edit::app::report::RuleSeverity as Severity;
 use ast_edit::app::request::{Op, RawRequest, Request};
 use ast_edit::app::retired;
 use ast_edit::app::suppression;
@@ -205,9 +206,9 @@ fn load_rule_set(a: &ScanArgs, cwd: &Path, trace: &mut Inspect) -> Result<ast_ed
     // comment may serve a rule left out; `--error=unused-suppression` (and the
     // other severity flags) decide otherwise.
     let every_rule = a.rule.is_none() && a.inline_rules.is_none() && a.filter.is_none() && a.off.is_none() && a.min_severity.is_none();
-    let default = if every_rule { Severity::Hint } else { Severity::Off };
-    let mut checks = suppression::rules_for(suppression::UNUSED, &loaded.rules, overwrite.severity_of(suppression::UNUSED, &default));
-    checks.extend(suppression::rules_for(suppression::NO_SUPPRESS_ALL, &loaded.rules, overwrite.severity_of(suppression::NO_SUPPRESS_ALL, &Severity::Off)));
+    let default = if every_rule { Some(Severity::Hint) } else { None };
+    let mut checks = suppression::rules_for(suppression::UNUSED, &loaded.rules, overwrite.severity_of(suppression::UNUSED, default));
+    checks.extend(suppression::rules_for(suppression::NO_SUPPRESS_ALL, &loaded.rules, overwrite.severity_of(suppression::NO_SUPPRESS_ALL, None)));
     loaded.rules.extend(checks);
     Ok(loaded.rule_set())
 }
@@ -215,19 +216,19 @@ fn load_rule_set(a: &ScanArgs, cwd: &Path, trace: &mut Inspect) -> Result<ast_ed
 /// The severity overrides of `scan`'s flags, in ast-grep's order.
 fn overwrite(a: &ScanArgs) -> Result<Overwrite> {
     let mut o = Overwrite::default();
-    for (severity, ids) in
-        [(Severity::Error, &a.error), (Severity::Warning, &a.warning), (Severity::Info, &a.info), (Severity::Hint, &a.hint), (Severity::Off, &a.off)]
-    {
+    for (severity, ids) in [
+        (Some(Severity::Error), &a.error),
+        (Some(Severity::Warning), &a.warning),
+        (Some(Severity::Info), &a.info),
+        (Some(Severity::Hint), &a.hint),
+        (None, &a.off),
+    ] {
         if let Some(ids) = ids {
             o.set(severity, ids);
         }
     }
     if let Some(min) = &a.min_severity {
-        let s = min
-            .parse::<Severity>()
-            .ok()
-            .filter(|s| *s != Severity::Off)
-            .ok_or_else(|| Error::bad(format!("--min-severity `{min}` is not a severity; give one of hint, info, warning, error")))?;
+        let s = parse_severity(min).ok_or_else(|| Error::bad(format!("--min-severity `{min}` is not a severity; give one of hint, info, warning, error")))?;
         o.min_severity(s);
     }
     Ok(o)

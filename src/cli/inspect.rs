@@ -13,7 +13,7 @@ use clap::ValueEnum;
 
 use ast_edit::app::inspect::RuleTrace;
 use ast_edit::app::inspect::{FileTrace, Traced};
-use ast_edit::app::overwrite::Severity;
+use ast_edit::app::report::RuleSeverity as Severity;
 use ast_edit::app::request::Request;
 use ast_edit::app::request::{SkipReason, WorkLimit};
 
@@ -171,13 +171,13 @@ fn finish(w: &mut dyn Write, level: Granularity, files: &FileTrace, rules: Optio
 }
 
 /// A severity as ast-grep's trace spells it.
-fn severity(s: &Severity) -> &'static str {
+fn severity(s: &Option<Severity>) -> &'static str {
     match s {
-        Severity::Off => "Off",
-        Severity::Hint => "Hint",
-        Severity::Info => "Info",
-        Severity::Warning => "Warning",
-        Severity::Error => "Error",
+        None => "Off",
+        Some(Severity::Hint) => "Hint",
+        Some(Severity::Info) => "Info",
+        Some(Severity::Warning) => "Warning",
+        Some(Severity::Error) => "Error",
     }
 }
 
@@ -208,7 +208,7 @@ mod tests {
     use super::*;
     use ast_edit::app::inspect::TracedFile;
     use ast_edit::app::inspect::TracedRule;
-    use ast_grep_language::SupportLang;
+    use ast_edit::app::lang::Lang;
 
     fn text(f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> String {
         let mut buf = Vec::new();
@@ -222,12 +222,12 @@ mod tests {
     fn each_level_prints_its_lines_and_those_below() {
         let files = FileTrace {
             files: vec![
-                TracedFile { path: "a.py".into(), traced: Traced::Searched { language: SupportLang::Python, rules: 2, embedded: Vec::new() } },
+                TracedFile { path: "a.py".into(), traced: Traced::Searched { language: Lang::parse("python").unwrap(), rules: 2, embedded: Vec::new() } },
                 TracedFile { path: "b.py".into(), traced: Traced::Empty },
                 TracedFile { path: "c.py".into(), traced: Traced::Skipped(SkipReason::Binary) },
             ],
         };
-        let rules = RuleTrace { rules: vec![TracedRule { id: "no-print".into(), severity: Severity::Warning }], skipped: 1 };
+        let rules = RuleTrace { rules: vec![TracedRule { id: "no-print".into(), severity: Some(Severity::Warning) }], skipped: 1 };
         let all = |level| {
             text(|w| project(w, level, Some(Path::new("/p"))))
                 + &text(|w| super::rules(w, level, &rules))

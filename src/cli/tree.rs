@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 
 use super::{TreeArgs, write_json};
 use ast_edit::app::error::{Error, Result};
-use ast_edit::app::lang;
+use ast_edit::app::lang::Lang;
 use ast_edit::app::tree::{self, MAX_CODE_BYTES, TreeOptions};
 
 /// `tree --help`.
@@ -49,8 +49,8 @@ More:
 pub(super) fn tree(a: TreeArgs, out: &mut impl Write) -> anyhow::Result<i32> {
     let code = read_code(&a)?;
     let lang = match (&a.lang, &a.file) {
-        (Some(name), _) => lang::parse_lang(name)?,
-        (None, Some(file)) => lang::infer(file).ok_or_else(|| {
+        (Some(name), _) => Lang::parse(name)?,
+        (None, Some(file)) => Lang::infer(file).ok_or_else(|| {
             Error::bad(format!("cannot tell the language of {} from its extension: pass -l LANG (`ast-edit langs` lists them)", file.display()))
         })?,
         (None, None) => return Err(Error::bad("tree needs the code's language: pass -l LANG (py, rs, ts, c, ...; `ast-edit langs` lists them)").into()),

@@ -131,7 +131,7 @@ mod tests {
 
     #[test]
     fn an_unknown_language_points_to_ast_edit_langs() {
-        let e = error(&ast_edit::app::lang::parse_lang("cobol").unwrap_err());
+        let e = error(&ast_edit::app::lang::Lang::parse("cobol").unwrap_err());
         assert!(e.starts_with("unknown language `cobol`; use one of: bash, c, cpp,"), "{e}");
         assert!(e.ends_with(". Run `ast-edit langs` to see every name with its extensions."), "{e}");
     }

@@ -10,7 +10,7 @@ use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use rmcp::service::RequestContext;
 use serde_json::Value;
 
-use ast_edit::app::request::{Request, SERVED_TIME_LIMIT};
+use ast_edit::app::request::SERVED_TIME_LIMIT;
 
 use super::transport::InFlight;
 use super::words::{self, WORDS};
@@ -47,7 +47,7 @@ pub(super) async fn ast_search(ws: Arc<Workspace>, in_flight: Arc<InFlight>, arg
         let s = raw.validate_with(|raw| {
             let checked = project_rules::validate(raw, &root, Some(&root), WalkOptions::default(), DEFAULT_MAX_FILESIZE)?;
             loading = checked.warnings;
-            Ok(Request { time_limit: Some(SERVED_TIME_LIMIT), ..checked.request })
+            Ok(checked.request.with_time_limit(SERVED_TIME_LIMIT))
         })?;
         let mut result = search::search_with(&s, &root, WORDS, &|| token.is_cancelled() || closing.closing())?;
         result.warnings.splice(0..0, loading);

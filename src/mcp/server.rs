@@ -34,7 +34,7 @@ use ast_edit::app::message::{Say, Words};
 use ast_edit::app::pending::{ActionKind, Store};
 use ast_edit::app::plan;
 use ast_edit::app::project_rules;
-use ast_edit::app::request::{DEFAULT_MAX_FILESIZE, RawRequest, Request, SERVED_TIME_LIMIT, WalkOptions};
+use ast_edit::app::request::{DEFAULT_MAX_FILESIZE, RawRequest, SERVED_TIME_LIMIT, WalkOptions};
 use ast_edit::app::resolve::{self, Action, Ending, RawResolve, ResolveRequest};
 use ast_edit::app::session::Session;
 use ast_edit::app::workflow;
@@ -116,7 +116,7 @@ impl AstEditServer {
         }
         let root = self.ws.root();
         let (req, loading) = match project_rules::validate(raw, root, Some(root), WalkOptions::default(), DEFAULT_MAX_FILESIZE) {
-            Ok(c) => (Request { time_limit: Some(SERVED_TIME_LIMIT), ..c.request }, c.warnings),
+            Ok(c) => (c.request.with_time_limit(SERVED_TIME_LIMIT), c.warnings),
             Err(e) => return tool_error(words::error(&e)),
         };
         progress.send(0.0, None, "searching files").await;

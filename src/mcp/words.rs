@@ -87,7 +87,7 @@ mod tests {
 
     #[test]
     fn an_unknown_language_lists_the_aliases_instead_of_a_command() {
-        let e = error(&ast_edit::app::lang::parse_lang("cobol").unwrap_err());
+        let e = error(&ast_edit::app::lang::Lang::parse("cobol").unwrap_err());
         assert!(e.starts_with("unknown language `cobol`; use one of: bash, c, cpp,"), "{e}");
         assert!(e.contains("Aliases work too: cc (cpp), c++ (cpp), cxx (cpp), cs (csharp),") && e.contains("py (python)"), "{e}");
         assert!(!e.contains("ast-edit"), "{e}");

@@ -3,8 +3,8 @@
 
 use crate::common::Tree;
 use ast_edit::app::custom::{Handlers, Outcome, PendingHandler, StandingHandler};
+use ast_edit::app::pending::Store;
 use ast_edit::app::resolve::{Action, ResolveRequest, resolve_with};
-use ast_edit::store::pending::Store;
 use serde_json::Value;
 
 fn json(r: &crate::common::Run) -> Value {

@@ -175,7 +175,7 @@ async fn tree_names_the_selector_in_each_front_ends_words() {
 fn resolve_help_names_every_extra_key() {
     let t = Tree::empty();
     let help = t.run(&["resolve", "--help"]).ok().stdout;
-    for key in ast_edit::apply::ApplyOptions::EXTRA_KEYS {
+    for key in ast_edit::app::apply::ApplyOptions::EXTRA_KEYS {
         assert!(help.contains(&format!("\"{key}\"")), "resolve --help should name extra.{key}:\n{help}");
     }
 }

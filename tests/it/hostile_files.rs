@@ -53,7 +53,7 @@ fn a_fifo_or_dev_zero_named_as_a_rule_config_request_or_code_file_is_refused_at_
 #[test]
 fn a_rule_file_over_its_cap_is_not_read() {
     let t = Tree::empty();
-    let cap = ast_edit::rules::project::MAX_RULE_FILE_BYTES as usize;
+    let cap = ast_edit::app::project::MAX_RULE_FILE_BYTES as usize;
     t.write("big.yml", format!("{RULE}# {}\n", "x".repeat(cap)));
     let r = t.run_within(&["scan", "-r", "big.yml"], "", WATCHDOG_SECS);
     assert_eq!(r.code, 6, "{}", r.stderr);

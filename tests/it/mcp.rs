@@ -442,10 +442,10 @@ async fn cli_and_mcp_share_pending_actions() {
 async fn a_skip_reason_staged_through_mcp_is_worded_by_the_cli_that_shows_it() {
     let env = Env::fixtures();
     let big = std::fs::File::create(env.root.join("go/big.go")).unwrap();
-    big.set_len(ast_edit::request::DEFAULT_MAX_FILESIZE + 1).unwrap();
+    big.set_len(ast_edit::app::request::DEFAULT_MAX_FILESIZE + 1).unwrap();
     let client = env.connect().await;
     let r = client.call("ast_edit", fetch_op(&["go"])).await;
-    let cap = ast_edit::request::DEFAULT_MAX_FILESIZE;
+    let cap = ast_edit::app::request::DEFAULT_MAX_FILESIZE;
     let reason = |how: &str| format!("too large ({} bytes; the cap is {cap} bytes, {how})", cap + 1);
     let mcp = reason("`ast_edit` has no field to raise it: edit this file another way");
     assert_eq!(structured(&r)["skipped"], json!([{"path": "go/big.go", "reason": mcp, "limit": true}]), "{r:?}");

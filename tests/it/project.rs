@@ -9,8 +9,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::{Tree, ast_grep, copy_dir};
-use ast_edit::rules::project::{self, Project, Utils};
-use ast_grep_language::SupportLang;
+use ast_edit::app::lang::Lang;
+use ast_edit::app::project::{self, Project, Utils};
+use ast_edit::testing;
 use serde_json::json;
 
 fn fixture() -> PathBuf {
@@ -55,7 +56,7 @@ fn refused(t: &Tree, code: i32, needles: &[&str]) {
 fn fixture_rules_load_with_default_ids_utils_and_off_rules_set_aside() {
     let p = Project::open(&fixture().join("sgconfig.yml")).unwrap();
     assert_eq!(p.dir, fixture().canonicalize().unwrap());
-    assert_eq!(p.language_globs, vec![(SupportLang::Python, vec!["*.pyi".to_string()])]);
+    assert_eq!(p.language_globs, vec![(Lang::parse("python").unwrap(), vec!["*.pyi".to_string()])]);
     assert_eq!(p.check_dirs, vec![PathBuf::from("checks")]);
     assert_eq!(p.test_configs.len(), 1);
     assert!(p.warnings.is_empty(), "{:?}", p.warnings);
@@ -75,10 +76,10 @@ fn fixture_rules_load_with_default_ids_utils_and_off_rules_set_aside() {
     assert_eq!(loaded.utils.json[0].json()["id"], "inside-fn");
     assert_eq!(loaded.utils.json[0].json()["language"], "rust");
     // The JSON rebuilds: with the utilities (rs-unwrap calls `inside-fn`).
-    assert_eq!(loaded.build().unwrap().len(), 6);
+    assert_eq!(testing::rebuild_rules(&loaded).unwrap().len(), 6);
     let rebuilt = Utils::from_json(&loaded.utils.json).unwrap();
-    project::build_rule(&loaded.rules[3].config, rebuilt.globals()).unwrap();
-    let e = project::build_rule(&loaded.rules[3].config, Utils::none().globals()).err().unwrap().to_string();
+    testing::rebuild_rule(&loaded.rules[3].config, &rebuilt).unwrap();
+    let e = testing::rebuild_rule(&loaded.rules[3].config, &Utils::none()).err().unwrap().to_string();
     assert!(e.contains("rule `rs-unwrap`") && e.contains("Rule `inside-fn` is not defined."), "{e}");
 }
 
@@ -245,7 +246,8 @@ fn language_globs_must_name_a_builtin_language() {
     assert!(r.stderr.contains("`languageGlobs`: unknown language `mojo`"), "{}", r.stderr);
     t.write("sgconfig.yml", "ruleDirs: []\nlanguageGlobs:\n  ts: ['*.mts']\n  typescript: ['*.cts']\n  py: ['*.pyw']\n");
     let p = Project::open(&t.path().join("sgconfig.yml")).unwrap();
-    assert_eq!(p.language_globs, vec![(SupportLang::Python, vec!["*.pyw".into()]), (SupportLang::TypeScript, vec!["*.mts".into(), "*.cts".into()])]);
+    let (py, ts) = (Lang::parse("python").unwrap(), Lang::parse("typescript").unwrap());
+    assert_eq!(p.language_globs, vec![(py, vec!["*.pyw".into()]), (ts, vec!["*.mts".into(), "*.cts".into()])]);
 }
 
 #[test]

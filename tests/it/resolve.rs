@@ -6,7 +6,7 @@
 
 use crate::common::Tree;
 use crate::common::store::{APPLIED_TEST_APP, edit_entry, entry_path, pending, propose_cmd, read_json, resolved_path, stage, time_after};
-use ast_edit::store::pending::{ActionKind, PendingAction};
+use ast_edit::app::pending::{ActionKind, PendingAction};
 use ast_edit::testing;
 use serde_json::{Value, json};
 

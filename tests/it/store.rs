@@ -10,8 +10,8 @@ use std::time::{Duration, SystemTime};
 use crate::common::json::PendingRow;
 use crate::common::store::{APPLIED_TEST_APP, edit_entry, entry_path, pending, propose_cmd, read_json, resolved_path, stage, time_after};
 use crate::common::{ASSERT_OUT, ASSERT_PAT, Tree, ast_grep};
-use ast_edit::shared::status::Resolution;
-use ast_edit::store::pending::Store;
+use ast_edit::app::pending::Store;
+use ast_edit::app::status::Resolution;
 use serde_json::{Value, json};
 
 fn pending_dir(t: &Tree) -> PathBuf {

@@ -16,23 +16,27 @@ pub mod workspace;
 /// and why a file was skipped.
 pub mod request {
     pub use crate::request::read::{SkipReason, Skipped, WorkLimit};
+    pub use crate::request::rule::{Rule, Util};
     pub use crate::request::ruleset::RuleSet;
     pub use crate::request::{
-        DEFAULT_MAX_FILESIZE, MAX_FILE_STEPS, MAX_OPS_BYTES, MAX_REQUEST_JSON_BYTES, Op, RawRequest, Request, SERVED_TIME_LIMIT, Strictness,
-        WORKER_STACK_BYTES, WalkOptions, check_context,
+        CONTEXT, DEFAULT_MAX_FILESIZE, MAX_CONTEXT_LINES, MAX_FILE_STEPS, MAX_OPS_BYTES, MAX_PATTERN_BYTES, MAX_REQUEST_JSON_BYTES, Op, RawRequest, Request,
+        SERVED_TIME_LIMIT, Strictness, WORKER_STACK_BYTES, WalkOptions, check_context,
     };
 }
 
-/// The languages and their names.
+/// The languages and their names: a [`lang::Lang`] is parsed from a name
+/// ([`lang::Lang::parse`]) or inferred from a file's extension.
 pub mod lang {
-    pub use crate::request::lang::{infer, other_names, parse_lang, rows};
+    pub use crate::request::lang::{Lang, LangRow, other_names, rows};
 }
 
-/// The dry run: [`plan::build`] and the [`plan::Plan`] it makes.
+/// The dry run: [`plan::build`] and the [`plan::Plan`] it makes, with what
+/// its files hold.
 pub mod plan {
+    pub use crate::plan::warning::{MAX_NOTES, Warning};
     pub use crate::plan::{
-        BrokenFile, MAX_BROKEN_BEFORE_LISTED, MAX_EXCERPT_CHARS, MAX_SYNTAX_ERRORS_LISTED, Plan, RuleCount, SyntaxError, Work, build, build_with,
-        build_with_progress, full_diff,
+        BrokenFile, Edit, FilePlan, Finding, MAX_BROKEN_BEFORE_LISTED, MAX_EXCERPT_CHARS, MAX_SYNTAX_ERRORS_LISTED, MAX_TEMPLATE_NOTES_LISTED, Overlapped,
+        Plan, RuleCount, StructureChange, SyntaxError, TemplateNote, Work, build, build_with, build_with_progress, full_diff,
     };
 }
 
@@ -43,7 +47,9 @@ pub mod preview {
 
 /// Findings of a rule scan, as the front ends render them.
 pub mod report {
-    pub use crate::plan::report::{Capture, FileReport, Match, RuleSeverity, Span, findings_of, replacement_diff, report, report_text};
+    pub use crate::plan::report::{
+        Capture, Captures, FileReport, Label, Match, Replacement, RuleInfo, RuleSeverity, Span, Summary, findings_of, replacement_diff, report, report_text,
+    };
 }
 
 /// The traces of `--inspect`: files, then rules.
@@ -54,17 +60,24 @@ pub mod inspect {
 
 /// A search: matches without edits.
 pub mod search {
-    pub use crate::plan::search::{DEFAULT_LIMIT, MAX_LIMIT, RawSearch, SearchOp, SearchResult, search, search_with};
+    pub use crate::plan::search::{
+        DEFAULT_LIMIT, MAX_LIMIT, MAX_MATCH_TEXT_CHARS, MAX_WARNINGS, RawSearch, Search, SearchMatch, SearchOp, SearchResult, search, search_with,
+    };
 }
 
 /// Syntax trees.
 pub mod tree {
-    pub use crate::plan::tree::{MAX_CODE_BYTES, TreeDump, TreeOptions, dump, dump_named, render};
+    pub use crate::plan::tree::{
+        MAX_CODE_BYTES, MAX_LEAF_CHARS, MAX_TREE_CHARS, MAX_TREE_DEPTH, MAX_TREE_NODES, Pos, TreeDump, TreeNode, TreeOptions, dump, dump_named, render,
+    };
 }
 
 /// An ast-grep project (`sgconfig.yml`) and its rules.
 pub mod project {
-    pub use crate::rules::project::{CONFIG_FILE_NAMES, Project, TestConfig, Utils, discover, find_config, load_rule_file, parse_filter, parse_inline};
+    pub use crate::rules::project::{
+        CONFIG_FILE_NAMES, LoadedRule, LoadedRules, MAX_RULE_FILE_BYTES, Project, TestConfig, Utils, discover, find_config, load_rule_file, parse_filter,
+        parse_inline,
+    };
 }
 
 /// Rule options ast-grep retired.
@@ -77,14 +90,18 @@ pub mod suppression {
     pub use crate::rules::suppression::{NO_SUPPRESS_ALL, UNUSED, rules_for};
 }
 
-/// Severity overrides of the command line.
+/// Severity overrides of the command line. A severity is a
+/// [`report::RuleSeverity`], the one
+/// severity type of the API; `off` is `None`.
 pub mod overwrite {
-    pub use crate::rules::overwrite::{Overwrite, Severity};
+    pub use crate::rules::overwrite::{Overwrite, parse_severity};
 }
 
 /// Rule tests (`ast-edit test`).
 pub mod ruletest {
-    pub use crate::rules::ruletest::{CaseKind, CaseReport, MissingRule, Options, Report, RuleReport, Verdict, evaluate, run, to_yaml};
+    pub use crate::rules::ruletest::{
+        CaseKind, CaseReport, Evaluated, LabelSnapshot, LabelStyle, MissingRule, Options, Report, RuleReport, TestSnapshot, Verdict, evaluate, run, to_yaml,
+    };
 }
 
 /// The checks of a project's rules (`ast-edit check`).
@@ -94,27 +111,33 @@ pub mod checks {
 
 /// Applying and undoing.
 pub mod apply {
-    pub use crate::apply::{ApplyOptions, ApplyReport, UndoReport, UndoResult, pick_undo, selects, undo};
+    pub use crate::apply::{
+        AppliedFile, ApplyOptions, ApplyReport, MAX_LISTED_WRITTEN, NOTHING_TO_UNDO, Outstanding, UndoChoice, UndoReport, UndoResult, pick_undo, selects, undo,
+    };
 }
 
-/// Pending actions on disk.
+/// Pending actions on disk, and the limits the store keeps them within.
 pub mod pending {
-    pub use crate::store::pending::{ActionKind, NewAction, PendingAction, PendingSummary, Store};
+    pub use crate::store::pending::{ActionKind, LOCK_QUIET_WAIT, LOCK_WAIT_MESSAGE, Locked, NewAction, PendingAction, PendingSummary, ResolvedRecord, Store};
+    pub use crate::store::{
+        JOURNAL_MAX_BYTES, JOURNAL_MAX_RECORDS, Kept, MAX_ENTRY_BYTES, PENDING_MAX_AGE_DAYS, PENDING_MAX_BYTES, PENDING_MAX_COUNT, RESOLVED_MAX_AGE_DAYS,
+        RESOLVED_MAX_COUNT,
+    };
 }
 
-/// The session that stages and resolves.
-pub mod session {
-    pub use crate::store::session::Session;
-}
+/// The session that stages and resolves, and how an action's owner is named
+/// and shown: the whole of `store/session.rs`, whose every public item the
+/// store's records refer to.
+pub use crate::store::session;
 
 /// Errors.
 pub mod error {
-    pub use crate::shared::error::{Error, ProjectFault, Result, resolved_text};
+    pub use crate::shared::error::{Error, MAX_REFUSED_LISTED, ProjectFault, Refusal, RefusedFile, Result, resolved_text};
 }
 
 /// Messages and the words a front end gives them.
 pub mod message {
-    pub use crate::shared::message::{Input, Name, Say, Text, Words};
+    pub use crate::shared::message::{Input, Name, Part, Plain, Say, Text, Words};
 }
 
 /// Quoting for display.
@@ -129,11 +152,11 @@ pub mod text {
 
 /// The statuses of previews, files and applies.
 pub mod status {
-    pub use crate::shared::status::{ApplyStatus, FileStatus, OutstandingStatus, PreviewStatus};
+    pub use crate::shared::status::{ApplyStatus, FileStatus, OutstandingStatus, PreviewStatus, Resolution, UndoStatus};
 }
 
 /// Reading a named file safely, and the working folder.
 pub mod files {
-    pub use crate::shared::named::{Unread, open_regular, read_capped_text};
+    pub use crate::shared::named::{FileKind, Unread, open_regular, read_capped, read_capped_text};
     pub use crate::shared::paths::current_dir;
 }

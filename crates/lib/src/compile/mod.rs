@@ -78,7 +78,7 @@ pub enum SuppressionCheck {
 
 /// The check a rule config stands for: id `unused-suppression` or
 /// `no-suppress-all` with `rule: {any: []}` (which matches nothing by itself);
-/// `ast_edit::rules::suppression` adds them to a project's rules.
+/// `rules::suppression` adds them to a project's rules.
 pub fn check_of(config: &Value) -> Option<SuppressionCheck> {
     if config.get("rule") != Some(&serde_json::json!({"any": []})) {
         return None;

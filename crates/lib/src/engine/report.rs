@@ -47,7 +47,7 @@ impl Severity {
     }
 
     /// A rule config's severity; `None` for `off` (the rule does not run).
-    pub fn of(s: &RuleSeverity) -> Option<Severity> {
+    pub(crate) fn of(s: &RuleSeverity) -> Option<Severity> {
         match s {
             RuleSeverity::Hint => Some(Severity::Hint),
             RuleSeverity::Info => Some(Severity::Info),

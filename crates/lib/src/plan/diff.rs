@@ -26,11 +26,14 @@ pub const MAX_DIFF_LINE: usize = 4096;
 /// `unified_edits` with every line longer than `max_line` bytes cut to `max_line`
 /// bytes plus a marker saying how much was cut. Returns the diff and how many
 /// lines were cut (a diff with cut lines is for reading, not for `git apply`).
+/// Only the benchmarks (through `ast_edit::testing`) and this file's tests call
+/// it; the plan calls `unified_bounded_with`.
+#[cfg(any(test, doc, feature = "testing"))]
 pub fn unified_bounded(path: &str, old: &str, new: &str, edits: &[Edit], max_line: usize) -> (String, usize) {
     unified_bounded_with(path, old, new, edits, max_line, CONTEXT)
 }
 
-/// [`unified_bounded`] with `context` lines of context around each hunk.
+/// `unified_bounded` with `context` lines of context around each hunk.
 pub(crate) fn unified_bounded_with(path: &str, old: &str, new: &str, edits: &[Edit], max_line: usize, context: usize) -> (String, usize) {
     let full = unified_edits_with(path, old, new, edits, context);
     if full.split('\n').all(|l| l.len() <= max_line) {

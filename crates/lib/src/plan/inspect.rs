@@ -15,9 +15,8 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use ast_grep_language::SupportLang;
-
 use crate::request::Request;
+use crate::request::lang::Lang;
 use crate::request::read::{SkipReason, Skipped};
 use crate::request::walk::Candidate;
 use crate::shared::error::Result;
@@ -30,13 +29,13 @@ pub enum Traced {
     /// `ast-grep-ignore` comments are not counted, as ast-grep does not count them.
     Searched {
         /// The language it was parsed as.
-        language: SupportLang,
+        language: Lang,
         /// How many rules apply to it.
         rules: usize,
         /// Each region of embedded code in it (a script in HTML), in the
         /// order ast-grep meets them: its language and how many rules apply
         /// to it.
-        embedded: Vec<(SupportLang, usize)>,
+        embedded: Vec<(Lang, usize)>,
     },
     /// Empty: nothing to match (ast-grep skips an empty file too).
     Empty,
@@ -90,10 +89,10 @@ pub fn files(req: &Request, cwd: &Path, skipped: &[Skipped]) -> Result<FileTrace
                     let rules = |lang| engine.ops_for(lang, &c.path).iter().filter(|op| op.check.is_none()).count();
                     let text = || crate::request::read::read_text(&c.path, req.max_filesize).ok().and_then(|b| String::from_utf8(b).ok());
                     let embedded = match engine.can_embed(c.lang).then(text).flatten() {
-                        Some(text) => engine.embedded_langs(c.lang, &text).into_iter().map(|l| (l, rules(l))).collect(),
+                        Some(text) => engine.embedded_langs(c.lang, &text).into_iter().map(|l| (Lang::of(l), rules(l))).collect(),
                         None => Vec::new(),
                     };
-                    Traced::Searched { language: c.lang, rules: rules(c.lang), embedded }
+                    Traced::Searched { language: Lang::of(c.lang), rules: rules(c.lang), embedded }
                 }
             };
             TracedFile { path: c.display.clone(), traced }
@@ -119,6 +118,7 @@ fn is_empty(c: &Candidate) -> bool {
 mod tests {
     use super::*;
     use crate::request::{Op, RawRequest, WalkOptions};
+    use ast_grep_language::SupportLang;
 
     /// A searched file with its language, an empty one, one the run skipped
     /// (not UTF-8), and a file of another language, which the run does not take.
@@ -138,7 +138,7 @@ mod tests {
             got,
             [
                 ("a.py", &Traced::Empty),
-                ("b.py", &Traced::Searched { language: SupportLang::Python, rules: 1, embedded: Vec::new() }),
+                ("b.py", &Traced::Searched { language: Lang::of(SupportLang::Python), rules: 1, embedded: Vec::new() }),
                 ("c.py", &Traced::Skipped(SkipReason::NotUtf8 { offset: 3 })),
             ]
         );

@@ -148,16 +148,16 @@ pub struct TreeDump {
 }
 
 /// The tree of `code` in the language named `lang_name` (a name or alias); an
-/// unknown name is bad input ([`lang::parse_lang`]). The pattern note names
+/// unknown name is bad input ([`lang::Lang::parse`]). The pattern note names
 /// inputs in the words of `words` (the front end's).
 pub fn dump_named(code: &str, lang_name: &str, opts: TreeOptions, words: &dyn Words) -> Result<TreeDump> {
-    let lang = lang::parse_lang(lang_name)?;
-    dump(code, lang, opts, words)
+    dump(code, lang::Lang::parse(lang_name)?, opts, words)
 }
 
 /// The tree of `code` in `lang`, its pattern note in the words of `words`.
 /// Bad input: code over [`MAX_CODE_BYTES`].
-pub fn dump(code: &str, lang: SupportLang, opts: TreeOptions, words: &dyn Words) -> Result<TreeDump> {
+pub fn dump(code: &str, lang: lang::Lang, opts: TreeOptions, words: &dyn Words) -> Result<TreeDump> {
+    let lang = lang.support();
     if code.len() > MAX_CODE_BYTES {
         return Err(Error::bad(format!(
             "the code is {} bytes; the limit is {MAX_CODE_BYTES} bytes per tree: show a smaller snippet (the piece of code the pattern is about)",
@@ -605,7 +605,7 @@ mod tests {
     use super::*;
 
     fn pattern(code: &str, lang: SupportLang) -> TreeDump {
-        dump(code, lang, TreeOptions { is_pattern: true, all: false }, &crate::shared::message::Plain).unwrap()
+        dump(code, lang::Lang::of(lang), TreeOptions { is_pattern: true, all: false }, &crate::shared::message::Plain).unwrap()
     }
 
     #[test]
@@ -631,7 +631,7 @@ mod tests {
 
     #[test]
     fn code_is_not_pre_processed_unless_it_is_a_pattern() {
-        let d = dump("f($A)", SupportLang::Python, TreeOptions::default(), &crate::shared::message::Plain).unwrap();
+        let d = dump("f($A)", lang::Lang::of(SupportLang::Python), TreeOptions::default(), &crate::shared::message::Plain).unwrap();
         assert!(d.errors > 0, "`$` is not Python");
         assert_eq!(pattern("f($A)", SupportLang::Python).errors, 0);
     }

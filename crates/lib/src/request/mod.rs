@@ -318,9 +318,9 @@ pub struct Request {
     pub ops: Vec<Op>,
     /// Paths as given (relative to the working directory), each existing.
     pub paths: Vec<String>,
-    /// Forced language, or `None` to infer per file.
+    /// Forced language, or `None` to infer per file ([`Request::lang`]).
     #[serde(with = "opt_lang")]
-    pub lang: Option<SupportLang>,
+    pub(crate) lang: Option<SupportLang>,
     /// Selector node kind.
     pub selector: Option<String>,
     /// Strictness.
@@ -441,6 +441,16 @@ impl Request {
                 .collect();
         }
         (0..self.ops.len()).map(op_id).collect()
+    }
+
+    /// The forced language, or `None` when it is inferred per file.
+    pub fn lang(&self) -> Option<lang::Lang> {
+        self.lang.map(lang::Lang::of)
+    }
+
+    /// The same request with the time limit `limit` ([`Request::time_limit`]).
+    pub fn with_time_limit(self, limit: std::time::Duration) -> Request {
+        Request { time_limit: Some(limit), ..self }
     }
 
     /// The severity of rule `i` (a rule config's, default `hint` as in ast-grep).

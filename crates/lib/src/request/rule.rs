@@ -17,35 +17,20 @@ use serde_json::{Map, Value};
 use crate::request::lang;
 use crate::shared::error::error_chain;
 
-/// A config typed as ast-grep-config reads it, written as sorted JSON.
+/// A config typed as ast-grep-config reads it, written as sorted JSON: what
+/// [`Rule`] and [`Util`] hold.
 #[derive(Clone)]
-pub struct Typed<T>(T);
-
-/// One rule config.
-pub type Rule = Typed<SerializableRuleConfig<SupportLang>>;
-
-/// One global utility rule (an sgconfig project's `utilDirs`).
-pub type Util = Typed<SerializableGlobalRule<SupportLang>>;
+pub(crate) struct Typed<T>(T);
 
 impl<T: Serialize + DeserializeOwned> Typed<T> {
-    /// Wraps a typed config.
-    pub fn new(config: T) -> Self {
-        Typed(config)
-    }
-
     /// Reads a config from its JSON; the error is serde's.
-    pub fn from_json(v: Value) -> Result<Self, String> {
+    fn from_json(v: Value) -> Result<Self, String> {
         serde_json::from_value(v).map(Typed).map_err(|e| e.to_string())
-    }
-
-    /// The config.
-    pub fn config(&self) -> &T {
-        &self.0
     }
 
     /// The config as JSON: `language` by its canonical name, every object's keys
     /// sorted.
-    pub fn json(&self) -> Value {
+    fn json(&self) -> Value {
         let mut v = serde_json::to_value(&self.0).expect("a rule config serializes");
         let canonical = v.get("language").and_then(Value::as_str).and_then(|s| lang::parse_lang(s).ok());
         if let Some(l) = canonical {
@@ -55,45 +40,112 @@ impl<T: Serialize + DeserializeOwned> Typed<T> {
     }
 }
 
+/// One rule config, as ast-grep-config reads it (its `SerializableRuleConfig`,
+/// which stays inside the crate), stored as sorted JSON.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Rule(Typed<SerializableRuleConfig<SupportLang>>);
+
+/// One global utility rule (an sgconfig project's `utilDirs`), as
+/// ast-grep-config reads it (its `SerializableGlobalRule`), stored as sorted
+/// JSON.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Util(Typed<SerializableGlobalRule<SupportLang>>);
+
 impl Rule {
+    /// Wraps a typed config.
+    pub(crate) fn new(config: SerializableRuleConfig<SupportLang>) -> Self {
+        Rule(Typed(config))
+    }
+
+    /// Reads a rule config from its JSON; the error is serde's.
+    pub fn from_json(v: Value) -> Result<Self, String> {
+        Typed::from_json(v).map(Rule)
+    }
+
+    /// The config as JSON: `language` by its canonical name, every object's keys
+    /// sorted.
+    pub fn json(&self) -> Value {
+        self.0.json()
+    }
+
+    /// The config.
+    pub(crate) fn config(&self) -> &SerializableRuleConfig<SupportLang> {
+        &self.0.0
+    }
+
     /// Its id (empty when it has none).
     pub fn id(&self) -> &str {
-        &self.0.id
+        &self.0.0.id
     }
 
     /// Its language.
-    pub fn language(&self) -> SupportLang {
-        self.0.language
+    pub(crate) fn language(&self) -> SupportLang {
+        self.0.0.language
     }
 
     /// Its severity.
-    pub fn severity(&self) -> &ast_grep_config::Severity {
-        &self.0.severity
+    pub(crate) fn severity(&self) -> &ast_grep_config::Severity {
+        &self.0.0.severity
     }
 
     /// The same rule with another severity (a command line's override).
-    pub fn with_severity(mut self, severity: ast_grep_config::Severity) -> Self {
-        self.0.severity = severity;
+    pub(crate) fn with_severity(mut self, severity: ast_grep_config::Severity) -> Self {
+        self.0.0.severity = severity;
         self
     }
 
     /// The same rule without its `fix` (a search matches, it does not rewrite).
     pub(crate) fn without_fix(mut self) -> Self {
-        self.0.fix = None;
+        self.0.0.fix = None;
         self
     }
 
     /// Compiles the rule with the global utilities `globals`; the error is the
     /// whole cause chain.
-    pub fn build(&self, globals: &GlobalRules) -> Result<RuleConfig<SupportLang>, String> {
-        RuleConfig::try_from(self.0.clone(), globals).map_err(|e| error_chain(&e))
+    pub(crate) fn build(&self, globals: &GlobalRules) -> Result<RuleConfig<SupportLang>, String> {
+        RuleConfig::try_from(self.0.0.clone(), globals).map_err(|e| error_chain(&e))
     }
 }
 
 impl Util {
+    /// Wraps a typed utility.
+    pub(crate) fn new(config: SerializableGlobalRule<SupportLang>) -> Self {
+        Util(Typed(config))
+    }
+
+    /// Reads a utility rule from its JSON; the error is serde's.
+    pub fn from_json(v: Value) -> Result<Self, String> {
+        Typed::from_json(v).map(Util)
+    }
+
+    /// The utility as JSON: `language` by its canonical name, every object's
+    /// keys sorted.
+    pub fn json(&self) -> Value {
+        self.0.json()
+    }
+
+    /// The utility.
+    pub(crate) fn config(&self) -> &SerializableGlobalRule<SupportLang> {
+        &self.0.0
+    }
+
     /// Its id.
     pub fn id(&self) -> &str {
-        &self.0.id
+        &self.0.0.id
+    }
+}
+
+impl std::fmt::Debug for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl std::fmt::Debug for Util {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.0, f)
     }
 }
 

@@ -22,7 +22,7 @@ use crate::request::{MAX_NESTING, MAX_OPS, MAX_OPS_BYTES, MAX_PATTERN_BYTES, MAX
 use crate::shared::error::{Error, Result, error_chain};
 
 /// The rules of a request: rule configs and the global utilities they may call
-/// (`matches: util-id`), typed ([`crate::request::rule`]).
+/// (`matches: util-id`), typed ([`Rule`], [`Util`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RuleSet {

@@ -4,8 +4,9 @@
 //! set aside, counted as ast-grep counts them. The file side of the trace is
 //! [`crate::plan::inspect`].
 
-use super::overwrite::{Overwrite, Severity};
+use super::overwrite::Overwrite;
 use super::project::LoadedRules;
+use crate::engine::Severity;
 
 /// Where a scan's rules came from; it decides which rules set aside are counted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,8 +22,9 @@ pub enum RulesFrom {
 pub struct TracedRule {
     /// Its id.
     pub id: String,
-    /// Its severity after the overrides (never `off`).
-    pub severity: Severity,
+    /// Its severity after the overrides: never `None` (`off`), since a rule
+    /// `off` does not run.
+    pub severity: Option<Severity>,
 }
 
 /// The rules of a scan.
@@ -44,7 +46,7 @@ impl RuleTrace {
     /// The trace of `loaded`, after `overwrite` was applied to it and before
     /// the suppression checks are added.
     pub fn of(loaded: &LoadedRules, from: RulesFrom, overwrite: &Overwrite) -> RuleTrace {
-        let rules = loaded.rules.iter().map(|r| TracedRule { id: r.id.clone(), severity: r.severity.clone() }).collect();
+        let rules = loaded.rules.iter().map(|r| TracedRule { id: r.id.clone(), severity: r.severity() }).collect();
         let skipped = match from {
             RulesFrom::Project => loaded.filtered + loaded.off.len(),
             RulesFrom::Given if overwrite.minimum().is_some() => 0,
@@ -61,7 +63,7 @@ mod tests {
 
     const RULES: &str = "id: a\nlanguage: python\nseverity: warning\nrule: {pattern: a}\n---\nid: b\nlanguage: python\nseverity: off\nrule: {pattern: b}\n---\nid: c\nlanguage: python\nseverity: hint\nrule: {pattern: c}\n";
 
-    fn trace(filter: Option<&str>, from: RulesFrom, o: &Overwrite) -> (Vec<(String, Severity)>, usize) {
+    fn trace(filter: Option<&str>, from: RulesFrom, o: &Overwrite) -> (Vec<(String, Option<Severity>)>, usize) {
         let filter = filter.map(|f| parse_filter(f).unwrap());
         let mut loaded = parse_inline(RULES, Utils::none(), filter.as_ref()).unwrap();
         o.apply(&mut loaded);
@@ -74,7 +76,7 @@ mod tests {
     #[test]
     fn rules_set_aside_are_counted_as_ast_grep_counts_them() {
         let none = Overwrite::default();
-        let ran = |v: &[(&str, Severity)]| v.iter().map(|(i, s)| (i.to_string(), s.clone())).collect::<Vec<_>>();
+        let ran = |v: &[(&str, Severity)]| v.iter().map(|(i, s)| (i.to_string(), Some(*s))).collect::<Vec<_>>();
         assert_eq!(trace(None, RulesFrom::Project, &none), (ran(&[("a", Severity::Warning), ("c", Severity::Hint)]), 1));
         assert_eq!(trace(Some("^a$"), RulesFrom::Project, &none), (ran(&[("a", Severity::Warning)]), 2));
         assert_eq!(trace(Some("^a$"), RulesFrom::Given, &none), (ran(&[("a", Severity::Warning)]), 0));
@@ -83,7 +85,7 @@ mod tests {
         assert_eq!(trace(None, RulesFrom::Project, &min).1, 2);
         assert_eq!(trace(None, RulesFrom::Given, &min), (ran(&[("a", Severity::Warning)]), 0));
         let mut every = Overwrite::default();
-        every.set(Severity::Error, &[]);
+        every.set(Some(Severity::Error), &[]);
         assert_eq!(trace(None, RulesFrom::Given, &every), (ran(&[("a", Severity::Error), ("b", Severity::Error), ("c", Severity::Error)]), 0));
     }
 }

@@ -8,22 +8,44 @@
 
 use std::collections::HashMap;
 
-pub use ast_grep_config::Severity;
+use ast_grep_config::Severity as Given;
 
 use super::project::LoadedRules;
+use crate::engine::Severity;
 
-/// The overrides of one command line.
+/// The overrides of one command line. A severity given is a [`Severity`], or
+/// `None` for `off`.
 #[derive(Clone, Debug, Default)]
 pub struct Overwrite {
-    every: Option<Severity>,
-    by_id: HashMap<String, Severity>,
-    min: Option<Severity>,
+    every: Option<Given>,
+    by_id: HashMap<String, Given>,
+    min: Option<Given>,
+}
+
+/// A severity as a rule config writes it: `None` is `off`.
+pub(crate) fn given(s: Option<Severity>) -> Given {
+    match s {
+        None => Given::Off,
+        Some(Severity::Hint) => Given::Hint,
+        Some(Severity::Info) => Given::Info,
+        Some(Severity::Warning) => Given::Warning,
+        Some(Severity::Error) => Given::Error,
+    }
+}
+
+/// A severity named on a command line (`--min-severity`), as ast-grep reads it:
+/// `hint`, `info`, `warning`, `error` in any case; `off` and anything else are
+/// none.
+pub fn parse_severity(name: &str) -> Option<Severity> {
+    name.parse::<Given>().ok().and_then(|s| Severity::of(&s))
 }
 
 impl Overwrite {
-    /// Gives `severity` to the rules `ids`, or to every rule when `ids` is empty.
-    /// Call in the order error, warning, info, hint, off (a later call wins).
-    pub fn set(&mut self, severity: Severity, ids: &[String]) {
+    /// Gives `severity` (`None`: `off`) to the rules `ids`, or to every rule
+    /// when `ids` is empty. Call in the order error, warning, info, hint, off
+    /// (a later call wins).
+    pub fn set(&mut self, severity: Option<Severity>, ids: &[String]) {
+        let severity = given(severity);
         if ids.is_empty() {
             self.every = Some(severity.clone());
         }
@@ -34,24 +56,29 @@ impl Overwrite {
 
     /// Sets aside the rules whose severity is below `min`.
     pub fn min_severity(&mut self, min: Severity) {
-        self.min = Some(min);
+        self.min = Some(given(Some(min)));
     }
 
     /// The minimum severity given (`--min-severity`), if any.
-    pub fn minimum(&self) -> Option<&Severity> {
-        self.min.as_ref()
+    pub fn minimum(&self) -> Option<Severity> {
+        self.min.as_ref().and_then(Severity::of)
     }
 
     /// True when nothing is overridden.
     pub fn is_empty(&self) -> bool {
-        self.every.is_none() && self.by_id.is_empty() && self.min.as_ref().is_none_or(|m| *m == Severity::Off)
+        self.every.is_none() && self.by_id.is_empty() && self.min.as_ref().is_none_or(|m| *m == Given::Off)
     }
 
-    /// The severity rule `id` of severity `own` runs with.
-    pub fn severity_of(&self, id: &str, own: &Severity) -> Severity {
+    /// The severity rule `id` of severity `own` runs with (`None`: `off`).
+    pub fn severity_of(&self, id: &str, own: Option<Severity>) -> Option<Severity> {
+        Severity::of(&self.given_of(id, &given(own)))
+    }
+
+    /// [`Overwrite::severity_of`] as rule configs write severities.
+    fn given_of(&self, id: &str, own: &Given) -> Given {
         let s = self.by_id.get(id).or(self.every.as_ref()).unwrap_or(own).clone();
         match &self.min {
-            Some(min) if s < *min => Severity::Off,
+            Some(min) if s < *min => Given::Off,
             _ => s,
         }
     }
@@ -66,9 +93,9 @@ impl Overwrite {
         let mut all: Vec<_> = loaded.rules.drain(..).chain(loaded.off.drain(..)).collect();
         all.sort_by(|a, b| (&a.file, a.index).cmp(&(&b.file, b.index)));
         for r in all {
-            let severity = self.severity_of(&r.id, r.config.severity());
+            let severity = self.given_of(&r.id, r.config.severity());
             let r = super::project::LoadedRule { config: r.config.with_severity(severity.clone()), severity: severity.clone(), ..r };
-            if severity == Severity::Off { loaded.off.push(r) } else { loaded.rules.push(r) }
+            if severity == Given::Off { loaded.off.push(r) } else { loaded.rules.push(r) }
         }
     }
 }
@@ -80,15 +107,15 @@ mod tests {
     #[test]
     fn a_named_id_wins_over_every_rule_and_the_minimum_sets_rules_aside() {
         let mut o = Overwrite::default();
-        o.set(Severity::Error, &[]);
-        o.set(Severity::Hint, &["a".into()]);
-        o.set(Severity::Off, &["b".into()]);
-        assert_eq!(o.severity_of("a", &Severity::Warning), Severity::Hint);
-        assert_eq!(o.severity_of("b", &Severity::Error), Severity::Off);
-        assert_eq!(o.severity_of("c", &Severity::Hint), Severity::Error);
+        o.set(Some(Severity::Error), &[]);
+        o.set(Some(Severity::Hint), &["a".into()]);
+        o.set(None, &["b".into()]);
+        assert_eq!(o.severity_of("a", Some(Severity::Warning)), Some(Severity::Hint));
+        assert_eq!(o.severity_of("b", Some(Severity::Error)), None);
+        assert_eq!(o.severity_of("c", Some(Severity::Hint)), Some(Severity::Error));
         o.min_severity(Severity::Info);
-        assert_eq!(o.severity_of("a", &Severity::Warning), Severity::Off);
-        assert_eq!(o.severity_of("c", &Severity::Hint), Severity::Error);
+        assert_eq!(o.severity_of("a", Some(Severity::Warning)), None);
+        assert_eq!(o.severity_of("c", Some(Severity::Hint)), Some(Severity::Error));
         assert!(Overwrite::default().is_empty());
     }
 }

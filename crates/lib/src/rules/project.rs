@@ -43,7 +43,7 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::Value;
 
-use crate::request::lang;
+use crate::request::lang::Lang;
 use crate::request::rule::{Rule, Util};
 use crate::shared::error::{Error, ProjectFault, Result, error_chain};
 use crate::shared::message::{Input, Name, Text};
@@ -72,7 +72,7 @@ pub struct Project {
     /// `testConfigs`.
     pub test_configs: Vec<TestConfig>,
     /// `languageGlobs`: extra file globs per language, checked.
-    pub language_globs: Vec<(SupportLang, Vec<String>)>,
+    pub language_globs: Vec<(Lang, Vec<String>)>,
     /// `noIgnore`: the ignore files ast-grep disregards when it walks the
     /// project's files (`hidden`, `dot`, `exclude`, `global`, `parent`, `vcs`).
     pub no_ignore: Vec<String>,
@@ -303,14 +303,14 @@ fn language_injections(raw: Option<Value>, file: &Path) -> Result<Vec<Value>> {
 }
 
 /// `languageGlobs` checked: known languages, globs that compile.
-fn language_globs(raw: BTreeMap<String, Vec<String>>, file: &Path) -> Result<Vec<(SupportLang, Vec<String>)>> {
-    let mut out: Vec<(SupportLang, Vec<String>)> = Vec::new();
+fn language_globs(raw: BTreeMap<String, Vec<String>>, file: &Path) -> Result<Vec<(Lang, Vec<String>)>> {
+    let mut out: Vec<(Lang, Vec<String>)> = Vec::new();
     for (name, globs) in raw {
-        let l = lang::parse_lang(&name)
+        let l = Lang::parse(&name)
             .map_err(|e| Error::project(ProjectFault::UnknownLanguage, e.text()).prefixed(format!("config file {}: `languageGlobs`: ", file.display())))?;
         let mut b = ignore::types::TypesBuilder::new();
         for g in &globs {
-            b.add(lang::name(l), g).and_then(|_| b.select(lang::name(l)).build().map(drop)).map_err(|e| {
+            b.add(l.name(), g).and_then(|_| b.select(l.name()).build().map(drop)).map_err(|e| {
                 Error::project(ProjectFault::Invalid, format!("config file {}: `languageGlobs` {name}: invalid glob `{g}`: {e}", file.display()))
             })?;
         }
@@ -413,7 +413,7 @@ impl Utils {
     }
 
     /// The registered utilities, for building rules that call them.
-    pub fn globals(&self) -> &GlobalRules {
+    pub(crate) fn globals(&self) -> &GlobalRules {
         &self.globals
     }
 
@@ -448,10 +448,17 @@ pub struct LoadedRule {
     pub file: Option<PathBuf>,
     /// Its place among the rules of its file, from 0.
     pub index: usize,
-    /// Its severity.
-    pub severity: Severity,
+    /// Its severity ([`LoadedRule::severity`]).
+    pub(crate) severity: Severity,
     /// The rule config, typed, with `id` set.
     pub config: Rule,
+}
+
+impl LoadedRule {
+    /// Its severity; `None` for `off`.
+    pub fn severity(&self) -> Option<crate::engine::Severity> {
+        crate::engine::Severity::of(&self.severity)
+    }
 }
 
 /// Rules loaded from a project, a rule file or inline text.
@@ -469,7 +476,7 @@ pub struct LoadedRules {
     /// project folder, the rule file's folder, or the working directory.
     pub base: PathBuf,
     /// The project's `languageGlobs` (empty outside a project).
-    pub language_globs: Vec<(SupportLang, Vec<String>)>,
+    pub language_globs: Vec<(Lang, Vec<String>)>,
     /// The project's `languageInjections` (empty outside a project).
     pub language_injections: Vec<Value>,
     /// What was ignored (unknown config keys).
@@ -503,16 +510,25 @@ impl LoadedRules {
             rules: self.rules.iter().map(|r| r.config.clone()).collect(),
             utils: self.utils.json.clone(),
             base: Some(self.base.clone()),
-            language_globs: self.language_globs.iter().map(|(l, g)| (lang::name(*l).to_string(), g.clone())).collect(),
+            language_globs: self.language_globs.iter().map(|(l, g)| (l.name().to_string(), g.clone())).collect(),
             language_injections: self.language_injections.clone(),
         }
     }
+}
 
-    /// Builds every rule (they were checked at load, so this fails only if the
-    /// JSON was changed since).
-    pub fn build(&self) -> Result<Vec<RuleConfig<SupportLang>>> {
-        self.rules.iter().map(|r| build_rule(&r.config, self.utils.globals())).collect()
-    }
+/// Builds every rule of `loaded` (they were checked at load, so this fails
+/// only if the JSON was changed since). For the tests, through
+/// `ast_edit::testing`: ast-grep's compiled rule is no part of the API.
+#[cfg(any(test, doc, feature = "testing"))]
+pub fn rebuild_rules(loaded: &LoadedRules) -> Result<Vec<RuleConfig<SupportLang>>> {
+    loaded.rules.iter().map(|r| build_rule(&r.config, loaded.utils.globals())).collect()
+}
+
+/// Builds one rule config with the utilities `utils` (`build_rule`), for the
+/// tests, through `ast_edit::testing`.
+#[cfg(any(test, doc, feature = "testing"))]
+pub fn rebuild_rule(config: &Rule, utils: &Utils) -> Result<RuleConfig<SupportLang>> {
+    build_rule(config, utils.globals())
 }
 
 /// Builds one rule config with `globals`; the error is the whole cause chain.

@@ -32,7 +32,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use ast_grep_config::{LabelStyle, RuleConfig};
+use ast_grep_config::RuleConfig;
 use ast_grep_language::SupportLang;
 use rayon::prelude::*;
 use regex::Regex;
@@ -115,6 +115,16 @@ pub struct LabelSnapshot {
     pub start: usize,
     /// Byte offset where it ends.
     pub end: usize,
+}
+
+/// A label's style, written as ast-grep-config writes its own `LabelStyle`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum LabelStyle {
+    /// The label of the match itself.
+    Primary,
+    /// A label around it.
+    Secondary,
 }
 
 /// The verdict on one case (ast-grep's names).
@@ -587,7 +597,10 @@ fn generate(rule: &RuleConfig<SupportLang>, code: &str) -> std::result::Result<O
                 LabelSnapshot {
                     source: code[range.clone()].to_string(),
                     message: l.message.map(str::to_string),
-                    style: l.style,
+                    style: match l.style {
+                        ast_grep_config::LabelStyle::Primary => LabelStyle::Primary,
+                        ast_grep_config::LabelStyle::Secondary => LabelStyle::Secondary,
+                    },
                     start: range.start,
                     end: range.end,
                 }

@@ -7,10 +7,11 @@
 //! config here only carries the rule through the request, the pending store and
 //! the reports (docs/RULES.md, "Unused suppressions").
 
-use ast_grep_config::{CombinedScan, NO_SUPPRESS_ALL_ID, Severity, UNUSED_SUPPRESSION_ID};
+use ast_grep_config::{CombinedScan, NO_SUPPRESS_ALL_ID, UNUSED_SUPPRESSION_ID};
 use ast_grep_language::SupportLang;
 
 use super::project::LoadedRule;
+use crate::engine::Severity;
 use crate::request::rule::Rule;
 
 /// The id of the check of comments that suppress nothing, as ast-grep's
@@ -22,12 +23,11 @@ pub const UNUSED: &str = UNUSED_SUPPRESSION_ID;
 pub const NO_SUPPRESS_ALL: &str = NO_SUPPRESS_ALL_ID;
 
 /// The rule configs of check `id` (`UNUSED` or `NO_SUPPRESS_ALL`) for each
-/// language of `rules`, at `severity` (none when it is `off`): ast-grep-config's
-/// own message, note and fix for it.
-pub fn rules_for(id: &str, rules: &[LoadedRule], severity: Severity) -> Vec<LoadedRule> {
-    if severity == Severity::Off {
-        return Vec::new();
-    }
+/// language of `rules`, at `severity` (none when it is `None`, `off`):
+/// ast-grep-config's own message, note and fix for it.
+pub fn rules_for(id: &str, rules: &[LoadedRule], severity: Option<Severity>) -> Vec<LoadedRule> {
+    let Some(severity) = severity else { return Vec::new() };
+    let severity = super::overwrite::given(Some(severity));
     let mut langs: Vec<SupportLang> = Vec::new();
     for r in rules {
         let l = r.config.language();
