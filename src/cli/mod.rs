@@ -1,18 +1,9 @@
-//! The command line: clap definitions (with `--help` that teaches) and the
-//! dispatch of each subcommand to its file, which turns the flags into one library
-//! call and renders the result. Output rules: with `--json`, stdout holds exactly
-//! one JSON value and messages go to stderr; without it, diffs and results go to
-//! stdout, coloured on a terminal unless `NO_COLOR` is set.
-//!
-//! - `edit`: `run` and `scan` (preview and stage, `-U`, `-i`)
-//! - `inspect`: their `--inspect` trace on stderr
-//! - `review`: the interactive review of `-i`
-//! - `actions`: `resolve`, `pending`, `show`, `undo`, `propose`
-//! - `info`: `test`, `langs`; `test_review`: the interactive review of `test -i`
-//! - `exit`: the exit codes (ast-grep's for `scan` and `test`)
-//! - `tree`: the syntax tree of a snippet or a pattern
-//! - `search`: count and locate matches, nothing staged
-//! - `print`: human rendering of previews
+//! The command line: clap definitions (with `--help` that teaches) and the dispatch of
+//! each subcommand to its file, which turns the flags into one library call and renders
+//! the result. With `--json`, stdout holds exactly one JSON value and messages go to
+//! stderr; without it, diffs and results go to stdout, coloured on a terminal unless
+//! `NO_COLOR` is set (docs/DESIGN.md §2.10). Which file holds which subcommand:
+//! docs/ARCHITECTURE.md.
 
 mod actions;
 mod edit;

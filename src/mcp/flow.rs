@@ -1,17 +1,9 @@
-//! Backpressure of the stdio transport (docs/DESIGN.md section 4.10): how many
-//! tool calls run at once, and how much the server holds for a client that
-//! writes without reading.
-//!
-//! - At most [`MAX_CALLS_IN_FLIGHT`] `tools/call` requests are passed on to
-//!   rmcp and not answered yet. A call read beyond that waits in the
-//!   transport, in order, until one is answered (or cancelled: rmcp sends no
-//!   reply to a cancelled request); pings, notifications (a cancellation too)
-//!   and the other requests pass at once. A waiting call that is cancelled is
-//!   dropped where it waits.
-//! - Reading stops while the calls waiting hold more than [`MAX_HELD_BYTES`],
-//!   or while the replies not yet written to stdout take more than
-//!   [`MAX_UNSENT_BYTES`] (a client that does not read): the client's writes
-//!   then block in the pipe, and the server's memory stays bounded.
+//! Backpressure of the stdio transport (docs/DESIGN.md §2.10): at most
+//! [`MAX_CALLS_IN_FLIGHT`] `tools/call` requests run at once, later ones wait in the
+//! transport in order (a cancelled waiting call is dropped there), and reading stops
+//! while the waiting calls hold more than [`MAX_HELD_BYTES`] or the unsent replies more
+//! than [`MAX_UNSENT_BYTES`], so a client that writes without reading blocks on its own
+//! writes and the server's memory stays bounded.
 
 use std::collections::HashSet;
 use std::sync::Mutex;

@@ -1,65 +1,12 @@
-//! `ast-edit mcp`: the Model Context Protocol server (stdio), built on the official
-//! Rust SDK `rmcp`.
-//!
-//! Its tools are always listed, with JSON schemas that strict clients accept (plain
-//! object roots, no `$ref`, one `type` per property, closed objects, enums inline;
-//! `tools`). The input schemas of `ast_edit` and `resolve` are generated from the
-//! serde types the server parses (`crate::mcp::schema`); the rest are written out.
-//! Every result is bounded: its text by `PREVIEW_CHAR_BUDGET` (`shared::text`), its
-//! `structuredContent` by `STRUCTURED_CHAR_BUDGET` (`paging`):
-//!
-//! - `ast_edit` (read-only): validates the request (docs/DESIGN.md section 2),
-//!   builds the dry-run plan, stages it in the same on-disk store as the CLI
-//!   ([`ast_edit::app::workspace::state_dir`], so `AST_EDIT_STATE_DIR` works and
-//!   `ast-edit pending` sees MCP previews), and returns a preview text budgeted to
-//!   `PREVIEW_CHAR_BUDGET` characters (`preview_text`) followed by the exact
-//!   [`REMINDER`] block, with the preview details in `structuredContent` (the
-//!   files that fit; `ast_pending` pages through the rest).
-//! - `resolve` (destructive): applies or discards the session's newest pending
-//!   action (or `id`, any session's) through [`ast_edit::app::resolve::resolve`];
-//!   the result text, `isError` and details are the library's, bounded.
-//! - `ast_pending` (read-only): lists every session's pending actions with their
-//!   owners, or pages through one action's files and diffs (`fileOffset`, `limit`).
-//! - `ast_undo` (destructive): the library's undo of the session's last apply (or
-//!   of `id`'s, any session's), refused as the library refuses it and when that
-//!   apply wrote files outside the root.
-//!
-//! Each server process is one session of the store (`server`): what it stages is
-//! its own; another session's actions and applies are taken only by `id`.
-//! - `ast_tree` (read-only): the syntax tree of a snippet or a pattern
-//!   ([`ast_edit::app::tree`], `tree_tool`), to look before writing a pattern.
-//! - `ast_search` (read-only): counts and locates the matches of patterns or
-//!   rules ([`ast_edit::app::search`], `search_tool`), a page at a time; stages nothing.
-//!
-//! Every failure of a tool call (bad arguments, bad patterns, paths outside the
-//! root, store errors) is a tool result with `isError: true` and a message that
-//! says what to fix, and so is a panic in a handler (an internal error); the
-//! server keeps serving. Nothing but JSON-RPC is written to stdout; the few log
-//! lines go to stderr. The transport (`transport`) reads stdin itself: a line that
-//! is not JSON gets a `-32700` Parse error (id null), `tools/call` params of the
-//! wrong shape a `-32602`.
-//!
-//! Confinement: the server works inside one root (its working directory, or
-//! `--root DIR`), canonicalised at start. Every path of a request must stay inside
-//! it lexically (no absolute path elsewhere, no `..` escape) and after following
-//! symlinks; the check runs before anything is read. `apply` of an `ast_edit`
-//! action is refused when the action's files lie outside the root (a preview staged
-//! by the CLI in another folder sharing the state dir); such an action can still be
-//! discarded, which writes nothing. There is no MCP way to stage a shell command;
-//! a command action that a person staged with `ast-edit propose` may be resolved.
-//!
-//! Cancellation and progress: `ast_edit` plans on a blocking thread. When the
-//! client cancels the request (`notifications/cancelled`), the server stops waiting
-//! at once and stages nothing; the planning thread sees the cancelled token within
-//! the file it is on (`plan::watched`, `engine::budget`) and stops too. `resolve` is never abandoned half-way:
-//! an apply runs to completion (all files or none) even when cancelled. When the
-//! request carries a `progressToken`, both tools send `notifications/progress`: a
-//! start, per-file progress while planning (at most every 100 ms), and an end.
-//!
-//! Shutdown: the session ends when stdin closes or a write to stdout fails (the
-//! client is gone). Before the process exits, every `resolve` call read so far runs
-//! to its end, and so does the staging of an `ast_edit` (stderr says the server is
-//! waiting); planning and searching get [`SHUTDOWN_GRACE`] to answer, then stop.
+//! `ast-edit mcp`: the Model Context Protocol server (stdio), built on the Rust SDK
+//! `rmcp`. Six tools, always listed (`tools`; input schemas from `schema`): `ast_edit`
+//! (preview and stage), `resolve`, `ast_pending`, `ast_undo`, `ast_tree` and
+//! `ast_search`, each one library call through [`ast_edit::app`], its result bounded
+//! (`PREVIEW_CHAR_BUDGET`, `paging`) and every failure an `isError` result. The process
+//! is one session of the CLI's store, confined to one root; only JSON-RPC goes to stdout.
+//! `server` holds the handlers, `transport`, `flow` and `in_flight` the stdio loop.
+//! The tools, errors, confinement, progress, cancellation and shutdown: docs/MCP.md;
+//! why: docs/DESIGN.md §2.10, §4.10 and §5.4 (the [`REMINDER`] block).
 
 mod schema;
 

@@ -1,27 +1,11 @@
-//! Bounded `structuredContent`, and the pages of `ast_pending`.
-//!
-//! A client puts a tool result into a model's context whole, and some clients
-//! show the model only `structuredContent` (docs/MCP.md), so no result may grow
-//! with the edit: every `structuredContent` of the server stays within
-//! [`STRUCTURED_CHAR_BUDGET`] characters of compact JSON (docs/DESIGN.md §7). A
-//! result that fits is the library's details as they are, plus `truncated: false`
-//! and `filesOmitted: 0`. Past the budget, what goes first (docs/DESIGN.md §5.5):
-//!
-//! - never the counts and scalars (`totalReplacements`, `filesTouched`, ...);
-//! - lists of notes (`skipped`, `warnings`, `outstanding`) keep their first
-//!   entries within a share of the budget, and a warning counts the rest;
-//! - a preview's or a page's `files` keep whole entries (path, replacements, diff),
-//!   a prefix in path order, so that `ast_pending` with `fileOffset` equal to
-//!   the number kept goes on where they stop (a single diff larger than the
-//!   budget is cut at a line, with a last line saying so);
-//! - the per-file lists of an apply or undo report (statuses, not previews: the
-//!   diffs were seen before) drop the `diff` strings first, from the first that
-//!   does not fit (an empty `diff` then means "left out": a changed file's diff
-//!   is never empty), then the entries past the budget.
-//!
-//! `filesOmitted` counts the per-file entries left out, `truncated` says whether
-//! anything was cut. The CLI's `--json` is not bounded: it prints the library's
-//! details whole.
+//! Bounded `structuredContent`, and the pages of `ast_pending`. A client puts a tool
+//! result into a model's context whole, and some clients show the model only
+//! `structuredContent`, so every `structuredContent` of the server stays within
+//! [`STRUCTURED_CHAR_BUDGET`] characters of compact JSON, with `truncated` and
+//! `filesOmitted` saying what was cut. What goes first past the budget (never the counts;
+//! notes keep their first entries; a preview's `files` a prefix in path order, so
+//! `fileOffset` goes on where they stop; an apply or undo report its diffs first):
+//! docs/DESIGN.md §5.5 and §5.6; the budgets: §7. The CLI's `--json` is not bounded.
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};

@@ -1,23 +1,10 @@
 //! The input schemas of the MCP tools, generated from the serde types the server
-//! deserializes the arguments into: [`RawRequest`] (with [`ast_edit::app::request::Op`]) for
-//! `ast_edit` and [`RawResolve`] for `resolve`. A field added, renamed or removed
-//! there changes the schema with it; the tests below hold the two to each other.
-//!
-//! The types derive `schemars::JsonSchema`; their `#[schemars(...)]` attributes add
-//! what serde does not know (descriptions, `required`, `enum`, bounds). The settings
-//! here shape the result for strict MCP clients, as the hand-written schemas they
-//! replace were shaped:
-//!
-//! - a plain `"type": "object"` root with every subschema inline: no `$ref`, no
-//!   `$defs`, no `$schema`, no `title`, and no root `description` (the types' doc
-//!   comments are for Rust readers; the tool's description says what it does);
-//! - one `type` per property: an `Option` field is `"type": "string"`, not
-//!   `["string", "null"]` (see `single_type_properties`);
-//! - no `default`: serde's `#[serde(default)]` fills an absent field before the
-//!   checks run, and the tool's real defaults (`paths` `["."]`, the session's newest action)
-//!   differ from it; the descriptions state them;
-//! - no `format`: schemars marks integers with formats such as `uint64`, which no
-//!   JSON Schema draft defines; `minimum` says what the server accepts.
+//! deserializes the arguments into: [`RawRequest`] (with [`ast_edit::app::request::Op`])
+//! for `ast_edit` and [`RawResolve`] for `resolve`, so a field added, renamed or removed
+//! there changes the schema with it; the tests below hold the two to each other. The
+//! settings here shape the result for strict MCP clients (an inline object root, one
+//! `type` per property, no `default`, no `format`; `single_type_properties`):
+//! docs/DESIGN.md §2.10, "Tool schemas".
 
 use schemars::generate::SchemaSettings;
 use schemars::transform::{RecursiveTransform, RestrictFormats};
@@ -37,7 +24,7 @@ pub fn resolve_input() -> Value {
     input_schema::<RawResolve>()
 }
 
-/// The schema of `T` for deserializing, shaped as the module documentation says.
+/// The schema of `T` for deserializing, shaped as docs/DESIGN.md §2.10, "Tool schemas", says.
 fn input_schema<T: JsonSchema>() -> Value {
     let mut no_formats = RestrictFormats::default();
     no_formats.infer_from_meta_schema = false;

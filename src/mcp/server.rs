@@ -1,14 +1,9 @@
-//! The server itself: the `ast_edit`, `resolve`, `ast_pending` and `ast_undo`
-//! handlers, progress notifications and cancellation. Each handler checks its
-//! arguments, makes one library call on a blocking thread and turns the result
-//! into a tool result, bounded (`paging`, `preview_text`).
-//!
-//! The process is one session of the store ([`ast_edit::app::session`]): its
-//! owner, `mcp-<6 hex>`, is drawn when it starts, and the client's name from
-//! `initialize` (`clientInfo.name`) goes with it for display. What it stages is
-//! its own; `resolve` and `ast_undo` without `id` take its own newest action and
-//! last apply, another session's only by `id`. Sub-agents sharing one connection
-//! share the session; a restarted server is a new one.
+//! The server itself: the `ast_edit`, `resolve`, `ast_pending` and `ast_undo` handlers,
+//! progress notifications and cancellation. Each handler checks its arguments, makes one
+//! library call on a blocking thread and turns the result into a tool result, bounded
+//! (`paging`, `preview_text`). The process is one session of the store
+//! ([`ast_edit::app::session`]): its owner, `mcp-<6 hex>`, is drawn at start and shown
+//! with the client's name from `initialize` (docs/DESIGN.md §3.8, §4.10).
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -1,24 +1,10 @@
-//! The server's stdio transport: one JSON-RPC message per line on stdin, one per
-//! line on stdout (docs/DESIGN.md section 2.10).
-//!
-//! rmcp's own line transport drops a line that is not JSON without a word, and a
-//! request whose params do not fit its method (`"arguments": "x"`) falls through to
-//! "method not found". This one answers as JSON-RPC asks: `-32700` Parse error (id
-//! null) for a line that is not JSON, `-32600` Invalid Request for JSON that is not a
-//! message, `-32602` Invalid params (with the request's id) for a method of this
-//! server called with params of the wrong shape; the server keeps serving.
-//!
-//! It also decides when the input has ended: at the end of stdin, or when stdout
-//! breaks (nobody hears the replies any more). Before it says so to rmcp, every
-//! `resolve` call it passed on runs to its end ([`InFlight`]), so that an apply in
-//! flight writes all its files or none and its journal is complete when the process
-//! exits (docs/DESIGN.md section 4.10). It registers a `resolve` as it reads it,
-//! before its handler starts, so that a call sent just before stdin closed is not
-//! lost in between.
-//!
-//! Backpressure ([`super::flow`]): a bounded number of tool calls run at once,
-//! the others wait here in order; reading pauses while too many wait or while
-//! too many replies are not yet written.
+//! The server's stdio transport: one JSON-RPC message per line on stdin, one per line on
+//! stdout. It answers as JSON-RPC asks where rmcp's own transport does not (`-32700`,
+//! `-32600`, `-32602`, and the server keeps serving), bounds what a client can make the
+//! server hold ([`super::flow`]), and decides when the input has ended: at the end of
+//! stdin or when stdout breaks, but only once every `resolve` it passed on has run to its
+//! end ([`InFlight`], registered as the call is read). docs/DESIGN.md §2.10 and §4.10;
+//! the replies as a client sees them: docs/MCP.md, "Errors" and "Shutdown".
 
 use std::collections::VecDeque;
 use std::io;

@@ -1,14 +1,8 @@
-//! Custom pending actions (docs/DESIGN.md section 3.5): anything a
-//! tool wants applied or discarded through `resolve`, not only `ast_edit` previews.
-//!
-//! In the library a pending action is a [`PendingHandler`]: a label, an
-//! `apply(reason, extra)` callback, an optional `reject(reason, extra)`, and a
-//! `sourceToolName` (default `custom_tool`). Three kinds exist: the built-in
-//! `ast_edit` plan, command-backed actions staged by `ast-edit propose` (stored on
-//! disk, so a later process can resolve them), and in-process actions a library
-//! user registers in [`Handlers`]. A [`StandingHandler`] is consulted only when the
-//! caller's session has no action pending (other sessions' actions do not count:
-//! without an id, `resolve` never takes them).
+//! Custom pending actions (docs/DESIGN.md §3.5): anything a tool wants applied or
+//! discarded through `resolve`, not only `ast_edit` previews. A [`PendingHandler`] is a
+//! label, an `apply(reason, extra)`, an optional `reject(reason, extra)` and a
+//! `sourceToolName`; in-process ones are registered in [`Handlers`]; a
+//! [`StandingHandler`] is consulted only when the caller's session has nothing pending.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -1,19 +1,11 @@
-//! `resolve`: applies or discards a pending action (the caller's session's newest,
-//! or the one named by `id`, whichever session staged it) and returns the result of docs/DESIGN.md section 4.1: a text, an error flag and the
-//! details `{action, reason, extra?, sourceToolName, label, sourceResultDetails?}`.
-//!
-//! The whole resolve runs under the store's lock, so an action is applied once even
-//! when two processes resolve it at the same time. A failed apply keeps the action;
-//! a successful apply or discard of an action on disk leaves its record in
-//! `resolved/` ([`Locked::finish`]), and a later `resolve --id` of it says what
-//! became of it and when ([`Error::Resolved`]).
-//!
-//! For an `ast_edit` action, `extra` holds the options of docs/DESIGN.md section
-//! 4.2 and nothing else: it is checked once the action is picked, under the lock,
-//! and a wrong key or value is bad input with nothing written. Apply splices the
-//! stored edits when the entry proves they are what this build would compute
-//! (same `engineBuild`, `rulesDigest` matching its stored request), else re-runs
-//! the engine (section 4.3, step 5); [`ResolveResult::verified`] says which.
+//! `resolve`: applies or discards a pending action (the caller's session's newest, or
+//! the one named by `id`, whichever session staged it) under the store's lock, and
+//! returns the result of docs/DESIGN.md §4.1: a text, an error flag and the details. A
+//! failed apply keeps the action; a resolved one leaves its record in `resolved/`
+//! ([`Locked::finish`]), which a later `resolve --id` reports ([`Error::Resolved`]). An
+//! `ast_edit` action's `extra` is checked once the action is picked (§4.2); its apply
+//! splices the stored edits or re-runs the engine (§4.3 step 5,
+//! [`ResolveResult::verified`]).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

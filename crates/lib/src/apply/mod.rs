@@ -1,23 +1,8 @@
-//! The only code that writes source files: applies a [`Plan`] under the "verify,
-//! don't trust" rules of docs/DESIGN.md section 4.3, and undoes an apply.
-//!
-//! 1. Re-read every selected file and compare with the preview digest (a vanished
-//!    file, a symlink now, a size other than the planned one are stale too, the
-//!    last found without reading). Default: any stale file aborts the whole apply,
-//!    and so does a file that cannot be written without harm (hard links, an owner
-//!    that cannot be kept).
-//! 2. Re-run the rewrite on the fresh bytes; the result must equal the plan.
-//! 3. Stage every new file (temp in the same folder, mode, owner and group kept,
-//!    fsync) before the first rename; if a rename fails, put back the files
-//!    already renamed, with their mode, owner and group.
-//!    Steps 1-3 are one parallel pass; each original is spooled to the journal as
-//!    its file is staged, not kept in memory.
-//! 4. Journal the original bytes (fsynced) before the first rename, so `undo`, and
-//!    the next run after a crash, can restore them.
-//! 5. Re-read every written file and check it against the planned digest.
-//!
-//! Each undo record names the session that applied it; `undo` takes the
-//! caller's last one, or the one named by id (docs/DESIGN.md section 4.7).
+//! The only code that writes source files: applies a [`Plan`] under the "verify, don't
+//! trust" rules of docs/DESIGN.md §4.3 (select, flag guard, stale check, new text by
+//! splice or re-run, stage beside, journal, rename, verify after write), and undoes an
+//! apply (§4.7: the caller's session's last one, or the one named by id). Each original
+//! is spooled to the journal as its file is staged, never kept in memory.
 
 use std::collections::BTreeMap;
 use std::io::Write;

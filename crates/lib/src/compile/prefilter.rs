@@ -1,24 +1,10 @@
-//! What a file's bytes must contain for an op to match, so that a file without it
-//! is skipped before the parse (parsing is nearly all of a dry run's cost).
-//!
-//! Two kinds of evidence, both derived from the compiled pattern and from how
-//! ast-grep-core compares it with the code (`match_tree` in ast-grep-core 0.51.1):
-//!
-//! - **Literals**: the text of every named leaf (identifier, number, string
-//!   content), and under `cst`/`smart` the pattern's word-like keywords.
-//! - **Chains**: runs of pattern leaves (words and punctuation) that the matcher
-//!   lines up with code tokens between which only tokens it skips can sit:
-//!   unnamed tokens (punctuation, keywords), comments and whitespace.
-//!   `Object.assign({}, $A)` needs `Object`, `.`, `assign`, `(`, `{`, `}`, `,`
-//!   in that order with only such gaps between: a file holding `Object` and
-//!   `assign` only far apart cannot match. Checked in the languages whose comment
-//!   syntax and unnamed tokens [`Gap`] knows. A run ends at a metavariable, and at
-//!   the end of a pattern node unless the grammar lets only unnamed tokens follow
-//!   there ([`crate::compile::tight_ends`]): under `smart` a node's trailing children are
-//!   skipped whatever they are.
-//!
-//! Every rule here must stay sound: a file rejected by it has no match. The
-//! proptests in `engine` and the CLI test run with the prefilter on and off.
+//! What a file's bytes must contain for an op to match, so that a file without it is
+//! skipped before the parse (parsing is nearly all of a dry run's cost): the pattern's
+//! **literals**, and **chains** of its leaves that must appear in order with only a
+//! [`Gap`] between them, a run ending where the grammar lets the matcher skip more
+//! ([`crate::compile::tight_ends`]). Every rule here must stay sound: a file rejected
+//! has no match. The evidence, whole tokens, the anchored walk and the soundness
+//! argument: docs/DESIGN.md §2.4.
 
 use std::collections::HashSet;
 

@@ -1,15 +1,10 @@
-//! Diagnostics that lead to the fix when a pattern finds nothing or is likely
-//! wrong (docs/DESIGN.md §2.12): how the pattern parsed and how the code it
-//! names parses in the files, near misses, calls a `$$$` list misses, a
-//! lowercase metavariable, Go's `pkg.Fn(x)` read as a type conversion, a glob
-//! given as a path, a language that does not fit the files.
-//!
-//! The diagnosis looks only at files the run parsed anyway (they passed the
-//! prefilter), at most [`MAX_DIAGNOSED_FILES`] of them in path order and
-//! [`MAX_DIAGNOSED_BYTES`] together, so a run that matches nothing keeps the
-//! prefilter's speed. Every message is a [`Text`](crate::shared::message::Text) that
-//! names inputs for the front end to word, and shows the user's pattern, never its
-//! pre-processed form.
+//! Diagnostics that lead to the fix when a pattern finds nothing or is likely wrong
+//! (docs/DESIGN.md §2.12): how the pattern and the code it names parse, near misses,
+//! calls a `$$$` list misses, and the common slips. It looks only at files the run
+//! parsed anyway, at most [`MAX_DIAGNOSED_FILES`] and [`MAX_DIAGNOSED_BYTES`], so a run
+//! that matches nothing keeps the prefilter's speed. Every message is a
+//! [`Text`](crate::shared::message::Text) that names inputs for the front end to word,
+//! and shows the user's pattern, never its pre-processed form.
 
 use std::path::Path;
 

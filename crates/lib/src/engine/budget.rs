@@ -1,22 +1,11 @@
-//! The work one file's matching may do, and the request's time, if it has a
-//! limit (docs/DESIGN.md section 2.5.7). The plan sets a file's meter around
-//! its work ([`Budget::within`], on the thread that works on it); every step
-//! of a walk over the file's tree ([`super::metered`], and the engine's own
-//! walks) is counted on it ([`tick`]), and so is the text ast-grep builds from
-//! it ([`built`]). The limits are counts, not time, so a command gives the
-//! same answer on an idle machine and a busy one:
-//! - [`MAX_FILE_STEPS`] node visits per file;
-//! - [`MAX_STACK_USE`] bytes of stack below the file's start (a rule that
-//!   refers to itself, a rewriter that rewrites its own match: the walk
-//!   recurses without end);
-//! - [`text_budget`] bytes of text built by transforms and fixes, checked
-//!   before a transform step too, for the most that step can make;
-//! - a time limit only where one was asked (the CLI's `--timeout`, the MCP
-//!   server's per request), and a stop flag a cancelled request raises: both
-//!   polled every [`POLL_EVERY`] steps.
-//!
-//! Once a limit is met the file's walks all end (`metered`): the file is
-//! skipped with the reason ([`spent`]), never half matched.
+//! The work one file's matching may do, and the request's time, if it has a limit
+//! (docs/DESIGN.md §2.5.7). The plan sets a file's meter around its work
+//! ([`Budget::within`]); every step of a walk over the file's tree ([`super::metered`],
+//! and the engine's own walks) is counted on it ([`tick`]), and so is the text ast-grep
+//! builds ([`built`]). Counts, not time: [`MAX_FILE_STEPS`], [`MAX_STACK_USE`],
+//! [`text_budget`]; a time limit only where one was asked, and a stop flag, both polled
+//! every [`POLL_EVERY`] steps. Once a limit is met the file's walks all end and the file
+//! is skipped with the reason ([`spent`]), never half matched.
 
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,15 +1,10 @@
 //! The document ast-grep matches on: tree-sitter's tree and the file's text, as
-//! ast-grep's own `StrDoc`, with every step of a walk metered
-//! (docs/DESIGN.md section 2.5.7). ast-grep-core and ast-grep-config match
-//! any [`Doc`]; they walk it only through the node methods below, and build
-//! transform text only through [`Text`]'s `Content` methods. So each of those
+//! ast-grep's own `StrDoc`, with every step of a walk metered (docs/DESIGN.md §2.5.7).
+//! ast-grep-core and ast-grep-config walk any [`Doc`] only through the node methods
+//! below and build transform text only through [`Text`]'s `Content` methods, so each
 //! counts its work on the file's meter ([`super::budget::tick`],
-//! [`super::budget::built`]): node visits, the stack the walk has used, the
-//! text built. Once the file's budget is spent, every walk from a node ends
-//! at once (no parent, no children, no siblings) and text comes back empty,
-//! so the matcher in progress, however it loops or recurses, returns within
-//! a few steps; the file is then skipped with the reason
-//! ([`super::budget::spent`]) and nothing it matched is used.
+//! [`super::budget::built`]); once the budget is spent every walk ends at once and text
+//! comes back empty, and the file is skipped ([`super::budget::spent`]).
 
 use std::borrow::Cow;
 use std::ops::Range;

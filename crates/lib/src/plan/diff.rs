@@ -1,14 +1,9 @@
-//! Unified diffs of a planned rewrite, with `a/` and `b/` prefixes so that
-//! `git apply` accepts them, rendered once per file by the worker that planned it.
-//! A name that needs it is quoted in the headers as git quotes it
-//! (`--- "a/tab\there.py"`, `shared::quote::prefixed`), so no file name can break
-//! a header or reach a terminal raw.
-//!
-//! A plan's diff is built from its edits (`unified_edits`): only the lines an
-//! edit touches are compared, since every other line is equal by construction.
-//! A whole-file line diff hashed and compared every line of the file, ~4% of a dry
-//! run on a corpus where most parsed files change. Touching edits are compared
-//! in blocks of bounded size, so a file's diff costs linear time in its edits.
+//! Unified diffs of a planned rewrite, with `a/` and `b/` prefixes so that `git apply`
+//! accepts them, rendered once per file by the worker that planned it; a name that needs
+//! it is quoted in the headers as git quotes it (`shared::quote::prefixed`). A diff is
+//! built from the edits (`unified_edits`): only the lines an edit touches are compared,
+//! in blocks of bounded size, so a file's diff costs linear time in its edits
+//! (docs/DESIGN.md §2.7).
 
 use similar::udiff::UnifiedHunkHeader;
 use similar::{DiffOp, TextDiff};

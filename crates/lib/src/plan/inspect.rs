@@ -1,16 +1,10 @@
-//! What a run did with each file, for a front end that traces a run as
-//! `ast-grep scan --inspect` and `ast-grep run --inspect` 0.51.1 do
-//! (docs/RULES.md, "Tracing a scan"): every file the run took, in path order,
-//! with the language it was searched as and how many rules apply to it, or why
-//! it was not searched. The rule side of a scan's trace is
-//! [`crate::rules::inspect`].
-//!
-//! The trace walks the request's paths again (`plan::prepare`: the same
-//! walk, languages and `maxFiles` as the run) and reads only the files that can
-//! embed code of another language (to list their regions); why a file was
-//! skipped comes from the run's own `skipped` list, so a reason met only while
-//! matching (a tree too deep) is there too. Call it before the run's fixes are
-//! written: a file a fix emptied would be traced as empty.
+//! What a run did with each file, for a front end that traces it as `ast-grep scan
+//! --inspect` 0.51.1 does (docs/RULES.md, "Tracing a scan"): every file taken, in path
+//! order, with its language and how many rules apply to it, or why it was not searched;
+//! the rule side is [`crate::rules::inspect`]. It walks the request's paths again
+//! (`plan::prepare`), reads only the files that can embed code of another language, and
+//! takes skip reasons from the run's own `skipped` list. Call it before the run's fixes
+//! are written: a file a fix emptied would be traced as empty.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;

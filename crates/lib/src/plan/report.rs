@@ -1,16 +1,10 @@
-//! A scan as a report (`ast-edit scan --json`, `--format`, `--files-with-matches`):
-//! every match of every rule, a fix's replacement beside it, per file in path
-//! order; nothing is rewritten, nothing staged (docs/RULES.md, "Reports").
-//!
-//! One matching path: the request goes through the same walk, engine, prefilter
-//! and `ast-grep-ignore` handling as a dry run (`plan::prepare`,
-//! `engine::report`). Unlike a dry run, matches of a rule with a fix are
-//! reported, not turned into edits, and nested or overlapping matches all count,
-//! as `ast-grep scan` (without `-U`) reports them.
-//!
-//! Memory is bounded by the files in flight, not by the matches of the run: files
-//! are reported in batches of [`BATCH_FILES`], each batch read and matched in
-//! parallel, then handed to the caller in path order and dropped.
+//! A scan as a report (`ast-edit scan --json`, `--format`, `--files-with-matches`;
+//! docs/RULES.md, "Reports"): every match of every rule, nested and overlapping ones
+//! included, a fix's replacement beside it, per file in path order; nothing rewritten,
+//! nothing staged. The request goes through the dry run's walk, engine, prefilter and
+//! `ast-grep-ignore` handling (`plan::prepare`, `engine::report`). Memory is bounded by
+//! the files in flight: files are matched in parallel in batches of [`BATCH_FILES`] and
+//! handed to the caller in path order.
 
 use std::path::Path;
 

@@ -1,24 +1,11 @@
 //! Counting and locating matches without staging anything (`ast-edit search`, MCP
-//! `ast_search`): an agent or a person asks "where is this pattern, and how often?"
-//! before deciding on an edit, and gets plain data back, nothing written and
-//! nothing pending (docs/MCP.md, "ast_search").
-//!
-//! One matching path: the request becomes the same [`Request`] as an `ast_edit`
-//! (its ops with an empty rewrite, or its `rule` with any `fix` left out), and
-//! goes through the same walk, engine, prefilter and anchored walk
-//! (`plan::prepare`, `engine::search`), so a search finds exactly
-//! the matches an edit would see, nested and overlapping ones included.
-//!
-//! Memory does not grow with the matches: a first pass counts each file's
-//! matches (one number per file), then only the files that hold the requested
-//! page (at most [`MAX_LIMIT`] of them) are searched again for the page's
-//! positions, texts and enclosing names. Matches are ordered by path, then by
-//! offset (longest first, then the op's index).
-//!
-//! Every part of a result is bounded: at most [`MAX_LIMIT`] matches per page,
-//! each text cut at [`MAX_MATCH_TEXT_CHARS`], each enclosing name at
-//! [`MAX_ENCLOSING_CHARS`], at most [`MAX_WARNINGS`] warnings, and
-//! [`SearchResult::fit`] ends a page early to keep a text and a JSON budget.
+//! `ast_search`; docs/MCP.md, "ast_search"). The request becomes the same [`Request`] as
+//! an edit and goes through the same walk, engine, prefilter and anchored walk
+//! (`plan::prepare`, `engine::search`), so a search finds exactly the matches an edit
+//! would see, nested and overlapping ones included. A first pass keeps one count per
+//! file and only the page's files are searched again, so memory does not grow with the
+//! matches; every part of a result is bounded ([`MAX_LIMIT`], [`SearchResult::fit`]).
+//! docs/DESIGN.md §2.11; the limits: §7.
 
 use std::ops::Range;
 use std::path::Path;

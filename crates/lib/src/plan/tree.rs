@@ -1,21 +1,11 @@
-//! The syntax tree of a snippet or of a pattern, as plain data (`ast-edit tree`,
-//! MCP `ast_tree`): what a writer of a pattern needs to see before an edit, since
-//! a pattern matches nodes of its root's kind and code parses differently alone
-//! than in context (docs/MCP.md, "ast_tree").
-//!
-//! [`dump`] parses the code with the language's tree-sitter grammar, as a file
-//! (or, with [`TreeOptions::is_pattern`], as ast-grep-core parses a pattern: the
-//! metavariables' `$` replaced by the language's expando character, as
-//! `Language::pre_process_pattern` does), and returns a [`TreeDump`]: one
-//! [`TreeNode`] per node with its grammar field, kind, 1-based range and, for the
-//! leaves shown, its text, ERROR and MISSING nodes marked. Ranges and texts are the
-//! original code's, so a metavariable shows as `$A`. [`render`] prints it as an
-//! indented text, one node per line.
-//!
-//! The result is bounded (docs/DESIGN.md section 7): [`MAX_CODE_BYTES`] of code,
-//! [`MAX_TREE_NODES`] nodes and [`MAX_TREE_CHARS`] characters of JSON (and of
-//! text), [`MAX_TREE_DEPTH`] levels, leaf texts cut at [`MAX_LEAF_CHARS`]. Past a
-//! cap `truncated` is true and the text says which cap and how much was left out.
+//! The syntax tree of a snippet or of a pattern, as plain data (`ast-edit tree`, MCP
+//! `ast_tree`; docs/MCP.md, "ast_tree"): a pattern matches nodes of its root's kind, and
+//! code parses differently alone than in context. [`dump`] parses the code as a file or
+//! ([`TreeOptions::is_pattern`]) as ast-grep-core parses a pattern (the metavariables'
+//! `$` replaced by the language's expando character, as `Language::pre_process_pattern`
+//! does), and returns a [`TreeDump`] whose ranges and texts are the original code's, so
+//! a metavariable shows as `$A`; [`render`] prints it. The result is bounded
+//! ([`MAX_TREE_NODES`] and the other caps of docs/DESIGN.md §7; past a cap `truncated`).
 
 use ast_grep_core::Language;
 use ast_grep_core::meta_var::MetaVariable;

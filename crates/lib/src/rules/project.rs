@@ -1,37 +1,31 @@
-//! ast-grep projects: an `sgconfig.yml` and the rules, utilities and tests it
-//! names, loaded as ast-grep's CLI 0.51.1 loads them (docs/RULES.md, "Projects
-//! and rule tests"). The rule language itself is `ast-grep-config`'s; this module
-//! is the CLI side that the crate does not have: finding the config file, walking
-//! `ruleDirs` and `utilDirs`, default and duplicate rule ids, `severity: off`,
-//! `--filter`, and errors that carry the whole cause chain (the file, the rule,
-//! the YAML line and the real reason).
-//!
-//! Everything comes back as plain data: each rule as its JSON (checked once by
-//! building it with `RuleConfig::try_from` and the project's utilities), the
-//! utilities as JSON, the folder the rules' `files`/`ignores` globs are relative
-//! to, and the project's `languageGlobs` and `languageInjections` (each entry
-//! compiled once to check it). `customLanguages` are ignored with a warning
-//! (as ast-grep ignores them by default); other keys ast-grep does not know
-//! are ignored, as ast-grep ignores them, and listed as warnings.
-//!
-//! Ported in part from ast-grep's `crates/cli/src/config.rs` and
-//! `utils/rule_overwrite.rs` (0.51.1):
-//!
-//! MIT License. Copyright (c) 2022 Herrington Darkholme. Permission is hereby
-//! granted, free of charge, to any person obtaining a copy of this software and
-//! associated documentation files (the "Software"), to deal in the Software
-//! without restriction, including without limitation the rights to use, copy,
-//! modify, merge, publish, distribute, sublicense, and/or sell copies of the
-//! Software, and to permit persons to whom the Software is furnished to do so,
-//! subject to the following conditions: The above copyright notice and this
-//! permission notice shall be included in all copies or substantial portions of
-//! the Software. THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND,
-//! EXPRESS OR IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF
-//! MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO
-//! EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES
-//! OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE,
-//! ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER
-//! DEALINGS IN THE SOFTWARE.
+//! ast-grep projects: an `sgconfig.yml` and the rules, utilities and tests it names,
+//! loaded as ast-grep's CLI 0.51.1 loads them: finding the config file, `ruleDirs` and
+//! `utilDirs`, default and duplicate ids, `severity: off`, `--filter`, warnings for the
+//! keys ast-grep ignores, and errors that carry the whole cause chain. The rule language
+//! itself is `ast-grep-config`'s. Everything comes back as plain data: each rule as its
+//! JSON (checked once by building it with `RuleConfig::try_from`), the utilities, the
+//! folder the rules' globs are relative to, `languageGlobs` and `languageInjections`.
+//! The user's view: docs/RULES.md, "Projects and rule tests"; the design:
+//! docs/DESIGN.md §2.9.
+
+// Ported in part from ast-grep's `crates/cli/src/config.rs` and
+// `utils/rule_overwrite.rs` (0.51.1):
+//
+// MIT License. Copyright (c) 2022 Herrington Darkholme. Permission is hereby
+// granted, free of charge, to any person obtaining a copy of this software and
+// associated documentation files (the "Software"), to deal in the Software
+// without restriction, including without limitation the rights to use, copy,
+// modify, merge, publish, distribute, sublicense, and/or sell copies of the
+// Software, and to permit persons to whom the Software is furnished to do so,
+// subject to the following conditions: The above copyright notice and this
+// permission notice shall be included in all copies or substantial portions of
+// the Software. THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND,
+// EXPRESS OR IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF
+// MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO
+// EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES
+// OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE,
+// ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER
+// DEALINGS IN THE SOFTWARE.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};

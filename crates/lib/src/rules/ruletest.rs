@@ -1,33 +1,28 @@
-//! `ast-edit test` on an ast-grep project: the rule tests of `testConfigs`, judged
-//! as `ast-grep test` 0.51.1 judges them (docs/RULES.md, "Projects and rule
-//! tests"), so a project's tests give the same verdicts in both tools.
-//!
-//! A test file holds one or more documents `{id, valid: [code], invalid: [code]}`.
-//! A valid case passes when the rule matches nothing in it; an invalid case when
-//! the rule matches, and, unless snapshots are skipped, when the snapshot of the
-//! case equals the one kept in `<testDir>/__snapshots__/<id>-snapshot.yml` (or
-//! `snapshotDir`): the labels of the FIRST match and `fixed`, the code after
-//! replacing that first match only. `-U` writes the snapshots, in the bytes
-//! `ast-grep test -U` writes.
-//!
-//! Ported in part from ast-grep's `crates/cli/src/verify.rs` and `verify/*.rs`
-//! (0.51.1):
-//!
-//! MIT License. Copyright (c) 2022 Herrington Darkholme. Permission is hereby
-//! granted, free of charge, to any person obtaining a copy of this software and
-//! associated documentation files (the "Software"), to deal in the Software
-//! without restriction, including without limitation the rights to use, copy,
-//! modify, merge, publish, distribute, sublicense, and/or sell copies of the
-//! Software, and to permit persons to whom the Software is furnished to do so,
-//! subject to the following conditions: The above copyright notice and this
-//! permission notice shall be included in all copies or substantial portions of
-//! the Software. THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND,
-//! EXPRESS OR IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF
-//! MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO
-//! EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES
-//! OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE,
-//! ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER
-//! DEALINGS IN THE SOFTWARE.
+//! `ast-edit test` on an ast-grep project: the rule tests of `testConfigs`, judged as
+//! `ast-grep test` 0.51.1 judges them, so a project's tests give the same verdicts in
+//! both tools, and snapshots (the first match's labels and `fixed`) written by `-U` in
+//! the bytes `ast-grep test -U` writes. The test files, the verdicts and the snapshots:
+//! docs/RULES.md, "Rule tests: `ast-edit test`"; where a snapshot may be written:
+//! docs/DESIGN.md §7.
+
+// Ported in part from ast-grep's `crates/cli/src/verify.rs` and `verify/*.rs`
+// (0.51.1):
+//
+// MIT License. Copyright (c) 2022 Herrington Darkholme. Permission is hereby
+// granted, free of charge, to any person obtaining a copy of this software and
+// associated documentation files (the "Software"), to deal in the Software
+// without restriction, including without limitation the rights to use, copy,
+// modify, merge, publish, distribute, sublicense, and/or sell copies of the
+// Software, and to permit persons to whom the Software is furnished to do so,
+// subject to the following conditions: The above copyright notice and this
+// permission notice shall be included in all copies or substantial portions of
+// the Software. THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND,
+// EXPRESS OR IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF
+// MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO
+// EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES
+// OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE,
+// ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER
+// DEALINGS IN THE SOFTWARE.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};

@@ -1,16 +1,8 @@
-//! File names as people see them: git's C-style quoting with `core.quotePath` on
-//! (git's default), so a name holding a newline, a tab, an ESC sequence or a
-//! double quote can neither break a line of output, nor drive the terminal, nor
-//! break a diff header that `git apply` reads (docs/DESIGN.md §2.7, §5.1).
-//!
-//! A name that needs no quoting (printable ASCII other than `"` and `\`; spaces
-//! are fine) is shown as it is. Otherwise it is written between double quotes
-//! with `\a \b \t \n \v \f \r \" \\` for those bytes and `\ooo` (three octal
-//! digits) for every other control byte, DEL and every byte from 0x80: `é.py`
-//! is `"\303\251.py"`, as `git ls-files` and `git diff` print it.
-//!
-//! Machine output (JSON `path` fields, the store, `extra.files`) keeps the exact
-//! name; only text meant for a person or for `git apply` goes through here.
+//! File names as people see them: git's C-style quoting with `core.quotePath` on, so a
+//! name can neither break a line of output, nor drive the terminal, nor break a diff
+//! header that `git apply` reads. Machine output (JSON `path` fields, the store,
+//! `extra.files`) keeps the exact name; only text meant for a person or for `git apply`
+//! goes through here. The quoting rule: docs/DESIGN.md §5.12 (and §2.7).
 
 use std::borrow::Cow;
 

@@ -1,15 +1,8 @@
-//! Sessions: the namespaces of the pending-action store (docs/DESIGN.md section
-//! 3.8). Every process that opens the store works as one session: the command
-//! line (every `ast-edit` command, and a library user that names none) is the
-//! session [`CLI_OWNER`]; each MCP server process draws an owner of its own when
-//! it starts ([`Locked::new_owner`]). A pending entry, its resolved record and an
-//! undo record name the session that staged, resolved or applied them.
-//!
-//! Without an id, a session resolves its own newest pending action and undoes its
-//! own last apply; another session's only by explicit id. So two agents on one
-//! checkout (two servers, one state dir) never resolve each other's work by
-//! default, and a person at a shell sees every session's actions in the listings
-//! and takes one by id.
+//! Sessions: the namespaces of the pending-action store (docs/DESIGN.md §3.8). The
+//! command line is the session [`CLI_OWNER`]; each MCP server process draws an owner of
+//! its own ([`Locked::new_owner`]). A pending entry, its resolved record and an undo
+//! record name the session that staged, resolved or applied them; without an id a
+//! session takes only its own, another session's only by explicit id.
 
 use crate::plan::Plan;
 use crate::shared::error::Result;

@@ -1,50 +1,12 @@
-//! Minimal rewrites (docs/DESIGN.md section 2.5.9): the replacement ast-grep's
-//! template gives, written with the matched code's own layout wherever the
-//! template does not say otherwise, so that an edit changes only what it
-//! really changes.
-//!
-//! ast-grep's template re-creates the text between captures: a rewrite of
-//! `$X.unwrap()` joins a chain split over lines, `warnings.warn($MSG, $CAT)`
-//! squeezes a multi-line call onto one line, and a block capture re-indented to
-//! the template's column can leave a Python method body at class depth. Here
-//! the replacement's tokens are the edit's reference (`engine/layout/reference.rs`:
-//! the template's tokens, and each capture's tokens from the old tree), found
-//! in ast-grep's output; the matched text is cut by the layout lexer
-//! (`engine/layout/lexer.rs`). A capture's tokens align with the original tokens they
-//! are, the template's with the rest (Myers' diff, the longest common
-//! subsequence). Then **the gap rule** says what to write between two tokens:
-//! - between two of the template's, the template's whitespace, except where a
-//!   pattern of the rule writes the same seam the same way ([`Spelling`]: an
-//!   identity or a rename respells nothing, so the original's gap stays);
-//! - inside a capture, the capture's own text;
-//! - beside a capture, the original's gap where the two tokens were adjacent
-//!   in the original;
-//! - where tokens were inserted or removed, the original's line break comes
-//!   back, not its spaces (unless the template breaks the line there, or
-//!   writes the two tokens together);
-//! - elsewhere, ast-grep's whitespace, with the match's indentation after each
-//!   of the template's line breaks (ast-grep-core adds spaces only).
-//!
-//! A restored line break takes the original's step of indentation from the
-//! line before it, applied to the line the result is on now, so a multi-line
-//! capture moved to another depth keeps its block shape there.
-//!
-//! What is exact enough:
-//! - A capture's tokens are written as the original has them, so a docstring or
-//!   raw string it brings keeps its value (ast-grep-core re-indents them), and
-//!   a gap inside a capture lies between two tokens of the old tree.
-//! - A gap beside a template token is taken from the original only where the
-//!   original's syntax tree agrees that it lies between two tokens of code: the
-//!   smallest node spanning it must have children and not be a string, comment,
-//!   heredoc, regex or template-string node (but for two whole strings side by
-//!   side). So a lexer that misreads a string can only lose restorations.
-//! - A line break is restored only where both sides are inside brackets or both
-//!   are not (relative to the match), so a break that meant "new statement" in
-//!   the original never lands where a statement cannot end (Python's
-//!   indentation is meaning; JavaScript and Go insert semicolons at line ends).
-//! - Languages without a lexicon here (heredocs, indentation-sensitive markup,
-//!   long-bracket strings), an edit without a reference, and a match too large
-//!   to align ([`MAX_ALIGN_TOKENS`]) keep ast-grep's output.
+//! Minimal rewrites (docs/DESIGN.md §2.5.9): the replacement ast-grep's template gives,
+//! written with the matched code's own layout wherever the template does not say
+//! otherwise, so that an edit changes only what it really changes. The replacement's
+//! tokens (the edit's reference, `engine/layout/reference.rs`) are aligned with the
+//! matched text's (`engine/layout/lexer.rs`), and the gap rule says what to write between
+//! two of them ([`Spelling`]: seams a pattern of the rule writes the same way). Languages
+//! without a lexicon, an edit without a reference and a match too large to align
+//! ([`MAX_ALIGN_TOKENS`]) keep ast-grep's output. The gap rule, the indentation and what
+//! makes it exact: §2.5.9.
 
 use std::borrow::Cow;
 use std::ops::Range;

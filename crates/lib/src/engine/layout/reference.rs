@@ -1,25 +1,11 @@
-//! The reference of an edit (docs/DESIGN.md section 2.5.9): what its template
-//! says, token by token. The fix template is cut by the layout lexer
-//! (`engine/layout/lexer.rs`), and each metavariable is replaced by its capture's
-//! tokens from the old syntax tree (a transformed metavariable's text is lexed,
-//! as the template's is). The default rewrite must write exactly these tokens,
-//! in this order, with every seam between two of them a token boundary of the
-//! new parse (`engine/template/mod.rs` checks it), and the gap rule of minimal
-//! rewrites (`engine/layout/minimal.rs`) asks of each output token whether the
-//! template spelled it or a capture brought it.
-//!
-//! The template is split into text and metavariables exactly as ast-grep-core
-//! splits it (`$NAME`, `$$$NAME`, names of upper-case letters, digits and `_`;
-//! a transformed name is one the rule's `transform` defines), then lexed with
-//! each metavariable as a placeholder character that the lexer reads as part
-//! of a word. A token that is one placeholder is the capture's tokens; a token
-//! that holds a placeholder and other text is **joined**: the template glues
-//! them (`get_$NAME`, `"$A"`, `$A$B`), so no seam is checked inside it.
-//!
-//! The captures' tokens are the old tree's leaves, but a string literal, a
-//! character literal, a regex or a comment is one token whatever its children
-//! (the lexer reads it as one; a concatenation of strings is not a literal
-//! itself, its strings are).
+//! The reference of an edit (docs/DESIGN.md §2.5.9): what its template says, token by
+//! token. The fix template is cut by the layout lexer (`engine/layout/lexer.rs`), each
+//! metavariable replaced by its capture's tokens from the old tree; a token where the
+//! template glues text to a capture (`get_$NAME`, `"$A"`, `$A$B`) is **joined**, one
+//! token with no seam inside. The template check (`engine/template/mod.rs`) asks the new
+//! text for exactly these tokens, and the gap rule (`engine/layout/minimal.rs`) asks of
+//! each output token whether the template spelled it or a capture brought it. How the
+//! template is split and what a captured token is: §2.5.9, "Tokens".
 
 use std::ops::Range;
 

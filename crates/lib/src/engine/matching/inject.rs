@@ -1,24 +1,11 @@
-//! Code of one language embedded in a file of another (docs/DESIGN.md section
-//! 2.13, docs/RULES.md "Embedded languages"): the JavaScript of an HTML
-//! `<script>` and the CSS of a `<style>` (ast-grep-language's own HTML
-//! injection), and the regions a project's `languageInjections` rules capture
-//! as `$CONTENT` (a `styled.div` template in JavaScript, say).
-//!
-//! Each region is rewritten as a file of its own language: its text alone goes
-//! through [`rewrite`], so the syntax check, the structure guard and the
-//! template check all run with the embedded language's grammar, on a text that
-//! tree-sitter parses exactly as ast-grep's `get_injections` does (one included
-//! range is the region's bytes and nothing else). The results are moved to the
-//! host file's offsets and lines and joined with the host's own rewrite. Where
-//! a region's edit collides with a host edit, the host edit wins (outermost) and
-//! the region's is counted as an overlap.
-//!
-//! What no region's own check can see is the host around it: an edit that
-//! writes `</script>` into a script ends the region early. So after the edits
-//! the host file is parsed again, and each edited region must still be a region
-//! of the same language exactly where the edits put its text, with no more
-//! syntax errors in the host than before; else the file is flagged as a
-//! structure change and apply refuses it.
+//! Code of one language embedded in a file of another (docs/DESIGN.md §2.13,
+//! docs/RULES.md "Embedded languages"): HTML's `<script>` and `<style>`, and the regions
+//! a project's `languageInjections` rules capture. Each region's text alone goes through
+//! [`rewrite`] with its own language, so every check of the engine runs with that
+//! grammar; the results move to the host's offsets and lines, and a host edit wins a
+//! collision. After the edits the host is parsed again: each edited region must still be
+//! a region of its language exactly where the edits put it, with no more host syntax
+//! errors than before, else the file is flagged as a structure change.
 
 use crate::engine::metered::Grep;
 use std::str::FromStr;

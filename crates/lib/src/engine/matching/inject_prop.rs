@@ -1,19 +1,9 @@
-//! Property test of edits in embedded code (docs/DESIGN.md section 2.13): random
-//! HTML pages (text with non-ASCII characters and comments, scripts, typed
-//! scripts, styles; a BOM or CRLF at times) under rules whose fixes try to
-//! break the page around them (closing tags, comment openers, quotes, a
-//! closing tag split in two). The oracle is ast-grep-language's own extraction
-//! of the regions, run on the old and the new page. On every rewrite that is
-//! not flagged:
-//! - every edit lies inside a region of its rule's language;
-//! - the new page has as many regions as the old one, and each edited region
-//!   is a region of the same language whose text is the old text with its
-//!   edits made, exactly where those edits put it;
-//! - each edited region's new text, parsed alone, has no more syntax errors
-//!   than its old text.
-//!
-//! And the generator must hit both sides: some rewrites are flagged by the
-//! check of the host, some pass.
+//! Property test of edits in embedded code (docs/DESIGN.md §2.13): random HTML pages
+//! under rules whose fixes try to break the page around them (closing tags, comment
+//! openers, quotes). The oracle is ast-grep-language's own extraction of the regions,
+//! run on the old and the new page: every rewrite that is not flagged keeps its edits
+//! inside regions of their rule's language, and each edited region where the edits put
+//! it, with no more syntax errors. The generator and the checks: §8.4.
 
 use std::path::Path;
 use std::str::FromStr;

@@ -1,18 +1,9 @@
-//! Finding every match of a file's rules in the order `ast-grep scan` reports
-//! them: one pre-order walk of the tree, and at each node the rules whose
-//! potential kinds include the node's kind, in ast-grep-config's `CombinedScan`
-//! order (rules without a fix first, then by id; a request's ops by their index).
-//!
-//! Each node of the walk is a step on the file's meter (`engine::budget`),
-//! as are the matchers' own walks (`engine::metered`); the walk stops when
-//! the file's budget is spent ([`Found::stopped`]).
-//!
-//! The walk skips the subtrees that span none of the rules' anchor literals (no
-//! match can lie there; [`crate::compile::CompiledOp::anchor`]). Where the file
-//! holds an `ast-grep-ignore` comment and the rules are rule configs (ast-grep's
-//! `run` ignores those comments, `scan` honours them), `CombinedScan` itself runs,
-//! so suppression is exactly ast-grep's, and so is the report of the comments that
-//! suppressed nothing (the `unused-suppression` rule, when the rules hold it).
+//! Finding every match of a file's rules in the order `ast-grep scan` reports them: one
+//! pre-order walk, at each node the rules whose potential kinds include its kind, in
+//! `CombinedScan` order; subtrees that span no anchor literal are skipped, and
+//! `CombinedScan` itself runs where `ast-grep-ignore` comments must be honoured
+//! (docs/DESIGN.md §2.5.1). Each node is a step on the file's meter (`engine::budget`),
+//! and the walk stops when the file's budget is spent ([`Found::stopped`], §2.5.7).
 
 use crate::engine::metered::{Grep, Metered, Step};
 use ast_grep_config::CombinedScan;

@@ -1,32 +1,10 @@
-//! Rule (b) of the structure guard (docs/DESIGN.md section 2.5.10): the code a
-//! metavariable captured, which the fix template places in the new text, keeps
-//! its tokens and their nesting, and its nodes stay together inside the new
-//! nodes of their own edit.
-//!
-//! Where the captured code lies in the new text: ast-grep-core copies a
-//! capture's text and only re-indents its lines (a minimal rewrite, section
-//! 2.5.9, only changes blanks), so its tokens appear in the edit's new text in
-//! order, each with the same characters but for blanks. The capture is located
-//! where that run of tokens occurs among the tokens of the edit's new text, when
-//! it occurs there exactly once (Knuth-Morris-Pratt: linear in the tokens of the
-//! capture and of the edit). A capture that is absent, written twice (`$A $A`),
-//! transformed, or whose tokens are not all there as they were, is not judged.
-//!
-//! Then:
-//! - nesting: no new node cuts across a captured node (the nodes `$A` or `$$$A`
-//!   matched, and every node under them), holding some of its tokens and some
-//!   outside it. Nodes may come and go around and inside it (a Rust macro's
-//!   token tree holds an expression's tokens flat; a property name becomes an
-//!   identifier). Each check is two lookups: the node that holds the outermost
-//!   node starting at the captured node's first token must not end inside it,
-//!   and the node that holds the outermost node ending at its last token must
-//!   not start inside it;
-//! - place: the captured nodes share one new parent (the smallest new node
-//!   holding each), a new node of the edit or the node that holds the whole
-//!   edit (the template writes the capture at its top level). At the top level,
-//!   the old node of the edit that held the capture must not be there still, a
-//!   node of the edit beside it: then the capture left it (`def f(self) ->
-//!   None:` with the body written after it, at class level).
+//! Rule (b) of the structure guard (docs/DESIGN.md §2.5.10): the code a metavariable
+//! captured, which the fix template places in the new text, keeps its tokens and their
+//! nesting (no new node cuts across a captured node), and its nodes stay together inside
+//! the new nodes of their own edit. A capture is located where its run of tokens occurs
+//! exactly once among the tokens of its edit's new text (Knuth-Morris-Pratt); one that is
+//! absent, written twice, transformed or changed is not judged. The two lookups per
+//! captured node and the place rule: §2.5.10, "The rule" and "The mapping".
 
 use super::{Flat, Move, NONE, Texts, What};
 

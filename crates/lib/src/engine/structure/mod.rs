@@ -1,53 +1,12 @@
-//! The structure guard (docs/DESIGN.md section 2.5.10): a rewrite that still
-//! parses can still move code from one place in the syntax tree to another (a
-//! Python method body written at class level keeps parsing), and the syntax
-//! check (section 2.5.6) does not see it. This module compares the tree of the
-//! old text with the tree the syntax check re-parsed from the new text. Two
-//! things must hold:
-//! - (a) every node clear of the edits keeps its kind and its parent (here);
-//! - (b) the code each metavariable of the fix template captured keeps its
-//!   tokens and their nesting, and its nodes stay together inside the new
-//!   nodes of their own edit (`captured`).
-//!
-//! The comparison is leaf-anchored and linear in the size of both trees:
-//! - the tokens (leaves) of the two texts are paired: between the edits the
-//!   text is the same, so the tokens pair in order; inside an edit they are
-//!   aligned by kind and text (common head and tail, then a diff of at most
-//!   [`MAX_ALIGN_EDITS`] token edits in the middle), which only serves to
-//!   pair the nodes that start inside an edit and end outside it;
-//! - the nodes that start at a pair of tokens are paired by kind, innermost
-//!   out and then outermost in;
-//! - a node that does not overlap or touch any edit must keep its kind and
-//!   stay under the counterpart of its parent.
-//!
-//! Nothing here recurses: the trees are walked with cursors into flat arrays.
-//!
-//! Only the part of each tree near the change is walked, so the cost follows
-//! the change, not the file. tree-sitter's `Tree::changed_ranges` (called on
-//! the old tree after `Tree::edit`, with the re-parsed tree) returns the ranges
-//! of the new text "whose syntactic structure has changed": outside them every
-//! character has the same ancestors, root to leaf, in both trees (same kinds,
-//! at the same places moved by the edits). The regions compared are those
-//! ranges and the edits' new ranges, each widened by one byte (a node touching
-//! an edit is judged as one in it), merged, and the same regions in the old
-//! text (their ends lie outside every edit, where the two texts differ by a
-//! shift). A node that overlaps no region is not entered: it is kept whole as
-//! one token, in both trees. Its interior is the same in both trees by that
-//! guarantee, so it pairs node for node and nothing under it moves, which is
-//! what the full walk would find; the node itself, and every node that holds
-//! it, stays in the walk with its parent, so the parent check is unchanged.
-//! Every node inside an edit overlaps a region, so the captured code is
-//! always walked whole.
-//! Without an incremental re-parse (no changed ranges), or when an ERROR or
-//! MISSING node of the new tree overlaps the regions, both trees are walked
-//! whole: error recovery can re-use a subtree under new ancestors outside the
-//! changed ranges (`def aa(self):Some(` swallows the next class's header, and
-//! its body keeps its place in the changed ranges' eyes; the unit test keeps
-//! that case in crates/lib/proptest-regressions/engine/structure/tests.txt). The old tree is walked ([`Before`]) before `Tree::edit` moves its
-//! nodes, when the changed ranges are not known yet: over the edits only; when
-//! the changed ranges reach beyond, the old text is parsed again and walked
-//! over the changed regions. The unit test `the_pruned_walk_reports_what_the_full_walk_reports`
-//! checks this against the full walk on random programs and edits.
+//! The structure guard (docs/DESIGN.md §2.5.10): a rewrite that still parses may move
+//! code in the syntax tree (a Python method body written at class level), which the
+//! syntax check (§2.5.6) does not see. This module compares the old tree with the one
+//! the syntax check re-parsed: (a) every node clear of the edits keeps its kind and its
+//! parent (here); (b) the code each metavariable captured keeps its tokens and nesting,
+//! together inside its own edit (`captured`). Tokens pair in order between the edits and
+//! by a bounded diff ([`MAX_ALIGN_EDITS`]) inside them; the trees are walked with cursors
+//! into flat arrays (no recursion), and only near the change ([`Before`], the changed
+//! ranges): §2.5.10, "The mapping" and "Cost".
 
 use serde::{Deserialize, Serialize};
 
@@ -265,7 +224,7 @@ pub fn compare(
 ) -> Changes {
     let ranges = ranges(edits, bom);
     let pruned = changed.map(|changed| regions(changed, &ranges));
-    // Error recovery breaks the guarantee the pruning rests on (module doc):
+    // Error recovery breaks the guarantee the pruning rests on (docs/DESIGN.md §2.5.10, "Cost"):
     // near an ERROR or MISSING node the file is walked whole.
     let pruned = pruned.filter(|(_, new_regions)| !error_within(new_root, new_regions));
     let changed = changed.filter(|_| pruned.is_some());
@@ -326,7 +285,7 @@ struct Texts<'a> {
 /// Closed byte ranges, sorted and disjoint.
 type Regions = Vec<(usize, usize)>;
 
-/// The regions to walk (module doc), closed byte ranges, sorted and disjoint:
+/// The regions to walk (docs/DESIGN.md §2.5.10, "Cost"), closed byte ranges, sorted and disjoint:
 /// in the old text, and in the new one.
 fn regions(changed: &[std::ops::Range<usize>], ranges: &[(usize, usize, usize, usize)]) -> (Regions, Regions) {
     let mut all: Vec<(usize, usize)> =

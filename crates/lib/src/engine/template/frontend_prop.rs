@@ -1,25 +1,10 @@
-//! Property test of the default rewrite and of `--verbatim` judged by each
-//! language's own front end (docs/DESIGN.md section 2.5.9): generated calls
-//! (multi-line arguments, trailing commas, comments, strings with line
-//! continuations, operators of every precedence) in generated places (after
-//! `.attr`, before `== x`, under `-`, as a statement, a condition, a return
-//! value) rewritten by generated templates (wrapping, unwrapping, operators,
-//! dropped and added arguments, templates that break the line). Every write
-//! the engine does not flag (`templateMismatch`, syntax errors, structure
-//! changes), in either layout, must be accepted by the language's compiler
-//! front end wherever the original was: CPython's `compile`, V8 (`node`,
-//! `vm.Script`), rustfmt's parser, Go's `go/parser` (what `gofmt -e` runs).
-//! And it must mean what the template says: its tree is the one of the
-//! template written with each captured expression in parentheses, in
-//! parentheses itself in place of the call (parentheses, comments and
-//! trailing commas being no nodes of the trees compared). CPython's `ast` and
-//! Go's `go/ast` give that tree (CPython's up to `or` and `and` runs, which
-//! `ast` flattens: `(a or b) or c` is `a or b or c`); for JavaScript and Rust,
-//! whose front ends print no tree, tree-sitter's.
-//!
-//! The cases are drawn from a fixed seed and judged in one process per
-//! language (rustfmt: one per case), so the test is deterministic. A missing
-//! front end fails the test with what to install; it never passes unjudged.
+//! Property test of the default rewrite and of `--verbatim` judged by each language's
+//! own front end (docs/DESIGN.md §2.5.9): generated calls in generated places rewritten
+//! by generated templates. Every write the engine does not flag, in either layout, must
+//! be accepted by CPython, V8, rustfmt's parser or Go's `go/parser` wherever the
+//! original was, and mean what the template says (the tree of the template with each
+//! capture in parentheses). What is generated, the trees compared, and why the test is
+//! deterministic and never passes unjudged: docs/DESIGN.md §8.4.
 
 use std::io::Write;
 use std::path::Path;

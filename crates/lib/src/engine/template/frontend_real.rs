@@ -1,20 +1,10 @@
 //! The front-end property test of `engine/template/frontend_prop.rs` over real files
-//! (docs/DESIGN.md section 8.4): the standard libraries this machine's
-//! front ends ship (CPython's, Go's, npm's JavaScript), rxjs's TypeScript
-//! sources (installed with the TypeScript judge) and this crate's own Rust
-//! sources. Each drawn file gets codemods of the kind users write: a
-//! function it calls with one argument, two, or any number is renamed,
-//! wrapped, unwrapped, put under an operator or given other arguments, by the
-//! templates of `frontend_prop`. Every write the engine does not flag, in the
-//! default layout and in `--verbatim`, must be accepted by the language's
-//! front end wherever the original was, and mean the template: the oracle
-//! writes each match as the template with each capture, as the original
-//! wrote it, in parentheses, itself in parentheses (matches taken as
-//! ast-grep takes them: pre-order, the outermost wins).
-//!
-//! Files and codemods are drawn from a fixed seed over the sorted file list:
-//! the same machine gives the same cases. A missing front end or library
-//! fails the test with what to install.
+//! (docs/DESIGN.md §8.4): the standard libraries this machine's front ends ship, rxjs's
+//! TypeScript sources and this crate's own Rust sources, each drawn file given codemods
+//! of the kind users write (a function it calls renamed, wrapped, unwrapped, put under
+//! an operator or given other arguments). Every write the engine does not flag, in
+//! either layout, must be accepted by the language's front end and mean the template.
+//! Drawn from a fixed seed; a missing front end or library fails the test (§8.4).
 
 use std::path::{Path, PathBuf};
 

@@ -1,39 +1,12 @@
-//! The template check (docs/DESIGN.md section 2.5.9): the default rewrite of a
-//! match must say exactly what its template says. Over the edited range of the
-//! new text, checked with the file's own parser:
-//!
-//! (a) the non-blank text is the reference's (`engine/layout/reference.rs`: the
-//!     template's tokens with each capture's tokens in place), token by token in
-//!     order, up to the admitted layout deviations: one `,` where a capture that
-//!     ends in `,` meets the template's `,`; a trailing `,` of the original
-//!     before a closing bracket the template drops; comments of the original
-//!     kept; (a deleted statement's `;` and line are no deviation here: a
-//!     deletion has no tokens, only its seam to check);
-//! (b) every seam between two reference tokens, and the edit's two ends, is a
-//!     token boundary of the new parse: no token of the new tree (a leaf, or a
-//!     literal or comment whole; a literal that holds code, a template string
-//!     with `${...}`, is its parts) starts before a seam and ends after it. So `a`
-//!     `in` `b` may not become the identifier `ainb`, `-` `-` may not become
-//!     `--`, and a `)` may not end up inside a `#` comment. A seam between two
-//!     template tokens that the template writes with nothing between them is the
-//!     template's own spelling (`#include`), not checked, nor one between two
-//!     captured tokens the original wrote so (Rust's `>` `>`, which a macro's
-//!     token tree reads as `>>`); and each token of the
-//!     captured code is one token of the new parse (`a` then `"s  t"` written
-//!     as `a"s  t"` may parse as something else). Edits next to a syntax error
-//!     of the original are checked by (a) alone.
-//!
-//! Then checks (c) to (e) of `engine/template/shape.rs` on the new tree: captures stay
-//! whole and the edit binds as one piece; in JavaScript, TypeScript and
-//! Kotlin, where the layout differs from ast-grep's text, both parse to the
-//! same tree; line breaks are legal where they land (Go, Python); and check
-//! (f) of `engine/template/strict.rs`: what the compiler rejects though tree-sitter
-//! accepts it. An edit whose text holds a syntax error of the new tree fails
-//! too.
-//!
-//! The cost is linear in the edit: one walk of the reference and the new text,
-//! and the new tree's tokens over the edited range; check (d) parses ast-grep's
-//! texts once per file, where some edit's layout differs from it.
+//! The template check (docs/DESIGN.md §2.5.9, "The invariant, checked on every edit"):
+//! the default rewrite of a match must say exactly what its template says. Over the
+//! edited range of the new text, with the file's own parser: (a) its non-blank text is
+//! the reference's (`engine/layout/reference.rs`) token by token, up to the admitted
+//! deviations, and (b) every seam between two reference tokens is a token boundary of
+//! the new parse (here); then checks (c) to (e) on the new tree (`shape`) and (f), what
+//! the compiler rejects though tree-sitter accepts it (`strict`). An edit that fails is
+//! written as ast-grep writes it when that passes, else its file is flagged
+//! `templateMismatch`. The cost is linear in the edit (§2.5.9, "Cost").
 
 use std::ops::Range;
 

@@ -1,17 +1,9 @@
-//! What the template check (`engine/template/mod.rs`) asks of the new tree beyond
-//! its tokens (docs/DESIGN.md section 2.5.9, checks (c) to (e)):
-//!
-//! (c) each capture the template writes alone is still one piece of code in
-//!     the new tree: one node (for `$$$NAME`, or inside a macro's token tree, a
-//!     run of sibling nodes), so `assert $A == $B` on `a in b` may not write
-//!     the chain `a in b == c`, nor `$A.foo` on `a + b` write `a + b.foo`;
-//! (d) in a language where a line break may change the tree and (e) has no
-//!     rule ([`breaks_may_matter`]), where the minimal layout differs from
-//!     ast-grep's text, the two parse to the same tree over the edit (named
-//!     nodes and their nesting, comments left out, each capture one leaf);
-//! (e) a line break is legal where it lands: in Go, after a token that ends a
-//!     line with an inserted `;`, only between statements; in Python, outside
-//!     brackets and without `\`, only between statements.
+//! What the template check (`engine/template/mod.rs`) asks of the new tree beyond its
+//! tokens (docs/DESIGN.md §2.5.9, checks (c) to (e)): (c) each capture the template
+//! writes alone is still one piece of code and the edit binds as one piece; (d) in a
+//! language where a line break may change the tree and (e) has no rule
+//! ([`breaks_may_matter`]), the minimal layout and ast-grep's text parse to the same
+//! tree over the edit; (e) a line break is legal where it lands (Go, Python).
 
 use std::ops::Range;
 

@@ -1,38 +1,11 @@
-//! Check (f) of the template check (docs/DESIGN.md section 2.5.9): what a
-//! language's compiler rejects, or reads otherwise, where its tree-sitter
-//! grammar is laxer, judged on the code an edit wrote (its captures, its own
-//! node, the nodes inside it). Each rule was found by the front-end property
-//! test (`engine/template/frontend_prop.rs`): tree-sitter accepts the text, CPython,
-//! V8 or rustc do not. And the bound of an admitted deviation: a trailing `,`
-//! is kept only where the grammar ignores it (argument, parameter and
-//! collection lists, a macro's token tree), never in a parenthesized
-//! expression or a tuple: `($$$A)` on `f(not a,)` is a tuple.
-//!
-//! - A low-precedence construct may not be the operand of a tighter one:
-//!   Python's `lambda` under `not`, `==`, `.attr`; a `*a` or `k=1` outside an
-//!   argument or collection list, or alone in brackets (`(*a)`); JavaScript's
-//!   arrow function under `!`, `await`, `new`, `in`; TypeScript's `a as T`
-//!   and `a satisfies T` under a call, `.`, `!`, `await`; Rust's `a as u8` before
-//!   `?`, `.`, `(`, `[`, `<`.
-//! - A node that held the replaced code and binds tightly (a call, `await`, an
-//!   operator) holds the new code too: tree-sitter reads `await (a, b)` in
-//!   place of `await f(a, b)` as a call of `await` (`shape::rebound`).
-//! - Rust does not chain comparisons (`a == b == c`), and a block-like
-//!   expression that starts a statement ends it (`match x {} + 1`), and an
-//!   `if let` takes no `a || b`; Python's conditional
-//!   expression or lambda is no body or test of a conditional expression
-//!   (`x if a if c else b else y`, `1 if lambda: 1 else 2`).
-//! - Python: no positional argument after a keyword argument (`g(k=1, e)`);
-//!   `await` only in an `async def` (`def $F(self)` matches one, and its
-//!   template drops the `async`); no quote of the string or `\` in an
-//!   f-string's `{}` (before Python 3.12).
-//! - Go: `a...` only as the last argument (`g(a..., e)`); type arguments
-//!   only after a named type (not `[]int[n]`).
-//! - JavaScript: `await` only in an async function (or at the top level of a
-//!   module: a file with an `import` or `export`); an arrow function's body that starts with `{` is a block; `,,`, or `(,`, only in an array (`g(a,, e)`, `g(, e)`).
-//! - Go's scanner takes the longest operator: two operators the edit writes
-//!   together are one token there (`&` then `&a` is `&&a`; [`glues`]), which
-//!   the template check's seams (b) judge.
+//! Check (f) of the template check (docs/DESIGN.md §2.5.9): what a language's compiler
+//! rejects, or reads otherwise, where its tree-sitter grammar is laxer, judged on the
+//! code an edit wrote (its captures, its own node, the nodes inside it): low-precedence
+//! constructs under tighter ones, a tightly binding node that no longer holds the new
+//! code (`shape::rebound`), per-language rules for Rust, Python, Go and JavaScript, Go's
+//! longest-operator scanner ([`glues`]), and where a trailing `,` may stand. The list,
+//! each rule with its example: §2.5.9, check (f). Each rule was found by the front-end
+//! property test (`engine/template/frontend_prop.rs`).
 
 use std::ops::Range;
 

@@ -1,26 +1,10 @@
-//! Property test of the template check (docs/DESIGN.md section 2.5.9): random
-//! templates (operators, keywords, `$A $B` adjacency, brackets) over random
-//! calls (unary minus, strings holding blanks, comments and line breaks between
-//! the arguments, trailing commas ending a line or starting one) in Python,
-//! JavaScript, TypeScript, Rust, Go and C. The oracle does not use the check's
-//! own reference: it writes the
-//! template with every token apart (one blank between any two, the captured
-//! code as it was) into the file and parses that; the tokens of the new parse
-//! over the edit are what the template says. Then:
-//! - the default output's tokens over each edit are those, or the file is
-//!   flagged `templateMismatch`;
-//! - wherever ast-grep's output (`verbatim`) has those tokens, the default's are
-//!   those too and the file is not flagged.
-//!
-//! Tokens are compared without comments, and a `,` before a closing bracket or
-//! another `,` is left out on both sides: the admitted deviations. Where the
-//! default's output adds a syntax error (flagged and refused by apply, but
-//! written with `force`), tree-sitter's error recovery may cut the same
-//! characters into tokens differently in the two texts (`&&` as one token or
-//! two). There, when the tokens differ, operator characters that touch are
-//! compared as one run, on both sides, against the template written with the
-//! captured text pasted in as it is (a capture touches what the template puts
-//! it beside): operators the template keeps apart stay two runs.
+//! Property test of the template check (docs/DESIGN.md §2.5.9): random templates over
+//! random calls in Python, JavaScript, TypeScript, Rust, Go and C. Its oracle does not
+//! use the check's own reference: it parses the template written with every token apart
+//! into the file. The default output's tokens over each edit must be the oracle's, or
+//! the file flagged `templateMismatch`; where ast-grep's output has them, the default's
+//! must too, unflagged. What is generated and how tokens are compared (the admitted
+//! deviations, touching operators after a syntax error): docs/DESIGN.md §8.4.
 
 use std::path::Path;
 
@@ -233,7 +217,7 @@ pub(in crate::engine) fn engine(pat: &str, out: &str, lang: SupportLang) -> Opti
     Engine::new(&req, [lang], Path::new("/")).ok()
 }
 
-/// One case in one language; see the module doc.
+/// One case in one language; see docs/DESIGN.md §8.4, `template_prop`.
 fn case(l: &Lang, (a, b): (usize, usize), (sep, comment, trailing): (usize, bool, usize), items: &[Item], tight: &[bool]) -> Result<(), TestCaseError> {
     let (a, b) = (l.args[a % l.args.len()], l.args[b % l.args.len()]);
     let sep = ["", " ", "\n        "][sep % 3];
