@@ -11,7 +11,7 @@ use ast_edit::app::error::Error;
 use ast_edit::app::lang;
 use ast_edit::app::project;
 use ast_edit::app::retired;
-use ast_edit::app::ruletest::{self, CaseReport, MissingRule, Report, RuleReport, Verdict};
+use ast_edit::app::ruletest::{self, CaseOutcome, MissingRule, RuleOutcome, TestOutcome, Verdict};
 use ast_edit::app::text::plural;
 
 /// `ast-edit test`: the project's rule tests; PATH names the project by its
@@ -115,10 +115,10 @@ fn print_checks(checks: &[ast_edit::app::checks::CheckResult], color: bool, out:
 /// The text report, laid out as `ast-grep test` lays it out: the tests'
 /// count, the details of each case that did not pass, a line per rule
 /// (`PASS id  ..W`: a mark per case), and the verdict.
-fn print_report(r: &Report, color: bool, parts: Shown, out: &mut impl Write) -> std::io::Result<()> {
+fn print_report(r: &TestOutcome, color: bool, parts: Shown, out: &mut impl Write) -> std::io::Result<()> {
     if parts == Shown::All {
         print_header(r.rules.len(), &r.missing_rules, out)?;
-        let shown: Vec<(&RuleReport, &CaseReport)> = r
+        let shown: Vec<(&RuleOutcome, &CaseOutcome)> = r
             .rules
             .iter()
             .flat_map(|rule| rule.cases.iter().filter(|c| c.verdict != Verdict::Validated && c.verdict != Verdict::Reported).map(move |c| (rule, c)))
@@ -174,7 +174,7 @@ pub(super) fn print_header(rules: usize, missing: &[MissingRule], out: &mut impl
 
 /// A mark per case (`.` passes, `W`rong, `M`issing, `N`oisy, `U`pdated,
 /// `E`rror); over 40 cases, the count of each, centred in dots (as ast-grep).
-fn marks(cases: &[CaseReport]) -> String {
+fn marks(cases: &[CaseOutcome]) -> String {
     const MAX_MARKS: usize = 40;
     if cases.len() <= MAX_MARKS {
         return cases.iter().map(|c| c.verdict.mark()).collect();
@@ -197,7 +197,7 @@ fn marks(cases: &[CaseReport]) -> String {
 }
 
 /// The details of one case that did not simply pass.
-pub(super) fn print_case(rule: &RuleReport, c: &CaseReport, color: bool, out: &mut impl Write) -> std::io::Result<()> {
+pub(super) fn print_case(rule: &RuleOutcome, c: &CaseOutcome, color: bool, out: &mut impl Write) -> std::io::Result<()> {
     let id = &rule.id;
     let label = |w: &str| print::paint(color, "4", w);
     match c.verdict {

@@ -6,7 +6,7 @@ use std::io::Write;
 
 use super::open_store;
 use super::print::{self, Style};
-use ast_edit::app::apply::ApplyReport;
+use ast_edit::app::apply::ApplyOutcome;
 use ast_edit::app::plan::Plan;
 use ast_edit::app::preview::PreviewDetails;
 use ast_edit::app::quote::{display_name, escape_controls};
@@ -116,7 +116,7 @@ fn read_answer(stdin: &std::io::Stdin) -> std::io::Result<Option<char>> {
 
 /// The review's closing text, and whether nothing but declined files is
 /// outstanding.
-fn report_text(report: &ApplyReport) -> (String, bool) {
+fn report_text(report: &ApplyOutcome) -> (String, bool) {
     let declined: Vec<&str> = report.outstanding.iter().filter(|o| o.status == OutstandingStatus::NotSelected).map(|o| o.path.as_str()).collect();
     let mut text = format!("Applied {} in {}.", plural(report.total_replacements, "replacement"), plural(report.files_touched, "file"));
     for f in report.files.iter().filter(|f| f.status == FileStatus::Applied) {

@@ -14,7 +14,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use super::exit::NotInteractive;
 use super::info::{print_case, print_header};
 use ast_edit::app::project::Project;
-use ast_edit::app::ruletest::{self, CaseReport, Options, Report, RuleReport, Verdict};
+use ast_edit::app::ruletest::{self, CaseOutcome, Options, RuleOutcome, TestOutcome, Verdict};
 
 /// The question asked about one case.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,8 +49,8 @@ pub(super) enum Answer {
 /// accepted. After `a`, every later `wrong` case is accepted without asking
 /// (still shown, as in ast-grep); `q` stops the review.
 pub(super) fn decide(
-    reports: &[RuleReport],
-    mut show: impl FnMut(&RuleReport, &CaseReport) -> std::io::Result<()>,
+    reports: &[RuleOutcome],
+    mut show: impl FnMut(&RuleOutcome, &CaseOutcome) -> std::io::Result<()>,
     mut ask: impl FnMut(Question) -> std::io::Result<Answer>,
 ) -> std::io::Result<Vec<(usize, usize)>> {
     let mut accepted = Vec::new();
@@ -107,7 +107,7 @@ fn read_answer(q: Question, input: &mut impl BufRead, out: &mut impl Write) -> s
 /// `ast-edit test -i`: runs the tests, reviews the cases that failed on the
 /// terminal, writes the accepted snapshots (with the kept ones, as `-U` does),
 /// and returns the report after the review.
-pub(super) fn run(project: &Project, opts: &Options, color: bool, out: &mut impl Write) -> anyhow::Result<Report> {
+pub(super) fn run(project: &Project, opts: &Options, color: bool, out: &mut impl Write) -> anyhow::Result<TestOutcome> {
     let mut tests = ruletest::evaluate(project, opts)?;
     let stdin = std::io::stdin();
     if tests.reports().iter().any(|r| !r.passed) && !stdin.is_terminal() {
@@ -144,18 +144,18 @@ mod tests {
     use super::*;
     use ast_edit::app::ruletest::CaseKind;
 
-    fn case(verdict: Verdict) -> CaseReport {
-        CaseReport { kind: CaseKind::Invalid, code: format!("{verdict:?}"), verdict, expected: None, actual: None, diff: None, error: None, not_run: false }
+    fn case(verdict: Verdict) -> CaseOutcome {
+        CaseOutcome { kind: CaseKind::Invalid, code: format!("{verdict:?}"), verdict, expected: None, actual: None, diff: None, error: None, not_run: false }
     }
 
-    fn rule(id: &str, verdicts: &[Verdict]) -> RuleReport {
-        let cases: Vec<CaseReport> = verdicts.iter().map(|v| case(*v)).collect();
-        RuleReport { id: id.into(), test_file: "t.yml".into(), snapshot_file: "s.yml".into(), passed: cases.iter().all(|c| c.verdict.passes()), cases }
+    fn rule(id: &str, verdicts: &[Verdict]) -> RuleOutcome {
+        let cases: Vec<CaseOutcome> = verdicts.iter().map(|v| case(*v)).collect();
+        RuleOutcome { id: id.into(), test_file: "t.yml".into(), snapshot_file: "s.yml".into(), passed: cases.iter().all(|c| c.verdict.passes()), cases }
     }
 
     /// Runs [`decide`] with scripted answers; returns the accepted cases, the
     /// cases shown and the questions asked.
-    fn script(reports: &[RuleReport], answers: &[Answer]) -> (Vec<(usize, usize)>, Vec<String>, Vec<Question>) {
+    fn script(reports: &[RuleOutcome], answers: &[Answer]) -> (Vec<(usize, usize)>, Vec<String>, Vec<Question>) {
         let mut shown = Vec::new();
         let mut asked = Vec::new();
         let mut next = answers.iter();

@@ -10,7 +10,7 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use ast_edit::app::apply::UndoReport;
+use ast_edit::app::apply::UndoOutcome;
 use ast_edit::app::pending::{ActionKind, PendingAction};
 use ast_edit::app::preview::PreviewDetails;
 use ast_edit::app::resolve::ResolveDetails;
@@ -290,7 +290,7 @@ pub fn resolve(d: &ResolveDetails) -> Value {
 
 /// The `structuredContent` of an `ast_undo` result: the undo report, bounded
 /// (`outstanding` within a share of the budget, then `restored` from the first).
-pub fn undo(r: &UndoReport) -> Value {
+pub fn undo(r: &UndoOutcome) -> Value {
     let mut v = serde_json::to_value(r).expect("undo report serializes");
     let obj = v.as_object_mut().expect("an object");
     mark(obj, false, 0);

@@ -7,7 +7,7 @@
 //! unknown `exclude` path is bad input and writes nothing.
 
 use crate::common::Tree;
-use crate::common::json::{ApplyReport, BrokenFile, Preview, ResolveResult, SyntaxError};
+use crate::common::json::{ApplyOutcome, BrokenFile, Preview, ResolveResult, SyntaxError};
 use crate::common::mcp::{call, connect, text};
 use crate::common::store::pending;
 use serde_json::{Value, json};
@@ -121,7 +121,7 @@ fn skip_flagged_applies_the_good_files_and_leaves_the_flagged_one_out() {
     assert_eq!((t.read("a.ts"), t.read("b.ts")), (A.to_string(), B.to_string()));
     let r = t.run(&["resolve", "apply", "--reason", "r", "--id", &id, "--extra", r#"{"skipFlagged":true}"#, "--json"]).code(3);
     let res: ResolveResult = r.json();
-    let report: ApplyReport = res.details.source_result_details.expect("a report");
+    let report: ApplyOutcome = res.details.source_result_details.expect("a report");
     assert_eq!(report.status, "incomplete");
     assert_eq!(report.files.iter().map(|f| (f.path.as_str(), f.status.as_str())).collect::<Vec<_>>(), [("a.ts", "applied"), ("c.ts", "applied")]);
     assert_eq!(report.outstanding.len(), 1);

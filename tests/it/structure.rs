@@ -13,7 +13,7 @@
 //! Rust, TypeScript, JavaScript, Go and C.
 
 use crate::common::Tree;
-use crate::common::json::{ApplyReport, Preview, ResolveResult, StructureChange};
+use crate::common::json::{ApplyOutcome, Preview, ResolveResult, StructureChange};
 use crate::common::mcp::{call, connect, text};
 use crate::common::store::pending;
 use serde_json::{Value, json};
@@ -189,7 +189,7 @@ fn apply_refuses_moved_code_writes_nothing_and_writes_it_with_allow_structure_ch
         ])
         .ok();
     let res: ResolveResult = r.json();
-    let report: ApplyReport = res.details.source_result_details.expect("a report");
+    let report: ApplyOutcome = res.details.source_result_details.expect("a report");
     assert_eq!(report.status, "applied");
     assert_eq!(t.read("apps.py"), APPS_DAMAGED);
 }
@@ -202,7 +202,7 @@ fn skip_flagged_leaves_out_a_file_whose_rewrite_moves_code() {
     assert!(r.stderr.contains("extra.skipFlagged leaves out the files whose rewrite moves code in the syntax tree and extra.allowStructureChanges writes them: pass one of the two."), "{}", r.stderr);
     let r = t.run(&["resolve", "apply", "--reason", "r", "--id", &id, "--extra", r#"{"skipFlagged":true}"#, "--json"]).code(3);
     let res: ResolveResult = r.json();
-    let report: ApplyReport = res.details.source_result_details.expect("a report");
+    let report: ApplyOutcome = res.details.source_result_details.expect("a report");
     assert_eq!(report.files.iter().map(|f| (f.path.as_str(), f.status.as_str())).collect::<Vec<_>>(), [("ok.py", "applied")]);
     let o = &report.outstanding[0];
     assert_eq!(

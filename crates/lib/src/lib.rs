@@ -30,14 +30,14 @@
 //! | --- | --- | --- |
 //! | dry run | [`app::plan::build`] | [`app::request::RawRequest`], validated into a [`app::request::Request`] -> [`app::plan::Plan`] |
 //! | preview, stage | [`app::workflow::stage`] | plan -> [`app::workflow::Preview`] ([`app::preview::PreviewDetails`]) |
-//! | apply at once | [`app::workflow::apply_fresh`] | plan, [`app::apply::ApplyOptions`] -> [`app::apply::ApplyReport`] |
+//! | apply at once | [`app::workflow::apply_fresh`] | plan, [`app::apply::ApplyOptions`] -> [`app::apply::ApplyOutcome`] |
 //! | resolve | [`app::resolve::resolve`] | [`app::resolve::RawResolve`] -> [`app::resolve::ResolveDetails`] |
-//! | undo | [`app::apply::undo`] | the store, which record -> [`app::apply::UndoReport`] |
+//! | undo | [`app::apply::undo`] | the store, which record -> [`app::apply::UndoOutcome`] |
 //! | pending | [`app::workspace::Workspace::store`] | -> [`app::pending::Store`], [`app::pending::PendingAction`] |
 //! | search | [`app::search::search`] | [`app::search::RawSearch`] -> [`app::search::SearchResult`] |
 //! | tree | [`app::tree::dump`] | code, [`app::lang::Lang`], [`app::tree::TreeOptions`] -> [`app::tree::TreeDump`] |
 //! | scan | [`app::project::discover`], then a dry run | [`app::project::Project`] -> findings ([`app::report`]) |
-//! | rule tests, checks | [`app::ruletest::run`], [`app::checks::run`] | project -> [`app::ruletest::Report`], [`app::checks::CheckResult`] |
+//! | rule tests, checks | [`app::ruletest::run`], [`app::checks::run`] | project -> [`app::ruletest::TestOutcome`], [`app::checks::CheckResult`] |
 //! | custom actions | [`app::resolve::resolve_with`] | [`app::custom::Handlers`] |
 //!
 //! Every message is an [`app::message::Text`] that a front end words through

@@ -115,12 +115,12 @@ pub struct ResolveDetails {
     pub extra: Option<Value>,
     pub source_tool_name: Option<String>,
     pub label: Option<String>,
-    pub source_result_details: Option<ApplyReport>,
+    pub source_result_details: Option<ApplyOutcome>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct ApplyReport {
+pub struct ApplyOutcome {
     pub status: String,
     pub applied: bool,
     pub total_replacements: usize,
@@ -164,12 +164,12 @@ pub struct PendingRow {
 pub struct UndoResult {
     pub content: String,
     pub is_error: bool,
-    pub details: Option<UndoReport>,
+    pub details: Option<UndoOutcome>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct UndoReport {
+pub struct UndoOutcome {
     pub id: String,
     /// The action's label (absent for undo records of older builds).
     pub label: Option<String>,

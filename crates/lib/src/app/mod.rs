@@ -100,7 +100,8 @@ pub mod overwrite {
 /// Rule tests (`ast-edit test`).
 pub mod ruletest {
     pub use crate::rules::ruletest::{
-        CaseKind, CaseReport, Evaluated, LabelSnapshot, LabelStyle, MissingRule, Options, Report, RuleReport, TestSnapshot, Verdict, evaluate, run, to_yaml,
+        CaseKind, CaseOutcome, Evaluated, LabelSnapshot, LabelStyle, MissingRule, Options, RuleOutcome, TestOutcome, TestSnapshot, Verdict, evaluate, run,
+        to_yaml,
     };
 }
 
@@ -112,7 +113,8 @@ pub mod checks {
 /// Applying and undoing.
 pub mod apply {
     pub use crate::apply::{
-        AppliedFile, ApplyOptions, ApplyReport, MAX_LISTED_WRITTEN, NOTHING_TO_UNDO, Outstanding, UndoChoice, UndoReport, UndoResult, pick_undo, selects, undo,
+        AppliedFile, ApplyOptions, ApplyOutcome, MAX_LISTED_WRITTEN, NOTHING_TO_UNDO, Outstanding, UndoChoice, UndoOutcome, UndoResult, pick_undo, selects,
+        undo,
     };
 }
 

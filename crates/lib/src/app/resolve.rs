@@ -277,7 +277,7 @@ fn apply_ast_edit(
     opts: &ApplyOptions,
     extra: Option<&Value>,
     refused: &mut Option<Refusal>,
-) -> std::result::Result<apply::ApplyReport, Text> {
+) -> std::result::Result<apply::ApplyOutcome, Text> {
     let what = apply::Journalled { id: action.id.clone(), label: action.label.clone() };
     match apply::apply_plan(plan, opts, Some((locked, &what))) {
         Ok(report) => Ok(report),

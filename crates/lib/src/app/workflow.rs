@@ -5,7 +5,7 @@
 //! gather input and render what these return. Resolving a staged action is
 //! [`crate::app::resolve`].
 
-use crate::apply::{self, ApplyOptions, ApplyReport};
+use crate::apply::{self, ApplyOptions, ApplyOutcome};
 use crate::plan::preview::{self, PreviewDetails};
 use crate::plan::{Plan, RuleCount};
 use crate::shared::error::Result;
@@ -74,7 +74,7 @@ pub fn stage(store: &Store, plan: Plan, words: &dyn Words) -> Result<Preview> {
 /// (`only`, `skip_flagged`) and which flagged files may be written; the plan is
 /// always trusted (`trust_plan`: this process just made it). Returns the id,
 /// which `undo --id` takes, with the report.
-pub fn apply_fresh(store: &Store, plan: &Plan, opts: ApplyOptions, label: &str) -> Result<(String, ApplyReport)> {
+pub fn apply_fresh(store: &Store, plan: &Plan, opts: ApplyOptions, label: &str) -> Result<(String, ApplyOutcome)> {
     let locked = store.lock()?;
     let opts = ApplyOptions { trust_plan: true, ..opts };
     let what = apply::Journalled { id: locked.fresh_id()?, label: label.to_string() };

@@ -29,7 +29,7 @@ mod journal;
 mod options;
 
 pub use options::selects;
-mod report;
+mod outcome;
 mod undo;
 
 use fresh::*;
@@ -37,8 +37,8 @@ pub(crate) use journal::recover;
 use journal::*;
 pub use journal::{Journalled, MAX_LISTED_WRITTEN};
 pub use options::ApplyOptions;
-pub use report::{AppliedFile, ApplyReport, Outstanding};
-pub use undo::{NOTHING_TO_UNDO, UndoChoice, UndoReport, UndoResult, pick_undo, undo};
+pub use outcome::{AppliedFile, ApplyOutcome, Outstanding};
+pub use undo::{NOTHING_TO_UNDO, UndoChoice, UndoOutcome, UndoResult, pick_undo, undo};
 
 /// A file ready to be written.
 struct Prepared<'p> {
@@ -122,7 +122,7 @@ fn injected_rename_failure(k: usize) -> bool {
 }
 
 /// Applies `plan`. `journal` receives the undo record of what was written.
-pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>, &Journalled)>) -> Result<ApplyReport> {
+pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>, &Journalled)>) -> Result<ApplyOutcome> {
     opts.check_paths(plan)?;
     let (selected, mut outstanding) = select(plan, opts)?;
     flag_guard(&selected, opts)?;
@@ -161,7 +161,7 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     outstanding.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(ApplyReport {
+    Ok(ApplyOutcome {
         status: if outstanding.is_empty() { ApplyStatus::Applied } else { ApplyStatus::Incomplete },
         applied: touched > 0,
         total_replacements: total,

@@ -10,7 +10,7 @@ use crate::store::session::owner_label;
 /// Result of `undo`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct UndoReport {
+pub struct UndoOutcome {
     /// The action undone.
     pub id: String,
     /// Its label, when its undo record has one (records of builds before
@@ -30,7 +30,7 @@ pub struct UndoReport {
     pub unchanged: Vec<String>,
 }
 
-impl UndoReport {
+impl UndoOutcome {
     /// The result text.
     pub fn text(&self) -> String {
         let unchanged: std::collections::HashSet<&String> = self.unchanged.iter().collect();
@@ -63,7 +63,7 @@ pub struct UndoResult {
     /// True when there was nothing to undo.
     pub is_error: bool,
     /// The report, when something was undone.
-    pub details: Option<UndoReport>,
+    pub details: Option<UndoOutcome>,
 }
 
 impl UndoResult {
@@ -193,7 +193,7 @@ pub fn pick_undo(store: &Locked<'_>, id: Option<&str>) -> Result<std::result::Re
 /// still hold the bytes apply wrote: each original is read from the journal and
 /// checked against its recorded digest first, and written back keeping the
 /// file's mode, owner and group. The record is then removed.
-pub fn undo(store: &Locked<'_>, choice: UndoChoice) -> Result<UndoReport> {
+pub fn undo(store: &Locked<'_>, choice: UndoChoice) -> Result<UndoOutcome> {
     let dir = choice.dir;
     let rec = read_record(&dir)?;
     // Opened as any named file: never waits on a FIFO put there.
@@ -243,7 +243,7 @@ pub fn undo(store: &Locked<'_>, choice: UndoChoice) -> Result<UndoReport> {
         store.mark(&rec.id, Resolution::Undone)?;
     }
     std::fs::remove_dir_all(&dir).map_err(|e| journal_err(&dir, e))?;
-    Ok(UndoReport {
+    Ok(UndoOutcome {
         id: rec.id,
         label: rec.label,
         status: if outstanding.is_empty() { UndoStatus::Restored } else { UndoStatus::Incomplete },

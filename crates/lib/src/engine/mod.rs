@@ -33,7 +33,7 @@ pub use matching::inject::CustomInjection;
 pub use registry::{Engine, FileOps};
 pub use report::{Capture, Captures, Label, Replacement, RuleInfo, RuleMatch, Severity, Span, report};
 pub use syntax::{MAX_EXCERPT_CHARS, MAX_SYNTAX_ERRORS_LISTED, SyntaxError};
-pub use template::{MAX_TEMPLATE_NOTES_LISTED, TemplateNote, TemplateReport};
+pub use template::{MAX_TEMPLATE_NOTES_LISTED, TemplateNote, TemplateOutcome};
 
 /// The UTF-8 byte order mark.
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -105,7 +105,7 @@ pub struct Rewrite {
     pub findings: Vec<FindingAt>,
     /// What the template check found (docs/DESIGN.md section 2.5.9): nothing
     /// under `verbatim`.
-    pub template: TemplateReport,
+    pub template: TemplateOutcome,
 }
 
 /// The most replacement text the engine builds for one file of `len` bytes: 4
@@ -213,7 +213,7 @@ impl Rewrite {
             structure: structure::Changes::default(),
             refused: None,
             findings: Vec::new(),
-            template: TemplateReport::default(),
+            template: TemplateOutcome::default(),
         }
     }
 

@@ -11,7 +11,7 @@ use crate::compile::CompiledOp;
 use crate::engine::layout::pick::{Picked, pick};
 use crate::engine::matching::{nested, scan};
 use crate::engine::parse::{Parsed, drop_later, parse_for, tree_after_edit};
-use crate::engine::template::{self, EditCheck, TemplateReport};
+use crate::engine::template::{self, EditCheck, TemplateOutcome};
 use crate::engine::{Edit, FindingAt, Rewrite, RewriteOptions, budget, is_crlf, splice, structure, syntax, to_crlf};
 
 /// [`crate::engine::rewrite`], on the thread's meter.
@@ -155,7 +155,7 @@ fn checked(
         }
     } else {
         let guarded = guard(&new_text, &new_tree, changed.as_deref(), &edits);
-        (TemplateReport::default(), new_text, new_tree, guarded)
+        (TemplateOutcome::default(), new_text, new_tree, guarded)
     };
     drop_later(new_tree);
     let Some((after, structure)) = guarded else {

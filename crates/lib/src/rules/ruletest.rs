@@ -174,7 +174,7 @@ pub enum CaseKind {
 /// The result of one case.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct CaseReport {
+pub struct CaseOutcome {
     /// Which list the case is from.
     pub kind: CaseKind,
     /// The case's code.
@@ -203,7 +203,7 @@ pub struct CaseReport {
 /// The results of one test document (one rule).
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct RuleReport {
+pub struct RuleOutcome {
     /// The rule id.
     pub id: String,
     /// The test file (relative to the project folder).
@@ -213,7 +213,7 @@ pub struct RuleReport {
     /// True when every case passes.
     pub passed: bool,
     /// Valid cases, then invalid cases, in file order.
-    pub cases: Vec<CaseReport>,
+    pub cases: Vec<CaseOutcome>,
 }
 
 /// A test document whose rule is not loaded (not run; not a failure, as in ast-grep).
@@ -231,7 +231,7 @@ pub struct MissingRule {
 /// Everything `ast-edit test` found.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Report {
+pub struct TestOutcome {
     /// The project folder.
     pub project: PathBuf,
     /// How many test documents (rules) passed.
@@ -241,7 +241,7 @@ pub struct Report {
     /// True when every failure is a snapshot that differs or is missing (`-U` would fix them).
     pub snapshots_only: bool,
     /// The results, in test file order.
-    pub rules: Vec<RuleReport>,
+    pub rules: Vec<RuleOutcome>,
     /// Tests whose rule is missing.
     pub missing_rules: Vec<MissingRule>,
     /// Snapshot files written by `-U` (relative to the project folder).
@@ -271,7 +271,7 @@ struct Harness {
 
 /// Runs the rule tests of `project`; with `update_all`, accepts every
 /// `wrong` snapshot and writes the snapshot files.
-pub fn run(project: &Project, opts: &Options) -> Result<Report> {
+pub fn run(project: &Project, opts: &Options) -> Result<TestOutcome> {
     let mut tests = evaluate(project, opts)?;
     if opts.update_all {
         tests.accept_all();
@@ -285,7 +285,7 @@ pub fn run(project: &Project, opts: &Options) -> Result<Report> {
 pub struct Evaluated<'p> {
     project: &'p Project,
     harness: Harness,
-    reports: Vec<RuleReport>,
+    reports: Vec<RuleOutcome>,
     missing_rules: Vec<MissingRule>,
     warnings: Vec<String>,
     skip_snapshot_tests: bool,
@@ -305,7 +305,7 @@ pub fn evaluate<'p>(project: &'p Project, opts: &Options) -> Result<Evaluated<'p
         .collect::<Result<_>>()?;
     let harness = read_tests(project, opts)?;
     let snapshots = (!opts.skip_snapshot_tests).then_some(&harness.snapshots);
-    let reports: Vec<RuleReport> =
+    let reports: Vec<RuleOutcome> =
         harness.cases.par_iter().filter_map(|t| built.get(&t.case.id).map(|(rule, model)| verify(project, t, rule, *model, snapshots))).collect();
     let missing_rules = harness.cases.iter().filter(|t| !built.contains_key(&t.case.id)).map(|t| missing(project, t, &loaded)).collect();
     let mut warnings = loaded.warnings.clone();
@@ -315,7 +315,7 @@ pub fn evaluate<'p>(project: &'p Project, opts: &Options) -> Result<Evaluated<'p
 
 impl Evaluated<'_> {
     /// The results so far, in test file order.
-    pub fn reports(&self) -> &[RuleReport] {
+    pub fn reports(&self) -> &[RuleOutcome] {
         &self.reports
     }
 
@@ -348,13 +348,13 @@ impl Evaluated<'_> {
     /// The report; with `write` (and snapshots not skipped), the snapshot
     /// files are written as `ast-grep test` writes them after a review: the
     /// kept snapshots with the accepted ones added.
-    pub fn finish(self, write: bool) -> Result<Report> {
+    pub fn finish(self, write: bool) -> Result<TestOutcome> {
         let written = if write && !self.skip_snapshot_tests { write_snapshots(self.project, &self.harness, &self.reports)? } else { Vec::new() };
         let reports = self.reports;
         let failed = reports.iter().filter(|r| !r.passed).count();
         let snapshots_only =
             failed > 0 && reports.iter().filter(|r| !r.passed).all(|r| r.cases.iter().all(|c| c.verdict.passes() || c.verdict == Verdict::Wrong));
-        Ok(Report {
+        Ok(TestOutcome {
             project: self.project.dir.clone(),
             passed: reports.len() - failed,
             failed,
@@ -489,9 +489,9 @@ type Built = (RuleConfig<SupportLang>, u64);
 /// budget of one file (`engine::budget`, with `growth` the rule's transform
 /// growth): a case that meets a limit is an error with the reason, as a file
 /// of a scan is skipped with it.
-fn verify(project: &Project, t: &Located, rule: &RuleConfig<SupportLang>, growth: u64, snapshots: Option<&BTreeMap<String, TestSnapshots>>) -> RuleReport {
+fn verify(project: &Project, t: &Located, rule: &RuleConfig<SupportLang>, growth: u64, snapshots: Option<&BTreeMap<String, TestSnapshots>>) -> RuleOutcome {
     let over =
-        |kind: CaseKind, code: &str, why: SkipReason| CaseReport { error: Some(why.text().to_string()), not_run: true, ..case(kind, code, Verdict::Error) };
+        |kind: CaseKind, code: &str, why: SkipReason| CaseOutcome { error: Some(why.text().to_string()), not_run: true, ..case(kind, code, Verdict::Error) };
     let valid = t.case.valid.iter().map(|code| match metered(code, growth, || matches(rule, code)) {
         Err(why) => over(CaseKind::Valid, code, why),
         Ok(true) => case(CaseKind::Valid, code, Verdict::Noisy),
@@ -507,9 +507,9 @@ fn verify(project: &Project, t: &Located, rule: &RuleConfig<SupportLang>, growth
         });
         judged.unwrap_or_else(|why| over(CaseKind::Invalid, code, why))
     });
-    let cases: Vec<CaseReport> = valid.chain(invalid).collect();
+    let cases: Vec<CaseOutcome> = valid.chain(invalid).collect();
     let snapshot_file = snapshot_path(&t.snapshot_dir, &t.case.id);
-    let mut report = RuleReport {
+    let mut report = RuleOutcome {
         id: t.case.id.clone(),
         test_file: project.show(&t.file),
         snapshot_file: project.show(&snapshot_file),
@@ -530,8 +530,8 @@ fn snapshot_diff(file: &str, kept: &TestSnapshot, now: &TestSnapshot) -> String 
     similar::TextDiff::from_lines(&old, &new).unified_diff().context_radius(3).header(&format!("{file} (kept)"), "the rule's output now").to_string()
 }
 
-fn case(kind: CaseKind, code: &str, verdict: Verdict) -> CaseReport {
-    CaseReport { kind, code: code.to_string(), verdict, expected: None, actual: None, diff: None, error: None, not_run: false }
+fn case(kind: CaseKind, code: &str, verdict: Verdict) -> CaseOutcome {
+    CaseOutcome { kind, code: code.to_string(), verdict, expected: None, actual: None, diff: None, error: None, not_run: false }
 }
 
 fn matches(rule: &RuleConfig<SupportLang>, code: &str) -> bool {
@@ -549,16 +549,16 @@ fn metered<R>(code: &str, growth: u64, judge: impl FnOnce() -> R) -> std::result
 }
 
 /// An invalid case against its kept snapshot (ast-grep's `verify_snapshot`).
-fn verify_snapshot(rule: &RuleConfig<SupportLang>, code: &str, kept: Option<&TestSnapshot>) -> CaseReport {
+fn verify_snapshot(rule: &RuleConfig<SupportLang>, code: &str, kept: Option<&TestSnapshot>) -> CaseOutcome {
     let actual = match generate(rule, code) {
         Ok(Some(snap)) => snap,
         Ok(None) => return case(CaseKind::Invalid, code, Verdict::Missing),
-        Err(e) => return CaseReport { error: Some(e), ..case(CaseKind::Invalid, code, Verdict::Error) },
+        Err(e) => return CaseOutcome { error: Some(e), ..case(CaseKind::Invalid, code, Verdict::Error) },
     };
     if kept.is_some_and(|k| same_snapshot(rule, k, &actual)) {
         return case(CaseKind::Invalid, code, Verdict::Reported);
     }
-    CaseReport { expected: kept.cloned(), actual: Some(actual), ..case(CaseKind::Invalid, code, Verdict::Wrong) }
+    CaseOutcome { expected: kept.cloned(), actual: Some(actual), ..case(CaseKind::Invalid, code, Verdict::Wrong) }
 }
 
 /// Snapshot equality. A rule with a `labels:` map gets its labels in the map's
@@ -615,7 +615,7 @@ pub fn to_yaml<T: Serialize>(v: &T) -> String {
 /// Writes the snapshot file of every rule with tests, as `ast-grep test -U`:
 /// the kept snapshots with the accepted ones added (kept entries of cases no
 /// longer in the tests stay). Files whose bytes would not change are left alone.
-fn write_snapshots(project: &Project, h: &Harness, reports: &[RuleReport]) -> Result<Vec<String>> {
+fn write_snapshots(project: &Project, h: &Harness, reports: &[RuleOutcome]) -> Result<Vec<String>> {
     let mut merged = h.snapshots.clone();
     for r in reports {
         let entry = merged.entry(r.id.clone()).or_insert_with(|| TestSnapshots { id: r.id.clone(), snapshots: BTreeMap::new() });

@@ -71,7 +71,7 @@ pub struct TemplateNote {
 
 /// What the template check found in one file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct TemplateReport {
+pub struct TemplateOutcome {
     /// Edits checked (every edit of the default mode in a language with a
     /// layout lexer).
     pub checked: usize,
@@ -295,9 +295,9 @@ pub(in crate::engine) fn settle(
     broken: &[Range<usize>],
     (new_text, tree, changed): (&[u8], &tree_sitter::Tree, Option<&[Range<usize>]>),
     failed: Vec<(usize, Problem)>,
-) -> (Option<(Vec<u8>, tree_sitter::Tree, Option<Vec<Range<usize>>>)>, TemplateReport) {
+) -> (Option<(Vec<u8>, tree_sitter::Tree, Option<Vec<Range<usize>>>)>, TemplateOutcome) {
     let old = &text[bom..];
-    let mut report = TemplateReport { checked: checks.iter().filter(|c| c.is_some()).count(), ..TemplateReport::default() };
+    let mut report = TemplateOutcome { checked: checks.iter().filter(|c| c.is_some()).count(), ..TemplateOutcome::default() };
     if failed.is_empty() {
         return (None, report);
     }

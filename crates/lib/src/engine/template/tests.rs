@@ -7,7 +7,7 @@ use ast_grep_core::Pattern;
 
 /// The template check of one edit of `src`: the match of `pat` replaced by
 /// `written`, where ast-grep writes `verbatim` from `template`.
-fn enforce_one(lang: SupportLang, src: &str, pat: &str, template: &str, written: &str, verbatim: &str) -> (String, TemplateReport) {
+fn enforce_one(lang: SupportLang, src: &str, pat: &str, template: &str, written: &str, verbatim: &str) -> (String, TemplateOutcome) {
     let grep = crate::engine::metered::parse(src, lang);
     let nm = grep.root().find(Pattern::new(pat, lang)).expect("the pattern matches");
     let r = reference::build(lang, template, &[], &nm, src).expect("a language with a lexer");

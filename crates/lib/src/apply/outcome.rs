@@ -32,7 +32,7 @@ pub struct Outstanding {
 /// The apply report (`sourceResultDetails` of an `ast_edit` resolve).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ApplyReport {
+pub struct ApplyOutcome {
     /// `applied` or `incomplete`.
     pub status: ApplyStatus,
     /// True when at least one file was written.
@@ -47,7 +47,7 @@ pub struct ApplyReport {
     pub outstanding: Vec<Outstanding>,
 }
 
-impl ApplyReport {
+impl ApplyOutcome {
     /// The result text.
     pub fn text(&self) -> String {
         let mut s = format!("Applied {} in {}.", plural(self.total_replacements, "replacement"), plural(self.files_touched, "file"));
@@ -67,7 +67,7 @@ impl ApplyReport {
 impl crate::plan::preview::PreviewDetails {
     /// Records what `run -U` did: its status, and each outstanding file as a
     /// warning.
-    pub fn record_apply(&mut self, report: &ApplyReport) {
+    pub fn record_apply(&mut self, report: &ApplyOutcome) {
         self.status = match report.status {
             ApplyStatus::Applied => crate::shared::status::PreviewStatus::Applied,
             ApplyStatus::Incomplete => crate::shared::status::PreviewStatus::Incomplete,
