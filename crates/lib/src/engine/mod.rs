@@ -81,7 +81,7 @@ pub use syntax::{MAX_EXCERPT_CHARS, MAX_SYNTAX_ERRORS_LISTED, SyntaxError};
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// One replacement: the bytes `start..end` of the original file become `text`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Edit {
     /// Byte offset where the replaced range starts (in the whole file, BOM included).
     pub start: usize,

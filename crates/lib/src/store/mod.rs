@@ -7,6 +7,11 @@ pub mod pending;
 pub mod session;
 pub(crate) mod pending_format;
 mod retention;
+mod stored_plan;
+mod stored_request;
+mod stored_skip;
+mod stored_text;
+mod stored_warning;
 
 /// Most bytes of one file of the store read back (a pending action, a resolved
 /// record, an undo record's `record.json`): a larger one, or one that is not a

@@ -149,7 +149,9 @@ use crate::store::session::Session;
 pub enum ActionKind {
     /// A structural edit previewed by `ast_edit`.
     AstEdit {
-        /// The plan to apply.
+        /// The plan to apply, written as the store's own type
+        /// (`store/stored_plan.rs`).
+        #[serde(with = "crate::store::stored_plan::as_stored")]
         plan: Box<Plan>,
     },
     /// A command-backed custom action staged by `ast-edit propose`.
