@@ -47,7 +47,10 @@
 //!   set with utilities, its folder and language globs, and a finding.
 //!
 //! Each is listed, shown and applied by this build, with the bytes on disk
-//! checked after apply and after undo.
+//! checked after apply and after undo. This build writes format version 4,
+//! whose JSON has the shape of version 3: the same edit staged again on
+//! `run/` gives an entry whose objects hold the keys of the fixture's, in the
+//! same order.
 
 use std::path::Path;
 
@@ -275,4 +278,108 @@ fn a_rule_scan_of_format_version_3_lists_shows_applies_and_undoes() {
     assert_eq!(t.snapshot(), after, "the planned edits, and nothing else");
     t.run(&["undo"]).ok();
     assert_eq!(t.snapshot(), before);
+}
+
+/// JSON as written: each object's keys in their order (serde_json's `Value`
+/// sorts them), the values left out.
+enum Written {
+    Object(Vec<(String, Written)>),
+    Array(Vec<Written>),
+    Scalar,
+}
+
+impl<'de> serde::Deserialize<'de> for Written {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Written;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("JSON")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Written, A::Error> {
+                let mut keys = Vec::new();
+                while let Some((k, v)) = m.next_entry::<String, Written>()? {
+                    keys.push((k, v));
+                }
+                Ok(Written::Object(keys))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<Written, A::Error> {
+                let mut items = Vec::new();
+                while let Some(v) = s.next_element::<Written>()? {
+                    items.push(v);
+                }
+                Ok(Written::Array(items))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Written, E> {
+                Ok(Written::Scalar)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Written, E> {
+                Ok(Written::Scalar)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Written, E> {
+                Ok(Written::Scalar)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Written, E> {
+                Ok(Written::Scalar)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Written, E> {
+                Ok(Written::Scalar)
+            }
+            fn visit_unit<E>(self) -> Result<Written, E> {
+                Ok(Written::Scalar)
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
+impl Written {
+    /// The value at `path` (object keys, or array indexes as numbers).
+    fn at(&self, path: &[&str]) -> &Written {
+        path.iter().fold(self, |w, step| match w {
+            Written::Object(keys) => &keys.iter().find(|(k, _)| k == step).unwrap_or_else(|| panic!("no key `{step}`")).1,
+            Written::Array(items) => &items[step.parse::<usize>().unwrap()],
+            Written::Scalar => panic!("`{step}` of a scalar"),
+        })
+    }
+
+    /// The keys of the object at `path`, in their order.
+    fn keys(&self, path: &[&str]) -> Vec<&str> {
+        match self.at(path) {
+            Written::Object(keys) => keys.iter().map(|(k, _)| k.as_str()).collect(),
+            _ => panic!("{path:?} is not an object"),
+        }
+    }
+}
+
+#[test]
+fn an_entry_this_build_writes_has_format_version_4_and_the_keys_of_version_3() {
+    let t = tree("store-v3/run");
+    let read = |id: &str| std::fs::read(t.state.path().join("pending").join(format!("{id}.json"))).unwrap();
+    let v3: Written = serde_json::from_slice(&read("ae-9c4438")).unwrap();
+    // The same preview of the same bytes would be the same action: drop it first.
+    t.run(&["resolve", "discard", "--reason", "r"]).ok();
+    let staged: serde_json::Value =
+        t.run(&["run", "-p", "print($A)", "-r", "log($A)", "-p", "len($A)", "-r", "size($A)", "-l", "python", "-C", "1", "--json"]).ok().json();
+    let bytes = read(staged["id"].as_str().expect("staged"));
+    let v4: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(v4["formatVersion"], 4);
+    assert!(bytes.starts_with(br#"{"formatVersion":4,"#), "the version comes first");
+    let v4: Written = serde_json::from_slice(&bytes).unwrap();
+    for path in [
+        &[][..],
+        &["kind"],
+        &["kind", "plan"],
+        &["kind", "plan", "request"],
+        &["kind", "plan", "request", "ops", "0"],
+        &["kind", "plan", "request", "walk"],
+        &["kind", "plan", "files", "0"],
+        &["kind", "plan", "files", "0", "edits", "0"],
+        &["kind", "plan", "skipped", "0"],
+        &["kind", "plan", "skipped", "0", "reason"],
+        &["kind", "plan", "overlapped", "0"],
+        &["kind", "plan", "brokenBefore", "0"],
+    ] {
+        assert_eq!(v4.keys(path), v3.keys(path), "{path:?}");
+    }
 }
