@@ -1,4 +1,4 @@
-//! The pending-action store's format (version 3) through the real binary: the shape
+//! The pending-action store's format (version 4) through the real binary: the shape
 //! of a new entry, the order of actions without a counter file, bad entries (and
 //! an entry without a format version) that are reported and skipped, the records of
 //! resolved actions, the retention of what the store keeps and `pending --clear`
@@ -38,11 +38,11 @@ fn is_rfc3339(s: &str) -> bool {
 }
 
 #[test]
-fn a_new_entry_has_the_version_3_shape() {
+fn a_new_entry_has_the_version_4_shape() {
     let t = Tree::fixtures();
     let id = preview_id(&t, &["-l", "py", "--strictness", "ast"]);
     let e = read_json(&pending_dir(&t).join(format!("{id}.json")));
-    assert_eq!(e["formatVersion"], 3);
+    assert_eq!(e["formatVersion"], 4);
     assert_eq!(e["id"], id.as_str());
     let order = e["order"].as_u64().unwrap();
     assert!(e.get("seq").is_none(), "no `seq` copy of order (builds of version 1 wrote one): {e}");
@@ -73,7 +73,7 @@ fn a_new_entry_has_the_version_3_shape() {
     // A command action records no rules.
     let c = propose(&t, "Cmd");
     let c = read_json(&pending_dir(&t).join(format!("{c}.json")));
-    assert_eq!(c["formatVersion"], 3);
+    assert_eq!(c["formatVersion"], 4);
     assert_eq!(c["owner"], "cli");
     assert_eq!(c["rules"], json!([]));
     assert_eq!(c["rulesDigest"], Value::Null);
@@ -149,7 +149,7 @@ fn a_bad_entry_is_reported_and_skipped_and_the_others_still_resolve() {
     let bad = pending_dir(&t).join("bad.json");
     std::fs::write(&bad, "{ not json").unwrap();
     let newer = pending_dir(&t).join("ae-future.json");
-    std::fs::write(&newer, r#"{"formatVersion": 4, "id": "ae-future", "whatever": "shape v4 has"}"#).unwrap();
+    std::fs::write(&newer, r#"{"formatVersion": 5, "id": "ae-future", "whatever": "shape v5 has"}"#).unwrap();
     // An entry of a build before the first release: no format version.
     let unversioned = pending_dir(&t).join("ae-old.json");
     std::fs::write(&unversioned, r#"{"id": "ae-old", "seq": 1, "label": "L", "kind": {}}"#).unwrap();
@@ -167,7 +167,7 @@ fn a_bad_entry_is_reported_and_skipped_and_the_others_still_resolve() {
     assert!(bad_line.contains(&bad.display().to_string()), "{bad_line}");
     assert!(bad_line.ends_with("delete the file to drop it"), "{bad_line}");
     let newer_line = lines.iter().find(|l| l.contains("ae-future.json")).unwrap();
-    assert!(newer_line.contains("written by a newer ast-edit (format version 4"), "{newer_line}");
+    assert!(newer_line.contains("written by a newer ast-edit (format version 5; this one reads up to version 4)"), "{newer_line}");
 
     let r = t.run(&["show", "--json"]).ok();
     assert!(r.stderr.contains("bad.json"), "{}", r.stderr);
@@ -233,7 +233,7 @@ fn resolved_records_follow_apply_discard_and_undo() {
     let order = read_json(&pending_dir(&t).join(format!("{applied}.json")))["order"].as_u64().unwrap();
     t.run(&["resolve", "apply", "--reason", "r"]).ok();
     let rec = resolved(&t, &applied);
-    assert_eq!(rec["formatVersion"], 3);
+    assert_eq!(rec["formatVersion"], 4);
     assert_eq!(rec["id"], applied.as_str());
     assert_eq!(rec["label"], "AST Edit: 2 replacements in 1 file");
     assert_eq!(rec["sourceToolName"], "ast_edit");

@@ -8,7 +8,6 @@ pub mod metered;
 pub mod structure;
 
 use ast_grep_language::SupportLang;
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::compile::CompiledOp;
@@ -39,7 +38,7 @@ pub use template::{MAX_TEMPLATE_NOTES_LISTED, TemplateNote, TemplateOutcome};
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// One replacement: the bytes `start..end` of the original file become `text`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Edit {
     /// Byte offset where the replaced range starts (in the whole file, BOM included).
     pub start: usize,

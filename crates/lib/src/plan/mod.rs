@@ -35,8 +35,7 @@ use crate::shared::text::line_of;
 use warning::{Warning, run_warnings};
 
 /// A file the plan changes.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FilePlan {
     /// Display path (relative to the working directory of the preview).
     pub path: String,
@@ -55,7 +54,6 @@ pub struct FilePlan {
     pub edits: Vec<Edit>,
     /// The op of each match nested in an edit that `rewriteNested` rewrote
     /// inside that edit's text: sites beyond one per edit.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nested: Vec<usize>,
     /// ERROR/MISSING nodes before the rewrite.
     pub errors_before: usize,
@@ -70,31 +68,24 @@ pub struct FilePlan {
     pub structure_changed: bool,
     /// The first such moves, located in the new text (at most
     /// `crate::engine::structure::MAX_STRUCTURE_CHANGES_LISTED`).
-    #[serde(default)]
     pub structure_changes: Vec<crate::engine::structure::StructureChange>,
     /// Edits the template check ran on (docs/DESIGN.md section 2.5.9): every
     /// edit of the default layout in a language with a layout lexer.
-    #[serde(default)]
     pub edits_checked: usize,
     /// Edits written as ast-grep writes them because their minimal layout did
     /// not say what the template says.
-    #[serde(default)]
     pub layout_fallbacks: usize,
     /// The first of those edits (at most [`engine::MAX_TEMPLATE_NOTES_LISTED`]).
-    #[serde(default)]
     pub layout_notes: Vec<engine::TemplateNote>,
     /// Some edit says something other than its template in either layout
     /// (ast-grep's text substitution glued two tokens): apply refuses the file
     /// unless allowed.
-    #[serde(default)]
     pub template_mismatch: bool,
     /// The first such edits (at most [`engine::MAX_TEMPLATE_NOTES_LISTED`]).
-    #[serde(default)]
     pub template_mismatches: Vec<engine::TemplateNote>,
     /// The unified diff (lines over [`diff::MAX_DIFF_LINE`] bytes cut).
     pub diff: String,
     /// How many diff lines were cut.
-    #[serde(default)]
     pub diff_lines_cut: usize,
 }
 
@@ -174,8 +165,7 @@ pub struct Overlapped {
 }
 
 /// The result of a dry run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
     /// The request that produced it.
     pub request: Request,
@@ -195,22 +185,17 @@ pub struct Plan {
     /// True when `maxFiles` cut the walk.
     pub limit_reached: bool,
     /// Matches of rules without a fix, in path order.
-    #[serde(default)]
     pub findings: Vec<Finding>,
     /// Matches dropped because they nest in or overlap a kept edit, in path order
     /// (`overlaps` counts them).
-    #[serde(default)]
     pub overlapped: Vec<Overlapped>,
     /// Files the run parsed that held ERROR/MISSING nodes before any edit (changed
     /// or not), in path order, at most [`MAX_BROKEN_BEFORE_LISTED`].
-    #[serde(default)]
     pub broken_before: Vec<BrokenFile>,
     /// Such files past [`MAX_BROKEN_BEFORE_LISTED`].
-    #[serde(default)]
     pub broken_before_omitted: usize,
     /// The most work one file did, against the limits (not stored: a
     /// stored plan has none).
-    #[serde(skip)]
     pub work: Work,
 }
 

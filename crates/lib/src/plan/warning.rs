@@ -4,8 +4,6 @@
 //! preview staged by one front end and shown by the other speaks the other's
 //! words.
 
-use serde::{Deserialize, Serialize};
-
 use crate::diagnose;
 use crate::engine::Engine;
 use crate::plan::{FilePlan, diff};
@@ -20,8 +18,7 @@ use crate::shared::text::plural;
 pub const MAX_NOTES: usize = 20;
 
 /// One warning of a dry run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Warning {
     /// What the rules said about themselves when they were compiled: a
     /// language an op does not compile for, a rule's lint.
@@ -82,11 +79,9 @@ pub enum Warning {
         kept_rule: String,
         /// It matched exactly the code the kept edit replaces: the first op
         /// that matches a node wins, and a second run cannot help.
-        #[serde(default)]
         same_node: bool,
         /// The rules are a request's ops (`op-N`), named as the front end names
         /// ops.
-        #[serde(default)]
         ops: bool,
     },
     /// More per-match notes than [`MAX_NOTES`]: how many more.
@@ -140,7 +135,6 @@ pub enum Warning {
         first: String,
     },
     /// A warning as a store of format version 1 kept it: already worded.
-    #[serde(untagged)]
     Worded(String),
 }
 
@@ -333,16 +327,13 @@ pub(crate) fn run_warnings(
 mod tests {
     use super::*;
 
-    /// A store of format version 2 kept the rules' and the diagnoses' messages
-    /// worded (strings); they read as literal texts. New ones keep their names.
+    /// A warning's text keeps its names for the front end to word; one that a
+    /// store of format version 1 kept worded is shown as it is (the store's
+    /// reading of both: `store/stored_warning.rs`).
     #[test]
-    fn a_worded_message_of_a_version_2_store_reads_as_a_literal_text() {
-        let old: Warning = serde_json::from_str(r#"{"kind":"diagnosis","text":"ops[0].pat `f()` matched nothing"}"#).unwrap();
-        assert_eq!(old, Warning::Diagnosis { text: Text::from("ops[0].pat `f()` matched nothing") });
+    fn a_warning_keeps_its_names_and_a_worded_one_is_shown_as_it_is() {
         let new = Warning::Rules { text: Text::from("pass ").name(Name::Set(Input::Lang, "go".into())) };
-        let json = serde_json::to_string(&new).unwrap();
-        assert_eq!(json, r#"{"kind":"rules","text":[{"lit":"pass "},{"name":{"set":["lang","go"]}}]}"#);
-        assert_eq!(serde_json::from_str::<Warning>(&json).unwrap(), new);
         assert_eq!(new.text().to_string(), "pass `lang: go`");
+        assert_eq!(Warning::Worded("as it was worded".into()).text().to_string(), "as it was worded");
     }
 }

@@ -248,8 +248,7 @@ pub struct RawRequest {
 }
 
 /// How the walk treats ignore files and hidden files (CLI flags, as ripgrep's).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WalkOptions {
     /// Search hidden files and folders too.
     pub hidden: bool,
@@ -257,11 +256,9 @@ pub struct WalkOptions {
     pub no_ignore: bool,
     /// Search hidden files (`.eslintrc.js`) but not hidden folders, as
     /// `ast-grep scan` does.
-    #[serde(default)]
     pub hidden_files: bool,
     /// Respect `.gitignore` files only inside a git repository (ripgrep's and
     /// ast-grep's rule); by default they count everywhere.
-    #[serde(default)]
     pub require_git: bool,
 }
 
@@ -311,15 +308,13 @@ impl Strictness {
 
 /// A checked request. Everything in it has been validated except the patterns
 /// themselves, which are compiled per language (the `compile` module).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Request {
     /// At least one op, no duplicate patterns.
     pub ops: Vec<Op>,
     /// Paths as given (relative to the working directory), each existing.
     pub paths: Vec<String>,
     /// Forced language, or `None` to infer per file ([`Request::lang`]).
-    #[serde(with = "opt_lang")]
     pub(crate) lang: Option<SupportLang>,
     /// Selector node kind.
     pub selector: Option<String>,
@@ -334,41 +329,26 @@ pub struct Request {
     /// Files larger than this are skipped with a reason.
     pub max_filesize: u64,
     /// Parse every file, without the literal prefilter (to check the prefilter).
-    #[serde(default)]
     pub no_prefilter: bool,
     /// The request's rules instead of ops (`rule`, `scan` of rule files): ast-grep
     /// rule configs. `ops` is then empty.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule_set: Option<crate::request::ruleset::RuleSet>,
     /// Rewrite matches nested inside a rewritten match in the same preview.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rewrite_nested: bool,
     /// Write ast-grep's template output as is rather than the minimal rewrite
     /// (docs/DESIGN.md section 2.5.9).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub verbatim: bool,
     /// Lines of context around each change in the diffs ([`crate::request::CONTEXT`]
     /// unless asked; stored only when it differs).
-    #[serde(default = "default_context", skip_serializing_if = "is_default_context")]
     pub context_lines: usize,
     /// The request's time limit, if it has one (`engine::budget`): the MCP
     /// server's; the CLI's only when asked. Not stored: an apply re-runs
     /// without one.
-    #[serde(skip)]
     pub time_limit: Option<std::time::Duration>,
     /// The most steps matching one file may take (`engine::budget`): past
     /// them the file is skipped with the reason ([`MAX_FILE_STEPS`] unless
     /// asked; stored only when it differs).
-    #[serde(default = "default_steps", skip_serializing_if = "is_default_steps")]
     pub max_steps: u64,
-}
-
-fn default_steps() -> u64 {
-    MAX_FILE_STEPS
-}
-
-fn is_default_steps(n: &u64) -> bool {
-    *n == MAX_FILE_STEPS
 }
 
 /// Most steps (node visits, a sibling passed over, a child listed) matching
@@ -415,14 +395,6 @@ pub fn check_context(lines: u64, field: &str) -> Result<usize> {
         )));
     }
     Ok(lines as usize)
-}
-
-fn default_context() -> usize {
-    crate::request::CONTEXT
-}
-
-fn is_default_context(n: &usize) -> bool {
-    *n == crate::request::CONTEXT
 }
 
 impl Request {
@@ -475,22 +447,6 @@ impl Request {
             check_op_limits(i, op).map_err(|(_, msg)| Error::bad(msg))?;
         }
         Ok(())
-    }
-}
-
-mod opt_lang {
-    use ast_grep_language::SupportLang;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(v: &Option<SupportLang>, s: S) -> Result<S::Ok, S::Error> {
-        match v {
-            Some(l) => s.serialize_some(crate::request::lang::name(*l)),
-            None => s.serialize_none(),
-        }
-    }
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<SupportLang>, D::Error> {
-        let v: Option<String> = Option::deserialize(d)?;
-        v.map(|s| s.parse::<SupportLang>().map_err(serde::de::Error::custom)).transpose()
     }
 }
 
@@ -667,11 +623,9 @@ mod tests {
     }
 
     #[test]
-    fn request_round_trips_through_json() {
+    fn paths_default_to_the_working_directory() {
         let cwd = std::env::current_dir().unwrap();
         let r = raw(r#"{"ops":[{"pat":"a","out":"b"}],"lang":"py"}"#).validate(&cwd, WalkOptions::default(), 5).unwrap();
-        let back: Request = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
-        assert_eq!(r, back);
         assert_eq!(r.paths, vec!["."]);
     }
 }

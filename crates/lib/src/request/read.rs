@@ -4,8 +4,6 @@
 
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
 use crate::shared::message::{Say, Text};
 
 /// Why a file was not searched or edited: a [`SkipReason`].
@@ -14,8 +12,7 @@ pub struct Skip(pub SkipReason);
 
 /// Why a file was not searched or edited, with its figures; each front end
 /// words it ([`SkipReason::text`]).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SkipReason {
     /// It holds a NUL byte.
     Binary,
@@ -41,7 +38,6 @@ pub enum SkipReason {
         /// The cap in bytes.
         cap: u64,
         /// ast-grep 0.51.1 skips it too: over 3 MB and over 200,000 lines.
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         ast_grep_skips: bool,
     },
     /// Its name is not UTF-8, so it cannot be named without loss.
@@ -75,15 +71,13 @@ pub enum SkipReason {
     /// The request was cancelled while the file was searched.
     Stopped,
     /// A reason as a store of format version 1 kept it: already worded.
-    #[serde(untagged)]
     Worded(String),
 }
 
 pub use crate::shared::named::FileKind;
 
 /// Which limit of one file's work a file met ([`SkipReason::OverLimit`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WorkLimit {
     /// The steps (node visits) of matching.
     Steps,
@@ -164,7 +158,7 @@ impl SkipReason {
 }
 
 /// A file that was not searched, and why.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Skipped {
     /// Display path; for a name that is not valid UTF-8 (reason
     /// [`SkipReason::NameNotUtf8`]), its git-quoted form (`"\377.py"`).
@@ -286,8 +280,7 @@ mod tests {
         let big = SkipReason::TooLarge { len: 20, cap: 10, ast_grep_skips: false };
         assert_eq!(big.text().parts()[1], Part::Say(Say::RaiseFileCap));
         assert_eq!(big.text().to_string(), "too large (20 bytes; the cap is 10 bytes, raise the cap to search it)");
-        let old: SkipReason = serde_json::from_str("\"binary file (contains NUL bytes)\"").unwrap();
+        let old = SkipReason::Worded("binary file (contains NUL bytes)".into());
         assert_eq!(old.text().to_string(), "binary file (contains NUL bytes)");
-        assert_eq!(serde_json::to_string(&big).unwrap(), r#"{"kind":"tooLarge","len":20,"cap":10}"#);
     }
 }

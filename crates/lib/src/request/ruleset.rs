@@ -23,26 +23,21 @@ use crate::shared::error::{Error, Result, error_chain};
 
 /// The rules of a request: rule configs and the global utilities they may call
 /// (`matches: util-id`), typed ([`Rule`], [`Util`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RuleSet {
     /// Rule configs as ast-grep reads them, each with its `language`.
     pub rules: Vec<Rule>,
     /// Global utility rules (an sgconfig project's `utilDirs`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub utils: Vec<Util>,
     /// The folder that the rules' `files`/`ignores` globs are relative to (the
     /// project's folder, or the rule file's); `None`: the working directory.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base: Option<PathBuf>,
     /// A project's `languageGlobs`: files matching a language's globs are read as
     /// that language, before their extension is looked at (as ast-grep does).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub language_globs: Vec<(String, Vec<String>)>,
     /// A project's `languageInjections`, as written (checked when the project
     /// is loaded, compiled by the engine): rules that find regions of code of
     /// one language in files of another.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub language_injections: Vec<serde_json::Value>,
 }
 

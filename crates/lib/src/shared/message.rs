@@ -8,12 +8,9 @@
 //! [`Text`]'s `Display` (and so the library's errors') renders with [`Plain`],
 //! the library's own words: the request's field names.
 
-use serde::{Deserialize, Serialize};
-
 /// An input of an edit request, which the CLI names by its flag and the MCP
 /// server by its field of `ast_edit`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Input {
     /// The pattern: `-p` / `pat`.
     Pattern,
@@ -57,8 +54,7 @@ impl Input {
 
 /// Something a message names, which each front end names its own way, quoted
 /// as code.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Name {
     /// An input by name: `` `--selector` `` / `` `selector` ``.
     Input(Input),
@@ -82,8 +78,7 @@ pub enum Name {
 
 /// A clause whose wording depends on what the front end offers (a flag the other
 /// lacks, a command or a tool), so each front end writes it whole.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Say {
     /// No edit was given: how to give one (in parentheses, after "pass at least
     /// one pattern and rewrite").
@@ -144,8 +139,7 @@ pub enum Say {
 }
 
 /// One part of a [`Text`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Part {
     /// Literal text.
     Lit(String),
@@ -156,28 +150,10 @@ pub enum Part {
 }
 
 /// A message: literal text with names and clauses that each front end words.
-/// It is stored (a plan's warnings) as its parts; a plain string (as a store of
-/// format version 2 kept a worded warning) reads as literal text.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "Stored")]
+/// The pending-action store keeps a plan's warnings as their parts, in a shape
+/// of its own (`store/stored_text.rs`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Text(Vec<Part>);
-
-/// How a [`Text`] may be stored.
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum Stored {
-    Worded(String),
-    Parts(Vec<Part>),
-}
-
-impl From<Stored> for Text {
-    fn from(s: Stored) -> Self {
-        match s {
-            Stored::Worded(s) => Text::from(s),
-            Stored::Parts(p) => Text(p),
-        }
-    }
-}
 
 impl From<String> for Text {
     fn from(s: String) -> Self {
@@ -245,6 +221,12 @@ impl Text {
     /// The parts, in order.
     pub fn parts(&self) -> &[Part] {
         &self.0
+    }
+
+    /// The text of these parts, as they are (adjacent literals are not
+    /// joined): a text read back from the store.
+    pub(crate) fn from_parts(parts: Vec<Part>) -> Self {
+        Text(parts)
     }
 
     /// The text in the words of `words`.
@@ -334,14 +316,5 @@ mod tests {
         assert_eq!(t.to_string(), "give `lang` or not!was dropped unresolved when the pending actions were cleared");
         assert_eq!(Text::from("x").after("a: ").to_string(), "a: x");
         assert!(Text::from("").is_empty());
-    }
-
-    #[test]
-    fn a_text_is_stored_as_its_parts_and_reads_a_worded_string() {
-        let t = Text::from("see ").name(Name::Set(Input::Lang, "py".into())).say(Say::NextPage(3));
-        let json = serde_json::to_string(&t).unwrap();
-        assert_eq!(json, r#"[{"lit":"see "},{"name":{"set":["lang","py"]}},{"say":{"nextPage":3}}]"#);
-        assert_eq!(serde_json::from_str::<Text>(&json).unwrap(), t);
-        assert_eq!(serde_json::from_str::<Text>(r#""worded""#).unwrap(), Text::from("worded"));
     }
 }

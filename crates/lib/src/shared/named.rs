@@ -9,11 +9,8 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
 /// What a path that is not a regular file is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileKind {
     /// A named pipe: reading it would wait for a writer.
     Fifo,

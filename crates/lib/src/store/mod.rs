@@ -1,12 +1,18 @@
 //! The pending-action store on disk: staged previews and custom actions
-//! (`pending`) in the shapes of format version 3 (`pending_format`), the
-//! sessions that own them (`session`), and the
-//! undo journal's records. Holds plans; never writes source files.
+//! (`pending`) in the shapes of format version 4 (`pending_format`; an
+//! `ast_edit` entry's plan as the store's own types: `stored_plan` and the
+//! `stored_*` files beside it), the sessions that own them (`session`), and
+//! the undo journal's records. Holds plans; never writes source files.
 
 pub mod pending;
 pub mod session;
 pub(crate) mod pending_format;
 mod retention;
+mod stored_plan;
+mod stored_request;
+mod stored_skip;
+mod stored_text;
+mod stored_warning;
 
 /// Most bytes of one file of the store read back (a pending action, a resolved
 /// record, an undo record's `record.json`): a larger one, or one that is not a

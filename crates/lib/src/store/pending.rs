@@ -21,14 +21,14 @@
 //! it stages is its own, and [`Locked::get`] without an id takes its own newest
 //! action; every session's actions are listed.
 //!
-//! # Format (version 3)
+//! # Format (version 4)
 //!
 //! Each file is one JSON object whose first key is `formatVersion`; a reader looks
 //! at that number before anything else (see `crate::store::pending_format`, which holds
 //! the readers and writers). A pending entry:
 //!
 //! ```json
-//! {"formatVersion": 3, "id": "ae-3f9c1a", "order": 1795504009142099251,
+//! {"formatVersion": 4, "id": "ae-3f9c1a", "order": 1795504009142099251,
 //!  "createdAt": "2026-11-24T07:06:49Z",
 //!  "label": "AST Edit: 2 replacements in 1 file", "sourceToolName": "ast_edit",
 //!  "files": ["test_app.py"],
@@ -58,26 +58,33 @@
 //!   and the request options that change what a planned file becomes
 //!   (`noPrefilter`, `rewriteNested`, `verbatim`, a rule set's utilities and
 //!   folder); `null` for command actions.
-//! - `kind`: [`ActionKind`]; an `ast_edit` plan keeps its warnings and skip
-//!   reasons typed (`{"kind": "overlaps", "count": 1}`, `{"kind": "binary"}`:
-//!   [`crate::plan::warning::Warning`], [`crate::request::read::SkipReason`]), so
-//!   the front end that shows the action words them.
+//! - `kind`: [`ActionKind`]; an `ast_edit` plan is written as the store's own
+//!   entry type (`store/stored_plan.rs`: every field and variant named there,
+//!   so a change inside [`crate::plan::Plan`] cannot change the format). It
+//!   keeps its warnings and skip reasons typed (`{"kind": "overlaps", "count":
+//!   1}`, `{"kind": "binary"}`: [`crate::plan::warning::Warning`],
+//!   [`crate::request::read::SkipReason`]), so the front end that shows the
+//!   action words them.
 //!
-//! Version 2 differs only in having no `owner` and `ownerClient`: such an entry
+//! Version 4 is what writes the plan as the store's own type; its JSON is byte
+//! for byte the shape of version 3, which wrote the library's plan as it
+//! serialized itself (`pending_format::FORMAT_VERSION`). Version 2 differs
+//! from version 3 only in having no `owner` and `ownerClient`: such an entry
 //! (and a resolved record or undo record without `owner`) belongs to the session
 //! `cli` ([`crate::store::session::CLI_OWNER`]), so the command line resolves it
 //! by default, as it did before sessions, and an MCP server only by id. Version
 //! 1 also kept the warnings and skip reasons worded, as strings, which this
 //! build reads and shows as they are. An entry without `formatVersion` came from
 //! a build before the first release: it is reported unreadable. Entries and a
-//! journal written by builds of versions 1 and 2 (tests/data/store-v1/,
-//! tests/data/store-v2/) load, show, apply and undo (`tests/it/upgrade.rs`).
+//! journal written by builds of versions 1, 2 and 3 (tests/data/store-v1/,
+//! tests/data/store-v2/, tests/data/store-v3/) load, show, apply and undo
+//! (`tests/it/upgrade.rs`).
 //!
 //! A resolved record, written by [`Locked::finish`] when `resolve` applies or
 //! discards an action from `pending/`, and rewritten by `undo` ([`Locked::mark`]):
 //!
 //! ```json
-//! {"formatVersion": 3, "id": "ae-3f9c1a", "label": "AST Edit: 2 replacements in 1 file",
+//! {"formatVersion": 4, "id": "ae-3f9c1a", "label": "AST Edit: 2 replacements in 1 file",
 //!  "sourceToolName": "ast_edit", "resolution": "applied", "at": "2026-11-24T07:07:02Z",
 //!  "order": 1795504009142099251, "owner": "mcp-5d41ab", "ownerClient": "claude-code"}
 //! ```
@@ -149,7 +156,9 @@ use crate::store::session::Session;
 pub enum ActionKind {
     /// A structural edit previewed by `ast_edit`.
     AstEdit {
-        /// The plan to apply.
+        /// The plan to apply, written as the store's own type
+        /// (`store/stored_plan.rs`).
+        #[serde(with = "crate::store::stored_plan::as_stored")]
         plan: Box<Plan>,
     },
     /// A command-backed custom action staged by `ast-edit propose`.
@@ -165,7 +174,7 @@ pub enum ActionKind {
     },
 }
 
-/// A staged action, as stored (the shape of format version 3; see the module docs).
+/// A staged action, as stored (the shape of format version 4; see the module docs).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PendingAction {

@@ -1,6 +1,6 @@
 //! The on-disk shapes of the pending-action store (see [`crate::store::pending`] for the
-//! layout and the rules): format version 3 of `pending/<id>.json` and of
-//! `resolved/<id>.json` (and the reading of versions 1 and 2), the rules an
+//! layout and the rules): format version 4 of `pending/<id>.json` and of
+//! `resolved/<id>.json` (and the reading of versions 1 to 3), the rules an
 //! `ast_edit` entry records (ast-grep rule configs), their digest, and the build
 //! identity of the running executable.
 //!
@@ -18,15 +18,25 @@ use crate::request::Request;
 use crate::request::ruleset::OpRule;
 use crate::store::pending::{ActionKind, PendingAction, ResolvedRecord};
 
-/// The format version this build writes, and the newest it reads. Version 3
-/// records the session that staged an entry (`owner`, `ownerClient`; in a
-/// resolved record too), which version 2 did not: an entry or record without
-/// them belongs to the session `cli` ([`crate::store::session::CLI_OWNER`]).
-/// Version 2 keeps a plan's warnings and skip reasons typed
-/// ([`crate::plan::warning::Warning`], [`crate::request::read::SkipReason`])
-/// where version 1 kept them worded; everything else is the same, so this build
-/// reads versions 1 and 2 too (version 1's worded texts as they are).
-pub const FORMAT_VERSION: u32 = 3;
+/// The format version this build writes, and the newest it reads.
+///
+/// Version 4: the plan of an `ast_edit` entry is written as the store's own
+/// entry type (`store/stored_plan.rs`), whose every field is named there,
+/// where version 3 wrote the library's [`crate::plan::Plan`] as it serialized
+/// itself. The JSON is byte for byte the shape of version 3 (the same names
+/// in the same order; the entries of tests/data/store-v3/ are written back
+/// unchanged but for the version), so this build reads version 3 with the
+/// same types; the version says which code wrote the entry.
+///
+/// Version 3 records the session that staged an entry (`owner`,
+/// `ownerClient`; in a resolved record too), which version 2 did not: an
+/// entry or record without them belongs to the session `cli`
+/// ([`crate::store::session::CLI_OWNER`]). Version 2 keeps a plan's warnings
+/// and skip reasons typed ([`crate::plan::warning::Warning`],
+/// [`crate::request::read::SkipReason`]) where version 1 kept them worded;
+/// everything else is the same, so this build reads versions 1, 2 and 3 too
+/// (version 1's worded texts as they are).
+pub const FORMAT_VERSION: u32 = 4;
 
 /// The oldest format version this build reads.
 pub const OLDEST_FORMAT_VERSION: u32 = 1;
@@ -217,7 +227,7 @@ fn header(bytes: &[u8], what: &str) -> Result<Option<u64>, Unreadable> {
     }
 }
 
-/// Reads a pending entry (version 1, 2 or 3; one without `formatVersion` came
+/// Reads a pending entry (version 1 to 4; one without `formatVersion` came
 /// from a build before the first release and is not read).
 pub fn decode_entry(bytes: &[u8]) -> Result<PendingAction, Unreadable> {
     decode_as(bytes)
@@ -304,7 +314,7 @@ impl PendingAction {
     }
 }
 
-/// A pending entry as written (version 3). Entries of builds of version 1 also
+/// A pending entry as written (version 4). Entries of builds of version 1 also
 /// hold `seq`, a copy of `order` that nothing reads (tests/data/store-v1/ holds
 /// one); entries of versions 1 and 2 have no `owner` and `ownerClient`.
 #[derive(Serialize)]
@@ -345,8 +355,8 @@ pub fn encode_entry(a: &PendingAction, w: &mut dyn std::io::Write) -> std::io::R
     serde_json::to_writer(w, &e).map_err(std::io::Error::from)
 }
 
-/// A resolved record as written (version 3: versions 1 and 2 had no `owner`
-/// and `ownerClient`).
+/// A resolved record as written (version 4, the same as version 3: versions 1
+/// and 2 had no `owner` and `ownerClient`).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Resolved<'a> {
@@ -360,7 +370,7 @@ pub(crate) fn encode_resolved(r: &ResolvedRecord) -> Vec<u8> {
     serde_json::to_vec(&Resolved { format_version: FORMAT_VERSION, record: r }).expect("plain data serializes")
 }
 
-/// Reads a resolved record (version 1, 2 or 3; there is no older one).
+/// Reads a resolved record (version 1 to 4; there is no older one).
 pub(crate) fn decode_resolved(bytes: &[u8]) -> Result<ResolvedRecord, Unreadable> {
     match header(bytes, "resolved record")? {
         Some(_) => serde_json::from_slice(bytes).map_err(|e| Unreadable::Malformed(format!("unreadable resolved record ({e})"))),
@@ -467,13 +477,31 @@ mod tests {
             vec![serde_json::json!({"hostLanguage": "js", "rule": {"pattern": "styled`$CONTENT`"}, "injected": "css"})];
         assert_ne!(d(&rules), d(&globs));
         assert_ne!(d(&rules), d(&injected));
-        let set = serde_json::to_string(&rules.rule_set).unwrap();
-        assert!(!set.contains("njections") && !set.contains("Globs") && !set.contains("_globs"), "empty ones are not serialized: {set}");
+    }
+
+    /// The pending entries of tests/data/store-v3/, written by a build that
+    /// serialized the library's plan itself: this build reads them into a
+    /// plan and writes them back byte for byte, but for the version.
+    #[test]
+    fn entries_of_version_3_are_written_back_as_version_4_byte_for_byte() {
+        let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/store-v3");
+        for entry in ["run/state/pending/ae-9c4438.json", "scan/state/pending/ae-34d8d9.json"] {
+            let bytes = std::fs::read(data.join(entry)).unwrap();
+            let action = decode_entry(&bytes).unwrap_or_else(|e| panic!("{entry}: {e}"));
+            let ActionKind::AstEdit { plan } = &action.kind else { panic!("{entry} is an ast_edit entry") };
+            assert!(!plan.files.is_empty() && !plan.warnings.is_empty() || plan.request.rule_set.is_some(), "{entry}");
+            let mut again = Vec::new();
+            encode_entry(&action, &mut again).unwrap();
+            let v3 = String::from_utf8(bytes).unwrap();
+            let v4 = v3.replacen(r#"{"formatVersion":3,"#, r#"{"formatVersion":4,"#, 1);
+            assert_ne!(v3, v4);
+            assert_eq!(String::from_utf8(again).unwrap(), v4, "{entry}");
+        }
     }
 
     #[test]
     fn versions_are_told_apart_before_the_rest_is_read() {
-        assert!(matches!(decode_entry(br#"{"formatVersion": 4, "anything": []}"#), Err(Unreadable::Newer(4))));
+        assert!(matches!(decode_entry(br#"{"formatVersion": 5, "anything": []}"#), Err(Unreadable::Newer(5))));
         assert!(matches!(decode_entry(br#"{"formatVersion": 0}"#), Err(Unreadable::Unknown(0))));
         assert!(matches!(decode_entry(b"garbage"), Err(Unreadable::Malformed(_))));
         assert!(matches!(decode_entry(br#"{"id": "x"}"#), Err(Unreadable::Malformed(_))));
