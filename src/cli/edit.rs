@@ -13,14 +13,12 @@ use super::words::WORDS;
 use super::{ColorChoice, OutputArgs, RunArgs, ScanArgs, open_store, review, spinner, style, write_json};
 use ast_edit::app::apply::ApplyOptions;
 use ast_edit::app::error::{Error, Result};
-use ast_edit::app::inspect::{RuleTrace, RulesFrom};
 use ast_edit::app::overwrite::{Overwrite, parse_severity};
 use ast_edit::app::plan::{self, Plan};
-use ast_edit::app::project;
 use ast_edit::app::report::RuleSeverity as Severity;
 use ast_edit::app::request::{Op, RawRequest, Request};
 use ast_edit::app::retired;
-use ast_edit::app::suppression;
+use ast_edit::app::scan::{self, ScanInput};
 use ast_edit::app::workflow::{self, Preview};
 
 /// How to present a plan.
@@ -153,64 +151,32 @@ fn report_of(a: &ScanArgs, color: ColorChoice) -> Option<Report> {
     Some(Report::Text { style, before, after, print: super::style(color, false) })
 }
 
-/// The rules of `scan`: `--inline-rules`, `-r FILE`, or the project's (the
-/// nearest sgconfig.yml, or `-c FILE`). Loading warnings go to stderr, and so
-/// do the project's and the rules' lines of the trace.
+/// The rules of `scan` (`app::scan::rules`): `--inline-rules`, `-r FILE`, or
+/// the project's (the nearest sgconfig.yml, or `-c FILE`). Loading warnings go
+/// to stderr, and so do the project's and the rules' lines of the trace.
 fn load_rule_set(a: &ScanArgs, cwd: &Path, trace: &mut Inspect) -> Result<ast_edit::app::request::RuleSet> {
-    if a.stdin && a.rule.is_none() && a.inline_rules.is_none() {
-        // ast-grep's code for rules not given (3).
-        return Err(Error::project(
-            ast_edit::app::error::ProjectFault::NotFound,
-            "--stdin needs its rules given with -r FILE or --inline-rules TEXT (a project's rules are for its files)",
-        ));
-    }
-    let filter = a.filter.as_deref().map(project::parse_filter).transpose()?;
-    // The project (`-c FILE`, else the nearest sgconfig.yml): rules given on
-    // their own may still call its utilities, and the trace names it either way.
-    let found = match &a.config {
-        Some(file) => Some(project::Project::open(file)?),
-        None => project::find_config(cwd).map(|file| project::Project::open(&file)).transpose()?,
+    let input = ScanInput {
+        config: a.config.as_deref(),
+        rule_file: a.rule.as_deref(),
+        inline_rules: a.inline_rules.as_deref(),
+        filter: a.filter.as_deref(),
+        stdin: a.stdin,
+        overwrite: overwrite(a)?,
+        leaves_rules_out: a.off.is_some() || a.min_severity.is_some(),
     };
-    trace.project(found.as_ref().map(|p| p.dir.as_path()));
-    let utils = || found.as_ref().map_or_else(|| Ok(project::Utils::none()), |p| p.load_utils());
-    let (loaded, from) = if let Some(text) = &a.inline_rules {
-        (project::parse_inline(text, utils()?, filter.as_ref())?, RulesFrom::Given)
-    } else if let Some(file) = &a.rule {
-        (project::load_rule_file(file, utils()?, filter.as_ref())?, RulesFrom::Given)
-    } else {
-        // No project: discover's error says where it looked.
-        let p = match found {
-            Some(p) => p,
-            None => project::discover(cwd, None)?,
-        };
-        a.custom_languages.check(&p)?;
-        // The project's warnings come with its rules (`loaded.warnings`).
-        (p.load_rules(filter.as_ref())?, RulesFrom::Project)
-    };
-    let mut loaded = loaded;
-    let overwrite = overwrite(a)?;
-    overwrite.apply(&mut loaded);
-    // As ast-grep, a scan of standard input traces its project only.
-    if !a.stdin {
-        trace.rules(RuleTrace::of(&loaded, from, &overwrite));
+    let custom = a.custom_languages;
+    let rules = scan::rules(input, cwd, &mut |dir| trace.project(dir), &|p| custom.check(p))?;
+    if let Some(t) = rules.trace {
+        trace.rules(t);
     }
-    for w in &loaded.warnings {
+    for w in &rules.warnings {
         eprintln!("warning: {w}");
     }
-    if loaded.rules.is_empty() {
+    if rules.none {
         // As ast-grep: nothing to report is no failure.
         eprintln!("warning: no rule to run: the rules loaded are all `severity: off` (or below --min-severity), or there are none");
     }
-    // As ast-grep: the comments that suppress nothing are reported (a hint;
-    // -U deletes them) when the scan runs every rule of a project, since a
-    // comment may serve a rule left out; `--error=unused-suppression` (and the
-    // other severity flags) decide otherwise.
-    let every_rule = a.rule.is_none() && a.inline_rules.is_none() && a.filter.is_none() && a.off.is_none() && a.min_severity.is_none();
-    let default = if every_rule { Some(Severity::Hint) } else { None };
-    let mut checks = suppression::rules_for(suppression::UNUSED, &loaded.rules, overwrite.severity_of(suppression::UNUSED, default));
-    checks.extend(suppression::rules_for(suppression::NO_SUPPRESS_ALL, &loaded.rules, overwrite.severity_of(suppression::NO_SUPPRESS_ALL, None)));
-    loaded.rules.extend(checks);
-    Ok(loaded.rule_set())
+    Ok(rules.rule_set)
 }
 
 /// The severity overrides of `scan`'s flags, in ast-grep's order.

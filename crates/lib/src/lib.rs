@@ -36,7 +36,7 @@
 //! | pending | [`app::workspace::Workspace::store`] | -> [`app::pending::Store`], [`app::pending::PendingAction`] |
 //! | search | [`app::search::search`] | [`app::search::RawSearch`] -> [`app::search::SearchResult`] |
 //! | tree | [`app::tree::dump`] | code, [`app::lang::Lang`], [`app::tree::TreeOptions`] -> [`app::tree::TreeDump`] |
-//! | scan | [`app::project::discover`], then a dry run | [`app::project::Project`] -> findings ([`app::report`]) |
+//! | scan | [`app::scan::rules`], then a dry run or a report | [`app::scan::ScanInput`] -> [`app::scan::ScanRules`] -> findings ([`app::report`]) |
 //! | rule tests, checks | [`app::ruletest::run`], [`app::checks::run`] | project -> [`app::ruletest::TestOutcome`], [`app::checks::CheckResult`] |
 //! | custom actions | [`app::resolve::resolve_with`] | [`app::custom::Handlers`] |
 //!

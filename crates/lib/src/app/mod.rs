@@ -9,6 +9,7 @@
 pub mod custom;
 pub mod project_rules;
 pub mod resolve;
+pub mod scan;
 pub mod workflow;
 pub mod workspace;
 
@@ -83,11 +84,6 @@ pub mod project {
 /// Rule options ast-grep retired.
 pub mod retired {
     pub use crate::rules::retired::refuse;
-}
-
-/// Suppression comments.
-pub mod suppression {
-    pub use crate::rules::suppression::{NO_SUPPRESS_ALL, UNUSED, rules_for};
 }
 
 /// Severity overrides of the command line. A severity is a
