@@ -422,7 +422,11 @@ fn align(a: std::ops::Range<usize>, b: std::ops::Range<usize>, same: &impl Fn(us
 
 /// The longest common subsequence of two sequences of lengths `n` and `m`, as
 /// index pairs in order, by Myers' O((n+m)·D) diff; `None` when more than
-/// [`MAX_ALIGN_EDITS`] insertions and deletions separate them.
+/// [`MAX_ALIGN_EDITS`] insertions and deletions separate them. Not `similar`'s
+/// Myers (the diffs and the minimal layout use it): that one searches every D
+/// up to n+m and can only be stopped by a wall-clock deadline, which would make
+/// the guard's verdict depend on the machine's load; this one stops at the
+/// bound, so its cost is linear in the run's length (docs/DESIGN.md 2.5.10).
 fn myers(n: usize, m: usize, same: impl Fn(usize, usize) -> bool) -> Option<Vec<(usize, usize)>> {
     let max = (n + m).min(MAX_ALIGN_EDITS) as isize;
     let off = max + 1;
