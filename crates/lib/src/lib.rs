@@ -88,10 +88,11 @@ pub use shared::error::{Error, Result};
 /// link to what it re-exports.
 #[cfg(any(feature = "testing", doc))]
 pub mod testing {
-    pub use crate::engine::{Engine, Rewrite, RewriteOptions, digest, rewrite, splice};
+    pub use crate::engine::{Engine, Rewrite, RewriteOptions, rewrite, splice};
     pub use crate::plan::diff::{MAX_DIFF_LINE, unified, unified_bounded};
     pub use crate::request::read::check_text;
     pub use crate::request::walk::{Candidate, Walked, walk};
     pub use crate::rules::project::{rebuild_rule, rebuild_rules};
+    pub use crate::shared::hash::digest;
     pub use crate::store::pending_format::{decode_entry, encode_entry, rules_digest, rules_of};
 }

@@ -156,7 +156,7 @@ pub fn state_dir(cwd: &Path) -> PathBuf {
     }
     let cwd = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
     let ws = cwd.ancestors().find(|a| a.join(".git").exists()).unwrap_or(&cwd).to_path_buf();
-    let hash = crate::engine::digest(ws.to_string_lossy().as_bytes());
+    let hash = crate::shared::hash::digest(ws.to_string_lossy().as_bytes());
     let base = ws.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".into());
     let key = format!("{base}-{}", &hash[7..19]);
     let root = std::env::var_os("XDG_STATE_HOME")

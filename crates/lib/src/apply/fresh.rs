@@ -22,7 +22,7 @@ pub(super) fn check_fresh(f: &FilePlan, cap: u64) -> std::result::Result<(Vec<u8
         return Err(Outcome::Stale(Stale::Changed));
     }
     match read_sized(&mut file, expected) {
-        Ok(Some(bytes)) if engine::digest(&bytes) == f.digest => {
+        Ok(Some(bytes)) if crate::shared::hash::digest(&bytes) == f.digest => {
             if let Some(reason) = hard_links(&meta, "writing") {
                 return Err(Outcome::Refused(format!("{reason}; edit it by hand")));
             }
@@ -141,7 +141,7 @@ pub(super) fn prepare_file<'p>(
             engine.rewrite(&engine.file_ops(lang, &f.abs), text, opts).map(|r| r.new_text).unwrap_or_default()
         }
     };
-    if engine::digest(&new) != f.new_digest {
+    if crate::shared::hash::digest(&new) != f.new_digest {
         return Err(Error::apply_failed(format!(
             "re-running the edit on {} did not reproduce the preview (was ast-edit upgraded in between?); nothing was written. Discard this action and preview again",
             f.path

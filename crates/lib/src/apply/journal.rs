@@ -218,7 +218,7 @@ pub fn recover(store: &Locked<'_>) -> Result<Vec<Text>> {
             if f.temp.exists() && std::fs::remove_file(&f.temp).is_ok() {
                 removed += 1;
             }
-            if read_if_size(&f.abs, &sizes_of(f, true, false)).is_ok_and(|(b, _)| engine::digest(&b) == f.written_digest) {
+            if read_if_size(&f.abs, &sizes_of(f, true, false)).is_ok_and(|(b, _)| crate::shared::hash::digest(&b) == f.written_digest) {
                 written.push(f.path.as_str());
             }
         }

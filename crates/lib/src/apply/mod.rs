@@ -391,7 +391,7 @@ struct Renamed<'p> {
 /// the preview digest, written back with the original's mode, owner and group.
 fn put_back(spool: &Spool, d: &Renamed<'_>) -> std::result::Result<(), String> {
     let orig = spool.read(d.offset, d.len).map_err(|e| e.to_string())?;
-    if engine::digest(&orig) != d.plan.digest {
+    if crate::shared::hash::digest(&orig) != d.plan.digest {
         return Err("the saved copy of the original is corrupted (digest mismatch)".into());
     }
     atomic::replace_keeping(&d.plan.abs, &orig, &d.kept).map_err(|e| e.to_string())
@@ -400,7 +400,8 @@ fn put_back(spool: &Spool, d: &Renamed<'_>) -> std::result::Result<(), String> {
 /// Verify after write, not trusting our own counters: re-reads every written
 /// file (no more than its written length) and checks it against the planned digest.
 fn verify_written(done: &[(&FilePlan, u64)], outstanding: &mut Vec<Outstanding>) -> Vec<AppliedFile> {
-    let verified: Vec<bool> = done.par_iter().map(|(f, len)| read_if_size(&f.abs, &[*len]).is_ok_and(|(b, _)| engine::digest(&b) == f.new_digest)).collect();
+    let verified: Vec<bool> =
+        done.par_iter().map(|(f, len)| read_if_size(&f.abs, &[*len]).is_ok_and(|(b, _)| crate::shared::hash::digest(&b) == f.new_digest)).collect();
     let mut files = Vec::new();
     for ((f, _), ok) in done.iter().zip(verified) {
         let status = if ok { FileStatus::Applied } else { FileStatus::Failed };

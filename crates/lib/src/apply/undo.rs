@@ -215,7 +215,7 @@ pub fn undo(store: &Locked<'_>, choice: UndoChoice) -> Result<UndoOutcome> {
                 continue;
             }
         };
-        let now = engine::digest(&current);
+        let now = crate::shared::hash::digest(&current);
         if now == f.original_digest {
             // Never written (an interrupted apply) or already put back.
             restored.push(f.path.clone());
@@ -266,7 +266,7 @@ pub(super) fn restore_one(blob: &mut std::fs::File, size: u64, f: &JournalFile, 
     }
     let mut orig = vec![0; f.len];
     blob.seek(SeekFrom::Start(f.offset as u64)).and_then(|_| blob.read_exact(&mut orig)).map_err(|e| e.to_string())?;
-    if engine::digest(&orig) != f.original_digest {
+    if crate::shared::hash::digest(&orig) != f.original_digest {
         return Err("the undo journal's copy of this file is corrupted (digest mismatch); left as it is".into());
     }
     if let Some(reason) = hard_links(meta, "restoring") {

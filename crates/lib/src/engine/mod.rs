@@ -8,7 +8,6 @@ pub mod metered;
 pub mod structure;
 
 use ast_grep_language::SupportLang;
-use sha2::{Digest, Sha256};
 
 use crate::compile::CompiledOp;
 use crate::request::read::{Skip, SkipReason};
@@ -122,17 +121,6 @@ pub(crate) fn replacement_budget(len: usize) -> usize {
 /// The length of the UTF-8 BOM `text` starts with: 3, or 0 without one.
 pub(crate) fn bom_len(text: &str) -> usize {
     if text.starts_with('\u{feff}') { BOM.len() } else { 0 }
-}
-
-/// `sha256:<hex>` of some bytes: the content digest used to prove staleness.
-pub fn digest(bytes: &[u8]) -> String {
-    let h = Sha256::digest(bytes);
-    let mut s = String::with_capacity(7 + 64);
-    s.push_str("sha256:");
-    for b in h {
-        s.push_str(&format!("{b:02x}"));
-    }
-    s
 }
 
 /// True when most line breaks of `text` are CRLF.

@@ -270,7 +270,7 @@ impl Plan {
 /// file changed since the preview.
 pub fn full_diff(f: &FilePlan) -> Option<String> {
     let bytes = std::fs::read(&f.abs).ok()?;
-    if engine::digest(&bytes) != f.digest {
+    if crate::shared::hash::digest(&bytes) != f.digest {
         return None;
     }
     let old = std::str::from_utf8(&bytes).ok()?;
@@ -374,9 +374,9 @@ fn plan_file(engine: &Engine, req: &Request, names: &[String], c: &Candidate) ->
         path: c.display.clone(),
         abs: c.path.clone(),
         lang: lang::name(c.lang).to_string(),
-        digest: engine::digest(&bytes),
+        digest: crate::shared::hash::digest(&bytes),
         size: bytes.len() as u64,
-        new_digest: engine::digest(&rw.new_text),
+        new_digest: crate::shared::hash::digest(&rw.new_text),
         diff,
         diff_lines_cut,
         edits: rw.edits,

@@ -3,13 +3,14 @@
 //! each front end words (`message`), the statuses users read (`status`), text
 //! budgets (`text`), file names as people see them (`quote`), atomic whole-file
 //! writes (`atomic`), walks over syntax trees (`nodes`), the working
-//! directory (`paths`), reading a named file safely (`named`) and one big
-//! file's checks shared with a second thread (`beside`).
+//! directory (`paths`), reading a named file safely (`named`), content digests (`hash`)
+//! and one big file's checks shared with a second thread (`beside`).
 //! Imports no other folder.
 
 pub(crate) mod atomic;
 pub(crate) mod beside;
 pub mod error;
+pub mod hash;
 pub mod message;
 pub mod named;
 pub(crate) mod nodes;

@@ -276,7 +276,7 @@ fn try_lock_for(file: &File, wait: Duration) -> std::io::Result<bool> {
 }
 
 fn new_id(salt: u64) -> String {
-    let h = crate::engine::digest(format!("{}-{}-{salt}", now_nanos(), std::process::id()).as_bytes());
+    let h = crate::shared::hash::digest(format!("{}-{}-{salt}", now_nanos(), std::process::id()).as_bytes());
     format!("ae-{}", &h[7..13])
 }
 

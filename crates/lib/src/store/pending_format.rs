@@ -104,7 +104,7 @@ pub fn rules_digest(rules: &[serde_json::Value], req: &Request) -> String {
         language_globs: set.map_or(&[][..], |s| &s.language_globs[..]),
         language_injections: set.map_or(&[][..], |s| &s.language_injections[..]),
     };
-    crate::engine::digest(&serde_json::to_vec(&input).expect("plain data serializes"))
+    crate::shared::hash::digest(&serde_json::to_vec(&input).expect("plain data serializes"))
 }
 
 /// The build identity of the running executable: `sha256:<hex>` of its bytes,
@@ -180,12 +180,7 @@ fn hash_executable() -> Option<String> {
             Err(_) => return None,
         }
     }
-    let mut s = String::with_capacity(7 + 64);
-    s.push_str("sha256:");
-    for b in h.finalize() {
-        s.push_str(&format!("{b:02x}"));
-    }
-    Some(s)
+    Some(crate::shared::hash::finish(h))
 }
 
 /// The first thing read from any file of the store.

@@ -189,7 +189,7 @@ pub(crate) fn cli_owner() -> String {
 /// names, and a server that could not take the store's lock in time uses the
 /// first draw (docs/DESIGN.md §3.8).
 pub fn draw_owner(prefix: &str, salt: u64) -> String {
-    let h = crate::engine::digest(format!("{}-{}-{salt}", super::pending::now_nanos(), std::process::id()).as_bytes());
+    let h = crate::shared::hash::digest(format!("{}-{}-{salt}", super::pending::now_nanos(), std::process::id()).as_bytes());
     format!("{prefix}-{}", &h[7..13])
 }
 
