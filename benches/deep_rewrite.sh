@@ -43,10 +43,6 @@ open(path, "w").write("x = " + "[f(h(x)), " * depth + "0" + "]" * depth + "\n")
 PY
 }
 
-secs() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s.%N); echo "$e - $s" | bc; }
-median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-minimum() { sort -g | head -1; }
-
 ours() { rm -rf "$AST_EDIT_STATE_DIR"; secs "$AST_EDIT" run -p 'f($A)' -r 'g($A)' -l python "$1"; }
 theirs() { secs "$AST_GREP" run -p 'f($A)' -r 'g($A)' -l python "$1"; }
 

@@ -47,10 +47,6 @@ open(path, "w").write("".join(parts) + ")" * depth + "\n")
 PY
 }
 
-secs() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s.%N); echo "$e - $s" | bc; }
-median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-minimum() { sort -g | head -1; }
-
 run_case() {
   local name=$1 file=$2
   local ours=() theirs=() i

@@ -1,10 +1,17 @@
 # Shell functions shared by the timing scripts (benches/compare.sh,
-# benches/scan_compare.sh, benches/scan_relational.sh), sourced after they set LOG_TAG, QUIET_PCT and QUIET_MAX.
+# benches/scan_compare.sh, benches/scan_relational.sh, benches/deep_search.sh,
+# benches/deep_rewrite.sh), sourced after they set LOG_TAG, QUIET_PCT and QUIET_MAX.
 
 HZ=$(getconf CLK_TCK); NCPU=$(nproc)
 
 log() { printf '[%s] %s\n' "$LOG_TAG" "$*" >&2; }
 die() { log "ERROR: $*"; exit 2; }
+
+# Wall seconds of a command (its output dropped, its failure ignored), and the
+# median and the least of a list of numbers on stdin.
+secs() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s.%N); echo "$e - $s" | bc; }
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+minimum() { sort -g | head -1; }
 busy() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9}' /proc/stat; }   # user nice system irq softirq steal
 
 # Wait (at most QUIET_MAX seconds) until the machine's CPU use is below QUIET_PCT %
