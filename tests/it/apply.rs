@@ -227,6 +227,31 @@ fn undo_restores_only_files_that_still_hold_what_apply_wrote() {
     assert_eq!(t.read("python/test_app.py"), orig.read("python/test_app.py"));
 }
 
+/// A file undo cannot write back (a full disk, a folder that refuses writes)
+/// keeps the undo record, originals and all: the next undo puts it back. It
+/// used to delete the record and answer "Nothing to undo" after.
+#[test]
+#[cfg_attr(not(feature = "fault-injection"), ignore = "injects a fault: run with --features fault-injection")]
+fn a_failed_undo_keeps_its_record_and_the_next_undo_puts_the_file_back() {
+    let t = Tree::fixtures();
+    let orig = t.snapshot();
+    preview_py(&t);
+    t.run(&["resolve", "apply", "--reason", "r"]).ok();
+    let applied = t.snapshot();
+    assert_eq!(journal_records(&t).len(), 1);
+    let r = t.run_env(&["undo"], &[("AST_EDIT_FAIL_RESTORE_AT", "2")]).code(3);
+    assert!(r.stdout.contains("failed   python/crlf.py: injected restore failure"), "{}", r.stdout);
+    assert!(r.stdout.contains("\nThe undo record is kept, originals and all: undo again once these files can be written."), "{}", r.stdout);
+    assert_eq!(t.read_bytes("python/crlf.py"), applied.get("python/crlf.py").unwrap().as_slice(), "not written back");
+    assert_eq!(journal_records(&t).len(), 1, "the record is kept");
+    let r = t.run(&["undo"]).ok();
+    assert!(r.stdout.contains("restored 1 file; 2 files already held their original bytes"), "{}", r.stdout);
+    assert_eq!(t.snapshot(), orig, "every file holds its original bytes");
+    assert_eq!(journal_records(&t), Vec::<String>::new());
+    let r = t.run(&["undo"]).code(1);
+    assert!(r.stderr.contains("Nothing to undo"), "{}", r.stderr);
+}
+
 #[test]
 fn undo_twice_restores_the_action_before_that() {
     let t = Tree::fixtures();

@@ -28,6 +28,11 @@ pub struct UndoOutcome {
     /// not written: counted apart in the text, not a key of the JSON.
     #[serde(skip)]
     pub unchanged: Vec<String>,
+    /// Some file could not be written back (`outstanding` says why), so the
+    /// undo record is kept for the next undo: said in the text, not a key of
+    /// the JSON.
+    #[serde(skip)]
+    pub kept: bool,
 }
 
 impl UndoOutcome {
@@ -48,6 +53,9 @@ impl UndoOutcome {
         }
         for o in &self.outstanding {
             s.push_str(&format!("\n  {:<8} {}: {}", o.status, display_name(&o.path), escape_controls(&o.reason)));
+        }
+        if self.kept {
+            s.push_str("\nThe undo record is kept, originals and all: undo again once these files can be written.");
         }
         s
     }
@@ -202,6 +210,7 @@ pub fn undo(store: &Locked<'_>, choice: UndoChoice) -> Result<UndoOutcome> {
     let mut restored = Vec::new();
     let mut unchanged = Vec::new();
     let mut outstanding = Vec::new();
+    let mut tried = 0;
     for f in &rec.files {
         let left = |reason: String| Outstanding { path: f.path.clone(), status: OutstandingStatus::Stale, reason };
         let (current, meta) = match read_if_size(&f.abs, &sizes_of(f, true, true)) {
@@ -226,8 +235,10 @@ pub fn undo(store: &Locked<'_>, choice: UndoChoice) -> Result<UndoOutcome> {
             outstanding.push(left("changed since the apply; left alone".into()));
             continue;
         }
+        tried += 1;
         let restore = match originals.as_mut() {
             Err(e) => Err(format!("cannot read the undo journal: {e}")),
+            Ok(_) if injected_restore_failure(tried) => Err("injected restore failure".to_string()),
             Ok((size, blob)) => restore_one(blob, *size, f, &meta),
         };
         match restore {
@@ -235,15 +246,23 @@ pub fn undo(store: &Locked<'_>, choice: UndoChoice) -> Result<UndoOutcome> {
             Err(reason) => outstanding.push(Outstanding { path: f.path.clone(), status: OutstandingStatus::Failed, reason }),
         }
     }
-    // The action's resolved record (a pending action's; `run -U` and `review` have
-    // none) says it was undone. Before the journal record goes: if this fails, the
-    // next undo finds the files restored and tries again. A record that cannot be
-    // read is left as it is.
-    if let Ok(Some(_)) = store.resolution(&rec.id) {
-        store.mark(&rec.id, Resolution::Undone)?;
+    // A file that could not be written back (a full disk, a folder that refuses
+    // writes, an unreadable journal) keeps the whole record: the originals are
+    // never dropped while one of them is still needed, and the next undo finds
+    // the files put back so far holding their original bytes and tries the rest.
+    let kept = outstanding.iter().any(|o| o.status == OutstandingStatus::Failed);
+    if !kept {
+        // The action's resolved record (a pending action's; `run -U` and `review`
+        // have none) says it was undone. Before the journal record goes: if this
+        // fails, the next undo finds the files restored and tries again. A record
+        // that cannot be read is left as it is.
+        if let Ok(Some(_)) = store.resolution(&rec.id) {
+            store.mark(&rec.id, Resolution::Undone)?;
+        }
+        std::fs::remove_dir_all(&dir).map_err(|e| journal_err(&dir, e))?;
     }
-    std::fs::remove_dir_all(&dir).map_err(|e| journal_err(&dir, e))?;
     Ok(UndoOutcome {
+        kept,
         id: rec.id,
         label: rec.label,
         status: if outstanding.is_empty() { UndoStatus::Restored } else { UndoStatus::Incomplete },
@@ -251,6 +270,13 @@ pub fn undo(store: &Locked<'_>, choice: UndoChoice) -> Result<UndoOutcome> {
         outstanding,
         unchanged,
     })
+}
+
+/// Test-only fault injection: `AST_EDIT_FAIL_RESTORE_AT=k` makes the k-th file
+/// an undo writes back fail, to prove the record is kept. Only with the
+/// `fault-injection` feature.
+fn injected_restore_failure(k: usize) -> bool {
+    cfg!(feature = "fault-injection") && std::env::var("AST_EDIT_FAIL_RESTORE_AT").ok().and_then(|s| s.parse::<usize>().ok()) == Some(k)
 }
 
 /// Puts one file back from the journal's `originals.bin` (`blob`, of `size`
