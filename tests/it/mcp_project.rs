@@ -126,6 +126,18 @@ async fn a_project_outside_the_root_or_reading_outside_it_is_refused() {
     {
         let r = call(&c, "ast_search", json!({"project": "inner"})).await;
         assert!(err(&r).contains(": `ruleDirs` leads outside the server's root"), "{}", text(&r));
+        // A config file or a rule file linked out of the root is not read, not
+        // even to quote it in an error.
+        outer.write("secret.yml", "password: hunter2\nnot: [valid\n");
+        outer.write("root/v/.keep", "");
+        std::os::unix::fs::symlink(outer.path().join("secret.yml"), root.join("v/sgconfig.yml")).unwrap();
+        std::os::unix::fs::symlink(outer.path().join("rules/print.yml"), root.join("linked.yml")).unwrap();
+        for (tool, project) in [("ast_search", "v"), ("ast_edit", "v"), ("ast_search", "linked.yml"), ("ast_edit", "linked.yml")] {
+            let r = call(&c, tool, json!({"project": project})).await;
+            let e = err(&r);
+            assert!(e.contains(&format!("`{project}` leads outside the server's root ")), "{tool} {project}: {}", text(&r));
+            assert!(!text(&r).contains("hunter2") && !text(&r).contains("log($$$A)"), "{}", text(&r));
+        }
     }
     assert_eq!(std::fs::read_to_string(root.join("src/app.py")).unwrap(), APP);
     c.cancel().await.unwrap();

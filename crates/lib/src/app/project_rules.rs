@@ -65,7 +65,22 @@ fn load(cwd: &Path, given: &str, root: Option<&Path>, filter: Option<&regex::Reg
     } else {
         None
     };
+    // Nothing outside the root is read, not even to say why it is wrong: a
+    // config or rule file that is a link out of it is refused by its real path.
+    let inside = |file: &Path| -> Result<()> {
+        let Some(root) = root else { return Ok(()) };
+        let real = file.canonicalize().map_err(|e| Error::bad(format!("project `{given}` cannot be read ({e}): {what}")))?;
+        if real.starts_with(root) {
+            return Ok(());
+        }
+        Err(Error::bad(format!(
+            "project `{given}` leads outside the server's root {} (to {}): only rules inside the root can run",
+            root.display(),
+            real.display()
+        )))
+    };
     if let Some(file) = config {
+        inside(&file)?;
         let p = Project::open(&file)?;
         if let Some(root) = root {
             p.check_inside(root)?;
@@ -86,5 +101,6 @@ fn load(cwd: &Path, given: &str, root: Option<&Path>, filter: Option<&regex::Reg
         }
         None => project::Utils::none(),
     };
+    inside(&path)?;
     Ok((project::load_rule_file(&path, utils, filter)?, Vec::new()))
 }
