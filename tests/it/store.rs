@@ -216,6 +216,31 @@ fn an_entry_whose_plan_alone_is_damaged_is_named_where_it_is_read() {
     assert_eq!(t.read("python/test_app.py"), APPLIED_TEST_APP);
 }
 
+/// An entry whose order no store gives (`u64::MAX`, hand-edited or damaged) is a
+/// bad entry: it neither ranks as the newest nor makes every later order tie at
+/// `u64::MAX` (`resolve` without an id used to pick it for 30 days).
+#[test]
+fn an_entry_with_an_order_no_store_gives_is_a_bad_entry_and_takes_no_turn() {
+    let t = Tree::fixtures();
+    let bogus = preview_id(&t, &[]);
+    edit_entry(&t, &bogus, |e| e["order"] = json!(u64::MAX));
+    let newer = preview_id(&t, &["--lang", "python"]);
+    let order = read_json(&pending_dir(&t).join(format!("{newer}.json")))["order"].as_u64().unwrap();
+    assert!(order < u64::MAX / 2, "the new action's order is the clock's: {order}");
+    let r = t.run(&["pending", "--json"]).ok();
+    let rows: Vec<PendingRow> = r.json();
+    assert_eq!(rows.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), [newer.as_str()]);
+    assert!(
+        r.stderr
+            .contains(&format!("its order {} is past 2^62 nanoseconds since 1970 (the year 2116), which no store gives; delete the file to drop it", u64::MAX)),
+        "{}",
+        r.stderr
+    );
+    t.run(&["resolve", "apply", "--reason", "r"]).ok();
+    assert_eq!(resolved(&t, &newer)["resolution"], "applied");
+    assert!(pending_dir(&t).join(format!("{bogus}.json")).exists(), "left as it is");
+}
+
 #[test]
 fn an_entry_whose_id_is_not_its_file_name_is_a_bad_entry() {
     let t = Tree::empty();

@@ -281,7 +281,7 @@ fn new_id(salt: u64) -> String {
 }
 
 /// Nanoseconds since the Unix epoch (0 for a clock before it).
-pub(super) fn now_nanos() -> u64 {
+pub(crate) fn now_nanos() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)).unwrap_or(0)
 }
 
@@ -332,22 +332,24 @@ impl Locked<'_> {
 
     /// The order for something new: the larger of now (nanoseconds since the
     /// epoch) and one more than the largest order of every pending entry, resolved
-    /// record and journal record. Nothing is written: the caller stores it.
+    /// record and journal record (an order past `pending_format::MAX_ORDER` is
+    /// no store's and not counted), at most that. Nothing is written: the
+    /// caller stores it.
     pub(crate) fn next_order(&self) -> Result<u64> {
         let mut last: Option<u64> = None;
         for p in self.json_files("pending")?.into_iter().chain(self.json_files("resolved")?) {
-            if let Some(o) = super::read_entry(&p).ok().and_then(|b| pending_format::order_of(&b)) {
+            if let Some(o) = super::read_entry(&p).ok().and_then(|b| pending_format::order_of(&b)).filter(|o| pending_format::sane_order(*o)) {
                 last = last.max(Some(o));
             }
         }
         let jdir = self.journal_dir();
         if let Ok(rd) = std::fs::read_dir(&jdir) {
             for e in rd.flatten() {
-                last = last.max(pending_format::journal_order(&e.file_name().to_string_lossy()));
+                last = last.max(pending_format::journal_order(&e.file_name().to_string_lossy()).filter(|o| pending_format::sane_order(*o)));
             }
         }
         let now = now_nanos();
-        Ok(last.map_or(now, |l| now.max(l.saturating_add(1))))
+        Ok(last.map_or(now, |l| now.max(l.saturating_add(1))).min(pending_format::MAX_ORDER))
     }
 
     /// An action id that no pending or resolved action has: for a staged

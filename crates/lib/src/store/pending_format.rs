@@ -225,14 +225,38 @@ fn header(bytes: &[u8], what: &str) -> Result<Option<u64>, Unreadable> {
 /// Reads a pending entry (version 1 to 4; one without `formatVersion` came
 /// from a build before the first release and is not read).
 pub fn decode_entry(bytes: &[u8]) -> Result<PendingAction, Unreadable> {
-    decode_as(bytes)
+    let a: PendingAction = decode_as(bytes)?;
+    ordered(a.order)?;
+    Ok(a)
+}
+
+/// The largest order a store gives: 2^62 nanoseconds since 1970 (the year 2116).
+/// Orders run ahead of the clock only as far as a clock set back leaves them
+/// (`Locked::next_order`, tests/it/store.rs), never this far.
+pub(crate) const MAX_ORDER: u64 = 1 << 62;
+
+/// An order no store gives (past [`MAX_ORDER`]: a hand-edited or damaged
+/// entry) is refused: it would rank first, and every order after it would tie
+/// at `u64::MAX`.
+pub(crate) fn ordered(order: u64) -> Result<u64, Unreadable> {
+    if sane_order(order) {
+        return Ok(order);
+    }
+    Err(Unreadable::Malformed(format!("its order {order} is past 2^62 nanoseconds since 1970 (the year 2116), which no store gives")))
+}
+
+/// True when `order` is at most [`MAX_ORDER`].
+pub(crate) fn sane_order(order: u64) -> bool {
+    order <= MAX_ORDER
 }
 
 /// Reads what [`Head`] holds of a pending entry, with the checks of
 /// [`decode_entry`] but the shape of the plan: skipping it is a scan of its
 /// bytes, reading it builds every file's text twice over.
 pub(crate) fn decode_head(bytes: &[u8]) -> Result<Head, Unreadable> {
-    decode_as(bytes)
+    let h: Head = decode_as(bytes)?;
+    ordered(h.order)?;
+    Ok(h)
 }
 
 fn decode_as<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Unreadable> {
