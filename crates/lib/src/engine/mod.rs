@@ -186,13 +186,19 @@ pub fn rewrite(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewrite
 impl Rewrite {
     /// Nothing to change or report: no edits, the text unchanged.
     fn unchanged(text: &str) -> Rewrite {
+        Rewrite { new_text: text.as_bytes().to_vec(), ..Rewrite::empty() }
+    }
+
+    /// Nothing yet, not even the text: what the pipeline fills in (it sets
+    /// `new_text` last, so the file's bytes are not copied for nothing).
+    fn empty() -> Rewrite {
         Rewrite {
             edits: Vec::new(),
             overlaps: 0,
             dropped: Vec::new(),
             nested: Vec::new(),
             unparsed: Vec::new(),
-            new_text: text.as_bytes().to_vec(),
+            new_text: Vec::new(),
             errors_before: 0,
             errors_after: 0,
             syntax_errors: Vec::new(),

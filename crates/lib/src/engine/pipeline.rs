@@ -83,7 +83,7 @@ pub(super) fn run(ops: &[&CompiledOp], lang: SupportLang, text: &str, opts: Rewr
         }
     }
     unparsed.sort_unstable();
-    let rewrite = Rewrite { overlaps: dropped.len(), dropped, nested: nested_ops, unparsed, findings, ..Rewrite::unchanged(text) };
+    let rewrite = Rewrite { overlaps: dropped.len(), dropped, nested: nested_ops, unparsed, findings, ..Rewrite::empty() };
     // 4 to 7: the new text, re-parsed and checked.
     Some(checked(grep, lang, text, kept, (&checks, captures), bom, opts.check_syntax, rewrite))
 }
