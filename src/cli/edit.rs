@@ -162,7 +162,6 @@ fn load_rule_set(a: &ScanArgs, cwd: &Path, trace: &mut Inspect) -> Result<ast_ed
         filter: a.filter.as_deref(),
         stdin: a.stdin,
         overwrite: overwrite(a)?,
-        leaves_rules_out: a.off.is_some() || a.min_severity.is_some(),
     };
     let custom = a.custom_languages;
     let rules = scan::rules(input, cwd, &mut |dir| trace.project(dir), &|p| custom.check(p))?;

@@ -26,12 +26,9 @@ pub struct ScanInput<'a> {
     /// The code comes on standard input: its rules must be given.
     pub stdin: bool,
     /// The severities the command line sets (`--error`, ..., `--off`,
-    /// `--min-severity`).
+    /// `--min-severity`). One that turns rules off means an unused
+    /// suppression is reported only when a severity flag names it.
     pub overwrite: Overwrite,
-    /// Whether the command line turns any rule off (`--off` or
-    /// `--min-severity`): then an unused suppression is reported only when a
-    /// severity flag names it.
-    pub leaves_rules_out: bool,
 }
 
 /// The rules a scan runs, and what to tell about them.
@@ -90,7 +87,7 @@ pub fn rules(input: ScanInput<'_>, cwd: &Path, on_project: &mut dyn FnMut(Option
     // -U deletes them) when the scan runs every rule of a project, since a
     // comment may serve a rule left out; `--error=unused-suppression` (and the
     // other severity flags) decide otherwise.
-    let every_rule = input.rule_file.is_none() && input.inline_rules.is_none() && input.filter.is_none() && !input.leaves_rules_out;
+    let every_rule = input.rule_file.is_none() && input.inline_rules.is_none() && input.filter.is_none() && !input.overwrite.leaves_rules_out();
     let default = every_rule.then_some(crate::engine::Severity::Hint);
     let mut checks = suppression::rules_for(suppression::UNUSED, &loaded.rules, input.overwrite.severity_of(suppression::UNUSED, default));
     checks.extend(suppression::rules_for(suppression::NO_SUPPRESS_ALL, &loaded.rules, input.overwrite.severity_of(suppression::NO_SUPPRESS_ALL, None)));

@@ -64,6 +64,11 @@ impl Overwrite {
         self.min.as_ref().and_then(Severity::of)
     }
 
+    /// True when the command line turns rules off (`--off`, `--min-severity`).
+    pub fn leaves_rules_out(&self) -> bool {
+        self.min.is_some() || self.every == Some(Given::Off) || self.by_id.values().any(|g| *g == Given::Off)
+    }
+
     /// True when nothing is overridden.
     pub fn is_empty(&self) -> bool {
         self.every.is_none() && self.by_id.is_empty() && self.min.as_ref().is_none_or(|m| *m == Given::Off)
