@@ -156,7 +156,7 @@ pub(super) const ORIGINALS: &str = "originals.bin";
 /// minute or `AST_EDIT_PAUSE_MS` milliseconds, so a test can kill the process (or
 /// close an MCP server's stdin) in the middle of an apply. Only with the `fault-injection` feature.
 pub(super) fn injected_pause(k: usize) {
-    if cfg!(feature = "fault-injection") && std::env::var("AST_EDIT_PAUSE_AFTER_RENAME").ok().and_then(|s| s.parse::<usize>().ok()) == Some(k) {
+    if super::injected_at("AST_EDIT_PAUSE_AFTER_RENAME", k) {
         let ms = std::env::var("AST_EDIT_PAUSE_MS").ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(60_000);
         eprintln!("paused after rename {k}");
         std::thread::sleep(std::time::Duration::from_millis(ms));

@@ -110,15 +110,13 @@ impl Stale {
     }
 }
 
-/// Test-only fault injection: `AST_EDIT_FAIL_RENAME_AT=k` makes the k-th rename
-/// (1-based) of an apply fail, to prove the rollback. Only with the `fault-injection` feature.
-fn injected_rename_failure(k: usize) -> bool {
-    if cfg!(feature = "fault-injection")
-        && let Some(v) = std::env::var_os("AST_EDIT_FAIL_RENAME_AT")
-    {
-        return v.to_str().and_then(|s| s.parse::<usize>().ok()) == Some(k);
-    }
-    false
+/// Test-only fault injection: true when the environment variable `var` names
+/// `k` (1-based): `AST_EDIT_FAIL_RENAME_AT=k` makes the k-th rename of an apply
+/// fail, to prove the rollback; `AST_EDIT_FAIL_RESTORE_AT` the k-th file an
+/// undo writes back (`undo.rs`); `AST_EDIT_PAUSE_AFTER_RENAME` pauses
+/// (`journal.rs`). Only with the `fault-injection` feature.
+pub(super) fn injected_at(var: &str, k: usize) -> bool {
+    cfg!(feature = "fault-injection") && std::env::var(var).ok().and_then(|s| s.parse::<usize>().ok()) == Some(k)
 }
 
 /// Applies `plan`. `journal` receives the undo record of what was written.
@@ -346,7 +344,7 @@ fn rename_all<'p>(staged: Vec<Prepared<'p>>, spool: &Spool, jdir: Option<&Path>)
     let mut done: Vec<Renamed<'p>> = Vec::new();
     for (k, s) in staged.into_iter().enumerate() {
         let Prepared { plan, offset, len, new_len, tmp, kept } = s;
-        let result = if injected_rename_failure(k + 1) {
+        let result = if injected_at("AST_EDIT_FAIL_RENAME_AT", k + 1) {
             Err(std::io::Error::other("injected rename failure (AST_EDIT_FAIL_RENAME_AT)"))
         } else {
             tmp.persist(&plan.abs).map_err(|e| e.error)

@@ -238,7 +238,7 @@ pub fn undo(store: &Locked<'_>, choice: UndoChoice) -> Result<UndoOutcome> {
         tried += 1;
         let restore = match originals.as_mut() {
             Err(e) => Err(format!("cannot read the undo journal: {e}")),
-            Ok(_) if injected_restore_failure(tried) => Err("injected restore failure".to_string()),
+            Ok(_) if super::injected_at("AST_EDIT_FAIL_RESTORE_AT", tried) => Err("injected restore failure".to_string()),
             Ok((size, blob)) => restore_one(blob, *size, f, &meta),
         };
         match restore {
@@ -270,13 +270,6 @@ pub fn undo(store: &Locked<'_>, choice: UndoChoice) -> Result<UndoOutcome> {
         outstanding,
         unchanged,
     })
-}
-
-/// Test-only fault injection: `AST_EDIT_FAIL_RESTORE_AT=k` makes the k-th file
-/// an undo writes back fail, to prove the record is kept. Only with the
-/// `fault-injection` feature.
-fn injected_restore_failure(k: usize) -> bool {
-    cfg!(feature = "fault-injection") && std::env::var("AST_EDIT_FAIL_RESTORE_AT").ok().and_then(|s| s.parse::<usize>().ok()) == Some(k)
 }
 
 /// Puts one file back from the journal's `originals.bin` (`blob`, of `size`
