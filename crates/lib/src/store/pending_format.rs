@@ -238,9 +238,9 @@ pub(crate) const MAX_ORDER: u64 = 1 << 62;
 /// An order no store gives (past [`MAX_ORDER`]: a hand-edited or damaged
 /// entry) is refused: it would rank first, and every order after it would tie
 /// at `u64::MAX`.
-pub(crate) fn ordered(order: u64) -> Result<u64, Unreadable> {
+pub(crate) fn ordered(order: u64) -> Result<(), Unreadable> {
     if sane_order(order) {
-        return Ok(order);
+        return Ok(());
     }
     Err(Unreadable::Malformed(format!("its order {order} is past 2^62 nanoseconds since 1970 (the year 2116), which no store gives")))
 }
