@@ -154,6 +154,58 @@ fn test_u_writes_no_snapshot_outside_the_project() {
     assert!(out.path().join("no-print-snapshot.yml").is_file());
 }
 
+/// The project's snapshot folder judged by where a write would really land:
+/// through a symlinked `testDir`, a link on the way to a `snapshotDir` not made
+/// yet, a dangling link; and a snapshot file that is itself a link to a file
+/// outside is replaced by a file in the project, the outside file untouched.
+#[test]
+fn test_u_follows_links_in_the_snapshot_folders_path_and_writes_nothing_outside() {
+    let outside = tempfile::tempdir().unwrap();
+    let out = outside.path().canonicalize().unwrap();
+    let cases: [(&str, &dyn Fn(&Tree)); 4] = [
+        ("a symlinked testDir", &|t: &Tree| {
+            std::fs::rename(t.path().join("proj/tests"), out.join("tests")).unwrap();
+            std::os::unix::fs::symlink(out.join("tests"), t.path().join("proj/tests")).unwrap();
+        }),
+        ("a link on the way to snapshotDir", &|t: &Tree| {
+            t.write("proj/sgconfig.yml", "ruleDirs: [rules]\ntestConfigs:\n  - testDir: tests\n    snapshotDir: snaps/deep/er\n");
+            std::os::unix::fs::symlink(&out, t.path().join("proj/tests/snaps")).unwrap();
+        }),
+        ("a __snapshots__ linked outside", &|t: &Tree| {
+            std::os::unix::fs::symlink(&out, t.path().join("proj/tests/__snapshots__")).unwrap();
+        }),
+        ("a dangling snapshotDir", &|t: &Tree| {
+            std::os::unix::fs::symlink(out.join("not-there"), t.path().join("proj/tests/__snapshots__")).unwrap();
+        }),
+    ];
+    for (what, make) in cases {
+        let t = project("no-print", None);
+        make(&t);
+        let before = t.snapshot();
+        let r = t.run_within(&["test", "-c", "proj/sgconfig.yml", "-U"], "", WATCHDOG_SECS);
+        assert_eq!(r.code, 2, "{what}: {}{}", r.stdout, r.stderr);
+        assert!(r.stderr.starts_with("error: the snapshot folder of `no-print` ("), "{what}: {}", r.stderr);
+        assert!(r.stderr.trim_end().ends_with("Nothing was written"), "{what}: {}", r.stderr);
+        assert!(!r.stdout.contains("wrote"), "{what}: {}", r.stdout);
+        assert_eq!(t.snapshot(), before, "{what}: nothing written in the tree");
+        let left: Vec<_> = crate::common::files_under(&out).into_keys().filter(|f| f.to_string_lossy().contains("snapshot")).collect();
+        assert!(left.is_empty(), "{what}: written outside: {left:?}");
+        let _ = std::fs::remove_dir_all(out.join("tests"));
+    }
+    // A snapshot file linked to a file outside: the link is replaced inside the
+    // project, and the file it pointed to keeps its bytes.
+    let t = project("no-print", None);
+    std::fs::write(out.join("victim.yml"), "precious\n").unwrap();
+    std::fs::create_dir_all(t.path().join("proj/tests/__snapshots__")).unwrap();
+    std::os::unix::fs::symlink(out.join("victim.yml"), t.path().join("proj/tests/__snapshots__/no-print-snapshot.yml")).unwrap();
+    let r = t.run_within(&["test", "-c", "proj/sgconfig.yml", "-U"], "", WATCHDOG_SECS);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(out.join("victim.yml")).unwrap(), "precious\n");
+    let snap = t.path().join("proj/tests/__snapshots__/no-print-snapshot.yml");
+    assert!(std::fs::symlink_metadata(&snap).unwrap().is_file(), "the link became a file in the project");
+    assert!(t.read("proj/tests/__snapshots__/no-print-snapshot.yml").contains("fixed: log(1)"));
+}
+
 #[test]
 fn a_snapshot_that_is_not_a_file_is_refused_and_the_umask_gives_a_new_ones_mode() {
     use std::os::unix::fs::PermissionsExt;

@@ -101,17 +101,14 @@ impl Workspace {
                 root.display()
             )));
         }
-        match joined.canonicalize() {
-            Ok(real) if real.starts_with(root) => Ok(()),
-            Ok(real) => Err(Error::bad(format!(
+        match crate::shared::paths::real_location(&joined) {
+            Some(real) if real.starts_with(root) => Ok(()),
+            Some(real) => Err(Error::bad(format!(
                 "path `{p}` leads outside the server's root {} (through a symlink, to {}): only files inside the root can be searched",
                 root.display(),
                 real.display()
             ))),
-            Err(_) if std::fs::symlink_metadata(&joined).is_ok() => {
-                Err(Error::bad(format!("path `{p}` is a symlink whose target cannot be resolved: give a real file or directory inside the root")))
-            }
-            Err(_) => Ok(()),
+            None => Err(Error::bad(format!("path `{p}` passes a symlink whose target cannot be resolved: give a real file or directory inside the root"))),
         }
     }
 
@@ -136,13 +133,11 @@ fn inside(root: &Path, path: &Path) -> bool {
     crate::request::walk::normalize(path).starts_with(root)
 }
 
-/// True when the file `path` lives inside `root`: its real location (symlinks
-/// followed) when it exists, else its lexical path.
+/// True when the file `path` lives inside `root`: its real location, symlinks
+/// followed as far as it exists (`shared::paths::real_location`); a path
+/// through a symlink that cannot be followed is not inside.
 pub fn really_inside(root: &Path, path: &Path) -> bool {
-    match path.canonicalize() {
-        Ok(real) => real.starts_with(root),
-        Err(_) => inside(root, path),
-    }
+    crate::shared::paths::real_location(path).is_some_and(|real| real.starts_with(root))
 }
 
 /// The folder a workspace's state lives in, per the rules in the module docs.

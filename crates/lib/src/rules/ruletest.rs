@@ -462,17 +462,28 @@ pub(super) fn snapshot_target(project: &Project, dir: &Path, id: &str, confined:
         )));
     }
     if confined {
-        let real = dir.canonicalize().unwrap_or_else(|_| crate::request::walk::normalize(dir));
-        if !real.starts_with(&project.dir) {
-            return Err(Error::bad(format!(
-                "the snapshot folder of `{}` ({}, from the project's testConfigs snapshotDir) is outside the project {}; `test -U` writes snapshots only inside it: move the snapshotDir into the project, or give the folders with --test-dir and --snapshot-dir. Nothing was written",
-                crate::shared::quote::escape_controls(id),
-                real.display(),
-                project.dir.display()
-            )));
-        }
+        confine_snapshots(project, dir, id)?;
     }
     Ok(snapshot_path(dir, id))
+}
+
+/// Refuses a snapshot folder of the project's `testConfigs` (`testDir`,
+/// `snapshotDir`) that really lies outside the project: symlinks followed as
+/// far as the folder exists, so a symlinked `testDir` or a link on the way to a
+/// `snapshotDir` not created yet is judged by where the write would land.
+/// `write_snapshots` checks again once the folder exists, just before writing.
+fn confine_snapshots(project: &Project, dir: &Path, id: &str) -> Result<()> {
+    let real = crate::shared::paths::real_location(dir);
+    if real.as_ref().is_some_and(|r| r.starts_with(&project.dir)) {
+        return Ok(());
+    }
+    Err(Error::bad(format!(
+        "the snapshot folder of `{}` ({}, from the project's testConfigs testDir and snapshotDir) {} the project {}; `test -U` writes snapshots only inside it: move the folder into the project, or give the folders with --test-dir and --snapshot-dir. Nothing was written",
+        crate::shared::quote::escape_controls(id),
+        real.as_deref().unwrap_or(dir).display(),
+        if real.is_some() { "is outside" } else { "passes a symlink that cannot be followed, so it may lead outside" },
+        project.dir.display()
+    )))
 }
 
 /// The longest file name `test -U` writes (255 bytes: ext4, xfs, btrfs, APFS).
@@ -625,7 +636,7 @@ fn write_snapshots(project: &Project, h: &Harness, reports: &[RuleOutcome]) -> R
     }
     let dirs: HashMap<&str, (&Path, bool)> = h.cases.iter().map(|t| (t.case.id.as_str(), (t.snapshot_dir.as_path(), t.confined))).collect();
     // Every target is checked before the first is written: a refusal writes nothing.
-    let mut todo: Vec<(&Path, PathBuf, String)> = Vec::new();
+    let mut todo: Vec<(&Path, bool, &str, PathBuf, String)> = Vec::new();
     for (id, snaps) in &merged {
         let Some(&(dir, confined)) = dirs.get(id.as_str()) else { continue };
         let path = snapshot_target(project, dir, id, confined)?;
@@ -645,14 +656,19 @@ fn write_snapshots(project: &Project, h: &Harness, reports: &[RuleOutcome]) -> R
                 )));
             }
         }
-        todo.push((dir, path, text));
+        todo.push((dir, confined, id, path, text));
     }
     let cannot = |what: &str, at: &Path, e: &dyn std::fmt::Display| {
         Error::bad(format!("cannot {what} {}: {e}; check the folder's permissions, or give another --snapshot-dir", project.show(at)))
     };
     let mut written = Vec::new();
-    for (dir, path, text) in todo {
+    for (dir, confined, id, path, text) in todo {
         std::fs::create_dir_all(dir).map_err(|e| cannot("create", dir, &e))?;
+        // Where the folder really is now that it exists: a link made since the
+        // first check must not carry the write out of the project.
+        if confined {
+            confine_snapshots(project, dir, id)?;
+        }
         crate::shared::atomic::write_user_file(&path, text.as_bytes()).map_err(|e| cannot("write", &path, &e))?;
         written.push(project.show(&path));
     }
