@@ -15,6 +15,7 @@
 mod common;
 
 mod apply;
+mod apply_window;
 mod catalog;
 mod cli;
 mod compat;

@@ -1,6 +1,8 @@
 //! Proving a file fresh before it is written: re-read it (a regular file, not
 //! through a symlink, at its planned size) and compare its digest with the
-//! preview's; refuse a file that cannot be written without harm (hard links).
+//! preview's; refuse a file that cannot be written without harm (hard links);
+//! and proving no other process wrote it while the apply ran (held open across
+//! its rename, read again after it).
 
 use super::*;
 
@@ -156,5 +158,65 @@ pub(super) fn prepare_file<'p>(
         }
     };
     let (offset, len) = spool.append(original)?;
-    Ok(Outcome::Staged(Prepared { plan: f, offset, len, new_len: new.len() as u64, tmp, kept }))
+    Ok(Outcome::Staged(Prepared { plan: f, offset, len, new_len: new.len() as u64, tmp, kept, id: FileId::of(meta) }))
+}
+
+/// Which file a path named: device and inode. Another file at the path (an
+/// editor's save renames a new file over the old) has another identity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct FileId(u64, u64);
+
+impl FileId {
+    pub(super) fn of(meta: &std::fs::Metadata) -> Self {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            FileId(meta.dev(), meta.ino())
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = meta;
+            FileId(0, 0)
+        }
+    }
+}
+
+/// The file at `f`'s path just before its rename, opened by name (not through
+/// a symlink) to be held open across the rename: `None` when it is not the file
+/// the stale check read (`id`) or no longer has its planned size.
+pub(super) fn hold(f: &FilePlan, id: FileId) -> Option<std::fs::File> {
+    match open_regular(&f.abs) {
+        Opened::File(file, meta) if FileId::of(&meta) == id && meta.len() == f.size => Some(file),
+        _ => None,
+    }
+}
+
+/// Whether `old`, the file held open across its rename, still holds the bytes
+/// the preview was made from: its size, then the digest of its bytes, read in
+/// blocks (never more than the planned size and one byte).
+pub(super) fn still_original(old: &mut std::fs::File, f: &FilePlan) -> std::io::Result<bool> {
+    use sha2::Digest;
+    use std::io::{Read, Seek, SeekFrom};
+    if old.metadata()?.len() != f.size {
+        return Ok(false);
+    }
+    old.seek(SeekFrom::Start(0))?;
+    let mut h = sha2::Sha256::new();
+    let n = std::io::copy(&mut old.take(f.size.saturating_add(1)), &mut h)?;
+    Ok(n == f.size && crate::shared::hash::finish(h) == f.digest)
+}
+
+/// Puts back what another process wrote to `old` (held open across the rename)
+/// in place of the new file, keeping the original's mode, owner and group; only
+/// while the path still holds the new bytes (`new_len` of them), so a write made
+/// by name after the rename is never undone. The reason when it cannot.
+pub(super) fn give_back(old: &mut std::fs::File, f: &FilePlan, new_len: u64, kept: &Kept) -> std::result::Result<(), String> {
+    use std::io::{Seek, SeekFrom};
+    let ours = read_if_size(&f.abs, &[new_len]).is_ok_and(|(b, _)| crate::shared::hash::digest(&b) == f.new_digest);
+    if !ours {
+        return Err("changed by another process during the apply, and again after it was written: left as it is now".into());
+    }
+    old.seek(SeekFrom::Start(0)).map_err(|e| e.to_string())?;
+    atomic::replace_from(&f.abs, old, kept)
+        .map_err(|e| format!("changed by another process during the apply; putting that process's bytes back failed ({e}): the file holds the new bytes"))
 }

@@ -152,15 +152,41 @@ pub(super) const INFLIGHT: &str = "inflight";
 /// The file of a journal record holding every original, back to back.
 pub(super) const ORIGINALS: &str = "originals.bin";
 
-/// Test-only: `AST_EDIT_PAUSE_AFTER_RENAME=k` stops after the k-th rename, for a
-/// minute or `AST_EDIT_PAUSE_MS` milliseconds, so a test can kill the process (or
-/// close an MCP server's stdin) in the middle of an apply. Only with the `fault-injection` feature.
-pub(super) fn injected_pause(k: usize) {
-    if super::injected_at("AST_EDIT_PAUSE_AFTER_RENAME", k) {
+/// Test-only: `AST_EDIT_PAUSE_AFTER_RENAME=k` (`var`) stops after the k-th
+/// rename, `AST_EDIT_PAUSE_BEFORE_RENAME=k` just before it, for a minute or
+/// `AST_EDIT_PAUSE_MS` milliseconds, or until the file `AST_EDIT_RESUME_FILE`
+/// names exists, so a test can kill the process (or close an MCP server's
+/// stdin, or write a file) in the middle of an apply. Only with the
+/// `fault-injection` feature.
+pub(super) fn injected_pause(var: &str, k: usize) {
+    if super::injected_at(var, k) {
         let ms = std::env::var("AST_EDIT_PAUSE_MS").ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(60_000);
-        eprintln!("paused after rename {k}");
-        std::thread::sleep(std::time::Duration::from_millis(ms));
+        let resume = std::env::var_os("AST_EDIT_RESUME_FILE").map(PathBuf::from);
+        let when = if var.ends_with("BEFORE_RENAME") { "before" } else { "after" };
+        eprintln!("paused {when} rename {k}");
+        let until = std::time::Instant::now() + std::time::Duration::from_millis(ms);
+        while std::time::Instant::now() < until && !resume.as_ref().is_some_and(|r| r.exists()) {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
     }
+}
+
+/// Takes the files at `paths` (sorted) out of the journal record in `dir`: they
+/// were left as another process wrote them, so `undo` must not put them back.
+/// A record left with no file is removed whole; `Some(dir)` while it stays.
+pub(super) fn drop_from_record(dir: &Path, paths: &[&str]) -> Result<Option<PathBuf>> {
+    if paths.is_empty() {
+        return Ok(Some(dir.to_path_buf()));
+    }
+    let mut rec = read_record(dir)?;
+    rec.files.retain(|f| paths.binary_search(&f.path.as_str()).is_err());
+    if rec.files.is_empty() {
+        std::fs::remove_dir_all(dir).map_err(|e| journal_err(dir, e))?;
+        return Ok(None);
+    }
+    let p = dir.join("record.json");
+    write_atomic(&p, &serde_json::to_vec(&rec).expect("serializes")).map_err(|e| journal_err(&p, e))?;
+    Ok(Some(dir.to_path_buf()))
 }
 
 /// The journal's records, oldest first: by the order their folder name starts

@@ -52,6 +52,9 @@ struct Prepared<'p> {
     tmp: tempfile::TempPath,
     /// The original's mode, owner and group, for a rollback.
     kept: Kept,
+    /// The original's identity (device, inode), to find it the same file just
+    /// before its rename.
+    id: FileId,
 }
 
 /// What the apply makes of one selected file.
@@ -95,6 +98,10 @@ enum Stale {
     NotRegular,
     /// It could not be read: the system's error.
     Unreadable(String),
+    /// Another process wrote it after its stale check, while the apply ran
+    /// (found before its rename, or after it on the old file held open): left
+    /// as that process wrote it.
+    ChangedDuring,
 }
 
 impl Stale {
@@ -106,6 +113,7 @@ impl Stale {
             Stale::NowLink => "now a symbolic link: writing would replace the link with a regular file".to_string(),
             Stale::NotRegular => "no longer a regular file".to_string(),
             Stale::Unreadable(e) => format!("unreadable: {e}"),
+            Stale::ChangedDuring => "changed by another process during the apply: left as that process wrote it, not rewritten".to_string(),
         }
     }
 }
@@ -145,11 +153,22 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
     } else {
         spool.commit(&staged)?
     };
-    let done = rename_all(staged, &spool, jdir.as_deref())?;
+    let (done, changed) = rename_all(staged, &spool, jdir.as_deref())?;
     let mut files = verify_written(&done, &mut outstanding);
     if let Some(d) = &jdir {
-        std::fs::remove_file(d.join(INFLIGHT)).map_err(|e| journal_err(d, e))?;
+        // A file left as another process wrote it is not the apply's to undo.
+        let mut drop: Vec<&str> = changed.iter().map(|(f, _)| f.path.as_str()).collect();
+        drop.sort_unstable();
+        let d = drop_from_record(d, &drop)?;
+        if let Some(d) = d {
+            std::fs::remove_file(d.join(INFLIGHT)).map_err(|e| journal_err(&d, e))?;
+        }
     }
+    for (f, why) in &changed {
+        let status = if why.is_ok() { OutstandingStatus::Stale } else { OutstandingStatus::Failed };
+        outstanding.push(Outstanding { path: f.path.clone(), status, reason: why.as_ref().map_or_else(String::clone, Stale::text) });
+    }
+    let left: Vec<Left<'_>> = left.into_iter().chain(changed).collect();
     let applied: Vec<&AppliedFile> = files.iter().filter(|f| f.status == FileStatus::Applied).collect();
     let total = applied.iter().map(|f| f.replacements).sum();
     let touched = applied.len();
@@ -339,11 +358,28 @@ fn not_written_message(left: &[Left<'_>]) -> String {
 /// Renames every staged file over its target, in order; on a failure, puts back
 /// the files already renamed (from the spool, each checked against its original
 /// digest, with its original mode, owner and group) and fails. Returns what was
-/// renamed, with the length written.
-fn rename_all<'p>(staged: Vec<Prepared<'p>>, spool: &Spool, jdir: Option<&Path>) -> Result<Vec<(&'p FilePlan, u64)>> {
+/// renamed, with the length written, and the files another process wrote while
+/// the apply ran, left as it wrote them ([`hold`], [`still_original`]).
+///
+/// A file changed in place between its stale check and its rename would be
+/// overwritten by the rename, so each file is opened by name just before its
+/// rename (it must be the file the stale check read: same device and inode)
+/// and held open across it; after the rename the held file, which no longer
+/// has the name, must still hold the bytes the preview was made from. If it does
+/// not, the other process's bytes are copied back over the new file (docs/DESIGN.md
+/// §4.3).
+fn rename_all<'p>(staged: Vec<Prepared<'p>>, spool: &Spool, jdir: Option<&Path>) -> Result<Renames<'p>> {
     let mut done: Vec<Renamed<'p>> = Vec::new();
+    let mut changed: Vec<Left<'p>> = Vec::new();
     for (k, s) in staged.into_iter().enumerate() {
-        let Prepared { plan, offset, len, new_len, tmp, kept } = s;
+        let Prepared { plan, offset, len, new_len, tmp, kept, id } = s;
+        injected_pause("AST_EDIT_PAUSE_BEFORE_RENAME", k + 1);
+        let Some(mut old) = hold(plan, id) else {
+            // Replaced, deleted or changed in size since its stale check: the
+            // staged file is dropped (and removed) unrenamed.
+            changed.push((plan, Ok(Stale::ChangedDuring)));
+            continue;
+        };
         let result = if injected_at("AST_EDIT_FAIL_RENAME_AT", k + 1) {
             Err(std::io::Error::other("injected rename failure (AST_EDIT_FAIL_RENAME_AT)"))
         } else {
@@ -370,11 +406,21 @@ fn rename_all<'p>(staged: Vec<Prepared<'p>>, spool: &Spool, jdir: Option<&Path>)
             }
             return Err(Error::apply_failed(msg));
         }
-        injected_pause(k + 1);
-        done.push(Renamed { plan, offset, len, new_len, kept });
+        injected_pause("AST_EDIT_PAUSE_AFTER_RENAME", k + 1);
+        match still_original(&mut old, plan) {
+            Ok(true) => done.push(Renamed { plan, offset, len, new_len, kept }),
+            Ok(false) => changed.push((plan, give_back(&mut old, plan, new_len, &kept).map(|()| Stale::ChangedDuring))),
+            // The held file cannot be read again (an I/O error on a file just
+            // read): nothing shows a change, and the file is the apply's.
+            Err(_) => done.push(Renamed { plan, offset, len, new_len, kept }),
+        }
     }
-    Ok(done.into_iter().map(|d| (d.plan, d.new_len)).collect())
+    Ok((done.into_iter().map(|d| (d.plan, d.new_len)).collect(), changed))
 }
+
+/// What [`rename_all`] gives: the files renamed, with the length written, and
+/// the files another process wrote during the apply, with what became of them.
+type Renames<'p> = (Vec<(&'p FilePlan, u64)>, Vec<Left<'p>>);
 
 /// A file renamed into place: what a rollback needs to put its original back.
 struct Renamed<'p> {

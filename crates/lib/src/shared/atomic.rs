@@ -117,11 +117,16 @@ impl std::fmt::Display for StageError {
 /// Writes `bytes` to a new temp file beside `target` (same folder, so the later
 /// rename is atomic), with `kept`'s owner, group and mode, fsynced. Nothing is
 /// renamed: the caller persists it over `target` (dropping it removes it).
-pub(crate) fn stage_beside(target: &Path, bytes: &[u8], kept: &Kept) -> Result<NamedTempFile, StageError> {
+pub(crate) fn stage_beside(target: &Path, mut bytes: &[u8], kept: &Kept) -> Result<NamedTempFile, StageError> {
+    stage_from(target, &mut bytes, kept)
+}
+
+/// [`stage_beside`] with the bytes read from `from` (to its end), streamed.
+fn stage_from(target: &Path, from: &mut dyn std::io::Read, kept: &Kept) -> Result<NamedTempFile, StageError> {
     let dir = target.parent().unwrap_or(Path::new("."));
     let mut tmp = tempfile::Builder::new().prefix(".ast-edit-").suffix(".tmp").tempfile_in(dir)?;
     kept.give_to(tmp.as_file())?;
-    tmp.write_all(bytes)?;
+    std::io::copy(from, &mut tmp)?;
     tmp.as_file().sync_all()?;
     Ok(tmp)
 }
@@ -130,6 +135,12 @@ pub(crate) fn stage_beside(target: &Path, bytes: &[u8], kept: &Kept) -> Result<N
 /// (the replaced file's mode, owner and group).
 pub(crate) fn replace_keeping(target: &Path, bytes: &[u8], kept: &Kept) -> Result<(), StageError> {
     stage_beside(target, bytes, kept)?.persist(target).map_err(|e| StageError::Io(e.error))?;
+    Ok(())
+}
+
+/// [`replace_keeping`] with the bytes read from `from` (to its end), streamed.
+pub(crate) fn replace_from(target: &Path, from: &mut dyn std::io::Read, kept: &Kept) -> Result<(), StageError> {
+    stage_from(target, from, kept)?.persist(target).map_err(|e| StageError::Io(e.error))?;
     Ok(())
 }
 
