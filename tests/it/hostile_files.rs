@@ -162,7 +162,8 @@ fn test_u_writes_no_snapshot_outside_the_project() {
 fn test_u_follows_links_in_the_snapshot_folders_path_and_writes_nothing_outside() {
     let outside = tempfile::tempdir().unwrap();
     let out = outside.path().canonicalize().unwrap();
-    let cases: [(&str, &dyn Fn(&Tree)); 4] = [
+    type Make<'a> = &'a dyn Fn(&Tree);
+    let cases: [(&str, Make<'_>); 4] = [
         ("a symlinked testDir", &|t: &Tree| {
             std::fs::rename(t.path().join("proj/tests"), out.join("tests")).unwrap();
             std::os::unix::fs::symlink(out.join("tests"), t.path().join("proj/tests")).unwrap();
