@@ -178,6 +178,52 @@ fn an_edit_that_ends_its_region_is_flagged_and_not_written() {
     assert_eq!(t.read("a.html"), "<p>x</p>\n<script>\nalert(\"</script><b>1</b>\");\n</script>\n");
 }
 
+/// A fix that writes `<!--` then `<script` into a script string: every grammar
+/// accepts the page, but a browser's tokenizer is then "double escaped" and the
+/// next `</script>` no longer ends the script, so the HTML after it becomes
+/// script text. Flagged and not written, in `.html` and in `.vue` read as HTML;
+/// strings that leave the escape (`-->`) or never double it are written.
+#[test]
+fn an_edit_that_double_escapes_a_script_is_flagged_and_not_written() {
+    let t = Tree::empty();
+    t.write("sgconfig.yml", "ruleDirs: [rules]\nlanguageGlobs:\n  html: [\"*.vue\"]\n");
+    let page = "<script>\nalert(1);\n</script>\n<p>shown</p>\n<script>\nlet y = 2;\n</script>\n";
+    let vue = "<template><p>shown</p></template>\n<script setup>\nalert(1);\n</script>\n<style>p { color: red }</style>\n<script>\nlet y = 2;\n</script>\n";
+    for (fix, flagged) in [
+        ("<!--<script>", true),
+        ("<!-- <SCRIPT/x", true),
+        ("a<!--b<script c", true),
+        // A backslash escape in the string is not the tab that would end the tag name.
+        ("a<!--b<script\\tc", false),
+        ("<!--", false),
+        ("<!--<script>-->", false),
+        ("<!--><script>", false),
+        ("<!--<scripts>", false),
+    ] {
+        t.write("rules/r.yml", format!("id: esc\nlanguage: js\nrule: {{pattern: alert($A)}}\nfix: 'alert(\"{fix}\")'\n"));
+        t.write("a.html", page);
+        t.write("b.vue", vue);
+        let preview: Value = t.run(&["scan", "--preview-json"]).ok().json();
+        assert_eq!(preview["files"].as_array().unwrap().len(), 2, "{fix}: {preview:#}");
+        for file in preview["files"].as_array().unwrap() {
+            assert_eq!(file["structureChanged"], flagged, "{fix}: {file:#}");
+            if flagged {
+                let message = file["structureChanges"][0]["message"].as_str().unwrap();
+                assert!(message.contains("as a browser reads it: the new text holds `<!--` then `<script`"), "{fix}: {message}");
+                assert_eq!(file["structureChanges"][0]["line"], if file["path"] == "a.html" { 1 } else { 2 }, "{fix}: {file:#}");
+            }
+        }
+        if flagged {
+            let r = t.run(&["scan", "-U"]).code(11);
+            assert!(r.stderr.contains("a.html") && r.stderr.contains("b.vue"), "{fix}: {}", r.stderr);
+            assert_eq!((t.read("a.html"), t.read("b.vue")), (page.to_string(), vue.to_string()), "{fix}: nothing written");
+        } else {
+            t.run(&["scan", "-U"]).ok();
+            assert!(t.read("a.html").contains(&format!("alert(\"{fix}\")")), "{fix}: {}", t.read("a.html"));
+        }
+    }
+}
+
 #[test]
 fn syntax_errors_in_embedded_code_are_placed_in_the_file() {
     let t = Tree::empty();

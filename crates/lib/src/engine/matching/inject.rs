@@ -21,6 +21,17 @@ use crate::engine::structure::StructureChange;
 use crate::engine::syntax::{error_spans, excerpt};
 use crate::engine::{Edit, Rewrite, splice};
 
+use super::script_end::script_end;
+
+/// True when `r`, a region of an HTML file's script (JavaScript or TypeScript),
+/// does not end where a browser ends the script element (`script_end`): its
+/// text puts the tokenizer in the double escaped state.
+fn script_runs_on(host: SupportLang, new: &str, r: &Region) -> bool {
+    host == SupportLang::Html
+        && matches!(r.lang, SupportLang::JavaScript | SupportLang::TypeScript | SupportLang::Tsx)
+        && script_end(new, r.start) != Some(r.end)
+}
+
 /// One entry of a project's `languageInjections`, compiled.
 pub struct CustomInjection {
     /// The language of the files it looks into (`hostLanguage`).
@@ -281,7 +292,8 @@ pub(in crate::engine) fn join(
 }
 
 /// The host file after the edits, parsed again: each edited region must still
-/// be a region of its language where the edits put its text, and the host no
+/// be a region of its language where the edits put its text, an HTML script
+/// must still end where the grammar ends it (`script_end`), and the host no
 /// more broken than before the embedded code was edited. `None` when it holds.
 fn host_check(host: SupportLang, new: &str, bom: usize, host_errors: usize, expected: &[Region], custom: &[CustomInjection]) -> Option<StructureChange> {
     if expected.is_empty() {
@@ -290,6 +302,17 @@ fn host_check(host: SupportLang, new: &str, bom: usize, host_errors: usize, expe
     let (found, errors) = regions(host, new, bom, custom, &|_| true);
     let lost = expected.iter().find(|r| !found.contains(r));
     let line = |at: usize| Base::of(new, bom, at).line + 1;
+    if lost.is_none()
+        && let Some(r) = expected.iter().find(|r| script_runs_on(host, new, r))
+    {
+        return Some(StructureChange {
+            line: line(r.start),
+            message: format!(
+                "the edited {} code no longer ends where the {host} file's `</script>` is, as a browser reads it: the new text holds `<!--` then `<script`, after which that `</script>` does not end the script, and the HTML after it becomes script text; write the string another way (`\\x3C!--`, `<\\/script>`)",
+                r.lang
+            ),
+        });
+    }
     match lost {
         Some(r) => Some(StructureChange {
             line: line(r.start),

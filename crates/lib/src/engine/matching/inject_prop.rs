@@ -3,10 +3,14 @@
 //! openers, quotes). The oracle is ast-grep-language's own extraction of the regions,
 //! run on the old and the new page: every rewrite that is not flagged keeps its edits
 //! inside regions of their rule's language, and each edited region where the edits put
-//! it, with no more syntax errors. The generator and the checks: §8.4.
+//! it, with no more syntax errors. Then a browser's reading judges every page written:
+//! parse5 (the HTML standard's tokenizer and tree builder, as jsdom uses it; from `npm
+//! root -g`, installed by .ci/run) must find the text of each script and style where
+//! tree-sitter does. The generator and the checks: §8.4.
 
 use std::path::Path;
 use std::str::FromStr;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ast_grep_core::tree_sitter::LanguageExt;
@@ -22,8 +26,19 @@ const CSS: &[&str] = &["p { color: red; }", "a { margin: 0 }", "\n", "/* c */", 
 const TEXT: &[&str] = &["<p>é</p>", "<div class=\"a\">", "</div>", "\n", "<!-- c -->", "<img src=x />", "text ü "];
 
 /// Fixes of `foo($A)`: some harmless, some that end or open something in the page.
-const JS_FIXES: &[&str] =
-    &["bar($A)", "bar(\"</script>\")", "bar('</scr' + 'ipt>')", "bar($A) /* </script> */", "bar(\"<!--\")", "bar($A)</script><script>", "bar(`</style>`)"];
+const JS_FIXES: &[&str] = &[
+    "bar($A)",
+    "bar(\"</script>\")",
+    "bar('</scr' + 'ipt>')",
+    "bar($A) /* </script> */",
+    "bar(\"<!--\")",
+    "bar($A)</script><script>",
+    "bar(`</style>`)",
+    "bar(\"<!--<script>\")",
+    "bar('<!--<script>-->')",
+    "bar(\"<!--\" + \"<SCRIPT \")",
+    "bar(\"<!--><script>\")",
+];
 /// Fixes of `color: $V`.
 const CSS_FIXES: &[&str] = &["color: blue", "color: $V</style>", "color: $V /* </style> */", "content: \"</style>\""];
 
@@ -75,6 +90,33 @@ fn errors(lang: SupportLang, text: &str) -> usize {
 
 static FLAGGED: AtomicUsize = AtomicUsize::new(0);
 static PASSED: AtomicUsize = AtomicUsize::new(0);
+/// Every page written (not flagged), for the browser's judgement.
+static WRITTEN: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// The text of each script and style of a page, in document order, as a
+/// browser reads it: parse5, whose path is the first argument.
+const BROWSER: &str = r#"
+const parse5 = require(process.argv[1]);
+const pages = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const texts = (node, out) => {
+  if (node.nodeName === "script" || node.nodeName === "style") {
+    out.push(node.childNodes.map((c) => c.value || "").join(""));
+  }
+  for (const c of node.childNodes || []) texts(c, out);
+  if (node.content) texts(node.content, out);
+  return out;
+};
+console.log(JSON.stringify(pages.map((p) => texts(parse5.parse(p), []).filter((t) => t !== ""))));
+"#;
+
+/// The text of each script and style of `text` as tree-sitter finds them, in
+/// the order of the page, as a browser's input stream has it: no BOM, line
+/// ends made `\n` (the HTML standard's preprocessing).
+fn tree_sitter_texts(text: &str) -> Vec<String> {
+    let mut regions = oracle(text);
+    regions.sort_by_key(|&(_, start, _)| start);
+    regions.iter().map(|&(_, s, e)| text[s..e].replace("\r\n", "\n").replace('\r', "\n")).filter(|t| !t.is_empty()).collect()
+}
 
 fn holds(text: &str, js_fix: &str, css_fix: &str, verbatim: bool) -> Result<(), TestCaseError> {
     let e = engine(js_fix, css_fix);
@@ -90,6 +132,7 @@ fn holds(text: &str, js_fix: &str, css_fix: &str, verbatim: bool) -> Result<(), 
     }
     PASSED.fetch_add(1, Ordering::Relaxed);
     let new = std::str::from_utf8(&rw.new_text).unwrap();
+    WRITTEN.lock().unwrap().push(new.to_string());
     let spliced = splice(text.as_bytes(), &rw.edits);
     prop_assert_eq!(rw.new_text.as_slice(), spliced.as_slice());
     let (old_regions, new_regions) = (oracle(text), oracle(new));
@@ -133,4 +176,14 @@ fn edits_in_embedded_code_keep_the_page_around_them() {
     runner.run(&cases, |(text, js_fix, css_fix, verbatim)| holds(&text, js_fix, css_fix, verbatim)).unwrap();
     let (flagged, passed) = (FLAGGED.load(Ordering::Relaxed), PASSED.load(Ordering::Relaxed));
     assert!(flagged >= 20 && passed >= 20, "the generator should reach both sides: {flagged} flagged, {passed} passed");
+    let pages: Vec<String> = std::mem::take(&mut *WRITTEN.lock().unwrap());
+    let parse5 = crate::engine::template::frontend_prop::npm_root().join("parse5");
+    assert!(parse5.is_dir(), "this test judges pages with parse5, missing from {}: `npm install -g parse5@7.3.0` (see .ci/run)", parse5.display());
+    let input = serde_json::to_string(&pages.iter().map(|p| p.trim_start_matches('\u{feff}')).collect::<Vec<_>>()).unwrap();
+    let out = crate::engine::template::frontend_prop::run("node", &["-e", BROWSER, parse5.to_str().expect("UTF-8 path")], &input);
+    let browser: Vec<Vec<String>> = serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("node answered {out:?}: {e}"));
+    assert_eq!(browser.len(), pages.len());
+    for (page, read) in pages.iter().zip(&browser) {
+        assert_eq!(&tree_sitter_texts(page), read, "a browser reads the scripts and styles of this page written by an unflagged rewrite otherwise: {page:?}");
+    }
 }

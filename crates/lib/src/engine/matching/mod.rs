@@ -4,6 +4,7 @@
 //! it when asked (`nested`).
 
 pub(crate) mod inject;
+mod script_end;
 #[cfg(test)]
 mod inject_prop;
 pub(in crate::engine) mod nested;

@@ -371,7 +371,7 @@ fn cases(l: &Lang, seed: u64, n: usize, verbatim: bool) -> Vec<Case> {
 
 /// Runs `program args` with `input` on stdin and returns its stdout; panics
 /// with what to install when it cannot run.
-fn run(program: &str, args: &[&str], input: &str) -> String {
+pub(in crate::engine) fn run(program: &str, args: &[&str], input: &str) -> String {
     let mut child = Command::new(program)
         .args(args)
         .stdin(Stdio::piped())

@@ -18,7 +18,7 @@ use ast_grep_language::SupportLang;
 pub(in crate::engine) mod shape;
 pub(in crate::engine) mod strict;
 #[cfg(test)]
-mod frontend_prop;
+pub(in crate::engine) mod frontend_prop;
 #[cfg(test)]
 mod frontend_real;
 #[cfg(test)]
