@@ -10,6 +10,7 @@ use super::{ColorChoice, JsonFlag, TestArgs, style, write_json};
 use ast_edit::app::error::Error;
 use ast_edit::app::lang;
 use ast_edit::app::project;
+use ast_edit::app::quote::{escape_controls, escape_in_lines};
 use ast_edit::app::retired;
 use ast_edit::app::ruletest::{self, CaseOutcome, MissingRule, RuleOutcome, TestOutcome, Verdict};
 use ast_edit::app::text::plural;
@@ -142,7 +143,7 @@ fn print_report(r: &TestOutcome, color: bool, parts: Shown, out: &mut impl Write
             (false, false) => ("FAIL", "31"),
         };
         let marks = marks(&rule.cases);
-        writeln!(out, "{} {}  {marks}", print::paint(color, code, word), rule.id)?;
+        writeln!(out, "{} {}  {marks}", print::paint(color, code, word), escape_controls(&rule.id))?;
     }
     for w in &r.snapshots_written {
         writeln!(out, "wrote {w}")?;
@@ -167,7 +168,7 @@ fn print_report(r: &TestOutcome, color: bool, parts: Shown, out: &mut impl Write
 pub(super) fn print_header(rules: usize, missing: &[MissingRule], out: &mut impl Write) -> std::io::Result<()> {
     writeln!(out, "Running {} tests", rules + missing.len())?;
     for m in missing {
-        writeln!(out, "Rule not found: `{}` ({}): {}", m.id, m.test_file, m.reason)?;
+        writeln!(out, "Rule not found: `{}` ({}): {}", escape_controls(&m.id), m.test_file, m.reason)?;
     }
     Ok(())
 }
@@ -198,7 +199,7 @@ fn marks(cases: &[CaseOutcome]) -> String {
 
 /// The details of one case that did not simply pass.
 pub(super) fn print_case(rule: &RuleOutcome, c: &CaseOutcome, color: bool, out: &mut impl Write) -> std::io::Result<()> {
-    let id = &rule.id;
+    let id = escape_controls(&rule.id);
     let label = |w: &str| print::paint(color, "4", w);
     match c.verdict {
         Verdict::Validated | Verdict::Reported => return Ok(()),
@@ -244,8 +245,10 @@ pub(super) fn print_case(rule: &RuleOutcome, c: &CaseOutcome, color: bool, out: 
     writeln!(out)
 }
 
+/// `text` (a case's code, a snapshot), each line indented, its controls
+/// escaped but its tabs kept.
 fn indented(out: &mut impl Write, text: &str) -> std::io::Result<()> {
-    for line in text.lines() {
+    for line in escape_in_lines(text).lines() {
         writeln!(out, "  {line}")?;
     }
     Ok(())

@@ -33,9 +33,12 @@ pub fn paint(color: bool, code: &str, s: &str) -> String {
 }
 
 /// A diff line as printed: cut to [`MAX_LINE`] bytes unless `--full`, and
-/// coloured by its kind.
+/// coloured by its kind. Coloured, it is for a terminal, and what could drive
+/// the terminal (an escape, a carriage return, a bidirectional override in the
+/// code) is shown as `?`; plain, it stays the bytes `git apply` needs.
 fn diff_line(line: &str, style: Style) -> String {
     let line = if style.full { line.to_string() } else { text::cut_with_note(line, MAX_LINE, Unit::Bytes, "; see --full or --json") };
+    let line = if style.color { ast_edit::app::quote::shown_source(&line).into_owned() } else { line };
     let code = if line.starts_with("+++") || line.starts_with("---") {
         "1"
     } else if line.starts_with('+') {

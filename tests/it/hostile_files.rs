@@ -267,6 +267,82 @@ fn control_characters_in_a_rule_id_never_reach_the_terminal() {
     }
 }
 
+/// Terminal escapes in a rule's id, message, note and label (ESC, an OSC that
+/// sets the window title, the C1 control 0x9B, BEL, a carriage return, a
+/// bidirectional override) and in the code a frame shows: printed escaped in
+/// every text style, in `github` annotations and in `test`'s report, never raw;
+/// a note of several lines keeps its lines; `--json` keeps the exact strings.
+#[test]
+fn terminal_escapes_from_a_rule_or_a_file_are_printed_escaped_in_every_format() {
+    let t = Tree::empty();
+    t.write("sgconfig.yml", "ruleDirs: [rules]\n");
+    let id = "bad\\e]0;pwned\\a\\x9b31m\\rX";
+    t.write(
+        "rules/r.yml",
+        format!("id: \"{id}\"\nlanguage: python\nseverity: warning\nmessage: \"msg \\e[31mred\\r\\u202eZ\"\nnote: \"line one \\e[2J\\nline two\"\nrule: {{pattern: print($A)}}\nlabels:\n  A: {{style: primary, message: \"lab \\e[5m\"}}\n"),
+    );
+    t.write("rules/fix.yml", "id: \"fx\\x9bZ\"\nlanguage: python\nmessage: \"fix \\e[1m\"\nrule: {pattern: show($A)}\nfix: log($A)\n");
+    t.write("a.py", "print('\x1b[2J\u{9b}31m')  # \u{202e}hidden\rcover\nshow(1)\n");
+    t.write("rules-test/r.yml", format!("id: \"{id}\"\nvalid: [\"print('\\e[7m')\"]\ninvalid: [\"print('\\e[1m')\"]\n"));
+    let raw = |out: &str| {
+        out.contains('\u{1b}') || out.contains('\u{9b}') || out.contains('\u{7}') || out.contains('\u{202e}') || out.replace("\r\n", "").contains('\r')
+    };
+    for args in [
+        &["scan"][..],
+        &["scan", "--report-style", "medium"],
+        &["scan", "--report-style", "short"],
+        &["scan", "--format", "github"],
+        &["scan", "--color", "always"],
+        &["test", "-t", "rules-test", "--skip-snapshot-tests"],
+    ] {
+        let r = t.run_within(args, "", WATCHDOG_SECS);
+        // A scan's warnings pass; the test's valid case is noisy, so its code is shown.
+        assert_eq!(r.code, if args[0] == "test" { 4 } else { 0 }, "{args:?}: {}", r.stderr);
+        if args[0] == "test" {
+            assert!(r.stdout.contains("[Noisy] Expect bad\\033]0;pwned\\a\\302\\23331m\\rX to report no issue"), "{}", r.stdout);
+            assert!(r.stdout.contains("\n  print('\\033[7m')\n"), "{}", r.stdout);
+        }
+        // Plain, a diff keeps the file's bytes (`git apply` needs them); for a
+        // terminal (colour), it is escaped too.
+        let plain = if args.contains(&"always") {
+            without_colours(&r.stdout)
+        } else {
+            r.stdout.lines().filter(|l| !l.starts_with([' ', '+', '-'])).collect::<Vec<_>>().join("\n")
+        };
+        assert!(!raw(&plain) && !raw(&r.stderr), "{args:?}: {:?} {:?}", r.stdout, r.stderr);
+        if args[0] == "scan" {
+            assert!(plain.contains("bad\\033]0;pwned\\a\\302\\23331m\\rX"), "{args:?}: {}", r.stdout);
+        }
+        if args.len() == 1 || args.contains(&"medium") {
+            let note = if args.len() == 1 { "  = line one \\033[2J\n    line two\n" } else { " = line one \\033[2J\n   line two\n" };
+            assert!(r.stdout.contains(note), "{args:?}: a note of two lines: {}", r.stdout);
+        }
+    }
+    // --json keeps the exact strings (JSON escapes them).
+    let r = t.run_within(&["scan", "--json"], "", WATCHDOG_SECS);
+    let records: Vec<serde_json::Value> = serde_json::from_str(&r.stdout).unwrap();
+    assert!(records.iter().any(|m| m["ruleId"] == "bad\u{1b}]0;pwned\u{7}\u{9b}31m\rX"), "{}", r.stdout);
+}
+
+/// `text` without the colours ast-edit paints (`ESC [ <digits and ;> m`); any
+/// other escape stays.
+fn without_colours(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("\u{1b}[") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let params = after.find(|c: char| !c.is_ascii_digit() && c != ';').unwrap_or(after.len());
+        if after[params..].starts_with('m') {
+            rest = &after[params + 1..];
+        } else {
+            out.push('\u{1b}');
+            rest = &rest[at + 1..];
+        }
+    }
+    out + rest
+}
+
 #[test]
 fn a_duplicate_yaml_key_says_to_give_it_once() {
     let t = Tree::empty();

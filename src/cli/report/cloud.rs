@@ -25,6 +25,7 @@
 use std::fmt;
 use std::io::{self, Write};
 
+use ast_edit::app::quote::{escape_controls, escape_in_lines};
 use ast_edit::app::report::{FileReport, Match, RuleSeverity};
 use serde_sarif::sarif;
 
@@ -83,8 +84,8 @@ pub fn github(out: &mut impl Write, file: &FileReport) -> io::Result<()> {
             Escape::Property(&file.path),
             m.span.start_line + 1,
             m.span.end_line + 1,
-            Escape::Property(&m.rule.id),
-            Escape::Data(&m.message)
+            Escape::Property(&escape_controls(&m.rule.id)),
+            Escape::Data(&escape_in_lines(&m.message))
         )?;
     }
     Ok(())

@@ -12,7 +12,7 @@ use codespan_reporting::diagnostic::{Diagnostic, Label, Severity};
 use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, DisplayStyle, termcolor};
 
-use ast_edit::app::quote::{display_name, escape_controls};
+use ast_edit::app::quote::{display_name, escape_controls, escape_in_lines, shown_source};
 
 use crate::cli::print::{self, Style};
 
@@ -53,7 +53,10 @@ impl Text {
 
     /// Writes one file's matches.
     pub fn file(&self, out: &mut impl Write, file: &FileReport) -> io::Result<()> {
-        let source = SimpleFile::new(display_name(&file.path).into_owned(), file.text.as_str());
+        // Nothing in the file or the rule reaches the terminal raw: the code
+        // frame's text with same-length stand-ins, the rule's strings escaped.
+        let shown = shown_source(&file.text);
+        let source = SimpleFile::new(display_name(&file.path).into_owned(), shown.as_ref());
         // As ast-grep: of one rule's fixes that overlap, only the first is shown.
         let mut shown_to: HashMap<&str, usize> = HashMap::new();
         for m in &file.matches {
@@ -85,14 +88,14 @@ impl Text {
             .map(|l| {
                 let label = if l.primary { Label::primary((), l.span.start..l.span.end) } else { Label::secondary((), l.span.start..l.span.end) };
                 match &l.message {
-                    Some(msg) => label.with_message(msg),
+                    Some(msg) => label.with_message(escape_in_lines(msg)),
                     None => label,
                 }
             })
             .collect();
         let diagnostic = Diagnostic::new(severity)
-            .with_code(&m.rule.id)
-            .with_message(&m.message)
+            .with_code(escape_controls(&m.rule.id))
+            .with_message(escape_in_lines(&m.message))
             .with_notes(m.rule.note.iter().map(|n| note_text(n)).collect())
             .with_labels(labels);
         let drawn = if self.print.color {
@@ -113,7 +116,7 @@ impl Text {
             RuleSeverity::Info => ("note", "1;32"),
             RuleSeverity::Hint => ("help", "1;36"),
         };
-        let title = format!("{}: {}", print::paint(self.print.color, code, &format!("{word}[{}]", m.rule.id)), escape_controls(&m.message));
+        let title = format!("{}: {}", print::paint(self.print.color, code, &format!("{word}[{}]", escape_controls(&m.rule.id))), escape_in_lines(&m.message));
         if self.style == ReportStyle::Rich {
             writeln!(out, "{title}")?;
             let r = m.replacement.as_ref().expect("a fix has a replacement");
@@ -132,7 +135,8 @@ impl Text {
     }
 }
 
-/// A rule's note as shown: its text without a trailing line break.
+/// A rule's note as shown: its text without a trailing line break, its lines
+/// kept.
 fn note_text(note: &str) -> String {
-    escape_controls(note.trim_end()).into_owned()
+    escape_in_lines(note.trim_end()).into_owned()
 }

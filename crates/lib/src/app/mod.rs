@@ -140,7 +140,7 @@ pub mod message {
 
 /// Quoting for display.
 pub mod quote {
-    pub use crate::shared::quote::{display_name, escape_controls};
+    pub use crate::shared::quote::{display_name, escape_controls, escape_in_lines, shown_source};
 }
 
 /// Text budgets and counts.

@@ -89,13 +89,46 @@ fn is_unsafe(c: char) -> bool {
 /// names inside the text should already be quoted with [`display_name`]; this
 /// catches text that came from elsewhere (a walk error, an OS message).
 pub fn escape_controls(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(is_unsafe) {
+    escape_where(text, is_unsafe)
+}
+
+/// Text of several lines from a rule (a message, a note, a label) made safe
+/// for a terminal: as [`escape_controls`], but its line breaks and tabs stay,
+/// so a note of three lines prints as three lines. A carriage return is
+/// escaped: alone it would move the cursor back over what was printed.
+pub fn escape_in_lines(text: &str) -> Cow<'_, str> {
+    escape_where(text, |c| is_unsafe(c) && !matches!(c, '\n' | '\t'))
+}
+
+/// A file's text as a code frame shows it: every character [`escape_in_lines`]
+/// would escape (a carriage return before a line feed stays: the end of a CRLF
+/// line) replaced by as many `?` as its bytes, so byte offsets into the text
+/// still hold and nothing in a file can move the cursor, set a window title or
+/// reorder what is shown (a bidirectional override).
+pub fn shown_source(text: &str) -> Cow<'_, str> {
+    let bad = |(i, c): (usize, char)| is_unsafe(c) && !matches!(c, '\n' | '\t') && !(c == '\r' && text.as_bytes().get(i + 1) == Some(&b'\n'));
+    if !text.char_indices().any(bad) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for (i, c) in text.char_indices() {
+        if bad((i, c)) {
+            out.extend(std::iter::repeat_n('?', c.len_utf8()));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn escape_where(text: &str, unsafe_: impl Fn(char) -> bool) -> Cow<'_, str> {
+    if !text.chars().any(&unsafe_) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
     let mut buf = [0u8; 4];
     for c in text.chars() {
-        if is_unsafe(c) {
+        if unsafe_(c) {
             for &b in c.encode_utf8(&mut buf).as_bytes() {
                 let e = escape(b).expect("control bytes and bytes from 0x80 have escapes");
                 let n = if e[2] == 0 { 2 } else { 4 };
@@ -111,6 +144,16 @@ pub fn escape_controls(text: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_of_lines_keeps_its_lines_and_a_code_frame_its_offsets() {
+        assert_eq!(escape_in_lines("a\nb\tc\x1b]0;t\x07\r\u{9b}x"), "a\nb\tc\\033]0;t\\a\\r\\302\\233x");
+        let src = "x = '\x1b[2J'\r\ny = 1\rz\u{202e}\u{9b}\n";
+        let shown = shown_source(src);
+        assert_eq!(shown, "x = '?[2J'\r\ny = 1?z?????\n");
+        assert_eq!(shown.len(), src.len());
+        assert!(matches!(shown_source("plain\r\n\ttext\n"), Cow::Borrowed(_)));
+    }
 
     #[test]
     fn plain_names_are_left_alone() {
