@@ -5,8 +5,8 @@
 //! in blocks of bounded size, so a file's diff costs linear time in its edits
 //! (docs/DESIGN.md §2.7).
 
+use similar::DiffOp;
 use similar::udiff::UnifiedHunkHeader;
-use similar::{DiffOp, TextDiff};
 
 use crate::engine::Edit;
 use crate::request::CONTEXT;
@@ -59,10 +59,16 @@ pub fn unified(path: &str, old: &str, new: &str) -> String {
 
 /// [`unified`] with `context` lines of context around each hunk.
 pub(crate) fn unified_with(path: &str, old: &str, new: &str, context: usize) -> String {
-    // An absolute display path (outside the working directory) must not give `a//x`.
-    let path = path.trim_start_matches('/');
-    let diff = TextDiff::from_lines(old, new);
-    diff.unified_diff().context_radius(context).missing_newline_hint(true).header(&quote::prefixed("a/", path), &quote::prefixed("b/", path)).to_string()
+    render(path, &Lines::new(old), &Lines::new(new), line_ops(old, new), context)
+}
+
+/// The line diff of `old` and `new` (Myers), lines ending at `\n` only, as
+/// `git apply` reads a patch: `similar`'s own line split also ends a line at a
+/// lone `\r`, which numbers the lines otherwise than the hunks this file
+/// writes, and turned a file with a lone carriage return into a wrong diff.
+fn line_ops(old: &str, new: &str) -> Vec<DiffOp> {
+    let (a, b): (Vec<&str>, Vec<&str>) = (old.split_inclusive('\n').collect(), new.split_inclusive('\n').collect());
+    similar::capture_diff_slices(similar::Algorithm::Myers, &a, &b)
 }
 
 /// Where the lines of a text start and end: its line breaks.
@@ -166,9 +172,8 @@ fn unified_edits_in(path: &str, old: &str, new: &str, edits: &[Edit], context: u
         let ends = if nhi == new.len() { nb } else { b.line_of(nhi) };
         let first = ops.len();
         if (hi - lo) + (ends - blo) <= myers {
-            let local = TextDiff::from_lines(&old[olo..ohi], &new[nlo..nhi]);
-            for op in local.ops() {
-                push(&mut ops, shift(*op, lo, blo));
+            for op in line_ops(&old[olo..ohi], &new[nlo..nhi]) {
+                push(&mut ops, shift(op, lo, blo));
             }
         } else {
             replace_between(&mut ops, &a, &b, (lo, hi), (blo, ends));
@@ -182,6 +187,13 @@ fn unified_edits_in(path: &str, old: &str, new: &str, edits: &[Edit], context: u
     }
     push(&mut ops, DiffOp::Equal { old_index: ai, new_index: bi, len: na - ai });
     debug_assert_eq!(bi + na.saturating_sub(ai), nb, "the edits give `new`");
+    render(path, &a, &b, ops, context)
+}
+
+/// The unified diff of `ops` (line ops from `a` to `b`) for `path`, with
+/// `context` lines around each hunk, as `similar` groups and writes them.
+fn render(path: &str, a: &Lines, b: &Lines, ops: Vec<DiffOp>, context: usize) -> String {
+    // An absolute display path (outside the working directory) must not give `a//x`.
     let path = path.trim_start_matches('/');
     let mut out = String::new();
     for group in similar::group_diff_ops(ops, context) {
