@@ -1,7 +1,7 @@
 //! Files that are not files, and snapshots that would land elsewhere, through
 //! the real binary and MCP server (docs/DESIGN.md §7): every file the tool reads
 //! by name is opened without waiting and read only when it is a regular file
-//! under its cap; the store's entries too, and a store locked by
+//! under its cap; the store's entries and its lock too, and a store locked by
 //! another process delays the MCP server's start by at most its documented
 //! wait; every ignore file a walk reads (in the folders walked and above them,
 //! git's `info/exclude` and config) is checked before the `ignore` crate reads
@@ -451,4 +451,38 @@ fn over_mcp_a_fifo_ignore_file_is_a_tool_error_and_the_server_serves_on() {
     assert_eq!(v["result"]["content"][0]["text"], says.trim_end().trim_start_matches("error: "), "{v}");
     s.ping(3);
     s.end();
+}
+
+/// A FIFO as the store's lock: every command that takes the lock says so at
+/// once (it waited for a writer forever), nothing is written, and the MCP
+/// server answers `initialize`, then says so for a call that needs the store.
+#[test]
+fn a_fifo_as_the_store_lock_is_refused_at_once_and_the_server_still_starts() {
+    let t = ignore_tree();
+    let lock = t.state.path().join("lock");
+    assert!(std::process::Command::new("mkfifo").arg(&lock).status().unwrap().success());
+    let before = t.snapshot();
+    let says = format!("pending-action store at {}: the store's lock is a FIFO, not a regular file: delete it; ast-edit makes it again", lock.display());
+    for args in [WALKS[2], &["pending"]] {
+        let r = t.run_within(args, "", WATCHDOG_SECS);
+        assert_eq!((r.code, r.stderr.as_str()), (1, format!("error: {says}\n").as_str()), "{args:?}");
+        assert_eq!(t.snapshot(), before, "{args:?}");
+    }
+    assert!(crate::common::files_under(t.state.path()).is_empty(), "nothing written in the store");
+    let mut s = crate::common::lines::Server::start(&t);
+    s.send(&serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ast_pending", "arguments": {}}}));
+    let v = reply(&s, 2);
+    assert_eq!((v["result"]["isError"].clone(), v["result"]["content"][0]["text"].clone()), (serde_json::json!(true), serde_json::json!(says)), "{v}");
+    s.ping(3);
+    s.end();
+    // A link (even to a regular file: the store makes its lock itself) and a
+    // folder are named likewise.
+    std::fs::remove_file(&lock).unwrap();
+    std::os::unix::fs::symlink(t.path().join("proj/a.py"), &lock).unwrap();
+    let r = t.run_within(&["pending"], "", WATCHDOG_SECS);
+    assert_eq!((r.code, r.stderr), (1, format!("error: {}\n", says.replace("a FIFO", "a symbolic link"))));
+    std::fs::remove_file(&lock).unwrap();
+    std::fs::create_dir(&lock).unwrap();
+    let r = t.run_within(&["pending"], "", WATCHDOG_SECS);
+    assert_eq!((r.code, r.stderr), (1, format!("error: {}\n", says.replace("a FIFO", "a folder"))));
 }
