@@ -486,3 +486,30 @@ fn a_fifo_as_the_store_lock_is_refused_at_once_and_the_server_still_starts() {
     let r = t.run_within(&["pending"], "", WATCHDOG_SECS);
     assert_eq!((r.code, r.stderr), (1, format!("error: {}\n", says.replace("a FIFO", "a folder"))));
 }
+
+/// A `.json` rule file is first read to see whether it is in the retired
+/// catalog format: a FIFO or a link to `/dev/zero` is refused there too.
+#[test]
+fn a_fifo_or_dev_zero_named_as_a_json_rule_file_is_refused_at_once() {
+    let t = Tree::empty();
+    mkfifo(&t, "fifo.json");
+    link_to_zero(&t, "zero.json");
+    for (file, kind) in [("fifo.json", "a FIFO"), ("zero.json", "a character device")] {
+        let r = t.run_within(&["scan", "-r", file], "", WATCHDOG_SECS);
+        assert_eq!((r.code, r.stderr), (6, format!("error: rule file {file} is {kind}, not a regular file: name a regular file\n")));
+    }
+}
+
+/// `show --full` re-reads a file whose stored diff was cut: one replaced by a
+/// FIFO since the preview is not read, and the diff stays cut.
+#[test]
+fn show_full_does_not_read_a_file_replaced_by_a_fifo() {
+    let t = Tree::empty();
+    t.write("a.py", format!("print(1); x = '{}'\n", "a".repeat(5000)));
+    let id = t.run(&["run", "-l", "py", "-p", "print($A)", "-r", "log($A)", "--json"]).ok().json::<serde_json::Value>()["id"].as_str().unwrap().to_string();
+    std::fs::remove_file(t.path().join("a.py")).unwrap();
+    mkfifo(&t, "a.py");
+    let r = t.run_within(&["show", &id, "--full"], "", WATCHDOG_SECS);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stderr, "warning: a.py changed since the preview; its diff stays cut\n");
+}
