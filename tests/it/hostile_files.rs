@@ -1,8 +1,11 @@
 //! Files that are not files, and snapshots that would land elsewhere, through
 //! the real binary and MCP server (docs/DESIGN.md §7): every file the tool reads
 //! by name is opened without waiting and read only when it is a regular file
-//! under its cap; the store's entries too, and a store locked by another process
-//! delays the MCP server's start by at most its documented wait; `test -U`
+//! under its cap; the store's entries and its lock too, and a store locked by
+//! another process delays the MCP server's start by at most its documented
+//! wait; every ignore file a walk reads (in the folders walked and above them,
+//! git's `info/exclude` and config) is checked before the `ignore` crate reads
+//! it, and refuses the walk when it is not a regular file under its cap; `test -U`
 //! writes snapshots only inside the project, with the umask's mode; a rule id's
 //! control characters never reach the terminal. Each run is under a watchdog, so
 //! a hang fails the test instead of the suite.
@@ -375,4 +378,214 @@ fn matches_deep_in_nested_code_are_listed_without_climbing_the_tree_per_level() 
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["totalMatches"], 200, "{}", r.stdout);
     assert_eq!(v["matches"].as_array().unwrap().len(), 200);
+}
+
+/// The tree of the ignore-file tests: `proj/` with code in it and in a
+/// subfolder; the walks search `proj`, so the tree's root is its parent.
+fn ignore_tree() -> Tree {
+    let t = Tree::empty();
+    t.write("proj/a.py", "print(1)\n");
+    t.write("proj/sub/b.py", "print(2)\n");
+    t.write("r.yml", RULE);
+    t
+}
+
+/// The commands that walk `proj`: a search, an edit, a scan, and the search's JSON.
+const WALKS: [&[&str]; 4] = [
+    &["search", "-l", "py", "-p", "print($A)", "proj"],
+    &["search", "-l", "py", "-p", "print($A)", "--json", "proj"],
+    &["run", "-l", "py", "-p", "print($A)", "-r", "log($A)", "proj"],
+    &["scan", "-r", "r.yml", "proj"],
+];
+
+/// The refusal of an ignore file `shown` that `is` what it is.
+fn ignore_refusal(shown: &str, is: &str) -> String {
+    format!("error: ignore file {shown} is {is}, not a regular file: make it a regular file or remove it; ast-edit reads it to know which files to leave out\n")
+}
+
+/// Every walk in `t` is refused at once with `says` on stderr (exit 2), and
+/// writes nothing: the tree is as it was, nothing is pending.
+#[track_caller]
+fn refused_by_every_walk(t: &Tree, says: &str) {
+    let before = t.snapshot();
+    for args in WALKS {
+        let r = t.run_within(args, "", WATCHDOG_SECS);
+        assert_eq!((r.code, r.stderr.as_str(), r.stdout.as_str()), (2, says, ""), "{args:?}");
+        assert_eq!(t.snapshot(), before, "{args:?}: nothing written in the tree");
+        assert!(crate::common::files_under(t.state.path()).keys().all(|p| !p.starts_with("pending")), "{args:?}: nothing staged");
+    }
+}
+
+/// A FIFO where the walk reads an ignore file: in the folder searched, in a
+/// folder below it, in the folder above it (the walk reads the ignore files
+/// of a root's parents), as `.git/info/exclude`. Before, each walk waited
+/// forever for a writer.
+#[test]
+fn a_fifo_as_an_ignore_file_anywhere_the_walk_reads_one_is_refused_at_once() {
+    for fifo in ["proj/.gitignore", "proj/sub/.gitignore", ".gitignore", "proj/.ignore", "proj/.git/info/exclude"] {
+        let t = ignore_tree();
+        std::fs::create_dir_all(t.path().join("proj/.git/info")).unwrap();
+        mkfifo(&t, fifo);
+        refused_by_every_walk(&t, &ignore_refusal(fifo, "a FIFO"));
+        // With --no-ignore no ignore file is read: the walk goes on.
+        let r = t.run_within(&["search", "-l", "py", "-p", "print($A)", "--no-ignore", "proj"], "", WATCHDOG_SECS);
+        assert_eq!(r.code, 0, "{fifo}: {}", r.stderr);
+        assert!(r.stdout.contains("proj/sub/b.py"), "{fifo}: {}", r.stdout);
+    }
+}
+
+/// `.ignore` linked to `/dev/zero` (read, it never ends), a `.gitignore` that
+/// is a folder, and one over the cap: none is read.
+#[test]
+fn an_ignore_file_that_is_a_device_a_folder_or_over_its_cap_is_refused() {
+    let t = ignore_tree();
+    link_to_zero(&t, "proj/.ignore");
+    refused_by_every_walk(&t, &ignore_refusal("proj/.ignore", "a character device"));
+    let t = ignore_tree();
+    std::fs::create_dir_all(t.path().join("proj/sub/.gitignore")).unwrap();
+    refused_by_every_walk(&t, &ignore_refusal("proj/sub/.gitignore", "a folder"));
+    let t = ignore_tree();
+    let cap = ast_edit::app::files::MAX_IGNORE_FILE_BYTES;
+    t.write("proj/sub/.gitignore", "x\n".repeat(cap as usize / 2 + 1));
+    refused_by_every_walk(
+        &t,
+        &format!(
+            "error: ignore file proj/sub/.gitignore is {} bytes; the limit is {cap} bytes for such a file: shorten it or remove it; ast-edit reads it to know which files to leave out\n",
+            cap + 2
+        ),
+    );
+}
+
+/// A `.git` file (a linked worktree's) points to a git folder whose
+/// `commondir` is a FIFO: the walk would read it to find `info/exclude`.
+#[test]
+fn a_git_file_leading_to_a_fifo_is_refused() {
+    let t = ignore_tree();
+    std::fs::create_dir_all(t.path().join("gd")).unwrap();
+    t.write("proj/.git", format!("gitdir: {}\n", t.path().join("gd").display()));
+    mkfifo(&t, "gd/commondir");
+    refused_by_every_walk(&t, &ignore_refusal("gd/commondir", "a FIFO").replace("ignore file", "git file"));
+}
+
+/// git's global config, where the walk learns of git's global excludes file,
+/// is a FIFO.
+#[test]
+fn a_fifo_as_git_config_is_refused() {
+    let t = ignore_tree();
+    let home = tempfile::tempdir().unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(home.path().join(".gitconfig")).status().unwrap().success());
+    let env = [("HOME", home.path().to_str().unwrap()), ("XDG_CONFIG_HOME", home.path().to_str().unwrap())];
+    let r = t.run_within_env(WALKS[0], &env, "", WATCHDOG_SECS);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "error: git config file {} is a FIFO, not a regular file: make it a regular file or remove it; ast-edit reads it to know which files to leave out\n",
+            home.path().join(".gitconfig").display()
+        )
+    );
+}
+
+/// A rule folder of a project is walked too: a FIFO `.gitignore` there is
+/// refused as a file of the project that cannot be read (ast-grep's code 6).
+#[test]
+fn a_fifo_ignore_file_in_a_rule_folder_is_refused() {
+    let t = ignore_tree();
+    t.write("proj/sgconfig.yml", "ruleDirs: [rules]\n");
+    t.write("proj/rules/r.yml", RULE);
+    mkfifo(&t, "proj/rules/.gitignore");
+    let r = t.run_within(&["scan", "-c", "proj/sgconfig.yml", "proj"], "", WATCHDOG_SECS);
+    assert_eq!((r.code, r.stderr.as_str()), (6, ignore_refusal("rules/.gitignore", "a FIFO").as_str()));
+}
+
+/// The reply to request `id`, or the test fails (and the server is killed)
+/// once the watchdog's time has passed.
+fn reply(s: &crate::common::lines::Server, id: u64) -> serde_json::Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(WATCHDOG_SECS);
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let v = s.lines.recv_timeout(left).unwrap_or_else(|_| panic!("no reply to request {id} within {WATCHDOG_SECS} s"));
+        if v["id"] == id {
+            return v;
+        }
+    }
+}
+
+/// Over MCP a FIFO `.gitignore` is a tool error naming it, and the server
+/// goes on serving. Before, each such call held one of the 16 call slots
+/// forever.
+#[test]
+fn over_mcp_a_fifo_ignore_file_is_a_tool_error_and_the_server_serves_on() {
+    let t = ignore_tree();
+    mkfifo(&t, "proj/sub/.gitignore");
+    let mut s = crate::common::lines::Server::start(&t);
+    let args = serde_json::json!({"ops": [{"pat": "print($A)"}], "lang": "py", "paths": ["proj"]});
+    s.send(&serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ast_search", "arguments": args}}));
+    let v = reply(&s, 2);
+    assert_eq!(v["result"]["isError"], true, "{v}");
+    let says = ignore_refusal("proj/sub/.gitignore", "a FIFO");
+    assert_eq!(v["result"]["content"][0]["text"], says.trim_end().trim_start_matches("error: "), "{v}");
+    s.ping(3);
+    s.end();
+}
+
+/// A FIFO as the store's lock: every command that takes the lock says so at
+/// once (it waited for a writer forever), nothing is written, and the MCP
+/// server answers `initialize`, then says so for a call that needs the store.
+#[test]
+fn a_fifo_as_the_store_lock_is_refused_at_once_and_the_server_still_starts() {
+    let t = ignore_tree();
+    let lock = t.state.path().join("lock");
+    assert!(std::process::Command::new("mkfifo").arg(&lock).status().unwrap().success());
+    let before = t.snapshot();
+    let says = format!("pending-action store at {}: the store's lock is a FIFO, not a regular file: delete it; ast-edit makes it again", lock.display());
+    for args in [WALKS[2], &["pending"]] {
+        let r = t.run_within(args, "", WATCHDOG_SECS);
+        assert_eq!((r.code, r.stderr.as_str()), (1, format!("error: {says}\n").as_str()), "{args:?}");
+        assert_eq!(t.snapshot(), before, "{args:?}");
+    }
+    assert!(crate::common::files_under(t.state.path()).is_empty(), "nothing written in the store");
+    let mut s = crate::common::lines::Server::start(&t);
+    s.send(&serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ast_pending", "arguments": {}}}));
+    let v = reply(&s, 2);
+    assert_eq!((v["result"]["isError"].clone(), v["result"]["content"][0]["text"].clone()), (serde_json::json!(true), serde_json::json!(says)), "{v}");
+    s.ping(3);
+    s.end();
+    // A link (even to a regular file: the store makes its lock itself) and a
+    // folder are named likewise.
+    std::fs::remove_file(&lock).unwrap();
+    std::os::unix::fs::symlink(t.path().join("proj/a.py"), &lock).unwrap();
+    let r = t.run_within(&["pending"], "", WATCHDOG_SECS);
+    assert_eq!((r.code, r.stderr), (1, format!("error: {}\n", says.replace("a FIFO", "a symbolic link"))));
+    std::fs::remove_file(&lock).unwrap();
+    std::fs::create_dir(&lock).unwrap();
+    let r = t.run_within(&["pending"], "", WATCHDOG_SECS);
+    assert_eq!((r.code, r.stderr), (1, format!("error: {}\n", says.replace("a FIFO", "a folder"))));
+}
+
+/// A `.json` rule file is first read to see whether it is in the retired
+/// catalog format: a FIFO or a link to `/dev/zero` is refused there too.
+#[test]
+fn a_fifo_or_dev_zero_named_as_a_json_rule_file_is_refused_at_once() {
+    let t = Tree::empty();
+    mkfifo(&t, "fifo.json");
+    link_to_zero(&t, "zero.json");
+    for (file, kind) in [("fifo.json", "a FIFO"), ("zero.json", "a character device")] {
+        let r = t.run_within(&["scan", "-r", file], "", WATCHDOG_SECS);
+        assert_eq!((r.code, r.stderr), (6, format!("error: rule file {file} is {kind}, not a regular file: name a regular file\n")));
+    }
+}
+
+/// `show --full` re-reads a file whose stored diff was cut: one replaced by a
+/// FIFO since the preview is not read, and the diff stays cut.
+#[test]
+fn show_full_does_not_read_a_file_replaced_by_a_fifo() {
+    let t = Tree::empty();
+    t.write("a.py", format!("print(1); x = '{}'\n", "a".repeat(5000)));
+    let id = t.run(&["run", "-l", "py", "-p", "print($A)", "-r", "log($A)", "--json"]).ok().json::<serde_json::Value>()["id"].as_str().unwrap().to_string();
+    std::fs::remove_file(t.path().join("a.py")).unwrap();
+    mkfifo(&t, "a.py");
+    let r = t.run_within(&["show", &id, "--full"], "", WATCHDOG_SECS);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stderr, "warning: a.py changed since the preview; its diff stays cut\n");
 }

@@ -118,3 +118,14 @@ impl Server {
         assert!(self.child.wait().unwrap().success());
     }
 }
+
+/// A server left behind by a failed test (one stuck on a FIFO) is killed, not
+/// left running; one that [`Server::end`] saw exit is already gone.
+impl Drop for Server {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}

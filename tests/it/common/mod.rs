@@ -212,9 +212,20 @@ impl Tree {
     /// bytes (`RLIMIT_AS`) when given: a run that would exhaust the machine
     /// fails its allocation instead.
     pub fn run_limited(&self, args: &[&str], stdin: &str, secs: u64, memory: Option<u64>) -> Run {
+        self.run_watched(args, &[], stdin, secs, memory)
+    }
+
+    /// [`Tree::run_within`] with extra environment.
+    #[track_caller]
+    pub fn run_within_env(&self, args: &[&str], env: &[(&str, &str)], stdin: &str, secs: u64) -> Run {
+        self.run_watched(args, env, stdin, secs, None)
+    }
+
+    fn run_watched(&self, args: &[&str], env: &[(&str, &str)], stdin: &str, secs: u64, memory: Option<u64>) -> Run {
         use std::io::{Read, Write};
         use std::process::Stdio;
         let mut command = self.command(args);
+        command.envs(env.iter().copied());
         #[cfg(target_os = "linux")]
         if let Some(limit) = memory {
             use std::os::unix::process::CommandExt;

@@ -153,8 +153,10 @@ pub mod status {
     pub use crate::shared::status::{ApplyStatus, FileStatus, OutstandingStatus, PreviewStatus, Resolution, UndoStatus};
 }
 
-/// Reading a named file safely, and the working folder.
+/// Reading a named file safely, the cap on the ignore files a walk reads, and
+/// the working folder.
 pub mod files {
+    pub use crate::shared::ignore_files::MAX_IGNORE_FILE_BYTES;
     pub use crate::shared::named::{FileKind, Unread, open_regular, read_capped, read_capped_text};
     pub use crate::shared::paths::current_dir;
 }

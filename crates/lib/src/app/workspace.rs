@@ -64,15 +64,21 @@ impl Workspace {
     /// most `wait` for the lock (another process may hold it for as long as it
     /// likes): after that the session starts without the store's recovery and
     /// retention, which the next start does, with an owner drawn unchecked, and
-    /// `warn` says so. Returns the store and the session's owner.
+    /// `warn` says so. So it does when the lock cannot be opened (a FIFO in its
+    /// place): `warn` says why, and each call that needs the store says it again.
+    /// Returns the store and the session's owner.
     pub fn open_session(&self, prefix: &str, wait: std::time::Duration, warn: &mut dyn FnMut(&Text)) -> Result<(Store, String)> {
         let store = Store::open(&self.state_dir)?;
-        let owner = match store.lock_within(wait)? {
-            Some(locked) => {
+        let owner = match store.lock_within(wait) {
+            Ok(Some(locked)) => {
                 tidy(&locked, warn)?;
                 locked.new_owner(prefix)?
             }
-            None => {
+            Err(e) => {
+                warn(&e.text().lit("; starting without the store (a call that stages, applies or lists fails until it is fixed)"));
+                crate::store::session::draw_owner(prefix, 0)
+            }
+            Ok(None) => {
                 warn(&Text::from(format!(
                     "the pending-action store {} has been locked by another ast-edit process for over {} s; starting without it (its clean-up waits for the next start, and a call that stages, applies or lists waits for the lock)",
                     self.state_dir.display(),

@@ -267,9 +267,10 @@ impl Plan {
 
 /// The whole diff of `f`, re-rendered from the file on disk and the planned edits
 /// (for `show --full` when the stored diff had long lines cut). `None` when the
-/// file changed since the preview.
+/// file changed since the preview: it is read as any named file is, so one that
+/// is no longer a regular file of its planned size is not read.
 pub fn full_diff(f: &FilePlan) -> Option<String> {
-    let bytes = std::fs::read(&f.abs).ok()?;
+    let bytes = crate::shared::named::read_capped(&f.abs, f.size).ok()?;
     if crate::shared::hash::digest(&bytes) != f.digest {
         return None;
     }

@@ -2,7 +2,9 @@
 //! `.ignore` respected even outside a git repository, hidden files skipped, symlinks
 //! not followed, unless the walk options say otherwise: `hidden_files` and
 //! `require_git` give `ast-grep scan`'s choice), the request's globs, and the
-//! language of each file. The result is sorted by path so every later stage is
+//! language of each file. Each ignore file is checked before `ignore` reads it
+//! (`shared::ignore_files`): one that is not a regular file under its cap
+//! refuses the walk. The result is sorted by path so every later stage is
 //! deterministic at any thread count.
 
 use std::path::{Component, Path, PathBuf};
@@ -16,7 +18,7 @@ use crate::request::Request;
 use crate::request::lang;
 use crate::request::read::{FileKind, SkipReason, Skipped};
 use crate::shared::error::{Error, Result};
-use crate::shared::quote;
+use crate::shared::{ignore_files, quote};
 
 /// A file to search.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -119,10 +121,13 @@ pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
         .require_git(req.walk.require_git)
         .follow_links(false)
         .threads(rayon::current_num_threads().max(1));
-    if req.walk.hidden_files && !req.walk.hidden {
-        // Hidden files are searched, hidden folders below a root are not.
-        builder.filter_entry(|e| e.depth() == 0 || !e.file_type().is_some_and(|t| t.is_dir()) || !e.file_name().as_encoded_bytes().starts_with(b"."));
-    }
+    // Hidden files are searched, hidden folders below a root are not.
+    let skip_hidden_folders = req.walk.hidden_files && !req.walk.hidden;
+    let keep = move |e: &ignore::DirEntry| {
+        !skip_hidden_folders || e.depth() == 0 || !e.file_type().is_some_and(|t| t.is_dir()) || !e.file_name().as_encoded_bytes().starts_with(b".")
+    };
+    let refused = |r: ignore_files::Refused| Error::bad(r.message(&display_path(&r.path, &cwd).unwrap_or_else(|q| q)));
+    let checked = ignore_files::guard(&mut builder, &roots, !req.walk.no_ignore, keep).map_err(refused)?;
     if !req.globs.is_empty() {
         let mut ob = OverrideBuilder::new(&cwd);
         for g in &req.globs {
@@ -192,6 +197,7 @@ pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
             WalkState::Continue
         })
     });
+    checked.outcome().map_err(refused)?;
     let mut files = found.into_inner().unwrap();
     files.sort_by(|a, b| a.display.cmp(&b.display));
     files.dedup_by(|a, b| a.path == b.path);

@@ -343,16 +343,25 @@ fn yaml_files(base: &Path, dirs: &[PathBuf], key: &str, project: &Project) -> Re
                 format!("config file {}: `{key}` names {}, which is not a folder: create it or fix `{key}`", project.config_file.display(), dir.display()),
             ));
         }
-        let walker = ignore::WalkBuilder::new(&root).parents(false).types(ast_grep_language::config_file_type()).sort_by_file_name(|a, b| a.cmp(b)).build();
-        for entry in walker {
+        let mut builder = ignore::WalkBuilder::new(&root);
+        builder.parents(false).types(ast_grep_language::config_file_type()).sort_by_file_name(|a, b| a.cmp(b));
+        let checked = crate::shared::ignore_files::guard(&mut builder, std::slice::from_ref(&root), true, |_| true).map_err(|r| refused(&r, project))?;
+        for entry in builder.build() {
             let entry = entry
                 .map_err(|e| Error::project(ProjectFault::Unreadable, format!("cannot walk {}: {e}; check the folder's permissions", project.show(&root))))?;
             if entry.file_type().is_some_and(|t| t.is_file()) {
                 out.push(entry.into_path());
             }
         }
+        checked.outcome().map_err(|r| refused(&r, project))?;
     }
     Ok(out)
+}
+
+/// An ignore file the walk of a project's folder would read that is not a
+/// regular file under its cap: a file of the project that cannot be read.
+pub(crate) fn refused(r: &crate::shared::ignore_files::Refused, project: &Project) -> Error {
+    Error::project(ProjectFault::Unreadable, r.message(&project.show(&r.path)))
 }
 
 fn read(path: &Path, project: &Project) -> Result<String> {

@@ -42,11 +42,10 @@ fn catalog_rules(file: &Path) -> Option<Vec<Map<String, Value>>> {
     if file.extension().is_none_or(|e| e != "json") {
         return None;
     }
-    // A catalog file was small; a larger `.json` is no catalog.
-    if std::fs::metadata(file).ok()?.len() > 1 << 20 {
-        return None;
-    }
-    let items = match serde_json::from_str::<Value>(&std::fs::read_to_string(file).ok()?).ok()? {
+    // A catalog file was small; a larger `.json` is no catalog. One that is not
+    // a regular file is not read here (it is refused as a rule file).
+    let text = crate::shared::named::read_capped_text(file, 1 << 20).ok()?;
+    let items = match serde_json::from_str::<Value>(&text).ok()? {
         Value::Array(v) => v,
         v => vec![v],
     };

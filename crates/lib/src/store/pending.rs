@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::plan::Plan;
 use crate::shared::atomic::{write_atomic, write_atomic_with};
 use crate::shared::error::{Error, Result};
+use crate::shared::named::FileKind;
 use crate::shared::status::Resolution;
 use crate::store::pending_format::{self, Head};
 use crate::store::session::Session;
@@ -240,10 +241,37 @@ impl Store {
         Ok(try_lock_for(&file, wait).map_err(|e| self.err(&path, e))?.then_some(Locked { store: self, _file: file }))
     }
 
-    /// The store's lock file, opened (created when missing).
+    /// The store's lock file, opened (created when missing) without waiting
+    /// and checked to be a regular file: opened for writing, a FIFO put in its
+    /// place would wait for a reader forever. Read and write, so that a FIFO
+    /// opens at once and is named for what it is; a symbolic link is not
+    /// followed (the store makes the lock itself).
     fn lock_file(&self) -> Result<(PathBuf, File)> {
         let path = self.dir.join("lock");
-        let file = File::options().create(true).truncate(false).write(true).open(&path).map_err(|e| self.err(&path, e))?;
+        let mut opts = File::options();
+        opts.create(true).truncate(false).read(true).write(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            opts.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
+        }
+        let not_regular = |kind: &str| Error::Store {
+            path: path.clone(),
+            message: format!("the store's lock is {kind}, not a regular file: delete it; ast-edit makes it again"),
+        };
+        let file = match opts.open(&path) {
+            Ok(file) => file,
+            // A link (O_NOFOLLOW) or a folder fails to open: named as they are.
+            Err(e) => match std::fs::symlink_metadata(&path).map(|m| m.file_type()) {
+                Ok(t) if t.is_symlink() => return Err(not_regular("a symbolic link")),
+                Ok(t) if !t.is_file() => return Err(not_regular(FileKind::of(&t).text())),
+                _ => return Err(self.err(&path, e)),
+            },
+        };
+        let meta = file.metadata().map_err(|e| self.err(&path, e))?;
+        if !meta.is_file() {
+            return Err(not_regular(FileKind::of(&meta.file_type()).text()));
+        }
         Ok((path, file))
     }
 
