@@ -346,6 +346,33 @@ fn without_colours(text: &str) -> String {
     out + rest
 }
 
+/// A rule file or a rule test file that a project's folder walk finds but
+/// that is not a regular file (a FIFO, a socket) is named and fails the run
+/// (exit 6), as a named one is; it used to be left out without a word
+/// ("Running 0 tests", exit 0).
+#[test]
+fn a_fifo_or_socket_found_in_a_rule_or_test_folder_is_named_not_skipped() {
+    for (at, command) in [("rules/f.yml", "scan"), ("tests/t.yml", "test"), ("rules/deep/s.yaml", "scan"), ("tests/s.yml", "test")] {
+        let t = Tree::empty();
+        t.write("sgconfig.yml", "ruleDirs: [rules]\ntestConfigs:\n  - testDir: tests\n");
+        t.write("rules/r.yml", "id: r\nlanguage: python\nrule: {pattern: print($A)}\n");
+        t.write("tests/r.yml", "id: r\nvalid: ['x = 1']\ninvalid: ['print(1)']\n");
+        t.write("a.py", "print(1)\n");
+        std::fs::create_dir_all(t.path().join(at).parent().unwrap()).unwrap();
+        let kind = if at.contains("/s.") {
+            let _socket = std::os::unix::net::UnixListener::bind(t.path().join(at)).unwrap();
+            "a socket"
+        } else {
+            mkfifo(&t, at);
+            "a FIFO"
+        };
+        let r = t.run_within(&[command], "", WATCHDOG_SECS);
+        assert_eq!(r.code, 6, "{at}: {}{}", r.stdout, r.stderr);
+        let what = if command == "test" { "test file " } else { "" };
+        assert!(r.stderr.contains(&format!("error: {what}{} is {kind}, not a regular file", at)), "{at}: {}", r.stderr);
+    }
+}
+
 #[test]
 fn a_duplicate_yaml_key_says_to_give_it_once() {
     let t = Tree::empty();

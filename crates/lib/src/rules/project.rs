@@ -345,16 +345,26 @@ fn yaml_files(base: &Path, dirs: &[PathBuf], key: &str, project: &Project) -> Re
         }
         let mut builder = ignore::WalkBuilder::new(&root);
         builder.parents(false).types(ast_grep_language::config_file_type()).sort_by_file_name(|a, b| a.cmp(b));
-        let checked = crate::shared::ignore_files::guard(&mut builder, std::slice::from_ref(&root), true, |_| true).map_err(|r| refused(&r, project))?;
-        for entry in builder.build() {
-            let entry = entry
-                .map_err(|e| Error::project(ProjectFault::Unreadable, format!("cannot walk {}: {e}; check the folder's permissions", project.show(&root))))?;
-            if entry.file_type().is_some_and(|t| t.is_file()) {
-                out.push(entry.into_path());
-            }
-        }
-        checked.outcome().map_err(|r| refused(&r, project))?;
+        out.extend(walk_yaml(builder, &root, project)?);
     }
+    Ok(out)
+}
+
+/// The YAML files `builder` (a walk of `root`, a folder of `project`, typed to
+/// config files) finds, its ignore files checked first. A file of that name
+/// that is not a regular file (a FIFO, a socket, a device) is listed too, so
+/// reading it refuses it with its kind instead of leaving it out without a word.
+pub(crate) fn walk_yaml(mut builder: ignore::WalkBuilder, root: &Path, project: &Project) -> Result<Vec<PathBuf>> {
+    let checked = crate::shared::ignore_files::guard(&mut builder, &[root.to_path_buf()], true, |_| true).map_err(|r| refused(&r, project))?;
+    let mut out = Vec::new();
+    for entry in builder.build() {
+        let entry =
+            entry.map_err(|e| Error::project(ProjectFault::Unreadable, format!("cannot walk {}: {e}; check the folder's permissions", project.show(root))))?;
+        if entry.file_type().is_some_and(|t| !t.is_dir() && !t.is_symlink()) {
+            out.push(entry.into_path());
+        }
+    }
+    checked.outcome().map_err(|r| refused(&r, project))?;
     Ok(out)
 }
 

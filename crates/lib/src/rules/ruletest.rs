@@ -426,19 +426,9 @@ fn test_files(project: &Project, test_dir: &Path, config: Option<&Project>, foll
         };
         return Err(Error::project(ProjectFault::Unreadable, message));
     }
-    let mut out = Vec::new();
     let mut builder = ignore::WalkBuilder::new(test_dir);
     builder.types(ast_grep_language::config_file_type()).follow_links(follow).sort_by_file_name(|a, b| a.cmp(b));
-    let checked = crate::shared::ignore_files::guard(&mut builder, &[test_dir.to_path_buf()], true, |_| true).map_err(|r| project::refused(&r, project))?;
-    for entry in builder.build() {
-        let entry = entry
-            .map_err(|e| Error::project(ProjectFault::Unreadable, format!("cannot walk {}: {e}; check the folder's permissions", project.show(test_dir))))?;
-        if entry.file_type().is_some_and(|t| t.is_file()) {
-            out.push(entry.into_path());
-        }
-    }
-    checked.outcome().map_err(|r| project::refused(&r, project))?;
-    Ok(out)
+    project::walk_yaml(builder, test_dir, project)
 }
 
 /// The path of the snapshot file of rule `id` in `dir`.

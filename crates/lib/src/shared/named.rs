@@ -109,8 +109,12 @@ pub fn open_regular(path: &Path) -> Result<(File, u64), Unread> {
         use std::os::unix::fs::OpenOptionsExt;
         opts.custom_flags(libc::O_NONBLOCK);
     }
-    // One open, one fstat: the check and the read see the same file.
-    let file = opts.open(path).map_err(Unread::Io)?;
+    // One open, one fstat: the check and the read see the same file. A socket
+    // cannot be opened at all (ENXIO): its kind says more than the error.
+    let file = opts.open(path).map_err(|e| match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() && !m.is_dir() => Unread::NotRegular(FileKind::of(&m.file_type())),
+        _ => Unread::Io(e),
+    })?;
     let meta = file.metadata().map_err(Unread::Io)?;
     if !meta.is_file() {
         return Err(Unread::NotRegular(FileKind::of(&meta.file_type())));
@@ -153,6 +157,9 @@ mod tests {
         assert!(matches!(read_capped(&fifo, 10), Err(Unread::NotRegular(FileKind::Fifo))));
         assert!(matches!(read_capped(Path::new("/dev/zero"), 10), Err(Unread::NotRegular(FileKind::CharDevice))));
         assert!(matches!(read_capped(dir.path(), 10), Err(Unread::NotRegular(FileKind::Folder))));
+        let socket = dir.path().join("s.yml");
+        let _listening = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        assert!(matches!(read_capped(&socket, 10), Err(Unread::NotRegular(FileKind::Socket))));
         let big = dir.path().join("big.yml");
         std::fs::write(&big, [b'x'; 11]).unwrap();
         assert!(matches!(read_capped(&big, 10), Err(Unread::TooLarge { len: 11, cap: 10 })));
