@@ -205,9 +205,12 @@ fn at_most_16_calls_run_at_once_and_cancelled_waiting_calls_are_dropped() {
         std::thread::sleep(Duration::from_millis(50));
     }
     // A blocking thread and a watcher per running search, and rayon's pool
-    // (one thread per core); unbounded, 40 calls took 80 more.
+    // (one thread per core); unbounded, 40 calls took 80 more. The slack: the
+    // blocking pool, which stdin and stdout go through too, may start a thread
+    // when one that has just finished is not back in it yet (44 of 43 once,
+    // under load).
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
-    assert!(most <= idle + 2 * 16 + cores + 4, "{most} threads (idle: {idle}) with 40 calls sent");
+    assert!(most <= idle + 2 * 16 + cores + 8, "{most} threads (idle: {idle}) with 40 calls sent");
     for id in 1..=40 {
         s.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id}}));
     }
@@ -239,16 +242,21 @@ fn a_request_with_the_id_of_one_not_answered_yet_is_refused() {
     s.end();
 }
 
-/// 1,500 `ast_tree` calls (45 KB of reply each) from a client that does not
-/// read: once 16 MiB of replies wait, the server stops reading, so the
-/// client's writes block in the pipe and the server's memory stays bounded;
-/// then the client reads, every call is answered, and so is a ping. Before, the
-/// server read on at the pace it answered and queued every reply: 195 MB after
-/// 30 s and 3,000 calls, 1.1 GB for 20,000.
+/// 1,000 `ast_tree` calls (45 KB of reply each) from a client that does not
+/// read: once 256 calls are owed a reply and 16 MiB of replies wait, the
+/// server stops reading (after about 670 calls), so the client's writes block
+/// in the pipe and the server's memory stays bounded; then the client reads,
+/// every call is answered, and so is a ping. Before the tool calls were
+/// bounded, the server read on at the pace it answered and queued every reply:
+/// 195 MB after 30 s and 3,000 calls, 1.1 GB for 20,000. Before the waiting
+/// calls counted as requests owed a reply, only their bytes did (16 MiB, some
+/// 7,000 of these), and they started whatever the replies waiting: whether the
+/// server stopped before it had read all 1,500 the test then sent was a race
+/// between its reading and its answering, lost on an idle machine.
 #[test]
 fn a_client_that_does_not_read_stops_the_server_reading_not_its_memory_growing() {
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::atomic::AtomicUsize;
+    const CALLS: usize = 1_000;
     let t = Tree::empty();
     let mut s = Server::start_unread(&t);
     let base = s.status("VmRSS");
@@ -261,7 +269,7 @@ fn a_client_that_does_not_read_stops_the_server_reading_not_its_memory_growing()
     let written = Arc::new(AtomicUsize::new(0));
     let counter = written.clone();
     let writer = std::thread::spawn(move || {
-        for id in 1..=1500 {
+        for id in 1..=CALLS as u64 {
             stdin.write_all(call(id).as_bytes()).unwrap();
             counter.fetch_add(1, Ordering::Relaxed);
         }
@@ -272,25 +280,25 @@ fn a_client_that_does_not_read_stops_the_server_reading_not_its_memory_growing()
     // on, about 100 calls a second here, until all are in).
     let (mut sent, mut still) = (0, 0);
     let start = Instant::now();
-    while still < 4 && sent < 1500 && start.elapsed() < WAIT {
+    while still < 4 && sent < CALLS && start.elapsed() < WAIT {
         std::thread::sleep(Duration::from_millis(500));
         let now = written.load(Ordering::Relaxed);
         still = if now == sent { still + 1 } else { 0 };
         sent = now;
     }
     let grown = s.status("VmRSS").saturating_sub(base);
-    assert!(sent < 1500, "the server read all {sent} calls while its replies were not read");
+    assert!(sent < CALLS, "the server read all {sent} calls while its replies were not read");
     assert!(grown < 64 * 1024, "the server grew by {grown} kB while its replies were not read");
     s.read_replies();
     let mut answered = Vec::new();
-    while answered.len() < 1500 {
+    while answered.len() < CALLS {
         let v = s.next();
         assert!(v["result"]["content"][0]["text"].is_string(), "{v}");
         answered.push(v["id"].as_u64().unwrap());
     }
     answered.sort_unstable();
     answered.dedup();
-    assert_eq!(answered.len(), 1500);
+    assert_eq!(answered.len(), CALLS);
     s.stdin = Some(writer.join().unwrap());
     assert!(s.ping(5000).is_empty());
     s.end();
