@@ -20,7 +20,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
-use super::flow::{Flow, MAX_HELD_BYTES};
+use super::flow::Flow;
 pub(super) use super::in_flight::InFlight;
 use super::in_flight::key;
 
@@ -40,10 +40,10 @@ const JSON_DEPTH_LIMIT: usize = 128;
 /// A line for the writer task, with where to report its outcome.
 type Outgoing = (Vec<u8>, Option<oneshot::Sender<io::Result<()>>>);
 
-/// A tool call read while every slot was taken: the message, its size, its key.
+/// A tool call read while it could not start (every slot taken, or the replies
+/// backed up): the message and its key.
 struct Held {
     msg: Box<RxJsonRpcMessage<RoleServer>>,
-    bytes: usize,
     key: String,
 }
 
@@ -61,9 +61,9 @@ pub(super) struct LineTransport<R> {
     /// When the input ended (the grace of [`RESOLVE_START_GRACE`] counts from it).
     ended_at: Option<Instant>,
     flow: Arc<Flow>,
-    /// The tool calls waiting for a slot, in the order read, and their bytes.
+    /// The tool calls waiting for a slot, in the order read (each counted in
+    /// `flow` as owed a reply).
     held: VecDeque<Held>,
-    held_bytes: usize,
     /// The input ended (why), with calls still held: they are passed on as
     /// slots free, then the end is reported.
     over: Option<&'static str>,
@@ -93,18 +93,17 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
             ended_at: None,
             flow,
             held: VecDeque::new(),
-            held_bytes: 0,
             over: None,
         }
     }
 
-    /// Passes a tool call on: it takes a slot, and a `resolve` is registered
-    /// as work the exit waits for ([`InFlight`]).
+    /// Passes a request on to rmcp. A tool call takes a slot, and a `resolve` is
+    /// registered as work the exit waits for ([`InFlight`]).
     fn pass(&mut self, msg: Box<RxJsonRpcMessage<RoleServer>>) -> RxJsonRpcMessage<RoleServer> {
         if let JsonRpcMessage::Request(r) = msg.as_ref()
             && let ClientRequest::CallToolRequest(call) = &r.request
         {
-            self.flow.start(key(&r.id));
+            self.flow.start_call(&key(&r.id));
             if call.params.name == "resolve" {
                 self.in_flight.set(&r.id, "resolve", false);
             }
@@ -154,15 +153,22 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
 
     /// Queues a reply written by the transport itself (no one awaits it).
     fn reply(&self, msg: &Value) {
-        if let Some(out) = &self.out {
-            let mut bytes = serde_json::to_vec(msg).expect("a JSON value serializes");
-            bytes.push(b'\n');
-            self.flow.queued(bytes.len());
-            let len = bytes.len();
-            if out.send((bytes, None)).is_err() {
-                self.flow.written(len);
-            }
+        let mut bytes = serde_json::to_vec(msg).expect("a JSON value serializes");
+        bytes.push(b'\n');
+        self.queue(bytes, None);
+    }
+
+    /// Queues one line for the writer task at once, counted in [`Flow`] until it is
+    /// written; `done` hears how the write went. False when the transport is closed.
+    fn queue(&self, bytes: Vec<u8>, done: Option<oneshot::Sender<io::Result<()>>>) -> bool {
+        let Some(out) = &self.out else { return false };
+        let len = bytes.len();
+        self.flow.queued(len);
+        if out.send((bytes, done)).is_err() {
+            self.flow.written(len);
+            return false;
         }
+        true
     }
 
     /// The input has ended: writes out the replies queued so far, then waits for the
@@ -202,7 +208,10 @@ async fn write_lines<W: AsyncWrite + Unpin>(mut write: W, mut rx: mpsc::Unbounde
             failed = Some(e.kind());
             let _ = broken.send(true);
         }
-        flow.written(len);
+        // The empty line of `finish` was never counted.
+        if len > 0 {
+            flow.written(len);
+        }
         if let Some(done) = done {
             let _ = done.send(result);
         }
@@ -350,29 +359,22 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
             JsonRpcMessage::Error(e) => e.id.as_ref(),
             _ => None,
         };
+        let closed = || io::Error::new(io::ErrorKind::NotConnected, "the transport is closed");
+        // Queued now, not when rmcp polls the future: the reply counts in `flow`
+        // from the moment its request stops counting.
+        let queued = match serde_json::to_vec(&item) {
+            Ok(mut bytes) => {
+                bytes.push(b'\n');
+                let (tx, rx) = oneshot::channel();
+                if self.queue(bytes, Some(tx)) { Ok(rx) } else { Err(closed()) }
+            }
+            Err(e) => Err(io::Error::other(e)),
+        };
         if let Some(id) = id {
             self.in_flight.answered(id);
             self.flow.end(&key(id));
         }
-        let bytes = serde_json::to_vec(&item).map(|mut b| {
-            b.push(b'\n');
-            b
-        });
-        let out = self.out.clone();
-        let flow = self.flow.clone();
-        async move {
-            let bytes = bytes.map_err(io::Error::other)?;
-            let closed = || io::Error::new(io::ErrorKind::NotConnected, "the transport is closed");
-            let out = out.ok_or_else(closed)?;
-            let (tx, rx) = oneshot::channel();
-            let len = bytes.len();
-            flow.queued(len);
-            if out.send((bytes, Some(tx))).is_err() {
-                flow.written(len);
-                return Err(closed());
-            }
-            rx.await.map_err(|_| closed())?
-        }
+        async move { queued?.await.map_err(|_| closed())? }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
@@ -381,7 +383,6 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
             if self.flow.has_room()
                 && let Some(h) = self.held.pop_front()
             {
-                self.held_bytes -= h.bytes;
                 return Some(self.pass(h.msg));
             }
             let flow = self.flow.clone();
@@ -396,7 +397,9 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
                 // The input ended: the held calls go on as slots free, unless
                 // nobody can hear their replies.
                 if self.held.is_empty() || *broken.borrow() {
-                    self.held.clear();
+                    for h in self.held.drain(..) {
+                        self.flow.end(&h.key);
+                    }
                     self.finish(why).await;
                     return None;
                 }
@@ -406,7 +409,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
                 }
                 continue;
             }
-            let paused = self.flow.backed_up() || self.held_bytes > MAX_HELD_BYTES;
+            let paused = self.flow.full();
             let read = tokio::select! {
                 biased;
                 _ = broken.wait_for(|b| *b) => None,
@@ -450,14 +453,23 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
             match incoming {
                 Incoming::Message(msg) => {
                     match msg.as_ref() {
-                        JsonRpcMessage::Request(r) if matches!(r.request, ClientRequest::CallToolRequest(_)) => {
-                            if self.flow.has_room() && self.held.is_empty() {
-                                return Some(self.pass(msg));
-                            }
+                        // Every request is owed a reply from here, whatever its method.
+                        JsonRpcMessage::Request(r) => {
                             let key = key(&r.id);
-                            self.held_bytes += bytes;
-                            self.held.push_back(Held { msg, bytes, key });
-                            continue;
+                            if !self.flow.read(key.clone(), bytes) {
+                                let id = serde_json::to_value(&r.id).ok();
+                                self.reply(&error_reply(
+                                    id.as_ref(),
+                                    INVALID_REQUEST,
+                                    format!("Invalid Request: id {key} belongs to a request not answered yet; give each request an id of its own"),
+                                ));
+                                continue;
+                            }
+                            if matches!(r.request, ClientRequest::CallToolRequest(_)) && !(self.flow.has_room() && self.held.is_empty()) {
+                                self.held.push_back(Held { msg, key });
+                                continue;
+                            }
+                            return Some(self.pass(msg));
                         }
                         JsonRpcMessage::Notification(n) => {
                             if let ClientNotification::CancelledNotification(c) = &n.notification
@@ -466,8 +478,8 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
                                 let k = key(id);
                                 if let Some(at) = self.held.iter().position(|h| h.key == k) {
                                     // Never passed on: it just goes.
-                                    let h = self.held.remove(at).expect("a held call");
-                                    self.held_bytes -= h.bytes;
+                                    self.held.remove(at);
+                                    self.flow.end(&k);
                                     continue;
                                 }
                                 // rmcp sends no reply to a cancelled request.

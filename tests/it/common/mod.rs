@@ -226,18 +226,9 @@ impl Tree {
         use std::process::Stdio;
         let mut command = self.command(args);
         command.envs(env.iter().copied());
-        #[cfg(target_os = "linux")]
         if let Some(limit) = memory {
-            use std::os::unix::process::CommandExt;
-            let cap = libc::rlimit { rlim_cur: limit as libc::rlim_t, rlim_max: limit as libc::rlim_t };
-            // SAFETY: setrlimit is async-signal-safe, and only the child's
-            // limit changes, between fork and exec.
-            unsafe {
-                command.pre_exec(move || if libc::setrlimit(libc::RLIMIT_AS, &cap) == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) });
-            }
+            cap_memory(&mut command, limit);
         }
-        #[cfg(not(target_os = "linux"))]
-        let _ = memory;
         let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
         let pipe = |mut r: Box<dyn Read + Send>| {
@@ -274,6 +265,24 @@ impl Tree {
         let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
         Run::from(child.wait_with_output().unwrap())
     }
+}
+
+/// Caps the address space of the process `command` starts at `bytes`
+/// (`RLIMIT_AS`, Linux only): a run that would exhaust the machine fails its
+/// allocation instead.
+pub fn cap_memory(command: &mut Command, bytes: u64) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        let cap = libc::rlimit { rlim_cur: bytes as libc::rlim_t, rlim_max: bytes as libc::rlim_t };
+        // SAFETY: setrlimit is async-signal-safe, and only the child's
+        // limit changes, between fork and exec.
+        unsafe {
+            command.pre_exec(move || if libc::setrlimit(libc::RLIMIT_AS, &cap) == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (command, bytes);
 }
 
 /// The py op used by many tests: 2 replacements in python/test_app.py.
