@@ -103,3 +103,38 @@ fn a_file_written_during_the_apply_is_left_as_written_reported_and_not_undone() 
         }
     }
 }
+
+/// An apply killed (SIGKILL) while it stages its files, before any rename:
+/// the temp files it staged beside the sources are removed by the next run
+/// that opens the store, which says so; nothing was written, nothing to undo.
+#[test]
+#[cfg_attr(not(feature = "fault-injection"), ignore = "injects a fault: run with --features fault-injection")]
+fn an_apply_killed_while_staging_leaves_no_temp_file_after_the_next_run() {
+    let t = Tree::fixtures();
+    let orig = Tree::fixtures();
+    t.run(&["run", "-p", PAT, "-r", OUT, "-l", "py", "python", "--json"]).ok();
+    let mut c = t.command(&["resolve", "apply", "--reason", "r"]);
+    c.env("AST_EDIT_PAUSE_AFTER_STAGE", "1").stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    assert_eq!(line, "paused after stage 1\n");
+    let temps = || t.snapshot().into_keys().filter(|k| k.contains(".ast-edit-")).collect::<Vec<_>>();
+    assert!(!temps().is_empty(), "a staged file is beside its source");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!temps().is_empty(), "the kill leaves it");
+    let r = t.run(&["pending"]).ok();
+    assert!(r.stderr.contains("an earlier apply was stopped while it staged its files, before it wrote any: "), "{}", r.stderr);
+    assert!(temps().is_empty(), "removed: {:?}", temps());
+    assert_eq!(t.snapshot(), orig.snapshot(), "nothing written");
+    // The action is still pending, and applies.
+    t.run(&["resolve", "apply", "--reason", "r"]).ok();
+    assert!(t.read(FIRST).contains("load_data("));
+    assert!(temps().is_empty());
+    // Only that apply is undone.
+    let u = t.run(&["undo"]).ok();
+    assert!(u.stdout.contains("restored 3 files"), "{}", u.stdout);
+    assert_eq!(t.snapshot(), orig.snapshot());
+}

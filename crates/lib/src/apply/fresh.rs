@@ -128,6 +128,7 @@ pub(super) fn prepare_file<'p>(
     engine: Option<&Engine>,
     plan: &Plan,
     spool: &Spool,
+    temp: Option<&str>,
 ) -> Result<Outcome<'p>> {
     let new = match engine {
         None => engine::splice(original, &f.edits),
@@ -150,7 +151,12 @@ pub(super) fn prepare_file<'p>(
         )));
     }
     let kept = Kept::of(meta);
-    let tmp = match atomic::stage_beside(&f.abs, &new, &kept) {
+    let staged = match temp {
+        Some(name) => atomic::stage_named(&f.abs, name, &new, &kept),
+        None => atomic::stage_beside(&f.abs, &new, &kept),
+    };
+    injected_pause("AST_EDIT_PAUSE_AFTER_STAGE", 1);
+    let tmp = match staged {
         Ok(tmp) => tmp.into_temp_path(),
         Err(StageError::Owner(reason)) => return Ok(Outcome::Refused(reason)),
         Err(StageError::Io(e)) => {

@@ -50,6 +50,27 @@ impl Spool {
         Ok(buf)
     }
 
+    /// The name of the temp file staged for the `k`-th selected file, when
+    /// there is a journal: `.ast-edit-<record>-<k>.tmp`, beside the file.
+    pub(super) fn temp_name(&self, k: usize) -> Option<String> {
+        let (dir, _, _) = self.journal.as_ref()?;
+        Some(format!(".ast-edit-{}-{k}.tmp", dir.file_name()?.to_string_lossy()))
+    }
+
+    /// Records the selected files before the first is staged (`staging`: their
+    /// paths, each ended by a NUL), so that a run killed while staging leaves
+    /// temp files [`recover`] can name ([`Spool::temp_name`]) and remove.
+    pub(super) fn list_targets(&self, selected: &[&FilePlan]) -> Result<()> {
+        let Some((dir, _, _)) = &self.journal else { return Ok(()) };
+        let mut list = Vec::new();
+        for f in selected {
+            list.extend_from_slice(path_bytes(&f.abs));
+            list.push(0);
+        }
+        let p = dir.join(STAGING);
+        std::fs::write(&p, list).map_err(|e| journal_err(&p, e))
+    }
+
     /// Nothing will be renamed: drop the record's folder.
     pub(super) fn abandon(&self) {
         if let Some((dir, _, _)) = &self.journal {
@@ -149,11 +170,61 @@ pub(super) fn journal_err(path: &Path, e: std::io::Error) -> Error {
 /// Marker file of a journal record whose apply has not finished.
 pub(super) const INFLIGHT: &str = "inflight";
 
+/// The files an apply selected, written before it stages the first
+/// ([`Spool::list_targets`]).
+const STAGING: &str = "staging";
+
+#[cfg(unix)]
+fn path_bytes(p: &Path) -> &[u8] {
+    use std::os::unix::ffi::OsStrExt;
+    p.as_os_str().as_bytes()
+}
+
+#[cfg(not(unix))]
+fn path_bytes(p: &Path) -> &[u8] {
+    p.to_str().unwrap_or_default().as_bytes()
+}
+
+#[cfg(unix)]
+fn path_of(b: &[u8]) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    PathBuf::from(std::ffi::OsStr::from_bytes(b))
+}
+
+#[cfg(not(unix))]
+fn path_of(b: &[u8]) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(b).into_owned())
+}
+
+/// Cleans up after an apply killed while it staged its files (a record folder
+/// without `record.json`): nothing was renamed, so its temp files (named from
+/// its `staging` list) and the folder go. The message to show, if any.
+fn recover_staging(dir: &Path) -> Result<Option<Text>> {
+    let listed = std::fs::read(dir.join(STAGING)).unwrap_or_default();
+    let leaf = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut removed = 0;
+    for (k, target) in listed.split(|&b| b == 0).filter(|b| !b.is_empty()).enumerate() {
+        let target = path_of(target);
+        let temp = target.with_file_name(format!(".ast-edit-{leaf}-{k}.tmp"));
+        if std::fs::symlink_metadata(&temp).is_ok_and(|m| m.is_file()) && std::fs::remove_file(&temp).is_ok() {
+            removed += 1;
+        }
+    }
+    std::fs::remove_dir_all(dir).map_err(|e| journal_err(dir, e))?;
+    Ok((removed > 0).then(|| {
+        Text::from(format!(
+            "an earlier apply was stopped while it staged its files, before it wrote any: {} removed, nothing to undo",
+            plural(removed, "leftover temp file")
+        ))
+    }))
+}
+
 /// The file of a journal record holding every original, back to back.
 pub(super) const ORIGINALS: &str = "originals.bin";
 
 /// Test-only: `AST_EDIT_PAUSE_AFTER_RENAME=k` (`var`) stops after the k-th
-/// rename, `AST_EDIT_PAUSE_BEFORE_RENAME=k` just before it, for a minute or
+/// rename, `AST_EDIT_PAUSE_BEFORE_RENAME=k` just before it,
+/// `AST_EDIT_PAUSE_AFTER_STAGE=1` after each file is staged, for a minute or
 /// `AST_EDIT_PAUSE_MS` milliseconds, or until the file `AST_EDIT_RESUME_FILE`
 /// names exists, so a test can kill the process (or close an MCP server's
 /// stdin, or write a file) in the middle of an apply. Only with the
@@ -162,8 +233,9 @@ pub(super) fn injected_pause(var: &str, k: usize) {
     if super::injected_at(var, k) {
         let ms = std::env::var("AST_EDIT_PAUSE_MS").ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(60_000);
         let resume = std::env::var_os("AST_EDIT_RESUME_FILE").map(PathBuf::from);
-        let when = if var.ends_with("BEFORE_RENAME") { "before" } else { "after" };
-        eprintln!("paused {when} rename {k}");
+        // `paused after rename 1`, `paused before rename 1`, `paused after stage 1`.
+        let when = var.trim_start_matches("AST_EDIT_PAUSE_").to_lowercase().replace('_', " ");
+        eprintln!("paused {when} {k}");
         let until = std::time::Instant::now() + std::time::Duration::from_millis(ms);
         while std::time::Instant::now() < until && !resume.as_ref().is_some_and(|r| r.exists()) {
             std::thread::sleep(std::time::Duration::from_millis(10));
@@ -227,12 +299,22 @@ pub(super) fn sizes_of(f: &JournalFile, written: bool, original: bool) -> Vec<u6
 }
 
 /// Cleans up after an apply that was killed half-way: removes its temp files and
-/// turns its journal into a normal undo record. Returns one message per interrupted
+/// turns its journal into a normal undo record; an apply killed before its
+/// record was written (while it staged) leaves only temp files, which go. Returns one message per interrupted
 /// apply, for the caller to show. Every whole file is either the old or the new one
 /// (renames are atomic); the messages say how many were written and name the
 /// first [`MAX_LISTED_WRITTEN`].
 pub fn recover(store: &Locked<'_>) -> Result<Vec<Text>> {
     let mut msgs = Vec::new();
+    let jdir = store.journal_dir();
+    if let Ok(entries) = std::fs::read_dir(&jdir) {
+        for e in entries.flatten() {
+            let dir = e.path();
+            if e.file_type().is_ok_and(|t| t.is_dir()) && !dir.join("record.json").exists() {
+                msgs.extend(recover_staging(&dir)?);
+            }
+        }
+    }
     for dir in journal_records(store)? {
         if !dir.join(INFLIGHT).exists() {
             continue;

@@ -301,12 +301,14 @@ fn prepare_all<'p>(plan: &Plan, selected: &[&'p FilePlan], opts: &ApplyOptions, 
     let engine = if opts.trust_plan { None } else { Some(Engine::new(&plan.request, langs, &plan.cwd)?) };
     // Back in path order, so the journal, the renames and the error reported do
     // not depend on the scheduling.
+    spool.list_targets(selected)?;
+    let numbered: Vec<(usize, &&FilePlan)> = selected.iter().enumerate().collect();
     let results: Vec<Result<Outcome>> = crate::plan::largest_first(
-        selected,
-        |f| f.size,
+        &numbered,
+        |(_, f)| f.size,
         &crate::engine::budget::Budget::with_steps(plan.request.max_steps),
-        |f| match check_fresh(f, plan.request.max_filesize) {
-            Ok((original, meta)) => prepare_file(f, &original, &meta, engine.as_ref(), plan, spool),
+        |&(k, f)| match check_fresh(f, plan.request.max_filesize) {
+            Ok((original, meta)) => prepare_file(f, &original, &meta, engine.as_ref(), plan, spool, spool.temp_name(k).as_deref()),
             Err(left) => Ok(left),
         },
     );

@@ -118,13 +118,26 @@ impl std::fmt::Display for StageError {
 /// rename is atomic), with `kept`'s owner, group and mode, fsynced. Nothing is
 /// renamed: the caller persists it over `target` (dropping it removes it).
 pub(crate) fn stage_beside(target: &Path, mut bytes: &[u8], kept: &Kept) -> Result<NamedTempFile, StageError> {
-    stage_from(target, &mut bytes, kept)
+    stage_from(target, None, &mut bytes, kept)
 }
 
-/// [`stage_beside`] with the bytes read from `from` (to its end), streamed.
-fn stage_from(target: &Path, from: &mut dyn std::io::Read, kept: &Kept) -> Result<NamedTempFile, StageError> {
+/// [`stage_beside`] under the temp name `name` (created new, never over a file
+/// that is there), which the caller recorded before, so a run killed while
+/// staging leaves temp files the next run can find and remove.
+pub(crate) fn stage_named(target: &Path, name: &str, mut bytes: &[u8], kept: &Kept) -> Result<NamedTempFile, StageError> {
+    stage_from(target, Some(name), &mut bytes, kept)
+}
+
+/// [`stage_beside`] with the bytes read from `from` (to its end), streamed,
+/// under a random temp name or `name`.
+fn stage_from(target: &Path, name: Option<&str>, from: &mut dyn std::io::Read, kept: &Kept) -> Result<NamedTempFile, StageError> {
     let dir = target.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new().prefix(".ast-edit-").suffix(".tmp").tempfile_in(dir)?;
+    let mut b = tempfile::Builder::new();
+    match name {
+        Some(name) => b.prefix(name).suffix("").rand_bytes(0),
+        None => b.prefix(".ast-edit-").suffix(".tmp"),
+    };
+    let mut tmp = b.tempfile_in(dir)?;
     kept.give_to(tmp.as_file())?;
     std::io::copy(from, &mut tmp)?;
     tmp.as_file().sync_all()?;
@@ -140,7 +153,7 @@ pub(crate) fn replace_keeping(target: &Path, bytes: &[u8], kept: &Kept) -> Resul
 
 /// [`replace_keeping`] with the bytes read from `from` (to its end), streamed.
 pub(crate) fn replace_from(target: &Path, from: &mut dyn std::io::Read, kept: &Kept) -> Result<(), StageError> {
-    stage_from(target, from, kept)?.persist(target).map_err(|e| StageError::Io(e.error))?;
+    stage_from(target, None, from, kept)?.persist(target).map_err(|e| StageError::Io(e.error))?;
     Ok(())
 }
 
