@@ -202,10 +202,12 @@ impl Tree {
 
     /// Runs with `stdin` fed (then closed), under a watchdog: a run that has
     /// not ended after `secs` seconds is killed and the test fails, so a hang
-    /// (a FIFO read, a lock waited on) fails instead of stopping the suite.
+    /// (a FIFO read, a lock waited on) fails instead of stopping the suite; and
+    /// under [`WATCHED_MEMORY`], so a run whose memory runs away (a device read
+    /// to its end) fails its allocation instead of exhausting the machine.
     #[track_caller]
     pub fn run_within(&self, args: &[&str], stdin: &str, secs: u64) -> Run {
-        self.run_limited(args, stdin, secs, None)
+        self.run_watched(args, &[], stdin, secs, Some(WATCHED_MEMORY))
     }
 
     /// [`Tree::run_within`], the process's address space capped at `memory`
@@ -218,17 +220,20 @@ impl Tree {
     /// [`Tree::run_within`] with extra environment.
     #[track_caller]
     pub fn run_within_env(&self, args: &[&str], env: &[(&str, &str)], stdin: &str, secs: u64) -> Run {
-        self.run_watched(args, env, stdin, secs, None)
+        self.run_watched(args, env, stdin, secs, Some(WATCHED_MEMORY))
     }
 
     fn run_watched(&self, args: &[&str], env: &[(&str, &str)], stdin: &str, secs: u64, memory: Option<u64>) -> Run {
         use std::io::{Read, Write};
         use std::process::Stdio;
         let mut command = self.command(args);
-        command.envs(env.iter().copied());
         if let Some(limit) = memory {
             cap_memory(&mut command, limit);
+            // Each worker thread reserves its stack (64 MiB): two of them, so
+            // that what fits under the cap does not depend on the machine.
+            command.env("RAYON_NUM_THREADS", "2");
         }
+        command.envs(env.iter().copied());
         let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
         let pipe = |mut r: Box<dyn Read + Send>| {
@@ -266,6 +271,10 @@ impl Tree {
         Run::from(child.wait_with_output().unwrap())
     }
 }
+
+/// The address space of a run under [`Tree::run_within`]: 2 GiB, about ten
+/// times what the hostile tests' runs use, far below the machine's memory.
+pub const WATCHED_MEMORY: u64 = 2 << 30;
 
 /// Caps the address space of the process `command` starts at `bytes`
 /// (`RLIMIT_AS`, Linux only): a run that would exhaust the machine fails its
