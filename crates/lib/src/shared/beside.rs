@@ -24,7 +24,11 @@ const HELPER_STACK_BYTES: usize = 16 << 20;
 /// calling thread; else one helper thread runs `aside` and then takes chunks of
 /// `items` as the calling thread does. A panic on either thread reaches the
 /// caller.
-pub(crate) fn beside<T, A, R>(items: &[T], aside: impl FnOnce() -> A + Send, f: impl Fn(&T) -> R + Sync) -> (A, Vec<R>)
+///
+/// `init` makes a state for each run of items taken in order (all of them on
+/// the calling thread, or each chunk), which `f` may carry from one item to
+/// the next (a cursor that goes on from the last item's place).
+pub(crate) fn beside<T, A, R, S>(items: &[T], aside: impl FnOnce() -> A + Send, init: impl Fn() -> S + Sync, f: impl Fn(&mut S, &T) -> R + Sync) -> (A, Vec<R>)
 where
     T: Sync,
     A: Send,
@@ -32,7 +36,8 @@ where
 {
     if items.len() < MIN_ITEMS {
         let a = aside();
-        return (a, items.iter().map(&f).collect());
+        let mut state = init();
+        return (a, items.iter().map(|t| f(&mut state, t)).collect());
     }
     let chunks = items.len().div_ceil(CHUNK);
     let next = AtomicUsize::new(0);
@@ -44,7 +49,8 @@ where
                 return done;
             }
             let from = c * CHUNK;
-            done.push((c, items[from..(from + CHUNK).min(items.len())].iter().map(&f).collect()));
+            let mut state = init();
+            done.push((c, items[from..(from + CHUNK).min(items.len())].iter().map(|t| f(&mut state, t)).collect()));
         }
     };
     let aside = Mutex::new(Some(aside));
@@ -77,7 +83,7 @@ mod tests {
     fn results_come_back_in_order_with_the_aside_job() {
         for n in [0, 1, MIN_ITEMS - 1, MIN_ITEMS, MIN_ITEMS * 3 + 7] {
             let items: Vec<usize> = (0..n).collect();
-            let (a, out) = beside(&items, || "aside", |&i| i * 2);
+            let (a, out) = beside(&items, || "aside", || (), |_, &i| i * 2);
             assert_eq!(a, "aside");
             assert_eq!(out, items.iter().map(|i| i * 2).collect::<Vec<_>>(), "{n} items");
         }
@@ -86,7 +92,7 @@ mod tests {
     #[test]
     fn a_panic_on_the_helper_reaches_the_caller() {
         let items: Vec<usize> = (0..MIN_ITEMS).collect();
-        let caught = std::panic::catch_unwind(|| beside(&items, || panic!("aside failed"), |&i| i));
+        let caught = std::panic::catch_unwind(|| beside(&items, || panic!("aside failed"), || (), |_, &i| i));
         assert!(caught.is_err());
     }
 }

@@ -238,8 +238,14 @@ fn literal_tokens(node: tree_sitter::Node<'_>, mut each: impl FnMut(tree_sitter:
 /// empty and overlaps `range`, in order. The walk goes down to the range
 /// (tree-sitter's `goto_first_child_for_byte`) and stops past its end, so its
 /// cost is the depth plus the tokens it finds.
-pub(crate) fn atoms_in(root: tree_sitter::Node<'_>, range: Range<usize>, mut each: impl FnMut(tree_sitter::Node<'_>)) {
-    let visit = |_: &mut (), n: tree_sitter::Node<'_>| {
+pub(crate) fn atoms_in(root: tree_sitter::Node<'_>, range: Range<usize>, each: impl FnMut(tree_sitter::Node<'_>)) {
+    walk(root, &mut (), atoms_visit(range, each), |_, _| {});
+}
+
+/// The visit of [`atoms_in`]'s walk, for a walk that starts elsewhere than at
+/// a root (`engine::template::around`).
+pub(crate) fn atoms_visit<'t>(range: Range<usize>, mut each: impl FnMut(tree_sitter::Node<'t>)) -> impl FnMut(&mut (), tree_sitter::Node<'t>) -> Next {
+    move |_: &mut (), n: tree_sitter::Node<'t>| {
         if n.start_byte() >= range.end {
             // This node and every later one lie past the range.
             return Next::Parent;
@@ -254,8 +260,7 @@ pub(crate) fn atoms_in(root: tree_sitter::Node<'_>, range: Range<usize>, mut eac
             each(n);
         }
         Next::Sibling
-    };
-    walk(root, &mut (), visit, |_, _| {});
+    }
 }
 
 /// The reference of the match `nm` of a rule whose first fix template is

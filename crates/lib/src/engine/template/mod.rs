@@ -10,11 +10,12 @@
 
 use std::ops::Range;
 
-use crate::engine::layout::reference::{Origin, Reference, atoms_in, is_literal_kind};
+use crate::engine::layout::reference::{Origin, Reference, is_literal_kind};
 use crate::engine::parse::reparse;
 use crate::engine::{Edit, splice};
 use ast_grep_language::SupportLang;
 
+pub(in crate::engine) mod around;
 pub(in crate::engine) mod shape;
 pub(in crate::engine) mod strict;
 #[cfg(test)]
@@ -165,10 +166,17 @@ fn judged<A: Send>(
 ) -> (A, Vec<Verdict>) {
     let spans = new_spans(edits, bom);
     let errors = if root.has_error() { crate::engine::syntax::error_spans(root) } else { Vec::new() };
-    let (a, verdicts) = crate::shared::beside::beside(which, aside, |&i| {
-        let c = checks[i].as_ref()?;
-        Some((i, judge(lang, c, old, (edits[i].start - bom)..(edits[i].end - bom), (new, root), &spans[i], broken, &errors)))
-    });
+    // One way down per chunk of edits, each edit's going on from the last's.
+    let (a, verdicts) = crate::shared::beside::beside(
+        which,
+        aside,
+        || around::Descent::new(root),
+        |descent, &i| {
+            let c = checks[i].as_ref()?;
+            let at = descent.to(wide(&spans[i], new.len()));
+            Some((i, judge(lang, c, old, (edits[i].start - bom)..(edits[i].end - bom), (new, &at), &spans[i], broken, &errors)))
+        },
+    );
     (a, verdicts.into_iter().flatten().collect())
 }
 
@@ -182,13 +190,13 @@ fn judge(
     c: &EditCheck,
     old: &str,
     orig: Range<usize>,
-    (new, root): (&str, tree_sitter::Node<'_>),
+    (new, at): (&str, &around::Around<'_, '_>),
     span: &Range<usize>,
     broken: &[Range<usize>],
     errors: &[Range<usize>],
 ) -> Result<Placed, Problem> {
     let seams = !near(broken, &orig);
-    let toks = new_tokens(root, span);
+    let toks = new_tokens(at, span);
     let placed = check(lang, &c.reference, old, &orig, (new, &toks), span, seams)?;
     if !seams {
         return Ok(placed);
@@ -196,30 +204,30 @@ fn judge(
     if near(errors, span) {
         return Err(Problem::Breaks);
     }
-    let holder = |at: &Range<usize>| cut(&new[crate::engine::template::shape::holder(root, at)]);
+    let holder = |r: &Range<usize>| cut(&new[crate::engine::template::shape::holder(at, r)]);
     let holes = crate::engine::template::shape::holes(&c.reference, &placed);
-    if let Some(h) = holes.iter().find(|h| !crate::engine::template::shape::whole(root, h)) {
+    if let Some(h) = holes.iter().find(|h| !crate::engine::template::shape::whole(at, h)) {
         return Err(Problem::Loose { code: cut(&new[h.at.clone()]), holder: holder(&h.at) });
     }
-    if let Some((at, was, now)) = crate::engine::template::shape::retyped(root, &c.reference, &placed, &c.kinds) {
-        return Err(Problem::Retyped { code: cut(&new[at]), was, now });
+    if let Some((r, was, now)) = crate::engine::template::shape::retyped(at, &c.reference, &placed, &c.kinds) {
+        return Err(Problem::Retyped { code: cut(&new[r]), was, now });
     }
-    let at = crate::engine::template::shape::trimmed(new, span);
-    if !at.is_empty() && !crate::engine::template::shape::whole(root, &crate::engine::template::shape::Hole { at: at.clone(), multi: !c.one_piece }) {
-        return Err(Problem::Rebinds { code: cut(&new[at.clone()]), holder: holder(&at) });
+    let whole = crate::engine::template::shape::trimmed(new, span);
+    if !whole.is_empty() && !crate::engine::template::shape::whole(at, &crate::engine::template::shape::Hole { at: whole.clone(), multi: !c.one_piece }) {
+        return Err(Problem::Rebinds { code: cut(&new[whole.clone()]), holder: holder(&whole) });
     }
-    if let Some((now, before)) = c.parent.and_then(|p| crate::engine::template::shape::rebound(root, &at, p)) {
-        return Err(Problem::Reparented { code: cut(&new[at]), now, before });
+    if let Some((now, before)) = c.parent.and_then(|p| crate::engine::template::shape::rebound(at, &whole, p)) {
+        return Err(Problem::Reparented { code: cut(&new[whole]), now, before });
     }
-    if let Some(at) = crate::engine::template::shape::bad_line_break(lang, root, new, span, &toks) {
-        let line_start = memchr::memrchr(b'\n', &new.as_bytes()[..at]).map_or(0, |k| k + 1);
-        return Err(Problem::LineBreak { lang, line: cut(new[line_start..at].trim()) });
+    if let Some(brk) = crate::engine::template::shape::bad_line_break(lang, at, new, span, &toks) {
+        let line_start = memchr::memrchr(b'\n', &new.as_bytes()[..brk]).map_or(0, |k| k + 1);
+        return Err(Problem::LineBreak { lang, line: cut(new[line_start..brk].trim()) });
     }
-    if let Some((close, kind)) = crate::engine::template::strict::trailing_comma(root, new, span, (&holes, &spelled_commas(c, old, &placed)), &toks) {
+    if let Some((close, kind)) = crate::engine::template::strict::trailing_comma(at, new, span, (&holes, &spelled_commas(c, old, &placed)), &toks) {
         return Err(Problem::Comma { close, kind });
     }
-    if let Some(rule) = crate::engine::template::strict::double_comma(lang, root, new, span, &toks)
-        .or_else(|| crate::engine::template::strict::broken_rule(lang, root, new, span, &holes))
+    if let Some(rule) = crate::engine::template::strict::double_comma(lang, at, new, span, &toks)
+        .or_else(|| crate::engine::template::strict::broken_rule(lang, at, new, span, &holes))
     {
         return Err(Problem::Compiler { rule });
     }
@@ -388,6 +396,7 @@ fn outlines_differ(
     let Some((alt_tree, _)) = reparse(tree.clone(), lang, new, &alt, &swaps, 0) else { return Vec::new() };
     let alt_root = alt_tree.root_node();
     let alt_errors = if alt_root.has_error() { crate::engine::syntax::error_spans(alt_root) } else { Vec::new() };
+    let mut alt_ways = around::Descent::new(alt_root);
     let mut out = Vec::new();
     let mut shift: isize = 0;
     for (k, (i, mplaced, _)) in candidates.into_iter().enumerate() {
@@ -395,7 +404,11 @@ fn outlines_differ(
         let start = (swaps[k].start as isize + shift) as usize;
         shift += swaps[k].text.len() as isize - (swaps[k].end - swaps[k].start) as isize;
         let aspan = start..start + swaps[k].text.len();
-        let Ok(vplaced) = judge(lang, c, old, edits[i].start - bom..edits[i].end - bom, (&alt, alt_root), &aspan, broken, &alt_errors) else { continue };
+        let Ok(vplaced) =
+            judge(lang, c, old, edits[i].start - bom..edits[i].end - bom, (&alt, &alt_ways.to(wide(&aspan, alt.len()))), &aspan, broken, &alt_errors)
+        else {
+            continue;
+        };
         let want = crate::engine::template::shape::outline(
             alt_root,
             &crate::engine::template::shape::trimmed(&alt, &aspan),
@@ -493,13 +506,21 @@ pub(crate) struct NewTok {
 
 /// The tokens of the new tree (`root`) that overlap `span` widened by one byte,
 /// in order.
-pub(crate) fn new_tokens(root: tree_sitter::Node<'_>, span: &Range<usize>) -> Vec<NewTok> {
+pub(crate) fn new_tokens(at: &around::Around<'_, '_>, span: &Range<usize>) -> Vec<NewTok> {
     let mut out = Vec::new();
-    atoms_in(root, span.start.saturating_sub(1)..span.end + 1, |n| {
+    let each = |n: tree_sitter::Node<'_>| {
         let comment = n.kind().contains("comment");
         out.push(NewTok { start: n.start_byte(), end: n.end_byte(), comment, literal: !comment && is_literal_kind(n.kind()) });
-    });
+    };
+    at.walk(&mut (), crate::engine::layout::reference::atoms_visit(span.start.saturating_sub(1)..span.end + 1, each));
     out
+}
+
+/// An edit's text `span` and a byte on each side (within the `len` bytes of
+/// the text): the range whose way down the checks of the edit start from
+/// (`around`).
+fn wide(span: &Range<usize>, len: usize) -> Range<usize> {
+    span.start.saturating_sub(1)..(span.end + 1).min(len)
 }
 
 /// Checks the edit whose new text is `new[span]` (offsets in the new body)

@@ -10,6 +10,8 @@ use std::ops::Range;
 use ast_grep_language::SupportLang;
 use tree_sitter::Node;
 
+use crate::engine::template::around::Around;
+
 use crate::engine::layout::reference::{Reference, is_atom};
 use crate::engine::template::NewTok;
 
@@ -42,7 +44,12 @@ pub(crate) fn one_piece(lang: SupportLang, template: &str) -> bool {
 /// node of a kind in `kinds` (by its start in the old body) and is no node of
 /// that kind in place: where it lies, its old kind and its new one, in words.
 /// A kind and its pattern form (`object`, `object_pattern`) are one.
-pub(crate) fn retyped(root: Node<'_>, r: &Reference, placed: &[Option<Range<usize>>], kinds: &[(usize, String)]) -> Option<(Range<usize>, String, String)> {
+pub(crate) fn retyped(
+    around: &Around<'_, '_>,
+    r: &Reference,
+    placed: &[Option<Range<usize>>],
+    kinds: &[(usize, String)],
+) -> Option<(Range<usize>, String, String)> {
     if kinds.is_empty() {
         return None;
     }
@@ -52,14 +59,14 @@ pub(crate) fn retyped(root: Node<'_>, r: &Reference, placed: &[Option<Range<usiz
         let Some((_, was)) = kinds.iter().find(|(start, _)| *start == first.at.start) else { continue };
         let (Some(Some(a)), Some(Some(b))) = (placed.get(g.toks.start), placed.get(g.toks.end.checked_sub(1)?)) else { continue };
         let at = a.start..b.end;
-        let Some(n) = root.descendant_for_byte_range(at.start, at.end) else { continue };
+        let Some(n) = around.holder_of(&at) else { continue };
         if n.start_byte() != at.start || n.end_byte() != at.end {
             continue; // not one node: check (c) says so
         }
         // `n` and the nodes that hold it, innermost first: one way down from
         // the root (each `parent()` is a way down of its own, so walking up
         // by it costs the square of the depth).
-        let mut up = ancestors(root, at.clone());
+        let mut up = around.ancestors(at.clone());
         if up.last().map(|l| l.id()) != Some(n.id()) {
             up = std::iter::successors(Some(n), |p| p.parent()).collect();
             up.reverse();
@@ -102,27 +109,28 @@ pub(crate) fn holes(r: &Reference, placed: &[Option<Range<usize>>]) -> Vec<Hole>
 /// Check (c): true when hole `h` is one piece of code in the tree `root`. A
 /// hole inside one token (a string, a preprocessor line) is not judged: the
 /// template glues it there.
-pub(crate) fn whole(root: Node<'_>, h: &Hole) -> bool {
-    if whole_as_written(root, h) {
+pub(crate) fn whole(around: &Around<'_, '_>, h: &Hole) -> bool {
+    if whole_as_written(around, h) {
         return true;
     }
     // Comments at its ends are nobody's: a grammar may hang them on the
     // node around (Go's block holds a comment after its `{`).
     let mut code = Vec::new();
-    crate::engine::layout::reference::atoms_in(root, h.at.clone(), |n| {
+    let each = |n: Node<'_>| {
         if !n.kind().contains("comment") && n.start_byte() >= h.at.start && n.end_byte() <= h.at.end {
             code.push(n.byte_range());
         }
-    });
+    };
+    around.walk(&mut (), crate::engine::layout::reference::atoms_visit(h.at.clone(), each));
     match (code.first(), code.last()) {
-        (Some(a), Some(b)) if (a.start..b.end) != h.at => whole_as_written(root, &Hole { at: a.start..b.end, multi: h.multi }),
+        (Some(a), Some(b)) if (a.start..b.end) != h.at => whole_as_written(around, &Hole { at: a.start..b.end, multi: h.multi }),
         _ => false,
     }
 }
 
 /// [`whole`] for `h` as it lies.
-fn whole_as_written(root: Node<'_>, h: &Hole) -> bool {
-    let Some(n) = root.descendant_for_byte_range(h.at.start, h.at.end) else { return false };
+fn whole_as_written(around: &Around<'_, '_>, h: &Hole) -> bool {
+    let Some(n) = around.holder_of(&h.at) else { return false };
     if n.start_byte() == h.at.start && n.end_byte() == h.at.end {
         return true;
     }
@@ -168,8 +176,8 @@ fn only_comments(n: Node<'_>, range: Range<usize>) -> bool {
 
 /// The bytes of the smallest node of `root` that holds `at` (what a hole that
 /// is not [`whole`] became part of).
-pub(crate) fn holder(root: Node<'_>, at: &Range<usize>) -> Range<usize> {
-    root.descendant_for_byte_range(at.start, at.end).map_or(at.clone(), |n| n.byte_range())
+pub(crate) fn holder(around: &Around<'_, '_>, at: &Range<usize>) -> Range<usize> {
+    around.holder_of(at).map_or(at.clone(), |n| n.byte_range())
 }
 
 /// Kinds (by a part of their name) of nodes that bind their children tightly:
@@ -215,8 +223,8 @@ pub(crate) fn held_by(node: Node<'_>) -> Option<u16> {
 /// Where the edit's new code `at` (one node of `root`) is held by a node of
 /// another kind than `before` held the replaced code, and either binds
 /// tightly: the two kinds' names, each after its article.
-pub(crate) fn rebound(root: Node<'_>, at: &Range<usize>, before: u16) -> Option<(String, String)> {
-    let chain = ancestors(root, at.clone());
+pub(crate) fn rebound(around: &Around<'_, '_>, at: &Range<usize>, before: u16) -> Option<(String, String)> {
+    let chain = around.ancestors(at.clone());
     let mut k = chain.len().checked_sub(1)?;
     if chain[k].byte_range() != *at {
         return None;
@@ -225,7 +233,7 @@ pub(crate) fn rebound(root: Node<'_>, at: &Range<usize>, before: u16) -> Option<
         k -= 1;
     }
     let now = chain.get(k.checked_sub(1)?)?;
-    let lang = root.language();
+    let lang = around.root().language();
     let before_kind = lang.node_kind_for_id(before)?;
     (now.kind_id() != before && (binds(now.kind()) || binds(before_kind)))
         .then(|| (crate::shared::text::a(&now.kind().replace('_', " ")), crate::shared::text::a(&before_kind.replace('_', " "))))
@@ -407,7 +415,7 @@ fn go_ends_line(tok: &str) -> bool {
 /// Check (e): the offset of the first line break over `span` of `new` (its
 /// tree `root`, its tokens `toks` from [`crate::engine::template::new_tokens`]) that
 /// is not legal where it lands in `lang`, if any.
-pub(crate) fn bad_line_break(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, toks: &[NewTok]) -> Option<usize> {
+pub(crate) fn bad_line_break(lang: SupportLang, around: &Around<'_, '_>, new: &str, span: &Range<usize>, toks: &[NewTok]) -> Option<usize> {
     if !matches!(lang, SupportLang::Go | SupportLang::Python) {
         return None;
     }
@@ -415,7 +423,7 @@ pub(crate) fn bad_line_break(lang: SupportLang, root: Node<'_>, new: &str, span:
     let (Some(first), Some(last)) = (code.first(), code.last()) else { return None };
     // The way down to the tokens, once: each line break's way goes on from
     // there (a method body's many line breaks do not each start at the root).
-    let top = ancestors(root, first.start..last.end);
+    let top = around.ancestors(first.start..last.end);
     let chain = |r: Range<usize>| descend(&top, r);
     // Bracket depth relative to the first token: a line break inside brackets
     // the edit opened is legal in both languages.
@@ -449,11 +457,6 @@ pub(crate) fn bad_line_break(lang: SupportLang, root: Node<'_>, new: &str, span:
         }
     }
     None
-}
-
-/// The nodes from `root` down to the smallest one that holds `range`.
-pub(crate) fn ancestors<'t>(root: Node<'t>, range: Range<usize>) -> Vec<Node<'t>> {
-    descend(&[root], range)
 }
 
 /// `top` (a way down from the root), gone on down to the smallest node that

@@ -13,15 +13,16 @@ use ast_grep_language::SupportLang;
 use tree_sitter::Node;
 
 use crate::engine::template::NewTok;
-use crate::engine::template::shape::{Hole, ancestors};
+use crate::engine::template::around::Around;
+use crate::engine::template::shape::Hole;
 use crate::shared::nodes::{Next, walk};
 
 /// The first rule the edit's text `span` of `new` (its tree `root`, its
 /// tokens `toks`, its captures `holes`) breaks in `lang`, in words.
-pub(crate) fn broken_rule(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, holes: &[Hole]) -> Option<String> {
-    operands(lang, root, new, span, holes)
-        .or_else(|| inside(lang, root, new, span, holes))
-        .or_else(|| (lang == SupportLang::Python).then(|| py_await(root, span)).flatten())
+pub(crate) fn broken_rule(lang: SupportLang, at: &Around<'_, '_>, new: &str, span: &Range<usize>, holes: &[Hole]) -> Option<String> {
+    operands(lang, at, new, span, holes)
+        .or_else(|| inside(lang, at, new, span, holes))
+        .or_else(|| (lang == SupportLang::Python).then(|| py_await(at, span)).flatten())
 }
 
 /// An f-string's `{}` (`n`, an `interpolation`) holding the string's own
@@ -42,29 +43,24 @@ fn f_string_quote(n: Node<'_>, new: &str) -> Option<String> {
 /// `def $F(self): $$$B` also matches an `async def`) that is not `async` and
 /// holds an `await` of its own. Each function is walked by the edit that
 /// starts it only, so the cost is linear in the file.
-fn py_await(root: Node<'_>, span: &Range<usize>) -> Option<String> {
-    let mut found: (Vec<Node<'_>>, Vec<Node<'_>>) = (Vec::new(), Vec::new());
-    walk(
-        root,
-        &mut found,
-        |(starts, awaits): &mut (Vec<Node<'_>>, Vec<Node<'_>>), n: Node<'_>| {
-            if n.start_byte() >= span.end {
-                return Next::Parent;
-            }
-            if n.end_byte() <= span.start {
-                return Next::Sibling;
-            }
-            if n.kind() == "function_definition" && n.start_byte() >= span.start {
-                starts.push(n);
-                return Next::Sibling;
-            }
-            if n.kind() == "await" && n.start_byte() >= span.start {
-                awaits.push(n);
-            }
-            Next::ChildrenFrom(span.start)
-        },
-        |_, _| {},
-    );
+fn py_await<'t>(at: &Around<'_, 't>, span: &Range<usize>) -> Option<String> {
+    let mut found: (Vec<Node<'t>>, Vec<Node<'t>>) = (Vec::new(), Vec::new());
+    at.walk(&mut found, |(starts, awaits): &mut (Vec<Node<'t>>, Vec<Node<'t>>), n: Node<'t>| {
+        if n.start_byte() >= span.end {
+            return Next::Parent;
+        }
+        if n.end_byte() <= span.start {
+            return Next::Sibling;
+        }
+        if n.kind() == "function_definition" && n.start_byte() >= span.start {
+            starts.push(n);
+            return Next::Sibling;
+        }
+        if n.kind() == "await" && n.start_byte() >= span.start {
+            awaits.push(n);
+        }
+        Next::ChildrenFrom(span.start)
+    });
     let (starts, awaits) = found;
     let own_await = |body: Node<'_>| {
         let mut seen = false;
@@ -118,7 +114,7 @@ pub(crate) fn glues(lang: SupportLang, a: u8, b: u8) -> bool {
 /// tree-sitter-javascript reads `g(a,, e)` and `g(, e)`, V8 does not
 /// (ast-grep writes them where a `$$$` capture ends in `,`, or captured
 /// nothing, and its template writes a `,` after it).
-pub(crate) fn double_comma(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, toks: &[NewTok]) -> Option<String> {
+pub(crate) fn double_comma(lang: SupportLang, at: &Around<'_, '_>, new: &str, span: &Range<usize>, toks: &[NewTok]) -> Option<String> {
     if !matches!(lang, SupportLang::JavaScript | SupportLang::TypeScript | SupportLang::Tsx) {
         return None;
     }
@@ -128,7 +124,7 @@ pub(crate) fn double_comma(lang: SupportLang, root: Node<'_>, new: &str, span: &
         if w[0].start < span.start || w[1].end > span.end || comma != "," || !matches!(first, "," | "(" | "[" | "{") {
             continue;
         }
-        let list = ancestors(root, w[1].start..w[1].end).into_iter().rev().find(|n| n.start_byte() < w[1].start || n.end_byte() > w[1].end);
+        let list = at.ancestors(w[1].start..w[1].end).into_iter().rev().find(|n| n.start_byte() < w[1].start || n.end_byte() > w[1].end);
         if !list.is_some_and(|n| n.kind().starts_with("array")) {
             return Some("a list holds `,,` (an empty element) only in an array".to_string());
         }
@@ -164,7 +160,7 @@ const COMMA_MEANT: &[&str] = &["expression_list", "pattern_list"];
 /// `spelled`), in a node where it counts (a tuple, a parenthesized
 /// expression): the bracket and the node's kind.
 pub(crate) fn trailing_comma(
-    root: Node<'_>,
+    at: &Around<'_, '_>,
     new: &str,
     span: &Range<usize>,
     (holes, spelled): (&[Hole], &[usize]),
@@ -179,7 +175,7 @@ pub(crate) fn trailing_comma(
         if spelled.contains(&comma.start) || holes.iter().any(|h| h.at.start <= comma.start && close.end <= h.at.end) {
             continue;
         }
-        let chain = ancestors(root, comma.start..comma.end);
+        let chain = at.ancestors(comma.start..comma.end);
         let Some(list) = chain.iter().rev().find(|n| !(n.start_byte() == comma.start && n.end_byte() == comma.end)) else { continue };
         let kind = list.kind();
         if COMMA_MEANT.iter().any(|k| kind.contains(k)) || !COMMA_IGNORED.iter().any(|k| kind.contains(k)) {
@@ -222,7 +218,7 @@ const RS_COMPARISONS: &[&str] = &["==", "!=", "<", ">", "<=", ">="];
 
 /// The nodes the edit placed: each capture's node and the edit's own, with
 /// the chain of nodes holding each.
-fn placed<'t>(root: Node<'t>, new: &str, span: &Range<usize>, holes: &[Hole]) -> Vec<Vec<Node<'t>>> {
+fn placed<'t>(at: &Around<'_, 't>, new: &str, span: &Range<usize>, holes: &[Hole]) -> Vec<Vec<Node<'t>>> {
     let whole = crate::engine::template::shape::trimmed(new, span);
     holes
         .iter()
@@ -230,7 +226,7 @@ fn placed<'t>(root: Node<'t>, new: &str, span: &Range<usize>, holes: &[Hole]) ->
         .chain(std::iter::once(whole))
         .filter(|r| !r.is_empty())
         .filter_map(|r| {
-            let mut chain = ancestors(root, r.clone());
+            let mut chain = at.ancestors(r.clone());
             if chain.last()?.byte_range() != r {
                 return None;
             }
@@ -244,8 +240,8 @@ fn placed<'t>(root: Node<'t>, new: &str, span: &Range<usize>, holes: &[Hole]) ->
 }
 
 /// A placed node that stands where its language does not allow it.
-fn operands(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, holes: &[Hole]) -> Option<String> {
-    for chain in placed(root, new, span, holes) {
+fn operands(lang: SupportLang, at: &Around<'_, '_>, new: &str, span: &Range<usize>, holes: &[Hole]) -> Option<String> {
+    for chain in placed(at, new, span, holes) {
         let [.., parent, node] = chain.as_slice() else { continue };
         let (k, p) = (node.kind(), parent.kind());
         let wrong = match lang {
@@ -345,7 +341,7 @@ fn chained(parent: Node<'_>, node: Node<'_>, new: &str) -> bool {
 /// had it),
 /// JavaScript's `await` outside an async function (inside captures too: the
 /// template may put one in another function).
-fn inside(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, holes: &[Hole]) -> Option<String> {
+fn inside(lang: SupportLang, at: &Around<'_, '_>, new: &str, span: &Range<usize>, holes: &[Hole]) -> Option<String> {
     let (want, skip) = match lang {
         SupportLang::Python => ("argument_list", holes),
         SupportLang::JavaScript | SupportLang::TypeScript | SupportLang::Tsx => ("await_expression", &[][..]),
@@ -364,7 +360,7 @@ fn inside(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, hol
             *found = match want {
                 "argument_list" if lang == SupportLang::Go => spread_not_last(n, new),
                 "argument_list" => out_of_order(n, new),
-                _ => outside_async(root, n),
+                _ => outside_async(at, n),
             };
             if found.is_some() {
                 return Next::Stop;
@@ -404,7 +400,7 @@ fn inside(lang: SupportLang, root: Node<'_>, new: &str, span: &Range<usize>, hol
         }
         Next::ChildrenFrom(span.start)
     };
-    walk(root, &mut found, visit, |_, _| {});
+    at.walk(&mut found, visit);
     found
 }
 
@@ -441,8 +437,9 @@ const JS_FUNCTIONS: &[&str] =
     &["function_declaration", "function_expression", "function", "arrow_function", "method_definition", "generator_function", "generator_function_declaration"];
 
 /// An `await` whose nearest function is not `async`.
-fn outside_async(root: Node<'_>, at: Node<'_>) -> Option<String> {
-    let chain = ancestors(root, at.byte_range());
+fn outside_async(around: &Around<'_, '_>, at: Node<'_>) -> Option<String> {
+    let root = around.root();
+    let chain = around.ancestors(at.byte_range());
     let Some(f) = chain.iter().rev().find(|n| JS_FUNCTIONS.contains(&n.kind())) else {
         // At the top level: only a module may wait there, and a file with no
         // `import` or `export` is read as a script (CommonJS) by node.

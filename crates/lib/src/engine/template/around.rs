@@ -1,0 +1,169 @@
+//! Where an edit's text lies in the new tree: the way down from the root to the
+//! smallest node that holds it and a byte on each side ([`Around`]). The checks
+//! of an edit (`judge`) start from that node instead of from the root, and the
+//! ways down of a file's edits, taken in order, are found by one cursor
+//! ([`Descent`]) that goes on from the last edit's way instead of from the
+//! root. A file whose edits lie ever deeper (each one level below the last)
+//! then costs its tree once, where a way down from the root per check and per
+//! edit cost the square of its depth (`benches/deep_rewrite.sh`).
+//!
+//! What a check sees is what it saw from the root: a node's smallest holder,
+//! its ancestors and a walk over the nodes that overlap the edit give the same
+//! nodes from the way down, since every node above its end holds the whole
+//! range and no other node above it overlaps the range.
+
+use std::ops::Range;
+
+use tree_sitter::Node;
+
+use crate::shared::nodes::{Next, walk};
+
+/// The ways down to the edits of one tree, taken in order of their ranges
+/// (each starting at or after the last one's start, none holding another):
+/// each way goes on from the last one's, so all of them cost the tree once.
+pub(crate) struct Descent<'t> {
+    /// From the root down to the smallest node holding the last range.
+    chain: Vec<Node<'t>>,
+}
+
+impl<'t> Descent<'t> {
+    pub(crate) fn new(root: Node<'t>) -> Self {
+        Descent { chain: vec![root] }
+    }
+
+    /// The way down to `range` (bytes of the tree's text): the nodes above the
+    /// last range that hold this one are kept, then the way goes down as
+    /// [`descend`] goes from the root.
+    pub(crate) fn to(&mut self, range: Range<usize>) -> Around<'_, 't> {
+        while self.chain.len() > 1 {
+            let n = self.chain[self.chain.len() - 1];
+            if n.start_byte() <= range.start && range.end <= n.end_byte() {
+                break;
+            }
+            self.chain.pop();
+        }
+        down(&mut self.chain, &range);
+        Around { chain: &self.chain, range }
+    }
+}
+
+/// An edit's place in the new tree: the way down from the root to the smallest
+/// node holding `range` (the edit's text and a byte each side).
+pub(crate) struct Around<'a, 't> {
+    chain: &'a [Node<'t>],
+    range: Range<usize>,
+}
+
+impl<'a, 't> Around<'a, 't> {
+    /// The way down from `root` to `range`, found from the root (one edit's
+    /// checks; [`Descent`] finds a file's).
+    #[cfg(test)]
+    pub(crate) fn from_root(chain: &'a mut Vec<Node<'t>>, root: Node<'t>, range: Range<usize>) -> Self {
+        chain.clear();
+        chain.push(root);
+        down(chain, &range);
+        Around { chain, range }
+    }
+
+    /// The tree's root.
+    pub(crate) fn root(&self) -> Node<'t> {
+        self.chain[0]
+    }
+
+    /// The smallest node that holds the range.
+    pub(crate) fn top(&self) -> Node<'t> {
+        self.chain[self.chain.len() - 1]
+    }
+
+    /// The smallest node that holds `r` (inside the range), as
+    /// `root.descendant_for_byte_range` finds it.
+    pub(crate) fn holder_of(&self, r: &Range<usize>) -> Option<Node<'t>> {
+        self.from(r).descendant_for_byte_range(r.start, r.end)
+    }
+
+    /// The nodes from the root down to the smallest one that holds `r`, as a
+    /// way down from the root finds them.
+    pub(crate) fn ancestors(&self, r: Range<usize>) -> Vec<Node<'t>> {
+        if self.holds(&r) {
+            let mut chain = self.chain.to_vec();
+            down(&mut chain, &r);
+            return chain;
+        }
+        let mut chain = vec![self.root()];
+        down(&mut chain, &r);
+        chain
+    }
+
+    /// [`walk`] from the root, for a `visit` whose answer for a node that
+    /// overlaps none of the range is `Sibling` (before it) or `Parent` (after
+    /// it), without effect, and that goes on down by `ChildrenFrom` a byte of
+    /// the range: the nodes above the smallest holder are visited from the way
+    /// down, then the walk goes on from that node. Any other answer above it
+    /// walks from the root.
+    pub(crate) fn walk<S>(&self, state: &mut S, mut visit: impl FnMut(&mut S, Node<'t>) -> Next) {
+        let last = self.chain.len() - 1;
+        for &n in &self.chain[..last] {
+            match visit(state, n) {
+                Next::Stop => return,
+                Next::ChildrenFrom(b) if self.range.contains(&b) => {}
+                _ => {
+                    // Not the way down: the plain walk, from the root.
+                    walk(self.root(), state, visit, |_, _| {});
+                    return;
+                }
+            }
+        }
+        walk(self.top(), state, visit, |_, _| {});
+    }
+
+    /// The node to look from for `r`: the smallest holder of the range when it
+    /// holds `r`, else the root.
+    fn from(&self, r: &Range<usize>) -> Node<'t> {
+        if self.holds(r) { self.top() } else { self.root() }
+    }
+
+    fn holds(&self, r: &Range<usize>) -> bool {
+        self.range.start <= r.start && r.end <= self.range.end
+    }
+}
+
+/// Goes on down from `chain`'s last node to the smallest node holding `range`,
+/// as a way down from the root goes: the first child that ends after the
+/// range's start, while it holds the range.
+fn down<'t>(chain: &mut Vec<Node<'t>>, range: &Range<usize>) {
+    let Some(&from) = chain.last() else { return };
+    let mut c = from.walk();
+    while c.goto_first_child_for_byte(range.start).is_some() {
+        let n = c.node();
+        if n.start_byte() > range.start || n.end_byte() < range.end {
+            break;
+        }
+        chain.push(n);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ast_grep_core::tree_sitter::LanguageExt;
+    use ast_grep_language::SupportLang;
+
+    /// Every range's way down from the descent equals the one from the root,
+    /// for ranges in order over a deep file and a flat one.
+    #[test]
+    fn the_descent_finds_each_way_down_as_the_root_does() {
+        for text in ["x = ".to_string() + &"[f(h(x)), ".repeat(60) + "0" + &"]".repeat(60), "f(1)\ng(2)\n".repeat(50)] {
+            let grep = SupportLang::Python.ast_grep(&text);
+            let root = grep.root().get_inner_node();
+            let mut d = Descent::new(root);
+            let mut fresh = Vec::new();
+            let starts: Vec<usize> = text.match_indices(['f', 'g']).map(|(i, _)| i).collect();
+            for s in starts {
+                let r = s.saturating_sub(1)..(s + 5).min(text.len());
+                let way: Vec<usize> = d.to(r.clone()).chain.iter().map(|n| n.id()).collect();
+                let want: Vec<usize> = Around::from_root(&mut fresh, root, r.clone()).chain.iter().map(|n| n.id()).collect();
+                assert_eq!(way, want, "{r:?}");
+            }
+        }
+    }
+}
