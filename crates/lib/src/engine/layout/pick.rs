@@ -67,6 +67,9 @@ pub(in crate::engine) fn pick(
     let over = || SkipReason::ReplacementTooLarge { budget };
     // The line breaks of the file, found once for all its edits.
     let mut lines: Option<crate::shared::text::Breaks> = None;
+    // The ways down the old tree to the kept matches, in order, each going on
+    // from the last (`template::around`): what holds each matched node.
+    let mut ways: Option<template::around::Descent<'_>> = None;
     for (k, nm) in diffs {
         let op = live[k];
         let Some(fixer) = op.fixer() else { continue };
@@ -117,8 +120,12 @@ pub(in crate::engine) fn pick(
             _ => None,
         };
         let one_piece = read.is_some_and(|r| r.3);
+        let mut held_by = || {
+            let ways = ways.get_or_insert_with(|| template::around::Descent::new(node.root().root().get_inner_node().0));
+            ways.to(node.range()).held_by().unwrap_or_else(|| shape::held_by(node.get_inner_node().0))
+        };
         let (range, text, check) = if verbatim {
-            let parent = (node.range() == range).then(|| shape::held_by(node.get_inner_node().0)).flatten();
+            let parent = (node.range() == range).then(&mut held_by).flatten();
             let check = reference.map(|reference| template::EditCheck { reference, verbatim: None, parent, one_piece, kinds: Vec::new() });
             (range, text, check)
         } else {
@@ -128,7 +135,7 @@ pub(in crate::engine) fn pick(
             let lines = lines.get_or_insert_with(|| crate::shared::text::Breaks::of(body));
             let (range, new) =
                 minimal::edit(op.rule.language, node.get_inner_node().0, (body, lines), (range, text, template), floor, (reference.as_ref(), spelling));
-            let parent = (node.range() == range).then(|| shape::held_by(node.get_inner_node().0)).flatten();
+            let parent = (node.range() == range).then(&mut held_by).flatten();
             let check =
                 reference.map(|reference| template::EditCheck { reference, verbatim: (out != new).then_some(out), parent, one_piece, kinds: Vec::new() });
             (range, new, check)

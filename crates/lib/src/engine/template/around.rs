@@ -116,6 +116,18 @@ impl<'a, 't> Around<'a, 't> {
         walk(self.top(), state, visit, |_, _| {});
     }
 
+    /// What [`crate::engine::template::shape::held_by`] says of the node whose
+    /// range is the range, from the way down instead of by `parent()` (each a
+    /// way down from the root of its own): the kind of the node that holds its
+    /// outermost same-range node. `None` when no node has the range exactly.
+    pub(crate) fn held_by(&self) -> Option<Option<u16>> {
+        let same = |n: &Node<'_>| n.start_byte() == self.range.start && n.end_byte() == self.range.end;
+        if !same(&self.top()) {
+            return None;
+        }
+        Some(self.chain.iter().rev().find(|n| !same(n)).map(|n| n.kind_id()))
+    }
+
     /// The node to look from for `r`: the smallest holder of the range when it
     /// holds `r`, else the root.
     fn from(&self, r: &Range<usize>) -> Node<'t> {
@@ -163,6 +175,17 @@ mod tests {
                 let way: Vec<usize> = d.to(r.clone()).chain.iter().map(|n| n.id()).collect();
                 let want: Vec<usize> = Around::from_root(&mut fresh, root, r.clone()).chain.iter().map(|n| n.id()).collect();
                 assert_eq!(way, want, "{r:?}");
+            }
+            // What holds each call, from the way down, is what `parent()` finds.
+            let mut calls = Vec::new();
+            crate::shared::nodes::preorder(root, |n| {
+                if n.kind() == "call" {
+                    calls.push(n);
+                }
+            });
+            let mut d = Descent::new(root);
+            for n in calls {
+                assert_eq!(d.to(n.byte_range()).held_by(), Some(crate::engine::template::shape::held_by(n)), "{:?}", n.byte_range());
             }
         }
     }
