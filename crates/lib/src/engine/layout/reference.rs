@@ -376,8 +376,7 @@ impl Reference {
                 // The tokens from the first node's start to the last's end: the
                 // nodes and whatever lies between them (separators, comments).
                 let end = nodes[nodes.len() - 1].end_byte();
-                let mut node = Some(nodes[0]);
-                while let Some(n) = node.filter(|n| n.start_byte() < end) {
+                let mut each = |n: tree_sitter::Node<'_>| {
                     literal_tokens(n, |a| {
                         // A line continuation (Python's tree keeps it as a
                         // token) is blank, as the layout lexer reads it.
@@ -385,8 +384,38 @@ impl Reference {
                             let holds_code = holds_code(a);
                             self.toks.push(RefTok { origin: Origin::Capture, at: a.start_byte()..a.end_byte(), tight: false, after_var: false, holds_code });
                         }
-                    });
-                    node = n.next_sibling();
+                    })
+                };
+                // One node: no sibling to look for (`next_sibling`, like
+                // `parent`, is a way down from the root, the square of the
+                // depth over a file's ever deeper captures).
+                let Some(parent) = (nodes[0].end_byte() < end).then(|| nodes[0].parent()).flatten() else {
+                    each(nodes[0]);
+                    return;
+                };
+                // Several: the parent's children from the first node's on.
+                let mut c = parent.walk();
+                let found = c.goto_first_child_for_byte(nodes[0].start_byte()).is_some();
+                while found && c.node().id() != nodes[0].id() && c.goto_next_sibling() {}
+                if !found || c.node().id() != nodes[0].id() {
+                    // Not found among its parent's children (a hidden node
+                    // between): sibling by sibling, as tree-sitter links them.
+                    let mut node = Some(nodes[0]);
+                    while let Some(n) = node.filter(|n| n.start_byte() < end) {
+                        each(n);
+                        node = n.next_sibling();
+                    }
+                    return;
+                }
+                loop {
+                    let n = c.node();
+                    if n.start_byte() >= end {
+                        break;
+                    }
+                    each(n);
+                    if !c.goto_next_sibling() {
+                        break;
+                    }
                 }
             }
         }
