@@ -24,11 +24,42 @@ use crate::shared::nodes::{Next, walk};
 pub(crate) struct Descent<'t> {
     /// From the root down to the smallest node holding the last range.
     chain: Vec<Node<'t>>,
+    /// Parallel to `chain`: the [`Marks`] of each node and those above it.
+    marks: Vec<u8>,
+}
+
+/// What a check must know of the nodes above an edit, kept per node of a way
+/// down as it is found (a bit per question, or-ed down the way), so that no
+/// check visits them again per edit.
+pub(crate) mod marks {
+    /// A token the layout reads whole (`layout::reference::is_atom`): the
+    /// edit lies inside one.
+    pub(crate) const ATOM: u8 = 1;
+    /// A Python f-string's `{}` (`interpolation`).
+    pub(crate) const INTERPOLATION: u8 = 2;
+    /// A macro's token tree (`shape::FLAT`).
+    pub(crate) const FLAT: u8 = 4;
+}
+
+/// The [`marks`] of `n` alone.
+fn marks_of(n: Node<'_>) -> u8 {
+    let kind = n.kind();
+    let mut m = 0;
+    if crate::engine::layout::reference::is_atom(n) {
+        m |= marks::ATOM;
+    }
+    if kind == "interpolation" {
+        m |= marks::INTERPOLATION;
+    }
+    if crate::engine::template::shape::FLAT.contains(&kind) {
+        m |= marks::FLAT;
+    }
+    m
 }
 
 impl<'t> Descent<'t> {
     pub(crate) fn new(root: Node<'t>) -> Self {
-        Descent { chain: vec![root] }
+        Descent { chain: vec![root], marks: vec![marks_of(root)] }
     }
 
     /// The way down to `range` (bytes of the tree's text): the nodes above the
@@ -41,9 +72,15 @@ impl<'t> Descent<'t> {
                 break;
             }
             self.chain.pop();
+            self.marks.pop();
         }
+        let kept = self.chain.len();
         down(&mut self.chain, &range);
-        Around { chain: &self.chain, range }
+        for k in kept..self.chain.len() {
+            let m = self.marks[k - 1] | marks_of(self.chain[k]);
+            self.marks.push(m);
+        }
+        Around { chain: &self.chain, marks: &self.marks, range }
     }
 }
 
@@ -51,6 +88,8 @@ impl<'t> Descent<'t> {
 /// node holding `range` (the edit's text and a byte each side).
 pub(crate) struct Around<'a, 't> {
     chain: &'a [Node<'t>],
+    /// Parallel to `chain` ([`marks`]).
+    marks: &'a [u8],
     range: Range<usize>,
 }
 
@@ -58,11 +97,36 @@ impl<'a, 't> Around<'a, 't> {
     /// The way down from `root` to `range`, found from the root (one edit's
     /// checks; [`Descent`] finds a file's).
     #[cfg(test)]
-    pub(crate) fn from_root(chain: &'a mut Vec<Node<'t>>, root: Node<'t>, range: Range<usize>) -> Self {
-        chain.clear();
-        chain.push(root);
-        down(chain, &range);
-        Around { chain, range }
+    pub(crate) fn from_root(d: &'a mut Descent<'t>, root: Node<'t>, range: Range<usize>) -> Self {
+        *d = Descent::new(root);
+        d.to(range)
+    }
+
+    /// The [`marks`] of the nodes above the smallest holder.
+    pub(crate) fn above(&self) -> u8 {
+        self.chain.len().checked_sub(2).map_or(0, |k| self.marks[k])
+    }
+
+    /// The place on the way down of its highest node that starts at or after
+    /// `byte` (the smallest holder's when none does).
+    pub(crate) fn first_from(&self, byte: usize) -> usize {
+        let mut k = self.chain.len() - 1;
+        while k > 0 && self.chain[k - 1].start_byte() >= byte {
+            k -= 1;
+        }
+        k
+    }
+
+    /// [`Around::walk`] of the tokens (`layout::reference::atoms_visit`) of
+    /// `r` (inside the range): from the smallest holder, unless a node above
+    /// it is a token, which the walk from the root stops at.
+    pub(crate) fn walk_atoms(&self, r: std::ops::Range<usize>, each: impl FnMut(Node<'t>)) {
+        let visit = crate::engine::layout::reference::atoms_visit(r, each);
+        if self.above() & marks::ATOM == 0 {
+            self.walk_from(self.chain.len() - 1, &mut (), visit);
+        } else {
+            self.walk(&mut (), visit);
+        }
     }
 
     /// The tree's root.
@@ -100,9 +164,17 @@ impl<'a, 't> Around<'a, 't> {
     /// the range: the nodes above the smallest holder are visited from the way
     /// down, then the walk goes on from that node. Any other answer above it
     /// walks from the root.
-    pub(crate) fn walk<S>(&self, state: &mut S, mut visit: impl FnMut(&mut S, Node<'t>) -> Next) {
+    pub(crate) fn walk<S>(&self, state: &mut S, visit: impl FnMut(&mut S, Node<'t>) -> Next) {
+        self.walk_from(0, state, visit);
+    }
+
+    /// [`Around::walk`] for a `visit` whose answer for each node above the
+    /// way's `from`-th is `ChildrenFrom` a byte of the range, without effect
+    /// (the caller knows it, from [`Around::above`] or the nodes' starts):
+    /// those nodes are not visited.
+    pub(crate) fn walk_from<S>(&self, from: usize, state: &mut S, mut visit: impl FnMut(&mut S, Node<'t>) -> Next) {
         let last = self.chain.len() - 1;
-        for &n in &self.chain[..last] {
+        for &n in &self.chain[from.min(last)..last] {
             match visit(state, n) {
                 Next::Stop => return,
                 Next::ChildrenFrom(b) if self.range.contains(&b) => {}
@@ -164,17 +236,28 @@ mod tests {
     /// for ranges in order over a deep file and a flat one.
     #[test]
     fn the_descent_finds_each_way_down_as_the_root_does() {
-        for text in ["x = ".to_string() + &"[f(h(x)), ".repeat(60) + "0" + &"]".repeat(60), "f(1)\ng(2)\n".repeat(50)] {
+        let strings = "x = [f\"{g(h(1))}\", 'f(a)' + f(2), [f\"{ {f(3)} }\", \"g(x)\"]]\n".repeat(20);
+        for text in ["x = ".to_string() + &"[f(h(x)), ".repeat(60) + "0" + &"]".repeat(60), "f(1)\ng(2)\n".repeat(50), strings] {
             let grep = SupportLang::Python.ast_grep(&text);
             let root = grep.root().get_inner_node();
             let mut d = Descent::new(root);
-            let mut fresh = Vec::new();
+            let mut fresh = Descent::new(root);
             let starts: Vec<usize> = text.match_indices(['f', 'g']).map(|(i, _)| i).collect();
             for s in starts {
                 let r = s.saturating_sub(1)..(s + 5).min(text.len());
                 let way: Vec<usize> = d.to(r.clone()).chain.iter().map(|n| n.id()).collect();
                 let want: Vec<usize> = Around::from_root(&mut fresh, root, r.clone()).chain.iter().map(|n| n.id()).collect();
                 assert_eq!(way, want, "{r:?}");
+            }
+            // The tokens of each call and a byte each side, from the way down,
+            // are those a walk from the root finds (inside strings too).
+            let mut d = Descent::new(root);
+            for s in text.match_indices(['f', 'g']).map(|(i, _)| i) {
+                let r = s.saturating_sub(1)..(s + 5).min(text.len());
+                let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+                d.to(r.clone()).walk_atoms(r.clone(), |n| ours.push(n.id()));
+                crate::engine::layout::reference::atoms_in(root, r.clone(), |n| theirs.push(n.id()));
+                assert_eq!(ours, theirs, "{r:?} of {text:?}");
             }
             // What holds each call, from the way down, is what `parent()` finds.
             let mut calls = Vec::new();

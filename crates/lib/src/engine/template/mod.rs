@@ -512,7 +512,7 @@ pub(crate) fn new_tokens(at: &around::Around<'_, '_>, span: &Range<usize>) -> Ve
         let comment = n.kind().contains("comment");
         out.push(NewTok { start: n.start_byte(), end: n.end_byte(), comment, literal: !comment && is_literal_kind(n.kind()) });
     };
-    at.walk(&mut (), crate::engine::layout::reference::atoms_visit(span.start.saturating_sub(1)..span.end + 1, each));
+    at.walk_atoms(span.start.saturating_sub(1)..span.end + 1, each);
     out
 }
 

@@ -17,7 +17,7 @@ use crate::engine::template::NewTok;
 
 /// Node kinds whose children are a flat run of tokens (a Rust macro's token
 /// tree): a capture moved into one is a run of them, not one node.
-const FLAT: &[&str] = &["token_tree"];
+pub(crate) const FLAT: &[&str] = &["token_tree"];
 
 /// True when `template`, parsed alone (its metavariables as names), is one
 /// piece of code: one statement or expression, without a `$$$` run. Its edit
@@ -121,7 +121,7 @@ pub(crate) fn whole(around: &Around<'_, '_>, h: &Hole) -> bool {
             code.push(n.byte_range());
         }
     };
-    around.walk(&mut (), crate::engine::layout::reference::atoms_visit(h.at.clone(), each));
+    around.walk_atoms(h.at.clone(), each);
     match (code.first(), code.last()) {
         (Some(a), Some(b)) if (a.start..b.end) != h.at => whole_as_written(around, &Hole { at: a.start..b.end, multi: h.multi }),
         _ => false,

@@ -13,7 +13,7 @@ use ast_grep_language::SupportLang;
 use tree_sitter::Node;
 
 use crate::engine::template::NewTok;
-use crate::engine::template::around::Around;
+use crate::engine::template::around::{Around, marks};
 use crate::engine::template::shape::Hole;
 use crate::shared::nodes::{Next, walk};
 
@@ -45,7 +45,9 @@ fn f_string_quote(n: Node<'_>, new: &str) -> Option<String> {
 /// starts it only, so the cost is linear in the file.
 fn py_await<'t>(at: &Around<'_, 't>, span: &Range<usize>) -> Option<String> {
     let mut found: (Vec<Node<'t>>, Vec<Node<'t>>) = (Vec::new(), Vec::new());
-    at.walk(&mut found, |(starts, awaits): &mut (Vec<Node<'t>>, Vec<Node<'t>>), n: Node<'t>| {
+    // The nodes above the edit that start before it are neither a function
+    // it starts nor an `await` it writes.
+    at.walk_from(at.first_from(span.start), &mut found, |(starts, awaits): &mut (Vec<Node<'t>>, Vec<Node<'t>>), n: Node<'t>| {
         if n.start_byte() >= span.end {
             return Next::Parent;
         }
@@ -400,7 +402,10 @@ fn inside(lang: SupportLang, at: &Around<'_, '_>, new: &str, span: &Range<usize>
         }
         Next::ChildrenFrom(span.start)
     };
-    at.walk(&mut found, visit);
+    // The nodes above the edit that start before the byte ahead of it are no
+    // list or `await` of it, and break no rule here unless an f-string's `{}`.
+    let from = if lang == SupportLang::Python && at.above() & marks::INTERPOLATION != 0 { 0 } else { at.first_from(span.start.saturating_sub(1)) };
+    at.walk_from(from, &mut found, visit);
     found
 }
 
