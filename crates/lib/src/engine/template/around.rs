@@ -107,6 +107,18 @@ impl<'a, 't> Around<'a, 't> {
         self.chain.len().checked_sub(2).map_or(0, |k| self.marks[k])
     }
 
+    /// True when a node of `up` (a way down from the root, such as
+    /// [`Around::ancestors`] gives) is a macro's token tree (`shape::FLAT`):
+    /// the part of it that is this way down is answered by its marks.
+    pub(crate) fn any_flat(&self, up: &[Node<'t>]) -> bool {
+        let flat = |n: &Node<'_>| crate::engine::template::shape::FLAT.contains(&n.kind());
+        let k = self.chain.len() - 1;
+        if up.get(k).is_some_and(|n| n.id() == self.top().id()) {
+            return self.marks[k] & marks::FLAT != 0 || up[k + 1..].iter().any(flat);
+        }
+        up.iter().any(flat)
+    }
+
     /// The place on the way down of its highest node that starts at or after
     /// `byte` (the smallest holder's when none does).
     pub(crate) fn first_from(&self, byte: usize) -> usize {

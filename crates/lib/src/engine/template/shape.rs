@@ -71,10 +71,10 @@ pub(crate) fn retyped(
             up = std::iter::successors(Some(n), |p| p.parent()).collect();
             up.reverse();
         }
-        up.reverse();
-        if up.iter().any(|p| FLAT.contains(&p.kind())) {
+        if around.any_flat(&up) {
             continue; // a macro's tokens are no expression yet
         }
+        up.reverse();
         let kinds_here: Vec<&str> = up.iter().take_while(|p| p.start_byte() == at.start && p.end_byte() == at.end).map(|p| p.kind()).collect();
         if !kinds_here.iter().any(|k| base(k) == base(was)) {
             let words = |k: &str| crate::shared::text::a(&k.replace('_', " "));
