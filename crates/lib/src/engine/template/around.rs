@@ -223,6 +223,14 @@ impl<'a, 't> Around<'a, 't> {
     }
 }
 
+/// `top` (a way down from the root), gone on down to the smallest node that
+/// holds `range`, which its last node holds.
+pub(crate) fn descend<'t>(top: &[Node<'t>], range: Range<usize>) -> Vec<Node<'t>> {
+    let mut chain = top.to_vec();
+    down(&mut chain, &range);
+    chain
+}
+
 /// Goes on down from `chain`'s last node to the smallest node holding `range`,
 /// as a way down from the root goes: the first child that ends after the
 /// range's start, while it holds the range.

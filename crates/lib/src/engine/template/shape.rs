@@ -424,7 +424,7 @@ pub(crate) fn bad_line_break(lang: SupportLang, around: &Around<'_, '_>, new: &s
     // The way down to the tokens, once: each line break's way goes on from
     // there (a method body's many line breaks do not each start at the root).
     let top = around.ancestors(first.start..last.end);
-    let chain = |r: Range<usize>| descend(&top, r);
+    let chain = |r: Range<usize>| crate::engine::template::around::descend(&top, r);
     // Bracket depth relative to the first token: a line break inside brackets
     // the edit opened is legal in both languages.
     let mut depth: isize = 0;
@@ -457,22 +457,6 @@ pub(crate) fn bad_line_break(lang: SupportLang, around: &Around<'_, '_>, new: &s
         }
     }
     None
-}
-
-/// `top` (a way down from the root), gone on down to the smallest node that
-/// holds `range`, which its last node holds.
-fn descend<'t>(top: &[Node<'t>], range: Range<usize>) -> Vec<Node<'t>> {
-    let mut chain = top.to_vec();
-    let Some(&from) = top.last() else { return chain };
-    let mut c = from.walk();
-    while c.goto_first_child_for_byte(range.start).is_some() {
-        let n = c.node();
-        if n.start_byte() > range.start || n.end_byte() < range.end {
-            break;
-        }
-        chain.push(n);
-    }
-    chain
 }
 
 /// True when a node of `chain` (the nodes holding tokens `a` and `b`) opens a
