@@ -156,8 +156,10 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
     let (done, changed) = rename_all(staged, &spool, jdir.as_deref())?;
     let mut files = verify_written(&done, &mut outstanding);
     if let Some(d) = &jdir {
-        // A file left as another process wrote it is not the apply's to undo.
-        let mut drop: Vec<&str> = changed.iter().map(|(f, _)| f.path.as_str()).collect();
+        // A file left as another process wrote it is not the apply's to undo;
+        // one whose bytes could not be given back stays, so that `undo` can
+        // still put its original back where the file holds the new bytes.
+        let mut drop: Vec<&str> = changed.iter().filter(|(_, why)| why.is_ok()).map(|(f, _)| f.path.as_str()).collect();
         drop.sort_unstable();
         let d = drop_from_record(d, &drop)?;
         if let Some(d) = d {
