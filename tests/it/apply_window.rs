@@ -138,3 +138,42 @@ fn an_apply_killed_while_staging_leaves_no_temp_file_after_the_next_run() {
     assert!(u.stdout.contains("restored 3 files"), "{}", u.stdout);
     assert_eq!(t.snapshot(), orig.snapshot());
 }
+
+/// The same window in `undo`: a file written in place between the check that
+/// it holds what the apply wrote and its original's rename over it keeps what
+/// the other process wrote, the undo says so (exit 3) and keeps its record; the
+/// other files are put back, and the next undo leaves that file alone.
+#[test]
+#[cfg_attr(not(feature = "fault-injection"), ignore = "injects a fault: run with --features fault-injection")]
+fn a_file_written_during_the_undo_is_left_as_written_and_reported() {
+    let t = Tree::fixtures();
+    let orig = Tree::fixtures();
+    t.run(&["run", "-p", PAT, "-r", OUT, "-l", "py", "python", "--json"]).ok();
+    t.run(&["resolve", "apply", "--reason", "r"]).ok();
+    let applied = t.read(FIRST);
+    let resume = t.path().join("resume");
+    let mut c = t.command(&["undo"]);
+    c.env("AST_EDIT_PAUSE_BEFORE_RESTORE", "1").env("AST_EDIT_PAUSE_MS", "5000").env("AST_EDIT_RESUME_FILE", &resume);
+    c.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    assert_eq!(line, "paused before restore 1\n");
+    // The first file restored is the first in path order.
+    std::fs::OpenOptions::new().append(true).open(t.path().join(FIRST)).unwrap().write_all(b"# written by another process\n").unwrap();
+    std::fs::write(&resume, "").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    assert!(stdout.contains("python/app.py: changed by another process during the undo: left as that process wrote it"), "{stdout}");
+    assert_eq!(t.read(FIRST), format!("{applied}# written by another process\n"), "its bytes are kept");
+    for f in OTHERS {
+        assert_eq!(t.read(f), orig.read(f), "{f} put back");
+    }
+    // The next undo leaves it alone and ends the record.
+    let again = t.run(&["undo"]);
+    assert!(again.stdout.contains("python/app.py: changed since the apply; left alone"), "{}", again.stdout);
+    assert_eq!(t.read(FIRST), format!("{applied}# written by another process\n"));
+    assert!(t.run(&["undo"]).stdout.contains("Nothing to undo") || t.run(&["undo"]).stderr.contains("Nothing to undo"));
+}

@@ -187,42 +187,45 @@ impl FileId {
     }
 }
 
-/// The file at `f`'s path just before its rename, opened by name (not through
-/// a symlink) to be held open across the rename: `None` when it is not the file
-/// the stale check read (`id`) or no longer has its planned size.
-pub(super) fn hold(f: &FilePlan, id: FileId) -> Option<std::fs::File> {
-    match open_regular(&f.abs) {
-        Opened::File(file, meta) if FileId::of(&meta) == id && meta.len() == f.size => Some(file),
+/// The file at `path` just before its rename, opened by name (not through a
+/// symlink) to be held open across the rename: `None` when it is not the file
+/// that was checked (`id`) or no longer has that file's size.
+pub(super) fn hold(path: &Path, id: FileId, size: u64) -> Option<std::fs::File> {
+    match open_regular(path) {
+        Opened::File(file, meta) if FileId::of(&meta) == id && meta.len() == size => Some(file),
         _ => None,
     }
 }
 
 /// Whether `old`, the file held open across its rename, still holds the bytes
-/// the preview was made from: its size, then the digest of its bytes, read in
-/// blocks (never more than the planned size and one byte).
-pub(super) fn still_original(old: &mut std::fs::File, f: &FilePlan) -> std::io::Result<bool> {
+/// it was checked to hold (`size` of them, of `digest`): its size, then the
+/// digest of its bytes, read in blocks (never more than `size` and one byte).
+pub(super) fn still_holds(old: &mut std::fs::File, size: u64, digest: &str) -> std::io::Result<bool> {
     use sha2::Digest;
     use std::io::{Read, Seek, SeekFrom};
-    if old.metadata()?.len() != f.size {
+    if old.metadata()?.len() != size {
         return Ok(false);
     }
     old.seek(SeekFrom::Start(0))?;
     let mut h = sha2::Sha256::new();
-    let n = std::io::copy(&mut old.take(f.size.saturating_add(1)), &mut h)?;
-    Ok(n == f.size && crate::shared::hash::finish(h) == f.digest)
+    let n = std::io::copy(&mut old.take(size.saturating_add(1)), &mut h)?;
+    Ok(n == size && crate::shared::hash::finish(h) == digest)
 }
 
 /// Puts back what another process wrote to `old` (held open across the rename)
-/// in place of the new file, keeping the original's mode, owner and group; only
-/// while the path still holds the new bytes (`new_len` of them), so a write made
-/// by name after the rename is never undone. The reason when it cannot.
-pub(super) fn give_back(old: &mut std::fs::File, f: &FilePlan, new_len: u64, kept: &Kept) -> std::result::Result<(), String> {
+/// in place of the bytes just written at `path` (`ours`: their length and
+/// digest), keeping the replaced file's mode, owner and group; only while the
+/// path still holds those bytes, so a write made by name after the rename is
+/// never undone. `doing` names the step ("apply", "undo") in the reason given
+/// when it cannot.
+pub(super) fn give_back(old: &mut std::fs::File, path: &Path, ours: (u64, &str), kept: &Kept, doing: &str) -> std::result::Result<(), String> {
     use std::io::{Seek, SeekFrom};
-    let ours = read_if_size(&f.abs, &[new_len]).is_ok_and(|(b, _)| crate::shared::hash::digest(&b) == f.new_digest);
-    if !ours {
-        return Err("changed by another process during the apply, and again after it was written: left as it is now".into());
+    let still_ours = read_if_size(path, &[ours.0]).is_ok_and(|(b, _)| crate::shared::hash::digest(&b) == ours.1);
+    if !still_ours {
+        return Err(format!("changed by another process during the {doing}, and again after it was written: left as it is now"));
     }
     old.seek(SeekFrom::Start(0)).map_err(|e| e.to_string())?;
-    atomic::replace_from(&f.abs, old, kept)
-        .map_err(|e| format!("changed by another process during the apply; putting that process's bytes back failed ({e}): the file holds the new bytes"))
+    atomic::replace_from(path, old, kept).map_err(|e| {
+        format!("changed by another process during the {doing}; putting that process's bytes back failed ({e}): the file holds the bytes the {doing} wrote")
+    })
 }

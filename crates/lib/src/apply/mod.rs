@@ -363,7 +363,7 @@ fn not_written_message(left: &[Left<'_>]) -> String {
 /// the files already renamed (from the spool, each checked against its original
 /// digest, with its original mode, owner and group) and fails. Returns what was
 /// renamed, with the length written, and the files another process wrote while
-/// the apply ran, left as it wrote them ([`hold`], [`still_original`]).
+/// the apply ran, left as it wrote them ([`hold`], [`still_holds`]).
 ///
 /// A file changed in place between its stale check and its rename would be
 /// overwritten by the rename, so each file is opened by name just before its
@@ -378,7 +378,7 @@ fn rename_all<'p>(staged: Vec<Prepared<'p>>, spool: &Spool, jdir: Option<&Path>)
     for (k, s) in staged.into_iter().enumerate() {
         let Prepared { plan, offset, len, new_len, tmp, kept, id } = s;
         injected_pause("AST_EDIT_PAUSE_BEFORE_RENAME", k + 1);
-        let Some(mut old) = hold(plan, id) else {
+        let Some(mut old) = hold(&plan.abs, id, plan.size) else {
             // Replaced, deleted or changed in size since its stale check: the
             // staged file is dropped (and removed) unrenamed.
             changed.push((plan, Ok(Stale::ChangedDuring)));
@@ -411,9 +411,9 @@ fn rename_all<'p>(staged: Vec<Prepared<'p>>, spool: &Spool, jdir: Option<&Path>)
             return Err(Error::apply_failed(msg));
         }
         injected_pause("AST_EDIT_PAUSE_AFTER_RENAME", k + 1);
-        match still_original(&mut old, plan) {
+        match still_holds(&mut old, plan.size, &plan.digest) {
             Ok(true) => done.push(Renamed { plan, offset, len, new_len, kept }),
-            Ok(false) => changed.push((plan, give_back(&mut old, plan, new_len, &kept).map(|()| Stale::ChangedDuring))),
+            Ok(false) => changed.push((plan, give_back(&mut old, &plan.abs, (new_len, &plan.new_digest), &kept, "apply").map(|()| Stale::ChangedDuring))),
             // The held file cannot be read again (an I/O error on a file just
             // read): nothing shows a change, and the file is the apply's.
             Err(_) => done.push(Renamed { plan, offset, len, new_len, kept }),

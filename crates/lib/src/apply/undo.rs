@@ -291,5 +291,14 @@ pub(super) fn restore_one(blob: &mut std::fs::File, size: u64, f: &JournalFile, 
     if let Some(reason) = hard_links(meta, "restoring") {
         return Err(format!("{reason}; left as it is"));
     }
-    atomic::replace_keeping(&f.abs, &orig, &Kept::of(meta)).map_err(|e| e.to_string())
+    // Held open across the rename and read again after it, as apply does
+    // (docs/DESIGN.md §4.7): a write in place made meanwhile is not lost.
+    let changed = "changed by another process during the undo: left as that process wrote it";
+    super::journal::injected_pause("AST_EDIT_PAUSE_BEFORE_RESTORE", 1);
+    let mut held = hold(&f.abs, FileId::of(meta), f.written_len).ok_or_else(|| changed.to_string())?;
+    atomic::replace_keeping(&f.abs, &orig, &Kept::of(meta)).map_err(|e| e.to_string())?;
+    match still_holds(&mut held, f.written_len, &f.written_digest) {
+        Ok(false) => give_back(&mut held, &f.abs, (f.len as u64, &f.original_digest), &Kept::of(meta), "undo").and(Err(changed.to_string())),
+        _ => Ok(()),
+    }
 }
