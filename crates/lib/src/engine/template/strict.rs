@@ -83,13 +83,20 @@ fn py_await<'t>(at: &Around<'_, 't>, span: &Range<usize>) -> Option<String> {
     };
     // An `await` outside an `async def`: in a plain function, a lambda, a
     // class body or the module.
+    // Its holders from the way down (each `parent()` is a way down from the
+    // root of its own: climbing by it costs the square of the depth).
     let sync_holder = |a: Node<'_>| {
-        let mut up = a.parent();
-        while let Some(p) = up {
+        let chain = at.ancestors(a.byte_range());
+        let up: Vec<Node<'_>> = match chain.iter().rposition(|n| n.id() == a.id()) {
+            Some(k) => chain[..k].iter().rev().copied().collect(),
+            // Not on the way down (never seen): climb, as tree-sitter links it.
+            None => std::iter::successors(a.parent(), |p| p.parent()).collect(),
+        };
+        for p in up {
             match p.kind() {
                 "function_definition" => return !is_async(p),
                 "lambda" | "class_definition" => return true,
-                _ => up = p.parent(),
+                _ => {}
             }
         }
         true
