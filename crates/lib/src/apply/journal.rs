@@ -54,7 +54,7 @@ impl Spool {
     /// there is a journal: `.ast-edit-<record>-<k>.tmp`, beside the file.
     pub(super) fn temp_name(&self, k: usize) -> Option<String> {
         let (dir, _, _) = self.journal.as_ref()?;
-        Some(format!(".ast-edit-{}-{k}.tmp", dir.file_name()?.to_string_lossy()))
+        Some(staged_temp(&dir.file_name()?.to_string_lossy(), k))
     }
 
     /// Records the selected files before the first is staged (`staging`: their
@@ -196,6 +196,12 @@ fn path_of(b: &[u8]) -> PathBuf {
     PathBuf::from(String::from_utf8_lossy(b).into_owned())
 }
 
+/// The name of the temp file staged beside the `k`-th selected file of the
+/// apply whose record folder is `record`.
+fn staged_temp(record: &str, k: usize) -> String {
+    format!(".ast-edit-{record}-{k}.tmp")
+}
+
 /// Cleans up after an apply killed while it staged its files (a record folder
 /// without `record.json`): nothing was renamed, so its temp files (named from
 /// its `staging` list) and the folder go. The message to show, if any.
@@ -205,7 +211,7 @@ fn recover_staging(dir: &Path) -> Result<Option<Text>> {
     let mut removed = 0;
     for (k, target) in listed.split(|&b| b == 0).filter(|b| !b.is_empty()).enumerate() {
         let target = path_of(target);
-        let temp = target.with_file_name(format!(".ast-edit-{leaf}-{k}.tmp"));
+        let temp = target.with_file_name(staged_temp(&leaf, k));
         if std::fs::symlink_metadata(&temp).is_ok_and(|m| m.is_file()) && std::fs::remove_file(&temp).is_ok() {
             removed += 1;
         }
@@ -264,15 +270,25 @@ pub(super) fn drop_from_record(dir: &Path, paths: &[&str]) -> Result<Option<Path
 /// The journal's records, oldest first: by the order their folder name starts
 /// with (`{order:020}-{id}`), then by name.
 pub(super) fn journal_records(store: &Locked<'_>) -> Result<Vec<PathBuf>> {
+    Ok(journal_folders(store)?.into_iter().filter(|(_, record)| *record).map(|(dir, _)| dir).collect())
+}
+
+/// The journal's folders in the order of [`journal_records`], each with
+/// whether it has its `record.json` (one without is an apply stopped while it
+/// staged its files).
+fn journal_folders(store: &Locked<'_>) -> Result<Vec<(PathBuf, bool)>> {
     let jdir = store.journal_dir();
-    let mut records: BTreeMap<(u64, String), PathBuf> = BTreeMap::new();
+    let mut folders: BTreeMap<(u64, String), (PathBuf, bool)> = BTreeMap::new();
     for e in std::fs::read_dir(&jdir).map_err(|e| journal_err(&jdir, e))?.flatten() {
-        if e.path().join("record.json").is_file() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            records.insert((crate::store::pending_format::journal_order(&name).unwrap_or(0), name), e.path());
+        let rp = e.path().join("record.json");
+        let record = rp.is_file();
+        if !record && (rp.exists() || !e.file_type().is_ok_and(|t| t.is_dir())) {
+            continue;
         }
+        let name = e.file_name().to_string_lossy().into_owned();
+        folders.insert((crate::store::pending_format::journal_order(&name).unwrap_or(0), name), (e.path(), record));
     }
-    Ok(records.into_values().collect())
+    Ok(folders.into_values().collect())
 }
 
 pub(super) fn read_record(dir: &Path) -> Result<JournalRecord> {
@@ -306,16 +322,11 @@ pub(super) fn sizes_of(f: &JournalFile, written: bool, original: bool) -> Vec<u6
 /// first [`MAX_LISTED_WRITTEN`].
 pub fn recover(store: &Locked<'_>) -> Result<Vec<Text>> {
     let mut msgs = Vec::new();
-    let jdir = store.journal_dir();
-    if let Ok(entries) = std::fs::read_dir(&jdir) {
-        for e in entries.flatten() {
-            let dir = e.path();
-            if e.file_type().is_ok_and(|t| t.is_dir()) && !dir.join("record.json").exists() {
-                msgs.extend(recover_staging(&dir)?);
-            }
+    for (dir, record) in journal_folders(store)? {
+        if !record {
+            msgs.extend(recover_staging(&dir)?);
+            continue;
         }
-    }
-    for dir in journal_records(store)? {
         if !dir.join(INFLIGHT).exists() {
             continue;
         }

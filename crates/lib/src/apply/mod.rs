@@ -140,10 +140,6 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
             return Err(e);
         }
     };
-    for (f, why) in &left {
-        let status = if why.is_ok() { OutstandingStatus::Stale } else { OutstandingStatus::Failed };
-        outstanding.push(Outstanding { path: f.path.clone(), status, reason: why.as_ref().map_or_else(String::clone, Stale::text) });
-    }
     // Journal before the first rename: the originals (fsynced), and the temp files
     // in flight, so that a run killed half-way can be cleaned up and undone by the
     // next one.
@@ -166,11 +162,13 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
             std::fs::remove_file(d.join(INFLIGHT)).map_err(|e| journal_err(&d, e))?;
         }
     }
-    for (f, why) in &changed {
+    // The files left: stale or refused before the renames, or written by
+    // another process during them.
+    let left: Vec<Left<'_>> = left.into_iter().chain(changed).collect();
+    for (f, why) in &left {
         let status = if why.is_ok() { OutstandingStatus::Stale } else { OutstandingStatus::Failed };
         outstanding.push(Outstanding { path: f.path.clone(), status, reason: why.as_ref().map_or_else(String::clone, Stale::text) });
     }
-    let left: Vec<Left<'_>> = left.into_iter().chain(changed).collect();
     let applied: Vec<&AppliedFile> = files.iter().filter(|f| f.status == FileStatus::Applied).collect();
     let total = applied.iter().map(|f| f.replacements).sum();
     let touched = applied.len();
