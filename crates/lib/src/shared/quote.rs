@@ -97,7 +97,12 @@ pub fn escape_controls(text: &str) -> Cow<'_, str> {
 /// so a note of three lines prints as three lines. A carriage return is
 /// escaped: alone it would move the cursor back over what was printed.
 pub fn escape_in_lines(text: &str) -> Cow<'_, str> {
-    escape_where(text, |c| is_unsafe(c) && !matches!(c, '\n' | '\t'))
+    escape_where(text, unsafe_in_lines)
+}
+
+/// [`is_unsafe`] but for the line breaks and tabs of text of several lines.
+fn unsafe_in_lines(c: char) -> bool {
+    is_unsafe(c) && !matches!(c, '\n' | '\t')
 }
 
 /// A file's text as a code frame shows it: every character [`escape_in_lines`]
@@ -106,7 +111,7 @@ pub fn escape_in_lines(text: &str) -> Cow<'_, str> {
 /// still hold and nothing in a file can move the cursor, set a window title or
 /// reorder what is shown (a bidirectional override).
 pub fn shown_source(text: &str) -> Cow<'_, str> {
-    let bad = |(i, c): (usize, char)| is_unsafe(c) && !matches!(c, '\n' | '\t') && !(c == '\r' && text.as_bytes().get(i + 1) == Some(&b'\n'));
+    let bad = |(i, c): (usize, char)| unsafe_in_lines(c) && !(c == '\r' && text.as_bytes().get(i + 1) == Some(&b'\n'));
     if !text.char_indices().any(bad) {
         return Cow::Borrowed(text);
     }
