@@ -32,6 +32,20 @@ enum By {
     HeldOpen,
 }
 
+/// Starts ast-edit `args` in `t` with `env` (a pause of the `fault-injection`
+/// feature), waits until it says it paused (`at`, its first line on stderr),
+/// and gives the child, the rest of its stderr and that line.
+fn paused(t: &Tree, args: &[&str], env: &[(&str, &str)], at: &str) -> (std::process::Child, std::io::BufReader<std::process::ChildStderr>, String) {
+    let mut c = t.command(args);
+    c.envs(env.iter().copied()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    assert_eq!(line, at);
+    (child, err, line)
+}
+
 /// Previews the fetch_data rename over python/ (3 files), applies it paused at
 /// the first file's rename, writes that file as `how` says, lets the apply
 /// finish; returns the run's exit code, stdout and stderr.
@@ -44,13 +58,7 @@ fn apply_with(t: &Tree, how: &By) -> (i32, String, String) {
         By::HeldOpen => ("AST_EDIT_PAUSE_AFTER_RENAME", "paused after rename 1\n"),
         _ => ("AST_EDIT_PAUSE_BEFORE_RENAME", "paused before rename 1\n"),
     };
-    let mut c = t.command(&["resolve", "apply", "--reason", "r"]);
-    c.env(pause, "1").env("AST_EDIT_RESUME_FILE", &resume).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
-    let mut child = c.spawn().unwrap();
-    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    err.read_line(&mut line).unwrap();
-    assert_eq!(line, at);
+    let (child, mut err, line) = paused(t, &["resolve", "apply", "--reason", "r"], &[(pause, "1"), ("AST_EDIT_RESUME_FILE", resume.to_str().unwrap())], at);
     match how {
         By::Append | By::HeldOpen => held.write_all(b"# written by another process\n").unwrap(),
         By::SameSize => {
@@ -113,13 +121,7 @@ fn an_apply_killed_while_staging_leaves_no_temp_file_after_the_next_run() {
     let t = Tree::fixtures();
     let orig = Tree::fixtures();
     t.run(&["run", "-p", PAT, "-r", OUT, "-l", "py", "python", "--json"]).ok();
-    let mut c = t.command(&["resolve", "apply", "--reason", "r"]);
-    c.env("AST_EDIT_PAUSE_AFTER_STAGE", "1").stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped());
-    let mut child = c.spawn().unwrap();
-    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    err.read_line(&mut line).unwrap();
-    assert_eq!(line, "paused after stage 1\n");
+    let (mut child, _err, _) = paused(&t, &["resolve", "apply", "--reason", "r"], &[("AST_EDIT_PAUSE_AFTER_STAGE", "1")], "paused after stage 1\n");
     let temps = || t.snapshot().into_keys().filter(|k| k.contains(".ast-edit-")).collect::<Vec<_>>();
     assert!(!temps().is_empty(), "a staged file is beside its source");
     child.kill().unwrap();
@@ -152,14 +154,8 @@ fn a_file_written_during_the_undo_is_left_as_written_and_reported() {
     t.run(&["resolve", "apply", "--reason", "r"]).ok();
     let applied = t.read(FIRST);
     let resume = t.path().join("resume");
-    let mut c = t.command(&["undo"]);
-    c.env("AST_EDIT_PAUSE_BEFORE_RESTORE", "1").env("AST_EDIT_PAUSE_MS", "5000").env("AST_EDIT_RESUME_FILE", &resume);
-    c.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
-    let mut child = c.spawn().unwrap();
-    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    err.read_line(&mut line).unwrap();
-    assert_eq!(line, "paused before restore 1\n");
+    let env = [("AST_EDIT_PAUSE_BEFORE_RESTORE", "1"), ("AST_EDIT_PAUSE_MS", "5000"), ("AST_EDIT_RESUME_FILE", resume.to_str().unwrap())];
+    let (child, _err, _) = paused(&t, &["undo"], &env, "paused before restore 1\n");
     // The first file restored is the first in path order.
     std::fs::OpenOptions::new().append(true).open(t.path().join(FIRST)).unwrap().write_all(b"# written by another process\n").unwrap();
     std::fs::write(&resume, "").unwrap();
