@@ -172,10 +172,12 @@ impl<'a, 't> Around<'a, 't> {
 
     /// [`walk`] from the root, for a `visit` whose answer for a node that
     /// overlaps none of the range is `Sibling` (before it) or `Parent` (after
-    /// it), without effect, and that goes on down by `ChildrenFrom` a byte of
-    /// the range: the nodes above the smallest holder are visited from the way
-    /// down, then the walk goes on from that node. Any other answer above it
-    /// walks from the root.
+    /// it), without effect: the nodes above the smallest holder are visited
+    /// from the way down, then the walk goes on from that node. The walk from
+    /// the root visits the same nodes with effect: the others it reaches
+    /// before the range are passed by, and once an answer leaves the range
+    /// behind (`Sibling`, `Parent`, `ChildrenFrom` a byte past it) every node
+    /// it reaches lies past the range.
     pub(crate) fn walk<S>(&self, state: &mut S, visit: impl FnMut(&mut S, Node<'t>) -> Next) {
         self.walk_from(0, state, visit);
     }
@@ -188,13 +190,10 @@ impl<'a, 't> Around<'a, 't> {
         let last = self.chain.len() - 1;
         for &n in &self.chain[from.min(last)..last] {
             match visit(state, n) {
-                Next::Stop => return,
-                Next::ChildrenFrom(b) if self.range.contains(&b) => {}
-                _ => {
-                    // Not the way down: the plain walk, from the root.
-                    walk(self.root(), state, visit, |_, _| {});
-                    return;
-                }
+                Next::Children => {}
+                Next::ChildrenFrom(b) if b < self.range.end => {}
+                // The range is left behind: nothing after it has an effect.
+                _ => return,
             }
         }
         walk(self.top(), state, visit, |_, _| {});
@@ -278,6 +277,17 @@ mod tests {
                 d.to(r.clone()).walk_atoms(r.clone(), |n| ours.push(n.id()));
                 crate::engine::layout::reference::atoms_in(root, r.clone(), |n| theirs.push(n.id()));
                 assert_eq!(ours, theirs, "{r:?} of {text:?}");
+            }
+            // And for every small range of the file, in order.
+            let mut d = Descent::new(root);
+            for start in 0..text.len() {
+                for len in 1..4 {
+                    let r = start..(start + len).min(text.len());
+                    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+                    d.to(r.clone()).walk_atoms(r.clone(), |n| ours.push(n.id()));
+                    crate::engine::layout::reference::atoms_in(root, r.clone(), |n| theirs.push(n.id()));
+                    assert_eq!(ours, theirs, "{r:?} of {text:?}");
+                }
             }
             // What holds each call, from the way down, is what `parent()` finds.
             let mut calls = Vec::new();
