@@ -336,14 +336,12 @@ while IFS='|' read -r id corpus lang pat rew lit extra; do
   AG=("$AST_GREP" run -p "$pat" -r "$rew" -l "$lang")
   [ -n "$extra" ] && AG+=($extra)
   AE=("$AST_EDIT" run -p "$pat" -r "$rew" -l "$lang" "${aex[@]}" --verbatim --max-filesize "$mfs")
-  # ast-grep (like ripgrep) reads .gitignore only inside a git repository; ast-edit
-  # reads it everywhere (docs/REFERENCE.md, `--no-ignore`). The corpora are not repositories, so
-  # where one holds ignore files ast-edit gets --no-ignore to search the same files
-  # (the Debian kernel's top-level .gitignore is `/*` + `!/debian/`: it hides all).
+  # Both tools (as ripgrep) read .gitignore only inside a git repository; the corpora
+  # are not repositories, so both search the same files (docs/REFERENCE.md,
+  # `--no-require-git`). The count of ignore files goes to the meta file.
   if [ -z "${IGNFILES[$corpus]:-}" ]; then
     IGNFILES[$corpus]=$(find "$CORPORA/$corpus" \( -name .gitignore -o -name .ignore \) -print | wc -l)
   fi
-  [ "${IGNFILES[$corpus]}" -gt 0 ] && AE+=(--no-ignore)
   tsv=$RESDIR/$id.tsv chk=$RESDIR/$id.check meta=$RESDIR/$id.meta
   printf 'case\ttool\tmode\trun\twall_s\tuser_s\tsys_s\tother_cpu_s\tpeak_rss_kb\texit\n' > "$tsv"
   {
@@ -352,8 +350,8 @@ while IFS='|' read -r id corpus lang pat rew lit extra; do
     echo "max_filesize	$mfs (${MAXFS_NOTE[$corpus/$lang]})"
     echo "runs	$runs"
     echo "ag_cmd	ast-grep run -p '$pat' -r '$rew' -l $lang $extra $corpus --json=compact"
-    echo "ae_cmd	ast-edit run -p '$pat' -r '$rew' -l $lang ${aex[*]} --max-filesize $mfs $([ "${IGNFILES[$corpus]}" -gt 0 ] && echo "--no-ignore ")$corpus --json"
-    echo "ignore_files	${IGNFILES[$corpus]} .gitignore/.ignore files in the corpus$([ "${IGNFILES[$corpus]}" -gt 0 ] && echo "; ast-edit gets --no-ignore, as ast-grep ignores them outside a git repository")"
+    echo "ae_cmd	ast-edit run -p '$pat' -r '$rew' -l $lang ${aex[*]} --max-filesize $mfs $corpus --json"
+    echo "ignore_files	${IGNFILES[$corpus]} .gitignore/.ignore files in the corpus (.gitignore counts for neither tool outside a git repository)"
   } > "$meta"
   : > "$chk"
 

@@ -27,7 +27,7 @@
 #
 # Per corpus (cwd = the copy's parent, so both tools print paths as corpus/...):
 #   preview  ast-grep scan -c P --json=compact CORPUS   > /dev/null
-#            ast-edit scan -c P --preview-json [--max-filesize M] [--no-ignore] CORPUS > /dev/null
+#            ast-edit scan -c P --preview-json [--max-filesize M] CORPUS > /dev/null
 #            (a fresh AST_EDIT_STATE_DIR per run: ast-edit stages a pending action).
 #            One untimed run of each first (page cache; its JSON is summarised), then
 #            RUNS timed runs, the order alternating.
@@ -46,8 +46,8 @@
 #            script exits 1 if one is not.
 # --max-filesize: as in compare.sh, ast-edit gets a cap just below the smallest file
 # ast-grep skips (> 3 MB and > 200k lines) so that both parse the same files;
-# --no-ignore: ast-grep reads .gitignore only inside a git repository, ast-edit everywhere,
-# so it gets --no-ignore where the corpus holds ignore files (the kernel).
+# Ignore files: both tools read .gitignore only inside a git repository (the corpora are
+# not), so both search the same files.
 # Each timed run: wall time, peak RSS, user and sys (GNU time), other_cpu_s = CPU seconds
 # other processes used during the run (from /proc/stat).
 #
@@ -165,7 +165,6 @@ for corpus in "${SELECTED[@]}"; do
   AG=("$AST_GREP" scan -c "$PROJECT")
   AE=("$AST_EDIT" scan -c "$PROJECT" --verbatim --max-filesize "$mfs")
   AEX=(--max-filesize="$mfs")
-  [ "$nign" -gt 0 ] && { AE+=(--no-ignore); AEX+=(--no-ignore); }
   tsv=$RESDIR/scan-$corpus.tsv chk=$RESDIR/scan-$corpus.check meta=$RESDIR/scan-$corpus.meta
   printf 'corpus\ttool\tmode\trun\twall_s\tuser_s\tsys_s\tother_cpu_s\tpeak_rss_kb\texit\n' > "$tsv"
   {
@@ -181,7 +180,7 @@ for corpus in "${SELECTED[@]}"; do
     echo "rules	$NRULES rule files in $(basename "$(dirname "$PROJECT")")/rules"
     echo "runs	$runs"
     echo "max_filesize	$mfs ($mfs_note)"
-    echo "ignore_files	$nign .gitignore/.ignore files$([ "$nign" -gt 0 ] && echo "; ast-edit gets --no-ignore")"
+    echo "ignore_files	$nign .gitignore/.ignore files (.gitignore counts for neither tool outside a git repository)"
     echo "ag_apply	ast-grep scan -c $(realpath --relative-to="$ROOT" "$PROJECT") -U $spec"
     echo "ae_apply	ast-edit scan -c $(realpath --relative-to="$ROOT" "$PROJECT") -U --preview-json ${AE[*]:4} $spec"
     echo "ag_preview	ast-grep scan -c $(realpath --relative-to="$ROOT" "$PROJECT") --json=compact $spec"

@@ -15,8 +15,9 @@ use ast_edit::app::apply::ApplyOptions;
 use ast_edit::app::error::{Error, Result};
 use ast_edit::app::overwrite::{Overwrite, parse_severity};
 use ast_edit::app::plan::{self, Plan};
+use ast_edit::app::quote::escape_controls;
 use ast_edit::app::report::RuleSeverity as Severity;
-use ast_edit::app::request::{Op, RawRequest, Request};
+use ast_edit::app::request::{Op, RawRequest, Request, WalkOptions};
 use ast_edit::app::retired;
 use ast_edit::app::scan::{self, ScanInput};
 use ast_edit::app::workflow::{self, Preview};
@@ -95,7 +96,8 @@ fn traced(trace: &Inspect, req: &Request, cwd: &Path, plan: Plan, emit: impl FnO
 pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
     let cwd = ast_edit::app::files::current_dir()?;
     let context = a.output.context_lines()?;
-    let walk = a.input.walk();
+    // ast-grep's choice of files: hidden files are scanned, hidden folders not.
+    let walk = WalkOptions { hidden_files: true, ..a.input.walk() };
     let mut trace = Inspect::scan(a.output.inspect);
     // The same checks as `run` for the paths and globs, then the rules.
     let rules = || {
@@ -104,20 +106,41 @@ pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> any
         }
         load_rule_set(&a, &cwd, &mut trace)
     };
-    let mut req =
-        RawRequest { paths: a.paths.clone(), globs: a.input.globs.clone(), ..Default::default() }.validate_rules(rules, &cwd, walk, a.input.max_filesize)?;
+    let paths = scanned_paths(&a.paths, &cwd);
+    let mut req = RawRequest { paths, globs: a.input.globs.clone(), ..Default::default() }.validate_rules(rules, &cwd, walk, a.input.max_filesize)?;
     a.input.limit(&mut req);
     req.rewrite_nested = a.rewrite_nested;
     req.verbatim = a.verbatim;
     if let Some(how) = report_of(&a, color) {
         let source = if a.stdin { report::Source::Stdin(read_stdin(a.input.max_filesize)?) } else { report::Source::Files };
-        return report::run(&req, &cwd, source, how, &trace, out);
+        let shown = report::Shown { max_results: a.max_results.map(usize::from), fixes_pass: a.output.update_all };
+        return report::run(&req, &cwd, source, how, shown, &trace, out);
+    }
+    if a.max_results.is_some() {
+        return Err(Error::bad(
+            "--max-results limits a report: give it with --json, --format, --files-with-matches or --report-style (a preview stages every fix)",
+        )
+        .into());
     }
     req.context_lines = context.unwrap_or(req.context_lines);
     let how = a.output.emit(color, a.preview_json, true)?;
     let started = Instant::now();
     let plan = build_plan(&req, &cwd)?;
     traced(&trace, &req, &cwd, plan, |plan| emit(plan, how, started, out))
+}
+
+/// The paths `scan` searches: as ast-grep, a path that does not exist is
+/// named on stderr and the others are scanned (the exit code is theirs);
+/// when none exists, all are kept and the request refuses them (exit 2).
+fn scanned_paths(paths: &[String], cwd: &Path) -> Vec<String> {
+    let (found, missing): (Vec<&String>, Vec<&String>) = paths.iter().partition(|p| std::fs::symlink_metadata(cwd.join(p.as_str())).is_ok());
+    if found.is_empty() {
+        return paths.to_vec();
+    }
+    for p in missing {
+        eprintln!("error: path not found: {} (relative to {}); the other paths are scanned", escape_controls(p), escape_controls(&cwd.display().to_string()));
+    }
+    found.into_iter().cloned().collect()
 }
 
 /// Standard input, at most `cap` bytes, as text.

@@ -88,6 +88,7 @@ pub(crate) fn ast_grep_code(fault: ProjectFault) -> i32 {
         ProjectFault::Unreadable => 6,
         ProjectFault::Invalid => 8,
         ProjectFault::UnknownLanguage => 33,
+        ProjectFault::Unclassified => 1,
     }
 }
 
@@ -116,7 +117,14 @@ mod tests {
 
     #[test]
     fn every_fault_has_ast_grep_s_code() {
-        let all = [ProjectFault::NotFound, ProjectFault::NoRuleMatches, ProjectFault::Unreadable, ProjectFault::Invalid, ProjectFault::UnknownLanguage];
-        assert_eq!(all.map(ast_grep_code), [3, 3, 6, 8, 33]);
+        let all = [
+            ProjectFault::NotFound,
+            ProjectFault::NoRuleMatches,
+            ProjectFault::Unreadable,
+            ProjectFault::Invalid,
+            ProjectFault::UnknownLanguage,
+            ProjectFault::Unclassified,
+        ];
+        assert_eq!(all.map(ast_grep_code), [3, 3, 6, 8, 33, 1]);
     }
 }

@@ -80,6 +80,10 @@ fn project_test(a: TestArgs, config: Option<PathBuf>, color: ColorChoice, out: &
         let shown = if a.interactive { Shown::AfterReview } else { Shown::All };
         print_report(&report, color, shown, out)?;
         print_checks(&checks, color, out)?;
+        out.flush()?;
+        if report.failed > 0 {
+            print_failed(&report);
+        }
     }
     Ok(if report.failed == 0 && failed_checks == 0 { 0 } else { TEST_FAILED })
 }
@@ -124,12 +128,8 @@ fn print_report(r: &TestOutcome, color: bool, parts: Shown, out: &mut impl Write
             .iter()
             .flat_map(|rule| rule.cases.iter().filter(|c| c.verdict != Verdict::Validated && c.verdict != Verdict::Reported).map(move |c| (rule, c)))
             .collect();
-        if !shown.is_empty() {
-            writeln!(out, "\n----------- Case Details -----------")?;
-        }
-        if shown.is_empty() && !r.rules.is_empty() {
-            writeln!(out)?;
-        }
+        // As ast-grep: the header even when every case passed.
+        writeln!(out, "\n----------- Case Details -----------")?;
         for (rule, c) in shown {
             print_case(rule, c, color, out)?;
         }
@@ -150,16 +150,21 @@ fn print_report(r: &TestOutcome, color: bool, parts: Shown, out: &mut impl Write
     }
     writeln!(out)?;
     if r.failed == 0 {
-        writeln!(out, "test result: {}. {} passed; 0 failed;", print::paint(color, "32", "ok"), r.passed)
+        writeln!(out, "test result: {}. {} passed; 0 failed;", print::paint(color, "32", "ok"), r.passed)?;
+    }
+    Ok(())
+}
+
+/// A failed run's verdict, on stderr as ast-grep prints it (`Error: test
+/// failed. ...`), with what to do next.
+fn print_failed(r: &TestOutcome) {
+    eprintln!("Error: test failed. {} passed; {} failed;", r.passed, r.failed);
+    if r.snapshots_only {
+        eprintln!(
+            "Help: only snapshots differ or are missing: check the diffs, then run `ast-edit test -U` to accept them all, or `ast-edit test -i` to choose."
+        );
     } else {
-        writeln!(out, "test failed. {} passed; {} failed;", r.passed, r.failed)?;
-        if r.snapshots_only {
-            writeln!(
-                out,
-                "Only snapshots differ or are missing: check the diffs, then run `ast-edit test -U` to accept them all, or `ast-edit test -i` to choose."
-            )?;
-        }
-        Ok(())
+        eprintln!("Help: the cases above say what each rule got wrong: `Noisy`, a valid case it matched; `Missing`, an invalid case it did not match.");
     }
 }
 
@@ -203,35 +208,25 @@ pub(super) fn print_case(rule: &RuleOutcome, c: &CaseOutcome, color: bool, out: 
     let label = |w: &str| print::paint(color, "4", w);
     match c.verdict {
         Verdict::Validated | Verdict::Reported => return Ok(()),
-        Verdict::Updated => writeln!(out, "[{}] Rule {id}'s snapshot baseline has been updated ({}).\n", label("Updated"), rule.snapshot_file)?,
+        Verdict::Updated => writeln!(out, "[{}] Rule {id}'s snapshot baseline has been updated.\n", label("Updated"))?,
         Verdict::Wrong => {
-            match (&c.diff, &c.actual) {
-                (Some(diff), _) => {
-                    writeln!(out, "[{}] {id} snapshot is different from baseline ({}).", label("Wrong"), rule.snapshot_file)?;
-                    writeln!(out, "Diff:")?;
-                    for line in diff.lines() {
-                        let code = if line.starts_with("+++") || line.starts_with("---") {
-                            "1"
-                        } else if line.starts_with('+') {
-                            "32"
-                        } else if line.starts_with('-') {
-                            "31"
-                        } else {
-                            "0"
-                        };
-                        writeln!(out, "{}", print::paint(color && code != "0", code, line))?;
-                    }
+            match (&c.expected, &c.actual) {
+                (Some(expected), actual) => {
+                    writeln!(out, "[{}] {id} snapshot is different from baseline.", label("Wrong"))?;
+                    writeln!(out, "{}", print::paint(color, "3", "Diff:"))?;
+                    let yaml = |s: Option<&ruletest::TestSnapshot>| s.map(ruletest::to_yaml).unwrap_or_default();
+                    super::numbered_diff::draw(out, &escape_in_lines(&yaml(Some(expected))), &escape_in_lines(&yaml(actual.as_ref())), 3, color)?;
                 }
                 (None, actual) => {
-                    writeln!(out, "[{}] No {id} baseline found ({}).", label("Wrong"), rule.snapshot_file)?;
-                    writeln!(out, "Generated Snapshot:")?;
+                    writeln!(out, "[{}] No {id} baseline found.", label("Wrong"))?;
+                    writeln!(out, "{}", print::paint(color, "3", "Generated Snapshot:"))?;
                     indented(out, &actual.as_ref().map(ruletest::to_yaml).unwrap_or_default())?;
                 }
             }
-            writeln!(out, "For Code:")?;
+            writeln!(out, "{}", print::paint(color, "3", "For Code:"))?;
         }
-        Verdict::Missing => writeln!(out, "[{}] Expect rule {id} to report issues, but none found in ({}):\n", label("Missing"), rule.test_file)?,
-        Verdict::Noisy => writeln!(out, "[{}] Expect {id} to report no issue, but some issues found in ({}):\n", label("Noisy"), rule.test_file)?,
+        Verdict::Missing => writeln!(out, "[{}] Expect rule {id} to report issues, but none found in:\n", label("Missing"))?,
+        Verdict::Noisy => writeln!(out, "[{}] Expect {id} to report no issue, but some issues found in:\n", label("Noisy"))?,
         Verdict::Error if c.not_run => {
             writeln!(out, "[{}] Cannot test {id} on this case: {}", label("Error"), c.error.as_deref().unwrap_or_default())?;
             writeln!(out, "For Code:")?;

@@ -10,6 +10,7 @@ mod edit;
 pub mod exit;
 mod info;
 mod inspect;
+mod numbered_diff;
 mod print;
 mod report;
 mod review;
@@ -27,7 +28,7 @@ use serde::Serialize;
 
 use ast_edit::app::error::Result;
 use ast_edit::app::pending::Store;
-use ast_edit::app::request::{DEFAULT_MAX_FILESIZE, MAX_FILE_STEPS, Request, WORKER_STACK_BYTES, WalkOptions};
+use ast_edit::app::request::{DEFAULT_MAX_FILESIZE, IgnoreOff, MAX_FILE_STEPS, Request, WORKER_STACK_BYTES, WalkOptions};
 use ast_edit::app::workspace::Workspace;
 use print::Style;
 pub use rule_args::{ScanArgs, TestArgs};
@@ -68,6 +69,8 @@ pub enum ColorChoice {
     Auto,
     /// Always colour.
     Always,
+    /// Always colour, with ANSI codes (as `always`; ast-grep's name).
+    Ansi,
     /// Never colour.
     Never,
 }
@@ -364,30 +367,65 @@ pub struct ProposeArgs {
     pub json: bool,
 }
 
+/// `--no-ignore`'s kinds, as ast-grep's (`all`, the flag alone: every kind
+/// of ignore file, hidden files still skipped).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum NoIgnore {
+    /// Every ignore file (the flag without a value).
+    #[value(hide = true)]
+    All,
+    /// Search hidden files and folders.
+    Hidden,
+    /// Leave `.ignore` files unread.
+    Dot,
+    /// Leave the repository's `.git/info/exclude` unread.
+    Exclude,
+    /// Leave git's global excludes file (`core.excludesFile`) unread.
+    Global,
+    /// Leave the ignore files of the folders above each path unread.
+    Parent,
+    /// Leave `.gitignore` files unread (and git's exclude and global files).
+    Vcs,
+}
+
 /// Which files to search: flags shared by `run` and `scan`.
 #[derive(Args, Debug)]
 pub struct InputArgs {
-    /// Include or exclude files (`!` excludes), as ripgrep -g. Repeatable.
-    #[arg(short = 'g', long = "glob", value_name = "GLOB", allow_hyphen_values = true)]
+    /// Include or exclude files (`!` excludes), as ripgrep -g. Repeatable;
+    /// when several match a file, the last wins. `--globs` is ast-grep's name.
+    #[arg(short = 'g', long = "glob", visible_alias = "globs", value_name = "GLOB", allow_hyphen_values = true)]
     pub globs: Vec<String>,
     /// Skip (and report) files larger than this many bytes.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_FILESIZE)]
     pub max_filesize: u64,
-    /// Search hidden files and folders too.
+    /// Search hidden files and folders too (as `--no-ignore hidden`).
     #[arg(long)]
     pub hidden: bool,
-    /// Do not respect .gitignore/.ignore files.
-    #[arg(long)]
-    pub no_ignore: bool,
+    /// Do not respect ignore files: alone, none of them (.gitignore, .ignore,
+    /// git's exclude and global files, those of parent folders); with a kind,
+    /// that kind only, as ast-grep's `--no-ignore KIND` (repeatable): `hidden`
+    /// searches hidden files and folders, `dot` leaves .ignore files unread,
+    /// `exclude` .git/info/exclude, `global` git's core.excludesFile, `parent`
+    /// the ignore files above each path, `vcs` .gitignore files (and git's
+    /// exclude and global files).
+    #[arg(long, value_name = "KIND", num_args = 0..=1, default_missing_value = "all", action = clap::ArgAction::Append)]
+    pub no_ignore: Vec<NoIgnore>,
     /// Search hidden files (`.eslintrc.js`) but not hidden folders, as
-    /// `ast-grep scan` does.
+    /// ast-grep does (`scan` always does).
     #[arg(long)]
     pub hidden_files: bool,
-    /// Respect .gitignore files only inside a git repository, as ripgrep and
-    /// ast-grep do (by default they count everywhere). With --hidden-files:
-    /// ast-grep's choice of files.
-    #[arg(long)]
+    /// Respect .gitignore files outside a git repository too (by default
+    /// they count only inside one, as in ripgrep and ast-grep).
+    #[arg(long, overrides_with = "require_git")]
+    pub no_require_git: bool,
+    /// The default: .gitignore files count only inside a git repository.
+    #[arg(long, hide = true, overrides_with = "no_require_git")]
     pub require_git: bool,
+    /// Follow symbolic links to folders and files; a file reached through a
+    /// link is read and written at its real path (the link stays a link), and
+    /// searched once however many links reach it.
+    #[arg(long)]
+    pub follow: bool,
     /// Threads that read and match files (default 0: one per core).
     #[arg(short = 'j', long = "threads", value_name = "NUM", default_value_t = 0)]
     pub threads: usize,
@@ -411,7 +449,21 @@ impl InputArgs {
     }
 
     fn walk(&self) -> WalkOptions {
-        WalkOptions { hidden: self.hidden, no_ignore: self.no_ignore, hidden_files: self.hidden_files, require_git: self.require_git }
+        let kind = |k: NoIgnore| self.no_ignore.contains(&k);
+        WalkOptions {
+            hidden: self.hidden || kind(NoIgnore::Hidden),
+            no_ignore: kind(NoIgnore::All),
+            ignore_off: IgnoreOff {
+                dot: kind(NoIgnore::Dot),
+                vcs: kind(NoIgnore::Vcs),
+                exclude: kind(NoIgnore::Exclude),
+                global: kind(NoIgnore::Global),
+                parent: kind(NoIgnore::Parent),
+            },
+            hidden_files: self.hidden_files,
+            require_git: !self.no_require_git,
+            follow: self.follow,
+        }
     }
 }
 
@@ -626,7 +678,7 @@ fn open_store() -> Result<(Workspace, Store)> {
 
 fn style(color: ColorChoice, full: bool) -> Style {
     let on = match color {
-        ColorChoice::Always => true,
+        ColorChoice::Always | ColorChoice::Ansi => true,
         ColorChoice::Never => false,
         ColorChoice::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
     };

@@ -220,11 +220,3 @@ pub fn undo_line(out: &mut impl Write, id: &str) -> io::Result<()> {
     let text = ast_edit::app::message::Text::from("To undo: ").say(ast_edit::app::message::Say::UndoById(id.to_string()));
     writeln!(out, "{}", text.render(super::words::WORDS))
 }
-
-/// Prints one diff's lines, cut and coloured as a preview's.
-pub fn diff_text(out: &mut impl Write, diff: &str, style: Style) -> io::Result<()> {
-    for line in diff.lines() {
-        writeln!(out, "{}", diff_line(line, style))?;
-    }
-    Ok(())
-}

@@ -64,16 +64,19 @@ pub struct ScanArgs {
     pub verbatim: bool,
     /// Print every match of every rule as JSON records, as `ast-grep scan --json`
     /// does (`pretty`: one array, the default; `stream`: one object per line;
-    /// `compact`: one array on one line). A report: nothing is staged.
+    /// `compact`: one array on one line). A report: nothing is staged. With
+    /// -U, as ast-grep: the same records, nothing written, and a match of a
+    /// rule with a fix fails nothing.
     #[arg(long, value_name = "STYLE", num_args = 0..=1, require_equals = true, default_missing_value = "pretty",
-          conflicts_with_all = ["update_all", "preview_json"])]
+          conflicts_with_all = ["interactive", "preview_json"])]
     pub json: Option<report::JsonStyle>,
     /// With --json: add each rule's `metadata` to its records.
     #[arg(long, requires = "json")]
     pub include_metadata: bool,
     /// Print every match for a CI service: `github` (workflow annotations) or
-    /// `sarif` (SARIF 2.1.0, for code-scanning upload). A report: nothing is staged.
-    #[arg(long, value_name = "FORMAT", conflicts_with_all = ["json", "update_all", "interactive", "preview_json"])]
+    /// `sarif` (SARIF 2.1.0, for code-scanning upload). A report: nothing is
+    /// staged (with -U too, as --json).
+    #[arg(long, value_name = "FORMAT", conflicts_with_all = ["json", "interactive", "preview_json"])]
     pub format: Option<report::Format>,
     /// Print the path of each file with a match, once. A report: nothing is staged.
     #[arg(long, conflicts_with_all = ["json", "format", "update_all", "interactive", "preview_json"])]
@@ -85,6 +88,10 @@ pub struct ScanArgs {
     /// fixes.
     #[arg(long, value_name = "STYLE", conflicts_with_all = ["json", "format", "files_with_matches", "update_all", "interactive", "preview_json"])]
     pub report_style: Option<report::ReportStyle>,
+    /// With a report: show the first NUM matches (in path order, then by
+    /// position), count only those for the exit code, and stop there.
+    #[arg(long, value_name = "NUM", value_parser = clap::value_parser!(u16).range(1..))]
+    pub max_results: Option<u16>,
     /// With --report-style: lines of code shown after each match.
     #[arg(short = 'A', long = "after", value_name = "NUM", requires = "report_style", conflicts_with = "context")]
     pub after: Option<u16>,

@@ -327,17 +327,29 @@ fn broken_pipe_exits_quietly() {
 }
 
 #[test]
-fn gitignore_hiding_every_file_is_reported_not_silent() {
-    // The Debian kernel source ships a top-level .gitignore of `/*` + `!/debian/`.
+fn gitignore_counts_only_inside_a_git_repository_and_hiding_every_file_is_reported_not_silent() {
+    // The Debian kernel source ships a top-level .gitignore of `/*` + `!/debian/`,
+    // and no `.git`: as ripgrep and ast-grep, its .gitignore does not count.
     let t = Tree::empty();
     t.write(".gitignore", "/*\n!/debian/\n");
     t.write("src/a.py", "f(1)\n");
-    let p: Preview = t.run(&["run", "-p", "f($A)", "-r", "g($A)", "--json"]).ok().json();
-    assert_eq!(p.files_searched, 0);
-    assert!(p.warnings.iter().any(|w| w.starts_with("No file searched:") && w.contains("--no-ignore")), "{:?}", p.warnings);
+    for cmd in [&["run", "-p", "f($A)", "-r", "g($A)", "--json"][..], &["search", "-p", "f($A)", "-l", "py", "--json"]] {
+        let out = t.run(cmd).ok().stdout;
+        assert!(out.contains("src/a.py"), "{cmd:?}: {out}");
+    }
+    // --no-require-git reads it everywhere: nothing is searched, and that is said.
+    for git in [false, true] {
+        let extra: &[&str] = if git { &[] } else { &["--no-require-git"] };
+        if git {
+            std::fs::create_dir_all(t.path().join(".git")).unwrap();
+        }
+        let p: Preview = t.run(&[&["run", "-p", "f($A)", "-r", "g($A)", "--json"][..], extra].concat()).ok().json();
+        assert_eq!(p.files_searched, 0, "git: {git}");
+        assert!(p.warnings.iter().any(|w| w.starts_with("No file searched:") && w.contains("--no-ignore")), "{:?}", p.warnings);
+    }
     let p: Preview = t.run(&["run", "-p", "f($A)", "-r", "g($A)", "--json", "--no-ignore"]).ok().json();
     assert_eq!((p.files_searched, p.files.len()), (1, 1));
-    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    assert!(!p.warnings.iter().any(|w| w.starts_with("No file searched:")), "{:?}", p.warnings);
 }
 
 #[test]

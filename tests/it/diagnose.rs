@@ -337,6 +337,7 @@ async fn mcp_diagnoses_name_the_fields_to_set() {
     .await;
     assert_eq!(r.structured_content.as_ref().unwrap()["totalReplacements"], 6);
     // Ignored files: the way to reach them over MCP is to name them.
+    std::fs::create_dir_all(t.path().join(".git")).unwrap();
     t.write("ign/.gitignore", "ignored.py\n");
     t.write("ign/ignored.py", "f(1)\n");
     let r = call(&client, json!({"ops": [{"pat": "f($A)", "out": "g($A)"}], "paths": ["ign"]})).await;

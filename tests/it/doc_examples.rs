@@ -207,9 +207,11 @@ fn run_block(doc: &str, fence_line: usize, cmds: &[Command], files: &[(String, S
     Outcome { failures, rewritten: render(&rewritten) }
 }
 
-/// A copy of the repository's `fixtures/` at `to` (tests/it/common/mod.rs).
+/// A copy of the repository's `fixtures/` at `to` (tests/it/common/mod.rs),
+/// in a git work tree as in a checkout (its `.gitignore` counts only there).
 fn copy_fixtures(to: &Path) {
     crate::common::copy_dir(&crate::common::fixtures(), to);
+    std::fs::create_dir_all(to.parent().expect("a folder").join(".git")).unwrap();
 }
 
 /// Runs every console block of `doc` (relative to the repository); with

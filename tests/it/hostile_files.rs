@@ -455,7 +455,7 @@ fn a_fifo_as_an_ignore_file_anywhere_the_walk_reads_one_is_refused_at_once() {
         mkfifo(&t, fifo);
         refused_by_every_walk(&t, &ignore_refusal(fifo, "a FIFO"));
         // With --no-ignore no ignore file is read: the walk goes on.
-        let r = t.run_within(&["search", "-l", "py", "-p", "print($A)", "--no-ignore", "proj"], "", WATCHDOG_SECS);
+        let r = t.run_within(&["search", "-l", "py", "-p", "print($A)", "proj", "--no-ignore"], "", WATCHDOG_SECS);
         assert_eq!(r.code, 0, "{fifo}: {}", r.stderr);
         assert!(r.stdout.contains("proj/sub/b.py"), "{fifo}: {}", r.stdout);
     }

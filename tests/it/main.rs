@@ -55,6 +55,7 @@ mod rules;
 mod ruletest;
 mod ruletest_flags;
 mod scan;
+mod scan_dropin;
 mod scan_report;
 mod search;
 mod sessions;

@@ -217,7 +217,7 @@ fn findings_are_drawn_as_ast_grep_draws_them() {
 fn a_fix_is_shown_under_its_rules_severity_and_message() {
     let t = project();
     let r = t.run(&["scan", "--report-style", "rich"]).code(1);
-    let want = "error[no-print]: do not print 1\n--- a/src/a.py\n+++ b/src/a.py\n@@ -1,4 +1,4 @@\n-print(1)\n+log(1)\n";
+    let want = "src/a.py\nerror[no-print]: do not print 1\n@@ -0,4 +0,4 @@\n1  │-print(1)\n  1│+log(1)\n2 2│ if x == None:\n";
     assert!(r.stdout.contains(want), "{}", r.stdout);
     assert!(r.stdout.contains("Note:\nuse logging\n\n"), "{}", r.stdout);
     let short = t.run(&["scan", "--report-style", "short"]).code(1);
@@ -296,8 +296,8 @@ fn update_all_skips_or_allows_flagged_files_on_request() {
 fn report_flags_refuse_what_they_cannot_do() {
     let t = project();
     for args in [
-        &["scan", "--json", "-U"][..],
-        &["scan", "--format", "sarif", "-U"][..],
+        &["scan", "--json", "-i"][..],
+        &["scan", "--format", "sarif", "-i"][..],
         &["scan", "--files-with-matches", "-U"][..],
         &["scan", "--report-style", "short", "-U"][..],
         &["scan", "--include-metadata"][..],
@@ -369,10 +369,11 @@ fn threads_do_not_change_the_output() {
     assert!(one.stdout.len() > 100);
 }
 
-/// Which files a scan reads: by default hidden files are skipped and
-/// `.gitignore` counts outside a git repository too; `--hidden-files
-/// --require-git` gives ast-grep's choice (hidden files yes, hidden folders no,
-/// `.gitignore` only inside a repository), in and out of a git repository.
+/// Which files a scan reads: ast-grep's choice by default (hidden files yes,
+/// hidden folders no, `.gitignore` only inside a git repository, as ripgrep),
+/// in and out of a git repository; `--no-require-git` reads `.gitignore`
+/// everywhere, `--hidden` (or `--no-ignore hidden`) reads hidden folders too,
+/// and the other `--no-ignore` kinds leave their files unread, as ast-grep's.
 #[test]
 #[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn hidden_files_and_require_git_choose_files_as_ast_grep() {
@@ -390,10 +391,22 @@ fn hidden_files_and_require_git_choose_files_as_ast_grep() {
             assert!(Command::new("git").args(["init", "-q", "."]).current_dir(t.path()).status().unwrap().success());
         }
         let theirs = files(peer(&t, &["--files-with-matches"]));
-        let ours = files(t.run(&["scan", "--files-with-matches", "--hidden-files", "--require-git"]).ok());
+        let ours = files(t.run(&["scan", "--files-with-matches"]).ok());
         assert_eq!(ours, theirs, "git: {git}");
-        assert_eq!(files(t.run(&["scan", "--files-with-matches"]).ok()), set(&["a.py"]), "git: {git}");
-        assert_eq!(files(t.run(&["scan", "--files-with-matches", "--hidden"]).ok()), set(&["a.py", ".dot.py", ".hid/h.py"]));
+        let want: &[&str] = if git { &["a.py", ".dot.py"] } else { &["a.py", ".dot.py", "sub/ign.py"] };
+        assert_eq!(ours, set(want), "git: {git}");
+        assert_eq!(files(t.run(&["scan", "--files-with-matches", "--no-require-git"]).ok()), set(&["a.py", ".dot.py"]), "git: {git}");
+        for kind in [&["--no-ignore", "hidden"][..], &["--no-ignore", "vcs"], &["--no-ignore", "dot"], &["--no-ignore=parent"], &["--hidden"]] {
+            let theirs = if kind == ["--hidden"] {
+                files(peer(&t, &["--files-with-matches", "--no-ignore", "hidden"]))
+            } else {
+                files(peer(&t, &[&["--files-with-matches"][..], kind].concat()))
+            };
+            let ours = files(t.run(&[&["scan", "--files-with-matches"][..], kind].concat()).ok());
+            assert_eq!(ours, theirs, "git: {git}, {kind:?}");
+        }
+        // Alone, the flag leaves every ignore file unread (hidden files stay as they are).
+        assert_eq!(files(t.run(&["scan", "--files-with-matches", "--no-ignore"]).ok()), set(&["a.py", ".dot.py", "sub/ign.py"]), "git: {git}");
     }
 }
 
@@ -507,7 +520,8 @@ fn stdin_is_scanned_as_ast_grep_scans_it() {
     assert_eq!(a[0]["file"], "STDIN");
     // The default is a rich report.
     let rich = t.run_stdin(&["scan", "--inline-rules", rule, "--stdin"], code).ok();
-    assert!(rich.stdout.contains("warning[no-print]: print 1\n--- a/STDIN\n+++ b/STDIN\n"), "{}", rich.stdout);
+    assert!(rich.stdout.starts_with("STDIN\nwarning[no-print]: print 1\n@@ -0,2 +0,2 @@\n"), "{}", rich.stdout);
+    assert_eq!(rich.stdout, peer_run(&["--inline-rules", rule, "--stdin"]).1);
     nothing_staged(&t);
     // Without rules: ast-grep's 3.
     let (code_peer, _) = peer_run(&["--stdin"]);

@@ -51,9 +51,21 @@ pub enum Source {
 /// The name standard input's matches are shown under, as in ast-grep.
 const STDIN: &str = "STDIN";
 
+/// What a report shows of the matches, and what fails it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Shown {
+    /// `--max-results`: the first this many matches (in path order, then by
+    /// position) are shown and counted, and the scan stops there.
+    pub max_results: Option<usize>,
+    /// `-U` with `--json` or `--format`: as ast-grep, the report is printed
+    /// and nothing is written, and a match of a rule with a fix fails nothing
+    /// (`-U` is there to fix it).
+    pub fixes_pass: bool,
+}
+
 /// Runs `req` as a report of `source` on `out`, with the files' end of
 /// `trace`; returns the exit code.
-pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, trace: &Inspect, out: &mut impl Write) -> anyhow::Result<i32> {
+pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, shown: Shown, trace: &Inspect, out: &mut impl Write) -> anyhow::Result<i32> {
     let mut sarif = Vec::new();
     let mut json = match &how {
         Report::Json { style, metadata } => Some(json::Writer::start(out, *style, *metadata)?),
@@ -64,7 +76,15 @@ pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, trace: &Inspe
         _ => None,
     };
     let mut failed: Option<std::io::Error> = None;
-    let mut each = |file: report::FileReport| {
+    // The matches shown that fail the scan, and those left to show.
+    let mut errors = 0usize;
+    let mut left = shown.max_results;
+    let mut each = |mut file: report::FileReport| {
+        if let Some(n) = left.as_mut() {
+            file.matches.truncate(*n);
+            *n -= file.matches.len();
+        }
+        errors += file.matches.iter().filter(|m| m.rule.severity == RuleSeverity::Error && !(shown.fixes_pass && m.replacement.is_some())).count();
         let written = match &how {
             Report::Json { .. } => json.as_mut().expect("started").file(out, &file),
             Report::Format(Format::Github) => cloud::github(out, &file),
@@ -78,7 +98,7 @@ pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, trace: &Inspe
         // A stream is read as it comes.
         let written = written.and_then(|()| if matches!(how, Report::Json { style: JsonStyle::Stream, .. }) { out.flush() } else { Ok(()) });
         match written {
-            Ok(()) => true,
+            Ok(()) => left != Some(0),
             Err(e) => {
                 failed = Some(e);
                 false
@@ -130,7 +150,6 @@ pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, trace: &Inspe
         eprintln!("{}", super::exit::limit_skipped_line(unsearched.len()));
         return Ok(super::exit::LIMIT_SKIPPED);
     }
-    let errors = summary.count(RuleSeverity::Error);
     if errors > 0 {
         eprintln!("error: {errors} match(es) of rules with `severity: error` in {} searched file(s); the scan fails (exit 1)", summary.files_searched);
         return Ok(1);

@@ -1,19 +1,21 @@
 //! `scan --report-style rich|medium|short`: each match as `ast-grep scan` prints
 //! it. A match of a rule without a fix is a diagnostic drawn by
 //! codespan-reporting, the crate and configuration ast-grep uses (code frame,
-//! labels, note); a match of a rule with a fix is its severity, rule and message
-//! above the unified diff of that one fix (docs/RULES.md, "Reports").
+//! labels, note); a match of a rule with a fix is its path, severity, rule and
+//! message above ast-grep's numbered diff of that one fix. A note is markdown,
+//! rendered by termimad as ast-grep renders it (docs/RULES.md, "Reports").
 
 use std::collections::HashMap;
 use std::io::{self, Write};
 
-use ast_edit::app::report::{self, FileReport, Match, RuleSeverity};
+use ast_edit::app::report::{FileReport, Match, RuleSeverity};
 use codespan_reporting::diagnostic::{Diagnostic, Label, Severity};
 use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, DisplayStyle, termcolor};
 
 use ast_edit::app::quote::{display_name, escape_controls, escape_in_lines, shown_source};
 
+use crate::cli::numbered_diff;
 use crate::cli::print::{self, Style};
 
 /// `--report-style`.
@@ -33,6 +35,8 @@ pub struct Text {
     config: term::Config,
     style: ReportStyle,
     print: Style,
+    /// Lines of code around a fix's change (`-B`, else 3: ast-grep's choice).
+    diff_context: usize,
 }
 
 impl Text {
@@ -48,7 +52,7 @@ impl Text {
             end_context_lines: after,
             ..term::Config::default()
         };
-        Text { config, style, print }
+        Text { config, style, print, diff_context: if before == 0 { 3 } else { before } }
     }
 
     /// Writes one file's matches.
@@ -96,7 +100,7 @@ impl Text {
         let diagnostic = Diagnostic::new(severity)
             .with_code(escape_controls(&m.rule.id))
             .with_message(escape_in_lines(&m.message))
-            .with_notes(m.rule.note.iter().map(|n| note_text(n)).collect())
+            .with_notes(m.rule.note.iter().map(|n| note_text(n, self.print.color)).collect())
             .with_labels(labels);
         let drawn = if self.print.color {
             term::emit_to_write_style(&mut termcolor::Ansi::new(&mut *out), &self.config, source, &diagnostic)
@@ -118,25 +122,45 @@ impl Text {
         };
         let title = format!("{}: {}", print::paint(self.print.color, code, &format!("{word}[{}]", escape_controls(&m.rule.id))), escape_in_lines(&m.message));
         if self.style == ReportStyle::Rich {
+            writeln!(out, "{}", display_name(&file.path))?;
             writeln!(out, "{title}")?;
             let r = m.replacement.as_ref().expect("a fix has a replacement");
-            print::diff_text(out, &report::replacement_diff(file, r, 3), self.print)?;
+            let new = format!("{}{}{}", &file.text[..r.start], r.text, &file.text[r.end..]);
+            numbered_diff::draw(out, &file.text, &new, self.diff_context, self.print.color)?;
         } else {
             writeln!(out, "{}:{}:{}: {title}", display_name(&file.path), m.span.start_line + 1, m.span.start_column + 1)?;
         }
         if self.style != ReportStyle::Short
             && let Some(note) = &m.rule.note
         {
-            writeln!(out, "{}", print::paint(self.print.color, "1", "Note:"))?;
-            // The blank line that ends a note in ast-grep's output.
-            writeln!(out, "{}\n", note_text(note))?;
+            writeln!(out, "{}", print::paint(self.print.color, "3", "Note:"))?;
+            writeln!(out, "{}", note_text(note, self.print.color))?;
         }
         Ok(())
     }
 }
 
-/// A rule's note as shown: its text without a trailing line break, its lines
-/// kept.
-fn note_text(note: &str) -> String {
-    escape_in_lines(note.trim_end()).into_owned()
+/// A rule's note as shown: its markdown rendered as ast-grep renders it
+/// (termimad, with no style when not coloured: `` `code` ``, `*x*`, `**b**`,
+/// `~~s~~` lose their marks, a list item starts with `•`, a heading loses its
+/// `#`), what could drive the terminal escaped first.
+fn note_text(note: &str, color: bool) -> String {
+    let note = escape_in_lines(note);
+    let skin = if !color {
+        termimad::MadSkin::no_style()
+    } else if light_background() {
+        termimad::MadSkin::default_light()
+    } else {
+        termimad::MadSkin::default_dark()
+    };
+    skin.text(&note, None).to_string()
+}
+
+/// True when `COLORFGBG` says the terminal's background is light (white,
+/// light grey or a bright colour), as ast-grep reads it; ast-edit never asks
+/// the terminal itself, so without it the colours are for a dark one.
+fn light_background() -> bool {
+    let Ok(v) = std::env::var("COLORFGBG") else { return false };
+    let bg = v.rsplit(';').next().and_then(|b| b.trim().parse::<u8>().ok());
+    matches!(bg, Some(7 | 10 | 11 | 14 | 15))
 }

@@ -96,6 +96,8 @@ impl Env {
     pub fn fixtures() -> Self {
         let env = Env::empty();
         super::copy_dir(&super::fixtures(), &env.root);
+        // A git work tree, as a checkout: its `.gitignore` counts only inside one.
+        std::fs::create_dir(env.root.join(".git")).unwrap();
         std::fs::write(env.base.join("outside/secret.py"), "self.assertEquals(1, 1)\n").unwrap();
         env
     }

@@ -139,10 +139,12 @@ impl Tree {
         Tree { dir: tempfile::tempdir().unwrap(), state: tempfile::tempdir().unwrap() }
     }
 
-    /// A copy of `fixtures/`.
+    /// A copy of `fixtures/`, a git work tree as in a checkout (an empty
+    /// `.git`: its `.gitignore` counts only inside one).
     pub fn fixtures() -> Self {
         let t = Tree::empty();
         copy_dir(&fixtures(), t.dir.path());
+        std::fs::create_dir(t.dir.path().join(".git")).unwrap();
         t
     }
 

@@ -20,8 +20,8 @@ pub mod request {
     pub use crate::request::rule::{Rule, Util};
     pub use crate::request::ruleset::RuleSet;
     pub use crate::request::{
-        CONTEXT, DEFAULT_MAX_FILESIZE, MAX_CONTEXT_LINES, MAX_FILE_STEPS, MAX_OPS_BYTES, MAX_PATTERN_BYTES, MAX_REQUEST_JSON_BYTES, Op, RawRequest, Request,
-        SERVED_TIME_LIMIT, Strictness, WORKER_STACK_BYTES, WalkOptions, check_context,
+        CONTEXT, DEFAULT_MAX_FILESIZE, IgnoreOff, MAX_CONTEXT_LINES, MAX_FILE_STEPS, MAX_OPS_BYTES, MAX_PATTERN_BYTES, MAX_REQUEST_JSON_BYTES, Op, RawRequest,
+        Request, SERVED_TIME_LIMIT, Strictness, WORKER_STACK_BYTES, WalkOptions, check_context,
     };
 }
 
@@ -49,7 +49,7 @@ pub mod preview {
 /// Findings of a rule scan, as the front ends render them.
 pub mod report {
     pub use crate::plan::report::{
-        Capture, Captures, FileReport, Label, Match, Replacement, RuleInfo, RuleSeverity, Span, Summary, findings_of, replacement_diff, report, report_text,
+        Capture, Captures, FileReport, Label, Match, Replacement, RuleInfo, RuleSeverity, Span, Summary, findings_of, report, report_text,
     };
 }
 

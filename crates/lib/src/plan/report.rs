@@ -110,15 +110,6 @@ fn report_file(engine: &Engine, req: &Request, c: &Candidate) -> std::result::Re
     Ok(out)
 }
 
-/// The unified diff (`a/` and `b/` prefixes) of `file` with `r` alone applied,
-/// `context` lines around it: how a report shows one fix.
-pub fn replacement_diff(file: &FileReport, r: &Replacement, context: usize) -> String {
-    let edit = crate::engine::Edit { start: r.start, end: r.end, text: r.text.clone(), op: 0 };
-    let new = crate::engine::splice(file.text.as_bytes(), std::slice::from_ref(&edit));
-    let new = String::from_utf8_lossy(&new);
-    plan::diff::unified_edits_with(&file.path, &file.text, &new, &[edit], context)
-}
-
 /// The findings of `plan` (matches of rules without a fix) with all a report
 /// says of them (labels, note, column), for a front end that draws them as
 /// `ast-grep scan` does: the files that hold the first `limit` findings are

@@ -247,19 +247,57 @@ pub struct RawRequest {
     pub filter: Option<String>,
 }
 
-/// How the walk treats ignore files and hidden files (CLI flags, as ripgrep's).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// How the walk treats ignore files, hidden files and links (CLI flags, as
+/// ripgrep's and ast-grep's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WalkOptions {
     /// Search hidden files and folders too.
     pub hidden: bool,
-    /// Do not respect `.gitignore` / `.ignore` files.
+    /// Do not respect any ignore file (`.gitignore`, `.ignore`, git's
+    /// exclude and global files, those of parent folders).
     pub no_ignore: bool,
+    /// The kinds of ignore files left unread one at a time (`--no-ignore
+    /// dot|vcs|exclude|global|parent`).
+    pub ignore_off: IgnoreOff,
     /// Search hidden files (`.eslintrc.js`) but not hidden folders, as
     /// `ast-grep scan` does.
     pub hidden_files: bool,
     /// Respect `.gitignore` files only inside a git repository (ripgrep's and
-    /// ast-grep's rule); by default they count everywhere.
+    /// ast-grep's rule, the default); `false` counts them everywhere.
     pub require_git: bool,
+    /// Follow symbolic links to folders and files (`--follow`); a file reached
+    /// through a link is read and written at its real path.
+    pub follow: bool,
+}
+
+impl Default for WalkOptions {
+    fn default() -> Self {
+        WalkOptions { hidden: false, no_ignore: false, ignore_off: IgnoreOff::default(), hidden_files: false, require_git: true, follow: false }
+    }
+}
+
+/// Kinds of ignore files a walk leaves unread (ast-grep's and ripgrep's
+/// `--no-ignore` kinds), each on its own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IgnoreOff {
+    /// `.ignore` files.
+    pub dot: bool,
+    /// Version control ignore files: `.gitignore`, git's exclude and global
+    /// files, in every folder.
+    pub vcs: bool,
+    /// The repository's `.git/info/exclude`.
+    pub exclude: bool,
+    /// Git's global excludes file (`core.excludesFile`).
+    pub global: bool,
+    /// The ignore files of the folders above each root.
+    pub parent: bool,
+}
+
+impl IgnoreOff {
+    /// True when some kind is left unread.
+    pub fn any(&self) -> bool {
+        self.dot || self.vcs || self.exclude || self.global || self.parent
+    }
 }
 
 /// Match strictness, as ast-grep's `--strictness`.

@@ -111,15 +111,18 @@ pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
     for r in &roots[1..] {
         builder.add(r);
     }
+    let (all, off) = (req.walk.no_ignore, req.walk.ignore_off);
+    // As ast-grep's `--no-ignore KIND`: `vcs` also leaves git's exclude and
+    // global files unread.
     builder
         .hidden(!req.walk.hidden && !req.walk.hidden_files)
-        .ignore(!req.walk.no_ignore)
-        .git_ignore(!req.walk.no_ignore)
-        .git_global(!req.walk.no_ignore)
-        .git_exclude(!req.walk.no_ignore)
-        .parents(!req.walk.no_ignore)
+        .ignore(!all && !off.dot)
+        .git_ignore(!all && !off.vcs)
+        .git_global(!all && !off.vcs && !off.global)
+        .git_exclude(!all && !off.vcs && !off.exclude)
+        .parents(!all && !off.parent)
         .require_git(req.walk.require_git)
-        .follow_links(false)
+        .follow_links(req.walk.follow)
         .threads(rayon::current_num_threads().max(1));
     // Hidden files are searched, hidden folders below a root are not.
     let skip_hidden_folders = req.walk.hidden_files && !req.walk.hidden;
@@ -139,6 +142,7 @@ pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
     let errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let skipped: Mutex<Vec<(Option<SupportLang>, Skipped)>> = Mutex::new(Vec::new());
     let forced = req.lang;
+    let follow = req.walk.follow;
     let custom = crate::request::ruleset::LanguageGlobs::of(req.rule_set.as_ref().map_or(&[][..], |s| &s.language_globs[..]))?;
     let custom = &custom;
     builder.build_parallel().run(|| {
@@ -180,10 +184,12 @@ pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
                 (None, i) => i,
             };
             if let Some(lang) = lang {
-                let abs = path.to_path_buf();
+                // Through a link (`--follow`), the file is read and written at
+                // its real path: a write replaces the file, never the link.
+                let abs = if follow { std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()) } else { path.to_path_buf() };
                 // Never a lossy name: U+FFFD would name another file (or none).
                 // (The absolute path is checked too: the store keeps it as a string.)
-                match display_path(&abs, cwd) {
+                match display_path(path, cwd) {
                     Ok(display) if abs.to_str().is_some() => {
                         let size = entry.metadata().map_or(0, |m| m.len());
                         found.lock().unwrap().push(Candidate { path: abs, display, lang, size });
@@ -201,6 +207,12 @@ pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
     let mut files = found.into_inner().unwrap();
     files.sort_by(|a, b| a.display.cmp(&b.display));
     files.dedup_by(|a, b| a.path == b.path);
+    if follow {
+        // One file reached by two ways (a link beside its target) is searched
+        // once, under the first of its names.
+        let mut seen = std::collections::HashSet::new();
+        files.retain(|c| seen.insert(c.path.clone()));
+    }
     let total = files.len();
     let mut errors = errors.into_inner().unwrap();
     errors.sort();

@@ -290,6 +290,18 @@ fn language_injections(raw: Option<Value>, file: &Path) -> Result<Vec<Value>> {
         Some(_) => return Err(invalid("`languageInjections` must be a list of injection rules (`hostLanguage`, `rule`, `injected`)".into())),
     };
     for (i, entry) in entries.iter().enumerate() {
+        // ast-grep fails on such a host without a class of its own (exit 1).
+        if let Some(host) = entry.get("hostLanguage").and_then(Value::as_str)
+            && <ast_grep_language::SupportLang as std::str::FromStr>::from_str(host).is_err()
+        {
+            return Err(Error::project(
+                ProjectFault::Unclassified,
+                format!(
+                    "config file {}: languageInjections[{i}]: `hostLanguage: {host}` is not a language ast-edit knows (see `ast-edit langs`); give a built-in language, or remove the entry",
+                    file.display()
+                ),
+            ));
+        }
         crate::engine::CustomInjection::compile(entry)
             .map_err(|e| invalid(format!("languageInjections[{i}]: {e}; each entry needs `hostLanguage`, a `rule` whose match captures the embedded code as `$CONTENT`, and `injected` (a language, or a list of them with `$LANG` captured)")))?;
     }

@@ -231,6 +231,9 @@ pub enum ProjectFault {
     Invalid,
     /// The config file's `languageGlobs` names a language that is not built in.
     UnknownLanguage,
+    /// A fault ast-grep gives no class of its own (its exit code 1): a
+    /// `languageInjections` entry whose `hostLanguage` is not built in.
+    Unclassified,
 }
 
 /// The text of [`Error::Resolved`]: ``Action `<id>` was already applied at <at>;

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::request::rule::{Rule, Util};
 use crate::request::ruleset::RuleSet;
-use crate::request::{CONTEXT, MAX_FILE_STEPS, Op, Request, Strictness, WalkOptions, lang};
+use crate::request::{CONTEXT, IgnoreOff, MAX_FILE_STEPS, Op, Request, Strictness, WalkOptions, lang};
 
 /// Why a stored request cannot be read back. It is the error of the
 /// `TryFrom` impls from the store's own types, which only the store can name:
@@ -115,6 +115,33 @@ struct StoredWalk {
     hidden_files: bool,
     #[serde(rename = "requireGit", default)]
     require_git: bool,
+    /// Missing from entries written before `--no-ignore KIND` and `--follow`.
+    #[serde(rename = "ignoreOff", default, skip_serializing_if = "StoredIgnoreOff::none")]
+    ignore_off: StoredIgnoreOff,
+    #[serde(rename = "follow", default, skip_serializing_if = "std::ops::Not::not")]
+    follow: bool,
+}
+
+/// [`IgnoreOff`] as written (left out when no kind is off, so entries
+/// without these flags keep their bytes).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+struct StoredIgnoreOff {
+    #[serde(rename = "dot", default)]
+    dot: bool,
+    #[serde(rename = "vcs", default)]
+    vcs: bool,
+    #[serde(rename = "exclude", default)]
+    exclude: bool,
+    #[serde(rename = "global", default)]
+    global: bool,
+    #[serde(rename = "parent", default)]
+    parent: bool,
+}
+
+impl StoredIgnoreOff {
+    fn none(&self) -> bool {
+        !(self.dot || self.vcs || self.exclude || self.global || self.parent)
+    }
 }
 
 /// A [`RuleSet`] as written: the empty parts left out.
@@ -227,13 +254,29 @@ impl From<StoredStrictness> for Strictness {
 
 impl From<WalkOptions> for StoredWalk {
     fn from(w: WalkOptions) -> Self {
-        StoredWalk { hidden: w.hidden, no_ignore: w.no_ignore, hidden_files: w.hidden_files, require_git: w.require_git }
+        let o = w.ignore_off;
+        StoredWalk {
+            hidden: w.hidden,
+            no_ignore: w.no_ignore,
+            hidden_files: w.hidden_files,
+            require_git: w.require_git,
+            ignore_off: StoredIgnoreOff { dot: o.dot, vcs: o.vcs, exclude: o.exclude, global: o.global, parent: o.parent },
+            follow: w.follow,
+        }
     }
 }
 
 impl From<StoredWalk> for WalkOptions {
     fn from(w: StoredWalk) -> Self {
-        WalkOptions { hidden: w.hidden, no_ignore: w.no_ignore, hidden_files: w.hidden_files, require_git: w.require_git }
+        let o = w.ignore_off;
+        WalkOptions {
+            hidden: w.hidden,
+            no_ignore: w.no_ignore,
+            hidden_files: w.hidden_files,
+            require_git: w.require_git,
+            ignore_off: IgnoreOff { dot: o.dot, vcs: o.vcs, exclude: o.exclude, global: o.global, parent: o.parent },
+            follow: w.follow,
+        }
     }
 }
 
@@ -288,7 +331,7 @@ mod tests {
         let (json, back) = round_trip(&r);
         assert_eq!(
             json,
-            r#"{"ops":[{"pat":"a","out":"b"}],"paths":["."],"lang":"python","selector":null,"strictness":"smart","globs":[],"maxFiles":null,"walk":{"hidden":false,"noIgnore":false,"hiddenFiles":false,"requireGit":false},"maxFilesize":1048576,"noPrefilter":false}"#
+            r#"{"ops":[{"pat":"a","out":"b"}],"paths":["."],"lang":"python","selector":null,"strictness":"smart","globs":[],"maxFiles":null,"walk":{"hidden":false,"noIgnore":false,"hiddenFiles":false,"requireGit":true},"maxFilesize":1048576,"noPrefilter":false}"#
         );
         assert_eq!(back, Request { time_limit: None, ..r }, "the time limit is not stored");
     }
