@@ -272,6 +272,7 @@ pub fn ast_undo_output_schema() -> Value {
     object(
         json!({
             "id": string(),
+            "label": string(),
             "status": {"type": "string", "enum": ["restored", "incomplete"]},
             "restored": {"type": "array", "items": string()},
             "outstanding": rows("{path, status, reason}"),

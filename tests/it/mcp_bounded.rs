@@ -18,8 +18,9 @@ const STRUCTURED_BUDGET: usize = 40_000;
 /// every session. Raised from 12,288 by the template check's keys
 /// (`templateMismatch`, `layoutFallbacks`, `editsChecked`,
 /// `allowTemplateMismatch`), then to 14 KiB when `ast_search`'s fields got
-/// `ast_edit`'s descriptions.
-const TOOLS_LIST_BUDGET: usize = 14_336;
+/// `ast_edit`'s descriptions, then to 15 KiB when `ast_undo`'s output schema listed
+/// the `label` every undo returns and `ast_pending` took a diff line offset.
+const TOOLS_LIST_BUDGET: usize = 15_360;
 const REMINDER: &str = "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
 
 /// What this file's tests add to an [`Env`].

@@ -223,6 +223,7 @@ async fn run_session(root: &Path, state: &Path) -> (String, Vec<(String, usize, 
         }
         let Value::Object(map) = args.clone() else { unreachable!("arguments are objects") };
         let r = client.call_tool(CallToolRequestParams::new(step.tool.to_string()).with_arguments(map)).await.expect("a tool result");
+        crate::common::conform::conforms(step.tool, &r);
         let body = text(&r);
         let structured = r.structured_content.clone().unwrap_or(Value::Null);
         sizes.push((step.tool.to_string(), body.chars().count(), structured.to_string().chars().count()));

@@ -34,6 +34,7 @@ impl Session {
     async fn call(&mut self, tool: &str, args: Value) -> CallToolResult {
         let Value::Object(map) = args.clone() else { panic!("arguments must be an object") };
         let r = self.client.call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(map)).await.expect("a tool result");
+        crate::common::conform::conforms(tool, &r);
         self.seen.push((format!("{tool} {args}"), r.clone()));
         r
     }

@@ -147,7 +147,9 @@ mod mcp {
 
     async fn call(c: &RunningService<RoleClient, ()>, args: Value) -> CallToolResult {
         let Value::Object(map) = args else { panic!("an object") };
-        c.call_tool(CallToolRequestParams::new("resolve").with_arguments(map)).await.expect("a tool result")
+        let r = c.call_tool(CallToolRequestParams::new("resolve").with_arguments(map)).await.expect("a tool result");
+        crate::common::conform::conforms("resolve", &r);
+        r
     }
 
     fn text(r: &CallToolResult) -> String {
