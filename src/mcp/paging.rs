@@ -261,14 +261,17 @@ pub fn resolve(d: &ResolveDetails) -> Value {
             f.remove("diff");
         }
     }
-    // A refusal keeps every count and both ways on; its files within half the budget.
+    // A refusal keeps every count and its ways on; its files within half the
+    // budget, counted and marked `truncated` when some do not fit.
+    let mut refused_cut = false;
     if let Some(Value::Object(refused)) = obj.get_mut("refused") {
         let left = cap_notes_within(refused, "files", STRUCTURED_CHAR_BUDGET / 2);
         if left > 0 {
             refused.insert("filesOmitted".into(), Value::from(left));
+            refused_cut = true;
         }
     }
-    mark(obj, false, 0);
+    mark(obj, refused_cut, 0);
     if json_chars(&v) <= STRUCTURED_CHAR_BUDGET {
         return v;
     }

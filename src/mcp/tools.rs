@@ -188,7 +188,7 @@ pub fn resolve_output_schema() -> Value {
             "label": string(),
             "sourceResultDetails": {"type": "object", "description": "What apply/discard returned (ast_edit: files, status)."},
             "error": string(),
-            "refused": {"type": "object", "description": "{selected, files, applyRest?, applyAll}"},
+            "refused": {"type": "object", "description": "{selected, files: [{path, reason}], filesOmitted?, applyRest?, applyAll?}"},
             "truncated": truncated,
             "filesOmitted": omitted
         }),

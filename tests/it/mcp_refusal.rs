@@ -2,8 +2,9 @@
 //! flagged is refused whole with which files, why, and the exact `extra` that
 //! applies the rest (text never cut mid-way; `structuredContent.error` and
 //! `refused`), and that `extra` then writes exactly the other files. A partial
-//! apply says that what it left out is no longer pending. Through the real
-//! server, with the bytes on disk checked.
+//! apply says that what it left out is no longer pending. Files changed since
+//! the preview are refused the same way (`stale: "skip"` applies the rest).
+//! Through the real server, with the bytes on disk checked.
 
 use crate::common::Tree;
 use crate::common::mcp::{call, connect, text};
@@ -126,5 +127,77 @@ async fn files_and_exclude_take_folders_and_globs() {
     let r = call(&c, "resolve", json!({"action": "apply", "reason": "r", "extra": {"files": ["tests/**/*.py"]}})).await;
     assert_ne!(r.is_error, Some(true), "{}", text(&r));
     assert_eq!(["src/a.py", "src/b_test.py", "tests/c.py", "tests/deep/d_test.py", "e.py"].map(now), [true, false, true, true, true]);
+    c.cancel().await.unwrap();
+}
+
+/// Files changed since the preview: the text names how many, lists the first
+/// 20 one a line and keeps the way on (`stale: "skip"`) whole, never cut
+/// mid-list; `structuredContent.refused` lists every stale file with why and
+/// gives the `extra` that applies the others, which then writes exactly them.
+#[tokio::test]
+async fn a_stale_refusal_keeps_its_list_and_its_way_on() {
+    const STALE: usize = 58;
+    const FRESH: usize = 12;
+    let t = Tree::empty();
+    let path = |i: usize| format!("tests/admin_views/test_actions_and_their_permissions_{i:03}.py");
+    for i in 0..STALE + FRESH {
+        t.write(&path(i), format!("def f():\n    foo({i})\n"));
+    }
+    let c = connect(&t).await;
+    let r = call(&c, "ast_edit", json!({"ops": [{"pat": "foo($A)", "out": "bar($A)"}], "lang": "py"})).await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    for i in 0..STALE {
+        t.write(&path(i), format!("def f():\n    foo({i})  # changed\n"));
+    }
+    let before = t.snapshot();
+    let r = call(&c, "resolve", json!({"action": "apply", "reason": "r"})).await;
+    assert_eq!(r.is_error, Some(true));
+    assert_eq!(t.snapshot(), before, "nothing written");
+    let body = text(&r);
+    assert!(!body.contains("characters cut") && !body.contains("more characters"), "{body}");
+    let lines: Vec<&str> = body.lines().collect();
+    assert_eq!(lines[0], format!("Apply failed: {STALE} files changed since the preview:"));
+    assert_eq!(lines[1], format!("  {}", path(0)));
+    assert_eq!(lines[20], format!("  {}", path(19)));
+    assert_eq!(lines[21], format!("  … and {} more (the result's `refused` lists them all)", STALE - 20));
+    assert_eq!(lines[22], "Nothing was written; discard this action and preview again, or pass extra {\"stale\":\"skip\"} to apply the unchanged files");
+    assert_eq!(lines.len(), 23, "{body}");
+    let s = r.structured_content.as_ref().unwrap();
+    assert_eq!(s["error"], body);
+    assert_eq!(s["truncated"], false);
+    let refused = &s["refused"];
+    assert_eq!(refused["selected"], STALE + FRESH);
+    let files = refused["files"].as_array().unwrap();
+    assert_eq!(files.len(), STALE);
+    assert_eq!(files[57], json!({"path": path(57), "reason": "changed since the preview"}));
+    assert_eq!(refused["applyRest"], json!({"stale": "skip"}));
+    assert!(refused.get("applyAll").is_none(), "no option writes a changed file: {refused}");
+    let r = call(&c, "resolve", json!({"action": "apply", "reason": "r", "extra": refused["applyRest"].clone()})).await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    assert_eq!(t.read(&path(STALE)), format!("def f():\n    bar({STALE})\n"));
+    assert_eq!(t.read(&path(0)), "def f():\n    foo(0)  # changed\n");
+    c.cancel().await.unwrap();
+}
+
+/// A short list stays on one line, as docs/DESIGN.md §5.3 words it, with the
+/// same `refused` list.
+#[tokio::test]
+async fn a_short_stale_refusal_is_one_line() {
+    let t = Tree::empty();
+    for p in ["a.py", "b.py", "c.py"] {
+        t.write(p, "foo(1)\n");
+    }
+    let c = connect(&t).await;
+    call(&c, "ast_edit", json!({"ops": [{"pat": "foo($A)", "out": "bar($A)"}], "lang": "py"})).await;
+    t.write("a.py", "foo(2)\n");
+    std::fs::remove_file(t.path().join("b.py")).unwrap();
+    let r = call(&c, "resolve", json!({"action": "apply", "reason": "r", "extra": {"files": ["a.py", "b.py", "c.py"]}})).await;
+    assert_eq!(
+        text(&r),
+        "Apply failed: 2 files changed since the preview: a.py, b.py. Nothing was written; discard this action and preview again, or pass extra {\"stale\":\"skip\"} to apply the unchanged files"
+    );
+    let refused = &r.structured_content.as_ref().unwrap()["refused"];
+    assert_eq!(refused["files"], json!([{"path": "a.py", "reason": "changed since the preview"}, {"path": "b.py", "reason": "deleted since the preview"}]));
+    assert_eq!(refused["applyRest"], json!({"stale": "skip", "files": ["a.py", "b.py", "c.py"]}));
     c.cancel().await.unwrap();
 }
