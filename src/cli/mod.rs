@@ -591,6 +591,11 @@ pub struct ShowArgs {
     /// Print every diff line in full.
     #[arg(long)]
     pub full: bool,
+    /// Only the files PATH selects: a file, a folder or a glob (`*_test.py` by
+    /// name, `src/**/*.py` by path), as `resolve --extra '{"files": [...]}'`
+    /// takes them. Repeatable.
+    #[arg(long, value_name = "PATH")]
+    pub path: Vec<String>,
 }
 
 /// Opens the store of the working directory's workspace, reporting the clean-up

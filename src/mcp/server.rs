@@ -319,9 +319,9 @@ impl AstEditServer {
         let store = self.store(session)?;
         let locked = store.lock()?;
         let Some(id) = args.id.filter(|id| !id.trim().is_empty()) else {
-            if args.file_offset.is_some() || args.limit.is_some() || args.path.is_some() {
+            if args.file_offset.is_some() || args.limit.is_some() || args.path.is_some() || args.diff_offset.is_some() {
                 return Ok(tool_error(
-                    "fileOffset, limit and path page through one action's files: give its `id` too (call `ast_pending` without arguments to list the pending actions)".into(),
+                    "fileOffset, diffOffset, limit and path page through one action's files: give its `id` too (call `ast_pending` without arguments to list the pending actions)".into(),
                 ));
             }
             let (actions, damaged) = locked.listed()?;
@@ -356,7 +356,9 @@ impl AstEditServer {
             text_used += texts::page_file_chars(f);
             text_used <= PAGE_TEXT_ROOM
         };
-        Ok(match paging::page(&action, args.path.as_deref().filter(|p| !p.trim().is_empty()), offset, limit, fits) {
+        let diff_offset = args.diff_offset.map(|d| usize::try_from(d).unwrap_or(usize::MAX));
+        let room = paging::TextRoom { room: PAGE_TEXT_ROOM, line: &texts::diff_line_chars };
+        Ok(match paging::page(&action, args.path.as_deref().filter(|p| !p.trim().is_empty()), (offset, diff_offset), limit, &room, fits) {
             Ok(page) => success(texts::page_text(&action, &page), page.value.clone()),
             Err(msg) => tool_error(msg),
         })

@@ -286,7 +286,9 @@ async fn one_diff_larger_than_the_budget_is_cut_at_a_line_and_says_so() {
     let id = d["id"].as_str().unwrap();
     let diff = d["files"][0]["diff"].as_str().unwrap();
     assert!(
-        diff.ends_with(&format!("cut to keep this result under 40000 characters; the pending action {id} holds the whole diff, and apply writes it whole\n")),
+        diff.ends_with(&format!(
+            "cut to keep this result under 40000 characters; the pending action {id} holds the whole diff (`ast_pending` with its id pages through it, \"diffOffset\" on from a cut), and apply writes it whole\n"
+        )),
         "{}",
         &diff[diff.len() - 300..]
     );
@@ -294,7 +296,10 @@ async fn one_diff_larger_than_the_budget_is_cut_at_a_line_and_says_so() {
     sizes(&r);
     assert_eq!(structured(&r)["truncated"], true);
     assert!(structured(&r).get("nextFileOffset").is_none());
-    assert!(text(&r).contains("omitted to keep this page under 20000 characters; this result's `structuredContent.files[].diff` holds them."), "{}", text(&r));
+    // The page shows the lines that fit both budgets and the call for the rest
+    // (tests/it/mcp_review.rs pages to the end).
+    let next = structured(&r)["nextDiffOffset"].as_u64().expect("the rest of the diff");
+    assert!(text(&r).contains(&format!("\"diffOffset\": {next}}}")), "{}", text(&r));
     let _ = client.cancel().await;
 }
 
@@ -324,7 +329,7 @@ async fn ast_pending_refuses_bad_pages_with_the_way_out() {
         (json!({"id": id, "limit": 0}), "limit must be at least 1 (files per page)".into()),
         (
             json!({"fileOffset": 1}),
-            "fileOffset, limit and path page through one action's files: give its `id` too (call `ast_pending` without arguments to list the pending actions)"
+            "fileOffset, diffOffset, limit and path page through one action's files: give its `id` too (call `ast_pending` without arguments to list the pending actions)"
                 .into(),
         ),
     ] {

@@ -323,7 +323,9 @@ async fn resolve_paths(s: &mut Session, t: &Tree) {
     let r = s.ok("ast_edit", json!({"ops": [op("fetch_data($A)", "load_data($A)")], "paths": ["huge"]})).await;
     let big = r.structured_content.as_ref().unwrap()["id"].as_str().unwrap().to_string();
     let page = s.ok("ast_pending", json!({"id": big})).await;
-    assert!(text(&page).contains("omitted to keep this page"), "{}", text(&page));
+    assert!(text(&page).contains("Rest of this diff: `ast_pending`"), "{}", text(&page));
+    let next = page.structured_content.as_ref().unwrap()["nextDiffOffset"].clone();
+    s.ok("ast_pending", json!({"id": big, "diffOffset": next})).await;
     s.ok("resolve", json!({"action": "discard", "reason": "r"})).await;
     s.error("resolve", json!({"action": "discard", "reason": "r"})).await;
 }

@@ -110,7 +110,7 @@ pub mod checks {
 pub mod apply {
     pub use crate::apply::{
         AppliedFile, ApplyOptions, ApplyOutcome, MAX_LISTED_WRITTEN, NOTHING_TO_UNDO, Outstanding, UndoChoice, UndoOutcome, UndoResult, pick_undo, selects,
-        undo,
+        selects_none, undo,
     };
 }
 

@@ -28,7 +28,7 @@ mod fresh;
 mod journal;
 mod options;
 
-pub use options::selects;
+pub use options::{selects, selects_none};
 mod outcome;
 mod undo;
 

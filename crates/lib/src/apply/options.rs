@@ -237,6 +237,19 @@ pub fn selects(entry: &str, path: &str) -> bool {
     entry.contains(['*', '?', '[', '{']) && globset::GlobBuilder::new(entry).literal_separator(true).build().is_ok_and(|g| g.compile_matcher().is_match(target))
 }
 
+/// The message when `entry`, given as `field` (`path`, `--path`), selects none
+/// of `paths`, the files of pending action `id`: what it may be, and the first
+/// 20 of them, with how many more.
+pub fn selects_none(field: &str, entry: &str, paths: &[&str], id: &str) -> String {
+    let names = &paths[..paths.len().min(20)];
+    let more = if paths.len() > names.len() { format!(", and {} more", paths.len() - names.len()) } else { String::new() };
+    format!(
+        "{field} `{entry}` selects none of the {} of pending action {id}: give a file, a folder or a glob of its files (`*_test.py` by name, `src/**/*.py` by path); its files are: {}{more}",
+        crate::shared::text::plural(paths.len(), "file"),
+        names.join(", ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
 
