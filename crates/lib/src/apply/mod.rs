@@ -147,7 +147,7 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
         spool.abandon();
         None
     } else {
-        spool.commit(&staged)?
+        spool.commit(&staged, plan.files.len())?
     };
     let (done, changed) = rename_all(staged, &spool, jdir.as_deref())?;
     let mut files = verify_written(&done, &mut outstanding);
