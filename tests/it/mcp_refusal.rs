@@ -201,3 +201,42 @@ async fn a_short_stale_refusal_is_one_line() {
     assert_eq!(refused["applyRest"], json!({"stale": "skip", "files": ["a.py", "b.py", "c.py"]}));
     c.cancel().await.unwrap();
 }
+
+/// An apply that would write nothing is no success: options that leave out
+/// every file (`skipFlagged` with every file flagged, `exclude` of them all)
+/// and `stale: "skip"` with every file changed are errors, nothing written,
+/// and the action stays pending under its id.
+#[tokio::test]
+async fn an_apply_that_would_write_nothing_fails_and_keeps_the_action() {
+    let t = Tree::empty();
+    for i in 0..3 {
+        t.write(&format!("pkg/sub/bad_{i:03}_with_a_rather_long_name_to_fill_the_line.py"), format!("def g():\n    foo({i})\n"));
+    }
+    let before = t.snapshot();
+    let c = connect(&t).await;
+    let r = call(&c, "ast_edit", json!({"rule": RULES})).await;
+    let id = r.structured_content.as_ref().unwrap()["id"].as_str().unwrap().to_string();
+    let r = call(&c, "resolve", json!({"action": "apply", "reason": "r", "extra": {"skipFlagged": true}})).await;
+    assert_eq!(r.is_error, Some(true), "{}", text(&r));
+    assert_eq!(
+        text(&r),
+        "Apply failed: nothing was written: the options leave out every one of the 3 files of this action (3 files: its rewrite adds syntax errors (left out by extra.skipFlagged)). The action stays pending: apply it with other options, or discard it"
+    );
+    let r = call(&c, "resolve", json!({"action": "apply", "reason": "r", "extra": {"exclude": ["pkg"]}})).await;
+    assert_eq!(r.is_error, Some(true), "{}", text(&r));
+    assert!(text(&r).contains("(3 files: named in extra.exclude)"), "{}", text(&r));
+    assert_eq!(t.snapshot(), before);
+    let r = call(&c, "ast_pending", json!({})).await;
+    assert!(text(&r).contains(&id), "still pending: {}", text(&r));
+    // Every file changed since the preview: `stale: "skip"` would write nothing.
+    for i in 0..3 {
+        t.write(&format!("pkg/sub/bad_{i:03}_with_a_rather_long_name_to_fill_the_line.py"), format!("def g():\n    foo({i})  # changed\n"));
+    }
+    let r = call(&c, "resolve", json!({"action": "apply", "reason": "r", "extra": {"stale": "skip", "allowSyntaxErrors": true}})).await;
+    assert_eq!(r.is_error, Some(true), "{}", text(&r));
+    assert!(text(&r).starts_with("Apply failed: 3 files changed since the preview: "), "{}", text(&r));
+    assert!(r.structured_content.as_ref().unwrap()["refused"].get("applyRest").is_none(), "no other file to apply");
+    let r = call(&c, "ast_pending", json!({})).await;
+    assert!(text(&r).contains(&id), "still pending: {}", text(&r));
+    c.cancel().await.unwrap();
+}

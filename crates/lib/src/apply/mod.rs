@@ -131,6 +131,9 @@ pub(super) fn injected_at(var: &str, k: usize) -> bool {
 pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>, &Journalled)>) -> Result<ApplyOutcome> {
     opts.check_paths(plan)?;
     let (selected, mut outstanding) = select(plan, opts)?;
+    if selected.is_empty() && !plan.files.is_empty() {
+        return Err(nothing_selected(&outstanding));
+    }
     flag_guard(&selected, opts)?;
     let spool = Spool::create(journal)?;
     let (staged, left) = match prepare_all(plan, &selected, opts, &spool) {
@@ -216,6 +219,25 @@ fn select<'p>(plan: &'p Plan, opts: &ApplyOptions) -> Result<(Vec<&'p FilePlan>,
         left_out.push(Outstanding { path: f.path.clone(), status: OutstandingStatus::NotSelected, reason: reason.into() });
     }
     Ok((selected, left_out))
+}
+
+/// The failure of an apply whose options leave out every file of its action:
+/// writing nothing is no success (the action stays pending), and the text
+/// counts the files by why each was left out.
+fn nothing_selected(left_out: &[Outstanding]) -> Error {
+    let mut reasons: Vec<(&str, usize)> = Vec::new();
+    for o in left_out {
+        match reasons.iter_mut().find(|(r, _)| *r == o.reason) {
+            Some((_, n)) => *n += 1,
+            None => reasons.push((&o.reason, 1)),
+        }
+    }
+    let why: Vec<String> = reasons.iter().map(|(r, n)| format!("{}: {r}", plural(*n, "file"))).collect();
+    Error::apply_failed(format!(
+        "nothing was written: the options leave out every one of the {} of this action ({}). The action stays pending: apply it with other options, or discard it",
+        plural(left_out.len(), "file"),
+        why.join("; ")
+    ))
 }
 
 /// Fails the apply when `extra.files` names a path that is not in the action.
@@ -327,7 +349,8 @@ fn prepare_all<'p>(plan: &Plan, selected: &[&'p FilePlan], opts: &ApplyOptions, 
             Outcome::Refused(reason) => left.push((*f, Err(reason))),
         }
     }
-    if !left.is_empty() && !opts.skip_stale {
+    // With `stale: "skip"`, an apply that would write nothing at all fails too.
+    if !left.is_empty() && (!opts.skip_stale || left.len() == selected.len()) {
         return Err(not_written(&left, selected.len()));
     }
     Ok((staged, left))
