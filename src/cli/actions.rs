@@ -191,7 +191,7 @@ pub(super) fn show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> any
     };
     let Some(action) = found else {
         let msg = match (&id, resolved) {
-            (Some(id), Some(r)) => super::words::error(&Error::Resolved { id: id.clone(), resolution: r.resolution, at: r.at }),
+            (Some(id), Some(r)) => super::words::error(&Error::Resolved { id: id.clone(), resolution: r.resolution, at: r.at, by: r.superseded_by }),
             (Some(id), None) => super::words::error(&Error::UnknownId(id.clone())),
             (None, _) => "No pending actions.".to_string(),
         };

@@ -333,7 +333,11 @@ impl AstEditServer {
         };
         let Some(action) = locked.get(Some(&id))? else {
             let said = match locked.resolution(&id)? {
-                Some(r) => format!("{} {}", ast_edit::app::error::resolved_text(&id, r.resolution, &r.at).render(WORDS), WORDS.say(&Say::ListPending)),
+                Some(r) => format!(
+                    "{} {}",
+                    ast_edit::app::error::resolved_text(&id, r.resolution, &r.at, r.superseded_by.as_deref()).render(WORDS),
+                    WORDS.say(&Say::ListPending)
+                ),
                 None => words::error(&Error::UnknownId(id)),
             };
             return Ok(tool_error(said));

@@ -353,7 +353,7 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
         if let Some(id) = &req.id
             && let Some(record) = locked.resolution(id)?
         {
-            let text = crate::shared::error::resolved_text(id, record.resolution, &record.at);
+            let text = crate::shared::error::resolved_text(id, record.resolution, &record.at, record.superseded_by.as_deref());
             return Ok(ResolveResult::new(Ending::UnknownId, text, details));
         }
         return resolve_standing(&locked, req, handlers, details);

@@ -39,7 +39,7 @@ pub enum Error {
     /// `resolve --id` or `show ID` named an action that is no longer pending
     /// because it was resolved: what became of it, and when (docs/DESIGN.md
     /// section 5.3).
-    #[error("{}", resolved_text(id, *resolution, at))]
+    #[error("{}", resolved_text(id, *resolution, at, by.as_deref()))]
     Resolved {
         /// The action's id.
         id: String,
@@ -47,6 +47,8 @@ pub enum Error {
         resolution: crate::shared::status::Resolution,
         /// When (RFC 3339, UTC).
         at: String,
+        /// The action that superseded it, if one did.
+        by: Option<String>,
     },
     /// Applying an action failed; the action stays pending.
     #[error("Apply failed: {0}")]
@@ -108,7 +110,7 @@ impl Error {
             Error::ApplyFailed(t) => t.clone().after("Apply failed: "),
             Error::ApplyRefused(r) => r.text().after("Apply failed: "),
             Error::UnknownId(id) => unknown_id(id),
-            Error::Resolved { id, resolution, at } => resolved_text(id, *resolution, at),
+            Error::Resolved { id, resolution, at, by } => resolved_text(id, *resolution, at, by.as_deref()),
             other => Text::from(other.to_string()),
         }
     }
@@ -322,8 +324,8 @@ pub enum ProjectFault {
 
 /// The text of [`Error::Resolved`]: ``Action `<id>` was already applied at <at>;
 /// nothing to do.`` and likewise for the other resolutions (docs/DESIGN.md §5.3,
-/// §5.14).
-pub fn resolved_text(id: &str, resolution: crate::shared::status::Resolution, at: &str) -> Text {
+/// §5.14); a superseded action names `by`, the action that replaced it.
+pub fn resolved_text(id: &str, resolution: crate::shared::status::Resolution, at: &str, by: Option<&str>) -> Text {
     use crate::shared::status::Resolution;
     let what = match resolution {
         Resolution::Applied => Text::from("was already applied"),
@@ -331,6 +333,12 @@ pub fn resolved_text(id: &str, resolution: crate::shared::status::Resolution, at
         Resolution::Undone => Text::from("was applied, then undone"),
         Resolution::Cleared => Text::default().say(Say::Cleared),
         Resolution::Expired => Text::from("was dropped unresolved by the store's retention ").say(Say::Expired),
+        Resolution::Superseded => {
+            let by = by.unwrap_or("a later preview");
+            return Text::from(format!(
+                "Action `{id}` was superseded by {by} at {at}: a later preview of the same ops and paths by the same session replaced it. Resolve {by} instead."
+            ));
+        }
     };
     Text::from(format!("Action `{id}` ")).then(what).lit(format!(" at {at}; nothing to do."))
 }
