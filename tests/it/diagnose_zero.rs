@@ -162,3 +162,32 @@ fn the_diagnosis_is_matched_under_the_request_budget() {
         cut.stdout
     );
 }
+
+/// Every lower-case `$name` of a pattern is named, `$$$rest` too, not only the
+/// first one.
+#[tokio::test]
+async fn every_lowercase_metavariable_is_named() {
+    let t = Tree::empty();
+    t.write("a.js", "console.log(\"x\", 1, 2);\n");
+    let c = connect(&t).await;
+    let note =
+        "ops[0].pat: `$msg` and `$$$rest` are not metavariables: metavariables are upper case (`$MSG`, `$$$REST`), so each stands for its own code only.";
+    let r = call(&c, "ast_search", json!({"ops": [{"pat": "console.log($msg, $$$rest)"}]})).await;
+    assert!(warnings(&r).iter().any(|w| w == note), "{:?}", warnings(&r));
+    let r = call(&c, "ast_edit", json!({"ops": [{"pat": "console.log($msg, $$$rest)", "out": "log($msg)"}]})).await;
+    assert!(warnings(&r).iter().any(|w| w.ends_with(&note["ops[0].pat: ".len()..])), "{:?}", warnings(&r));
+    assert_eq!(total(&c, json!({"ops": [{"pat": "console.log($MSG, $$$REST)"}]})).await, 1);
+    c.cancel().await.unwrap();
+}
+
+/// A `has` with `field` names the child it looks at: "add `stopBy: end`" is
+/// not its fix, and it gets no such note.
+#[tokio::test]
+async fn a_has_with_a_field_is_not_told_to_add_stop_by() {
+    let t = tree();
+    let c = connect(&t).await;
+    let rule = "id: class-named-nope\nlanguage: python\nrule:\n  kind: class_definition\n  has:\n    field: name\n    regex: ^Nope$\n";
+    let r = call(&c, "ast_search", json!({"rule": rule})).await;
+    assert!(!warnings(&r).iter().any(|w| w.contains("stopBy")), "{:?}", warnings(&r));
+    c.cancel().await.unwrap();
+}

@@ -251,7 +251,8 @@ pub(crate) fn operator_note(i: usize, pat: &str, lang: SupportLang) -> Option<Te
 
 /// For the rules of a rule set that matched nothing: a note per relational
 /// rule (`inside`, `has`, `follows`, `precedes`) without `stopBy` (as JSON, a
-/// rule config says `stopBy: neighbor` then), which
+/// rule config says `stopBy: neighbor` then; a `has` with `field`, which names
+/// the child it looks at, is left out), which
 /// looks at the next node only (the direct parent, a direct child, the next
 /// sibling): the usual cause when `inside: {kind: impl_item}` finds nothing.
 pub fn relational_notes(req: &Request, zero: impl Fn(usize) -> bool) -> Vec<Text> {
@@ -285,8 +286,12 @@ fn relational_without_stop(v: &serde_json::Value, found: &mut Vec<&'static str>)
         serde_json::Value::Object(m) => {
             for (k, sub) in m {
                 let key = ["inside", "has", "follows", "precedes"].into_iter().find(|r| r == k);
+                // A `has` with `field` names the child it looks at: a miss there is
+                // the field's, which "every descendant" does not fix; no note.
                 if let Some(key) = key
-                    && sub.as_object().is_some_and(|o| o.get("stopBy").is_none_or(|v| v.is_null() || v == "neighbor"))
+                    && sub.as_object().is_some_and(|o| {
+                        o.get("stopBy").is_none_or(|v| v.is_null() || v == "neighbor") && !(key == "has" && o.get("field").is_some_and(|f| !f.is_null()))
+                    })
                     && !found.contains(&key)
                 {
                     found.push(key);
