@@ -191,3 +191,26 @@ async fn a_has_with_a_field_is_not_told_to_add_stop_by() {
     assert!(!warnings(&r).iter().any(|w| w.contains("stopBy")), "{:?}", warnings(&r));
     c.cancel().await.unwrap();
 }
+
+/// A single metavariable in a Rust macro's token tree matches one token:
+/// `tri!($E)` misses every `tri!(f(x))`. The note says so and gives the
+/// pattern with `$$$` lists, which finds them.
+#[tokio::test]
+async fn a_metavariable_in_a_macro_token_tree_is_named_with_the_dollar_list_that_finds_the_calls() {
+    let t = Tree::empty();
+    t.write("src/lib.rs", "fn f() -> R {\n    let a = tri!(read(x));\n    let b = tri!(parse(a, 10));\n    tri!(done(b))\n}\n");
+    let c = connect(&t).await;
+    let r = call(&c, "ast_edit", json!({"ops": [{"pat": "tri!($E)", "out": "$E?"}], "lang": "rust"})).await;
+    let w = warnings(&r);
+    assert_eq!(
+        w[0],
+        "ops[0].pat `tri!($E)` matched nothing in the 1 rust file it was tried on: inside a macro's token tree a metavariable such as `$A` matches one token, so it misses an argument of several (`f(x)`); with `$$$` lists there, `tri!($$$E)` matches 3 places (e.g. src/lib.rs:2): pass `\"pat\": \"tri!($$$E)\"`, and the same `$$$` names in the rewrite.",
+        "{w:?}"
+    );
+    assert!(!w.iter().any(|w| w.contains("markdown")), "{w:?}");
+    assert_eq!(total(&c, json!({"ops": [{"pat": "tri!($$$E)"}], "lang": "rust"})).await, 3);
+    c.cancel().await.unwrap();
+    // The CLI words the same note with its flag.
+    let r = t.run(&["search", "-l", "rust", "-p", "tri!($E)"]).ok();
+    assert!(r.stdout.contains("`tri!($$$E)` matches 3 places (e.g. src/lib.rs:2): pass `-p 'tri!($$$E)'`"), "{}", r.stdout);
+}
