@@ -2,7 +2,7 @@
 //! flagged is refused whole with which files, why, and the exact `extra` that
 //! applies the rest (text never cut mid-way; `structuredContent.error` and
 //! `refused`), and that `extra` then writes exactly the other files. A partial
-//! apply says that what it left out is no longer pending. Files changed since
+//! apply leaves what it left out pending under the action's id. Files changed since
 //! the preview are refused the same way (`stale: "skip"` applies the rest).
 //! Through the real server, with the bytes on disk checked.
 
@@ -65,12 +65,13 @@ async fn a_refusal_names_the_files_and_the_extra_that_applies_the_rest() {
     let rest: Value = refused["applyRest"].clone();
     let r = call(&c, "resolve", json!({"action": "apply", "reason": "r", "extra": rest})).await;
     assert_ne!(r.is_error, Some(true), "{}", text(&r));
-    assert!(text(&r).contains("\nThe action is resolved: the files not applied are no longer pending (preview them again to edit them).\nTo undo: call `ast_undo` with `\"id\": \""), "{}", text(&r));
+    assert!(text(&r).contains(&format!("\nThe {BAD} files left out stay pending as ")), "{}", text(&r));
     assert!(!serde_json::to_string(&r.structured_content).unwrap().contains("\"diff\""), "no diffs in resolve's structuredContent");
     assert_eq!(t.read("pkg/good_007.py"), "def f():\n    bar(7)\n");
     assert_eq!(t.read("pkg/sub/bad_007_with_a_rather_long_name_to_fill_the_line.py"), "def g():\n    foo(7)\n");
+    // The refused files stay pending, and `close` ends the action with an apply.
     let r = call(&c, "ast_pending", json!({})).await;
-    assert!(!text(&r).contains("ae-"), "nothing pending: {}", text(&r));
+    assert!(text(&r).contains(&format!("AST Edit: {BAD} replacements in {BAD} files")), "{}", text(&r));
     c.cancel().await.unwrap();
 }
 
@@ -238,5 +239,49 @@ async fn an_apply_that_would_write_nothing_fails_and_keeps_the_action() {
     assert!(r.structured_content.as_ref().unwrap()["refused"].get("applyRest").is_none(), "no other file to apply");
     let r = call(&c, "ast_pending", json!({})).await;
     assert!(text(&r).contains(&id), "still pending: {}", text(&r));
+    c.cancel().await.unwrap();
+}
+
+/// A partial apply (`files`, `exclude`, `skipFlagged`) leaves the other files
+/// pending under the same id, labelled with what remains; the next apply of
+/// that id writes them; `close: true` ends the action with its apply.
+#[tokio::test]
+async fn a_partial_apply_leaves_the_rest_pending_under_the_same_id() {
+    let t = Tree::empty();
+    for i in 0..5 {
+        t.write(&format!("m{i}.py"), "foo(1)\n");
+    }
+    let c = connect(&t).await;
+    let edit = json!({"ops": [{"pat": "foo($A)", "out": "bar($A)"}]});
+    let r = call(&c, "ast_edit", edit.clone()).await;
+    let id = r.structured_content.as_ref().unwrap()["id"].as_str().unwrap().to_string();
+    let r = call(&c, "resolve", json!({"action": "apply", "reason": "r", "extra": {"files": ["m1.py", "m3.py"]}})).await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    assert!(
+        text(&r).contains(&format!(
+            "\nThe 3 files left out stay pending as {id}: apply or discard them with its id (extra {{\"close\": true}} ends an action with its apply)."
+        )),
+        "{}",
+        text(&r)
+    );
+    let r = call(&c, "ast_pending", json!({"id": id})).await;
+    let page = r.structured_content.as_ref().unwrap();
+    assert_eq!(page["fileCount"], 3);
+    assert!(text(&r).contains("AST Edit: 3 replacements in 3 files"), "{}", text(&r));
+    // Without an id, resolve takes it: the rest is written.
+    let r = call(&c, "resolve", json!({"action": "apply", "reason": "r"})).await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    assert_eq!((0..5).map(|i| t.read(&format!("m{i}.py"))).collect::<Vec<_>>(), vec!["bar(1)\n"; 5]);
+    let r = call(&c, "resolve", json!({"action": "apply", "reason": "r", "id": id})).await;
+    assert!(text(&r).starts_with(&format!("Action `{id}` was already applied at ")), "{}", text(&r));
+    // `close` ends it with the first apply.
+    for i in 0..5 {
+        t.write(&format!("m{i}.py"), "foo(1)\n");
+    }
+    call(&c, "ast_edit", edit).await;
+    let r = call(&c, "resolve", json!({"action": "apply", "reason": "r", "extra": {"exclude": ["m0.py"], "close": true}})).await;
+    assert!(text(&r).contains("\nThe action is resolved: the files not applied are no longer pending"), "{}", text(&r));
+    let r = call(&c, "ast_pending", json!({})).await;
+    assert!(!text(&r).contains("ae-"), "nothing pending: {}", text(&r));
     c.cancel().await.unwrap();
 }
