@@ -214,3 +214,29 @@ async fn a_metavariable_in_a_macro_token_tree_is_named_with_the_dollar_list_that
     let r = t.run(&["search", "-l", "rust", "-p", "tri!($E)"]).ok();
     assert!(r.stdout.contains("`tri!($$$E)` matches 3 places (e.g. src/lib.rs:2): pass `-p 'tri!($$$E)'`"), "{}", r.stdout);
 }
+
+/// A pattern that is code of the files' language but for a metavariable where
+/// the grammar takes none (Rust's `match $X { $$$ARMS }`) is refused with the
+/// form that matches (a rule by `kind`), and without languages the files are
+/// not written in (it also parses as Ruby, Bash, ...).
+#[tokio::test]
+async fn a_metavariable_the_grammar_cannot_take_gets_the_rule_that_matches_not_other_languages() {
+    let t = Tree::empty();
+    t.write("a.rs", "fn f(x: u8) -> u8 {\n    match x {\n        1 => 2,\n        _ => 3,\n    }\n}\n");
+    let c = connect(&t).await;
+    for args in [json!({"ops": [{"pat": "match $X { $$$ARMS }"}]}), json!({"ops": [{"pat": "match $X { $$$ARMS }"}], "lang": "rust"})] {
+        let r = call(&c, "ast_search", args).await;
+        assert_eq!(r.is_error, Some(true));
+        let said = text(&r);
+        assert!(
+            said.ends_with("\nops[0].pat is rust code but for `$$$ARMS`, which stands where the grammar takes no metavariable (inside a `match_block`); to match every `match_expression`, give a rule with `kind: match_expression` instead of the pattern (`rule: {kind: match_expression}`; `ast_tree` shows its fields, which `has` with `field:` can match)."),
+            "{said}"
+        );
+        for other in ["ruby", "bash", "elixir", "haskell"] {
+            assert!(!said.contains(other), "{said}");
+        }
+    }
+    // The form named matches.
+    assert_eq!(total(&c, json!({"rule": "rule: {kind: match_expression}", "lang": "rust"})).await, 1);
+    c.cancel().await.unwrap();
+}
