@@ -41,6 +41,7 @@ mod mcp_project;
 mod mcp_refusal;
 mod mcp_review;
 mod mcp_schemas;
+mod mcp_sdk;
 mod mcp_session;
 mod mcp_words;
 mod minimal;
