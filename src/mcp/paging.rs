@@ -493,6 +493,12 @@ impl Page {
     }
 }
 
+/// The error of an offset `at` (the argument `key`) past the last of the
+/// `count` items (`unit`s) that `holder` has.
+fn past_the_last(key: &str, at: usize, unit: &str, holder: &str, count: usize) -> String {
+    format!("{key} {at} is past the last {unit}: {holder} has {} ({key} 0 to {}).", ast_edit::app::text::plural(count, unit), count.saturating_sub(1))
+}
+
 /// The page of `action`'s files from `offset`: at most `limit` files, whole
 /// entries while both the JSON and (through `text_fits`, which gets each file in
 /// turn and says whether the page's text still fits with it) the text fit. A
@@ -521,12 +527,7 @@ pub fn page(
     }
     let total = files.len();
     if offset > 0 && offset >= total {
-        return Err(format!(
-            "fileOffset {offset} is past the last file: pending action {} has {} (fileOffset 0 to {}). Start again from fileOffset 0.",
-            action.id,
-            ast_edit::app::text::plural(total, "file"),
-            total.saturating_sub(1)
-        ));
+        return Err(past_the_last("fileOffset", offset, "file", &format!("pending action {}", action.id), total) + " Start again from fileOffset 0.");
     }
     let mut head = json!({
         "id": action.id, "fileCount": total, "fileOffset": offset, "files": [],
@@ -554,12 +555,7 @@ pub fn page(
             let start = diff_offset.unwrap_or(0);
             let lines = f.diff.split_inclusive('\n').count();
             if start > 0 && start >= lines {
-                return Err(format!(
-                    "diffOffset {start} is past the last line of the diff of {}: it has {} (diffOffset 0 to {}).",
-                    f.path,
-                    ast_edit::app::text::plural(lines, "line"),
-                    lines.saturating_sub(1)
-                ));
+                return Err(past_the_last("diffOffset", start, "line", &format!("the diff of {}", f.path), lines));
             }
             let cut = slice_diff(&mut entry, start, room, text);
             let mut f = f;

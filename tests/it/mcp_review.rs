@@ -118,6 +118,6 @@ async fn one_file_s_long_diff_pages_with_diff_offset_until_every_line_was_seen()
     assert_eq!(r.structured_content.as_ref().unwrap()["files"][0]["diff"], "-foo(1, 2)\n+bar(1, 2)\n");
     let r = call(&c, "ast_pending", json!({"id": id, "path": "small.py", "diffOffset": 5})).await;
     assert_eq!(r.is_error, Some(true));
-    assert_eq!(text(&r), "diffOffset 5 is past the last line of the diff of small.py: it has 5 lines (diffOffset 0 to 4).");
+    assert_eq!(text(&r), "diffOffset 5 is past the last line: the diff of small.py has 5 lines (diffOffset 0 to 4).");
     c.cancel().await.unwrap();
 }
