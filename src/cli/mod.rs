@@ -550,7 +550,9 @@ pub struct ResolveArgs {
     /// folders or globs: apply only these, or all but these); "skipFlagged":
     /// true (leave out the files the checks flagged); "allowSyntaxErrors",
     /// "allowStructureChanges", "allowTemplateMismatch": true (write flagged
-    /// files of that kind); "verify": "rerun" (as --verify). A custom action
+    /// files of that kind); "verify": "rerun" (as --verify); "close": true (end
+    /// the action with this apply: without it, the files "files", "exclude" or
+    /// "skipFlagged" left out stay pending under its id). A custom action
     /// (`propose`) takes its own.
     #[arg(long, value_name = "JSON")]
     pub extra: Option<String>,
