@@ -268,10 +268,12 @@ async fn resolve_paths(s: &mut Session, t: &Tree) {
     s.error("resolve", json!({"action": "apply", "reason": "r", "extra": {"skipFlagged": true}})).await;
     let r = s.call("resolve", json!({"action": "apply", "reason": "r", "extra": {"skipFlagged": true, "stale": "skip"}})).await;
     assert!(text(&r).contains("not_selected") || text(&r).contains("Incomplete"), "{}", text(&r));
+    // The flagged file left out stays pending under the id: refused again, then discarded.
     s.error("resolve", json!({"action": "apply", "reason": "r", "id": id})).await;
-    s.error("ast_pending", json!({"id": id})).await;
+    s.ok("ast_pending", json!({"id": id})).await;
     s.error("ast_undo", json!({"id": "ae-000001"})).await;
     s.ok("ast_undo", json!({"id": id})).await;
+    s.ok("resolve", json!({"action": "discard", "reason": "r", "id": id})).await;
     s.error("resolve", json!({"action": "discard", "reason": "r", "id": id})).await;
     s.error("ast_pending", json!({"id": id})).await;
     // Discarded, and cleared by a person from a shell.
