@@ -1,7 +1,8 @@
 //! Build script of the binary package. It only tells the tests which outside
 //! tools run here: `cfg(peer)` when `$AST_GREP` (else `ast-grep` on the PATH)
 //! says it is ast-grep 0.51.1, the peer the tests compare with; `cfg(pyyaml)`
-//! when `python3` imports PyYAML (the catalog's check.py needs it). A test that
+//! when `python3` imports PyYAML (the catalog's check.py needs it); `cfg(mcp_sdk)`
+//! when it imports the official MCP Python SDK (tests/it/mcp_sdk.rs). A test that
 //! needs one carries `#[cfg_attr(not(peer), ignore = "...")]` (or `pyyaml`), so
 //! without it `cargo test` reports that test as ignored, never as passed
 //! (tests/it/common/mod.rs, `ast_grep`). With `AST_EDIT_REQUIRE_PEER` set (CI's
@@ -51,6 +52,12 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(git)");
     if Command::new("git").arg("--version").output().is_ok_and(|o| o.status.success()) {
         println!("cargo::rustc-cfg=git");
+    }
+    println!("cargo::rustc-check-cfg=cfg(mcp_sdk)");
+    if Command::new("python3").args(["-c", "import mcp.client.stdio"]).output().is_ok_and(|o| o.status.success()) {
+        println!("cargo::rustc-cfg=mcp_sdk");
+    } else if required {
+        panic!("AST_EDIT_REQUIRE_PEER is set but `python3 -c 'import mcp.client.stdio'` fails: pip install mcp==1.12.4");
     }
     let yaml = Command::new("python3").args(["-c", "import yaml"]).output().is_ok_and(|o| o.status.success());
     if yaml {

@@ -174,7 +174,7 @@ fn clear(a: &PendingArgs, store: &Store, out: &mut impl Write) -> anyhow::Result
 
 /// `ast-edit show`.
 pub(super) fn show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> anyhow::Result<i32> {
-    let ShowArgs { id, json, full } = a;
+    let ShowArgs { id, json, full, path } = a;
     let (_, store) = open_store()?;
     let (found, resolved) = {
         let locked = store.lock()?;
@@ -191,7 +191,7 @@ pub(super) fn show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> any
     };
     let Some(action) = found else {
         let msg = match (&id, resolved) {
-            (Some(id), Some(r)) => super::words::error(&Error::Resolved { id: id.clone(), resolution: r.resolution, at: r.at }),
+            (Some(id), Some(r)) => super::words::error(&Error::Resolved { id: id.clone(), resolution: r.resolution, at: r.at, by: r.superseded_by }),
             (Some(id), None) => super::words::error(&Error::UnknownId(id.clone())),
             (None, _) => "No pending actions.".to_string(),
         };
@@ -226,16 +226,36 @@ pub(super) fn show(a: ShowArgs, color: ColorChoice, out: &mut impl Write) -> any
             }
         }
     }
+    let all = details.files.len();
+    if !path.is_empty() {
+        select_files(&mut details.files, &path, &action.id)?;
+    }
     if json {
         write_json(out, &details)?;
         return Ok(0);
     }
     let style = style(color, full);
     writeln!(out, "{}", row(&action, store.session()))?;
+    if !path.is_empty() {
+        writeln!(out, "Showing {} of {all} files (selected by --path).", details.files.len())?;
+    }
     print::diffs(out, &details, style)?;
     print::summary(out, &details, style)?;
     print::how_to_resolve(out, &action.id)?;
     Ok(0)
+}
+
+/// Keeps the `files` that one of `paths` selects (a file, a folder or a glob, as
+/// `extra.files`); a path that selects none is bad input naming the files there are.
+fn select_files(files: &mut Vec<ast_edit::app::preview::PreviewFile>, paths: &[String], id: &str) -> Result<(), Error> {
+    for p in paths {
+        if !files.iter().any(|f| ast_edit::app::apply::selects(p, &f.path)) {
+            let all: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+            return Err(Error::bad(ast_edit::app::apply::selects_none("--path", p, &all, id)));
+        }
+    }
+    files.retain(|f| paths.iter().any(|p| ast_edit::app::apply::selects(p, &f.path)));
+    Ok(())
 }
 
 /// `ast-edit propose`.

@@ -137,8 +137,8 @@ them. A match of a `severity: error` rule makes the run exit 1, fix or not (with
 -U, only the findings: the fixes are written).
 
 For CI, --json, --format github|sarif, --files-with-matches and --report-style
-print ast-grep's reports of every match and stage nothing (docs/RULES.md,
-\"Reports\"); exit codes are ast-grep's (docs/RULES.md, \"Exit codes\").
+print ast-grep's reports of every match and stage nothing (the README's section
+\"A rule project in CI\" shows one); exit codes are ast-grep's.
 
 The rules: the project of the nearest sgconfig.yml (from the working directory
 up) or -c FILE, with its ruleDirs, utilDirs and languageGlobs; or one rule file
@@ -179,7 +179,7 @@ each check's rules, run on `before`, must give exactly `after`.
 
 PATH names the project by its folder or its config file, as -c does.
 
-Exit codes (ast-grep's; docs/RULES.md, Exit codes): 0 every test passed, 4 a
+Exit codes (ast-grep's): 0 every test passed, 4 a
 test failed, 3 no project or --filter matches no rule, 6 a config, rule or test
 file or folder cannot be read, 8 one does not parse (or two rules share an id),
 7 -i without a terminal, 2 bad flags.
@@ -209,7 +209,8 @@ Example:
     /// Six tools: `ast_edit` (preview and stage an edit), `resolve` (apply or discard
     /// it), `ast_pending` (list and page pending actions), `ast_undo` (undo the last
     /// apply), `ast_search` (count and locate, read-only) and `ast_tree` (the syntax tree
-    /// of a snippet or pattern). docs/MCP.md has the set-up for each agent.
+    /// of a snippet or pattern). The README's section "An agent over MCP" has the
+    /// set-up for an agent.
     Mcp(McpArgs),
     /// Show the syntax tree of a snippet or a pattern (what a pattern matches).
     #[command(long_about = tree::LONG_ABOUT)]
@@ -505,8 +506,8 @@ pub struct OutputArgs {
     /// `sg: <level>|<entity>: key=value,...`, with the files in path order;
     /// stdout and the exit code stay those of the run without the flag. `run`
     /// uses no project: its project line says `isProject=false`. The skip
-    /// reasons, and where the trace differs from ast-grep's: docs/RULES.md,
-    /// "Tracing a scan".
+    /// reasons, and where the trace differs from ast-grep's: RULES.md, "Tracing
+    /// a scan" (the README's "Read next" links it).
     #[arg(long, value_name = "GRANULARITY", default_value = "nothing")]
     pub inspect: inspect::Granularity,
 }
@@ -541,7 +542,7 @@ pub struct RunArgs {
     /// Search at most N files (in path order); reaching the cap is reported.
     #[arg(long, value_name = "N")]
     pub max_files: Option<u64>,
-    /// Read the JSON request (docs/REFERENCE.md "JSON") from FILE, or stdin with `-`.
+    /// Read the JSON request (REFERENCE.md "JSON", linked from the README's "Read next") from FILE, or stdin with `-`.
     #[arg(long, value_name = "FILE|-", conflicts_with_all = ["pattern", "rewrite", "lang", "selector", "strictness", "globs", "max_files", "paths", "rewrite_nested"])]
     pub request: Option<String>,
     /// Parse every file instead of skipping those that lack the pattern's literal
@@ -601,7 +602,9 @@ pub struct ResolveArgs {
     /// folders or globs: apply only these, or all but these); "skipFlagged":
     /// true (leave out the files the checks flagged); "allowSyntaxErrors",
     /// "allowStructureChanges", "allowTemplateMismatch": true (write flagged
-    /// files of that kind); "verify": "rerun" (as --verify). A custom action
+    /// files of that kind); "verify": "rerun" (as --verify); "close": true (end
+    /// the action with this apply: without it, the files "files", "exclude" or
+    /// "skipFlagged" left out stay pending under its id). A custom action
     /// (`propose`) takes its own.
     #[arg(long, value_name = "JSON")]
     pub extra: Option<String>,
@@ -643,6 +646,11 @@ pub struct ShowArgs {
     /// Print every diff line in full.
     #[arg(long)]
     pub full: bool,
+    /// Only the files PATH selects: a file, a folder or a glob (`*_test.py` by
+    /// name, `src/**/*.py` by path), as `resolve --extra '{"files": [...]}'`
+    /// takes them. Repeatable.
+    #[arg(long, value_name = "PATH")]
+    pub path: Vec<String>,
 }
 
 /// Opens the store of the working directory's workspace, reporting the clean-up

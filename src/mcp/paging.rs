@@ -56,6 +56,10 @@ pub struct PendingArgs {
     /// Only the files this selects: a path, a folder or a glob (as `extra.files`).
     #[serde(default)]
     pub path: Option<String>,
+    /// The first line of the page file's diff (0-based): the page holds that one
+    /// file, its diff from this line on, as much as fits.
+    #[serde(default)]
+    pub diff_offset: Option<u64>,
 }
 
 /// The arguments of `ast_undo`.
@@ -147,7 +151,7 @@ fn cut_diff(entry: &mut Value, room: usize, id: &str) -> bool {
     let lines: Vec<&str> = diff.split_inclusive('\n').collect();
     let note = |n: usize| {
         format!(
-            "… {} more diff lines cut to keep this result under {STRUCTURED_CHAR_BUDGET} characters; the pending action {id} holds the whole diff, and apply writes it whole\n",
+            "… {} more diff lines cut to keep this result under {STRUCTURED_CHAR_BUDGET} characters; the pending action {id} holds the whole diff (`ast_pending` with its id pages through it, \"diffOffset\" on from a cut), and apply writes it whole\n",
             n
         )
     };
@@ -261,14 +265,17 @@ pub fn resolve(d: &ResolveDetails) -> Value {
             f.remove("diff");
         }
     }
-    // A refusal keeps every count and both ways on; its files within half the budget.
+    // A refusal keeps every count and its ways on; its files within half the
+    // budget, counted and marked `truncated` when some do not fit.
+    let mut refused_cut = false;
     if let Some(Value::Object(refused)) = obj.get_mut("refused") {
         let left = cap_notes_within(refused, "files", STRUCTURED_CHAR_BUDGET / 2);
         if left > 0 {
             refused.insert("filesOmitted".into(), Value::from(left));
+            refused_cut = true;
         }
     }
-    mark(obj, false, 0);
+    mark(obj, refused_cut, 0);
     if json_chars(&v) <= STRUCTURED_CHAR_BUDGET {
         return v;
     }
@@ -411,6 +418,71 @@ pub struct Page {
     pub total: usize,
     /// The `path` that selected the files.
     pub path: Option<String>,
+    /// The part of the one file's diff the page shows, when it does not show it whole.
+    pub diff: Option<DiffSlice>,
+}
+
+/// The lines of one file's diff that a page shows: `start..start + shown` of `total`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DiffSlice {
+    /// The first line shown (0-based).
+    pub start: usize,
+    /// Lines shown.
+    pub shown: usize,
+    /// Lines of the whole diff.
+    pub total: usize,
+}
+
+impl DiffSlice {
+    /// The `diffOffset` of the rest, when lines remain.
+    pub fn next(&self) -> Option<usize> {
+        let next = self.start + self.shown;
+        (next < self.total).then_some(next)
+    }
+}
+
+/// What a page's text may hold: the room for its files, and what one diff line
+/// costs there (the text cuts long lines).
+pub struct TextRoom<'a> {
+    /// Characters the files may take.
+    pub room: usize,
+    /// Characters one diff line takes (with its newline).
+    pub line: &'a dyn Fn(&str) -> usize,
+}
+
+/// The lines of `entry`'s diff from `start` that fit both `room` characters of
+/// the entry's JSON and `text.room` of text, at least one, with a last line saying
+/// how to see the rest (`diffOffset`). Sets the entry's diff to them.
+fn slice_diff(entry: &mut Value, start: usize, room: usize, text: &TextRoom<'_>) -> DiffSlice {
+    let diff = entry.get("diff").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let lines: Vec<&str> = diff.split_inclusive('\n').collect();
+    let total = lines.len();
+    let note = |next: usize| {
+        format!("… {} more diff lines: call `ast_pending` again with \"diffOffset\": {next} to see them; apply writes the whole diff\n", total - next)
+    };
+    entry["diff"] = Value::String(String::new());
+    let note_cost = json_chars(&Value::String(note(start))) - 2;
+    let mut used = json_chars(entry) + note_cost;
+    let mut text_used = note_cost;
+    let mut kept = String::new();
+    let mut shown = 0;
+    for line in lines.iter().skip(start) {
+        let add = json_chars(&Value::String((*line).to_string())) - 2;
+        let text_add = (text.line)(line.trim_end_matches('\n'));
+        if shown > 0 && (used + add > room || text_used + text_add > text.room) {
+            break;
+        }
+        used += add;
+        text_used += text_add;
+        kept.push_str(line);
+        shown += 1;
+    }
+    let slice = DiffSlice { start, shown, total };
+    if let Some(next) = slice.next() {
+        kept.push_str(&note(next));
+    }
+    entry["diff"] = Value::String(kept);
+    slice
 }
 
 impl Page {
@@ -421,16 +493,25 @@ impl Page {
     }
 }
 
+/// The error of an offset `at` (the argument `key`) past the last of the
+/// `count` items (`unit`s) that `holder` has.
+fn past_the_last(key: &str, at: usize, unit: &str, holder: &str, count: usize) -> String {
+    format!("{key} {at} is past the last {unit}: {holder} has {} ({key} 0 to {}).", ast_edit::app::text::plural(count, unit), count.saturating_sub(1))
+}
+
 /// The page of `action`'s files from `offset`: at most `limit` files, whole
 /// entries while both the JSON and (through `text_fits`, which gets each file in
 /// turn and says whether the page's text still fits with it) the text fit. A
-/// single file too large for either has its diff cut. `Err` is the message of a
-/// tool error (an offset past the last file).
+/// single file too large for either shows the lines of its diff that fit
+/// ([`slice_diff`]), and so does the file at `offset` alone when `diff_offset`
+/// is given: from that line on. `Err` is the message of a tool error (an offset
+/// past the last file or line).
 pub fn page(
     action: &PendingAction,
     path: Option<&str>,
-    offset: usize,
+    (offset, diff_offset): (usize, Option<usize>),
     limit: usize,
+    text: &TextRoom<'_>,
     mut text_fits: impl FnMut(&ast_edit::app::preview::PreviewFile) -> bool,
 ) -> Result<Page, String> {
     let mut files = match &action.kind {
@@ -438,27 +519,15 @@ pub fn page(
         ActionKind::Command { .. } => Vec::new(),
     };
     if let Some(p) = path {
-        let all: Vec<String> = files.iter().take(20).map(|f| f.path.clone()).collect();
-        let count = files.len();
+        let all: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
         files.retain(|f| ast_edit::app::apply::selects(p, &f.path));
         if files.is_empty() {
-            let more = if count > all.len() { format!(", and {} more", count - all.len()) } else { String::new() };
-            return Err(format!(
-                "path `{p}` selects none of the {} of pending action {}: give a file, a folder or a glob of its files (`*_test.py` by name, `src/**/*.py` by path); its files are: {}{more}",
-                ast_edit::app::text::plural(count, "file"),
-                action.id,
-                all.join(", ")
-            ));
+            return Err(ast_edit::app::apply::selects_none("path", p, &all.iter().map(String::as_str).collect::<Vec<_>>(), &action.id));
         }
     }
     let total = files.len();
     if offset > 0 && offset >= total {
-        return Err(format!(
-            "fileOffset {offset} is past the last file: pending action {} has {} (fileOffset 0 to {}). Start again from fileOffset 0.",
-            action.id,
-            ast_edit::app::text::plural(total, "file"),
-            total.saturating_sub(1)
-        ));
+        return Err(past_the_last("fileOffset", offset, "file", &format!("pending action {}", action.id), total) + " Start again from fileOffset 0.");
     }
     let mut head = json!({
         "id": action.id, "fileCount": total, "fileOffset": offset, "files": [],
@@ -467,24 +536,33 @@ pub fn page(
     if let Some(p) = path {
         head["path"] = json!(p);
     }
-    let room = STRUCTURED_CHAR_BUDGET.saturating_sub(json_chars(&head));
+    let room = STRUCTURED_CHAR_BUDGET.saturating_sub(json_chars(&head) + 60);
     let mut used = 0usize;
     let mut page: Vec<Value> = Vec::new();
     let mut shown = Vec::new();
-    let mut cut = false;
+    let mut slice = None;
+    let limit = if diff_offset.is_some() { 1 } else { limit };
     for f in files.into_iter().skip(offset).take(limit) {
         let mut entry = serde_json::to_value(&f).expect("a preview file serializes");
         let add = json_chars(&entry) + usize::from(!page.is_empty());
-        let fits = used + add <= room && text_fits(&f);
+        let fits = diff_offset.is_none() && used + add <= room && text_fits(&f);
         if !fits && !page.is_empty() {
             break;
         }
         if !fits {
-            // Not even the first file fits whole: its diff is cut to the JSON room
-            // here (the text cuts its own lines), and the page holds it alone.
-            cut = cut_diff(&mut entry, room, &action.id);
+            // One file alone, its diff from `diff_offset` (or from its start, when
+            // not even the first file fits whole) as far as both budgets allow.
+            let start = diff_offset.unwrap_or(0);
+            let lines = f.diff.split_inclusive('\n').count();
+            if start > 0 && start >= lines {
+                return Err(past_the_last("diffOffset", start, "line", &format!("the diff of {}", f.path), lines));
+            }
+            let cut = slice_diff(&mut entry, start, room, text);
             let mut f = f;
             f.diff = entry["diff"].as_str().unwrap_or_default().to_string();
+            if cut.start > 0 || cut.next().is_some() {
+                slice = Some(cut);
+            }
             page.push(entry);
             shown.push(f);
             break;
@@ -502,8 +580,15 @@ pub fn page(
         obj.remove("nextFileOffset");
     }
     obj.insert("filesOmitted".into(), json!(total - next));
-    obj.insert("truncated".into(), Value::Bool(cut));
-    Ok(Page { value: head, offset, files: shown, total, path: path.map(str::to_string) })
+    if let Some(cut) = slice {
+        obj.insert("diffOffset".into(), json!(cut.start));
+        obj.insert("diffLines".into(), json!(cut.total));
+        if let Some(n) = cut.next() {
+            obj.insert("nextDiffOffset".into(), json!(n));
+        }
+    }
+    obj.insert("truncated".into(), Value::Bool(slice.is_some_and(|c| c.next().is_some())));
+    Ok(Page { value: head, offset, files: shown, total, path: path.map(str::to_string), diff: slice })
 }
 
 #[cfg(test)]
@@ -579,7 +664,7 @@ mod tests {
         assert_eq!(v["filesOmitted"], 0);
         assert_eq!(v["truncated"], true);
         let diff = v["files"][0]["diff"].as_str().unwrap();
-        assert!(diff.ends_with("the pending action ae-123456 holds the whole diff, and apply writes it whole\n"), "{}", &diff[diff.len() - 200..]);
+        assert!(diff.ends_with("the pending action ae-123456 holds the whole diff (`ast_pending` with its id pages through it, \"diffOffset\" on from a cut), and apply writes it whole\n"), "{}", &diff[diff.len() - 200..]);
         assert!(d.files[0].diff.starts_with(diff.rsplit_once("… ").unwrap().0));
     }
 

@@ -323,7 +323,12 @@ fn push_diffs<'a>(s: &mut String, files: impl IntoIterator<Item = (usize, &'a Pr
 
 /// Characters that `f` adds to a page's text: its file line and its diff lines.
 pub fn page_file_chars(f: &PreviewFile) -> usize {
-    file_line(f).chars().count() + f.diff.lines().map(|l| cut_line(l).chars().count() + 1).sum::<usize>()
+    file_line(f).chars().count() + f.diff.lines().map(diff_line_chars).sum::<usize>()
+}
+
+/// Characters that one diff line takes in a text (cut at [`MAX_LINE_CHARS`]), with its newline.
+pub fn diff_line_chars(line: &str) -> usize {
+    cut_line(line).chars().count() + 1
 }
 
 /// The room a page's files may take in its text (the header and the notes
@@ -358,6 +363,9 @@ pub fn page_text(action: &PendingAction, page: &Page) -> String {
     };
     s.push_str(&format!("Files {first} to {last} of {of} (fileOffset {}):\n", page.offset));
     page.files.iter().for_each(|f| s.push_str(&file_line(f)));
+    if let Some(d) = &page.diff {
+        s.push_str(&format!("Diff lines {} to {} of {} (diffOffset {}):\n", d.start + 1, d.start + d.shown, d.total, d.start));
+    }
     let shown = push_diffs(&mut s, page.files.iter().enumerate());
     if shown.hidden.lines > 0 {
         s.push_str(&format!(
@@ -365,15 +373,25 @@ pub fn page_text(action: &PendingAction, page: &Page) -> String {
             shown.what(),
         ));
     }
-    match page.next() {
-        Some(next) => {
-            let path = page.path.as_ref().map_or(String::new(), |p| format!(", \"path\": {}", serde_json::to_string(p).expect("a string serializes")));
+    let path = page.path.as_ref().map_or(String::new(), |p| format!(", \"path\": {}", serde_json::to_string(p).expect("a string serializes")));
+    match (page.diff.and_then(|d| d.next()), page.next()) {
+        (Some(line), next) => {
+            let then = match next {
+                Some(n) => format!(" The next file: `ast_pending` {{\"id\": \"{}\"{path}, \"fileOffset\": {n}}}.", action.id),
+                None => String::new(),
+            };
+            s.push_str(&format!(
+                "\nRest of this diff: `ast_pending` {{\"id\": \"{}\"{path}, \"fileOffset\": {}, \"diffOffset\": {line}}}.{then} Apply or discard the whole action with `resolve`.",
+                action.id, page.offset
+            ));
+        }
+        (None, Some(next)) => {
             s.push_str(&format!(
                 "\nNext page: `ast_pending` {{\"id\": \"{}\"{path}, \"fileOffset\": {next}}}. Apply or discard the whole action with `resolve`.",
                 action.id
             ));
         }
-        None => s.push_str("\nThis is the last page. Apply or discard the whole action with `resolve`."),
+        (None, None) => s.push_str("\nThis is the last page. Apply or discard the whole action with `resolve`."),
     }
     s
 }

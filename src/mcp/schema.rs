@@ -345,7 +345,7 @@ mod tests {
                 "reason": {"type": "string", "minLength": 1, "description": "Why, in one sentence."},
                 "extra": {
                     "type": "object",
-                    "description": "Apply options (unknown keys are errors): {\"stale\": \"skip\"} writes the unchanged files, reports the rest (default \"abort\"); {\"files\": [...]} only these, {\"exclude\": [...]} all but these (paths, folders, globs); {\"skipFlagged\": true} leaves out flagged files, {\"allowSyntaxErrors\"|\"allowStructureChanges\"|\"allowTemplateMismatch\": true} writes them; {\"verify\": \"rerun\"} re-runs the edit."
+                    "description": "Apply options (unknown keys are errors): {\"stale\": \"skip\"} writes the unchanged files, reports the rest (default \"abort\"); {\"files\": [...]} only these, {\"exclude\": [...]} all but these (paths, folders, globs); {\"skipFlagged\": true} leaves out flagged files (files left out stay pending unless {\"close\": true}), {\"allowSyntaxErrors\"|\"allowStructureChanges\"|\"allowTemplateMismatch\": true} writes them; {\"verify\": \"rerun\"} re-runs the edit."
                 },
                 "id": {"type": "string", "description": "The pending action to resolve (the `id` of an ast_edit result, or another session's from ast_pending). Default: this session's newest."}
             },

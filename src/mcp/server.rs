@@ -319,9 +319,9 @@ impl AstEditServer {
         let store = self.store(session)?;
         let locked = store.lock()?;
         let Some(id) = args.id.filter(|id| !id.trim().is_empty()) else {
-            if args.file_offset.is_some() || args.limit.is_some() || args.path.is_some() {
+            if args.file_offset.is_some() || args.limit.is_some() || args.path.is_some() || args.diff_offset.is_some() {
                 return Ok(tool_error(
-                    "fileOffset, limit and path page through one action's files: give its `id` too (call `ast_pending` without arguments to list the pending actions)".into(),
+                    "fileOffset, diffOffset, limit and path page through one action's files: give its `id` too (call `ast_pending` without arguments to list the pending actions)".into(),
                 ));
             }
             let (actions, damaged) = locked.listed()?;
@@ -333,7 +333,11 @@ impl AstEditServer {
         };
         let Some(action) = locked.get(Some(&id))? else {
             let said = match locked.resolution(&id)? {
-                Some(r) => format!("{} {}", ast_edit::app::error::resolved_text(&id, r.resolution, &r.at).render(WORDS), WORDS.say(&Say::ListPending)),
+                Some(r) => format!(
+                    "{} {}",
+                    ast_edit::app::error::resolved_text(&id, r.resolution, &r.at, r.superseded_by.as_deref()).render(WORDS),
+                    WORDS.say(&Say::ListPending)
+                ),
                 None => words::error(&Error::UnknownId(id)),
             };
             return Ok(tool_error(said));
@@ -356,7 +360,9 @@ impl AstEditServer {
             text_used += texts::page_file_chars(f);
             text_used <= PAGE_TEXT_ROOM
         };
-        Ok(match paging::page(&action, args.path.as_deref().filter(|p| !p.trim().is_empty()), offset, limit, fits) {
+        let diff_offset = args.diff_offset.map(|d| usize::try_from(d).unwrap_or(usize::MAX));
+        let room = paging::TextRoom { room: PAGE_TEXT_ROOM, line: &texts::diff_line_chars };
+        Ok(match paging::page(&action, args.path.as_deref().filter(|p| !p.trim().is_empty()), (offset, diff_offset), limit, &room, fits) {
             Ok(page) => success(texts::page_text(&action, &page), page.value.clone()),
             Err(msg) => tool_error(msg),
         })

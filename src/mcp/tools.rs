@@ -68,7 +68,7 @@ pub fn resolve_input_schema() -> Value {
 
 const AST_PENDING_DESCRIPTION: &str = "\
 List every session's pending actions with their owners (no arguments), or page through one action's files and diffs: {\"id\": ID, \
-\"fileOffset\": N}. An ast_edit result or a page that leaves files out gives the fileOffset to go on from.";
+\"fileOffset\": N}; a diff too long for one page goes on with \"diffOffset\". Each result that leaves something out gives the call to go on with.";
 
 const AST_UNDO_DESCRIPTION: &str = "\
 Undo this session's last apply, or with `id` that action's (any session's): puts back each file it \
@@ -188,7 +188,7 @@ pub fn resolve_output_schema() -> Value {
             "label": string(),
             "sourceResultDetails": {"type": "object", "description": "What apply/discard returned (ast_edit: files, status)."},
             "error": string(),
-            "refused": {"type": "object", "description": "{selected, files, applyRest?, applyAll}"},
+            "refused": {"type": "object", "description": "{selected, files: [{path, reason}], filesOmitted?, applyRest?, applyAll?}"},
             "truncated": truncated,
             "filesOmitted": omitted
         }),
@@ -235,7 +235,8 @@ pub fn ast_pending_input_schema() -> Value {
             "id": {"type": "string", "description": "A pending action's id; absent: list them."},
             "fileOffset": {"type": "integer", "minimum": 0, "description": "First file, 0-based (default 0)."},
             "limit": {"type": "integer", "minimum": 1, "maximum": super::MAX_PAGE_FILES, "description": format!("Most files per page (default {}).", super::PAGE_FILES)},
-            "path": {"type": "string", "description": "With id: the files this path, folder or glob selects."}
+            "path": {"type": "string", "description": "With id: the files this path, folder or glob selects."},
+            "diffOffset": {"type": "integer", "minimum": 0, "description": "With id: the file at fileOffset alone, its diff from this line (0-based)."}
         }),
         &[],
     )
@@ -254,6 +255,9 @@ pub fn ast_pending_output_schema() -> Value {
             "fileOffset": count(),
             "files": rows("As ast_edit's files."),
             "nextFileOffset": {"type": "integer", "description": "Absent on the last page."},
+            "diffOffset": count(),
+            "diffLines": count(),
+            "nextDiffOffset": {"type": "integer", "description": "The rest of a diff cut here."},
             "filesOmitted": omitted,
             "truncated": truncated
         }),
@@ -272,6 +276,7 @@ pub fn ast_undo_output_schema() -> Value {
     object(
         json!({
             "id": string(),
+            "label": string(),
             "status": {"type": "string", "enum": ["restored", "incomplete"]},
             "restored": {"type": "array", "items": string()},
             "outstanding": rows("{path, status, reason}"),

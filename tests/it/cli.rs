@@ -149,6 +149,32 @@ fn show_prints_a_pending_preview_again() {
     t.run(&["show", "ae-nope00"]).code(1);
 }
 
+/// `show --path` picks files of an action as `extra.files` does (a file, a
+/// folder, a glob), in the text and in `--json`; a path that selects none is
+/// bad input naming the files there are.
+#[test]
+fn show_path_picks_the_files_of_an_action() {
+    let t = Tree::empty();
+    for p in ["src/a.py", "src/b_test.py", "tests/c.py"] {
+        t.write(p, "foo(1)\n");
+    }
+    let p: Preview = t.run(&["run", "-p", "foo($A)", "-r", "bar($A)", "--json"]).ok().json();
+    let id = p.id.unwrap();
+    let s: Preview = t.run(&["show", &id, "--path", "src/b_test.py", "--json"]).ok().json();
+    assert_eq!(s.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(), ["src/b_test.py"]);
+    let h = t.run(&["show", &id, "--path", "*_test.py", "--path", "tests"]).ok();
+    assert!(h.stdout.contains("Showing 2 of 3 files (selected by --path).\n"), "{}", h.stdout);
+    assert!(h.stdout.contains("+++ b/src/b_test.py") && h.stdout.contains("+++ b/tests/c.py"), "{}", h.stdout);
+    assert!(!h.stdout.contains("+++ b/src/a.py"), "{}", h.stdout);
+    let r = t.run(&["show", &id, "--path", "nope.py"]).code(2);
+    assert!(
+        r.stderr.contains(&format!("--path `nope.py` selects none of the 3 files of pending action {id}: give a file, a folder or a glob of its files")),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("its files are: src/a.py, src/b_test.py, tests/c.py"), "{}", r.stderr);
+}
+
 #[test]
 fn zero_matches_is_success_and_stages_nothing() {
     let t = Tree::fixtures();

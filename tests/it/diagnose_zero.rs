@@ -162,3 +162,81 @@ fn the_diagnosis_is_matched_under_the_request_budget() {
         cut.stdout
     );
 }
+
+/// Every lower-case `$name` of a pattern is named, `$$$rest` too, not only the
+/// first one.
+#[tokio::test]
+async fn every_lowercase_metavariable_is_named() {
+    let t = Tree::empty();
+    t.write("a.js", "console.log(\"x\", 1, 2);\n");
+    let c = connect(&t).await;
+    let note =
+        "ops[0].pat: `$msg` and `$$$rest` are not metavariables: metavariables are upper case (`$MSG`, `$$$REST`), so each stands for its own code only.";
+    let r = call(&c, "ast_search", json!({"ops": [{"pat": "console.log($msg, $$$rest)"}]})).await;
+    assert!(warnings(&r).iter().any(|w| w == note), "{:?}", warnings(&r));
+    let r = call(&c, "ast_edit", json!({"ops": [{"pat": "console.log($msg, $$$rest)", "out": "log($msg)"}]})).await;
+    assert!(warnings(&r).iter().any(|w| w.ends_with(&note["ops[0].pat: ".len()..])), "{:?}", warnings(&r));
+    assert_eq!(total(&c, json!({"ops": [{"pat": "console.log($MSG, $$$REST)"}]})).await, 1);
+    c.cancel().await.unwrap();
+}
+
+/// A `has` with `field` names the child it looks at: "add `stopBy: end`" is
+/// not its fix, and it gets no such note.
+#[tokio::test]
+async fn a_has_with_a_field_is_not_told_to_add_stop_by() {
+    let t = tree();
+    let c = connect(&t).await;
+    let rule = "id: class-named-nope\nlanguage: python\nrule:\n  kind: class_definition\n  has:\n    field: name\n    regex: ^Nope$\n";
+    let r = call(&c, "ast_search", json!({"rule": rule})).await;
+    assert!(!warnings(&r).iter().any(|w| w.contains("stopBy")), "{:?}", warnings(&r));
+    c.cancel().await.unwrap();
+}
+
+/// A single metavariable in a Rust macro's token tree matches one token:
+/// `tri!($E)` misses every `tri!(f(x))`. The note says so and gives the
+/// pattern with `$$$` lists, which finds them.
+#[tokio::test]
+async fn a_metavariable_in_a_macro_token_tree_is_named_with_the_dollar_list_that_finds_the_calls() {
+    let t = Tree::empty();
+    t.write("src/lib.rs", "fn f() -> R {\n    let a = tri!(read(x));\n    let b = tri!(parse(a, 10));\n    tri!(done(b))\n}\n");
+    let c = connect(&t).await;
+    let r = call(&c, "ast_edit", json!({"ops": [{"pat": "tri!($E)", "out": "$E?"}], "lang": "rust"})).await;
+    let w = warnings(&r);
+    assert_eq!(
+        w[0],
+        "ops[0].pat `tri!($E)` matched nothing in the 1 rust file it was tried on: inside a macro's token tree a metavariable such as `$A` matches one token, so it misses an argument of several (`f(x)`); with `$$$` lists there, `tri!($$$E)` matches 3 places (e.g. src/lib.rs:2): pass `\"pat\": \"tri!($$$E)\"`, and the same `$$$` names in the rewrite.",
+        "{w:?}"
+    );
+    assert!(!w.iter().any(|w| w.contains("markdown")), "{w:?}");
+    assert_eq!(total(&c, json!({"ops": [{"pat": "tri!($$$E)"}], "lang": "rust"})).await, 3);
+    c.cancel().await.unwrap();
+    // The CLI words the same note with its flag.
+    let r = t.run(&["search", "-l", "rust", "-p", "tri!($E)"]).ok();
+    assert!(r.stdout.contains("`tri!($$$E)` matches 3 places (e.g. src/lib.rs:2): pass `-p 'tri!($$$E)'`"), "{}", r.stdout);
+}
+
+/// A pattern that is code of the files' language but for a metavariable where
+/// the grammar takes none (Rust's `match $X { $$$ARMS }`) is refused with the
+/// form that matches (a rule by `kind`), and without languages the files are
+/// not written in (it also parses as Ruby, Bash, ...).
+#[tokio::test]
+async fn a_metavariable_the_grammar_cannot_take_gets_the_rule_that_matches_not_other_languages() {
+    let t = Tree::empty();
+    t.write("a.rs", "fn f(x: u8) -> u8 {\n    match x {\n        1 => 2,\n        _ => 3,\n    }\n}\n");
+    let c = connect(&t).await;
+    for args in [json!({"ops": [{"pat": "match $X { $$$ARMS }"}]}), json!({"ops": [{"pat": "match $X { $$$ARMS }"}], "lang": "rust"})] {
+        let r = call(&c, "ast_search", args).await;
+        assert_eq!(r.is_error, Some(true));
+        let said = text(&r);
+        assert!(
+            said.ends_with("\nops[0].pat is rust code but for `$$$ARMS`, which stands where the grammar takes no metavariable (inside a `match_block`); to match every `match_expression`, give a rule with `kind: match_expression` instead of the pattern (`rule: {kind: match_expression}`; `ast_tree` shows its fields, which `has` with `field:` can match)."),
+            "{said}"
+        );
+        for other in ["ruby", "bash", "elixir", "haskell"] {
+            assert!(!said.contains(other), "{said}");
+        }
+    }
+    // The form named matches.
+    assert_eq!(total(&c, json!({"rule": "rule: {kind: match_expression}", "lang": "rust"})).await, 1);
+    c.cancel().await.unwrap();
+}

@@ -3,7 +3,7 @@
 //! label); a run without `-l` searches only the languages in which the pattern
 //! is code and says which in one line, with one zero-match note; `search` and
 //! `run` select the same files; the end-of-run table only with `--stats`; `show`
-//! prints the label; `tree` speaks the CLI's words on the command line and the
+//! prints the label; `undo` of a partial apply counts what it applied; `tree` speaks the CLI's words on the command line and the
 //! server's over MCP; `resolve --help` names every `extra` key.
 
 use crate::common::mcp::{call, connect, text};
@@ -42,6 +42,37 @@ fn resolve_apply_names_the_undo_command_on_the_cli_and_over_mcp() {
     let id = undo_id(&r.stdout);
     let u = t.run(&["undo", "--id", &id]).ok();
     assert!(u.stdout.starts_with(&format!("Undid {id} (AST Edit: 2 replacements in 1 file)")), "{}", u.stdout);
+    assert_eq!(t.snapshot(), before);
+}
+
+/// An apply of part of an action (`extra.files`, `-U` with some files
+/// refused, `-i`) is labelled with what it applied, so `undo` does not claim
+/// the whole action's count; over MCP too.
+#[tokio::test]
+async fn undo_of_a_partial_apply_counts_what_was_applied() {
+    let t = Tree::empty();
+    for i in 0..10 {
+        t.write(&format!("m{i}.py"), "foo(1)\nfoo(2)\n");
+    }
+    let before = t.snapshot();
+    t.run(&["run", "-p", "foo($A)", "-r", "bar($A)"]).ok();
+    let r = t.run(&["resolve", "apply", "--reason", "r", "--extra", r#"{"files": ["m3.py"]}"#]).code(3);
+    let id = undo_id(&r.stdout);
+    let u = t.run(&["undo", "--id", &id]).ok();
+    assert_eq!(u.stdout, format!("Undid {id} (AST Edit: 20 replacements in 10 files; applied 2 replacements in 1 file): restored 1 file.\n  restored m3.py\n"));
+    assert_eq!(t.snapshot(), before);
+    let c = connect(&t).await;
+    call(&c, "ast_edit", json!({"ops": [{"pat": "foo($A)", "out": "bar($A)"}]})).await;
+    call(&c, "resolve", json!({"action": "apply", "reason": "r", "extra": {"exclude": ["m0.py", "m1.py"]}})).await;
+    let u = call(&c, "ast_undo", json!({})).await;
+    assert!(text(&u).starts_with("Undid ae-"), "{}", text(&u));
+    assert_eq!(u.structured_content.as_ref().unwrap()["label"], "AST Edit: 20 replacements in 10 files; applied 16 replacements in 8 files");
+    // A whole apply keeps the action's label as it is.
+    call(&c, "ast_edit", json!({"ops": [{"pat": "foo($A)", "out": "bar($A)"}]})).await;
+    call(&c, "resolve", json!({"action": "apply", "reason": "r"})).await;
+    let u = call(&c, "ast_undo", json!({})).await;
+    assert_eq!(u.structured_content.as_ref().unwrap()["label"], "AST Edit: 20 replacements in 10 files");
+    c.cancel().await.unwrap();
     assert_eq!(t.snapshot(), before);
 }
 

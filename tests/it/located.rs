@@ -130,11 +130,13 @@ fn skip_flagged_applies_the_good_files_and_leaves_the_flagged_one_out() {
         (o.path.as_str(), o.status.as_str(), o.reason.as_str()),
         ("b.ts", "not_selected", "its rewrite adds syntax errors (left out by extra.skipFlagged)")
     );
-    assert!(res.content.ends_with(&format!("\nIncomplete: 1 file not applied:\n  not_selected b.ts: its rewrite adds syntax errors (left out by extra.skipFlagged)\nThe action is resolved: the files not applied are no longer pending (preview them again to edit them).\nTo undo: `ast-edit undo --id {id}`")), "{}", res.content);
+    assert!(res.content.ends_with(&format!("\nIncomplete: 1 file not applied:\n  not_selected b.ts: its rewrite adds syntax errors (left out by extra.skipFlagged)\nThe 1 file left out stays pending as {id}: apply or discard it with its id (extra {{\"close\": true}} ends an action with its apply).\nTo undo: `ast-edit undo --id {id}`")), "{}", res.content);
     assert_eq!(t.read_bytes("a.ts"), A_NEW.as_bytes());
     assert_eq!(t.read_bytes("b.ts"), B.as_bytes());
     assert_eq!(t.read_bytes("c.ts"), C_NEW.as_bytes());
-    assert!(pending(&t).is_empty(), "an incomplete apply resolves the action");
+    let left = pending(&t);
+    assert_eq!(left.len(), 1, "the file left out stays pending under the same id");
+    assert_eq!((left[0].id.as_str(), left[0].files.as_slice()), (id.as_str(), &["b.ts".to_string()][..]));
 }
 
 #[test]
@@ -146,7 +148,7 @@ fn exclude_applies_the_other_files_and_leaves_the_named_ones_out() {
     assert_eq!(
         r.stdout,
         format!(
-            "Applied 1 replacement in 1 file.\n  applied  a.ts (1 replacement)\nIncomplete: 2 files not applied:\n  not_selected b.ts: named in extra.exclude\n  not_selected c.ts: named in extra.exclude\nThe action is resolved: the files not applied are no longer pending (preview them again to edit them).\nTo undo: `ast-edit undo --id {id}`\n"
+            "Applied 1 replacement in 1 file.\n  applied  a.ts (1 replacement)\nIncomplete: 2 files not applied:\n  not_selected b.ts: named in extra.exclude\n  not_selected c.ts: named in extra.exclude\nThe 2 files left out stay pending as {id}: apply or discard them with its id (extra {{\"close\": true}} ends an action with its apply).\nTo undo: `ast-edit undo --id {id}`\n"
         )
     );
     assert_eq!(t.read_bytes("a.ts"), A_NEW.as_bytes());
@@ -251,7 +253,7 @@ async fn mcp_resolve_leaves_files_out_with_skip_flagged_or_exclude_and_refuses_u
     call(&client, "ast_edit", edit_args()).await;
     let r = call(&client, "resolve", json!({"action": "apply", "reason": "r", "extra": {"exclude": ["b.ts"]}})).await;
     assert_ne!(r.is_error, Some(true), "{}", text(&r));
-    assert!(text(&r).contains("\n  not_selected b.ts: named in extra.exclude\nThe action is resolved: the files not applied are no longer pending (preview them again to edit them).\nTo undo: call `ast_undo` with `\"id\": \"ae-"), "{}", text(&r));
+    assert!(text(&r).contains("\n  not_selected b.ts: named in extra.exclude\nThe 1 file left out stays pending as ae-"), "{}", text(&r));
     assert_eq!(t.read_bytes("a.ts"), A_NEW.as_bytes());
     assert_eq!(t.read_bytes("b.ts"), B.as_bytes());
     let _ = client.cancel().await;

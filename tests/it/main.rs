@@ -40,6 +40,8 @@ mod mcp_overlaps;
 mod mcp_project;
 mod mcp_refusal;
 mod mcp_review;
+mod mcp_schemas;
+mod mcp_sdk;
 mod mcp_session;
 mod mcp_words;
 mod minimal;

@@ -91,7 +91,9 @@ impl Client {
     async fn call(&self, tool: &str, args: Value) -> CallToolResult {
         let Value::Object(map) = args else { panic!("arguments must be an object") };
         let params = CallToolRequestParams::new(tool.to_string()).with_arguments(map);
-        self.service.call_tool(params).await.expect("a tool result, not a protocol error")
+        let r = self.service.call_tool(params).await.expect("a tool result, not a protocol error");
+        crate::common::conform::conforms(tool, &r);
+        r
     }
 
     async fn close(self) {

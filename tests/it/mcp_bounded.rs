@@ -18,8 +18,9 @@ const STRUCTURED_BUDGET: usize = 40_000;
 /// every session. Raised from 12,288 by the template check's keys
 /// (`templateMismatch`, `layoutFallbacks`, `editsChecked`,
 /// `allowTemplateMismatch`), then to 14 KiB when `ast_search`'s fields got
-/// `ast_edit`'s descriptions.
-const TOOLS_LIST_BUDGET: usize = 14_336;
+/// `ast_edit`'s descriptions, then to 15 KiB when `ast_undo`'s output schema listed
+/// the `label` every undo returns and `ast_pending` took a diff line offset.
+const TOOLS_LIST_BUDGET: usize = 15_360;
 const REMINDER: &str = "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
 
 /// What this file's tests add to an [`Env`].
@@ -285,7 +286,9 @@ async fn one_diff_larger_than_the_budget_is_cut_at_a_line_and_says_so() {
     let id = d["id"].as_str().unwrap();
     let diff = d["files"][0]["diff"].as_str().unwrap();
     assert!(
-        diff.ends_with(&format!("cut to keep this result under 40000 characters; the pending action {id} holds the whole diff, and apply writes it whole\n")),
+        diff.ends_with(&format!(
+            "cut to keep this result under 40000 characters; the pending action {id} holds the whole diff (`ast_pending` with its id pages through it, \"diffOffset\" on from a cut), and apply writes it whole\n"
+        )),
         "{}",
         &diff[diff.len() - 300..]
     );
@@ -293,7 +296,10 @@ async fn one_diff_larger_than_the_budget_is_cut_at_a_line_and_says_so() {
     sizes(&r);
     assert_eq!(structured(&r)["truncated"], true);
     assert!(structured(&r).get("nextFileOffset").is_none());
-    assert!(text(&r).contains("omitted to keep this page under 20000 characters; this result's `structuredContent.files[].diff` holds them."), "{}", text(&r));
+    // The page shows the lines that fit both budgets and the call for the rest
+    // (tests/it/mcp_review.rs pages to the end).
+    let next = structured(&r)["nextDiffOffset"].as_u64().expect("the rest of the diff");
+    assert!(text(&r).contains(&format!("\"diffOffset\": {next}}}")), "{}", text(&r));
     let _ = client.cancel().await;
 }
 
@@ -323,7 +329,7 @@ async fn ast_pending_refuses_bad_pages_with_the_way_out() {
         (json!({"id": id, "limit": 0}), "limit must be at least 1 (files per page)".into()),
         (
             json!({"fileOffset": 1}),
-            "fileOffset, limit and path page through one action's files: give its `id` too (call `ast_pending` without arguments to list the pending actions)"
+            "fileOffset, diffOffset, limit and path page through one action's files: give its `id` too (call `ast_pending` without arguments to list the pending actions)"
                 .into(),
         ),
     ] {

@@ -212,3 +212,20 @@ fn run_request_takes_a_project_on_the_cli() {
     let r = t.run(&["run", "--request", "bad.json"]).code(2);
     assert!(r.stderr.contains("project `missing` cannot be read ("), "{}", r.stderr);
 }
+
+/// A key of the config that nothing reads is said once, over MCP and in
+/// `run --request`, not once by the project and again by its rules.
+#[tokio::test]
+async fn a_config_key_nothing_reads_is_warned_of_once() {
+    let t = project();
+    t.write("sgconfig.yml", "ruleDirs: [rules]\nignoreFiles: [x]\n");
+    let c = connect(&t).await;
+    let r = call(&c, "ast_edit", json!({"project": "."})).await;
+    let warnings: Vec<&str> = structured(&r)["warnings"].as_array().unwrap().iter().filter_map(Value::as_str).filter(|w| w.contains("ignoreFiles")).collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(ok(&r).matches("unknown key `ignoreFiles`").count(), 1, "{}", text(&r));
+    c.cancel().await.unwrap();
+    t.write("req.json", r#"{"project": "."}"#);
+    let r = t.run(&["run", "--request", "req.json"]).ok();
+    assert_eq!(r.stderr.matches("unknown key `ignoreFiles` is ignored").count(), 1, "{}", r.stderr);
+}

@@ -98,7 +98,7 @@ fn steps() -> Vec<Step> {
             why: "`tests/test_cart.py` is right as previewed; the agent applies it and leaves `tests/test_pricing.py` out by name (`{\"skipFlagged\": true}` would leave out every flagged file).",
             tool: "resolve",
             args: json!({"action": "apply", "reason": "assertEquals is a deprecated alias of assertEqual", "extra": {"exclude": ["tests/test_pricing.py"]}}),
-            then: "One file written; the other is reported as `not_selected`, still as it was. The action is resolved: the fixed template needs a new preview.",
+            then: "One file written; the other is reported as `not_selected`, still as it was, and stays pending under the same id (`{\"close\": true}` would have ended the action). Its template is broken, so the agent will preview a fixed one.",
         },
         Step {
             title: "Undo",
@@ -223,6 +223,7 @@ async fn run_session(root: &Path, state: &Path) -> (String, Vec<(String, usize, 
         }
         let Value::Object(map) = args.clone() else { unreachable!("arguments are objects") };
         let r = client.call_tool(CallToolRequestParams::new(step.tool.to_string()).with_arguments(map)).await.expect("a tool result");
+        crate::common::conform::conforms(step.tool, &r);
         let body = text(&r);
         let structured = r.structured_content.clone().unwrap_or(Value::Null);
         sizes.push((step.tool.to_string(), body.chars().count(), structured.to_string().chars().count()));

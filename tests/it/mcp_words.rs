@@ -34,6 +34,7 @@ impl Session {
     async fn call(&mut self, tool: &str, args: Value) -> CallToolResult {
         let Value::Object(map) = args.clone() else { panic!("arguments must be an object") };
         let r = self.client.call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(map)).await.expect("a tool result");
+        crate::common::conform::conforms(tool, &r);
         self.seen.push((format!("{tool} {args}"), r.clone()));
         r
     }
@@ -267,10 +268,12 @@ async fn resolve_paths(s: &mut Session, t: &Tree) {
     s.error("resolve", json!({"action": "apply", "reason": "r", "extra": {"skipFlagged": true}})).await;
     let r = s.call("resolve", json!({"action": "apply", "reason": "r", "extra": {"skipFlagged": true, "stale": "skip"}})).await;
     assert!(text(&r).contains("not_selected") || text(&r).contains("Incomplete"), "{}", text(&r));
+    // The flagged file left out stays pending under the id: refused again, then discarded.
     s.error("resolve", json!({"action": "apply", "reason": "r", "id": id})).await;
-    s.error("ast_pending", json!({"id": id})).await;
+    s.ok("ast_pending", json!({"id": id})).await;
     s.error("ast_undo", json!({"id": "ae-000001"})).await;
     s.ok("ast_undo", json!({"id": id})).await;
+    s.ok("resolve", json!({"action": "discard", "reason": "r", "id": id})).await;
     s.error("resolve", json!({"action": "discard", "reason": "r", "id": id})).await;
     s.error("ast_pending", json!({"id": id})).await;
     // Discarded, and cleared by a person from a shell.
@@ -322,7 +325,9 @@ async fn resolve_paths(s: &mut Session, t: &Tree) {
     let r = s.ok("ast_edit", json!({"ops": [op("fetch_data($A)", "load_data($A)")], "paths": ["huge"]})).await;
     let big = r.structured_content.as_ref().unwrap()["id"].as_str().unwrap().to_string();
     let page = s.ok("ast_pending", json!({"id": big})).await;
-    assert!(text(&page).contains("omitted to keep this page"), "{}", text(&page));
+    assert!(text(&page).contains("Rest of this diff: `ast_pending`"), "{}", text(&page));
+    let next = page.structured_content.as_ref().unwrap()["nextDiffOffset"].clone();
+    s.ok("ast_pending", json!({"id": big, "diffOffset": next})).await;
     s.ok("resolve", json!({"action": "discard", "reason": "r"})).await;
     s.error("resolve", json!({"action": "discard", "reason": "r"})).await;
 }

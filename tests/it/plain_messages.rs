@@ -60,3 +60,34 @@ fn a_metavariable_alone_says_why_once() {
     assert_eq!(lines.len(), 1, "{}", r.stderr);
     assert!(lines[0].starts_with("error: ops[0].pat `$A` is a metavariable alone, which would match every node of every file"), "{}", r.stderr);
 }
+
+/// An installed binary has no docs/ beside it: its messages and every
+/// subcommand's `--help` point to `ast-edit help TOPIC` or a section of the
+/// README, never to a path of the repository.
+#[test]
+fn messages_and_help_cite_no_repository_path() {
+    let t = Tree::empty();
+    let r = t.run(&["scan"]);
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert!(r.stderr.contains("the README's section \"A rule project in CI\" shows one; `ast-edit help scan`"), "{}", r.stderr);
+    t.write("old.json", r#"{"rules": [{"id": "x", "lang": "python", "ops": [{"pat": "a($A)", "out": "b($A)"}]}]}"#);
+    let r = t.run(&["scan", "-r", "old.json"]);
+    let said = format!("{}{}", r.stdout, r.stderr);
+    let repo_path = regex::Regex::new(r"\b(docs/[\w./-]+|crates/lib/src/[\w./-]+|tests/it/[\w./-]+)").unwrap();
+    assert!(!repo_path.is_match(&said), "{said}");
+    let top = t.run(&["--help"]).ok().stdout;
+    let subcommands: Vec<String> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    assert!(subcommands.len() >= 12, "{top}");
+    for sub in subcommands {
+        let help = t.run(&[sub.as_str(), "--help"]).stdout;
+        if let Some(m) = repo_path.find(&help) {
+            panic!("`ast-edit {sub} --help` cites {}, which an installed binary has no copy of:\n{help}", m.as_str());
+        }
+    }
+}

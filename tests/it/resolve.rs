@@ -29,7 +29,8 @@ fn a_misspelt_extra_key_is_bad_input_and_applies_nothing() {
     let r = t.run(&["resolve", "apply", "--reason", "r", "--extra", r#"{"file":["python/app.py"]}"#]).code(2);
     assert!(r.stderr.starts_with("error: extra has the key `file` (did you mean `files`?)"), "{}", r.stderr);
     assert!(
-        r.stderr.contains("its options are: stale, files, allowSyntaxErrors, verify, exclude, skipFlagged, allowStructureChanges, allowTemplateMismatch."),
+        r.stderr
+            .contains("its options are: stale, files, allowSyntaxErrors, verify, exclude, skipFlagged, allowStructureChanges, allowTemplateMismatch, close."),
         "{}",
         r.stderr
     );
@@ -147,7 +148,9 @@ mod mcp {
 
     async fn call(c: &RunningService<RoleClient, ()>, args: Value) -> CallToolResult {
         let Value::Object(map) = args else { panic!("an object") };
-        c.call_tool(CallToolRequestParams::new("resolve").with_arguments(map)).await.expect("a tool result")
+        let r = c.call_tool(CallToolRequestParams::new("resolve").with_arguments(map)).await.expect("a tool result");
+        crate::common::conform::conforms("resolve", &r);
+        r
     }
 
     fn text(r: &CallToolResult) -> String {

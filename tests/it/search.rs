@@ -220,7 +220,7 @@ fn zero_matches_with_a_lowercase_metavariable_say_why() {
     let t = Tree::empty();
     t.write("a.js", "QUnit.test(\"a\", function () {});\n");
     t.write("b.rs", "fn f() { let v = x.unwrap(); }\n");
-    for (args, var) in [(&["-p", "QUnit.test($a, $b)"][..], "$a"), (&["-p", "$x.unwrap()", "-l", "rust"], "$x")] {
+    for (args, var) in [(&["-p", "QUnit.test($a, $B)"][..], "$a"), (&["-p", "$x.unwrap()", "-l", "rust"], "$x")] {
         let v: Value = t.run(&[&["search"][..], args, &["--json"]].concat()).ok().json();
         assert_eq!(v["totalMatches"], 0);
         let upper = var.to_uppercase();
@@ -230,7 +230,7 @@ fn zero_matches_with_a_lowercase_metavariable_say_why() {
                 "ops[0].pat: `{var}` is not a metavariable: metavariables are upper case (`{upper}`), so `{var}` stands for the code `{var}` only."
             )])
         );
-        let fixed: Vec<String> = args.iter().map(|a| a.replace(var, &upper).replace("$b", "$B")).collect();
+        let fixed: Vec<String> = args.iter().map(|a| a.replace(var, &upper)).collect();
         let fixed: Vec<&str> = fixed.iter().map(String::as_str).collect();
         let v: Value = t.run(&[&["search"][..], &fixed, &["--json"]].concat()).ok().json();
         assert_eq!((v["totalMatches"].clone(), v["warnings"].clone()), (json!(1), json!([])), "{fixed:?}");
@@ -300,7 +300,7 @@ async fn ast_search_is_listed_read_only_with_a_strict_flat_schema() {
     let _ = service.cancel().await;
 }
 
-/// Over MCP too, a search that finds nothing names a lowercase `$a` as the cause.
+/// Over MCP too, a search that finds nothing names each lowercase `$a` as the cause.
 #[tokio::test]
 async fn ast_search_names_a_lowercase_metavariable_when_nothing_matched() {
     let t = Tree::empty();
@@ -309,7 +309,7 @@ async fn ast_search_names_a_lowercase_metavariable_when_nothing_matched() {
     let r = call(&service, json!({"ops": [{"pat": "QUnit.test($a, $b)"}]})).await;
     assert_ne!(r.is_error, Some(true), "{}", text(&r));
     let w = structured(&r)["warnings"].as_array().unwrap();
-    assert!(w[0].as_str().unwrap().contains("`$a` is not a metavariable: metavariables are upper case (`$A`)"), "{}", text(&r));
+    assert!(w[0].as_str().unwrap().contains("`$a` and `$b` are not metavariables: metavariables are upper case (`$A`, `$B`)"), "{}", text(&r));
     assert_eq!(w.len(), 1, "{}", text(&r));
     let _ = service.cancel().await;
 }

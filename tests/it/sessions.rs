@@ -4,8 +4,9 @@
 //! caller's own newest action and `undo` / `ast_undo` its own last apply; another
 //! session's only by id. Listings name every action's owner, the nothing-pending
 //! texts name the other sessions' ids, the standing handler answers only when
-//! the caller has nothing pending, and a preview identical to one pending in the
-//! same session is not staged twice.
+//! the caller has nothing pending, a preview identical to one pending in the
+//! same session is not staged twice, and one of the same ops and paths
+//! supersedes it.
 
 use crate::common::Tree;
 use crate::common::mcp::{Named, call, is_error, serve_as, structured, text};
@@ -317,4 +318,53 @@ async fn an_identical_preview_is_staged_once_per_session() {
     assert_ne!(stage(&a, "a.py", "load_data").await, first);
     let _ = a.cancel().await;
     let _ = b.cancel().await;
+}
+
+/// A new preview of the same ops and paths by the same session, whose files
+/// changed since the first, supersedes it: the old id is no longer pending
+/// and answers with the new one, so `resolve` without an id never applies the
+/// older preview after the newer was applied and undone. Another session's
+/// action of the same ops and paths is left alone; on the command line too.
+#[tokio::test]
+async fn a_new_preview_of_the_same_ops_and_paths_supersedes_the_old_one() {
+    let t = tree();
+    let a = server(&t, "agent-a").await;
+    let b = server(&t, "agent-b").await;
+    let others = stage(&b, "a.py", "load_data").await;
+    let old = stage(&a, "a.py", "load_data").await;
+    t.write("a.py", "x = fetch_data(1)\nw = fetch_data(4)\n");
+    let r = call(&a, "ast_edit", json!({"ops": [{"pat": "fetch_data($A)", "out": "load_data($A)"}], "paths": ["a.py"]})).await;
+    let new = structured(&r)["id"].as_str().unwrap().to_string();
+    assert_ne!(new, old);
+    let warning = format!("this preview supersedes pending action {old} (the same ops and paths, staged at ");
+    assert!(structured(&r)["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().starts_with(&warning)), "{}", text(&r));
+    assert!(text(&r).contains(&warning), "{}", text(&r));
+    let listed = text(&call(&a, "ast_pending", json!({})).await).to_string();
+    assert!(!listed.contains(&old) && listed.contains(&new) && listed.contains(&others), "{listed}");
+    // The old id says what became of it.
+    let r = resolve(&a, json!({"action": "apply", "reason": "r", "id": old})).await;
+    assert!(is_error(&r));
+    assert!(
+        text(&r).starts_with(&format!("Action `{old}` was superseded by {new} at ")) && text(&r).ends_with(&format!("Resolve {new} instead.")),
+        "{}",
+        text(&r)
+    );
+    // Apply and undo the newer: nothing of this session is pending any more.
+    assert!(!is_error(&resolve(&a, json!({"action": "apply", "reason": "r"})).await));
+    assert!(!is_error(&call(&a, "ast_undo", json!({})).await));
+    let r = resolve(&a, json!({"action": "apply", "reason": "r"})).await;
+    assert!(is_error(&r) && text(&r).starts_with(NOTHING_PENDING), "{}", text(&r));
+    assert_eq!(t.read("a.py"), "x = fetch_data(1)\nw = fetch_data(4)\n");
+    let _ = a.cancel().await;
+    let _ = b.cancel().await;
+    // The command line: `show` of the old id names the new one.
+    let cli_stage = || {
+        let p: crate::common::json::Preview = t.run(&["run", "-p", "fetch_data($A)", "-r", "load_data($A)", "b.py", "--json"]).ok().json();
+        p.id.expect("staged")
+    };
+    let first = cli_stage();
+    t.write("b.py", "y = fetch_data(2)\nv = fetch_data(5)\n");
+    let second = cli_stage();
+    let r = t.run(&["show", &first]).code(1);
+    assert!(r.stderr.contains(&format!("was superseded by {second} at ")), "{}", r.stderr);
 }

@@ -346,7 +346,7 @@ fn every_tool_description_and_schema_fits_in_12_kib() {
     let v: Value = serde_json::from_str(&line).unwrap();
     assert!(v["result"]["tools"].as_array().unwrap().iter().any(|t| t["name"] == "ast_tree"), "{line}");
     let bytes = line.len();
-    assert!(bytes < 14_336, "the tools/list response is {bytes} bytes; an agent reads all of it on every session");
+    assert!(bytes < 15_360, "the tools/list response is {bytes} bytes; an agent reads all of it on every session");
 }
 
 #[tokio::test]

@@ -116,6 +116,8 @@ pub struct ResolveDetails {
     pub source_tool_name: Option<String>,
     pub label: Option<String>,
     pub source_result_details: Option<ApplyOutcome>,
+    /// A refused apply's files and ways on.
+    pub refused: Option<Value>,
 }
 
 #[derive(Debug, Deserialize)]

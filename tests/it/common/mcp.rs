@@ -47,10 +47,13 @@ pub async fn connect(t: &Tree) -> Client {
     serve(t.path(), t.state.path()).await
 }
 
-/// Calls `tool` with `args` (a JSON object).
+/// Calls `tool` with `args` (a JSON object); the result is checked against the
+/// tool's output schema ([`super::conform::conforms`]).
 pub async fn call<H: ClientHandler>(client: &RunningService<RoleClient, H>, tool: &str, args: Value) -> CallToolResult {
     let Value::Object(map) = args else { panic!("arguments must be an object") };
-    client.call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(map)).await.expect("a tool result")
+    let r = client.call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(map)).await.expect("a tool result");
+    super::conform::conforms(tool, &r);
+    r
 }
 
 /// The result's text: its one content block.

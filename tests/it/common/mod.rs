@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod conform;
 pub mod json;
 pub mod lines;
 pub mod markdown;

@@ -110,7 +110,7 @@ pub mod checks {
 pub mod apply {
     pub use crate::apply::{
         AppliedFile, ApplyOptions, ApplyOutcome, MAX_LISTED_WRITTEN, NOTHING_TO_UNDO, Outstanding, UndoChoice, UndoOutcome, UndoResult, pick_undo, selects,
-        undo,
+        selects_none, undo,
     };
 }
 
@@ -130,7 +130,7 @@ pub use crate::store::session;
 
 /// Errors.
 pub mod error {
-    pub use crate::shared::error::{Error, MAX_REFUSED_LISTED, ProjectFault, Refusal, RefusedFile, Result, resolved_text};
+    pub use crate::shared::error::{Error, MAX_REFUSED_LISTED, ProjectFault, Refusal, RefusalCause, RefusedFile, Result, resolved_text};
 }
 
 /// Messages and the words a front end gives them.

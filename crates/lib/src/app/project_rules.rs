@@ -39,7 +39,7 @@ pub fn validate(mut raw: RawRequest, cwd: &Path, root: Option<&Path>, walk: Walk
         }
     }
     let filter = raw.filter.take().map(|f| project::parse_filter(&f)).transpose()?;
-    let (loaded, warnings) = load(cwd, &given, root, filter.as_ref())?;
+    let loaded = load(cwd, &given, root, filter.as_ref())?;
     if loaded.rules.is_empty() {
         return Err(Error::bad(format!(
             "project `{given}` has no rule to run: its rules are all `severity: off`{}",
@@ -48,12 +48,12 @@ pub fn validate(mut raw: RawRequest, cwd: &Path, root: Option<&Path>, walk: Walk
     }
     let set = loaded.rule_set();
     let request = raw.validate_rules(|| Ok(set), cwd, walk, max_filesize)?;
-    Ok(Checked { request, warnings: warnings.into_iter().chain(loaded.warnings).collect() })
+    Ok(Checked { request, warnings: loaded.warnings })
 }
 
 /// The rules `given` names (a config file, a folder holding one, or a rule
-/// file), with the project's warnings.
-fn load(cwd: &Path, given: &str, root: Option<&Path>, filter: Option<&regex::Regex>) -> Result<(LoadedRules, Vec<String>)> {
+/// file), with the project's warnings (once: [`Project::load_rules`] carries them).
+fn load(cwd: &Path, given: &str, root: Option<&Path>, filter: Option<&regex::Regex>) -> Result<LoadedRules> {
     let path = cwd.join(given);
     let what = "give the path of an sgconfig.yml, of the folder holding one, or of a rule file";
     let meta = std::fs::metadata(&path).map_err(|e| Error::bad(format!("project `{given}` cannot be read ({e}): {what}")))?;
@@ -85,8 +85,7 @@ fn load(cwd: &Path, given: &str, root: Option<&Path>, filter: Option<&regex::Reg
         if let Some(root) = root {
             p.check_inside(root)?;
         }
-        let warnings = p.warnings.clone();
-        return Ok((p.load_rules(filter)?, warnings));
+        return p.load_rules(filter);
     }
     // One rule file: it may call the utilities of the project it is in (the
     // nearest config file from `cwd`, as `scan -r FILE`), inside `root`.
@@ -102,5 +101,5 @@ fn load(cwd: &Path, given: &str, root: Option<&Path>, filter: Option<&regex::Reg
         None => project::Utils::none(),
     };
     inside(&path)?;
-    Ok((project::load_rule_file(&path, utils, filter)?, Vec::new()))
+    project::load_rule_file(&path, utils, filter)
 }

@@ -16,8 +16,8 @@ use crate::apply::{self, ApplyOptions};
 use crate::plan::Plan;
 use crate::shared::error::{Error, NOTHING_PENDING, Refusal, Result};
 use crate::shared::message::{Name, Say, Text, Words};
-use crate::shared::status::ApplyStatus;
 use crate::shared::status::Resolution;
+use crate::shared::status::{ApplyStatus, OutstandingStatus};
 use crate::store::pending::{ActionKind, Locked, PendingAction, Store};
 
 pub use crate::shared::status::Action;
@@ -76,7 +76,7 @@ pub struct RawResolve {
     #[serde(default)]
     #[schemars(
         extend("type" = "object"),
-        description = "Apply options (unknown keys are errors): {\"stale\": \"skip\"} writes the unchanged files, reports the rest (default \"abort\"); {\"files\": [...]} only these, {\"exclude\": [...]} all but these (paths, folders, globs); {\"skipFlagged\": true} leaves out flagged files, {\"allowSyntaxErrors\"|\"allowStructureChanges\"|\"allowTemplateMismatch\": true} writes them; {\"verify\": \"rerun\"} re-runs the edit."
+        description = "Apply options (unknown keys are errors): {\"stale\": \"skip\"} writes the unchanged files, reports the rest (default \"abort\"); {\"files\": [...]} only these, {\"exclude\": [...]} all but these (paths, folders, globs); {\"skipFlagged\": true} leaves out flagged files (files left out stay pending unless {\"close\": true}), {\"allowSyntaxErrors\"|\"allowStructureChanges\"|\"allowTemplateMismatch\": true} writes them; {\"verify\": \"rerun\"} re-runs the edit."
     )]
     pub extra: Option<Value>,
     /// The pending action to resolve; absent or empty: the caller's session's newest.
@@ -353,7 +353,7 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
         if let Some(id) = &req.id
             && let Some(record) = locked.resolution(id)?
         {
-            let text = crate::shared::error::resolved_text(id, record.resolution, &record.at);
+            let text = crate::shared::error::resolved_text(id, record.resolution, &record.at, record.superseded_by.as_deref());
             return Ok(ResolveResult::new(Ending::UnknownId, text, details));
         }
         return resolve_standing(&locked, req, handlers, details);
@@ -373,8 +373,9 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
     };
     let mut verified = None;
     let mut wrote = false;
+    let mut rest: Vec<String> = Vec::new();
     let outcome = match (&chosen, ast_plan) {
-        (_, Some((plan, action))) => resolve_ast_edit(plan, action, &locked, req, &mut verified, &mut details.refused, &mut wrote)?,
+        (_, Some((plan, action))) => resolve_ast_edit(plan, action, &locked, req, &mut verified, &mut details.refused, (&mut wrote, &mut rest))?,
         (Chosen::Disk(a), None) => {
             let ActionKind::Command { apply_cmd, reject_cmd, cwd, details } = &a.kind else { unreachable!("matched above") };
             let mut command = CommandAction {
@@ -402,7 +403,14 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
         Chosen::Disk(a) if wrote => Some(a.id.clone()),
         _ => None,
     };
-    finish(&locked, chosen, req, handlers, verified.is_some())?;
+    match &chosen {
+        // Files the options left out stay pending under the action's id.
+        Chosen::Disk(a) if !rest.is_empty() => {
+            keep_rest(&locked, a, &rest)?;
+            let _ = locked.prune_journal();
+        }
+        _ => finish(&locked, chosen, req, handlers, verified.is_some())?,
+    }
     let mut content = Text::from(match outcome {
         Some(o) => {
             details.source_result_details = o.details;
@@ -421,7 +429,10 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
 
 /// Applies or discards an `ast_edit` action. Its `extra` is checked first (a
 /// custom action's `extra` belongs to it), before anything is read or written;
-/// `verified` says which apply path ran. `Err` inside is the apply's failure.
+/// `verified` says which apply path ran, `wrote` whether a file was written,
+/// and `rest` gets the files the options left out (`files`, `exclude`,
+/// `skipFlagged`), which stay pending unless `extra.close`. `Err` inside is the
+/// apply's failure.
 fn resolve_ast_edit(
     plan: &Plan,
     action: &PendingAction,
@@ -429,7 +440,7 @@ fn resolve_ast_edit(
     req: &ResolveRequest,
     verified: &mut Option<Verified>,
     refused: &mut Option<Refusal>,
-    wrote: &mut bool,
+    (wrote, rest): (&mut bool, &mut Vec<String>),
 ) -> Result<std::result::Result<(Ending, Option<Outcome>), Text>> {
     let mut opts = ast_edit_options(req)?;
     if req.action == Action::Discard {
@@ -443,13 +454,41 @@ fn resolve_ast_edit(
     Ok(apply_ast_edit(plan, locked, action, &opts, req.extra.as_ref(), refused).map(|report| {
         *wrote = report.applied;
         let ending = if report.status == ApplyStatus::Incomplete { Ending::Incomplete } else { Ending::Done };
+        if !opts.close {
+            *rest = report.outstanding.iter().filter(|o| o.status == OutstandingStatus::NotSelected).map(|o| o.path.clone()).collect();
+        }
         let mut text = report.text();
-        if ending == Ending::Incomplete {
-            // The action is closed either way: say that what was left out went with it.
+        if ending == Ending::Incomplete && rest.is_empty() {
             text.push_str("\nThe action is resolved: the files not applied are no longer pending (preview them again to edit them).");
+        } else if ending == Ending::Incomplete {
+            let gone = report.outstanding.len() - rest.len();
+            text.push_str(&format!(
+                "\nThe {} left out {} pending as {}: apply or discard {} with its id",
+                crate::shared::text::plural(rest.len(), "file"),
+                if rest.len() == 1 { "stays" } else { "stay" },
+                action.id,
+                if rest.len() == 1 { "it" } else { "them" }
+            ));
+            if gone > 0 {
+                text.push_str(&format!("; the other {} not applied are no longer pending", crate::shared::text::plural(gone, "file")));
+            }
+            text.push_str(" (extra {\"close\": true} ends an action with its apply).");
         }
         (ending, Some(Outcome { text, details: Some(serde_json::to_value(&report).expect("serializes")) }))
     }))
+}
+
+/// Keeps the files `rest` of the applied `action` pending under its id: the
+/// entry is rewritten with their plan only and a label that counts them.
+fn keep_rest(locked: &Locked<'_>, action: &PendingAction, rest: &[String]) -> Result<()> {
+    let ActionKind::AstEdit { plan } = &action.kind else { return Ok(()) };
+    let mut plan = plan.clone();
+    plan.files.retain(|f| rest.contains(&f.path));
+    let mut kept = action.clone();
+    kept.label = crate::plan::preview::plan_label(&plan, &plan.per_rule());
+    kept.files = plan.files.iter().map(|f| f.path.clone()).collect();
+    kept.kind = ActionKind::AstEdit { plan };
+    locked.save(&kept)
 }
 
 /// Takes a resolved action off the stack: a stored one gets its resolved record

@@ -40,7 +40,9 @@ impl Preview {
 /// already has an identical action pending (same rules digest and build, same
 /// files with the same bytes: [`crate::store::pending::Locked::identical_own`]),
 /// nothing new is staged: the details carry that action's id, and a warning says
-/// so.
+/// so. A pending action of the session with the same ops and paths (whose
+/// files changed since) is superseded by the new one: its id then answers
+/// with the new id, and a warning says so.
 pub fn stage(store: &Store, plan: Plan, words: &dyn Words) -> Result<Preview> {
     let mut shown = Preview::of(&plan, words);
     if plan.files.is_empty() {
@@ -56,6 +58,7 @@ pub fn stage(store: &Store, plan: Plan, words: &dyn Words) -> Result<Preview> {
         ));
         return Ok(shown);
     }
+    let superseded = locked.same_request_own(&plan)?;
     let files = plan.files.iter().map(|f| f.path.clone()).collect();
     let action = locked.push(NewAction {
         label: shown.details.label.clone(),
@@ -63,6 +66,13 @@ pub fn stage(store: &Store, plan: Plan, words: &dyn Words) -> Result<Preview> {
         files,
         kind: ActionKind::AstEdit { plan: Box::new(plan) },
     })?;
+    for old in &superseded {
+        locked.supersede(old, &action.id)?;
+        shown.details.warnings.push(format!(
+            "this preview supersedes pending action {} (the same ops and paths, staged at {} by this session), which can no longer be resolved: resolve {} instead",
+            old.id, old.created_at, action.id
+        ));
+    }
     shown.details = shown.details.staged(action.id);
     Ok(shown)
 }

@@ -80,7 +80,9 @@ impl Spool {
 
     /// Makes the journal record durable before the first rename: originals
     /// fsynced, then the in-flight marker, then the record naming every file.
-    pub(super) fn commit(&self, staged: &[Prepared<'_>]) -> Result<Option<PathBuf>> {
+    /// An apply of fewer than the `planned` files is labelled with what it
+    /// applies too ([`applied_label`]), which `undo` names.
+    pub(super) fn commit(&self, staged: &[Prepared<'_>], planned: usize) -> Result<Option<PathBuf>> {
         let Some((dir, what, session)) = &self.journal else { return Ok(None) };
         let p = dir.join(ORIGINALS);
         self.file.lock().unwrap_or_else(|e| e.into_inner()).0.sync_all().map_err(|e| journal_err(&p, e))?;
@@ -101,7 +103,11 @@ impl Spool {
         std::fs::write(&marker, b"").map_err(|e| journal_err(&marker, e))?;
         let rec = JournalRecord {
             id: what.id.clone(),
-            label: Some(what.label.clone()),
+            label: Some(if staged.len() < planned {
+                applied_label(&what.label, staged.iter().map(|s| s.plan.replacements()).sum(), staged.len())
+            } else {
+                what.label.clone()
+            }),
             owner: session.owner().to_string(),
             owner_client: session.client().map(str::to_string),
             files,
@@ -110,6 +116,13 @@ impl Spool {
         write_atomic(&p, &serde_json::to_vec(&rec).expect("serializes")).map_err(|e| journal_err(&p, e))?;
         Ok(Some(dir.clone()))
     }
+}
+
+/// The label of an apply that wrote part of its action: the action's label,
+/// then what was applied (`AST Edit: 15 replacements in 10 files; applied 2
+/// replacements in 1 file`).
+fn applied_label(label: &str, replacements: usize, files: usize) -> String {
+    format!("{label}; applied {} in {}", plural(replacements, "replacement"), plural(files, "file"))
 }
 
 /// What an apply is journalled as: the action's id (a pending action's, or a

@@ -15,7 +15,7 @@ use crate::engine::{self, Engine};
 use crate::plan::{FilePlan, Plan};
 use crate::request::lang;
 use crate::shared::atomic::{self, Kept, StageError, write_atomic};
-use crate::shared::error::{Error, Refusal, RefusedFile, Result};
+use crate::shared::error::{CHANGED_SINCE_PREVIEW, DELETED_SINCE_PREVIEW, Error, Refusal, RefusalCause, RefusedFile, Result};
 use crate::shared::message::{Name, Text};
 use crate::shared::quote::{display_name, escape_controls};
 use crate::shared::status::Resolution;
@@ -28,7 +28,7 @@ mod fresh;
 mod journal;
 mod options;
 
-pub use options::selects;
+pub use options::{selects, selects_none};
 mod outcome;
 mod undo;
 
@@ -108,8 +108,8 @@ impl Stale {
     /// The reason as `outstanding` and the messages word it.
     fn text(&self) -> String {
         match self {
-            Stale::Changed => "changed since the preview".to_string(),
-            Stale::Deleted => "deleted since the preview".to_string(),
+            Stale::Changed => CHANGED_SINCE_PREVIEW.to_string(),
+            Stale::Deleted => DELETED_SINCE_PREVIEW.to_string(),
             Stale::NowLink => "now a symbolic link: writing would replace the link with a regular file".to_string(),
             Stale::NotRegular => "no longer a regular file".to_string(),
             Stale::Unreadable(e) => format!("unreadable: {e}"),
@@ -131,6 +131,9 @@ pub(super) fn injected_at(var: &str, k: usize) -> bool {
 pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>, &Journalled)>) -> Result<ApplyOutcome> {
     opts.check_paths(plan)?;
     let (selected, mut outstanding) = select(plan, opts)?;
+    if selected.is_empty() && !plan.files.is_empty() {
+        return Err(nothing_selected(&outstanding));
+    }
     flag_guard(&selected, opts)?;
     let spool = Spool::create(journal)?;
     let (staged, left) = match prepare_all(plan, &selected, opts, &spool) {
@@ -147,7 +150,7 @@ pub fn apply_plan(plan: &Plan, opts: &ApplyOptions, journal: Option<(&Locked<'_>
         spool.abandon();
         None
     } else {
-        spool.commit(&staged)?
+        spool.commit(&staged, plan.files.len())?
     };
     let (done, changed) = rename_all(staged, &spool, jdir.as_deref())?;
     let mut files = verify_written(&done, &mut outstanding);
@@ -218,6 +221,25 @@ fn select<'p>(plan: &'p Plan, opts: &ApplyOptions) -> Result<(Vec<&'p FilePlan>,
     Ok((selected, left_out))
 }
 
+/// The failure of an apply whose options leave out every file of its action:
+/// writing nothing is no success (the action stays pending), and the text
+/// counts the files by why each was left out.
+fn nothing_selected(left_out: &[Outstanding]) -> Error {
+    let mut reasons: Vec<(&str, usize)> = Vec::new();
+    for o in left_out {
+        match reasons.iter_mut().find(|(r, _)| *r == o.reason) {
+            Some((_, n)) => *n += 1,
+            None => reasons.push((&o.reason, 1)),
+        }
+    }
+    let why: Vec<String> = reasons.iter().map(|(r, n)| format!("{}: {r}", plural(*n, "file"))).collect();
+    Error::apply_failed(format!(
+        "nothing was written: the options leave out every one of the {} of this action ({}). The action stays pending: apply it with other options, or discard it",
+        plural(left_out.len(), "file"),
+        why.join("; ")
+    ))
+}
+
 /// Fails the apply when `extra.files` names a path that is not in the action.
 fn check_only(plan: &Plan, only: &[String]) -> Result<()> {
     let unknown: Vec<&String> = only.iter().filter(|p| !plan.files.iter().any(|f| options::selects(p, &f.path))).collect();
@@ -267,7 +289,13 @@ fn flag_guard(selected: &[&FilePlan], opts: &ApplyOptions) -> Result<()> {
     }
     let rest = (files.len() < selected.len()).then(|| serde_json::json!({"skipFlagged": true}));
     let all: serde_json::Map<String, serde_json::Value> = allow.iter().map(|k| (k.to_string(), serde_json::Value::Bool(true))).collect();
-    Err(Error::ApplyRefused(Box::new(Refusal { selected: selected.len(), files, apply_rest: rest, apply_all: serde_json::Value::Object(all) })))
+    Err(Error::ApplyRefused(Box::new(Refusal {
+        selected: selected.len(),
+        files,
+        apply_rest: rest,
+        apply_all: Some(serde_json::Value::Object(all)),
+        cause: RefusalCause::Flagged,
+    })))
 }
 
 /// `what (line N: message)` for a file's first listed problem, or `what`.
@@ -321,40 +349,30 @@ fn prepare_all<'p>(plan: &Plan, selected: &[&'p FilePlan], opts: &ApplyOptions, 
             Outcome::Refused(reason) => left.push((*f, Err(reason))),
         }
     }
-    if !left.is_empty() && !opts.skip_stale {
-        return Err(Error::apply_failed(not_written_message(&left)));
+    // With `stale: "skip"`, an apply that would write nothing at all fails too.
+    if !left.is_empty() && (!opts.skip_stale || left.len() == selected.len()) {
+        return Err(not_written(&left, selected.len()));
     }
     Ok((staged, left))
 }
 
-/// The failure of an apply that found files it cannot write (and no
-/// `stale: "skip"`). With stale files only, the exact text of docs/DESIGN.md
-/// §5.3 (a reason other than "changed" or "deleted" follows its path).
-fn not_written_message(left: &[Left<'_>]) -> String {
-    let list = |refused: bool| -> Vec<String> {
-        left.iter()
-            .filter(|(_, why)| why.is_err() == refused)
-            .map(|(f, why)| match why {
-                Ok(Stale::Changed | Stale::Deleted) => display_name(&f.path).into_owned(),
-                Ok(stale) => format!("{} ({})", display_name(&f.path), stale.text()),
-                Err(reason) => format!("{} ({reason})", display_name(&f.path)),
-            })
-            .collect()
+/// The refusal of an apply that found files it cannot write (and no
+/// `stale: "skip"`): every such file with why, the stale ones first, in the
+/// exact text of docs/DESIGN.md §5.3 ([`Refusal::text`]), and `stale: "skip"`
+/// as the way to apply the others.
+fn not_written(left: &[Left<'_>], selected: usize) -> Error {
+    let file = |(f, why): &Left<'_>| RefusedFile {
+        path: display_name(&f.path).into_owned(),
+        reason: match why {
+            Ok(stale) => stale.text(),
+            Err(reason) => reason.clone(),
+        },
     };
-    let (stale, refused) = (list(false), list(true));
-    let mut parts = Vec::new();
-    if !stale.is_empty() {
-        parts.push(format!("{} changed since the preview: {}", plural(stale.len(), "file"), stale.join(", ")));
-    }
-    if !refused.is_empty() {
-        parts.push(format!("{} cannot be written safely: {}", plural(refused.len(), "file"), refused.join(", ")));
-    }
-    let todo = match (stale.is_empty(), refused.is_empty()) {
-        (_, true) => "discard this action and preview again, or pass extra {\"stale\":\"skip\"} to apply the unchanged files",
-        (true, false) => "pass extra {\"stale\":\"skip\"} to apply the other files and leave these out",
-        (false, false) => "discard this action and preview again, or pass extra {\"stale\":\"skip\"} to apply the other files",
-    };
-    format!("{}. Nothing was written; {todo}", parts.join("; "))
+    let stale: Vec<RefusedFile> = left.iter().filter(|(_, why)| why.is_ok()).map(file).collect();
+    let n = stale.len();
+    let files: Vec<RefusedFile> = stale.into_iter().chain(left.iter().filter(|(_, why)| why.is_err()).map(file)).collect();
+    let rest = (files.len() < selected).then(|| serde_json::json!({"stale": "skip"}));
+    Error::ApplyRefused(Box::new(Refusal { selected, files, apply_rest: rest, apply_all: None, cause: RefusalCause::Unwritten { stale: n } }))
 }
 
 /// Renames every staged file over its target, in order; on a failure, puts back

@@ -34,6 +34,10 @@ pub struct ApplyOptions {
     /// (`extra.verify = "rerun"`, CLI `--verify rerun`): `resolve` then never sets
     /// `trust_plan`.
     pub rerun: bool,
+    /// End the action even when the apply left files out by `files`, `exclude`
+    /// or `skipFlagged` (`extra.close`); without it they stay pending under the
+    /// action's id.
+    pub close: bool,
 }
 
 /// `extra` as an `ast_edit` apply reads it (docs/DESIGN.md section 4.2): the
@@ -58,6 +62,8 @@ struct Extra {
     allow_structure_changes: bool,
     #[serde(default)]
     allow_template_mismatch: bool,
+    #[serde(default)]
+    close: bool,
 }
 
 /// `extra.stale`: what apply does with files changed since the preview.
@@ -88,8 +94,8 @@ fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> std::
 impl ApplyOptions {
     /// The keys of `extra` that an `ast_edit` apply reads, in the order messages
     /// list them (docs/DESIGN.md section 4.2).
-    pub const EXTRA_KEYS: [&str; 8] =
-        ["stale", "files", "allowSyntaxErrors", "verify", "exclude", "skipFlagged", "allowStructureChanges", "allowTemplateMismatch"];
+    pub const EXTRA_KEYS: [&str; 9] =
+        ["stale", "files", "allowSyntaxErrors", "verify", "exclude", "skipFlagged", "allowStructureChanges", "allowTemplateMismatch", "close"];
 
     /// Reads the options from `extra` (a JSON object) through one serde struct (`Extra`). A key
     /// that is not one of [`ApplyOptions::EXTRA_KEYS`], or a value of the wrong
@@ -132,6 +138,7 @@ impl ApplyOptions {
             allow_template_mismatch: x.allow_template_mismatch,
             skip_flagged: x.skip_flagged,
             rerun: x.verify == Some(Verify::Rerun),
+            close: x.close,
             ..o
         };
         o.check_leave_out()?;
@@ -235,6 +242,19 @@ pub fn selects(entry: &str, path: &str) -> bool {
     // name anywhere, one with a `/` the whole path.
     let target = if entry.contains('/') { path } else { path.rsplit('/').next().unwrap_or(path) };
     entry.contains(['*', '?', '[', '{']) && globset::GlobBuilder::new(entry).literal_separator(true).build().is_ok_and(|g| g.compile_matcher().is_match(target))
+}
+
+/// The message when `entry`, given as `field` (`path`, `--path`), selects none
+/// of `paths`, the files of pending action `id`: what it may be, and the first
+/// 20 of them, with how many more.
+pub fn selects_none(field: &str, entry: &str, paths: &[&str], id: &str) -> String {
+    let names = &paths[..paths.len().min(20)];
+    let more = if paths.len() > names.len() { format!(", and {} more", paths.len() - names.len()) } else { String::new() };
+    format!(
+        "{field} `{entry}` selects none of the {} of pending action {id}: give a file, a folder or a glob of its files (`*_test.py` by name, `src/**/*.py` by path); its files are: {}{more}",
+        crate::shared::text::plural(paths.len(), "file"),
+        names.join(", ")
+    )
 }
 
 #[cfg(test)]

@@ -177,7 +177,7 @@ pub fn pick_undo(store: &Locked<'_>, id: Option<&str>) -> Result<std::result::Re
         if let Ok(Some(r)) = store.resolution(id)
             && r.resolution == Resolution::Undone
         {
-            return Ok(Err(crate::shared::error::resolved_text(id, r.resolution, &r.at)));
+            return Ok(Err(crate::shared::error::resolved_text(id, r.resolution, &r.at, r.superseded_by.as_deref())));
         }
         return Ok(Err(Text::from(format!(
             "Nothing to undo: the journal holds no apply of `{id}` (it keeps the newest {} applies).",

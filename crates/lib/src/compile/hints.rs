@@ -12,20 +12,47 @@ use crate::shared::nodes::first_of_kind;
 /// Longest context suggested for a selector (characters).
 const MAX_CONTEXT_CHARS: usize = 120;
 
-/// For a pattern written with `$` and a lower-case name (`$a`): that
-/// metavariables are upper case. Not in PHP and Bash, where `$a` is the
-/// language's own variable.
+/// For a pattern written with `$` (or `$$$`) and a lower-case name (`$a`,
+/// `$$$rest`): that metavariables are upper case, naming every such name. Not
+/// in PHP and Bash, where `$a` is the language's own variable.
 pub(crate) fn lowercase_note(pat: &str, lang: SupportLang) -> Option<String> {
     if matches!(lang, SupportLang::Php | SupportLang::Bash) {
         return None;
     }
     let b = pat.as_bytes();
-    let at = (0..b.len()).find(|&i| b[i] == b'$' && (i == 0 || b[i - 1] != b'$') && b.get(i + 1).is_some_and(u8::is_ascii_lowercase))?;
-    let name: String = pat[at + 1..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-    Some(format!(
-        "`${name}` is not a metavariable: metavariables are upper case (`${}`), so `${name}` stands for the code `${name}` only.",
-        name.to_uppercase()
-    ))
+    let mut names: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'$' {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while b.get(i) == Some(&b'$') {
+            i += 1;
+        }
+        if matches!(i - start, 1 | 3) && b.get(i).is_some_and(u8::is_ascii_lowercase) {
+            let name: String = pat[i..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            let shown = format!("{}{name}", &pat[start..i]);
+            if !names.contains(&shown) {
+                names.push(shown);
+            }
+        }
+    }
+    let upper = |n: &String| format!("`{}`", n.to_uppercase());
+    match names.as_slice() {
+        [] => None,
+        [one] => Some(format!("`{one}` is not a metavariable: metavariables are upper case ({}), so `{one}` stands for the code `{one}` only.", upper(one))),
+        many => {
+            let quoted: Vec<String> = many.iter().map(|n| format!("`{n}`")).collect();
+            let (last, rest) = quoted.split_last().expect("several");
+            Some(format!(
+                "{} and {last} are not metavariables: metavariables are upper case ({}), so each stands for its own code only.",
+                rest.join(", "),
+                many.iter().map(upper).collect::<Vec<_>>().join(", ")
+            ))
+        }
+    }
 }
 
 /// The expando character of `lang` when it is not ASCII (and so never part of a

@@ -188,6 +188,17 @@ pub fn compile_failed(req: &Request, tried: &[SupportLang], cwd: &Path, err: Err
         if tried.iter().any(|&l| compile::compile_op(i, req, l).is_ok() || lowercase_note(pat, l).is_some() || compile::semicolon_hint(pat, l).is_some()) {
             continue;
         }
+        // Code of a language tried but for a metavariable where its grammar
+        // takes none: no other language, but the form that matches.
+        if let Some(m) = tried.iter().find_map(|&l| metavariable_in_error(pat, l)) {
+            msg = msg.lit(format!(
+                "\nops[{i}].pat is {} code but for `{}`, which stands where the grammar takes no metavariable (inside a `{}`); to match every `{}`, give a rule with `kind: {}` instead of the pattern (`rule: {{kind: {}}}`; ",
+                m.lang, m.meta, m.parent, m.root, m.root, m.root
+            ))
+            .name(Name::Tree(m.lang.clone()))
+            .lit(" shows its fields, which `has` with `field:` can match).");
+            continue;
+        }
         let fits: Vec<&str> = LIKELY_LANGS
             .iter()
             .chain(SupportLang::all_langs().iter())
@@ -211,6 +222,53 @@ pub fn compile_failed(req: &Request, tried: &[SupportLang], cwd: &Path, err: Err
         }
     }
     Error::BadInput(msg)
+}
+
+/// A pattern that is code of a language but for metavariables where its grammar
+/// takes none (Rust's `match $X { $$$ARMS }`: the arms of a `match_block` are
+/// `pat => expr`).
+struct MetaInError {
+    /// The language's name.
+    lang: String,
+    /// The first such metavariable, as written (`$$$ARMS`).
+    meta: String,
+    /// The kind of the node holding it (`match_block`).
+    parent: String,
+    /// The kind the pattern's root would match (`match_expression`).
+    root: String,
+}
+
+/// [`MetaInError`] of `pat` in `lang`: every ERROR node of its tree holds
+/// only a metavariable, and it has no MISSING node. `None` otherwise.
+fn metavariable_in_error(pat: &str, lang: SupportLang) -> Option<MetaInError> {
+    use ast_grep_core::Language;
+    use ast_grep_core::tree_sitter::LanguageExt;
+    let src = lang.pre_process_pattern(pat).into_owned();
+    let grep = lang.ast_grep(&src);
+    let root = grep.root().get_inner_node();
+    let mut first: Option<(String, String)> = None;
+    let mut other = false;
+    crate::shared::nodes::preorder(root, |n| {
+        if n.is_missing() {
+            other = true;
+        } else if n.is_error() {
+            let text = src[n.byte_range()].trim();
+            match lang.extract_meta_var(text) {
+                Some(_) if first.is_none() => {
+                    let parent = n.parent().map_or_else(String::new, |p| p.kind().to_string());
+                    first = Some((text.replace(lang.expando_char(), "$"), parent));
+                }
+                Some(_) => {}
+                None => other = true,
+            }
+        }
+    });
+    let (meta, parent) = first.filter(|_| !other)?;
+    let mut top = root;
+    while top.named_child_count() == 1 && top.child_count() <= 2 {
+        top = top.named_child(0)?;
+    }
+    Some(MetaInError { lang: lang::name(lang).to_string(), meta, parent, root: top.kind().to_string() })
 }
 
 /// For an op that matched nothing: a note when its pattern parses as a binary
@@ -251,7 +309,8 @@ pub(crate) fn operator_note(i: usize, pat: &str, lang: SupportLang) -> Option<Te
 
 /// For the rules of a rule set that matched nothing: a note per relational
 /// rule (`inside`, `has`, `follows`, `precedes`) without `stopBy` (as JSON, a
-/// rule config says `stopBy: neighbor` then), which
+/// rule config says `stopBy: neighbor` then; a `has` with `field`, which names
+/// the child it looks at, is left out), which
 /// looks at the next node only (the direct parent, a direct child, the next
 /// sibling): the usual cause when `inside: {kind: impl_item}` finds nothing.
 pub fn relational_notes(req: &Request, zero: impl Fn(usize) -> bool) -> Vec<Text> {
@@ -285,8 +344,12 @@ fn relational_without_stop(v: &serde_json::Value, found: &mut Vec<&'static str>)
         serde_json::Value::Object(m) => {
             for (k, sub) in m {
                 let key = ["inside", "has", "follows", "precedes"].into_iter().find(|r| r == k);
+                // A `has` with `field` names the child it looks at: a miss there is
+                // the field's, which "every descendant" does not fix; no note.
                 if let Some(key) = key
-                    && sub.as_object().is_some_and(|o| o.get("stopBy").is_none_or(|v| v.is_null() || v == "neighbor"))
+                    && sub.as_object().is_some_and(|o| {
+                        o.get("stopBy").is_none_or(|v| v.is_null() || v == "neighbor") && !(key == "has" && o.get("field").is_some_and(|f| !f.is_null()))
+                    })
                     && !found.contains(&key)
                 {
                     found.push(key);

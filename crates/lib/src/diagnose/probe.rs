@@ -133,6 +133,9 @@ struct Probe<'a> {
     near_example: Option<(Loc, String)>,
     /// Other kinds of code that start like the pattern: kind, count, first place.
     kinds: Vec<(String, usize, Loc)>,
+    /// For a pattern whose single metavariables sit in a macro's token tree:
+    /// the pattern with each a `$$$` list, and its matches (count, first place).
+    token_tree: Option<(String, Pattern, usize, Option<Loc>)>,
 }
 
 impl<'a> Probe<'a> {
@@ -144,6 +147,7 @@ impl<'a> Probe<'a> {
             return None;
         }
         let ast = shape.callee.as_ref().filter(|_| compares_punctuation(req.strictness)).and_then(|_| at_ast(pat, req.selector.as_deref(), lang));
+        let token_tree = zero.then(|| token_tree_lists(pat, lang)).flatten().and_then(|alt| Pattern::try_new(&alt, lang).ok().map(|p| (alt, p, 0, None)));
         Some(Probe {
             i: op.index,
             op,
@@ -160,6 +164,7 @@ impl<'a> Probe<'a> {
             near_shared: 0,
             near_example: None,
             kinds: Vec::new(),
+            token_tree,
         })
     }
 
@@ -174,6 +179,12 @@ impl<'a> Probe<'a> {
         }
         if self.zero && !self.shape.lead.is_empty() {
             self.starts_in(path, body, root);
+        }
+        if let Some((_, alt, count, first)) = &mut self.token_tree {
+            for m in grep.root().find_all(&*alt) {
+                *count += 1;
+                first.get_or_insert_with(|| loc(path, m.get_inner_node().0));
+            }
         }
     }
 
@@ -368,6 +379,20 @@ fn say(req: &crate::request::Request, lang: SupportLang, files: usize, p: &Probe
     let lowercase = lowercase_note(pat, lang);
     if p.calls > p.calls_matched {
         out.extend(call_messages(&head, &tried, p));
+    } else if p.zero
+        && p.found == 0
+        && let Some((alt, _, count @ 1.., first)) = &p.token_tree
+    {
+        out.push(
+            Text::from(format!(
+                "{head} matched nothing in the {tried} it was tried on: inside a macro's token tree a metavariable such as `$A` matches one token, so it misses an argument of several (`f(x)`); with `$$$` lists there, `{}` {} (e.g. {}): pass ",
+                shown(alt),
+                if *count == 1 { "matches 1 place".to_string() } else { format!("matches {count} places") },
+                first.as_ref().map(at).unwrap_or_default()
+            ))
+            .name(Name::Set(Input::Pattern, alt.clone()))
+            .lit(", and the same `$$$` names in the rewrite."),
+        );
     } else if p.zero && p.found == 0 && files == 0 && lowercase.is_some() {
         // No file holds `$a` as code: the lowercase name is the whole story.
         out.push(Text::from(""));
@@ -382,6 +407,47 @@ fn say(req: &crate::request::Request, lang: SupportLang, files: usize, p: &Probe
     }
     out.retain(|m| !m.is_empty());
     out
+}
+
+/// For a pattern with single metavariables (`$E`) in a macro's token tree
+/// (Rust's `tri!($E)`), where each matches exactly one token: the pattern with
+/// each of them a `$$$` list (`tri!($$$E)`). `None` when it has none.
+fn token_tree_lists(pat: &str, lang: SupportLang) -> Option<String> {
+    use ast_grep_core::meta_var::MetaVariable;
+    let src = lang.pre_process_pattern(pat).into_owned();
+    let grep = lang.ast_grep(&src);
+    let mut names: Vec<String> = Vec::new();
+    crate::shared::nodes::preorder(grep.root().get_inner_node(), |n| {
+        let in_tree = || std::iter::successors(n.parent(), |p| p.parent()).any(|p| p.kind() == "token_tree");
+        if n.child_count() == 0
+            && let Some(MetaVariable::Capture(name, _)) = lang.extract_meta_var(&src[n.byte_range()])
+            && !names.contains(&name)
+            && in_tree()
+        {
+            names.push(name);
+        }
+    });
+    if names.is_empty() {
+        return None;
+    }
+    // `$NAME` (not `$$$NAME`, not the start of a longer name) becomes `$$$NAME`.
+    let mut out = String::new();
+    let mut rest = pat;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let dollars = rest[at..].bytes().take_while(|b| *b == b'$').count();
+        let after = &rest[at + dollars..];
+        let name: String = after.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        if dollars == 1 && names.contains(&name) {
+            out.push_str("$$$");
+        } else {
+            out.push_str(&rest[at..at + dollars]);
+        }
+        out.push_str(&name);
+        rest = &after[name.len()..];
+    }
+    out.push_str(rest);
+    Some(out)
 }
 
 /// True when all a probe of `lang` would say is that no file of `lang` holds

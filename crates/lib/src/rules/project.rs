@@ -145,7 +145,7 @@ pub fn discover(start: &Path, config: Option<&Path>) -> Result<Project> {
             None => Err(Error::project(
                 ProjectFault::NotFound,
                 format!(
-                    "no ast-grep project: neither {} nor {} is in {} or any parent folder; create one (docs/RULES.md) or name it with -c FILE",
+                    "no ast-grep project: neither {} nor {} is in {} or any parent folder; create one (the README's section \"A rule project in CI\" shows one; `ast-edit help scan` says how it is found) or name it with -c FILE",
                     CONFIG_FILE_NAMES[0],
                     CONFIG_FILE_NAMES[1],
                     start.display()

@@ -82,7 +82,7 @@ fn message(file: &Path, rules: &[Map<String, Value>]) -> String {
     }
     format!(
         "{} is a rule file of the retired JSON catalog format (rules with `ops`); ast-edit reads ast-grep rule configs (YAML, one fix per rule). \
-         Write its rules as below, in a .yml file of an ast-grep project's rule folder or given with -r, and move `tests` to rule-test files (docs/RULES.md):\n\n{}",
+         Write its rules as below, in a .yml file of an ast-grep project's rule folder or given with -r, and move `tests` to rule-test files (`ast-edit help test` says what they hold):\n\n{}",
         file.display(),
         yaml.join("---\n")
     )

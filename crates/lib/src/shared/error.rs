@@ -39,7 +39,7 @@ pub enum Error {
     /// `resolve --id` or `show ID` named an action that is no longer pending
     /// because it was resolved: what became of it, and when (docs/DESIGN.md
     /// section 5.3).
-    #[error("{}", resolved_text(id, *resolution, at))]
+    #[error("{}", resolved_text(id, *resolution, at, by.as_deref()))]
     Resolved {
         /// The action's id.
         id: String,
@@ -47,6 +47,8 @@ pub enum Error {
         resolution: crate::shared::status::Resolution,
         /// When (RFC 3339, UTC).
         at: String,
+        /// The action that superseded it, if one did.
+        by: Option<String>,
     },
     /// Applying an action failed; the action stays pending.
     #[error("Apply failed: {0}")]
@@ -108,7 +110,7 @@ impl Error {
             Error::ApplyFailed(t) => t.clone().after("Apply failed: "),
             Error::ApplyRefused(r) => r.text().after("Apply failed: "),
             Error::UnknownId(id) => unknown_id(id),
-            Error::Resolved { id, resolution, at } => resolved_text(id, *resolution, at),
+            Error::Resolved { id, resolution, at, by } => resolved_text(id, *resolution, at, by.as_deref()),
             other => Text::from(other.to_string()),
         }
     }
@@ -138,24 +140,58 @@ impl Error {
     }
 }
 
-/// Why an apply refused files whose rewrite is flagged (syntax errors added,
-/// code moved, a template not said), with the `extra` that applies the rest and
-/// the one that writes them too: the refusal leads on (docs/DESIGN.md §4.3).
+/// Why an apply refused files, with the `extra` that applies the rest and (for
+/// flagged rewrites) the one that writes them too: the refusal leads on
+/// (docs/DESIGN.md §4.3). Its causes: rewrites that are flagged (syntax errors
+/// added, code moved, a template not said), or files that changed since the
+/// preview or cannot be written safely.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Refusal {
     /// Files the apply selected.
     pub selected: usize,
-    /// The refused ones, in path order.
+    /// The refused ones, in path order (for [`RefusalCause::Unwritten`], the
+    /// stale ones first).
     pub files: Vec<RefusedFile>,
     /// The `extra` that applies the other selected files (the request's own
-    /// keys and `skipFlagged`); absent when every selected file is refused.
+    /// keys and `skipFlagged`, or `stale: "skip"`); absent when every selected
+    /// file is refused.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub apply_rest: Option<serde_json::Value>,
     /// The `extra` that writes the refused files too (the request's own keys
-    /// and the `allow...` keys their flags need).
-    pub apply_all: serde_json::Value,
+    /// and the `allow...` keys their flags need); absent where no option can
+    /// (a file changed since the preview).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub apply_all: Option<serde_json::Value>,
+    /// What the refusal is about, which its text says.
+    #[serde(skip)]
+    pub cause: RefusalCause,
 }
+
+/// What an apply refused files for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RefusalCause {
+    /// Their rewrite is flagged and not allowed.
+    #[default]
+    Flagged,
+    /// They changed since the preview (the first `stale` of the files), or
+    /// cannot be written safely (the rest).
+    Unwritten {
+        /// How many of the files are stale.
+        stale: usize,
+    },
+}
+
+/// The reasons of a file that changed, or vanished, since the preview: such a
+/// file is named bare in a refusal's one-line list.
+pub const CHANGED_SINCE_PREVIEW: &str = "changed since the preview";
+/// See [`CHANGED_SINCE_PREVIEW`].
+pub const DELETED_SINCE_PREVIEW: &str = "deleted since the preview";
+
+/// The longest a refusal's list of files runs on one line (the contract's
+/// `N files changed since the preview: a, b`): a longer list goes one file a
+/// line, which no front end cuts (the MCP server cuts a line at 400 characters).
+pub const MAX_REFUSAL_LINE_CHARS: usize = 320;
 
 /// A file an apply refused, and why.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -183,16 +219,18 @@ impl Refusal {
                 }
             }
         };
-        if let Some(rest) = &mut self.apply_rest {
-            merge(rest);
+        for way in [&mut self.apply_rest, &mut self.apply_all].into_iter().flatten() {
+            merge(way);
         }
-        merge(&mut self.apply_all);
         self
     }
 
     /// The message: what was refused and why, one line per file (at most
     /// [`MAX_REFUSED_LISTED`]), then the ways on, in the front end's words.
     pub fn text(&self) -> Text {
+        if let RefusalCause::Unwritten { stale } = self.cause {
+            return self.unwritten_text(stale);
+        }
         let k = self.files.len();
         let which = match (k, self.selected) {
             (1, 1) => "the only file selected".to_string(),
@@ -200,19 +238,70 @@ impl Refusal {
             (k, n) => format!("{k} of the {n} files selected"),
         };
         let mut t = Text::from(format!("nothing was written: apply refuses {which}, whose rewrite is flagged:"));
-        for f in self.files.iter().take(MAX_REFUSED_LISTED) {
-            t = t.lit(format!("\n  {}: {}", f.path, f.reason));
-        }
-        if k > MAX_REFUSED_LISTED {
-            t = t.lit(format!("\n  … and {} more (the result's `refused` lists them all)", k - MAX_REFUSED_LISTED));
-        }
+        t = t.lit(listed(&self.files, MAX_REFUSED_LISTED, |f| format!("{}: {}", f.path, f.reason)));
         t = t.lit("\n");
         if let Some(rest) = &self.apply_rest {
             let other = crate::shared::text::plural(self.selected - k, "file");
             t = t.lit(format!("To write the other {other} and leave these as they are, ")).say(Say::ApplyRest(rest.to_string())).lit(". ");
         }
-        t.lit("To write these too, ").say(Say::ApplyAll(self.apply_all.to_string())).lit(". Or fix the pattern or the rewrite and preview again.")
+        if let Some(all) = &self.apply_all {
+            t = t.lit("To write these too, ").say(Say::ApplyAll(all.to_string())).lit(". ");
+        }
+        t.lit("Or fix the pattern or the rewrite and preview again.")
     }
+
+    /// The text of files left unwritten (docs/DESIGN.md §5.3): `<N file(s)>
+    /// changed since the preview: <paths>[; <K file(s)> cannot be written
+    /// safely: <path> (<reason>), ...]. Nothing was written; <the way on>` on
+    /// one line while the list is short; else each list one file a line (at most
+    /// [`MAX_REFUSED_LISTED`] in all, then a count), the way on whole on the last line.
+    fn unwritten_text(&self, stale: usize) -> Text {
+        let (changed, unsafe_) = self.files.split_at(stale.min(self.files.len()));
+        let inline = |f: &RefusedFile| {
+            if f.reason == CHANGED_SINCE_PREVIEW || f.reason == DELETED_SINCE_PREVIEW { f.path.clone() } else { format!("{} ({})", f.path, f.reason) }
+        };
+        let plural = crate::shared::text::plural;
+        let groups = [(changed, "changed since the preview"), (unsafe_, "cannot be written safely")];
+        let todo = match (changed.is_empty(), unsafe_.is_empty()) {
+            (_, true) => "discard this action and preview again, or pass extra {\"stale\":\"skip\"} to apply the unchanged files",
+            (true, false) => "pass extra {\"stale\":\"skip\"} to apply the other files and leave these out",
+            (false, false) => "discard this action and preview again, or pass extra {\"stale\":\"skip\"} to apply the other files",
+        };
+        let parts: Vec<String> = groups
+            .iter()
+            .filter(|(files, _)| !files.is_empty())
+            .map(|(files, what)| format!("{} {what}: {}", plural(files.len(), "file"), files.iter().map(inline).collect::<Vec<_>>().join(", ")))
+            .collect();
+        let one_line = parts.join("; ");
+        if self.files.len() <= MAX_REFUSED_LISTED && one_line.chars().count() <= MAX_REFUSAL_LINE_CHARS {
+            return Text::from(format!("{one_line}. Nothing was written; {todo}"));
+        }
+        let mut t = String::new();
+        let mut room = MAX_REFUSED_LISTED;
+        for (files, what) in groups.iter().filter(|(files, _)| !files.is_empty()) {
+            if !t.is_empty() {
+                t.push('\n');
+            }
+            t.push_str(&format!("{} {what}:", plural(files.len(), "file")));
+            let shown = room.max(1).min(files.len());
+            t.push_str(&listed(files, shown, inline));
+            room = room.saturating_sub(shown);
+        }
+        Text::from(format!("{t}\nNothing was written; {todo}"))
+    }
+}
+
+/// `files`, one a line as `  <line>`, the first `shown`, then how many more
+/// (the result's `refused` lists them all).
+fn listed(files: &[RefusedFile], shown: usize, line: impl Fn(&RefusedFile) -> String) -> String {
+    let mut t = String::new();
+    for f in files.iter().take(shown) {
+        t.push_str(&format!("\n  {}", line(f)));
+    }
+    if files.len() > shown {
+        t.push_str(&format!("\n  … and {} more (the result's `refused` lists them all)", files.len() - shown));
+    }
+    t
 }
 
 /// What is wrong with an ast-grep project, by kind: the classes that ast-grep
@@ -238,8 +327,8 @@ pub enum ProjectFault {
 
 /// The text of [`Error::Resolved`]: ``Action `<id>` was already applied at <at>;
 /// nothing to do.`` and likewise for the other resolutions (docs/DESIGN.md §5.3,
-/// §5.14).
-pub fn resolved_text(id: &str, resolution: crate::shared::status::Resolution, at: &str) -> Text {
+/// §5.14); a superseded action names `by`, the action that replaced it.
+pub fn resolved_text(id: &str, resolution: crate::shared::status::Resolution, at: &str, by: Option<&str>) -> Text {
     use crate::shared::status::Resolution;
     let what = match resolution {
         Resolution::Applied => Text::from("was already applied"),
@@ -247,6 +336,12 @@ pub fn resolved_text(id: &str, resolution: crate::shared::status::Resolution, at
         Resolution::Undone => Text::from("was applied, then undone"),
         Resolution::Cleared => Text::default().say(Say::Cleared),
         Resolution::Expired => Text::from("was dropped unresolved by the store's retention ").say(Say::Expired),
+        Resolution::Superseded => {
+            let by = by.unwrap_or("a later preview");
+            return Text::from(format!(
+                "Action `{id}` was superseded by {by} at {at}: a later preview of the same ops and paths by the same session replaced it. Resolve {by} instead."
+            ));
+        }
     };
     Text::from(format!("Action `{id}` ")).then(what).lit(format!(" at {at}; nothing to do."))
 }

@@ -129,4 +129,7 @@ pub enum Resolution {
     Cleared,
     /// The store's retention dropped it unresolved (see the module docs).
     Expired,
+    /// A later preview of the same session with the same ops and paths replaced
+    /// it (its record names that one).
+    Superseded,
 }

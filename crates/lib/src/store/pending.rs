@@ -110,6 +110,9 @@ pub struct ResolvedRecord {
     /// The name its MCP client gave that session, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner_client: Option<String>,
+    /// For [`Resolution::Superseded`]: the action that replaced it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
 }
 
 /// What a producer stages; the store adds the id, the order and the time.
@@ -545,11 +548,20 @@ impl Locked<'_> {
             order: action.order,
             owner: action.owner.clone(),
             owner_client: action.owner_client.clone(),
+            superseded_by: None,
         };
         let written = self.write_resolved(&record);
         self.remove(&action.id)?;
         written?;
         Ok(record)
+    }
+
+    /// Ends the pending `action` as superseded by the action `by` (a later
+    /// preview of the same session, ops and paths): its record names `by`.
+    pub fn supersede(&self, action: &PendingAction, by: &str) -> Result<()> {
+        let mut record = self.finish(action, Resolution::Superseded)?;
+        record.superseded_by = Some(by.to_string());
+        self.write_resolved(&record)
     }
 
     /// Sets the resolution of the resolved action `id` (with the time); `None`

@@ -172,6 +172,24 @@ impl Locked<'_> {
         Ok(None)
     }
 
+    /// The caller's own pending `ast_edit` actions that `plan` would supersede:
+    /// the same rules (ops, rule configs and the options they are digested
+    /// with), the same `paths` and `globs`, whatever the files' bytes now.
+    pub fn same_request_own(&self, plan: &Plan) -> Result<Vec<PendingAction>> {
+        use crate::store::pending_format::{rules_digest, rules_of};
+        let digest = rules_digest(&rules_of(&plan.request), &plan.request);
+        let mut same = Vec::new();
+        for (s, _) in self.scan()?.actions {
+            if self.session().owns(&s.owner) && s.rules_digest.as_deref() == Some(digest.as_str()) {
+                let Ok(a) = self.read(&s.id) else { continue };
+                if matches!(&a.kind, ActionKind::AstEdit { plan: p } if p.request.paths == plan.request.paths && p.request.globs == plan.request.globs) {
+                    same.push(a);
+                }
+            }
+        }
+        Ok(same)
+    }
+
     /// The pending actions of every session but the caller's, newest first.
     pub fn others(&self) -> Result<Vec<PendingAction>> {
         let session = self.session();
