@@ -483,7 +483,8 @@ fn resolve_ast_edit(
 fn keep_rest(locked: &Locked<'_>, action: &PendingAction, rest: &[String]) -> Result<()> {
     let ActionKind::AstEdit { plan } = &action.kind else { return Ok(()) };
     let mut plan = plan.clone();
-    plan.files.retain(|f| rest.contains(&f.path));
+    let rest: std::collections::HashSet<&str> = rest.iter().map(String::as_str).collect();
+    plan.files.retain(|f| rest.contains(f.path.as_str()));
     let mut kept = action.clone();
     kept.label = crate::plan::preview::plan_label(&plan, &plan.per_rule());
     kept.files = plan.files.iter().map(|f| f.path.clone()).collect();

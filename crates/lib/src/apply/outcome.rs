@@ -3,6 +3,10 @@
 
 use super::*;
 
+/// Files of one status and reason listed by name in an apply's text; the
+/// rest of them are counted.
+const SAME_REASON_LISTED: usize = 3;
+
 /// Per-file result of an apply.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -56,8 +60,27 @@ impl ApplyOutcome {
         }
         if !self.outstanding.is_empty() {
             s.push_str(&format!("\nIncomplete: {} not applied:", plural(self.outstanding.len(), "file")));
+            // Many files left out for one reason (an `extra.files` of 8 out of
+            // 173) are a few lines and a count; the report's list has them all.
+            let mut shown: Vec<(OutstandingStatus, &str, usize)> = Vec::new();
             for o in &self.outstanding {
-                s.push_str(&format!("\n  {:<8} {}: {}", o.status, display_name(&o.path), escape_controls(&o.reason)));
+                let seen = match shown.iter_mut().find(|(st, r, _)| *st == o.status && *r == o.reason.as_str()) {
+                    Some(entry) => {
+                        entry.2 += 1;
+                        entry.2
+                    }
+                    None => {
+                        shown.push((o.status, o.reason.as_str(), 1));
+                        1
+                    }
+                };
+                if seen <= SAME_REASON_LISTED {
+                    s.push_str(&format!("\n  {:<8} {}: {}", o.status, display_name(&o.path), escape_controls(&o.reason)));
+                }
+            }
+            for (status, reason, n) in shown.into_iter().filter(|(_, _, n)| *n > SAME_REASON_LISTED) {
+                let more = n - SAME_REASON_LISTED;
+                s.push_str(&format!("\n  ... and {more} more {}, {status}: {}", if more == 1 { "file" } else { "files" }, escape_controls(reason)));
             }
         }
         s
