@@ -113,7 +113,7 @@ pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> any
     req.verbatim = a.verbatim;
     if let Some(how) = report_of(&a, color) {
         let source = if a.stdin { report::Source::Stdin(read_stdin(a.input.max_filesize)?) } else { report::Source::Files };
-        let shown = report::Shown { max_results: a.max_results.map(usize::from), fixes_pass: a.output.update_all };
+        let shown = report::Shown { max_results: a.max_results.map(usize::from), fixes_pass: a.output.update_all, cache: !a.no_cache };
         return report::run(&req, &cwd, source, how, shown, &trace, out);
     }
     if a.max_results.is_some() {

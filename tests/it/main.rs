@@ -57,6 +57,7 @@ mod rules;
 mod ruletest;
 mod ruletest_flags;
 mod scan;
+mod scan_cache;
 mod scan_dropin;
 mod scan_report;
 mod search;

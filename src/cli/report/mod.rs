@@ -61,11 +61,15 @@ pub struct Shown {
     /// and nothing is written, and a match of a rule with a fix fails nothing
     /// (`-U` is there to fix it).
     pub fixes_pass: bool,
+    /// Read and keep the reports of files seen before (`--no-cache`: false).
+    pub cache: bool,
 }
 
 /// Runs `req` as a report of `source` on `out`, with the files' end of
 /// `trace`; returns the exit code.
 pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, shown: Shown, trace: &Inspect, out: &mut impl Write) -> anyhow::Result<i32> {
+    // The scan cache (docs/DESIGN.md section 2.14), unless `--no-cache`.
+    let cache = shown.cache.then(|| report::ScanCache::open(&ast_edit::app::workspace::state_dir(cwd), req)).flatten();
     let mut sarif = Vec::new();
     let mut json = match &how {
         Report::Json { style, metadata } => Some(json::Writer::start(out, *style, *metadata)?),
@@ -108,7 +112,10 @@ pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, shown: Shown,
     // As ast-grep, standard input has no file trace.
     let (summary, files) = match source {
         Source::Files => {
-            let summary = report::report(req, cwd, &mut each)?;
+            let summary = report::report(req, cwd, cache.as_ref().map(|c| c as &dyn report::ReportCache), &mut each)?;
+            if let Some(c) = &cache {
+                c.finish();
+            }
             let files = trace.trace_files(req, cwd, &summary.skipped);
             (summary, files)
         }

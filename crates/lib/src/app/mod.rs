@@ -51,6 +51,8 @@ pub mod report {
     pub use crate::plan::report::{
         Capture, Captures, FileReport, Label, Match, Replacement, RuleInfo, RuleSeverity, Span, Summary, findings_of, report, report_text,
     };
+    pub use crate::plan::report_cache::ReportCache;
+    pub use crate::store::scan_cache::{MAX_CACHE_BYTES, ScanCache};
 }
 
 /// The traces of `--inspect`: files, then rules.

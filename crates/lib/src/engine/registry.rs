@@ -270,6 +270,12 @@ impl FileOps<'_> {
     pub fn is_empty(&self) -> bool {
         self.own.is_empty() && self.embedded.is_empty()
     }
+
+    /// False when the literal prefilter says no op of the file's own code can
+    /// match `text` and none runs on embedded code: such a file is not parsed.
+    pub fn may_match(&self, text: &[u8]) -> bool {
+        !self.embedded.is_empty() || self.own.iter().any(|op| op.may_match(text))
+    }
 }
 
 /// The one line for an op that is searched in the languages `searched` and not

@@ -9,6 +9,7 @@ pub(crate) mod diff;
 pub mod inspect;
 pub mod preview;
 pub mod report;
+pub mod report_cache;
 pub mod search;
 pub mod tree;
 pub mod warning;

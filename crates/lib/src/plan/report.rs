@@ -8,10 +8,9 @@
 
 use std::path::Path;
 
-use ast_grep_language::SupportLang;
-
 use crate::engine::{self, Engine, RuleMatch, Severity};
 use crate::plan;
+use crate::plan::report_cache::{self, ReportCache};
 use crate::plan::warning::{Warning, run_warnings};
 use crate::request::Request;
 use crate::request::read::{self, Skip, Skipped};
@@ -69,13 +68,15 @@ impl Summary {
 
 /// Reports `req` from `cwd`: `each` gets every file with a match, in path
 /// order, and returns false to stop the run (its output is closed); the summary
-/// then covers the files reported so far.
-pub fn report(req: &Request, cwd: &Path, each: &mut dyn FnMut(FileReport) -> bool) -> Result<Summary> {
+/// then covers the files reported so far. With a `cache`, a file whose report
+/// is stored under its key is not parsed, and each report made is stored
+/// (`plan/report_cache.rs`).
+pub fn report(req: &Request, cwd: &Path, cache: Option<&dyn ReportCache>, each: &mut dyn FnMut(FileReport) -> bool) -> Result<Summary> {
     let (root, walked, engine) = plan::prepare(req, cwd)?;
     let mut summary = Summary { files_searched: walked.files.len(), ..Summary::default() };
     let budget = crate::engine::budget::Budget::of(req);
     for batch in walked.files.chunks(BATCH_FILES) {
-        let done = plan::largest_first(batch, |c| c.size, &budget, |c| report_file(&engine, req, c));
+        let done = plan::largest_first(batch, |c| c.size, &budget, |c| report_file(&engine, req, cache, c));
         for (c, outcome) in batch.iter().zip(done) {
             match outcome {
                 Ok(files) => {
@@ -99,10 +100,24 @@ pub fn report(req: &Request, cwd: &Path, each: &mut dyn FnMut(FileReport) -> boo
 /// One file's reports: its own matches, then those of each region of code
 /// embedded in it (as ast-grep reports them, one list per region, with the
 /// region's language); empty when it holds no match.
-fn report_file(engine: &Engine, req: &Request, c: &Candidate) -> std::result::Result<Vec<FileReport>, Skip> {
+fn report_file(engine: &Engine, req: &Request, cache: Option<&dyn ReportCache>, c: &Candidate) -> std::result::Result<Vec<FileReport>, Skip> {
     let Some((text, ops)) = plan::search::read_for_search(engine, req, c)? else { return Ok(Vec::new()) };
-    let mut lists = engine.report(&ops, &text, !req.no_prefilter)?;
-    let file = |(lang, matches): (SupportLang, Vec<RuleMatch>), text: String| FileReport { path: c.display.clone(), language: lang.to_string(), text, matches };
+    // A file the prefilter leaves alone costs less than a key: no entry.
+    let cache = cache.filter(|_| req.no_prefilter || ops.may_match(text.as_bytes()));
+    let key = cache.map(|cache| report_cache::file_key(cache, &c.display, &c.lang.to_string(), text.as_bytes()));
+    let stored = cache.zip(key.as_deref()).and_then(|(cache, key)| report_cache::decode(key, &cache.get(key)?));
+    let mut lists = match stored {
+        Some(lists) => lists,
+        None => {
+            let lists: Vec<(String, Vec<RuleMatch>)> =
+                engine.report(&ops, &text, !req.no_prefilter)?.into_iter().map(|(lang, matches)| (lang.to_string(), matches)).collect();
+            if let Some((cache, key)) = cache.zip(key.as_deref()) {
+                cache.put(key, &report_cache::encode(key, &lists));
+            }
+            lists
+        }
+    };
+    let file = |(language, matches): (String, Vec<RuleMatch>), text: String| FileReport { path: c.display.clone(), language, text, matches };
     // Each list holds the file's text; the last one takes it.
     let last = lists.pop();
     let mut out: Vec<FileReport> = lists.into_iter().map(|l| file(l, text.clone())).collect();
@@ -124,7 +139,7 @@ pub fn findings_of(plan: &plan::Plan, limit: usize, each: &mut dyn FnMut(FileRep
     paths.dedup();
     let req = Request { paths, max_files: None, ..plan.request.clone() };
     let mut left = limit;
-    report(&req, &plan.cwd, &mut |mut file| {
+    report(&req, &plan.cwd, None, &mut |mut file| {
         file.matches.retain(|m| m.replacement.is_none());
         file.matches.truncate(left);
         left -= file.matches.len();

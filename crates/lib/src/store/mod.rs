@@ -2,12 +2,14 @@
 //! (`pending`) in the shapes of format version 4 (`pending_format`; an
 //! `ast_edit` entry's plan as the store's own types: `stored_plan` and the
 //! `stored_*` files beside it), the sessions that own them (`session`), and
-//! the undo journal's records. Holds plans; never writes source files.
+//! the undo journal's records; and the scan cache of reports (`scan_cache`).
+//! Holds plans; never writes source files.
 
 pub mod pending;
 pub mod session;
 pub(crate) mod pending_format;
 mod retention;
+pub mod scan_cache;
 mod stored_plan;
 mod stored_request;
 mod stored_skip;
