@@ -25,6 +25,9 @@ Subcommands:
                       (docs/DESIGN.md 7), and left it as it was.
         syntax-error  the rewrite adds a syntax error and ast-edit refused it (its JSON
                       names the file in a "the rewrite introduces syntax errors" warning).
+        flagged       `-U --skip-flagged` left the file out, flagged (its JSON names it
+                      with the reason: adds syntax errors, moves code, or does not say
+                      what its template says), and left it as it was.
         unused-ignore ast-grep removed an unused `ast-grep-ignore` comment (its
                       unused-suppression fix), ast-edit does not; nothing else differs.
 
@@ -139,6 +142,8 @@ def run_json(cmd, cwd, env=None):
 LEFT_ALONE = re.compile(r"^(.*):(\d+): a match contains code that does not parse")
 MORE = re.compile(r"^\.\.\. and (\d+) more matches left alone")
 SYNTAX = re.compile(r"^(.*): the rewrite introduces syntax errors")
+# `-U --skip-flagged` records each file it left out as a warning `PATH: REASON (not_selected)`.
+FLAGGED = re.compile(r"^(.*): its rewrite (adds syntax errors|moves code in the syntax tree|does not say what its template says) \(left out by extra\.skipFlagged\) \(not_selected\)$")
 
 
 def explain_error_node(a, rel, orig_bytes, ag_bytes, ae_bytes):
@@ -223,6 +228,7 @@ def check(a):
         aej = {"applied": False, "warnings": [f"cannot read ast-edit's JSON: {err}"]}
     skipped = {s["path"]: s["reason"] for s in aej.get("skipped", [])}
     syntax = {m.group(1) for w in aej.get("warnings", []) for m in [SYNTAX.match(w)] if m}
+    flagged = {m.group(1): m.group(2) for w in aej.get("warnings", []) for m in [FLAGGED.match(w)] if m}
     files_o, files_g, files_e = walk(o), walk(g), walk(e)
     out = []
     res = collections.OrderedDict(
@@ -259,6 +265,9 @@ def check(a):
         elif path in syntax and eb == ob:
             why, ok = "syntax-error", True
             text = "the rewrite adds a syntax error; ast-edit refused the file"
+        elif path in flagged and eb == ob:
+            why, ok = "flagged", True
+            text = f"ast-edit left it out (--skip-flagged): its rewrite {flagged[path]} (ast-grep's text changes what the code says, e.g. re-indents a multi-line raw string)"
         elif only_unused_ignore(gb, eb):
             why, ok = "unused-ignore", True
             text = "ast-grep removed an unused ast-grep-ignore comment"
@@ -350,7 +359,8 @@ def report(resdir, report_md):
     L.append("proven per file by replaying ast-grep's own JSON matches on the original with and without")
     L.append("those matches (with them: ast-grep's bytes; without them: ast-edit's bytes); `skipped` =")
     L.append("a file ast-edit skipped by a reported limit; `syntax-error` = a file whose rewrite adds a")
-    L.append("syntax error, refused by ast-edit; `unused-ignore` = an unused `ast-grep-ignore` comment")
+    L.append("syntax error, refused by ast-edit; `flagged` = a file `--skip-flagged` left out (its rewrite flagged: a")
+    L.append("syntax error added, code moved, or the text not saying what the template says); `unused-ignore` = an unused `ast-grep-ignore` comment")
     L.append("that ast-grep removes.")
     L.append("")
     rules = rule_rows(os.path.join(here, "scan-project"))
@@ -397,7 +407,13 @@ def report(resdir, report_md):
         for c in corpora:
             rows = list(csv.DictReader(open(os.path.join(resdir, f"scan-{c}.tsv"), encoding="utf-8"), delimiter="\t"))
             meta = read_kv(os.path.join(resdir, f"scan-{c}.meta"))
-            for mode, label in (("apply", "apply (`scan -U`)"), ("report", "report (`--json=compact` both)"), ("preview", "preview (JSON)")):
+            for mode, label in (
+                ("apply", "apply (`scan -U`)"),
+                ("report", "report (`--json=compact` both; ast-edit's cache cold)"),
+                ("report-warm", "report, ast-edit's cache warm (nothing changed)"),
+                ("report-one", "report, ast-edit's cache warm, one file changed"),
+                ("preview", "preview (JSON)"),
+            ):
                 g, e = stats(rows, "ast-grep", mode), stats(rows, "ast-edit", mode)
                 if not g or not e:
                     continue
@@ -412,7 +428,7 @@ def report(resdir, report_md):
             L.append(f"- **{meta.get('corpus', c)}** ({meta.get('date', '')}, {meta.get('files', '')}; subset: {meta.get('subset', '')})")
             for k in ("ag_apply", "ae_apply", "ag_preview", "ae_preview", "ae_report"):
                 L.append(f"  - `{meta.get(k, '')}`")
-            for k in ("max_filesize", "ignore_files", "ag_preview_json", "ae_preview_json", "report_records", "json_bytes", "ag_apply_out"):
+            for k in ("max_filesize", "ignore_files", "ag_preview_json", "ae_preview_json", "report_records", "json_bytes", "cache_check", "ag_apply_out"):
                 if k in meta:
                     L.append(f"  - {k.replace('_', ' ')}: {meta[k]}")
             chk = os.path.join(resdir, f"scan-{c}.check")

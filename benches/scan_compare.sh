@@ -33,16 +33,21 @@
 #            RUNS timed runs, the order alternating.
 #   report   ast-grep scan -c P --json=compact CORPUS   > /dev/null
 #            ast-edit scan -c P --json=compact [...] CORPUS > /dev/null
+#            (a fresh state dir per run: its scan cache cold, entries written); then
+#            report-warm (one state dir, filled first: nothing changed) and report-one
+#            (the same, one file with a match given a new last line before each pair),
+#            after checking that a cold and a warm report equal `--no-cache`'s byte for byte
 #            the same work on both sides (every match as a record, nothing staged or
 #            written); the record counts of the untimed run go to the meta file.
 #   apply    per run, fresh `cp -a` copies of the corpus for each tool (not timed), then
 #            ast-grep scan -c P -U CORPUS                     (in its copy)
-#            ast-edit scan -c P -U --preview-json [...] CORPUS        (in its copy; JSON kept)
+#            ast-edit scan -c P -U --skip-flagged --preview-json [...] CORPUS  (in its copy; JSON kept)
 #            After the last run, benches/scan_compare.py check compares the original and
 #            the two trees file by file; every file where the tools wrote different bytes
 #            must be explained by a documented difference (matches around ERROR nodes
 #            left alone, files skipped by a reported limit, files refused for an added
-#            syntax error, unused ast-grep-ignore comments that ast-grep removes); the
+#            syntax error or left out as flagged by --skip-flagged (ast-grep's text would
+#            change what the code says), unused ast-grep-ignore comments that ast-grep removes); the
 #            script exits 1 if one is not.
 # --max-filesize: as in compare.sh, ast-edit gets a cap just below the smallest file
 # ast-grep skips (> 3 MB and > 200k lines) so that both parse the same files;
@@ -116,24 +121,34 @@ measure() {
   LAST="${row%%$'\t'*}s, $((rss / 1024)) MB"
 }
 
-# timed_pairs MODE FLAG: RUNS timed runs per tool, the order alternating, of
-# `ast-grep scan --json=compact` and `ast-edit scan FLAG` (a fresh state dir each) on the
-# corpus of the loop below ($tsv, $corpus, $spec, $runs, AG, AE).
+# timed_pairs MODE FLAG [KEEP]: RUNS timed runs per tool, the order alternating, of
+# `ast-grep scan --json=compact` and `ast-edit scan FLAG` on the corpus of the loop below
+# ($tsv, $corpus, $spec, $runs, AG, AE). Each ast-edit run gets a fresh state dir (its scan
+# cache cold), unless KEEP: `warm` keeps one state dir, filled by an untimed run first;
+# `one` too, and before each pair one file of the corpus ($ONE_FILE) gets a new last line
+# (put back after the runs), so ast-edit finds one entry stale and both tools read it anew.
 timed_pairs() {
-  local mode=$1 flag=$2 k t st=$TMP/state-$1
+  local mode=$1 flag=$2 keep=${3:-} k t st=$TMP/state-$1
+  if [ -n "$keep" ]; then
+    rm -rf "$st"; mkdir -p "$st"
+    (cd "$CORPORA" && AST_EDIT_STATE_DIR=$st "${AE[@]}" "$flag" "$spec" > /dev/null 2>&1) || true
+    [ "$keep" = one ] && cp -p "$CORPORA/$ONE_FILE" "$TMP/one.orig"
+  fi
   for k in $(seq 1 "$runs"); do
     wait_quiet
+    [ "$keep" = one ] && printf '\n// run %s\n' "$k" >> "$CORPORA/$ONE_FILE"
     order=(ag ae); [ $((k % 2)) -eq 0 ] && order=(ae ag)
     for t in "${order[@]}"; do
       if [ "$t" = ag ]; then
         measure "$tsv" "$corpus" ast-grep "$mode" "$k" "$CORPORA" "" /dev/null -- "${AG[@]}" --json=compact "$spec"
       else
-        rm -rf "$st"; mkdir -p "$st"
+        [ -n "$keep" ] || { rm -rf "$st"; mkdir -p "$st"; }
         measure "$tsv" "$corpus" ast-edit "$mode" "$k" "$CORPORA" "$st" /dev/null -- "${AE[@]}" "$flag" "$spec"
       fi
       log "$spec: $mode $t run $k/$runs: $LAST"
     done
   done
+  [ "$keep" = one ] && cp -p "$TMP/one.orig" "$CORPORA/$ONE_FILE"
   rm -rf "$st"
 }
 
@@ -182,7 +197,7 @@ for corpus in "${SELECTED[@]}"; do
     echo "max_filesize	$mfs ($mfs_note)"
     echo "ignore_files	$nign .gitignore/.ignore files (.gitignore counts for neither tool outside a git repository)"
     echo "ag_apply	ast-grep scan -c $(realpath --relative-to="$ROOT" "$PROJECT") -U $spec"
-    echo "ae_apply	ast-edit scan -c $(realpath --relative-to="$ROOT" "$PROJECT") -U --preview-json ${AE[*]:4} $spec"
+    echo "ae_apply	ast-edit scan -c $(realpath --relative-to="$ROOT" "$PROJECT") -U --skip-flagged --preview-json ${AE[*]:4} $spec"
     echo "ag_preview	ast-grep scan -c $(realpath --relative-to="$ROOT" "$PROJECT") --json=compact $spec"
     echo "ae_preview	ast-edit scan -c $(realpath --relative-to="$ROOT" "$PROJECT") --preview-json ${AE[*]:4} $spec"
     echo "ae_report	ast-edit scan -c $(realpath --relative-to="$ROOT" "$PROJECT") --json=compact ${AE[*]:4} $spec"
@@ -224,6 +239,23 @@ same = sorted(map(key, ag)) == sorted(map(key, ae))
 print(f"report_records\tast-grep {len(ag)}, ast-edit {len(ae)} records; the same (file, rule, range) set: {'yes' if same else 'NO'}")
 PY
     timed_pairs report --json=compact
+    # The scan cache: a cold and a warm report are the report without the cache,
+    # byte for byte; then the warm case and the one-file-changed case, timed.
+    st=$TMP/state-check; rm -rf "$st"; mkdir -p "$st"
+    for r in cold warm; do
+      (cd "$CORPORA" && AST_EDIT_STATE_DIR=$st "${AE[@]}" --json=compact "$spec" > "$TMP/ae-$r.json" 2>/dev/null) || true
+    done
+    (cd "$CORPORA" && AST_EDIT_STATE_DIR=$st "${AE[@]}" --json=compact --no-cache "$spec" > "$TMP/ae-nocache.json" 2>/dev/null) || true
+    rm -rf "$st"
+    if cmp -s "$TMP/ae-cold.json" "$TMP/ae-nocache.json" && cmp -s "$TMP/ae-warm.json" "$TMP/ae-nocache.json"; then
+      echo "cache_check	the cold and the warm report equal the report without the cache byte for byte" >> "$meta"
+    else
+      echo "cache_check	a report with the cache DIFFERS from the report without it" >> "$meta"
+      log "$spec: a report with the cache differs from the report without it"; FAILED=1
+    fi
+    ONE_FILE=$(cd "$CORPORA" && python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r[0]["file"] if r else "")' "$TMP/ae-nocache.json")
+    timed_pairs report-warm --json=compact warm
+    if [ -n "$ONE_FILE" ]; then timed_pairs report-one --json=compact one; fi
   fi
 
   # ---------------------------------------------------------- apply
@@ -236,7 +268,7 @@ PY
       if [ "$t" = ag ]; then
         measure "$tsv" "$corpus" ast-grep apply "$k" "$TMP/ag" "" "$TMP/ag-apply.out" -- "${AG[@]}" -U "$spec"
       else
-        measure "$tsv" "$corpus" ast-edit apply "$k" "$TMP/ae" "$st" "$TMP/ae-apply.json" -- "${AE[@]}" -U --preview-json "$spec"
+        measure "$tsv" "$corpus" ast-edit apply "$k" "$TMP/ae" "$st" "$TMP/ae-apply.json" -- "${AE[@]}" -U --skip-flagged --preview-json "$spec"
       fi
       log "$spec: apply $t -U run $k/$runs: $LAST"
     done

@@ -14,9 +14,9 @@
 #   AST_GREP        ast-grep binary (default: from PATH, pyenv shim resolved)
 #   QUIET_PCT (10), QUIET_MAX (300)  wait for a quiet machine before each run
 #
-# ast-edit runs with --hidden-files --require-git (ast-grep's choice of files) and
-# --max-filesize just below the smallest file ast-grep skips (as scan_compare.sh),
-# so both read the same files.
+# ast-edit chooses ast-grep's files by default; it runs with --max-filesize just below
+# the smallest file ast-grep skips (as scan_compare.sh), so both read the same files, and
+# with --no-cache, so every run parses (scan_compare.sh times the cache).
 #
 # Output: benches/results/relational.{tsv,meta}; the section "## Relational rules"
 # of benches/RESULTS.md (between its markers) is rewritten.
@@ -45,7 +45,7 @@ spec=c-linux${KERNEL_SUBDIR:+/$KERNEL_SUBDIR}
 [ -d "$CORPORA/$spec" ] || die "no $CORPORA/$spec"
 read -r mfs mfs_note < <(python3 "$HERE/scan_compare.py" maxfs "$CORPORA" c-linux c h rs)
 AG=("$AST_GREP" scan -c "$PROJECT" --json=compact "$spec")
-AE=("$AST_EDIT" scan -c "$PROJECT" --json=compact --hidden-files --require-git --max-filesize "$mfs" "$spec")
+AE=("$AST_EDIT" scan -c "$PROJECT" --json=compact --no-cache --max-filesize "$mfs" "$spec")
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 mkdir -p "$RESDIR"
 tsv=$RESDIR/relational.tsv meta=$RESDIR/relational.meta
@@ -58,7 +58,7 @@ printf 'tool\trun\twall_s\tuser_s\tsys_s\tother_cpu_s\tpeak_rss_kb\texit\n' > "$
   echo "corpus	$spec: $(find "$CORPORA/$spec" -type f | wc -l) files, $(du -sh "$CORPORA/$spec" | cut -f1)"
   echo "runs	$RUNS"
   echo "ag	ast-grep scan -c benches/scan-relational/sgconfig.yml --json=compact $spec"
-  echo "ae	ast-edit scan -c benches/scan-relational/sgconfig.yml --json=compact --hidden-files --require-git --max-filesize $mfs $spec"
+  echo "ae	ast-edit scan -c benches/scan-relational/sgconfig.yml --json=compact --no-cache --max-filesize $mfs $spec"
   echo "max_filesize	$mfs ($mfs_note)"
 } > "$meta"
 

@@ -20,15 +20,11 @@ fn project() -> Tree {
     t
 }
 
-/// The cache's entries in `t`'s state folder.
+/// The cache's packs in `t`'s state folder.
 fn entries(t: &Tree) -> Vec<PathBuf> {
-    let mut out = Vec::new();
     let dir = t.state.path().join("scan-cache");
-    for sub in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-        for f in std::fs::read_dir(sub.path()).into_iter().flatten().flatten() {
-            out.push(f.path());
-        }
-    }
+    let mut out: Vec<PathBuf> =
+        std::fs::read_dir(&dir).into_iter().flatten().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "pack")).collect();
     out.sort();
     out
 }
@@ -41,26 +37,43 @@ fn scan(t: &Tree, extra: &[&str]) -> Run {
 fn a_warm_report_is_the_cold_one_and_is_served_from_the_cache() {
     let t = project();
     let cold = scan(&t, &[]).code(1);
-    // a.py and c.py were parsed (b.py holds no rule's literal: no entry).
+    // One pack, with the entries of a.py and c.py (b.py holds no rule's
+    // literal: it is not parsed and gets no entry).
     let stored = entries(&t);
-    assert_eq!(stored.len(), 2, "{stored:?}");
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    let pack = std::fs::read(&stored[0]).unwrap();
+    assert_eq!(String::from_utf8_lossy(&pack).matches("\"key\":").count(), 2);
+    assert!(String::from_utf8_lossy(&pack).contains("src/a.py") && !String::from_utf8_lossy(&pack).contains("src/b.py"));
     let warm = scan(&t, &[]).code(1);
     assert_eq!(warm.stdout, cold.stdout);
     assert_eq!(entries(&t), stored, "a hit stores nothing new");
     // What is served is the entry: an entry edited by hand shows (this is how
     // the test knows a hit is not a second parse), and --no-cache ignores it.
     for e in &stored {
-        let text = std::fs::read_to_string(e).unwrap().replace("no print of", "NO PRINT OF");
-        std::fs::write(e, text).unwrap();
+        // The same length: the pack's index still holds.
+        let mut bytes = std::fs::read(e).unwrap();
+        let (from, to) = (b"no print of", b"NO PRINT OF");
+        let mut i = 0;
+        while let Some(p) = bytes[i..].windows(from.len()).position(|w| w == from) {
+            bytes[i + p..i + p + to.len()].copy_from_slice(to);
+            i += p + to.len();
+        }
+        std::fs::write(e, bytes).unwrap();
     }
     assert!(scan(&t, &[]).stdout.contains("NO PRINT OF"), "served from the cache");
     assert_eq!(scan(&t, &["--no-cache"]).stdout, cold.stdout);
-    // An entry that does not parse is a miss, made again and stored again.
-    for e in &stored {
-        std::fs::write(e, "{ torn").unwrap();
-    }
+    // A pack cut short (packs are not synced) is no pack: its entries are
+    // made again and stored again, here in a pack of the same name and bytes
+    // (a pack is named by its index), which takes the cut one's place.
+    scan(&t, &["--no-cache"]);
+    std::fs::remove_file(&stored[0]).unwrap();
+    scan(&t, &[]).code(1);
+    let whole = std::fs::read(&stored[0]).unwrap();
+    std::fs::write(&stored[0], &whole[..whole.len() / 2]).unwrap();
     assert_eq!(scan(&t, &[]).stdout, cold.stdout);
-    assert!(entries(&t).iter().all(|e| std::fs::read_to_string(e).unwrap().starts_with('{') && !std::fs::read_to_string(e).unwrap().contains("torn")));
+    assert_eq!(entries(&t), stored);
+    assert_eq!(std::fs::read(&stored[0]).unwrap(), whole);
+    assert_eq!(scan(&t, &[]).stdout, cold.stdout);
     // The text styles and the annotations are drawn from the same entries.
     assert_eq!(t.run(&["scan", "--format", "github"]).stdout, t.run(&["scan", "--format", "github", "--no-cache"]).stdout);
 }

@@ -112,7 +112,7 @@ fn report_file(engine: &Engine, req: &Request, cache: Option<&dyn ReportCache>, 
             let lists: Vec<(String, Vec<RuleMatch>)> =
                 engine.report(&ops, &text, !req.no_prefilter)?.into_iter().map(|(lang, matches)| (lang.to_string(), matches)).collect();
             if let Some((cache, key)) = cache.zip(key.as_deref()) {
-                cache.put(key, &report_cache::encode(key, &lists));
+                cache.put(key, report_cache::encode(key, &lists));
             }
             lists
         }

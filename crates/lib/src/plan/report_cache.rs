@@ -22,7 +22,7 @@ pub trait ReportCache: Sync {
     fn get(&self, key: &str) -> Option<Vec<u8>>;
     /// Stores `entry` under `key` (atomically: a reader sees all of it or
     /// nothing); a failure to store is no failure of the run.
-    fn put(&self, key: &str, entry: &[u8]);
+    fn put(&self, key: &str, entry: Vec<u8>);
 }
 
 /// The entries' format; a change of it changes every key.
