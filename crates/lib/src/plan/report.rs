@@ -105,14 +105,14 @@ fn report_file(engine: &Engine, req: &Request, cache: Option<&dyn ReportCache>, 
     // A file the prefilter leaves alone costs less than a key: no entry.
     let cache = cache.filter(|_| req.no_prefilter || ops.may_match(text.as_bytes()));
     let key = cache.map(|cache| report_cache::file_key(cache, &c.display, &c.lang.to_string(), text.as_bytes()));
-    let stored = cache.zip(key.as_deref()).and_then(|(cache, key)| report_cache::decode(key, &cache.get(key)?));
+    let stored = cache.zip(key.as_deref()).and_then(|(cache, key)| report_cache::decode(key, &text, &cache.get(key)?));
     let mut lists = match stored {
         Some(lists) => lists,
         None => {
             let lists: Vec<(String, Vec<RuleMatch>)> =
                 engine.report(&ops, &text, !req.no_prefilter)?.into_iter().map(|(lang, matches)| (lang.to_string(), matches)).collect();
             if let Some((cache, key)) = cache.zip(key.as_deref()) {
-                cache.put(key, report_cache::encode(key, &lists));
+                cache.put(key, report_cache::encode(key, &text, &lists));
             }
             lists
         }

@@ -7,11 +7,12 @@
 //! keeper (`store/scan_cache.rs`) stores entries and bounds them; a file a
 //! limit skipped or that failed is never stored.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{Captures, Label, Replacement, RuleInfo, RuleMatch, Span};
+use crate::engine::{Capture, Captures, Label, Replacement, RuleInfo, RuleMatch, Span};
 
 /// Where a report keeps and finds the reports of files it saw before.
 pub trait ReportCache: Sync {
@@ -26,7 +27,7 @@ pub trait ReportCache: Sync {
 }
 
 /// The entries' format; a change of it changes every key.
-const FORMAT: &str = "ast-edit report cache 1";
+const FORMAT: &str = "ast-edit report cache 2";
 
 /// The key of one file's report: the run's, the file's path as shown and its
 /// language, and `sha256:` of its bytes.
@@ -34,77 +35,126 @@ pub(crate) fn file_key(cache: &dyn ReportCache, path: &str, lang: &str, bytes: &
     format!("{FORMAT}\n{}\n{path}\n{lang}\n{}", cache.run_key(), crate::shared::hash::digest(bytes))
 }
 
-/// One match as stored: the rule's facts inline (a hit rebuilds its shared
-/// [`RuleInfo`]).
-#[derive(Serialize, Deserialize)]
-struct StoredMatch {
+/// One match as written: borrowed from the report, the rule's facts inline
+/// (a hit rebuilds its shared [`RuleInfo`]), each capture by its place only
+/// (its text is the file's bytes there, and a hit has the file's text).
+#[derive(Serialize)]
+struct MatchOut<'a> {
+    rule: &'a RuleInfo,
+    span: Span,
+    message: &'a str,
+    labels: &'a [Label],
+    replacement: &'a Option<Replacement>,
+    captures: Option<CapturesOut<'a>>,
+}
+
+/// [`Captures`] as written: places, and the transforms' text.
+#[derive(Serialize)]
+struct CapturesOut<'a> {
+    single: BTreeMap<&'a str, Span>,
+    multi: BTreeMap<&'a str, Vec<Span>>,
+    transformed: &'a BTreeMap<String, String>,
+}
+
+/// [`MatchOut`] as read back.
+#[derive(Deserialize)]
+struct MatchIn {
     rule: RuleInfo,
     span: Span,
     message: String,
     labels: Vec<Label>,
     replacement: Option<Replacement>,
-    captures: Option<Captures>,
+    captures: Option<CapturesIn>,
+}
+
+/// [`CapturesOut`] as read back.
+#[derive(Deserialize)]
+struct CapturesIn {
+    single: BTreeMap<String, Span>,
+    multi: BTreeMap<String, Vec<Span>>,
+    transformed: BTreeMap<String, String>,
 }
 
 /// An entry: the key it was stored under (checked on reading, so a collision
-/// of names is a miss), and per list of the file (its own code, then each
-/// region of embedded code) the language and the matches.
-#[derive(Serialize, Deserialize)]
-struct Entry {
-    key: String,
-    lists: Vec<(String, Vec<StoredMatch>)>,
+/// of names is a miss), the length of the file it was made of, and per list
+/// of the file (its own code, then each region of embedded code) the language
+/// and the matches.
+#[derive(Serialize)]
+struct EntryOut<'a> {
+    key: &'a str,
+    len: usize,
+    lists: Vec<(&'a str, Vec<MatchOut<'a>>)>,
 }
 
-/// `lists` (language name, matches) as an entry under `key`.
-pub(crate) fn encode(key: &str, lists: &[(String, Vec<RuleMatch>)]) -> Vec<u8> {
+/// [`EntryOut`] as read back.
+#[derive(Deserialize)]
+struct EntryIn {
+    key: String,
+    len: usize,
+    lists: Vec<(String, Vec<MatchIn>)>,
+}
+
+/// `lists` (language name, matches) of the file `text` as an entry under `key`.
+pub(crate) fn encode(key: &str, text: &str, lists: &[(String, Vec<RuleMatch>)]) -> Vec<u8> {
     let lists = lists
         .iter()
         .map(|(lang, matches)| {
             let matches = matches
                 .iter()
-                .map(|m| StoredMatch {
-                    rule: (*m.rule).clone(),
+                .map(|m| MatchOut {
+                    rule: &m.rule,
                     span: m.span,
-                    message: m.message.clone(),
-                    labels: m.labels.clone(),
-                    replacement: m.replacement.clone(),
-                    captures: m.captures.clone(),
+                    message: &m.message,
+                    labels: &m.labels,
+                    replacement: &m.replacement,
+                    captures: m.captures.as_ref().map(|c| CapturesOut {
+                        single: c.single.iter().map(|(k, v)| (k.as_str(), v.span)).collect(),
+                        multi: c.multi.iter().map(|(k, v)| (k.as_str(), v.iter().map(|c| c.span).collect())).collect(),
+                        transformed: &c.transformed,
+                    }),
                 })
                 .collect();
-            (lang.clone(), matches)
+            (lang.as_str(), matches)
         })
         .collect();
-    serde_json::to_vec(&Entry { key: key.to_string(), lists }).expect("plain data serializes")
+    serde_json::to_vec(&EntryOut { key, len: text.len(), lists }).expect("plain data serializes")
 }
 
-/// The lists of an entry stored under `key`; `None` when it does not parse or
-/// was stored under another key.
-pub(crate) fn decode(key: &str, bytes: &[u8]) -> Option<Vec<(String, Vec<RuleMatch>)>> {
-    let entry: Entry = serde_json::from_slice(bytes).ok()?;
-    if entry.key != key {
+/// The lists of an entry stored under `key` for the file `text`; `None` when
+/// it does not parse, was stored under another key or does not fit the text.
+pub(crate) fn decode(key: &str, text: &str, bytes: &[u8]) -> Option<Vec<(String, Vec<RuleMatch>)>> {
+    let entry: EntryIn = serde_json::from_slice(bytes).ok()?;
+    if entry.key != key || entry.len != text.len() {
         return None;
     }
-    Some(
-        entry
-            .lists
-            .into_iter()
-            .map(|(lang, matches)| {
-                let mut rules: Vec<Arc<RuleInfo>> = Vec::new();
-                let matches = matches
-                    .into_iter()
-                    .map(|m| {
-                        let rule = match rules.iter().find(|r| ***r == m.rule) {
-                            Some(r) => r.clone(),
-                            None => {
-                                rules.push(Arc::new(m.rule));
-                                rules.last().expect("just pushed").clone()
-                            }
-                        };
-                        RuleMatch { rule, span: m.span, message: m.message, labels: m.labels, replacement: m.replacement, captures: m.captures }
-                    })
-                    .collect();
-                (lang, matches)
-            })
-            .collect(),
-    )
+    let capture = |span: Span| Some(Capture { text: text.get(span.start..span.end)?.to_string(), span });
+    let mut lists = Vec::with_capacity(entry.lists.len());
+    for (lang, matches) in entry.lists {
+        let mut rules: Vec<Arc<RuleInfo>> = Vec::new();
+        let mut out = Vec::with_capacity(matches.len());
+        for m in matches {
+            let rule = match rules.iter().find(|r| ***r == m.rule) {
+                Some(r) => r.clone(),
+                None => {
+                    rules.push(Arc::new(m.rule));
+                    rules.last().expect("just pushed").clone()
+                }
+            };
+            let captures = match m.captures {
+                None => None,
+                Some(c) => Some(Captures {
+                    single: c.single.into_iter().map(|(k, span)| Some((k, capture(span)?))).collect::<Option<_>>()?,
+                    multi: c
+                        .multi
+                        .into_iter()
+                        .map(|(k, spans)| Some((k, spans.into_iter().map(capture).collect::<Option<Vec<_>>>()?)))
+                        .collect::<Option<_>>()?,
+                    transformed: c.transformed,
+                }),
+            };
+            out.push(RuleMatch { rule, span: m.span, message: m.message, labels: m.labels, replacement: m.replacement, captures });
+        }
+        lists.push((lang, out));
+    }
+    Some(lists)
 }
