@@ -42,7 +42,7 @@ fn a_warm_report_is_the_cold_one_and_is_served_from_the_cache() {
     let stored = entries(&t);
     assert_eq!(stored.len(), 1, "{stored:?}");
     let pack = std::fs::read(&stored[0]).unwrap();
-    assert_eq!(String::from_utf8_lossy(&pack).matches("\"key\":").count(), 2);
+    assert_eq!(String::from_utf8_lossy(&pack).matches("{\"lists\":").count(), 2);
     assert!(String::from_utf8_lossy(&pack).contains("src/a.py") && !String::from_utf8_lossy(&pack).contains("src/b.py"));
     let warm = scan(&t, &[]).code(1);
     assert_eq!(warm.stdout, cold.stdout);

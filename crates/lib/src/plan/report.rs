@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use crate::engine::{self, Engine, RuleMatch, Severity};
+use crate::engine::{self, Engine, RuleMatch};
 use crate::plan;
 use crate::plan::report_cache::{self, ReportCache};
 use crate::plan::warning::{Warning, run_warnings};
@@ -43,27 +43,11 @@ pub struct FileReport {
 pub struct Summary {
     /// Files searched.
     pub files_searched: usize,
-    /// Matches of each severity: `[hint, info, warning, error]`.
-    pub by_severity: [usize; 4],
     /// Files not searched, with the reason, by path.
     pub skipped: Vec<Skipped>,
     /// What the run noticed: rules' pattern problems, the walk's errors, a
     /// limit reached (`maxFiles`).
     pub warnings: Vec<Warning>,
-}
-
-impl Summary {
-    /// Matches of `severity`.
-    pub fn count(&self, severity: Severity) -> usize {
-        self.by_severity[severity as usize]
-    }
-
-    /// Counts the matches of one file.
-    fn add(&mut self, matches: &[RuleMatch]) {
-        for m in matches {
-            self.by_severity[m.rule.severity as usize] += 1;
-        }
-    }
 }
 
 /// Reports `req` from `cwd`: `each` gets every file with a match, in path
@@ -81,7 +65,6 @@ pub fn report(req: &Request, cwd: &Path, cache: Option<&dyn ReportCache>, each: 
             match outcome {
                 Ok(files) => {
                     for file in files {
-                        summary.add(&file.matches);
                         if !each(file) {
                             return Ok(summary);
                         }
@@ -105,14 +88,14 @@ fn report_file(engine: &Engine, req: &Request, cache: Option<&dyn ReportCache>, 
     // A file the prefilter leaves alone costs less than a key: no entry.
     let cache = cache.filter(|_| req.no_prefilter || ops.may_match(text.as_bytes()));
     let key = cache.map(|cache| report_cache::file_key(cache, &c.display, &c.lang.to_string(), text.as_bytes()));
-    let stored = cache.zip(key.as_deref()).and_then(|(cache, key)| report_cache::decode(key, &text, &cache.get(key)?));
+    let stored = cache.zip(key.as_deref()).and_then(|(cache, key)| report_cache::decode(&text, &cache.get(key)?));
     let mut lists = match stored {
         Some(lists) => lists,
         None => {
             let lists: Vec<(String, Vec<RuleMatch>)> =
                 engine.report(&ops, &text, !req.no_prefilter)?.into_iter().map(|(lang, matches)| (lang.to_string(), matches)).collect();
             if let Some((cache, key)) = cache.zip(key.as_deref()) {
-                cache.put(key, report_cache::encode(key, &text, &lists));
+                cache.put(key, report_cache::encode(&lists));
             }
             lists
         }
@@ -173,6 +156,5 @@ pub fn report_text(req: &Request, cwd: &Path, text: String, path: &str) -> Resul
     if matches.is_empty() {
         return Ok((None, summary));
     }
-    summary.add(&matches);
     Ok((Some(FileReport { path: path.to_string(), language: lang.to_string(), text, matches }), summary))
 }

@@ -19,7 +19,9 @@ pub trait ReportCache: Sync {
     /// What every key of this run starts with: the engine build, the rules'
     /// digest and the options that change results.
     fn run_key(&self) -> &str;
-    /// The entry stored under `key`, if any; anything unreadable is none.
+    /// The entry stored under exactly `key` (the keeper checks the whole
+    /// key: one whose hash collides is none), if any; anything unreadable is
+    /// none.
     fn get(&self, key: &str) -> Option<Vec<u8>>;
     /// Stores `entry` under `key` (atomically: a reader sees all of it or
     /// nothing); a failure to store is no failure of the run.
@@ -27,7 +29,7 @@ pub trait ReportCache: Sync {
 }
 
 /// The entries' format; a change of it changes every key.
-const FORMAT: &str = "ast-edit report cache 2";
+const FORMAT: &str = "ast-edit report cache 3";
 
 /// The key of one file's report: the run's, the file's path as shown and its
 /// language, and `sha256:` of its bytes.
@@ -75,27 +77,23 @@ struct CapturesIn {
     transformed: BTreeMap<String, String>,
 }
 
-/// An entry: the key it was stored under (checked on reading, so a collision
-/// of names is a miss), the length of the file it was made of, and per list
-/// of the file (its own code, then each region of embedded code) the language
-/// and the matches.
+/// An entry: per list of the file (its own code, then each region of
+/// embedded code) the language and the matches. Its key is the keeper's to
+/// check ([`ReportCache::get`]), and the key holds the file's bytes' hash,
+/// so a hit is of the very text the entry was made of.
 #[derive(Serialize)]
 struct EntryOut<'a> {
-    key: &'a str,
-    len: usize,
     lists: Vec<(&'a str, Vec<MatchOut<'a>>)>,
 }
 
 /// [`EntryOut`] as read back.
 #[derive(Deserialize)]
 struct EntryIn {
-    key: String,
-    len: usize,
     lists: Vec<(String, Vec<MatchIn>)>,
 }
 
-/// `lists` (language name, matches) of the file `text` as an entry under `key`.
-pub(crate) fn encode(key: &str, text: &str, lists: &[(String, Vec<RuleMatch>)]) -> Vec<u8> {
+/// `lists` (language name, matches) of a file as an entry.
+pub(crate) fn encode(lists: &[(String, Vec<RuleMatch>)]) -> Vec<u8> {
     let lists = lists
         .iter()
         .map(|(lang, matches)| {
@@ -117,16 +115,13 @@ pub(crate) fn encode(key: &str, text: &str, lists: &[(String, Vec<RuleMatch>)]) 
             (lang.as_str(), matches)
         })
         .collect();
-    serde_json::to_vec(&EntryOut { key, len: text.len(), lists }).expect("plain data serializes")
+    serde_json::to_vec(&EntryOut { lists }).expect("plain data serializes")
 }
 
-/// The lists of an entry stored under `key` for the file `text`; `None` when
-/// it does not parse, was stored under another key or does not fit the text.
-pub(crate) fn decode(key: &str, text: &str, bytes: &[u8]) -> Option<Vec<(String, Vec<RuleMatch>)>> {
+/// The lists of an entry made of the file `text`; `None` when it does not
+/// parse or a place in it is not in the text.
+pub(crate) fn decode(text: &str, bytes: &[u8]) -> Option<Vec<(String, Vec<RuleMatch>)>> {
     let entry: EntryIn = serde_json::from_slice(bytes).ok()?;
-    if entry.key != key || entry.len != text.len() {
-        return None;
-    }
     let capture = |span: Span| Some(Capture { text: text.get(span.start..span.end)?.to_string(), span });
     let mut lists = Vec::with_capacity(entry.lists.len());
     for (lang, matches) in entry.lists {

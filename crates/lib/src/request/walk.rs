@@ -206,13 +206,10 @@ pub fn walk(req: &Request, cwd: &Path) -> Result<Walked> {
     checked.outcome().map_err(refused)?;
     let mut files = found.into_inner().unwrap();
     files.sort_by(|a, b| a.display.cmp(&b.display));
-    files.dedup_by(|a, b| a.path == b.path);
-    if follow {
-        // One file reached by two ways (a link beside its target) is searched
-        // once, under the first of its names.
-        let mut seen = std::collections::HashSet::new();
-        files.retain(|c| seen.insert(c.path.clone()));
-    }
+    // One file reached by two ways (two roots that overlap, or with `--follow`
+    // a link beside its target) is searched once, under the first of its names.
+    let mut seen = std::collections::HashSet::new();
+    files.retain(|c| seen.insert(c.path.clone()));
     let total = files.len();
     let mut errors = errors.into_inner().unwrap();
     errors.sort();

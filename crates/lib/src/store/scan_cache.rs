@@ -9,8 +9,8 @@
 //! packs. A pack is never changed after; one that does not read back (cut
 //! short by a crash: packs are not synced) is no pack. A pack ends with an
 //! index (each key's hash, offset and length); a run reads the indexes of all
-//! packs once and an entry when it needs it, and an entry holds its whole key,
-//! so a hash that collides is a miss. Creating a file per entry cost more
+//! packs once and an entry when it needs it, and a record holds its whole
+//! key, so a hash that collides is a miss. Creating a file per entry cost more
 //! than the parse it saves on this kind of disk (170 µs a file).
 //!
 //! Bounds: after a run, while the packs add up to more than
@@ -119,7 +119,8 @@ impl ReportCache for ScanCache {
     fn get(&self, key: &str) -> Option<Vec<u8>> {
         let &(pack, at, len) = self.index.get(&key_hash(key))?;
         let mut record = vec![0u8; len as usize];
-        read_at(&self.packs[pack], &mut record, at).ok()?;
+        let (path, file) = &self.packs[pack];
+        read_at(path, file, &mut record, at).ok()?;
         let (stored_key, entry) = split_record(&record)?;
         if stored_key != key.as_bytes() {
             return None;
@@ -144,9 +145,10 @@ impl ReportCache for ScanCache {
     }
 }
 
-/// Reads `buf.len()` bytes of the pack at `at` (its open file; elsewhere than
-/// unix, opened again: no shared cursor between threads).
-fn read_at((path, file): &(PathBuf, std::fs::File), buf: &mut [u8], at: u64) -> std::io::Result<()> {
+/// Reads `buf.len()` bytes at `at` of the pack `path`, open as `file` (read
+/// at an offset; elsewhere than unix, opened again: no cursor is shared
+/// between threads).
+fn read_at(path: &Path, file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
     #[cfg(unix)]
     {
         let _ = path;
@@ -190,8 +192,7 @@ fn split_record(record: &[u8]) -> Option<(&[u8], &[u8])> {
 /// The index of a pack: (key hash, offset, record length) of each record;
 /// `None` when the pack is not whole.
 fn read_index(path: &Path, file: &std::fs::File) -> Option<Vec<(u64, u64, u32)>> {
-    let pack = (path.to_path_buf(), file.try_clone().ok()?);
-    let read_exact_at = |buf: &mut [u8], at: u64| read_at(&pack, buf, at);
+    let read_exact_at = |buf: &mut [u8], at: u64| read_at(path, file, buf, at);
     let size = file.metadata().ok()?.len();
     let mut magic = [0u8; 8];
     read_exact_at(&mut magic, 0).ok()?;
@@ -303,7 +304,7 @@ mod tests {
         for ((key, entry), (hash, at, len)) in entries.iter().zip(index) {
             assert_eq!(hash, key_hash(key));
             let mut record = vec![0u8; len as usize];
-            read_at(&(path.clone(), file.try_clone().unwrap()), &mut record, at).unwrap();
+            read_at(&path, &file, &mut record, at).unwrap();
             assert_eq!(split_record(&record).unwrap(), (key.as_bytes(), entry.as_slice()));
         }
         let bytes = std::fs::read(&path).unwrap();
