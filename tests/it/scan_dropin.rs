@@ -172,6 +172,8 @@ fn the_flags_ci_files_use_are_taken_as_ast_grep_takes_them() {
     }
     let first = ours(&t, &["--json=compact", "--max-results", "1", "--globs", "*.js"]).code(0);
     assert_eq!(records(&first).len(), 1);
+    assert!(first.stderr.contains("--max-results 1: the first 1 matches are shown and counted; the scan stopped there"), "{}", first.stderr);
+    assert!(!ours(&t, &["--json=compact"]).stderr.contains("--max-results"));
     // --color ansi is --color always; --include-metadata needs --json.
     let coloured = ours(&t, &["--report-style", "short", "--color", "ansi"]);
     assert_eq!(coloured.code, peer(&t, &["--report-style", "short", "--color", "ansi"]).code);

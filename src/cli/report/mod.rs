@@ -153,6 +153,10 @@ pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, shown: Shown,
         eprintln!("warning: {}", escape_controls(&w.text().render(WORDS)));
     }
     trace.finish(files.as_ref());
+    // A cap the user set stops the scan; it says so, never silently.
+    if let (Some(n), Some(0)) = (shown.max_results, left) {
+        eprintln!("note: --max-results {n}: the first {n} matches are shown and counted; the scan stopped there");
+    }
     if !unsearched.is_empty() {
         eprintln!("{}", super::exit::limit_skipped_line(unsearched.len()));
         return Ok(super::exit::LIMIT_SKIPPED);
