@@ -120,6 +120,21 @@ pub fn engine_build(state_dir: &Path) -> Option<String> {
     BUILD.get_or_init(|| cached_or_hashed(state_dir)).clone()
 }
 
+/// What tells this build's scan-cache entries from another's: the running
+/// executable's file identity ([`executable_identity`]: device, inode, size,
+/// modification and change times; a rebuilt, replaced or rewritten binary has
+/// another, as `engine-builds.json` already trusts), else its digest
+/// ([`engine_build`]). Unlike the digest it costs no read of the binary, which
+/// a first run in a fresh state dir would pay (~50 ms, more than a small
+/// project's whole scan); a copy of the same binary elsewhere merely starts
+/// its own entries.
+pub fn engine_key(state_dir: &Path) -> Option<String> {
+    match executable_identity() {
+        Some(id) => Some(format!("executable {id}")),
+        None => engine_build(state_dir),
+    }
+}
+
 /// The file of the build-identity cache in a state dir.
 const BUILD_CACHE: &str = "engine-builds.json";
 

@@ -24,7 +24,7 @@ use std::sync::Mutex;
 
 use crate::plan::report_cache::ReportCache;
 use crate::request::Request;
-use crate::store::pending_format::{engine_build, rules_digest, rules_of};
+use crate::store::pending_format::{engine_key, rules_digest, rules_of};
 
 /// The most bytes the packs hold after a run.
 pub const MAX_CACHE_BYTES: u64 = 512 << 20;
@@ -65,7 +65,7 @@ impl ScanCache {
     /// indexes read; `None` when the running build cannot be identified (its
     /// entries could not be told from another build's).
     pub fn open(state_dir: &Path, req: &Request) -> Option<ScanCache> {
-        let build = engine_build(state_dir)?;
+        let build = engine_key(state_dir)?;
         let run_key = format!("{build}\n{}", rules_digest(&rules_of(req), req));
         let dir = state_dir.join("scan-cache");
         let mut packs = Vec::new();
