@@ -26,6 +26,13 @@ fn tight_ends_table_matches_the_grammars() {
     regenerates("gen_tight_ends.py", "crates/lib/src/compile/tight_ends.rs");
 }
 
+/// `crates/lib/src/compile/kind_words.rs` is what `tools/gen_kind_words.py`
+/// makes from the same grammar crates (the keywords every node of a kind holds).
+#[test]
+fn kind_words_table_matches_the_grammars() {
+    regenerates("gen_kind_words.py", "crates/lib/src/compile/kind_words.rs");
+}
+
 /// `THIRD-PARTY-NOTICES.md` is what `tools/gen_notices.py` makes from the crates
 /// Cargo.lock compiles into the binary on Linux (`cargo tree -e normal,no-proc-macro`)
 /// and the licence files in their packages (or, for a crate whose package has none,

@@ -425,3 +425,49 @@ proptest::proptest! {
         rename_is_only_the_rename(SupportLang::Python, "py", &ops, &format!("{src}\n"))?;
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config::with_cases(500))]
+
+    /// A rule narrowed with a word check before its deep `has`
+    /// (compile/narrow.rs) finds what the rule as written finds, on random C
+    /// with and without ERROR and MISSING nodes, keywords inside strings,
+    /// comments and longer words.
+    #[test]
+    fn a_narrowed_rule_finds_what_the_rule_as_written_finds(src in soup(&[
+        "void f() {", "int g(void) {", "}", "{", "goto out;", "out:", "return 1;", "return", "for (;;)", "while (x)", "do",
+        "x = 1;", "mutex_lock(&m);", "mutex_unlock(&m);", "\"goto\"", "gotox();", "(", ";", "if (x)", "else",
+], &[" ", "\n", "/* goto */", "// return\n"])) {
+        let rules = [
+            serde_json::json!({"id": "a", "language": "c", "rule": {"kind": "function_definition", "has": {"kind": "goto_statement", "stopBy": "end"}}}),
+            serde_json::json!({"id": "b", "language": "c", "rule": {"kind": "return_statement", "not": {"inside": {"kind": "function_definition", "stopBy": "end", "has": {"kind": "goto_statement", "stopBy": "end"}}}}}),
+            serde_json::json!({"id": "c", "language": "c", "rule": {"kind": "compound_statement", "regex": "x", "has": {"pattern": "mutex_lock($L);", "stopBy": "end"}}}),
+            serde_json::json!({"id": "d", "language": "c", "rule": {"kind": "function_definition", "has": {"any": [{"kind": "while_statement"}, {"kind": "do_statement"}], "stopBy": "end"}}}),
+        ];
+        let rules = rules.iter().map(|r| crate::request::rule::Rule::from_json(r.clone()).unwrap()).collect();
+        let set = crate::request::ruleset::RuleSet { rules, ..Default::default() };
+        let e = Engine::for_rules(&set, Path::new("/")).unwrap();
+        let ops = e.all_for(SupportLang::C);
+        proptest::prop_assert!(ops.iter().all(|op| op.narrow.is_some()), "every rule here is narrowed");
+        let grep = crate::engine::metered::parse(&src, SupportLang::C);
+        let found = scan::scan(&grep, &ops, &src, RewriteOptions { prefilter: false, ..FULL });
+        for (k, op) in ops.iter().enumerate() {
+            let written: Vec<_> = grep.root().find_all(&op.rule.matcher).map(|m| m.range()).collect();
+            let mut narrowed: Vec<_> = found.findings.iter().filter(|(i, _)| *i == k).map(|(_, m)| m.range()).collect();
+            narrowed.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
+            let mut written = written;
+            written.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
+            proptest::prop_assert_eq!(written, narrowed, "{} on {:?}", op.id, src);
+        }
+    }
+}
+
+/// The narrowed rules' guard: a MISSING token is found (under an error), an
+/// ERROR alone or a clean tree has none.
+#[test]
+fn a_missing_token_is_found_and_an_error_alone_is_not_one() {
+    let has = |src: &str| scan::has_missing(crate::engine::metered::parse(src, SupportLang::C).root().get_inner_node().0);
+    assert!(has("int f() { return 1 }"));
+    assert!(!has("void f() { do {} }"), "an ERROR node, no MISSING one");
+    assert!(!has("int f() { return 1; }"));
+}

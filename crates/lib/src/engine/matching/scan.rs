@@ -6,7 +6,7 @@
 //! and the walk stops when the file's budget is spent ([`Found::stopped`], §2.5.7).
 
 use crate::engine::metered::{Grep, Metered, Step};
-use ast_grep_config::CombinedScan;
+use ast_grep_config::{CombinedScan, RuleConfig};
 use ast_grep_core::matcher::{Matcher, MatcherExt, NodeMatch};
 use ast_grep_language::SupportLang;
 
@@ -44,6 +44,9 @@ pub(in crate::engine) fn scan<'t>(grep: &'t Grep, live: &[&CompiledOp], body: &s
         }
     }
     let anchors = if opts.prefilter { anchors(live, body.as_bytes()) } else { None };
+    // The narrowed rules (compile/narrow.rs) hold only where no keyword is MISSING.
+    let whole = live.iter().any(|op| op.narrow.is_some()) && !has_missing(grep.root().get_inner_node().0);
+    let rules: Vec<&RuleConfig<SupportLang>> = live.iter().map(|op| op.narrow.as_ref().filter(|_| whole).unwrap_or(&op.rule)).collect();
     let mut found = Found { diffs: Vec::new(), findings: Vec::new(), stopped: None };
     let mut over = false;
     walk_pruned(grep.root().get_inner_node().0, |node| {
@@ -57,13 +60,24 @@ pub(in crate::engine) fn scan<'t>(grep: &'t Grep, live: &[&CompiledOp], body: &s
             return false;
         }
         for &k in by_kind.get(usize::from(node.kind_id())).map_or(&[][..], |v| &v[..]) {
-            if let Some(m) = live[k].rule.matcher.match_node(grep.adopt(Step(node))) {
+            if let Some(m) = rules[k].matcher.match_node(grep.adopt(Step(node))) {
                 if live[k].has_fix { found.diffs.push((k, m)) } else { found.findings.push((k, m)) }
             }
         }
         true
     });
     found.stopped = spent();
+    found
+}
+
+/// True when the tree at `root` holds a MISSING node (a token the parser
+/// supposed, with no text): only subtrees with an error are walked.
+pub(in crate::engine) fn has_missing(root: tree_sitter::Node<'_>) -> bool {
+    let mut found = false;
+    walk_pruned(root, |n| {
+        found |= n.is_missing();
+        !found && n.has_error()
+    });
     found
 }
 
