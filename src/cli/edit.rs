@@ -15,6 +15,7 @@ use ast_edit::app::apply::ApplyOptions;
 use ast_edit::app::error::{Error, Result};
 use ast_edit::app::overwrite::{Overwrite, parse_severity};
 use ast_edit::app::plan::{self, Plan};
+use ast_edit::app::project::NoIgnoreConfig;
 use ast_edit::app::quote::escape_controls;
 use ast_edit::app::report::RuleSeverity as Severity;
 use ast_edit::app::request::{Op, RawRequest, Request, WalkOptions};
@@ -100,14 +101,17 @@ pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> any
     let walk = WalkOptions { hidden_files: true, ..a.input.walk() };
     let mut trace = Inspect::scan(a.output.inspect);
     // The same checks as `run` for the paths and globs, then the rules.
+    // The project's `noIgnore` widens the walk, as ast-grep's.
+    let mut no_ignore = Default::default();
     let rules = || {
         if let Some(file) = &a.rule {
             retired::refuse(file)?;
         }
-        load_rule_set(&a, &cwd, &mut trace)
+        load_rule_set(&a, &cwd, &mut trace, &mut no_ignore)
     };
     let paths = scanned_paths(&a.paths, &cwd);
     let mut req = RawRequest { paths, globs: a.input.globs.clone(), ..Default::default() }.validate_rules(rules, &cwd, walk, a.input.max_filesize)?;
+    no_ignore.widen(&mut req.walk);
     a.input.limit(&mut req);
     req.rewrite_nested = a.rewrite_nested;
     req.verbatim = a.verbatim;
@@ -177,7 +181,7 @@ fn report_of(a: &ScanArgs, color: ColorChoice) -> Option<Report> {
 /// The rules of `scan` (`app::scan::rules`): `--inline-rules`, `-r FILE`, or
 /// the project's (the nearest sgconfig.yml, or `-c FILE`). Loading warnings go
 /// to stderr, and so do the project's and the rules' lines of the trace.
-fn load_rule_set(a: &ScanArgs, cwd: &Path, trace: &mut Inspect) -> Result<ast_edit::app::request::RuleSet> {
+fn load_rule_set(a: &ScanArgs, cwd: &Path, trace: &mut Inspect, no_ignore: &mut NoIgnoreConfig) -> Result<ast_edit::app::request::RuleSet> {
     let input = ScanInput {
         config: a.config.as_deref(),
         rule_file: a.rule.as_deref(),
@@ -191,6 +195,7 @@ fn load_rule_set(a: &ScanArgs, cwd: &Path, trace: &mut Inspect) -> Result<ast_ed
     if let Some(t) = rules.trace {
         trace.rules(t);
     }
+    *no_ignore = rules.no_ignore;
     for w in &rules.warnings {
         eprintln!("warning: {w}");
     }

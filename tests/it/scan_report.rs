@@ -410,6 +410,35 @@ fn hidden_files_and_require_git_choose_files_as_ast_grep() {
     }
 }
 
+/// A project's `noIgnore` (sgconfig.yml) widens the walk as ast-grep's does,
+/// for its own rules and for rules given with `-r` alike.
+#[test]
+#[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
+fn a_project_s_no_ignore_chooses_files_as_ast_grep() {
+    let t = Tree::empty();
+    t.write("rules/p.yml", "id: p\nlanguage: python\nrule: {pattern: print($A)}\n");
+    t.write("p.yml", "id: p\nlanguage: python\nrule: {pattern: print($A)}\n");
+    for f in ["a.py", ".hid/h.py", "sub/ign.py", "sub/dot.py"] {
+        t.write(f, "print(1)\n");
+    }
+    t.write(".gitignore", "sub/ign.py\n");
+    t.write(".ignore", "sub/dot.py\n");
+    assert!(Command::new("git").args(["init", "-q", "."]).current_dir(t.path()).status().unwrap().success());
+    let files = |r: Run| -> BTreeSet<String> { r.stdout.lines().map(str::to_string).collect() };
+    for kinds in ["[]", "[vcs]", "[hidden]", "[dot]", "[hidden, vcs, dot, exclude, global, parent]"] {
+        t.write("sgconfig.yml", &format!("ruleDirs: [rules]\nnoIgnore: {kinds}\n"));
+        for given in [&[][..], &["-r", "p.yml"]] {
+            let args = [&["--files-with-matches"][..], given].concat();
+            let theirs = files(peer(&t, &args));
+            let ours = files(t.run(&[&["scan"][..], &args].concat()).ok());
+            assert_eq!(ours, theirs, "noIgnore: {kinds}, {given:?}");
+        }
+    }
+    // Not read without the key: the ignored files stay out.
+    t.write("sgconfig.yml", "ruleDirs: [rules]\n");
+    assert_eq!(files(t.run(&["scan", "--files-with-matches"]).ok()), BTreeSet::from(["a.py".to_string()]));
+}
+
 const SUPPRESSED: &str = "# ast-grep-ignore: no-print\nprint(1)\n# ast-grep-ignore\nx = 1\ny = 2  # ast-grep-ignore: other\n";
 
 /// `ast-grep-ignore` comments that suppress nothing are reported (a hint) when a

@@ -78,8 +78,8 @@ pub mod tree {
 /// An ast-grep project (`sgconfig.yml`) and its rules.
 pub mod project {
     pub use crate::rules::project::{
-        CONFIG_FILE_NAMES, LoadedRule, LoadedRules, MAX_RULE_FILE_BYTES, Project, TestConfig, Utils, discover, find_config, load_rule_file, parse_filter,
-        parse_inline,
+        CONFIG_FILE_NAMES, LoadedRule, LoadedRules, MAX_RULE_FILE_BYTES, NoIgnoreConfig, Project, TestConfig, Utils, discover, find_config, load_rule_file,
+        parse_filter, parse_inline,
     };
 }
 

@@ -41,6 +41,9 @@ pub struct ScanRules {
     pub trace: Option<RuleTrace>,
     /// Warnings of loading the rules and the project.
     pub warnings: Vec<String>,
+    /// The found project's `noIgnore` (none without a project): the scan's
+    /// walk leaves those ignore files unread too, as ast-grep's does.
+    pub no_ignore: project::NoIgnoreConfig,
     /// No rule is left to run (all `severity: off`, below `--min-severity`,
     /// or none at all); as for ast-grep, no failure.
     pub none: bool,
@@ -65,6 +68,7 @@ pub fn rules(input: ScanInput<'_>, cwd: &Path, on_project: &mut dyn FnMut(Option
         None => project::find_config(cwd).map(|file| Project::open(&file)).transpose()?,
     };
     on_project(found.as_ref().map(|p| p.dir.as_path()));
+    let mut no_ignore = found.as_ref().map(|p| p.no_ignore).unwrap_or_default();
     let utils = || found.as_ref().map_or_else(|| Ok(project::Utils::none()), |p| p.load_utils());
     let (mut loaded, from) = if let Some(text) = input.inline_rules {
         (project::parse_inline(text, utils()?, filter.as_ref())?, RulesFrom::Given)
@@ -77,6 +81,7 @@ pub fn rules(input: ScanInput<'_>, cwd: &Path, on_project: &mut dyn FnMut(Option
             None => project::discover(cwd, None)?,
         };
         check_project(&p)?;
+        no_ignore = p.no_ignore;
         // The project's warnings come with its rules (`loaded.warnings`).
         (p.load_rules(filter.as_ref())?, RulesFrom::Project)
     };
@@ -92,5 +97,5 @@ pub fn rules(input: ScanInput<'_>, cwd: &Path, on_project: &mut dyn FnMut(Option
     let mut checks = suppression::rules_for(suppression::UNUSED, &loaded.rules, input.overwrite.severity_of(suppression::UNUSED, default));
     checks.extend(suppression::rules_for(suppression::NO_SUPPRESS_ALL, &loaded.rules, input.overwrite.severity_of(suppression::NO_SUPPRESS_ALL, None)));
     loaded.rules.extend(checks);
-    Ok(ScanRules { rule_set: loaded.rule_set(), trace, warnings: std::mem::take(&mut loaded.warnings), none })
+    Ok(ScanRules { rule_set: loaded.rule_set(), trace, warnings: std::mem::take(&mut loaded.warnings), no_ignore, none })
 }

@@ -67,9 +67,10 @@ pub struct Project {
     pub test_configs: Vec<TestConfig>,
     /// `languageGlobs`: extra file globs per language, checked.
     pub language_globs: Vec<(Lang, Vec<String>)>,
-    /// `noIgnore`: the ignore files ast-grep disregards when it walks the
-    /// project's files (`hidden`, `dot`, `exclude`, `global`, `parent`, `vcs`).
-    pub no_ignore: Vec<String>,
+    /// `noIgnore`: what ast-grep disregards when it walks the files of a scan
+    /// that finds this project (`hidden`, `dot`, `exclude`, `global`,
+    /// `parent`, `vcs`), its rules or rules given on their own alike.
+    pub no_ignore: NoIgnoreConfig,
     /// `astEdit.checkDirs`: folders of ast-edit's whole-file checks.
     pub check_dirs: Vec<PathBuf>,
     /// `languageInjections`: each entry as written, checked.
@@ -188,7 +189,7 @@ impl Project {
             rule_dirs: raw.rule_dirs,
             util_dirs: raw.util_dirs.unwrap_or_default(),
             test_configs: raw.test_configs.unwrap_or_default(),
-            no_ignore: raw.no_ignore.unwrap_or_default().iter().map(|n| no_ignore_name(*n).to_string()).collect(),
+            no_ignore: NoIgnoreConfig::of(&raw.no_ignore.unwrap_or_default()),
             check_dirs: raw.ast_edit.map(|a| a.check_dirs).unwrap_or_default(),
             warnings,
         })
@@ -328,14 +329,40 @@ fn language_globs(raw: BTreeMap<String, Vec<String>>, file: &Path) -> Result<Vec
     Ok(out)
 }
 
-fn no_ignore_name(n: NoIgnore) -> &'static str {
-    match n {
-        NoIgnore::Hidden => "hidden",
-        NoIgnore::Dot => "dot",
-        NoIgnore::Exclude => "exclude",
-        NoIgnore::Global => "global",
-        NoIgnore::Parent => "parent",
-        NoIgnore::Vcs => "vcs",
+/// A project's `noIgnore`, as the walk takes it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NoIgnoreConfig {
+    /// `hidden`: hidden files and folders are walked.
+    pub hidden: bool,
+    /// The kinds of ignore files left unread.
+    pub off: crate::request::IgnoreOff,
+}
+
+impl NoIgnoreConfig {
+    fn of(kinds: &[NoIgnore]) -> NoIgnoreConfig {
+        let mut c = NoIgnoreConfig::default();
+        for k in kinds {
+            match k {
+                NoIgnore::Hidden => c.hidden = true,
+                NoIgnore::Dot => c.off.dot = true,
+                NoIgnore::Exclude => c.off.exclude = true,
+                NoIgnore::Global => c.off.global = true,
+                NoIgnore::Parent => c.off.parent = true,
+                NoIgnore::Vcs => c.off.vcs = true,
+            }
+        }
+        c
+    }
+
+    /// `walk` with this project's kinds left unread too.
+    pub fn widen(&self, walk: &mut crate::request::WalkOptions) {
+        walk.hidden |= self.hidden;
+        let o = &mut walk.ignore_off;
+        o.dot |= self.off.dot;
+        o.vcs |= self.off.vcs;
+        o.exclude |= self.off.exclude;
+        o.global |= self.off.global;
+        o.parent |= self.off.parent;
     }
 }
 
