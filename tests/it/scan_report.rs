@@ -426,7 +426,7 @@ fn a_project_s_no_ignore_chooses_files_as_ast_grep() {
     assert!(Command::new("git").args(["init", "-q", "."]).current_dir(t.path()).status().unwrap().success());
     let files = |r: Run| -> BTreeSet<String> { r.stdout.lines().map(str::to_string).collect() };
     for kinds in ["[]", "[vcs]", "[hidden]", "[dot]", "[hidden, vcs, dot, exclude, global, parent]"] {
-        t.write("sgconfig.yml", &format!("ruleDirs: [rules]\nnoIgnore: {kinds}\n"));
+        t.write("sgconfig.yml", format!("ruleDirs: [rules]\nnoIgnore: {kinds}\n"));
         for given in [&[][..], &["-r", "p.yml"]] {
             let args = [&["--files-with-matches"][..], given].concat();
             let theirs = files(peer(&t, &args));
