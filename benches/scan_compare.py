@@ -428,7 +428,7 @@ def report(resdir, report_md):
             L.append(f"- **{meta.get('corpus', c)}** ({meta.get('date', '')}, {meta.get('files', '')}; subset: {meta.get('subset', '')})")
             for k in ("ag_apply", "ae_apply", "ag_preview", "ae_preview", "ae_report"):
                 L.append(f"  - `{meta.get(k, '')}`")
-            for k in ("max_filesize", "ignore_files", "ag_preview_json", "ae_preview_json", "report_records", "json_bytes", "cache_check", "ag_apply_out"):
+            for k in ("max_filesize", "ignore_files", "ag_preview_json", "ae_preview_json", "report_records", "json_bytes", "cache_check", "cache_apply_check", "ag_apply_out"):
                 if k in meta:
                     L.append(f"  - {k.replace('_', ' ')}: {meta[k]}")
             chk = os.path.join(resdir, f"scan-{c}.check")

@@ -48,7 +48,9 @@
 #            left alone, files skipped by a reported limit, files refused for an added
 #            syntax error or left out as flagged by --skip-flagged (ast-grep's text would
 #            change what the code says), unused ast-grep-ignore comments that ast-grep removes); the
-#            script exits 1 if one is not.
+#            script exits 1 if one is not. Then the cache: `-U` in another fresh copy, with a state
+#            dir a preview of the original filled (every file's entry warm), must write the
+#            tree the last run wrote with its cache cold, byte for byte (exit 1 if not).
 # --max-filesize: as in compare.sh, ast-edit gets a cap just below the smallest file
 # ast-grep skips (> 3 MB and > 200k lines) so that both parse the same files;
 # Ignore files: both tools read .gitignore only inside a git repository (the corpora are
@@ -280,6 +282,19 @@ PY
     --ae-json "$TMP/ae-apply.json" --config "$PROJECT" --ast-grep "$AST_GREP" --ast-edit "$AST_EDIT" \
     "${AEX[@]/#/--ae-arg=}" --out "$chk") || ok=1
   echo "ag_apply_out	ast-grep -U said: $(cat "$TMP/ag-apply.out" "$TMP/ast-grep.apply.stderr" | tr '\n' ' ' | tail -c 200)" >> "$meta"
+  # The scan cache in -U: the last run's tree (its cache cold) against -U in a
+  # fresh copy whose cache a preview of the original filled (every file a hit).
+  rm -rf "${TMP:?}/ag"; fresh_copy ae-warm "$spec"
+  st=$TMP/state-warm; rm -rf "$st"; mkdir -p "$st"
+  (cd "$CORPORA" && AST_EDIT_STATE_DIR=$st "${AE[@]}" --preview-json "$spec" > /dev/null 2>&1) || true
+  (cd "$TMP/ae-warm" && AST_EDIT_STATE_DIR=$st "${AE[@]}" -U --skip-flagged --preview-json "$spec" > /dev/null 2>&1) || true
+  if diff -rq "$TMP/ae/$spec" "$TMP/ae-warm/$spec" > "$TMP/warm.diff"; then
+    echo "cache_apply_check	-U with the cache warm wrote the tree -U with it cold wrote, byte for byte" >> "$meta"
+  else
+    echo "cache_apply_check	-U with the cache warm wrote ANOTHER tree than with it cold: $(head -c 300 "$TMP/warm.diff")" >> "$meta"
+    log "$spec: -U with the cache warm wrote another tree"; FAILED=1
+  fi
+  rm -rf "$st" "${TMP:?}/ae-warm"
   log "$spec: $summary"
   if [ "$ok" = 1 ]; then
     FAILED=1
