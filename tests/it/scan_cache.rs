@@ -144,3 +144,40 @@ fn scans_at_once_never_read_a_torn_or_stale_entry() {
     }
     assert!(!entries(&t).is_empty());
 }
+
+/// Runs the binary in the folder `rel` of `t`; (exit code, stdout).
+fn run_in(t: &Tree, rel: &str, args: &[&str]) -> (i32, String) {
+    let o = t.command(args).current_dir(t.path().join(rel)).output().unwrap();
+    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
+/// A rule's `files` glob reads the path from the project's folder, not the
+/// path as shown: two files shown alike from two folders, with the same
+/// bytes, are two keys (one is scanned by both rules, the other by one).
+#[test]
+fn two_files_shown_alike_from_two_folders_are_two_entries() {
+    let t = Tree::empty();
+    t.write("sgconfig.yml", "ruleDirs: [rules]\n");
+    t.write("rules/r.yml", &RULES.replace("rule: {pattern: print($A)}", "files: [src/**]\nrule: {pattern: print($A)}"));
+    for dir in ["src", "lib"] {
+        t.write(&format!("{dir}/a.py"), "print(1)\nif x == None:\n    pass\n");
+    }
+    let (code, src) = run_in(&t, "src", &["scan", "--json=compact"]);
+    assert_eq!(code, 1, "{src}");
+    assert!(src.contains("\"file\":\"a.py\"") && src.contains("no-print"), "{src}");
+    let (code, lib) = run_in(&t, "lib", &["scan", "--json=compact"]);
+    assert_eq!((code, lib), run_in(&t, "lib", &["scan", "--json=compact", "--no-cache"]));
+    assert_eq!(code, 0, "lib/a.py is not in no-print's files");
+}
+
+/// A file stored by a run with the default step limit is skipped, as without
+/// the cache, by a run whose limit it needs more steps than.
+#[test]
+fn a_lower_step_limit_is_not_served_a_report_made_under_a_higher_one() {
+    let t = project();
+    scan(&t, &[]).code(1);
+    let cold = scan(&t, &["--max-steps", "3", "--no-cache"]);
+    let warm = scan(&t, &["--max-steps", "3"]);
+    assert_eq!((warm.code, &warm.stdout, &warm.stderr), (cold.code, &cold.stdout, &cold.stderr));
+    assert_eq!(cold.code, 13, "{}", cold.stderr);
+}

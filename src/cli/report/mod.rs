@@ -69,7 +69,7 @@ pub struct Shown {
 /// `trace`; returns the exit code.
 pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, shown: Shown, trace: &Inspect, out: &mut impl Write) -> anyhow::Result<i32> {
     // The scan cache (docs/DESIGN.md section 2.14), unless `--no-cache`.
-    let cache = shown.cache.then(|| report::ScanCache::open(&ast_edit::app::workspace::state_dir(cwd), req)).flatten();
+    let cache = shown.cache.then(|| ast_edit::app::cache::ScanCache::open(&ast_edit::app::workspace::state_dir(cwd), req)).flatten();
     let mut sarif = Vec::new();
     let mut json = match &how {
         Report::Json { style, metadata } => Some(json::Writer::start(out, *style, *metadata)?),
@@ -112,7 +112,7 @@ pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, shown: Shown,
     // As ast-grep, standard input has no file trace.
     let (summary, files) = match source {
         Source::Files => {
-            let summary = report::report(req, cwd, cache.as_ref().map(|c| c as &dyn report::ReportCache), &mut each)?;
+            let summary = report::report(req, cwd, cache.as_ref().map(|c| c as &dyn ast_edit::app::cache::EntryCache), &mut each)?;
             if let Some(c) = &cache {
                 c.finish();
             }

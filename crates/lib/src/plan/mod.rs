@@ -5,6 +5,7 @@
 //! Per file the plan keeps the digest of the bytes read, the edits, and the digest
 //! of the new text; never a copy of the file.
 
+pub mod cache;
 pub(crate) mod diff;
 pub mod inspect;
 pub mod preview;

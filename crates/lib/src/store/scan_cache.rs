@@ -1,7 +1,10 @@
-//! The scan cache on disk (docs/DESIGN.md section 2.14): each file's report
-//! of a scan, kept in the state folder (`<state>/scan-cache/`, never in the
-//! user's tree) under its key (`plan/report_cache.rs`: the engine build, the
-//! rules' digest, the file's path, language and bytes).
+//! The scan cache on disk (docs/DESIGN.md section 2.14): what a run computed
+//! of each file (a report's matches, a preview's rewrite, a search's count
+//! and page) or of each rule test case, kept in the state folder
+//! (`<state>/scan-cache/`, never in the user's tree) under its key
+//! (`plan/cache.rs`: the kind of entry, the engine build, the rules' digest
+//! and the options that change results, the file's path, language and
+//! bytes).
 //!
 //! Entries live in packs: a run writes the entries it made into one pack (one
 //! per [`PACK_FLUSH_BYTES`] of them), a temporary file renamed into place when
@@ -22,7 +25,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::plan::report_cache::ReportCache;
+use crate::plan::cache::EntryCache;
 use crate::request::Request;
 use crate::store::pending_format::{engine_build, rules_digest, rules_of};
 
@@ -61,12 +64,27 @@ pub struct ScanCache {
 type Made = (Vec<(String, Vec<u8>)>, usize);
 
 impl ScanCache {
-    /// The cache of the state folder `state_dir` for `req`, its packs'
-    /// indexes read; `None` when the running build cannot be identified (its
-    /// entries could not be told from another build's).
+    /// The cache of the state folder `state_dir` for the runs of `req`, its
+    /// packs' indexes read: its keys hold the build, the rules' digest
+    /// (`store/pending_format.rs`: the rules and the options that change what
+    /// a file becomes) and the steps one file may take (a file that took more
+    /// under a higher limit is skipped under a lower one). `None` when the
+    /// running build cannot be identified (its entries could not be told from
+    /// another build's).
     pub fn open(state_dir: &Path, req: &Request) -> Option<ScanCache> {
         let build = engine_build(state_dir)?;
-        let run_key = format!("{build}\n{}", rules_digest(&rules_of(req), req));
+        ScanCache::with_key(state_dir, format!("{build}\n{}\nsteps {}", rules_digest(&rules_of(req), req), req.max_steps))
+    }
+
+    /// The cache of `state_dir` for runs whose keys start with the build
+    /// alone (the rule tests, whose keys name each rule themselves); `None`
+    /// as for [`ScanCache::open`].
+    pub fn open_for_build(state_dir: &Path) -> Option<ScanCache> {
+        ScanCache::with_key(state_dir, engine_build(state_dir)?)
+    }
+
+    /// The cache of `state_dir` whose keys start with `run_key`.
+    fn with_key(state_dir: &Path, run_key: String) -> Option<ScanCache> {
         let dir = state_dir.join("scan-cache");
         let mut packs = Vec::new();
         let mut index = HashMap::new();
@@ -111,7 +129,7 @@ impl ScanCache {
     }
 }
 
-impl ReportCache for ScanCache {
+impl EntryCache for ScanCache {
     fn run_key(&self) -> &str {
         &self.run_key
     }
