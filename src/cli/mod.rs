@@ -343,6 +343,13 @@ pub struct McpArgs {
     /// The folder the server works in; paths outside it are refused (default: the working directory).
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
+    /// Read no stored result and store none. By default the server keeps
+    /// what `ast_edit` and `ast_search` compute of each file with rules
+    /// (`rule` or `project`) in the workspace's state folder, as `scan`
+    /// does, and `resolve` stores what its rules make of the files it
+    /// wrote; the results are the same.
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 /// `propose` flags.
@@ -510,6 +517,15 @@ pub struct OutputArgs {
     /// a scan" (the README's "Read next" links it).
     #[arg(long, value_name = "GRANULARITY", default_value = "nothing")]
     pub inspect: inspect::Granularity,
+    /// Read no stored result and store none (the scan cache). By default a
+    /// run of rules (`scan`'s, or a `run --request` with `rule` or `project`)
+    /// keeps what it computed of each file (a report's matches, a preview's
+    /// rewrite) in the state folder, under the build, the rules, the file's
+    /// path and a hash of its bytes; a later run of the same rules does not
+    /// parse that file again, and with -U the files written are stored as the
+    /// rules make them. The output is the same. Patterns are not cached.
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 /// `--json` alone.
@@ -619,6 +635,11 @@ pub struct ResolveArgs {
     /// Shell command consulted only when the command line has nothing pending (also AST_EDIT_STANDING_CMD).
     #[arg(long, value_name = "CMD")]
     pub standing_cmd: Option<String>,
+    /// After applying an edit of rules, store nothing in the scan cache. By
+    /// default what the rules make of each file written is stored, so the
+    /// next scan of the same rules does not parse those files again.
+    #[arg(long)]
+    pub no_cache: bool,
     /// Print the result {content, isError, details} as JSON.
     #[arg(long)]
     pub json: bool,
@@ -720,7 +741,7 @@ pub fn worded_chain(err: &anyhow::Error) -> String {
 /// `io::Error` for `main` to treat. `ast-edit mcp` runs `serve_mcp` on the root
 /// folder: the binary passes the MCP server's `serve` (the two front ends never
 /// import each other; tests/it/layers.rs).
-pub fn run(cli: Cli, out: &mut impl Write, serve_mcp: impl FnOnce(&std::path::Path) -> anyhow::Result<()>) -> anyhow::Result<i32> {
+pub fn run(cli: Cli, out: &mut impl Write, serve_mcp: impl FnOnce(&std::path::Path, bool) -> anyhow::Result<()>) -> anyhow::Result<i32> {
     // Every command that matches files does so on rayon's pool: its threads
     // get the stack one file's matching may use (`-j` sizes it).
     let threads = match &cli.command {
@@ -754,7 +775,7 @@ pub fn run(cli: Cli, out: &mut impl Write, serve_mcp: impl FnOnce(&std::path::Pa
                 Some(r) => r,
                 None => ast_edit::app::files::current_dir()?,
             };
-            serve_mcp(&root)?;
+            serve_mcp(&root, !a.no_cache)?;
             Ok(0)
         }
     }

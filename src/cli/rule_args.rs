@@ -92,12 +92,6 @@ pub struct ScanArgs {
     /// position), count only those for the exit code, and stop there.
     #[arg(long, value_name = "NUM", value_parser = clap::value_parser!(u16).range(1..))]
     pub max_results: Option<u16>,
-    /// With a report: read no stored report and store none. By default a
-    /// report keeps each file's matches in the state folder, under the
-    /// build, the rules, the file's path and a hash of its bytes, and a later
-    /// report of the same file with the same rules does not parse it again.
-    #[arg(long)]
-    pub no_cache: bool,
     /// With --report-style: lines of code shown after each match.
     #[arg(short = 'A', long = "after", value_name = "NUM", requires = "report_style", conflicts_with = "context")]
     pub after: Option<u16>,

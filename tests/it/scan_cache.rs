@@ -1,16 +1,20 @@
-//! The scan cache of reports (docs/DESIGN.md section 2.14), through the
-//! binary: a warm report is the cold one byte for byte and is served from the
-//! cache; a file rewritten with its size and modification time kept, a rule
-//! edited and a severity flag are each seen; `--no-cache` reads and writes
-//! nothing; scans at once never read a torn or stale entry.
+//! The scan cache (docs/DESIGN.md section 2.14), through the binary: a warm
+//! report, preview (`scan`, `run --request` with rules), rule test (`test`)
+//! and search is the cold one byte for byte and is served from the cache (an
+//! entry edited by hand shows); a file rewritten with its size and
+//! modification time kept, a rule edited and a severity flag are each seen;
+//! `-U` and `resolve apply` store what the rules make of the files they
+//! wrote; `--no-cache` reads and writes nothing; scans at once, and scans
+//! during an apply, never read a torn or stale entry. The MCP server's use of
+//! it: mcp_cache.rs.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::common::{Run, Tree};
 
 const RULES: &str = "id: no-print\nlanguage: python\nseverity: error\nmessage: no print of $A\nrule: {pattern: print($A)}\nfix: log($A)\n---\nid: eq-none\nlanguage: python\nseverity: warning\nmessage: compare with is\nrule: {pattern: $A == None}\n";
 
-fn project() -> Tree {
+pub(crate) fn project() -> Tree {
     let t = Tree::empty();
     t.write("sgconfig.yml", "ruleDirs: [rules]\n");
     t.write("rules/r.yml", RULES);
@@ -22,11 +26,49 @@ fn project() -> Tree {
 
 /// The cache's packs in `t`'s state folder.
 fn entries(t: &Tree) -> Vec<PathBuf> {
-    let dir = t.state.path().join("scan-cache");
+    packs(t.state.path())
+}
+
+/// The cache's packs in the state folder `state`.
+pub(crate) fn packs(state: &Path) -> Vec<PathBuf> {
+    let dir = state.join("scan-cache");
     let mut out: Vec<PathBuf> =
         std::fs::read_dir(&dir).into_iter().flatten().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "pack")).collect();
     out.sort();
     out
+}
+
+/// Edits every entry of the packs in the state folder `state` by hand:
+/// `from` becomes `to`, of the same length (the packs' indexes still hold).
+pub(crate) fn tamper(state: &Path, from: &str, to: &str) {
+    assert_eq!(from.len(), to.len());
+    let (from, to) = (from.as_bytes(), to.as_bytes());
+    for e in packs(state) {
+        let mut bytes = std::fs::read(&e).unwrap();
+        let mut i = 0;
+        while let Some(p) = bytes[i..].windows(from.len()).position(|w| w == from) {
+            bytes[i + p..i + p + to.len()].copy_from_slice(to);
+            i += p + to.len();
+        }
+        std::fs::write(e, bytes).unwrap();
+    }
+}
+
+/// How many entries of the kind `format` (the first line of their keys, as
+/// `plan/cache.rs` writes them) the packs in the state folder `state` hold.
+pub(crate) fn records(state: &Path, format: &str) -> usize {
+    let needle = format!("{format}\n");
+    packs(state).iter().map(|p| String::from_utf8_lossy(&std::fs::read(p).unwrap()).matches(&needle).count()).sum()
+}
+
+/// The kinds of entry (`plan/preview_cache.rs`, `plan/search/stored.rs`,
+/// `rules/ruletest/stored.rs`).
+pub(crate) const PREVIEW: &str = "ast-edit preview cache 1";
+
+/// `s` with each pending action id (`ae-` and 6 hex digits) as `ae-?`: a
+/// preview staged again gets a new id.
+pub(crate) fn no_ids(s: &str) -> String {
+    regex::Regex::new(r"ae-[0-9a-f]{6}").unwrap().replace_all(s, "ae-?").into_owned()
 }
 
 fn scan(t: &Tree, extra: &[&str]) -> Run {
@@ -49,17 +91,7 @@ fn a_warm_report_is_the_cold_one_and_is_served_from_the_cache() {
     assert_eq!(entries(&t), stored, "a hit stores nothing new");
     // What is served is the entry: an entry edited by hand shows (this is how
     // the test knows a hit is not a second parse), and --no-cache ignores it.
-    for e in &stored {
-        // The same length: the pack's index still holds.
-        let mut bytes = std::fs::read(e).unwrap();
-        let (from, to) = (b"no print of", b"NO PRINT OF");
-        let mut i = 0;
-        while let Some(p) = bytes[i..].windows(from.len()).position(|w| w == from) {
-            bytes[i + p..i + p + to.len()].copy_from_slice(to);
-            i += p + to.len();
-        }
-        std::fs::write(e, bytes).unwrap();
-    }
+    tamper(t.state.path(), "no print of", "NO PRINT OF");
     assert!(scan(&t, &[]).stdout.contains("NO PRINT OF"), "served from the cache");
     assert_eq!(scan(&t, &["--no-cache"]).stdout, cold.stdout);
     // A pack cut short (packs are not synced) is no pack: its entries are
@@ -180,4 +212,124 @@ fn a_lower_step_limit_is_not_served_a_report_made_under_a_higher_one() {
     let warm = scan(&t, &["--max-steps", "3"]);
     assert_eq!((warm.code, &warm.stdout, &warm.stderr), (cold.code, &cold.stdout, &cold.stderr));
     assert_eq!(cold.code, 13, "{}", cold.stderr);
+}
+
+/// `scan` previewing (not a report), the pending action it stages dropped
+/// after, so the next preview is staged again (not "identical to pending").
+fn preview(t: &Tree, extra: &[&str]) -> Run {
+    let r = t.run(&[&["scan"][..], extra].concat());
+    t.run(&["resolve", "discard", "--reason", "preview again"]);
+    r
+}
+
+/// The lines of `--stats` that count work (not the time).
+fn work_lines(stderr: &str) -> Vec<&str> {
+    stderr.lines().filter(|l| l.starts_with("  most ") || l.starts_with("  files ")).collect()
+}
+
+#[test]
+fn a_warm_preview_is_the_cold_one_and_is_served_from_the_cache() {
+    let t = project();
+    let cold = preview(&t, &["--preview-json"]).code(1);
+    // The rewrites of a.py and c.py (b.py is left alone by the prefilter).
+    assert_eq!(records(t.state.path(), PREVIEW), 2);
+    let stored = entries(&t);
+    let warm = preview(&t, &["--preview-json"]).code(1);
+    assert_eq!(no_ids(&warm.stdout), no_ids(&cold.stdout));
+    assert_eq!(entries(&t), stored, "a hit stores nothing new");
+    // The text preview, its findings drawn from reports, and the work it
+    // counts (--stats) are the same.
+    let cold = preview(&t, &["--no-cache", "--stats"]).code(1);
+    preview(&t, &[]).code(1);
+    let warm = preview(&t, &["--stats"]).code(1);
+    assert_eq!(no_ids(&warm.stdout), no_ids(&cold.stdout));
+    assert!(cold.stdout.contains("compare with is"), "{}", cold.stdout);
+    assert_eq!(work_lines(&warm.stderr), work_lines(&cold.stderr));
+    assert!(work_lines(&cold.stderr).iter().any(|l| l.starts_with("  most steps") && l.contains("src/a.py")), "{}", cold.stderr);
+    // Served from the entry: one edited by hand shows; --no-cache ignores it.
+    tamper(t.state.path(), "compare with is", "COMPARE WITH IS");
+    let served = preview(&t, &["--preview-json"]).code(1);
+    assert!(served.stdout.contains("COMPARE WITH IS"), "{}", served.stdout);
+    let fresh = preview(&t, &["--preview-json", "--no-cache"]).code(1);
+    assert!(fresh.stdout.contains("compare with is") && !fresh.stdout.contains("COMPARE"), "{}", fresh.stdout);
+}
+
+#[test]
+fn a_preview_sees_a_file_rewritten_with_its_size_and_time_kept() {
+    let t = project();
+    preview(&t, &["--preview-json"]).code(1);
+    let a = t.path().join("src/a.py");
+    let before = std::fs::metadata(&a).unwrap();
+    std::fs::write(&a, "print(2)\nif z == None:\n    print(q)\n").unwrap();
+    std::fs::File::options().write(true).open(&a).unwrap().set_modified(before.modified().unwrap()).unwrap();
+    let r = preview(&t, &["--preview-json"]).code(1);
+    assert!(r.stdout.contains("+log(2)") && r.stdout.contains("+    log(q)"), "{}", r.stdout);
+    assert_eq!(no_ids(&r.stdout), no_ids(&preview(&t, &["--preview-json", "--no-cache"]).stdout));
+}
+
+#[test]
+fn a_run_of_rules_uses_the_cache_and_a_run_of_patterns_does_not() {
+    let t = project();
+    t.write("req.json", serde_json::json!({"rule": RULES, "paths": ["src"]}).to_string());
+    let run = |extra: &[&str]| {
+        let r = t.run(&[&["run", "--request", "req.json", "--json"][..], extra].concat()).ok();
+        t.run(&["resolve", "discard", "--reason", "again"]);
+        r
+    };
+    let cold = run(&[]);
+    assert_eq!(records(t.state.path(), PREVIEW), 2);
+    let stored = entries(&t);
+    assert_eq!(no_ids(&run(&[]).stdout), no_ids(&cold.stdout));
+    assert_eq!(entries(&t), stored);
+    tamper(t.state.path(), "compare with is", "COMPARE WITH IS");
+    assert!(run(&[]).stdout.contains("COMPARE WITH IS"));
+    assert_eq!(no_ids(&run(&["--no-cache"]).stdout), no_ids(&cold.stdout));
+    // Patterns: nothing stored.
+    t.run(&["run", "-p", "print($A)", "-r", "log($A)", "src"]).ok();
+    assert_eq!(entries(&t), stored);
+}
+
+/// After `scan -U`, the rewrites of the files it wrote are stored: the next
+/// preview of the same rules parses nothing (stores nothing new) and is the
+/// preview without the cache.
+#[test]
+fn scan_u_stores_what_the_rules_make_of_the_files_it_wrote() {
+    let t = project();
+    t.run(&["scan", "-U"]).ok();
+    assert_eq!(t.read("src/a.py"), "log(1)\nif x == None:\n    log(x)\n");
+    // The old bytes of a.py and c.py, and a.py's new ones (c.py's, `log(c)`,
+    // hold no rule's literal: the prefilter leaves them alone, no entry).
+    assert_eq!(records(t.state.path(), PREVIEW), 3);
+    let stored = entries(&t);
+    let warm = preview(&t, &["--preview-json"]).ok();
+    assert_eq!(entries(&t), stored, "served from the cache");
+    assert_eq!(warm.stdout, preview(&t, &["--preview-json", "--no-cache"]).stdout);
+    assert!(warm.stdout.contains("\"status\": \"no_changes\""), "{}", warm.stdout);
+}
+
+#[test]
+fn resolve_apply_stores_what_the_rules_make_of_the_files_it_wrote() {
+    let t = project();
+    t.run(&["scan"]).code(1);
+    assert_eq!(records(t.state.path(), PREVIEW), 2);
+    t.run(&["resolve", "apply", "--reason", "fix"]).ok();
+    assert_eq!(records(t.state.path(), PREVIEW), 3, "a.py's new bytes");
+    let stored = entries(&t);
+    let warm = preview(&t, &["--preview-json"]).ok();
+    assert_eq!(entries(&t), stored, "served from the cache");
+    assert_eq!(warm.stdout, preview(&t, &["--preview-json", "--no-cache"]).stdout);
+}
+
+#[test]
+fn no_cache_reads_and_writes_nothing_for_previews_and_writes() {
+    let t = project();
+    preview(&t, &["--no-cache"]).code(1);
+    t.write("req.json", serde_json::json!({"rule": RULES, "paths": ["src"]}).to_string());
+    t.run(&["run", "--request", "req.json", "--no-cache"]).ok();
+    t.run(&["resolve", "discard", "--reason", "again"]).ok();
+    t.run(&["scan", "--no-cache"]).code(1);
+    t.run(&["resolve", "apply", "--reason", "fix", "--no-cache"]).ok();
+    t.write("src/c.py", "print(c)\n");
+    t.run(&["scan", "-U", "--no-cache"]).ok();
+    assert!(entries(&t).is_empty());
 }

@@ -57,6 +57,7 @@ pub mod report {
 /// searches and rule tests keep of each file or case, in the state folder.
 pub mod cache {
     pub use crate::plan::cache::EntryCache;
+    pub use crate::plan::warm::{MAX_WARMED_BYTES, Written, warm};
     pub use crate::store::scan_cache::{MAX_CACHE_BYTES, MAX_PACKS, ScanCache};
 }
 

@@ -10,6 +10,8 @@
 //! and bounds them. A result a limit cut short (a file skipped, a case not
 //! run) is never stored.
 
+use crate::engine::FileOps;
+use crate::request::Request;
 use crate::request::walk::Candidate;
 
 /// Where a run keeps and finds what it computed before.
@@ -30,8 +32,26 @@ pub trait EntryCache: Sync {
 /// the kind, the run's key, the file's path as shown and as read (its
 /// `Debug` form: a path that is not UTF-8 stays itself), its language, and
 /// `sha256:` of its bytes.
-pub(crate) fn file_key(cache: &dyn EntryCache, format: &str, c: &Candidate, bytes: &[u8]) -> String {
+fn file_key(cache: &dyn EntryCache, format: &str, c: &Candidate, bytes: &[u8]) -> String {
     format!("{format}\n{}\n{}\n{:?}\n{}\n{}", cache.run_key(), c.display, c.path, c.lang, crate::shared::hash::digest(bytes))
+}
+
+/// The cache and the key of the entry of kind `format` for the file `c`
+/// holding `text` (with `ops`, the ops that apply to it), when the run has a
+/// cache and the file is worth an entry: only a run of rules (an ad-hoc
+/// edit's patterns are rarely run twice, and their literal prefilter is the
+/// cheap path already), and only a file the prefilter lets through (one it
+/// leaves alone is not parsed, which costs less than a key).
+pub(crate) fn keyed<'c>(
+    cache: Option<&'c dyn EntryCache>,
+    req: &Request,
+    ops: &FileOps<'_>,
+    c: &Candidate,
+    text: &str,
+    format: &str,
+) -> Option<(&'c dyn EntryCache, String)> {
+    let cache = cache.filter(|_| req.rule_set.is_some() && (req.no_prefilter || ops.may_match(text.as_bytes())))?;
+    Some((cache, file_key(cache, format, c, text.as_bytes())))
 }
 
 /// What `make` gives, or what `decode` reads of the entry stored under the

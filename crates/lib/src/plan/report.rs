@@ -86,11 +86,8 @@ pub fn report(req: &Request, cwd: &Path, cache: Option<&dyn EntryCache>, each: &
 /// region's language); empty when it holds no match.
 fn report_file(engine: &Engine, req: &Request, cache: Option<&dyn EntryCache>, c: &Candidate) -> std::result::Result<Vec<FileReport>, Skip> {
     let Some((text, ops)) = plan::search::read_for_search(engine, req, c)? else { return Ok(Vec::new()) };
-    // A file the prefilter leaves alone costs less than a key: no entry.
-    let cache = cache.filter(|_| req.no_prefilter || ops.may_match(text.as_bytes()));
-    let key = cache.map(|cache| (cache, cache::file_key(cache, report_cache::FORMAT, c, text.as_bytes())));
     let mut lists = cache::through(
-        key,
+        cache::keyed(cache, req, &ops, c, &text, report_cache::FORMAT),
         |entry| report_cache::decode(&text, entry),
         || -> std::result::Result<_, Skip> {
             Ok(engine.report(&ops, &text, !req.no_prefilter)?.into_iter().map(|(lang, matches)| (lang.to_string(), matches)).collect::<Vec<_>>())
@@ -109,8 +106,10 @@ fn report_file(engine: &Engine, req: &Request, cache: Option<&dyn EntryCache>, c
 /// says of them (labels, note, column), for a front end that draws them as
 /// `ast-grep scan` does: the files that hold the first `limit` findings are
 /// matched again and their matches of fix-less rules handed to `each`, in path
-/// order. Costs a second parse of those files only.
-pub fn findings_of(plan: &plan::Plan, limit: usize, each: &mut dyn FnMut(FileReport) -> bool) -> Result<()> {
+/// order. Costs a second parse of those files only, none for a file whose
+/// report the `cache` holds (the same entries as [`report`]'s: the request is
+/// the plan's, narrowed to those paths).
+pub fn findings_of(plan: &plan::Plan, limit: usize, cache: Option<&dyn EntryCache>, each: &mut dyn FnMut(FileReport) -> bool) -> Result<()> {
     let mut paths: Vec<String> = plan.findings.iter().take(limit).map(|f| f.path.clone()).collect();
     if paths.is_empty() {
         return Ok(());
@@ -119,7 +118,7 @@ pub fn findings_of(plan: &plan::Plan, limit: usize, each: &mut dyn FnMut(FileRep
     paths.dedup();
     let req = Request { paths, max_files: None, ..plan.request.clone() };
     let mut left = limit;
-    report(&req, &plan.cwd, None, &mut |mut file| {
+    report(&req, &plan.cwd, cache, &mut |mut file| {
         file.matches.retain(|m| m.replacement.is_none());
         file.matches.truncate(left);
         left -= file.matches.len();

@@ -23,7 +23,7 @@
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use crate::plan::cache::EntryCache;
 use crate::request::Request;
@@ -51,11 +51,18 @@ const TRAILER: &[u8; 8] = b"AEINDEX1";
 pub struct ScanCache {
     dir: PathBuf,
     run_key: String,
+    /// The packs and their indexes, read at the first lookup (a run that
+    /// looks nothing up, an ad-hoc edit's, reads none).
+    indexed: OnceLock<Indexed>,
+    /// Entries made by this run, not yet in a pack, and their bytes.
+    made: Mutex<Made>,
+}
+
+/// The packs of a cache and what their indexes hold.
+struct Indexed {
     packs: Vec<(PathBuf, std::fs::File)>,
     /// Key hash -> (pack, offset, length) of its record.
     index: HashMap<u64, (usize, u64, u32)>,
-    /// Entries made by this run, not yet in a pack, and their bytes.
-    made: Mutex<Made>,
     /// Per pack, whether this run read an entry of it.
     hit: Mutex<Vec<bool>>,
 }
@@ -64,50 +71,57 @@ pub struct ScanCache {
 type Made = (Vec<(String, Vec<u8>)>, usize);
 
 impl ScanCache {
-    /// The cache of the state folder `state_dir` for the runs of `req`, its
-    /// packs' indexes read: its keys hold the build, the rules' digest
-    /// (`store/pending_format.rs`: the rules and the options that change what
-    /// a file becomes) and the steps one file may take (a file that took more
-    /// under a higher limit is skipped under a lower one). `None` when the
-    /// running build cannot be identified (its entries could not be told from
-    /// another build's).
+    /// The cache of the state folder `state_dir` for the runs of `req`: its
+    /// keys hold the build, the rules' digest (`store/pending_format.rs`: the
+    /// rules and the options that change what a file becomes) and the steps
+    /// one file may take (a file that took more under a higher limit is
+    /// skipped under a lower one). `None` when the running build cannot be
+    /// identified (its entries could not be told from another build's).
     pub fn open(state_dir: &Path, req: &Request) -> Option<ScanCache> {
         let build = engine_build(state_dir)?;
-        ScanCache::with_key(state_dir, format!("{build}\n{}\nsteps {}", rules_digest(&rules_of(req), req), req.max_steps))
+        Some(ScanCache::with_key(state_dir, format!("{build}\n{}\nsteps {}", rules_digest(&rules_of(req), req), req.max_steps)))
     }
 
     /// The cache of `state_dir` for runs whose keys start with the build
     /// alone (the rule tests, whose keys name each rule themselves); `None`
     /// as for [`ScanCache::open`].
     pub fn open_for_build(state_dir: &Path) -> Option<ScanCache> {
-        ScanCache::with_key(state_dir, engine_build(state_dir)?)
+        Some(ScanCache::with_key(state_dir, engine_build(state_dir)?))
     }
 
     /// The cache of `state_dir` whose keys start with `run_key`.
-    fn with_key(state_dir: &Path, run_key: String) -> Option<ScanCache> {
-        let dir = state_dir.join("scan-cache");
-        let mut packs = Vec::new();
-        let mut index = HashMap::new();
-        for path in pack_paths(&dir) {
-            let Ok(file) = std::fs::File::open(&path) else { continue };
-            let Some(entries) = read_index(&path, &file) else { continue };
-            for (hash, at, len) in entries {
-                index.insert(hash, (packs.len(), at, len));
+    fn with_key(state_dir: &Path, run_key: String) -> ScanCache {
+        ScanCache { dir: state_dir.join("scan-cache"), run_key, indexed: OnceLock::new(), made: Mutex::new((Vec::new(), 0)) }
+    }
+
+    /// The packs and their indexes, read once.
+    fn indexed(&self) -> &Indexed {
+        self.indexed.get_or_init(|| {
+            let mut packs = Vec::new();
+            let mut index = HashMap::new();
+            for path in pack_paths(&self.dir) {
+                let Ok(file) = std::fs::File::open(&path) else { continue };
+                let Some(entries) = read_index(&path, &file) else { continue };
+                for (hash, at, len) in entries {
+                    index.insert(hash, (packs.len(), at, len));
+                }
+                packs.push((path, file));
             }
-            packs.push((path, file));
-        }
-        let hit = Mutex::new(vec![false; packs.len()]);
-        Some(ScanCache { dir, run_key, packs, index, made: Mutex::new((Vec::new(), 0)), hit })
+            let hit = Mutex::new(vec![false; packs.len()]);
+            Indexed { packs, index, hit }
+        })
     }
 
     /// After a run: writes the entries it made, renews the packs it read, and
     /// keeps the cache within its bounds. Returns how many packs went.
     pub fn finish(&self) -> usize {
         self.flush();
-        let hit = self.hit.lock().unwrap_or_else(|p| p.into_inner());
-        for (k, (_, file)) in self.packs.iter().enumerate() {
-            if hit[k] {
-                let _ = file.set_modified(std::time::SystemTime::now());
+        if let Some(indexed) = self.indexed.get() {
+            let hit = indexed.hit.lock().unwrap_or_else(|p| p.into_inner());
+            for (k, (_, file)) in indexed.packs.iter().enumerate() {
+                if hit[k] {
+                    let _ = file.set_modified(std::time::SystemTime::now());
+                }
             }
         }
         evict(&self.dir, MAX_CACHE_BYTES, MAX_PACKS)
@@ -135,15 +149,16 @@ impl EntryCache for ScanCache {
     }
 
     fn get(&self, key: &str) -> Option<Vec<u8>> {
-        let &(pack, at, len) = self.index.get(&key_hash(key))?;
+        let indexed = self.indexed();
+        let &(pack, at, len) = indexed.index.get(&key_hash(key))?;
         let mut record = vec![0u8; len as usize];
-        let (path, file) = &self.packs[pack];
+        let (path, file) = &indexed.packs[pack];
         read_at(path, file, &mut record, at).ok()?;
         let (stored_key, entry) = split_record(&record)?;
         if stored_key != key.as_bytes() {
             return None;
         }
-        self.hit.lock().unwrap_or_else(|p| p.into_inner())[pack] = true;
+        indexed.hit.lock().unwrap_or_else(|p| p.into_inner())[pack] = true;
         Some(entry.to_vec())
     }
 
