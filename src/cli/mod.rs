@@ -302,6 +302,12 @@ pub struct SearchArgs {
     /// Matches skipped before the list (default 0): the next page starts where the last ended.
     #[arg(long, value_name = "N")]
     pub offset: Option<u64>,
+    /// Read no stored count or page and store none (the scan cache). By
+    /// default a search of rules (--rule, --inline-rules) keeps each file's
+    /// count and listed matches in the state folder, under the build, the
+    /// rules, the file's path and a hash of its bytes; the result is the same.
+    #[arg(long)]
+    pub no_cache: bool,
     /// Print the result as one JSON value.
     #[arg(long)]
     pub json: bool,

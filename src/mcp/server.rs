@@ -542,7 +542,7 @@ impl ServerHandler for AstEditServer {
                 "ast_pending" => server.ast_pending(request.arguments, context).await,
                 "ast_undo" => server.ast_undo(request.arguments, context).await,
                 "ast_tree" => super::tree_tool::ast_tree(request.arguments).await,
-                "ast_search" => super::search_tool::ast_search(server.ws.clone(), server.in_flight.clone(), request.arguments, context).await,
+                "ast_search" => super::search_tool::ast_search((server.ws.clone(), server.cache), server.in_flight.clone(), request.arguments, context).await,
                 _ => server.resolve(request.arguments, context).await,
             }
         });

@@ -10,11 +10,11 @@ use std::process::Stdio;
 use rmcp::ServiceExt;
 use rmcp::model::CallToolResult;
 use rmcp::transport::TokioChildProcess;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::common::Tree;
 use crate::common::mcp::{Client, call, connect, structured, text};
-use crate::scan_cache::{PREVIEW, no_ids, packs, project, records, tamper};
+use crate::scan_cache::{COUNT, PREVIEW, no_ids, packs, project, records, tamper};
 
 /// `ast-edit mcp --no-cache` in `t`, with `t`'s state folder.
 async fn serve_without_cache(t: &Tree) -> Client {
@@ -56,6 +56,26 @@ async fn ast_edit_of_rules_is_served_from_the_cache_the_cli_shares() {
     assert!(text(&edit(&c).await).contains("COMPARE WITH IS"));
     let fresh = serve_without_cache(&t).await;
     assert_eq!(shown(&edit(&fresh).await), shown(&cold));
+}
+
+#[tokio::test]
+async fn ast_search_of_rules_is_served_from_the_cache() {
+    let t = project();
+    let c = connect(&t).await;
+    let rules: Value = json!({"rule": std::fs::read_to_string(t.path().join("rules/r.yml")).unwrap()});
+    let cold = call(&c, "ast_search", rules.clone()).await;
+    assert_eq!(records(t.state.path(), COUNT), 2, "a.py and c.py");
+    let stored = packs(t.state.path());
+    assert_eq!(shown(&call(&c, "ast_search", rules.clone()).await), shown(&cold));
+    assert_eq!(packs(t.state.path()), stored);
+    tamper(t.state.path(), "compare with is", "COMPARE WITH IS");
+    assert!(text(&call(&c, "ast_search", rules.clone()).await).contains("COMPARE WITH IS"));
+    let fresh = serve_without_cache(&t).await;
+    assert_eq!(shown(&call(&fresh, "ast_search", rules).await), shown(&cold));
+    // `mcp --no-cache` reads and writes nothing.
+    let t = project();
+    call(&serve_without_cache(&t).await, "ast_search", json!({"project": "."})).await;
+    assert!(packs(t.state.path()).is_empty());
 }
 
 #[tokio::test]

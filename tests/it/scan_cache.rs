@@ -64,6 +64,7 @@ pub(crate) fn records(state: &Path, format: &str) -> usize {
 /// The kinds of entry (`plan/preview_cache.rs`, `plan/search/stored.rs`,
 /// `rules/ruletest/stored.rs`).
 pub(crate) const PREVIEW: &str = "ast-edit preview cache 1";
+pub(crate) const COUNT: &str = "ast-edit search count cache 1";
 
 /// `s` with each pending action id (`ae-` and 6 hex digits) as `ae-?`: a
 /// preview staged again gets a new id.
@@ -331,5 +332,22 @@ fn no_cache_reads_and_writes_nothing_for_previews_and_writes() {
     t.run(&["resolve", "apply", "--reason", "fix", "--no-cache"]).ok();
     t.write("src/c.py", "print(c)\n");
     t.run(&["scan", "-U", "--no-cache"]).ok();
+    assert!(entries(&t).is_empty());
+}
+
+#[test]
+fn a_warm_search_of_rules_is_the_cold_one_and_is_served_from_the_cache() {
+    let t = project();
+    let cold = t.run(&["search", "--rule", "rules/r.yml", "--json"]).ok();
+    assert_eq!(records(t.state.path(), COUNT), 2);
+    let stored = entries(&t);
+    assert_eq!(t.run(&["search", "--rule", "rules/r.yml", "--json"]).stdout, cold.stdout);
+    assert_eq!(entries(&t), stored);
+    tamper(t.state.path(), "compare with is", "COMPARE WITH IS");
+    assert!(t.run(&["search", "--rule", "rules/r.yml", "--json"]).stdout.contains("COMPARE WITH IS"));
+    assert_eq!(t.run(&["search", "--rule", "rules/r.yml", "--json", "--no-cache"]).stdout, cold.stdout);
+    // --no-cache reads and writes nothing.
+    let t = project();
+    t.run(&["search", "--rule", "rules/r.yml", "--no-cache"]).ok();
     assert!(entries(&t).is_empty());
 }

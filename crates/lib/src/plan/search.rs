@@ -17,6 +17,7 @@ use serde_json::Value;
 use crate::diagnose::{self, FileSeen};
 use crate::engine::{Engine, FileOps, Hit};
 use crate::plan;
+use crate::plan::cache::{self, EntryCache};
 use crate::request::read::{self, Skip, Skipped};
 use crate::request::walk::Candidate;
 use crate::request::{Op, RawRequest, Request, WalkOptions};
@@ -25,6 +26,7 @@ use crate::shared::message::{Say, Text, Words};
 use crate::shared::text::{self, Unit, plural};
 
 mod scope;
+mod stored;
 use scope::{Scope, enclosing_among, scopes_of};
 
 /// Matches listed per page when `limit` is not given.
@@ -157,7 +159,7 @@ impl RawSearch {
 }
 
 /// One match of a page.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchMatch {
     /// Display path of the file.
@@ -214,19 +216,21 @@ pub struct SearchResult {
 }
 
 /// Runs `s` from `cwd`; the warnings are in the words of `words` (the front end
-/// that shows the result).
-pub fn search(s: &Search, cwd: &Path, words: &dyn Words) -> Result<SearchResult> {
-    search_with(s, cwd, words, &|| false)
+/// that shows the result). With a `cache`, a search of rules reads and stores
+/// each file's count and page there (docs/DESIGN.md section 2.14): the result
+/// is the same.
+pub fn search(s: &Search, cwd: &Path, words: &dyn Words, cache: Option<&dyn EntryCache>) -> Result<SearchResult> {
+    search_with(s, cwd, words, &|| false, cache)
 }
 
 /// [`search`] that stops early when `stop()` turns true (a cancelled MCP
 /// request): the result is then [`Error::Cancelled`]. An `offset` past the last
 /// match is bad input, whose message gives the counts.
-pub fn search_with(s: &Search, cwd: &Path, words: &dyn Words, stop: &(dyn Fn() -> bool + Sync)) -> Result<SearchResult> {
+pub fn search_with(s: &Search, cwd: &Path, words: &dyn Words, stop: &(dyn Fn() -> bool + Sync), cache: Option<&dyn EntryCache>) -> Result<SearchResult> {
     let (root, walked, engine) = plan::prepare(&s.request, cwd)?;
     // The counting, the diagnosis and the page are read under one request
     // budget, which a cancel stops.
-    let r = plan::watched(&s.request, stop, |budget| searched(s, (&root, &walked, &engine), words, stop, budget));
+    let r = plan::watched(&s.request, stop, |budget| searched(s, (&root, &walked, &engine), words, (stop, cache), budget));
     if stop() {
         return Err(Error::Cancelled);
     }
@@ -238,11 +242,12 @@ fn searched(
     s: &Search,
     (root, walked, engine): (&Path, &crate::request::walk::Walked, &Engine),
     words: &dyn Words,
-    stop: &(dyn Fn() -> bool + Sync),
+    (stop, cache): (&(dyn Fn() -> bool + Sync), Option<&dyn EntryCache>),
     budget: &crate::engine::budget::Budget,
 ) -> Result<SearchResult> {
     let req = &s.request;
-    let counted = plan::largest_first(&walked.files, |c| c.size, budget, |c| if stop() { Ok((0, FileSeen::default())) } else { count_file(engine, req, c) });
+    let counted =
+        plan::largest_first(&walked.files, |c| c.size, budget, |c| if stop() { Ok((0, FileSeen::default())) } else { count_file(engine, req, c, cache) });
     if stop() {
         return Err(Error::Cancelled);
     }
@@ -271,7 +276,7 @@ fn searched(
     }
     let jobs = page_jobs(&counts, s.offset, s.limit);
     let pages: Vec<(Vec<SearchMatch>, std::result::Result<usize, Skip>)> =
-        jobs.par_iter().map(|(i, range, _)| budget.within(|| page_of_file(engine, req, &walked.files[*i], range.clone()))).collect();
+        jobs.par_iter().map(|(i, range, _)| budget.within(|| page_of_file(engine, req, &walked.files[*i], range.clone(), cache))).collect();
     // The diagnosis of an edit (docs/DESIGN.md §2.12), on what the counting saw.
     let diagnosis = diagnose::diagnose(&diagnose::RunFacts { req, engine, files: &walked.files, seen: &seen, budget });
     let mut warnings: Vec<String> =
@@ -354,33 +359,64 @@ pub(crate) fn read_for_search<'e>(engine: &'e Engine, req: &Request, c: &Candida
 }
 
 /// How many matches `c` holds and what the diagnosis needs to know of it (was
-/// it parsed, which ops matched), or why it was skipped.
-fn count_file(engine: &Engine, req: &Request, c: &Candidate) -> std::result::Result<(usize, FileSeen), Skip> {
+/// it parsed, which ops matched), or why it was skipped; the count and the
+/// rules through the `cache`.
+fn count_file(engine: &Engine, req: &Request, c: &Candidate, cache: Option<&dyn EntryCache>) -> std::result::Result<(usize, FileSeen), Skip> {
     let Some((text, ops)) = read_for_search(engine, req, c)? else { return Ok((0, FileSeen::default())) };
-    let mut matched: Vec<usize> = Vec::new();
-    let n = engine.search(&ops, &text, !req.no_prefilter, |_, hit| {
-        if !matched.contains(&hit.rule) {
-            matched.push(hit.rule);
-        }
-    })?;
-    matched.sort_unstable();
+    let count = || {
+        let mut matched: Vec<usize> = Vec::new();
+        let n = engine.search(&ops, &text, !req.no_prefilter, |_, hit| {
+            if !matched.contains(&hit.rule) {
+                matched.push(hit.rule);
+            }
+        })?;
+        matched.sort_unstable();
+        Ok((n, matched))
+    };
+    let key = cache::keyed(cache, req, &ops, c, &text, stored::COUNT);
+    let (n, matched) = cache::through(key, stored::decode_count, count, |counted| Some(stored::encode_count(counted)))?;
     let parsed = n > 0 || req.no_prefilter || ops.own.iter().any(|op| op.may_match(text.as_bytes()));
     Ok((n, FileSeen { parsed, matched, left_alone: false }))
 }
 
 /// The matches `range` (by their index in the file) of `c`, and the file's count
-/// now (or why it was skipped).
-fn page_of_file(engine: &Engine, req: &Request, c: &Candidate, range: Range<usize>) -> (Vec<SearchMatch>, std::result::Result<usize, Skip>) {
+/// now (or why it was skipped); through the `cache`, keyed with the range.
+fn page_of_file(
+    engine: &Engine,
+    req: &Request,
+    c: &Candidate,
+    range: Range<usize>,
+    cache: Option<&dyn EntryCache>,
+) -> (Vec<SearchMatch>, std::result::Result<usize, Skip>) {
     let (text, ops) = match read_for_search(engine, req, c) {
         Ok(Some(t)) => t,
         Ok(None) => return (Vec::new(), Ok(0)),
         Err(skip) => return (Vec::new(), Err(skip)),
     };
+    let key = cache::keyed(cache, req, &ops, c, &text, &stored::page_kind(&range));
+    let page = cache::through(
+        key,
+        |entry| stored::decode_page(entry).map(|(found, n)| (found, Ok(n))),
+        || Ok::<_, std::convert::Infallible>(page_made(engine, req, c, &text, &ops, range)),
+        |(found, n)| n.as_ref().ok().map(|&n| stored::encode_page(found, n)),
+    );
+    page.unwrap_or_else(|never| match never {})
+}
+
+/// [`page_of_file`] of the file `c` holding `text`, made.
+fn page_made(
+    engine: &Engine,
+    req: &Request,
+    c: &Candidate,
+    text: &str,
+    ops: &FileOps<'_>,
+    range: Range<usize>,
+) -> (Vec<SearchMatch>, std::result::Result<usize, Skip>) {
     let mut found = Vec::with_capacity(range.len());
     let names = req.rule_set.as_ref().map(|_| req.rule_names());
     // The named scopes of each tree a listed match is in, found once per tree.
     let mut scopes: Vec<(usize, Vec<Scope>)> = Vec::new();
-    let n = engine.search(&ops, &text, !req.no_prefilter, |i, hit| {
+    let n = engine.search(ops, text, !req.no_prefilter, |i, hit| {
         if range.contains(&i) {
             let body = &text[hit.source.clone()];
             let k = match scopes.iter().position(|(id, _)| *id == hit.root.id()) {
@@ -390,7 +426,7 @@ fn page_of_file(engine: &Engine, req: &Request, c: &Candidate, range: Range<usiz
                     scopes.len() - 1
                 }
             };
-            let mut m = located(&c.display, &text, hit, &scopes[k].1);
+            let mut m = located(&c.display, text, hit, &scopes[k].1);
             m.rule = names.as_ref().and_then(|n| n.get(hit.rule).cloned());
             m.message = hit.message.as_deref().map(|t| text::ellipsized(t, MAX_MATCH_TEXT_CHARS));
             found.push(m);
