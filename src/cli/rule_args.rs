@@ -183,6 +183,13 @@ pub struct TestArgs {
     /// Follow symbolic links while walking the test folders.
     #[arg(long)]
     pub follow: bool,
+    /// Read no stored case result and store none (the scan cache). By
+    /// default whether a rule matches a case, or the snapshot it gives, is
+    /// kept in the state folder under the build, the rule (with the
+    /// project's utilities) and a hash of the case's code; the verdicts are
+    /// the same.
+    #[arg(long)]
+    pub no_cache: bool,
     /// Print the results as one JSON value on stdout.
     #[arg(long)]
     pub json: bool,

@@ -65,6 +65,7 @@ pub(crate) fn records(state: &Path, format: &str) -> usize {
 /// `rules/ruletest/stored.rs`).
 pub(crate) const PREVIEW: &str = "ast-edit preview cache 1";
 pub(crate) const COUNT: &str = "ast-edit search count cache 1";
+const TEST: &str = "ast-edit rule test cache 1";
 
 /// `s` with each pending action id (`ae-` and 6 hex digits) as `ae-?`: a
 /// preview staged again gets a new id.
@@ -332,6 +333,49 @@ fn no_cache_reads_and_writes_nothing_for_previews_and_writes() {
     t.run(&["resolve", "apply", "--reason", "fix", "--no-cache"]).ok();
     t.write("src/c.py", "print(c)\n");
     t.run(&["scan", "-U", "--no-cache"]).ok();
+    assert!(entries(&t).is_empty());
+}
+
+/// A project with rule tests: a valid and an invalid case of a rule with a
+/// fix, the invalid one's snapshot kept.
+fn rule_tests() -> Tree {
+    let t = project();
+    t.write("sgconfig.yml", "ruleDirs: [rules]\ntestConfigs:\n- testDir: rule-tests\n");
+    t.write("rule-tests/no-print-test.yml", "id: no-print\nvalid:\n- log(1)\ninvalid:\n- print(1)\n");
+    t.write(
+        "rule-tests/__snapshots__/no-print-snapshot.yml",
+        "id: no-print\nsnapshots:\n  print(1):\n    fixed: log(1)\n    labels:\n    - source: print(1)\n      style: primary\n      start: 0\n      end: 8\n",
+    );
+    t
+}
+
+#[test]
+fn a_warm_rule_test_is_the_cold_one_and_is_served_from_the_cache() {
+    let t = rule_tests();
+    let cold = t.run(&["test"]).ok();
+    assert!(cold.stdout.contains("PASS no-print"), "{}", cold.stdout);
+    // Whether no-print matches log(1), and its snapshot of print(1).
+    assert_eq!(records(t.state.path(), TEST), 2);
+    let stored = entries(&t);
+    let warm = t.run(&["test"]).ok();
+    assert_eq!(warm.stdout, cold.stdout);
+    assert_eq!(entries(&t), stored, "a hit stores nothing new");
+    assert_eq!(t.run(&["test", "--json"]).stdout, t.run(&["test", "--json", "--no-cache"]).stdout);
+    // A case whose code changed is judged again.
+    t.write("rule-tests/no-print-test.yml", "id: no-print\nvalid:\n- print(2)\ninvalid:\n- print(1)\n");
+    let r = t.run(&["test"]);
+    let fresh = t.run(&["test", "--no-cache"]);
+    assert_eq!((r.code, &r.stdout), (fresh.code, &fresh.stdout));
+    assert!(r.stdout.contains("FAIL no-print"), "{}", r.stdout);
+    // Served from the entry: a snapshot edited by hand fails the kept one.
+    t.write("rule-tests/no-print-test.yml", "id: no-print\nvalid:\n- log(1)\ninvalid:\n- print(1)\n");
+    tamper(t.state.path(), "\"fixed\":\"log(1)\"", "\"fixed\":\"LOG(1)\"");
+    let served = t.run(&["test"]);
+    assert!(served.code != 0 && served.stdout.contains("LOG(1)"), "{}", served.stdout);
+    assert_eq!(t.run(&["test", "--no-cache"]).stdout, cold.stdout);
+    // --no-cache reads and writes nothing.
+    let t = rule_tests();
+    t.run(&["test", "--no-cache"]).ok();
     assert!(entries(&t).is_empty());
 }
 

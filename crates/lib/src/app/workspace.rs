@@ -126,6 +126,12 @@ impl Workspace {
         ScanCache::open(&self.state_dir, req)
     }
 
+    /// The scan cache of the state dir for the rule tests, whose keys name
+    /// each tested rule; `None` as for [`Workspace::scan_cache`].
+    pub fn test_cache(&self) -> Option<ScanCache> {
+        ScanCache::open_for_build(&self.state_dir)
+    }
+
     /// The files of `plan` that do not really live inside the root (symlinks
     /// followed where the file exists), as absolute paths.
     pub fn files_outside<'p>(&self, plan: &'p Plan) -> Vec<&'p str> {

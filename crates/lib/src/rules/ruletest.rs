@@ -35,11 +35,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::budget::{self, Budget};
 use crate::engine::metered;
+use crate::plan::cache::EntryCache;
 use crate::request::read::SkipReason;
 use crate::rules::project::MAX_RULE_FILE_BYTES;
 use crate::rules::project::{self, LoadedRule, LoadedRules, Project, TestConfig};
 use crate::shared::error::{Error, ProjectFault, Result, error_chain};
 use crate::shared::named::{Unread, read_capped, read_capped_text};
+
+mod stored;
 
 /// The snapshot folder of a test folder when `snapshotDir` is not given.
 pub const SNAPSHOT_DIR: &str = "__snapshots__";
@@ -270,9 +273,10 @@ struct Harness {
 }
 
 /// Runs the rule tests of `project`; with `update_all`, accepts every
-/// `wrong` snapshot and writes the snapshot files.
-pub fn run(project: &Project, opts: &Options) -> Result<TestOutcome> {
-    let mut tests = evaluate(project, opts)?;
+/// `wrong` snapshot and writes the snapshot files. With a `cache`, what a
+/// rule gives on a case is read and stored there ([`evaluate`]).
+pub fn run(project: &Project, opts: &Options, cache: Option<&dyn EntryCache>) -> Result<TestOutcome> {
+    let mut tests = evaluate(project, opts, cache)?;
     if opts.update_all {
         tests.accept_all();
     }
@@ -291,22 +295,27 @@ pub struct Evaluated<'p> {
     skip_snapshot_tests: bool,
 }
 
-/// Runs every test of `project` (no snapshot written).
-pub fn evaluate<'p>(project: &'p Project, opts: &Options) -> Result<Evaluated<'p>> {
+/// Runs every test of `project` (no snapshot written). With a `cache`, what
+/// a rule gives on a case (whether it matches, or its snapshot) is read from
+/// there when it was stored under the case's key, and stored when made
+/// (`rules/ruletest/stored.rs`); a case a limit stopped is not stored. The
+/// verdicts are the same.
+pub fn evaluate<'p>(project: &'p Project, opts: &Options, cache: Option<&dyn EntryCache>) -> Result<Evaluated<'p>> {
     let loaded = project.load_rules(opts.filter.as_ref())?;
     let tested: Vec<&LoadedRule> = loaded.rules.iter().chain(loaded.off.iter().filter(|_| opts.include_off)).collect();
     let globals = loaded.utils.globals();
-    let built: HashMap<String, Built> = tested
+    let built: HashMap<String, Built<'_>> = tested
         .iter()
         .map(|r| {
-            let growth = crate::compile::work::growth(&r.config.json());
-            Ok((r.id.clone(), (project::build_rule(&r.config, globals)?, growth)))
+            let json = r.config.json();
+            let growth = crate::compile::work::growth(&json);
+            let keys = cache.map(|cache| stored::CaseKeys::new(cache, &json, &loaded.utils));
+            Ok((r.id.clone(), (project::build_rule(&r.config, globals)?, growth, keys)))
         })
         .collect::<Result<_>>()?;
     let harness = read_tests(project, opts)?;
     let snapshots = (!opts.skip_snapshot_tests).then_some(&harness.snapshots);
-    let reports: Vec<RuleOutcome> =
-        harness.cases.par_iter().filter_map(|t| built.get(&t.case.id).map(|(rule, model)| verify(project, t, rule, *model, snapshots))).collect();
+    let reports: Vec<RuleOutcome> = harness.cases.par_iter().filter_map(|t| built.get(&t.case.id).map(|b| verify(project, t, b, snapshots))).collect();
     let missing_rules = harness.cases.iter().filter(|t| !built.contains_key(&t.case.id)).map(|t| missing(project, t, &loaded)).collect();
     let mut warnings = loaded.warnings.clone();
     warnings.extend(harness.warnings.iter().cloned());
@@ -491,29 +500,34 @@ fn snapshot_path(dir: &Path, id: &str) -> PathBuf {
     dir.join(format!("{id}-snapshot.yml"))
 }
 
-/// A rule built for its tests, with what bounds its transforms' work.
-type Built = (RuleConfig<SupportLang>, u64);
+/// A rule built for its tests, with what bounds its transforms' work and,
+/// with a cache, the keys of its cases.
+type Built<'c> = (RuleConfig<SupportLang>, u64, Option<stored::CaseKeys<'c>>);
 
 /// Judges every case of one test document. Each case is matched under the
 /// budget of one file (`engine::budget`, with `growth` the rule's transform
 /// growth): a case that meets a limit is an error with the reason, as a file
-/// of a scan is skipped with it.
-fn verify(project: &Project, t: &Located, rule: &RuleConfig<SupportLang>, growth: u64, snapshots: Option<&BTreeMap<String, TestSnapshots>>) -> RuleOutcome {
+/// of a scan is skipped with it. What the rule gives on a case goes through
+/// the cache of the rule's `keys`, if any.
+fn verify(project: &Project, t: &Located, (rule, growth, keys): &Built<'_>, snapshots: Option<&BTreeMap<String, TestSnapshots>>) -> RuleOutcome {
+    let growth = *growth;
     let over =
         |kind: CaseKind, code: &str, why: SkipReason| CaseOutcome { error: Some(why.text().to_string()), not_run: true, ..case(kind, code, Verdict::Error) };
-    let valid = t.case.valid.iter().map(|code| match metered(code, growth, || matches(rule, code)) {
+    let matched = |code: &str| stored::through(keys.as_ref().map(|k| k.matches(code)), || metered(code, growth, || matches(rule, code)));
+    let valid = t.case.valid.iter().map(|code| match matched(code) {
         Err(why) => over(CaseKind::Valid, code, why),
         Ok(true) => case(CaseKind::Valid, code, Verdict::Noisy),
         Ok(false) => case(CaseKind::Valid, code, Verdict::Validated),
     });
     let invalid = t.case.invalid.iter().map(|code| {
-        let judged = metered(code, growth, || match snapshots {
-            None => case(CaseKind::Invalid, code, if matches(rule, code) { Verdict::Reported } else { Verdict::Missing }),
+        let judged = match snapshots {
+            None => matched(code).map(|m| case(CaseKind::Invalid, code, if m { Verdict::Reported } else { Verdict::Missing })),
             Some(all) => {
                 let kept = all.get(&t.case.id).and_then(|s| s.snapshots.get(code));
-                verify_snapshot(rule, code, kept)
+                stored::through(keys.as_ref().map(|k| k.snapshot(code)), || metered(code, growth, || generate(rule, code)))
+                    .map(|made| verify_snapshot(rule, code, kept, made))
             }
-        });
+        };
         judged.unwrap_or_else(|why| over(CaseKind::Invalid, code, why))
     });
     let cases: Vec<CaseOutcome> = valid.chain(invalid).collect();
@@ -547,6 +561,10 @@ fn matches(rule: &RuleConfig<SupportLang>, code: &str) -> bool {
     metered::parse(code, rule.language).root().find(&rule.matcher).is_some()
 }
 
+/// What [`generate`] gives: the snapshot, none (no match), or why the fix
+/// could not be applied.
+type Generated = std::result::Result<Option<TestSnapshot>, String>;
+
 /// `judge` (of the case `code`) run under a fresh budget of one file; the
 /// reason instead when the case met one of its limits.
 fn metered<R>(code: &str, growth: u64, judge: impl FnOnce() -> R) -> std::result::Result<R, SkipReason> {
@@ -557,9 +575,10 @@ fn metered<R>(code: &str, growth: u64, judge: impl FnOnce() -> R) -> std::result
     })
 }
 
-/// An invalid case against its kept snapshot (ast-grep's `verify_snapshot`).
-fn verify_snapshot(rule: &RuleConfig<SupportLang>, code: &str, kept: Option<&TestSnapshot>) -> CaseOutcome {
-    let actual = match generate(rule, code) {
+/// An invalid case against its kept snapshot (ast-grep's `verify_snapshot`),
+/// with what the rule gives on it (`made`: [`generate`]'s).
+fn verify_snapshot(rule: &RuleConfig<SupportLang>, code: &str, kept: Option<&TestSnapshot>, made: Generated) -> CaseOutcome {
+    let actual = match made {
         Ok(Some(snap)) => snap,
         Ok(None) => return case(CaseKind::Invalid, code, Verdict::Missing),
         Err(e) => return CaseOutcome { error: Some(e), ..case(CaseKind::Invalid, code, Verdict::Error) },
@@ -590,7 +609,7 @@ fn same_snapshot(rule: &RuleConfig<SupportLang>, kept: &TestSnapshot, actual: &T
 /// The snapshot of `code`: the labels of the rule's first match and, when the
 /// rule has a fix, the code with that first match replaced by the first fixer
 /// (ast-grep's `TestSnapshot::generate`). `None`: no match.
-fn generate(rule: &RuleConfig<SupportLang>, code: &str) -> std::result::Result<Option<TestSnapshot>, String> {
+fn generate(rule: &RuleConfig<SupportLang>, code: &str) -> Generated {
     let mut sg = metered::parse(code, rule.language);
     let labels = {
         let Some(found) = sg.root().find(&rule.matcher) else { return Ok(None) };
