@@ -395,3 +395,104 @@ fn a_warm_search_of_rules_is_the_cold_one_and_is_served_from_the_cache() {
     t.run(&["search", "--rule", "rules/r.yml", "--no-cache"]).ok();
     assert!(entries(&t).is_empty());
 }
+
+/// Per file, what a report (`scan --json=compact`) or a preview (`scan
+/// --preview-json`: the file's diff and findings) shows of it.
+fn per_file(stdout: &str) -> std::collections::BTreeMap<String, Vec<String>> {
+    let mut out: std::collections::BTreeMap<String, Vec<String>> = std::collections::BTreeMap::new();
+    let v: serde_json::Value = serde_json::from_str(stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"));
+    let items: Vec<&serde_json::Value> = match &v {
+        serde_json::Value::Array(matches) => matches.iter().collect(),
+        _ => v["files"].as_array().unwrap().iter().chain(v["findings"].as_array().unwrap()).collect(),
+    };
+    for m in items {
+        let path = m.get("file").or_else(|| m.get("path")).and_then(|p| p.as_str()).unwrap();
+        out.entry(path.to_string()).or_default().push(m.to_string());
+    }
+    out
+}
+
+/// Scans (reports and previews) run while `resolve apply` writes the files
+/// they read (one while it waits after 4 of its 8 renames, so it meets files
+/// of both states; the others as it goes on) and beside each other, round
+/// after round: every file of
+/// every output is what the run without the cache shows of the file before
+/// the apply or of the file after it, never an entry of the other bytes
+/// (stale) or part of one (torn); after the apply the whole output is the
+/// after state's, from the entries the apply stored.
+#[test]
+fn scans_during_an_apply_and_beside_each_other_never_read_a_stale_or_torn_entry() {
+    use std::collections::BTreeMap;
+    use std::io::BufRead;
+    let t = project();
+    let files: Vec<String> = (0..8).map(|i| format!("src/m{i}.py")).collect();
+    let before = "print(aaaa)\nif x == None:\n    print(1)\n";
+    let write_all = |text: &str| {
+        for f in &files {
+            t.write(f, text);
+        }
+    };
+    let report = |cache: bool| t.run(if cache { &["scan", "--json=compact"][..] } else { &["scan", "--json=compact", "--no-cache"][..] });
+    let previewed = |cache: bool| t.run(if cache { &["scan", "--preview-json"][..] } else { &["scan", "--preview-json", "--no-cache"][..] });
+    // What each file shows, without the cache, before and after the apply
+    // (after it nothing is left to fix: nothing is staged).
+    write_all(before);
+    let (report_before, preview_before) = (per_file(&report(false).stdout), per_file(&previewed(false).stdout));
+    t.run(&["resolve", "discard", "--reason", "setup"]).ok();
+    t.run(&["scan", "-U", "--no-cache"]).ok();
+    let after = t.read("src/m0.py");
+    assert_eq!(after, "log(aaaa)\nif x == None:\n    log(1)\n");
+    let (report_after, preview_after) = (per_file(&report(false).stdout), per_file(&previewed(false).stdout));
+    assert!(entries(&t).is_empty());
+    // Each file of `got` is as before or as after; true when both are met.
+    let one_of = |what: &str, round: usize, got: &BTreeMap<String, Vec<String>>, (b, a): (&BTreeMap<String, Vec<String>>, &BTreeMap<String, Vec<String>>)| {
+        let mut states = (false, false);
+        for f in &files {
+            let shown = got.get(f);
+            assert!(shown == b.get(f) || shown == a.get(f), "round {round}, {what} of {f}: {shown:?}\nbefore: {:?}\nafter: {:?}", b.get(f), a.get(f));
+            states = (states.0 || shown == b.get(f), states.1 || shown == a.get(f));
+        }
+        states.0 && states.1
+    };
+    for round in 0..6 {
+        write_all(before);
+        let staged = previewed(true);
+        let id = serde_json::from_str::<serde_json::Value>(&staged.stdout).unwrap()["id"].as_str().unwrap().to_string();
+        // The apply stops after its 4th rename until `resume` exists.
+        let resume = t.state.path().join(format!("resume-{round}"));
+        let mut apply = t.command(&["resolve", "apply", "--reason", "stress", "--id", &id]);
+        apply.env("AST_EDIT_PAUSE_AFTER_RENAME", "4").env("AST_EDIT_PAUSE_MS", "30000").env("AST_EDIT_RESUME_FILE", &resume);
+        let mut child = apply.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+        let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut paused = String::new();
+        stderr.read_line(&mut paused).unwrap();
+        assert_eq!(paused, "paused after rename 4\n");
+        // Half the files written: a scan meets both states.
+        let half = report(true);
+        assert!(one_of("report", round, &per_file(&half.stdout), (&report_before, &report_after)), "round {round}: {}", half.stdout);
+        let (reports, previews) = std::thread::scope(|s| {
+            let reports: Vec<_> = (0..2).map(|_| s.spawn(|| (0..3).map(|_| report(true)).collect::<Vec<Run>>())).collect();
+            let previews = s.spawn(|| (0..2).map(|_| previewed(true)).collect::<Vec<Run>>());
+            // The apply goes on while they run.
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            std::fs::write(&resume, "").unwrap();
+            (reports.into_iter().flat_map(|h| h.join().unwrap()).collect::<Vec<Run>>(), previews.join().unwrap())
+        });
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+        assert!(child.wait().unwrap().success(), "round {round}: the apply failed: {rest}");
+        for r in &reports {
+            assert!(r.code == 0 || r.code == 1, "round {round}: {}", r.stderr);
+            one_of("report", round, &per_file(&r.stdout), (&report_before, &report_after));
+        }
+        for r in &previews {
+            assert!(r.code == 0 || r.code == 1, "round {round}: {}", r.stderr);
+            one_of("preview", round, &per_file(&r.stdout), (&preview_before, &preview_after));
+        }
+        // After the apply, the whole of a warm run is the after state's.
+        assert_eq!(per_file(&report(true).stdout), report_after, "round {round}");
+        assert_eq!(per_file(&previewed(true).stdout), preview_after, "round {round}");
+        assert_eq!(t.read("src/m0.py"), after);
+    }
+    assert!(records(t.state.path(), PREVIEW) >= 2 && !entries(&t).is_empty());
+}
