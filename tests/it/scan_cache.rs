@@ -260,6 +260,7 @@ fn a_warm_preview_is_the_cold_one_and_is_served_from_the_cache() {
 fn a_preview_sees_a_file_rewritten_with_its_size_and_time_kept() {
     let t = project();
     preview(&t, &["--preview-json"]).code(1);
+    assert_eq!(records(t.state.path(), PREVIEW), 2);
     let a = t.path().join("src/a.py");
     let before = std::fs::metadata(&a).unwrap();
     std::fs::write(&a, "print(2)\nif z == None:\n    print(q)\n").unwrap();
@@ -267,6 +268,8 @@ fn a_preview_sees_a_file_rewritten_with_its_size_and_time_kept() {
     let r = preview(&t, &["--preview-json"]).code(1);
     assert!(r.stdout.contains("+log(2)") && r.stdout.contains("+    log(q)"), "{}", r.stdout);
     assert_eq!(no_ids(&r.stdout), no_ids(&preview(&t, &["--preview-json", "--no-cache"]).stdout));
+    // a.py's new bytes got an entry of their own; c.py was served.
+    assert_eq!(records(t.state.path(), PREVIEW), 3);
 }
 
 #[test]
