@@ -73,6 +73,17 @@ pub(crate) fn no_ids(s: &str) -> String {
     regex::Regex::new(r"ae-[0-9a-f]{6}").unwrap().replace_all(s, "ae-?").into_owned()
 }
 
+/// Rewrites src/a.py of `project` with other bytes of the same length, its
+/// modification time kept (as `touch -r`): `print(2)`, `z == None`, `print(q)`.
+fn rewrite_a_keeping_size_and_time(t: &Tree) {
+    let a = t.path().join("src/a.py");
+    let before = std::fs::metadata(&a).unwrap();
+    std::fs::write(&a, "print(2)\nif z == None:\n    print(q)\n").unwrap();
+    std::fs::File::options().write(true).open(&a).unwrap().set_modified(before.modified().unwrap()).unwrap();
+    let after = std::fs::metadata(&a).unwrap();
+    assert_eq!((after.len(), after.modified().unwrap()), (before.len(), before.modified().unwrap()));
+}
+
 fn scan(t: &Tree, extra: &[&str]) -> Run {
     t.run(&[&["scan", "--json=compact"][..], extra].concat())
 }
@@ -117,12 +128,7 @@ fn a_file_rewritten_with_its_size_and_time_kept_a_rule_edited_and_a_severity_fla
     let t = project();
     scan(&t, &[]).code(1);
     // Same size, same modification time, other bytes: the content decides.
-    let a = t.path().join("src/a.py");
-    let before = std::fs::metadata(&a).unwrap();
-    std::fs::write(&a, "print(2)\nif z == None:\n    print(q)\n").unwrap();
-    std::fs::File::options().write(true).open(&a).unwrap().set_modified(before.modified().unwrap()).unwrap();
-    let after = std::fs::metadata(&a).unwrap();
-    assert_eq!((after.len(), after.modified().unwrap()), (before.len(), before.modified().unwrap()));
+    rewrite_a_keeping_size_and_time(&t);
     let r = scan(&t, &[]).code(1);
     assert!(r.stdout.contains("no print of 2") && r.stdout.contains("\"text\":\"print(q)\""), "{}", r.stdout);
     assert_eq!(r.stdout, scan(&t, &["--no-cache"]).stdout);
@@ -261,10 +267,7 @@ fn a_preview_sees_a_file_rewritten_with_its_size_and_time_kept() {
     let t = project();
     preview(&t, &["--preview-json"]).code(1);
     assert_eq!(records(t.state.path(), PREVIEW), 2);
-    let a = t.path().join("src/a.py");
-    let before = std::fs::metadata(&a).unwrap();
-    std::fs::write(&a, "print(2)\nif z == None:\n    print(q)\n").unwrap();
-    std::fs::File::options().write(true).open(&a).unwrap().set_modified(before.modified().unwrap()).unwrap();
+    rewrite_a_keeping_size_and_time(&t);
     let r = preview(&t, &["--preview-json"]).code(1);
     assert!(r.stdout.contains("+log(2)") && r.stdout.contains("+    log(q)"), "{}", r.stdout);
     assert_eq!(no_ids(&r.stdout), no_ids(&preview(&t, &["--preview-json", "--no-cache"]).stdout));
@@ -393,6 +396,11 @@ fn a_warm_search_of_rules_is_the_cold_one_and_is_served_from_the_cache() {
     tamper(t.state.path(), "compare with is", "COMPARE WITH IS");
     assert!(t.run(&["search", "--rule", "rules/r.yml", "--json"]).stdout.contains("COMPARE WITH IS"));
     assert_eq!(t.run(&["search", "--rule", "rules/r.yml", "--json", "--no-cache"]).stdout, cold.stdout);
+    // A file rewritten with its size and time kept is searched again.
+    rewrite_a_keeping_size_and_time(&t);
+    let r = t.run(&["search", "--rule", "rules/r.yml", "--json"]).ok();
+    assert!(r.stdout.contains("print(q)") && !r.stdout.contains("print(x)"), "{}", r.stdout);
+    assert_eq!(r.stdout, t.run(&["search", "--rule", "rules/r.yml", "--json", "--no-cache"]).stdout);
     // --no-cache reads and writes nothing.
     let t = project();
     t.run(&["search", "--rule", "rules/r.yml", "--no-cache"]).ok();
