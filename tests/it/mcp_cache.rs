@@ -78,13 +78,18 @@ async fn ast_search_of_rules_is_served_from_the_cache() {
     assert!(packs(t.state.path()).is_empty());
 }
 
+/// `ast_edit` of the project's rules, then `resolve` applying it.
+async fn edit_and_apply(c: &Client) {
+    call(c, "ast_edit", json!({"project": "."})).await;
+    let r = call(c, "resolve", json!({"action": "apply", "reason": "fix"})).await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+}
+
 #[tokio::test]
 async fn resolve_stores_what_the_rules_make_of_the_files_it_wrote() {
     let t = project();
     let c = connect(&t).await;
-    call(&c, "ast_edit", json!({"project": "."})).await;
-    let r = call(&c, "resolve", json!({"action": "apply", "reason": "fix"})).await;
-    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    edit_and_apply(&c).await;
     assert_eq!(records(t.state.path(), PREVIEW), 3, "a.py's old and new bytes, c.py's old ones");
     let stored = packs(t.state.path());
     let warm = call(&c, "ast_edit", json!({"project": "."})).await;
@@ -96,9 +101,6 @@ async fn resolve_stores_what_the_rules_make_of_the_files_it_wrote() {
 #[tokio::test]
 async fn mcp_no_cache_reads_and_writes_nothing() {
     let t = project();
-    let c = serve_without_cache(&t).await;
-    call(&c, "ast_edit", json!({"project": "."})).await;
-    let r = call(&c, "resolve", json!({"action": "apply", "reason": "fix"})).await;
-    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    edit_and_apply(&serve_without_cache(&t).await).await;
     assert!(packs(t.state.path()).is_empty());
 }

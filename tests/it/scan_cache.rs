@@ -198,7 +198,7 @@ fn run_in(t: &Tree, rel: &str, args: &[&str]) -> (i32, String) {
 fn two_files_shown_alike_from_two_folders_are_two_entries() {
     let t = Tree::empty();
     t.write("sgconfig.yml", "ruleDirs: [rules]\n");
-    t.write("rules/r.yml", &RULES.replace("rule: {pattern: print($A)}", "files: [src/**]\nrule: {pattern: print($A)}"));
+    t.write("rules/r.yml", RULES.replace("rule: {pattern: print($A)}", "files: [src/**]\nrule: {pattern: print($A)}"));
     for dir in ["src", "lib"] {
         t.write(&format!("{dir}/a.py"), "print(1)\nif x == None:\n    pass\n");
     }
@@ -407,10 +407,13 @@ fn a_warm_search_of_rules_is_the_cold_one_and_is_served_from_the_cache() {
     assert!(entries(&t).is_empty());
 }
 
+/// What a run shows of each file, by path.
+type PerFile = std::collections::BTreeMap<String, Vec<String>>;
+
 /// Per file, what a report (`scan --json=compact`) or a preview (`scan
 /// --preview-json`: the file's diff and findings) shows of it.
-fn per_file(stdout: &str) -> std::collections::BTreeMap<String, Vec<String>> {
-    let mut out: std::collections::BTreeMap<String, Vec<String>> = std::collections::BTreeMap::new();
+fn per_file(stdout: &str) -> PerFile {
+    let mut out = PerFile::new();
     let v: serde_json::Value = serde_json::from_str(stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"));
     let items: Vec<&serde_json::Value> = match &v {
         serde_json::Value::Array(matches) => matches.iter().collect(),
@@ -433,7 +436,6 @@ fn per_file(stdout: &str) -> std::collections::BTreeMap<String, Vec<String>> {
 /// after state's, from the entries the apply stored.
 #[test]
 fn scans_during_an_apply_and_beside_each_other_never_read_a_stale_or_torn_entry() {
-    use std::collections::BTreeMap;
     use std::io::BufRead;
     let t = project();
     let files: Vec<String> = (0..8).map(|i| format!("src/m{i}.py")).collect();
@@ -456,7 +458,7 @@ fn scans_during_an_apply_and_beside_each_other_never_read_a_stale_or_torn_entry(
     let (report_after, preview_after) = (per_file(&report(false).stdout), per_file(&previewed(false).stdout));
     assert!(entries(&t).is_empty());
     // Each file of `got` is as before or as after; true when both are met.
-    let one_of = |what: &str, round: usize, got: &BTreeMap<String, Vec<String>>, (b, a): (&BTreeMap<String, Vec<String>>, &BTreeMap<String, Vec<String>>)| {
+    let one_of = |what: &str, round: usize, got: &PerFile, (b, a): (&PerFile, &PerFile)| {
         let mut states = (false, false);
         for f in &files {
             let shown = got.get(f);
