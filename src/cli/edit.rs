@@ -272,7 +272,7 @@ fn build_raw(a: &RunArgs) -> Result<RawRequest> {
 /// Plans with a progress bar on stderr when it is a terminal, and with the
 /// scan cache (docs/DESIGN.md section 2.14) when `cache` (no `--no-cache`).
 fn build_plan(req: &Request, cwd: &Path, cache: bool) -> Result<Plan> {
-    let cache = cache.then(|| Workspace::new(cwd).scan_cache(req)).flatten();
+    let cache = cache.then(|| Workspace::new(cwd).scan_cache(req));
     let entries = cache.as_ref().map(|c| c as &dyn EntryCache);
     let plan = if std::io::stderr().is_terminal() {
         let bar = indicatif::ProgressBar::new(0);

@@ -68,7 +68,7 @@ fn project_test(a: TestArgs, config: Option<PathBuf>, color: ColorChoice, out: &
     };
     let color = style(color, false).color;
     // The scan cache (docs/DESIGN.md section 2.14), unless `--no-cache`.
-    let cache = (!a.no_cache).then(|| Workspace::new(&cwd).test_cache()).flatten();
+    let cache = (!a.no_cache).then(|| Workspace::new(&cwd).test_cache());
     let entries = cache.as_ref().map(|c| c as &dyn EntryCache);
     let report =
         if a.interactive { super::test_review::run(&project, &opts, entries, color, out) } else { ruletest::run(&project, &opts, entries).map_err(Into::into) };

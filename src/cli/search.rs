@@ -55,7 +55,7 @@ pub(super) fn search(a: SearchArgs, out: &mut impl Write) -> anyhow::Result<i32>
     };
     let mut s = raw.validate(&cwd, a.input.walk(), a.input.max_filesize)?;
     a.input.limit(&mut s.request);
-    let cache = (!a.no_cache).then(|| Workspace::new(&cwd).scan_cache(&s.request)).flatten();
+    let cache = (!a.no_cache).then(|| Workspace::new(&cwd).scan_cache(&s.request));
     let result = search::search(&s, &cwd, WORDS, cache.as_ref().map(|c| c as &dyn EntryCache));
     if let Some(c) = &cache {
         c.finish();

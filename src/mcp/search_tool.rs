@@ -56,7 +56,7 @@ pub(super) async fn ast_search(
             loading = checked.warnings;
             Ok(checked.request.with_time_limit(SERVED_TIME_LIMIT))
         })?;
-        let cache = cached.then(|| ws.scan_cache(&s.request)).flatten();
+        let cache = cached.then(|| ws.scan_cache(&s.request));
         let result = search::search_with(&s, &root, WORDS, &|| token.is_cancelled() || closing.closing(), cache.as_ref().map(|c| c as &dyn EntryCache));
         if let Some(c) = &cache {
             c.finish();

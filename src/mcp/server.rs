@@ -193,7 +193,7 @@ impl AstEditServer {
             let report = |done, total| {
                 let _ = tx.send((done, total));
             };
-            let cache = cached.then(|| ws.scan_cache(&req)).flatten();
+            let cache = cached.then(|| ws.scan_cache(&req));
             let plan =
                 plan::build_with(&req, ws.root(), &report, &|| token.is_cancelled() || in_flight.closing(), cache.as_ref().map(|c| c as &dyn EntryCache));
             if let Some(c) = &cache {

@@ -71,7 +71,7 @@ pub struct Shown {
 /// `trace`; returns the exit code.
 pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, shown: Shown, trace: &Inspect, out: &mut impl Write) -> anyhow::Result<i32> {
     // The scan cache (docs/DESIGN.md section 2.14), unless `--no-cache`.
-    let cache = shown.cache.then(|| Workspace::new(cwd).scan_cache(req)).flatten();
+    let cache = shown.cache.then(|| Workspace::new(cwd).scan_cache(req));
     let mut sarif = Vec::new();
     let mut json = match &how {
         Report::Json { style, metadata } => Some(json::Writer::start(out, *style, *metadata)?),
@@ -182,7 +182,7 @@ pub fn preview_findings(plan: &ast_edit::app::plan::Plan, print: Style, cache: b
     let draw = text::Text::new(ReportStyle::Rich, 0, 0, print);
     let mut buf = Vec::new();
     let mut drawn = 0;
-    let cache = cache.then(|| Workspace::new(&plan.cwd).scan_cache(&plan.request)).flatten();
+    let cache = cache.then(|| Workspace::new(&plan.cwd).scan_cache(&plan.request));
     let found = report::findings_of(plan, super::print::MAX_FINDINGS_SHOWN, cache.as_ref().map(|c| c as &dyn EntryCache), &mut |file| {
         drawn += file.matches.len();
         draw.file(&mut buf, &file).is_ok()

@@ -115,8 +115,7 @@ pub(crate) fn written_by(plan: &Plan, report: &ApplyOutcome) -> Option<Written> 
 /// preview of those rules does not parse them again. Call it with the store
 /// unlocked; nothing in it can fail the write that came before.
 pub fn cache_written(state_dir: &std::path::Path, written: &Written) {
-    if let Some(cache) = ScanCache::open(state_dir, &written.request) {
-        warm(written, &cache);
-        cache.finish();
-    }
+    let cache = ScanCache::open(state_dir, &written.request);
+    warm(written, &cache);
+    cache.finish();
 }

@@ -120,15 +120,15 @@ impl Workspace {
     }
 
     /// The scan cache of the state dir for the runs of `req` (docs/DESIGN.md
-    /// section 2.14); `None` when the running build cannot be identified.
-    /// Call [`ScanCache::finish`] after the run, to store what it made.
-    pub fn scan_cache(&self, req: &crate::request::Request) -> Option<ScanCache> {
+    /// section 2.14). Call [`ScanCache::finish`] after the run, to store what
+    /// it made.
+    pub fn scan_cache(&self, req: &crate::request::Request) -> ScanCache {
         ScanCache::open(&self.state_dir, req)
     }
 
     /// The scan cache of the state dir for the rule tests, whose keys name
-    /// each tested rule; `None` as for [`Workspace::scan_cache`].
-    pub fn test_cache(&self) -> Option<ScanCache> {
+    /// each tested rule.
+    pub fn test_cache(&self) -> ScanCache {
         ScanCache::open_for_build(&self.state_dir)
     }
 

@@ -17,8 +17,10 @@ use crate::request::walk::Candidate;
 /// Where a run keeps and finds what it computed before.
 pub trait EntryCache: Sync {
     /// What every key of this run starts with: the engine build, and for a
-    /// run of a request the rules' digest and the options that change results.
-    fn run_key(&self) -> &str;
+    /// run of a request the rules' digest and the options that change results;
+    /// `None` when the build cannot be identified (its entries could not be
+    /// told from another build's): then the run reads and stores nothing.
+    fn run_key(&self) -> Option<&str>;
     /// The entry stored under exactly `key` (the keeper checks the whole
     /// key: one whose hash collides is none), if any; anything unreadable is
     /// none.
@@ -29,11 +31,11 @@ pub trait EntryCache: Sync {
 }
 
 /// The key of the entry of kind `format` for the file `c` holding `bytes`:
-/// the kind, the run's key, the file's path as shown and as read (its
+/// the kind, the run's key (`run_key`), the file's path as shown and as read (its
 /// `Debug` form: a path that is not UTF-8 stays itself), its language, and
 /// `sha256:` of its bytes.
-fn file_key(cache: &dyn EntryCache, format: &str, c: &Candidate, bytes: &[u8]) -> String {
-    format!("{format}\n{}\n{}\n{:?}\n{}\n{}", cache.run_key(), c.display, c.path, c.lang, crate::shared::hash::digest(bytes))
+fn file_key(run_key: &str, format: &str, c: &Candidate, bytes: &[u8]) -> String {
+    format!("{format}\n{run_key}\n{}\n{:?}\n{}\n{}", c.display, c.path, c.lang, crate::shared::hash::digest(bytes))
 }
 
 /// The cache and the key of the entry of kind `format` for the file `c`
@@ -51,7 +53,7 @@ pub(crate) fn keyed<'c>(
     format: &str,
 ) -> Option<(&'c dyn EntryCache, String)> {
     let cache = cache.filter(|_| req.rule_set.is_some() && (req.no_prefilter || ops.may_match(text.as_bytes())))?;
-    Some((cache, file_key(cache, format, c, text.as_bytes())))
+    Some((cache, file_key(cache.run_key()?, format, c, text.as_bytes())))
 }
 
 /// What `make` gives, or what `decode` reads of the entry stored under the

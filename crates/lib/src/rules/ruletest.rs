@@ -314,7 +314,7 @@ pub fn evaluate<'p>(project: &'p Project, opts: &Options, cache: Option<&dyn Ent
         .map(|r| {
             let json = r.config.json();
             let growth = crate::compile::work::growth(&json);
-            let keys = cache.map(|cache| stored::CaseKeys::new(cache, &json, &loaded.utils));
+            let keys = cache.and_then(|cache| stored::CaseKeys::new(cache, &json, &loaded.utils));
             Ok((r.id.clone(), (project::build_rule(&r.config, globals)?, growth, keys)))
         })
         .collect::<Result<_>>()?;

@@ -49,10 +49,17 @@ const TRAILER: &[u8; 8] = b"AEINDEX1";
 
 /// A workspace's scan cache, for the runs of one request.
 pub struct ScanCache {
+    state_dir: PathBuf,
     dir: PathBuf,
-    run_key: String,
-    /// The packs and their indexes, read at the first lookup (a run that
-    /// looks nothing up, an ad-hoc edit's, reads none).
+    /// What the run key holds after the build: the rules' digest and the
+    /// options, for a request's runs.
+    after_build: String,
+    /// The run key, worked out at the first lookup (a run that looks nothing
+    /// up, an ad-hoc edit's, neither hashes the executable nor writes its
+    /// digest to the state folder); `None` when the build cannot be
+    /// identified.
+    run_key: OnceLock<Option<String>>,
+    /// The packs and their indexes, read at the first lookup.
     indexed: OnceLock<Indexed>,
     /// Entries made by this run, not yet in a pack, and their bytes.
     made: Mutex<Made>,
@@ -72,26 +79,32 @@ type Made = (Vec<(String, Vec<u8>)>, usize);
 
 impl ScanCache {
     /// The cache of the state folder `state_dir` for the runs of `req`: its
-    /// keys hold the build, the rules' digest (`store/pending_format.rs`: the
-    /// rules and the options that change what a file becomes) and the steps
-    /// one file may take (a file that took more under a higher limit is
-    /// skipped under a lower one). `None` when the running build cannot be
-    /// identified (its entries could not be told from another build's).
-    pub fn open(state_dir: &Path, req: &Request) -> Option<ScanCache> {
-        let build = engine_build(state_dir)?;
-        Some(ScanCache::with_key(state_dir, format!("{build}\n{}\nsteps {}", rules_digest(&rules_of(req), req), req.max_steps)))
+    /// keys hold the build ([`engine_build`]), the rules' digest
+    /// (`store/pending_format.rs`: the rules and the options that change what
+    /// a file becomes) and the steps one file may take (a file that took more
+    /// under a higher limit is skipped under a lower one). Nothing is read
+    /// before the first lookup.
+    pub fn open(state_dir: &Path, req: &Request) -> ScanCache {
+        ScanCache::with_key(state_dir, format!("\n{}\nsteps {}", rules_digest(&rules_of(req), req), req.max_steps))
     }
 
     /// The cache of `state_dir` for runs whose keys start with the build
-    /// alone (the rule tests, whose keys name each rule themselves); `None`
-    /// as for [`ScanCache::open`].
-    pub fn open_for_build(state_dir: &Path) -> Option<ScanCache> {
-        Some(ScanCache::with_key(state_dir, engine_build(state_dir)?))
+    /// alone (the rule tests, whose keys name each rule themselves).
+    pub fn open_for_build(state_dir: &Path) -> ScanCache {
+        ScanCache::with_key(state_dir, String::new())
     }
 
-    /// The cache of `state_dir` whose keys start with `run_key`.
-    fn with_key(state_dir: &Path, run_key: String) -> ScanCache {
-        ScanCache { dir: state_dir.join("scan-cache"), run_key, indexed: OnceLock::new(), made: Mutex::new((Vec::new(), 0)) }
+    /// The cache of `state_dir` whose run keys are the build and then
+    /// `after_build`.
+    fn with_key(state_dir: &Path, after_build: String) -> ScanCache {
+        ScanCache {
+            state_dir: state_dir.to_path_buf(),
+            dir: state_dir.join("scan-cache"),
+            after_build,
+            run_key: OnceLock::new(),
+            indexed: OnceLock::new(),
+            made: Mutex::new((Vec::new(), 0)),
+        }
     }
 
     /// The packs and their indexes, read once.
@@ -144,8 +157,8 @@ impl ScanCache {
 }
 
 impl EntryCache for ScanCache {
-    fn run_key(&self) -> &str {
-        &self.run_key
+    fn run_key(&self) -> Option<&str> {
+        self.run_key.get_or_init(|| engine_build(&self.state_dir).map(|build| format!("{build}{}", self.after_build))).as_deref()
     }
 
     fn get(&self, key: &str) -> Option<Vec<u8>> {

@@ -27,11 +27,13 @@ pub(super) struct CaseKeys<'c> {
 
 impl<'c> CaseKeys<'c> {
     /// The keys of the cases of the rule `config` (its JSON, as the tests
-    /// build it) in a project with the global utilities `utils`.
-    pub(super) fn new(cache: &'c dyn EntryCache, config: &serde_json::Value, utils: &Utils) -> CaseKeys<'c> {
+    /// build it) in a project with the global utilities `utils`; `None` when
+    /// the cache has no run key (an unknown build).
+    pub(super) fn new(cache: &'c dyn EntryCache, config: &serde_json::Value, utils: &Utils) -> Option<CaseKeys<'c>> {
+        let run_key = cache.run_key()?;
         let utils: Vec<serde_json::Value> = utils.json.iter().map(|u| u.json()).collect();
         let rule = digest(&serde_json::to_vec(&(config, utils)).expect("plain data serializes"));
-        CaseKeys { cache, prefix: format!("{FORMAT}\n{}\n{rule}", cache.run_key()) }
+        Some(CaseKeys { cache, prefix: format!("{FORMAT}\n{run_key}\n{rule}") })
     }
 
     /// Whether the rule matches `code`.
