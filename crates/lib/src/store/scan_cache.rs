@@ -79,11 +79,11 @@ type Made = (Vec<(String, Vec<u8>)>, usize);
 
 impl ScanCache {
     /// The cache of the state folder `state_dir` for the runs of `req`: its
-    /// keys hold the build ([`engine_build`]), the rules' digest
-    /// (`store/pending_format.rs`: the rules and the options that change what
-    /// a file becomes) and the steps one file may take (a file that took more
-    /// under a higher limit is skipped under a lower one). Nothing is read
-    /// before the first lookup.
+    /// keys hold the build and the rules' digest (`engine_build` and
+    /// `rules_digest` of `store/pending_format.rs`: the rules and the options
+    /// that change what a file becomes) and the steps one file may take (a
+    /// file that took more under a higher limit is skipped under a lower
+    /// one). Nothing is read before the first lookup.
     pub fn open(state_dir: &Path, req: &Request) -> ScanCache {
         ScanCache::with_key(state_dir, format!("\n{}\nsteps {}", rules_digest(&rules_of(req), req), req.max_steps))
     }
