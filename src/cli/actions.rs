@@ -58,7 +58,8 @@ pub(super) fn resolve(a: ResolveArgs, out: &mut impl Write) -> anyhow::Result<i3
             Some(_) => {}
         }
     }
-    let req = RawResolve { action: Some(a.action), reason: a.reason, extra, id: a.id }.check()?;
+    let mut req = RawResolve { action: Some(a.action), reason: a.reason, extra, id: a.id }.check()?;
+    req.cache = !a.no_cache;
     let (ws, store) = open_store()?;
     let bar = spinner("resolving (verifying and writing files)");
     let result = match &a.standing_cmd {

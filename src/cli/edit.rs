@@ -12,6 +12,7 @@ use super::report::{self, Report};
 use super::words::WORDS;
 use super::{ColorChoice, OutputArgs, RunArgs, ScanArgs, open_store, review, spinner, style, write_json};
 use ast_edit::app::apply::ApplyOptions;
+use ast_edit::app::cache::EntryCache;
 use ast_edit::app::error::{Error, Result};
 use ast_edit::app::overwrite::{Overwrite, parse_severity};
 use ast_edit::app::plan::{self, Plan};
@@ -22,6 +23,7 @@ use ast_edit::app::request::{Op, RawRequest, Request, WalkOptions};
 use ast_edit::app::retired;
 use ast_edit::app::scan::{self, ScanInput};
 use ast_edit::app::workflow::{self, Preview};
+use ast_edit::app::workspace::Workspace;
 
 /// How to present a plan.
 pub(super) struct Emit {
@@ -36,6 +38,8 @@ pub(super) struct Emit {
     scan: bool,
     /// `--stats`: the end-of-run table on stderr.
     stats: bool,
+    /// The scan cache is read and written (no `--no-cache`).
+    cache: bool,
 }
 
 impl OutputArgs {
@@ -51,7 +55,8 @@ impl OutputArgs {
             allow_template_mismatch: allow,
             ..ApplyOptions::default()
         };
-        Ok(Emit { json, update_all: self.update_all, interactive: self.interactive, style: style(color, self.full), apply, scan, stats: self.stats })
+        let cache = !self.no_cache;
+        Ok(Emit { json, update_all: self.update_all, interactive: self.interactive, style: style(color, self.full), apply, scan, stats: self.stats, cache })
     }
 
     /// `-C N`, checked against [`ast_edit::app::request::MAX_CONTEXT_LINES`]; it overrides a
@@ -80,7 +85,7 @@ pub(super) fn run(a: RunArgs, color: ColorChoice, out: &mut impl Write) -> anyho
     req.context_lines = context.unwrap_or(req.context_lines);
     let how = a.output.emit(color, a.json, false)?;
     let started = Instant::now();
-    let plan = build_plan(&req, &cwd)?;
+    let plan = build_plan(&req, &cwd, !a.output.no_cache)?;
     traced(&trace, &req, &cwd, plan, |plan| emit(plan, how, started, out))
 }
 
@@ -117,7 +122,7 @@ pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> any
     req.verbatim = a.verbatim;
     if let Some(how) = report_of(&a, color) {
         let source = if a.stdin { report::Source::Stdin(read_stdin(a.input.max_filesize)?) } else { report::Source::Files };
-        let shown = report::Shown { max_results: a.max_results.map(usize::from), fixes_pass: a.output.update_all, cache: !a.no_cache };
+        let shown = report::Shown { max_results: a.max_results.map(usize::from), fixes_pass: a.output.update_all, cache: !a.output.no_cache };
         return report::run(&req, &cwd, source, how, shown, &trace, out);
     }
     if a.max_results.is_some() {
@@ -129,7 +134,7 @@ pub(super) fn scan(a: ScanArgs, color: ColorChoice, out: &mut impl Write) -> any
     req.context_lines = context.unwrap_or(req.context_lines);
     let how = a.output.emit(color, a.preview_json, true)?;
     let started = Instant::now();
-    let plan = build_plan(&req, &cwd)?;
+    let plan = build_plan(&req, &cwd, !a.output.no_cache)?;
     traced(&trace, &req, &cwd, plan, |plan| emit(plan, how, started, out))
 }
 
@@ -269,18 +274,31 @@ fn build_raw(a: &RunArgs) -> Result<RawRequest> {
     })
 }
 
-/// Plans with a progress bar on stderr when it is a terminal.
-fn build_plan(req: &Request, cwd: &Path) -> Result<Plan> {
-    if !std::io::stderr().is_terminal() {
-        return plan::build(req, cwd);
+/// Plans with a progress bar on stderr when it is a terminal, and with the
+/// scan cache (docs/DESIGN.md section 2.14) when `cache` (no `--no-cache`).
+fn build_plan(req: &Request, cwd: &Path, cache: bool) -> Result<Plan> {
+    let cache = cache.then(|| Workspace::new(cwd).scan_cache(req));
+    let entries = cache.as_ref().map(|c| c as &dyn EntryCache);
+    let plan = if std::io::stderr().is_terminal() {
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(indicatif::ProgressStyle::with_template("{spinner} planning {pos}/{len} files [{elapsed}]").expect("valid template"));
+        let plan = plan::build_with_progress(
+            req,
+            cwd,
+            &|done, total| {
+                bar.set_length(total as u64);
+                bar.set_position(done as u64);
+            },
+            entries,
+        );
+        bar.finish_and_clear();
+        plan
+    } else {
+        plan::build_with_progress(req, cwd, &|_, _| {}, entries)
+    };
+    if let Some(c) = &cache {
+        c.finish();
     }
-    let bar = indicatif::ProgressBar::new(0);
-    bar.set_style(indicatif::ProgressStyle::with_template("{spinner} planning {pos}/{len} files [{elapsed}]").expect("valid template"));
-    let plan = plan::build_with_progress(req, cwd, &|done, total| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-    });
-    bar.finish_and_clear();
     plan
 }
 
@@ -293,11 +311,11 @@ fn emit(plan: Plan, how: Emit, started: Instant, out: &mut impl Write) -> anyhow
     let fails = how.scan && !how.interactive && !how.update_all && fixes_of_error_rules(&plan);
     let work = plan.work.clone();
     let (code, details) = if how.interactive {
-        review::review(plan, how.style, out)?
+        review::review(plan, how.style, how.cache, out)?
     } else if how.update_all {
-        update_all(plan, how.json, how.style, how.apply, out)?
+        update_all(plan, &how, out)?
     } else {
-        let findings = if how.json { None } else { report::preview_findings(&plan, how.style) };
+        let findings = if how.json { None } else { report::preview_findings(&plan, how.style, how.cache) };
         let (_, store) = open_store()?;
         let shown = workflow::stage(&store, plan, WORDS)?;
         if how.json {
@@ -366,17 +384,12 @@ fn findings(out: &mut impl Write, shown: &Preview, drawn: Option<&[u8]>) -> std:
 }
 
 /// `-U`: the plan applied at once with the verified writer, journalled for undo.
-fn update_all(
-    plan: Plan,
-    json: bool,
-    style: Style,
-    apply: ApplyOptions,
-    out: &mut impl Write,
-) -> anyhow::Result<(i32, ast_edit::app::preview::PreviewDetails)> {
+fn update_all(plan: Plan, how: &Emit, out: &mut impl Write) -> anyhow::Result<(i32, ast_edit::app::preview::PreviewDetails)> {
+    let (json, style) = (how.json, how.style);
     let mut shown = Preview::of(&plan, WORDS);
     // Drawn before the fixes are written: the findings are those of the code
     // the plan was made from.
-    let drawn = if json { None } else { report::preview_findings(&plan, style) };
+    let drawn = if json { None } else { report::preview_findings(&plan, style, how.cache) };
     if plan.files.is_empty() {
         if json {
             write_json(out, &shown.details)?;
@@ -389,7 +402,7 @@ fn update_all(
     }
     let (_, store) = open_store()?;
     let bar = spinner("applying (verifying and writing files)");
-    let applied = workflow::apply_fresh(&store, &plan, apply, &shown.details.label);
+    let applied = workflow::apply_fresh(&store, &plan, how.apply.clone(), &shown.details.label, how.cache);
     if let Some(b) = bar {
         b.finish_and_clear();
     }

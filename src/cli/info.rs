@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use super::exit::TEST_FAILED;
 use super::print;
 use super::{ColorChoice, JsonFlag, TestArgs, style, write_json};
+use ast_edit::app::cache::EntryCache;
 use ast_edit::app::error::Error;
 use ast_edit::app::lang;
 use ast_edit::app::project;
@@ -14,6 +15,7 @@ use ast_edit::app::quote::{escape_controls, escape_in_lines};
 use ast_edit::app::retired;
 use ast_edit::app::ruletest::{self, CaseOutcome, MissingRule, RuleOutcome, TestOutcome, Verdict};
 use ast_edit::app::text::plural;
+use ast_edit::app::workspace::Workspace;
 
 /// `ast-edit test`: the project's rule tests; PATH names the project by its
 /// folder or config file.
@@ -65,7 +67,15 @@ fn project_test(a: TestArgs, config: Option<PathBuf>, color: ColorChoice, out: &
         follow: a.follow,
     };
     let color = style(color, false).color;
-    let report = if a.interactive { super::test_review::run(&project, &opts, color, out)? } else { ruletest::run(&project, &opts)? };
+    // The scan cache (docs/DESIGN.md section 2.14), unless `--no-cache`.
+    let cache = (!a.no_cache).then(|| Workspace::new(&cwd).test_cache());
+    let entries = cache.as_ref().map(|c| c as &dyn EntryCache);
+    let report =
+        if a.interactive { super::test_review::run(&project, &opts, entries, color, out) } else { ruletest::run(&project, &opts, entries).map_err(Into::into) };
+    if let Some(c) = &cache {
+        c.finish();
+    }
+    let report = report?;
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }

@@ -14,9 +14,10 @@ use ast_edit::app::status::{FileStatus, OutstandingStatus};
 use ast_edit::app::text::plural;
 use ast_edit::app::workflow::{self, Preview};
 
-/// Reviews `plan` file by file and applies what was accepted; returns the exit
-/// code and the preview details.
-pub(super) fn review(plan: Plan, style: Style, out: &mut impl Write) -> anyhow::Result<(i32, PreviewDetails)> {
+/// Reviews `plan` file by file and applies what was accepted (the files
+/// written then stored in the scan cache when `cache`); returns the exit code
+/// and the preview details.
+pub(super) fn review(plan: Plan, style: Style, cache: bool, out: &mut impl Write) -> anyhow::Result<(i32, PreviewDetails)> {
     let Preview { mut details, .. } = Preview::of(&plan, super::words::WORDS);
     if plan.files.is_empty() {
         print::summary(out, &details, style)?;
@@ -32,7 +33,7 @@ pub(super) fn review(plan: Plan, style: Style, out: &mut impl Write) -> anyhow::
     }
     let (_, store) = open_store()?;
     let opts = ast_edit::app::apply::ApplyOptions { only: Some(accepted), ..Default::default() };
-    let (id, report) = match workflow::apply_fresh(&store, &plan, opts, &details.label) {
+    let (id, report) = match workflow::apply_fresh(&store, &plan, opts, &details.label, cache) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("{}", super::words::error(&e));

@@ -92,12 +92,6 @@ pub struct ScanArgs {
     /// position), count only those for the exit code, and stop there.
     #[arg(long, value_name = "NUM", value_parser = clap::value_parser!(u16).range(1..))]
     pub max_results: Option<u16>,
-    /// With a report: read no stored report and store none. By default a
-    /// report keeps each file's matches in the state folder, under the
-    /// build, the rules, the file's path and a hash of its bytes, and a later
-    /// report of the same file with the same rules does not parse it again.
-    #[arg(long)]
-    pub no_cache: bool,
     /// With --report-style: lines of code shown after each match.
     #[arg(short = 'A', long = "after", value_name = "NUM", requires = "report_style", conflicts_with = "context")]
     pub after: Option<u16>,
@@ -189,6 +183,13 @@ pub struct TestArgs {
     /// Follow symbolic links while walking the test folders.
     #[arg(long)]
     pub follow: bool,
+    /// Read no stored case result and store none (the scan cache). By
+    /// default whether a rule matches a case, or the snapshot it gives, is
+    /// kept in the state folder under the build, the rule (with the
+    /// project's utilities) and a hash of the case's code; the verdicts are
+    /// the same.
+    #[arg(long)]
+    pub no_cache: bool,
     /// Print the results as one JSON value on stdout.
     #[arg(long)]
     pub json: bool,

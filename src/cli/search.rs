@@ -5,10 +5,12 @@ use std::io::Write;
 
 use super::words::WORDS;
 use super::{SearchArgs, write_json};
+use ast_edit::app::cache::EntryCache;
 use ast_edit::app::error::Result;
 use ast_edit::app::request::MAX_OPS_BYTES;
 use ast_edit::app::search::{self, RawSearch, SearchOp};
 use ast_edit::app::text::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
+use ast_edit::app::workspace::Workspace;
 
 /// `search --help`.
 pub(super) const LONG_ABOUT: &str = "\
@@ -53,7 +55,12 @@ pub(super) fn search(a: SearchArgs, out: &mut impl Write) -> anyhow::Result<i32>
     };
     let mut s = raw.validate(&cwd, a.input.walk(), a.input.max_filesize)?;
     a.input.limit(&mut s.request);
-    let mut result = search::search(&s, &cwd, WORDS)?;
+    let cache = (!a.no_cache).then(|| Workspace::new(&cwd).scan_cache(&s.request));
+    let result = search::search(&s, &cwd, WORDS, cache.as_ref().map(|c| c as &dyn EntryCache));
+    if let Some(c) = &cache {
+        c.finish();
+    }
+    let mut result = result?;
     // The page the MCP tool would list, so both front ends print the same.
     result.fit(WORDS, PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET);
     if a.json {

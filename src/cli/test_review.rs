@@ -13,6 +13,7 @@ use std::io::{BufRead, IsTerminal, Write};
 
 use super::exit::NotInteractive;
 use super::info::{print_case, print_header};
+use ast_edit::app::cache::EntryCache;
 use ast_edit::app::project::Project;
 use ast_edit::app::ruletest::{self, CaseOutcome, Options, RuleOutcome, TestOutcome, Verdict};
 
@@ -106,9 +107,10 @@ fn read_answer(q: Question, input: &mut impl BufRead, out: &mut impl Write) -> s
 
 /// `ast-edit test -i`: runs the tests, reviews the cases that failed on the
 /// terminal, writes the accepted snapshots (with the kept ones, as `-U` does),
-/// and returns the report after the review.
-pub(super) fn run(project: &Project, opts: &Options, color: bool, out: &mut impl Write) -> anyhow::Result<TestOutcome> {
-    let mut tests = ruletest::evaluate(project, opts)?;
+/// and returns the report after the review. The cases go through `cache`, if
+/// any (`ruletest::evaluate`).
+pub(super) fn run(project: &Project, opts: &Options, cache: Option<&dyn EntryCache>, color: bool, out: &mut impl Write) -> anyhow::Result<TestOutcome> {
+    let mut tests = ruletest::evaluate(project, opts, cache)?;
     let stdin = std::io::stdin();
     if tests.reports().iter().any(|r| !r.passed) && !stdin.is_terminal() {
         return Err(NotInteractive.into());

@@ -69,10 +69,10 @@ pub const THREAD_STACK_BYTES: usize = ast_edit::app::request::WORKER_STACK_BYTES
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
 
 /// Runs the server on stdin/stdout, confined to `root`, until the client closes
-/// stdin or stdout (`ast-edit mcp [--root DIR]`; the CLI passes the working
-/// directory when `--root` is absent). A `resolve` call read before that runs to its
-/// end before this returns.
-pub fn serve(root: &Path) -> anyhow::Result<()> {
+/// stdin or stdout (`ast-edit mcp [--root DIR] [--no-cache]`; the CLI passes the
+/// working directory when `--root` is absent), with the scan cache when `cache`.
+/// A `resolve` call read before that runs to its end before this returns.
+pub fn serve(root: &Path, cache: bool) -> anyhow::Result<()> {
     let root = root.canonicalize().map_err(|e| Error::bad(format!("--root {}: {e}", root.display())))?;
     if !root.is_dir() {
         return Err(Error::bad(format!("--root {}: not a directory", root.display())).into());
@@ -80,7 +80,7 @@ pub fn serve(root: &Path) -> anyhow::Result<()> {
     // The root is the working directory of everything the server runs (the
     // standing handler of `resolve`, if configured, runs there too).
     std::env::set_current_dir(&root).map_err(|e| Error::io(format!("cannot enter {}", root.display()), e))?;
-    let server = AstEditServer::new(root)?;
+    let server = AstEditServer::new(root, cache)?;
     eprintln!(
         "ast-edit mcp {}: serving {} (pending actions in {}; this session is {})",
         env!("CARGO_PKG_VERSION"),

@@ -15,6 +15,7 @@ use ast_edit::app::request::SERVED_TIME_LIMIT;
 use super::transport::InFlight;
 use super::words::{self, WORDS};
 use super::{PREVIEW_CHAR_BUDGET, STRUCTURED_CHAR_BUDGET};
+use ast_edit::app::cache::EntryCache;
 use ast_edit::app::project_rules;
 use ast_edit::app::request::{DEFAULT_MAX_FILESIZE, WalkOptions};
 use ast_edit::app::search::{self, RawSearch};
@@ -28,8 +29,14 @@ const ENDED: &str = "Stopped: the session ended (stdin closed) while the search 
 
 /// Runs `ast_search` in `ws`'s root: arguments checked and paths confined
 /// before any file is read, the search on a blocking thread (abandoned when the
-/// request is cancelled; the search itself stops within the file it is on).
-pub(super) async fn ast_search(ws: Arc<Workspace>, in_flight: Arc<InFlight>, args: Option<JsonObject>, ctx: RequestContext<RoleServer>) -> CallToolResult {
+/// request is cancelled; the search itself stops within the file it is on),
+/// with the workspace's scan cache when `cached` (no `--no-cache`).
+pub(super) async fn ast_search(
+    (ws, cached): (Arc<Workspace>, bool),
+    in_flight: Arc<InFlight>,
+    args: Option<JsonObject>,
+    ctx: RequestContext<RoleServer>,
+) -> CallToolResult {
     let raw = match parse(args) {
         Ok(r) => r,
         Err(msg) => return error(msg),
@@ -49,7 +56,12 @@ pub(super) async fn ast_search(ws: Arc<Workspace>, in_flight: Arc<InFlight>, arg
             loading = checked.warnings;
             Ok(checked.request.with_time_limit(SERVED_TIME_LIMIT))
         })?;
-        let mut result = search::search_with(&s, &root, WORDS, &|| token.is_cancelled() || closing.closing())?;
+        let cache = cached.then(|| ws.scan_cache(&s.request));
+        let result = search::search_with(&s, &root, WORDS, &|| token.is_cancelled() || closing.closing(), cache.as_ref().map(|c| c as &dyn EntryCache));
+        if let Some(c) = &cache {
+            c.finish();
+        }
+        let mut result = result?;
         result.warnings.splice(0..0, loading);
         Ok::<_, ast_edit::app::error::Error>(result)
     });

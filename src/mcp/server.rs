@@ -24,6 +24,7 @@ use super::tools::{INSTRUCTIONS, tools};
 use super::transport::InFlight;
 use super::words::{self, WORDS};
 use super::{REMINDER, preview_text};
+use ast_edit::app::cache::EntryCache;
 use ast_edit::app::error::{Error, Result};
 use ast_edit::app::message::{Say, Words};
 use ast_edit::app::pending::{ActionKind, Store};
@@ -35,13 +36,15 @@ use ast_edit::app::session::Session;
 use ast_edit::app::workflow;
 use ast_edit::app::workspace::Workspace;
 
-/// The server: the workspace of its root, its session's owner, and the work in
-/// flight that the process waits for before it exits.
+/// The server: the workspace of its root, its session's owner, the work in
+/// flight that the process waits for before it exits, and whether it uses the
+/// scan cache (`--no-cache`: not).
 #[derive(Clone, Debug)]
 pub struct AstEditServer {
     ws: Arc<Workspace>,
     owner: Arc<str>,
     in_flight: Arc<InFlight>,
+    cache: bool,
 }
 
 /// The longest the server waits at start for the store's lock, which another
@@ -57,11 +60,13 @@ const ENDED: &str = "Stopped: the session ended (stdin closed) while the preview
 impl AstEditServer {
     /// A server confined to `root` (canonical), with the CLI's state-dir rules,
     /// as a new session (its owner drawn now, unused in the store). Cleans up
-    /// after an apply that was killed half-way (reported on stderr).
-    pub fn new(root: PathBuf) -> Result<Self> {
+    /// after an apply that was killed half-way (reported on stderr). With
+    /// `cache`, previews and searches of rules use the scan cache of the
+    /// workspace's state dir (docs/DESIGN.md section 2.14).
+    pub fn new(root: PathBuf, cache: bool) -> Result<Self> {
         let ws = Arc::new(Workspace::new(root));
         let (_, owner) = ws.open_session("mcp", START_LOCK_WAIT, &mut |msg| eprintln!("ast-edit mcp: warning: {}", msg.render(WORDS)))?;
-        Ok(AstEditServer { ws, owner: owner.into(), in_flight: Arc::default() })
+        Ok(AstEditServer { ws, owner: owner.into(), in_flight: Arc::default(), cache })
     }
 
     /// The owner of this server's session (`mcp-<6 hex>`).
@@ -179,7 +184,8 @@ impl AstEditServer {
                 }
             })
         };
-        let root = self.ws.root().to_path_buf();
+        let ws = self.ws.clone();
+        let cached = self.cache;
         let token = ctx.ct.clone();
         let in_flight = self.in_flight.clone();
         let planning = tokio::task::spawn_blocking(move || {
@@ -187,7 +193,13 @@ impl AstEditServer {
             let report = |done, total| {
                 let _ = tx.send((done, total));
             };
-            plan::build_with(&req, &root, &report, &|| token.is_cancelled() || in_flight.closing())
+            let cache = cached.then(|| ws.scan_cache(&req));
+            let plan =
+                plan::build_with(&req, ws.root(), &report, &|| token.is_cancelled() || in_flight.closing(), cache.as_ref().map(|c| c as &dyn EntryCache));
+            if let Some(c) = &cache {
+                c.finish();
+            }
+            plan
         });
         let plan = tokio::select! {
             _ = ctx.ct.cancelled() => {
@@ -220,10 +232,11 @@ impl AstEditServer {
             Ok(a) => a,
             Err(msg) => return tool_error(msg),
         };
-        let req = match args.check() {
+        let mut req = match args.check() {
             Ok(r) => r,
             Err(e) => return tool_error(words::error(&e)),
         };
+        req.cache = self.cache;
         progress.send(0.0, None, "resolving").await;
         let server = self.clone();
         let session = self.session(&ctx);
@@ -529,7 +542,7 @@ impl ServerHandler for AstEditServer {
                 "ast_pending" => server.ast_pending(request.arguments, context).await,
                 "ast_undo" => server.ast_undo(request.arguments, context).await,
                 "ast_tree" => super::tree_tool::ast_tree(request.arguments).await,
-                "ast_search" => super::search_tool::ast_search(server.ws.clone(), server.in_flight.clone(), request.arguments, context).await,
+                "ast_search" => super::search_tool::ast_search((server.ws.clone(), server.cache), server.in_flight.clone(), request.arguments, context).await,
                 _ => server.resolve(request.arguments, context).await,
             }
         });

@@ -36,6 +36,7 @@ mod located;
 mod mcp;
 mod mcp_backpressure;
 mod mcp_bounded;
+mod mcp_cache;
 mod mcp_overlaps;
 mod mcp_project;
 mod mcp_refusal;

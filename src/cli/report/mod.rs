@@ -16,9 +16,11 @@ mod text;
 use std::io::Write;
 use std::path::Path;
 
+use ast_edit::app::cache::EntryCache;
 use ast_edit::app::quote::escape_controls;
 use ast_edit::app::report::{self, RuleSeverity};
 use ast_edit::app::request::Request;
+use ast_edit::app::workspace::Workspace;
 
 pub use cloud::Format;
 pub use json::JsonStyle;
@@ -69,7 +71,7 @@ pub struct Shown {
 /// `trace`; returns the exit code.
 pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, shown: Shown, trace: &Inspect, out: &mut impl Write) -> anyhow::Result<i32> {
     // The scan cache (docs/DESIGN.md section 2.14), unless `--no-cache`.
-    let cache = shown.cache.then(|| report::ScanCache::open(&ast_edit::app::workspace::state_dir(cwd), req)).flatten();
+    let cache = shown.cache.then(|| Workspace::new(cwd).scan_cache(req));
     let mut sarif = Vec::new();
     let mut json = match &how {
         Report::Json { style, metadata } => Some(json::Writer::start(out, *style, *metadata)?),
@@ -112,7 +114,7 @@ pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, shown: Shown,
     // As ast-grep, standard input has no file trace.
     let (summary, files) = match source {
         Source::Files => {
-            let summary = report::report(req, cwd, cache.as_ref().map(|c| c as &dyn report::ReportCache), &mut each)?;
+            let summary = report::report(req, cwd, cache.as_ref().map(|c| c as &dyn EntryCache), &mut each)?;
             if let Some(c) = &cache {
                 c.finish();
             }
@@ -171,19 +173,24 @@ pub fn run(req: &Request, cwd: &Path, source: Source, how: Report, shown: Shown,
 /// The findings of a preview's `plan` drawn as `--report-style rich` draws them
 /// (code frame, labels, note), at most `print::MAX_FINDINGS_SHOWN`; `None` when
 /// they cannot be matched again (a file changed since): the caller then prints
-/// the plan's own one-line findings.
-pub fn preview_findings(plan: &ast_edit::app::plan::Plan, print: Style) -> Option<Vec<u8>> {
+/// the plan's own one-line findings. With `cache` (no `--no-cache`), the files
+/// are matched through the scan cache, as a report is.
+pub fn preview_findings(plan: &ast_edit::app::plan::Plan, print: Style, cache: bool) -> Option<Vec<u8>> {
     if plan.findings.is_empty() {
         return Some(Vec::new());
     }
     let draw = text::Text::new(ReportStyle::Rich, 0, 0, print);
     let mut buf = Vec::new();
     let mut drawn = 0;
-    report::findings_of(plan, super::print::MAX_FINDINGS_SHOWN, &mut |file| {
+    let cache = cache.then(|| Workspace::new(&plan.cwd).scan_cache(&plan.request));
+    let found = report::findings_of(plan, super::print::MAX_FINDINGS_SHOWN, cache.as_ref().map(|c| c as &dyn EntryCache), &mut |file| {
         drawn += file.matches.len();
         draw.file(&mut buf, &file).is_ok()
-    })
-    .ok()?;
+    });
+    if let Some(c) = &cache {
+        c.finish();
+    }
+    found.ok()?;
     if plan.findings.len() > drawn {
         let more = plan.findings.len() - drawn;
         buf.extend(format!("... and {more} more findings (--json lists them all)\n").into_bytes());

@@ -51,8 +51,14 @@ pub mod report {
     pub use crate::plan::report::{
         Capture, Captures, FileReport, Label, Match, Replacement, RuleInfo, RuleSeverity, Span, Summary, findings_of, report, report_text,
     };
-    pub use crate::plan::report_cache::ReportCache;
-    pub use crate::store::scan_cache::{MAX_CACHE_BYTES, ScanCache};
+}
+
+/// The scan cache (docs/DESIGN.md section 2.14): what reports, previews,
+/// searches and rule tests keep of each file or case, in the state folder.
+pub mod cache {
+    pub use crate::plan::cache::EntryCache;
+    pub use crate::plan::warm::{MAX_WARMED_BYTES, Written, warm};
+    pub use crate::store::scan_cache::{MAX_CACHE_BYTES, MAX_PACKS, ScanCache};
 }
 
 /// The traces of `--inspect`: files, then rules.

@@ -14,6 +14,7 @@ use serde_json::Value;
 use crate::app::custom::{CommandAction, CommandStanding, Handlers, Outcome, PendingHandler};
 use crate::apply::{self, ApplyOptions};
 use crate::plan::Plan;
+use crate::plan::warm::Written;
 use crate::shared::error::{Error, NOTHING_PENDING, Refusal, Result};
 use crate::shared::message::{Name, Say, Text, Words};
 use crate::shared::status::Resolution;
@@ -33,6 +34,10 @@ pub struct ResolveRequest {
     pub extra: Option<Value>,
     /// Which action; `None` = the caller's session's newest.
     pub id: Option<String>,
+    /// After an `ast_edit` apply, store in the scan cache what the action's
+    /// rules make of the files written (`workflow::cache_written`); true
+    /// unless a front end's `--no-cache` says not.
+    pub cache: bool,
 }
 
 impl ResolveRequest {
@@ -113,7 +118,7 @@ impl RawResolve {
             }
         };
         let id = self.id.filter(|s| !s.trim().is_empty());
-        Ok(ResolveRequest { action, reason, extra, id })
+        Ok(ResolveRequest { action, reason, extra, id, cache: true })
     }
 }
 
@@ -337,8 +342,21 @@ enum Chosen {
 /// whichever session staged it) among the actions on disk and the in-process ones
 /// of `handlers` (which are the session's own); with none, the standing handler;
 /// with no standing handler, the nothing-pending error, naming the other sessions'
-/// pending actions. Runs under the store's lock.
+/// pending actions. Runs under the store's lock; once it is let go, the files an
+/// `ast_edit` apply wrote are stored in the scan cache as its rules make them
+/// (`req.cache`, `workflow::cache_written`).
 pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers) -> Result<ResolveResult> {
+    let mut written = None;
+    let result = resolve_locked(store, req, handlers, &mut written)?;
+    if let Some(written) = written.filter(|_| req.cache) {
+        crate::app::workflow::cache_written(store.dir(), &written);
+    }
+    Ok(result)
+}
+
+/// [`resolve_with`] under the lock; `written` gets the files an `ast_edit`
+/// apply wrote.
+fn resolve_locked(store: &Store, req: &ResolveRequest, handlers: &mut Handlers, written: &mut Option<Written>) -> Result<ResolveResult> {
     let mut details = ResolveDetails {
         action: req.action,
         reason: req.reason.clone(),
@@ -375,7 +393,7 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
     let mut wrote = false;
     let mut rest: Vec<String> = Vec::new();
     let outcome = match (&chosen, ast_plan) {
-        (_, Some((plan, action))) => resolve_ast_edit(plan, action, &locked, req, &mut verified, &mut details.refused, (&mut wrote, &mut rest))?,
+        (_, Some((plan, action))) => resolve_ast_edit(plan, action, &locked, req, &mut verified, &mut details.refused, (&mut wrote, &mut rest, written))?,
         (Chosen::Disk(a), None) => {
             let ActionKind::Command { apply_cmd, reject_cmd, cwd, details } = &a.kind else { unreachable!("matched above") };
             let mut command = CommandAction {
@@ -430,9 +448,10 @@ pub fn resolve_with(store: &Store, req: &ResolveRequest, handlers: &mut Handlers
 /// Applies or discards an `ast_edit` action. Its `extra` is checked first (a
 /// custom action's `extra` belongs to it), before anything is read or written;
 /// `verified` says which apply path ran, `wrote` whether a file was written,
-/// and `rest` gets the files the options left out (`files`, `exclude`,
-/// `skipFlagged`), which stay pending unless `extra.close`. `Err` inside is the
-/// apply's failure.
+/// `rest` gets the files the options left out (`files`, `exclude`,
+/// `skipFlagged`), which stay pending unless `extra.close`, and `written` the
+/// files written, to store in the scan cache. `Err` inside is the apply's
+/// failure.
 fn resolve_ast_edit(
     plan: &Plan,
     action: &PendingAction,
@@ -440,7 +459,7 @@ fn resolve_ast_edit(
     req: &ResolveRequest,
     verified: &mut Option<Verified>,
     refused: &mut Option<Refusal>,
-    (wrote, rest): (&mut bool, &mut Vec<String>),
+    (wrote, rest, written): (&mut bool, &mut Vec<String>, &mut Option<Written>),
 ) -> Result<std::result::Result<(Ending, Option<Outcome>), Text>> {
     let mut opts = ast_edit_options(req)?;
     if req.action == Action::Discard {
@@ -453,6 +472,7 @@ fn resolve_ast_edit(
     *verified = Some(how);
     Ok(apply_ast_edit(plan, locked, action, &opts, req.extra.as_ref(), refused).map(|report| {
         *wrote = report.applied;
+        *written = crate::app::workflow::written_by(plan, &report);
         let ending = if report.status == ApplyStatus::Incomplete { Ending::Incomplete } else { Ending::Done };
         if !opts.close {
             *rest = report.outstanding.iter().filter(|o| o.status == OutstandingStatus::NotSelected).map(|o| o.path.clone()).collect();

@@ -7,10 +7,13 @@
 
 use crate::apply::{self, ApplyOptions, ApplyOutcome};
 use crate::plan::preview::{self, PreviewDetails};
+use crate::plan::warm::{Written, warm};
 use crate::plan::{Plan, RuleCount};
 use crate::shared::error::Result;
 use crate::shared::message::Words;
+use crate::shared::status::FileStatus;
 use crate::store::pending::{ActionKind, NewAction, Store};
+use crate::store::scan_cache::ScanCache;
 
 /// A dry run made ready to show: its details, built once, and for a rule scan
 /// what each rule changed.
@@ -82,12 +85,37 @@ pub fn stage(store: &Store, plan: Plan, words: &dyn Words) -> Result<Preview> {
 /// preview's): every selected file must still have the bytes the plan was made
 /// from, and the planned edits are spliced onto them. `opts` say which files
 /// (`only`, `skip_flagged`) and which flagged files may be written; the plan is
-/// always trusted (`trust_plan`: this process just made it). Returns the id,
-/// which `undo --id` takes, with the report.
-pub fn apply_fresh(store: &Store, plan: &Plan, opts: ApplyOptions, label: &str) -> Result<(String, ApplyOutcome)> {
-    let locked = store.lock()?;
-    let opts = ApplyOptions { trust_plan: true, ..opts };
-    let what = apply::Journalled { id: locked.fresh_id()?, label: label.to_string() };
-    let report = apply::apply_plan(plan, &opts, Some((&locked, &what)))?;
-    Ok((what.id, report))
+/// always trusted (`trust_plan`: this process just made it). With `cache`, the
+/// files written are then stored in the scan cache as the plan's rules make
+/// them ([`cache_written`]), once the store is unlocked. Returns the id, which
+/// `undo --id` takes, with the report.
+pub fn apply_fresh(store: &Store, plan: &Plan, opts: ApplyOptions, label: &str, cache: bool) -> Result<(String, ApplyOutcome)> {
+    let (id, report) = {
+        let locked = store.lock()?;
+        let opts = ApplyOptions { trust_plan: true, ..opts };
+        let what = apply::Journalled { id: locked.fresh_id()?, label: label.to_string() };
+        let report = apply::apply_plan(plan, &opts, Some((&locked, &what)))?;
+        (what.id, report)
+    };
+    if cache && let Some(written) = written_by(plan, &report) {
+        cache_written(store.dir(), &written);
+    }
+    Ok((id, report))
+}
+
+/// The files of `plan` that the apply of `report` wrote, to store
+/// ([`cache_written`]); `None` when there are none, or the plan is not a rule
+/// scan's.
+pub(crate) fn written_by(plan: &Plan, report: &ApplyOutcome) -> Option<Written> {
+    Written::of(plan, report.files.iter().filter(|f| f.status == FileStatus::Applied).map(|f| f.path.as_str()))
+}
+
+/// Stores in the scan cache of `state_dir` the rewrites that the rules of
+/// `written` make of its files as they are now (`plan/warm.rs`), so the next
+/// preview of those rules does not parse them again. Call it with the store
+/// unlocked; nothing in it can fail the write that came before.
+pub fn cache_written(state_dir: &std::path::Path, written: &Written) {
+    let cache = ScanCache::open(state_dir, &written.request);
+    warm(written, &cache);
+    cache.finish();
 }

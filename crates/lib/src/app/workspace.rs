@@ -11,6 +11,7 @@ use crate::plan::Plan;
 use crate::shared::error::{Error, Result};
 use crate::shared::message::Text;
 use crate::store::pending::Store;
+use crate::store::scan_cache::ScanCache;
 
 /// A root folder and the state dir of its store.
 #[derive(Clone, Debug)]
@@ -116,6 +117,19 @@ impl Workspace {
             ))),
             None => Err(Error::bad(format!("path `{p}` passes a symlink whose target cannot be resolved: give a real file or directory inside the root"))),
         }
+    }
+
+    /// The scan cache of the state dir for the runs of `req` (docs/DESIGN.md
+    /// section 2.14). Call [`ScanCache::finish`] after the run, to store what
+    /// it made.
+    pub fn scan_cache(&self, req: &crate::request::Request) -> ScanCache {
+        ScanCache::open(&self.state_dir, req)
+    }
+
+    /// The scan cache of the state dir for the rule tests, whose keys name
+    /// each tested rule.
+    pub fn test_cache(&self) -> ScanCache {
+        ScanCache::open_for_build(&self.state_dir)
     }
 
     /// The files of `plan` that do not really live inside the root (symlinks

@@ -363,6 +363,20 @@ pub(crate) fn used() -> (u64, usize, u64) {
     METER.with(|m| (m.steps.get(), m.deepest.get(), m.text.get()))
 }
 
+/// Sets the current file's work to `work` ([`used`]'s three counts), for a
+/// file whose result was stored by a run that did that work (the scan cache,
+/// `plan/preview_cache.rs`): the request's peak (`--stats`) is then what it
+/// is without the cache. Nothing outside [`Budget::within`].
+pub(crate) fn replay(work: (u64, usize, u64)) {
+    METER.with(|m| {
+        if m.base.get() != 0 {
+            m.steps.set(work.0);
+            m.deepest.set(work.1);
+            m.text.set(work.2);
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

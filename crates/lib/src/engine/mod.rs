@@ -8,6 +8,7 @@ pub mod metered;
 pub mod structure;
 
 use ast_grep_language::SupportLang;
+use serde::{Deserialize, Serialize};
 
 use crate::compile::CompiledOp;
 use crate::request::read::{Skip, SkipReason};
@@ -37,7 +38,7 @@ pub use template::{MAX_TEMPLATE_NOTES_LISTED, TemplateNote, TemplateOutcome};
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// One replacement: the bytes `start..end` of the original file become `text`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Edit {
     /// Byte offset where the replaced range starts (in the whole file, BOM included).
     pub start: usize,
@@ -50,7 +51,7 @@ pub struct Edit {
 }
 
 /// A match not rewritten because it collides with a kept edit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Dropped {
     /// Its op.
     pub lost: usize,
@@ -63,8 +64,11 @@ pub struct Dropped {
     pub same: bool,
 }
 
-/// What the engine made of one file.
-#[derive(Debug)]
+/// What the engine made of one file. It serializes for the scan cache
+/// (`plan/preview_cache.rs`) without its new text, which a hit splices again
+/// from the edits, and without `refused`: a file a limit stopped is never
+/// stored.
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Rewrite {
     /// Edits kept, sorted by offset, non-overlapping, none a no-op.
     pub edits: Vec<Edit>,
@@ -79,6 +83,7 @@ pub struct Rewrite {
     /// error: the rewrite could drop the text of the ERROR node.
     pub unparsed: Vec<usize>,
     /// The whole new file.
+    #[serde(skip)]
     pub new_text: Vec<u8>,
     /// ERROR + MISSING nodes in the original tree.
     pub errors_before: usize,
@@ -98,6 +103,7 @@ pub struct Rewrite {
     /// Set when the file was not searched after all (it met a limit of one
     /// file's work, `engine::budget`): then there are no edits and `new_text`
     /// is the text.
+    #[serde(skip)]
     pub refused: Option<Skip>,
     /// Matches of rules without a fix, in walk order.
     pub findings: Vec<FindingAt>,
@@ -161,7 +167,7 @@ pub struct RewriteOptions {
 
 /// A finding (a match of a rule without a fix) at its offset in one file, as
 /// the engine gives it; the plan locates it (`plan::Finding`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FindingAt {
     /// Index of the rule.
     pub rule: usize,

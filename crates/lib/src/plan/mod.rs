@@ -5,13 +5,16 @@
 //! Per file the plan keeps the digest of the bytes read, the edits, and the digest
 //! of the new text; never a copy of the file.
 
+pub mod cache;
 pub(crate) mod diff;
 pub mod inspect;
 pub mod preview;
+mod preview_cache;
 pub mod report;
 pub mod report_cache;
 pub mod search;
 pub mod tree;
+pub mod warm;
 pub mod warning;
 
 use crate::engine::budget::Budget;
@@ -341,7 +344,7 @@ fn reported(req: &Request, names: &[String], path: &str, text: &str, rw: &engine
     Reported { notes: unparsed_notes(path, text, &rw.unparsed), findings, overlapped, seen: diagnose::FileSeen::default(), broken: rw.broken_before }
 }
 
-fn plan_file(engine: &Engine, req: &Request, names: &[String], c: &Candidate) -> FileOutcome {
+fn plan_file(engine: &Engine, req: &Request, names: &[String], c: &Candidate, cache: Option<&dyn cache::EntryCache>) -> FileOutcome {
     let skip = |s: Skip| FileOutcome::Skipped(Skipped { path: c.display.clone(), reason: s.0 });
     let bytes = match read_text(&c.path, req.max_filesize) {
         Ok(b) => b,
@@ -356,7 +359,7 @@ fn plan_file(engine: &Engine, req: &Request, names: &[String], c: &Candidate) ->
         return FileOutcome::Unchanged(Reported::default());
     }
     let opts = engine::RewriteOptions { prefilter: !req.no_prefilter, check_syntax: true, rewrite_nested: req.rewrite_nested, verbatim: req.verbatim };
-    let rw = engine.rewrite(&ops, text, opts);
+    let rw = rewritten(engine, req, cache, c, &ops, text, opts);
     let seen = diagnose::file_seen(req, &ops.own, text, rw.as_ref());
     let Some(rw) = rw else {
         return FileOutcome::Unchanged(Reported { seen, ..Reported::default() });
@@ -395,6 +398,27 @@ fn plan_file(engine: &Engine, req: &Request, names: &[String], c: &Candidate) ->
         template_mismatches: rw.template.mismatches,
     };
     FileOutcome::Changed(Box::new(plan), rep)
+}
+
+/// The engine's rewrite of the file `c` holding `text`, or the one stored in
+/// the `cache` under the file's key (`plan/preview_cache.rs`; which runs and
+/// files have entries: `cache::keyed`).
+fn rewritten(
+    engine: &Engine,
+    req: &Request,
+    cache: Option<&dyn cache::EntryCache>,
+    c: &Candidate,
+    ops: &engine::FileOps<'_>,
+    text: &str,
+    opts: engine::RewriteOptions,
+) -> Option<engine::Rewrite> {
+    let made = cache::through(
+        cache::keyed(cache, req, ops, c, text, preview_cache::FORMAT),
+        |entry| preview_cache::decode(text, entry),
+        || Ok::<_, std::convert::Infallible>(engine.rewrite(ops, text, opts)),
+        |rw| preview_cache::encode(rw.as_ref()),
+    );
+    made.unwrap_or_else(|never| match never {})
 }
 
 /// `f` over `items` in parallel, largest first (longest-processing-time
@@ -459,20 +483,28 @@ pub(crate) fn watched<R>(req: &Request, stop: &(dyn Fn() -> bool + Sync), f: imp
 
 /// Runs the dry run of `req` from `cwd`.
 pub fn build(req: &Request, cwd: &Path) -> Result<Plan> {
-    build_with_progress(req, cwd, &|_, _| {})
+    build_with_progress(req, cwd, &|_, _| {}, None)
 }
 
 /// [`build`], calling `progress(done, total)` as files are planned (from worker
 /// threads, in no particular order), so a front end can show a progress bar.
-pub fn build_with_progress(req: &Request, cwd: &Path, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Plan> {
-    build_with(req, cwd, progress, &|| false)
+/// With a `cache`, a rule scan reads and stores each file's rewrite there
+/// (docs/DESIGN.md section 2.14): the plan is the same.
+pub fn build_with_progress(req: &Request, cwd: &Path, progress: &(dyn Fn(usize, usize) + Sync), cache: Option<&dyn cache::EntryCache>) -> Result<Plan> {
+    build_with(req, cwd, progress, &|| false, cache)
 }
 
 /// [`build_with_progress`] that stops early when `stop()` turns true (a cancelled
 /// MCP request): the file in progress stops at its next poll of the budget
 /// (`engine::budget`), the files not yet planned are skipped, and the result is
 /// [`crate::Error::Cancelled`], so nothing can be staged from a partial plan.
-pub fn build_with(req: &Request, cwd: &Path, progress: &(dyn Fn(usize, usize) + Sync), stop: &(dyn Fn() -> bool + Sync)) -> Result<Plan> {
+pub fn build_with(
+    req: &Request,
+    cwd: &Path,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+    cache: Option<&dyn cache::EntryCache>,
+) -> Result<Plan> {
     let (cwd, walked, engine) = prepare(req, cwd)?;
     let total = walked.files.len();
     let done = std::sync::atomic::AtomicUsize::new(0);
@@ -488,7 +520,7 @@ pub fn build_with(req: &Request, cwd: &Path, progress: &(dyn Fn(usize, usize) + 
                 if stop() {
                     return FileOutcome::Unchanged(Reported::default());
                 }
-                let o = plan_file(&engine, req, &names, c);
+                let o = plan_file(&engine, req, &names, c, cache);
                 progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
                 o
             },
@@ -633,6 +665,7 @@ mod tests {
                 planned.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             },
             &|| planned.load(std::sync::atomic::Ordering::SeqCst) >= 3,
+            None,
         );
         assert!(matches!(r, Err(crate::shared::error::Error::Cancelled)));
         assert!(planned.load(std::sync::atomic::Ordering::SeqCst) < 20, "stopped before the end");

@@ -10,7 +10,8 @@ use std::path::Path;
 
 use crate::engine::{self, Engine, RuleMatch};
 use crate::plan;
-use crate::plan::report_cache::{self, ReportCache};
+use crate::plan::cache::{self, EntryCache};
+use crate::plan::report_cache;
 use crate::plan::warning::{Warning, run_warnings};
 use crate::request::Request;
 use crate::request::read::{self, Skip, Skipped};
@@ -54,8 +55,8 @@ pub struct Summary {
 /// order, and returns false to stop the run (its output is closed); the summary
 /// then covers the files reported so far. With a `cache`, a file whose report
 /// is stored under its key is not parsed, and each report made is stored
-/// (`plan/report_cache.rs`).
-pub fn report(req: &Request, cwd: &Path, cache: Option<&dyn ReportCache>, each: &mut dyn FnMut(FileReport) -> bool) -> Result<Summary> {
+/// (`plan/cache.rs`, `plan/report_cache.rs`).
+pub fn report(req: &Request, cwd: &Path, cache: Option<&dyn EntryCache>, each: &mut dyn FnMut(FileReport) -> bool) -> Result<Summary> {
     let (root, walked, engine) = plan::prepare(req, cwd)?;
     let mut summary = Summary { files_searched: walked.files.len(), ..Summary::default() };
     let budget = crate::engine::budget::Budget::of(req);
@@ -83,23 +84,16 @@ pub fn report(req: &Request, cwd: &Path, cache: Option<&dyn ReportCache>, each: 
 /// One file's reports: its own matches, then those of each region of code
 /// embedded in it (as ast-grep reports them, one list per region, with the
 /// region's language); empty when it holds no match.
-fn report_file(engine: &Engine, req: &Request, cache: Option<&dyn ReportCache>, c: &Candidate) -> std::result::Result<Vec<FileReport>, Skip> {
+fn report_file(engine: &Engine, req: &Request, cache: Option<&dyn EntryCache>, c: &Candidate) -> std::result::Result<Vec<FileReport>, Skip> {
     let Some((text, ops)) = plan::search::read_for_search(engine, req, c)? else { return Ok(Vec::new()) };
-    // A file the prefilter leaves alone costs less than a key: no entry.
-    let cache = cache.filter(|_| req.no_prefilter || ops.may_match(text.as_bytes()));
-    let key = cache.map(|cache| report_cache::file_key(cache, &c.display, &c.lang.to_string(), text.as_bytes()));
-    let stored = cache.zip(key.as_deref()).and_then(|(cache, key)| report_cache::decode(&text, &cache.get(key)?));
-    let mut lists = match stored {
-        Some(lists) => lists,
-        None => {
-            let lists: Vec<(String, Vec<RuleMatch>)> =
-                engine.report(&ops, &text, !req.no_prefilter)?.into_iter().map(|(lang, matches)| (lang.to_string(), matches)).collect();
-            if let Some((cache, key)) = cache.zip(key.as_deref()) {
-                cache.put(key, report_cache::encode(&lists));
-            }
-            lists
-        }
-    };
+    let mut lists = cache::through(
+        cache::keyed(cache, req, &ops, c, &text, report_cache::FORMAT),
+        |entry| report_cache::decode(&text, entry),
+        || -> std::result::Result<_, Skip> {
+            Ok(engine.report(&ops, &text, !req.no_prefilter)?.into_iter().map(|(lang, matches)| (lang.to_string(), matches)).collect::<Vec<_>>())
+        },
+        |lists| Some(report_cache::encode(lists)),
+    )?;
     let file = |(language, matches): (String, Vec<RuleMatch>), text: String| FileReport { path: c.display.clone(), language, text, matches };
     // Each list holds the file's text; the last one takes it.
     let last = lists.pop();
@@ -112,8 +106,10 @@ fn report_file(engine: &Engine, req: &Request, cache: Option<&dyn ReportCache>, 
 /// says of them (labels, note, column), for a front end that draws them as
 /// `ast-grep scan` does: the files that hold the first `limit` findings are
 /// matched again and their matches of fix-less rules handed to `each`, in path
-/// order. Costs a second parse of those files only.
-pub fn findings_of(plan: &plan::Plan, limit: usize, each: &mut dyn FnMut(FileReport) -> bool) -> Result<()> {
+/// order. Costs a second parse of those files only, none for a file whose
+/// report the `cache` holds (the same entries as [`report`]'s: the request is
+/// the plan's, narrowed to those paths).
+pub fn findings_of(plan: &plan::Plan, limit: usize, cache: Option<&dyn EntryCache>, each: &mut dyn FnMut(FileReport) -> bool) -> Result<()> {
     let mut paths: Vec<String> = plan.findings.iter().take(limit).map(|f| f.path.clone()).collect();
     if paths.is_empty() {
         return Ok(());
@@ -122,7 +118,7 @@ pub fn findings_of(plan: &plan::Plan, limit: usize, each: &mut dyn FnMut(FileRep
     paths.dedup();
     let req = Request { paths, max_files: None, ..plan.request.clone() };
     let mut left = limit;
-    report(&req, &plan.cwd, None, &mut |mut file| {
+    report(&req, &plan.cwd, cache, &mut |mut file| {
         file.matches.retain(|m| m.replacement.is_none());
         file.matches.truncate(left);
         left -= file.matches.len();

@@ -1,11 +1,6 @@
-//! The scan cache's side in the report (docs/DESIGN.md section 2.14): what a
-//! file's report is stored under, and as what. A file's matches depend only on
-//! the engine build, the rules and the options that change results (the
-//! cache's [`ReportCache::run_key`], given by its keeper), the file's path
-//! (the rules' `files`/`ignores`, `languageGlobs`), its language and its bytes
-//! (a SHA-256 of them, never a time or a size); [`file_key`] joins them. The
-//! keeper (`store/scan_cache.rs`) stores entries and bounds them; a file a
-//! limit skipped or that failed is never stored.
+//! A report's entries in the scan cache (`plan/cache.rs`, docs/DESIGN.md
+//! section 2.14): a file's matches per list (its own code, each region of
+//! embedded code), each capture by its place only.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -14,28 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::{Capture, Captures, Label, Replacement, RuleInfo, RuleMatch, Span};
 
-/// Where a report keeps and finds the reports of files it saw before.
-pub trait ReportCache: Sync {
-    /// What every key of this run starts with: the engine build, the rules'
-    /// digest and the options that change results.
-    fn run_key(&self) -> &str;
-    /// The entry stored under exactly `key` (the keeper checks the whole
-    /// key: one whose hash collides is none), if any; anything unreadable is
-    /// none.
-    fn get(&self, key: &str) -> Option<Vec<u8>>;
-    /// Stores `entry` under `key` (atomically: a reader sees all of it or
-    /// nothing); a failure to store is no failure of the run.
-    fn put(&self, key: &str, entry: Vec<u8>);
-}
-
 /// The entries' format; a change of it changes every key.
-const FORMAT: &str = "ast-edit report cache 3";
-
-/// The key of one file's report: the run's, the file's path as shown and its
-/// language, and `sha256:` of its bytes.
-pub(crate) fn file_key(cache: &dyn ReportCache, path: &str, lang: &str, bytes: &[u8]) -> String {
-    format!("{FORMAT}\n{}\n{path}\n{lang}\n{}", cache.run_key(), crate::shared::hash::digest(bytes))
-}
+pub(crate) const FORMAT: &str = "ast-edit report cache 4";
 
 /// One match as written: borrowed from the report, the rule's facts inline
 /// (a hit rebuilds its shared [`RuleInfo`]), each capture by its place only
@@ -79,7 +54,7 @@ struct CapturesIn {
 
 /// An entry: per list of the file (its own code, then each region of
 /// embedded code) the language and the matches. Its key is the keeper's to
-/// check ([`ReportCache::get`]), and the key holds the file's bytes' hash,
+/// check ([`super::cache::EntryCache::get`]), and the key holds the file's bytes' hash,
 /// so a hit is of the very text the entry was made of.
 #[derive(Serialize)]
 struct EntryOut<'a> {

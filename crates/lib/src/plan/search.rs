@@ -17,12 +17,17 @@ use serde_json::Value;
 use crate::diagnose::{self, FileSeen};
 use crate::engine::{Engine, FileOps, Hit};
 use crate::plan;
+use crate::plan::cache::{self, EntryCache};
 use crate::request::read::{self, Skip, Skipped};
 use crate::request::walk::Candidate;
 use crate::request::{Op, RawRequest, Request, WalkOptions};
 use crate::shared::error::{Error, Result};
 use crate::shared::message::{Say, Text, Words};
 use crate::shared::text::{self, Unit, plural};
+
+mod scope;
+mod stored;
+use scope::{Scope, enclosing_among, scopes_of};
 
 /// Matches listed per page when `limit` is not given.
 pub const DEFAULT_LIMIT: usize = 20;
@@ -154,7 +159,7 @@ impl RawSearch {
 }
 
 /// One match of a page.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchMatch {
     /// Display path of the file.
@@ -211,19 +216,21 @@ pub struct SearchResult {
 }
 
 /// Runs `s` from `cwd`; the warnings are in the words of `words` (the front end
-/// that shows the result).
-pub fn search(s: &Search, cwd: &Path, words: &dyn Words) -> Result<SearchResult> {
-    search_with(s, cwd, words, &|| false)
+/// that shows the result). With a `cache`, a search of rules reads and stores
+/// each file's count and page there (docs/DESIGN.md section 2.14): the result
+/// is the same.
+pub fn search(s: &Search, cwd: &Path, words: &dyn Words, cache: Option<&dyn EntryCache>) -> Result<SearchResult> {
+    search_with(s, cwd, words, &|| false, cache)
 }
 
 /// [`search`] that stops early when `stop()` turns true (a cancelled MCP
 /// request): the result is then [`Error::Cancelled`]. An `offset` past the last
 /// match is bad input, whose message gives the counts.
-pub fn search_with(s: &Search, cwd: &Path, words: &dyn Words, stop: &(dyn Fn() -> bool + Sync)) -> Result<SearchResult> {
+pub fn search_with(s: &Search, cwd: &Path, words: &dyn Words, stop: &(dyn Fn() -> bool + Sync), cache: Option<&dyn EntryCache>) -> Result<SearchResult> {
     let (root, walked, engine) = plan::prepare(&s.request, cwd)?;
     // The counting, the diagnosis and the page are read under one request
     // budget, which a cancel stops.
-    let r = plan::watched(&s.request, stop, |budget| searched(s, (&root, &walked, &engine), words, stop, budget));
+    let r = plan::watched(&s.request, stop, |budget| searched(s, (&root, &walked, &engine), words, (stop, cache), budget));
     if stop() {
         return Err(Error::Cancelled);
     }
@@ -235,11 +242,12 @@ fn searched(
     s: &Search,
     (root, walked, engine): (&Path, &crate::request::walk::Walked, &Engine),
     words: &dyn Words,
-    stop: &(dyn Fn() -> bool + Sync),
+    (stop, cache): (&(dyn Fn() -> bool + Sync), Option<&dyn EntryCache>),
     budget: &crate::engine::budget::Budget,
 ) -> Result<SearchResult> {
     let req = &s.request;
-    let counted = plan::largest_first(&walked.files, |c| c.size, budget, |c| if stop() { Ok((0, FileSeen::default())) } else { count_file(engine, req, c) });
+    let counted =
+        plan::largest_first(&walked.files, |c| c.size, budget, |c| if stop() { Ok((0, FileSeen::default())) } else { count_file(engine, req, c, cache) });
     if stop() {
         return Err(Error::Cancelled);
     }
@@ -268,7 +276,7 @@ fn searched(
     }
     let jobs = page_jobs(&counts, s.offset, s.limit);
     let pages: Vec<(Vec<SearchMatch>, std::result::Result<usize, Skip>)> =
-        jobs.par_iter().map(|(i, range, _)| budget.within(|| page_of_file(engine, req, &walked.files[*i], range.clone()))).collect();
+        jobs.par_iter().map(|(i, range, _)| budget.within(|| page_of_file(engine, req, &walked.files[*i], range.clone(), cache))).collect();
     // The diagnosis of an edit (docs/DESIGN.md §2.12), on what the counting saw.
     let diagnosis = diagnose::diagnose(&diagnose::RunFacts { req, engine, files: &walked.files, seen: &seen, budget });
     let mut warnings: Vec<String> =
@@ -351,33 +359,64 @@ pub(crate) fn read_for_search<'e>(engine: &'e Engine, req: &Request, c: &Candida
 }
 
 /// How many matches `c` holds and what the diagnosis needs to know of it (was
-/// it parsed, which ops matched), or why it was skipped.
-fn count_file(engine: &Engine, req: &Request, c: &Candidate) -> std::result::Result<(usize, FileSeen), Skip> {
+/// it parsed, which ops matched), or why it was skipped; the count and the
+/// rules through the `cache`.
+fn count_file(engine: &Engine, req: &Request, c: &Candidate, cache: Option<&dyn EntryCache>) -> std::result::Result<(usize, FileSeen), Skip> {
     let Some((text, ops)) = read_for_search(engine, req, c)? else { return Ok((0, FileSeen::default())) };
-    let mut matched: Vec<usize> = Vec::new();
-    let n = engine.search(&ops, &text, !req.no_prefilter, |_, hit| {
-        if !matched.contains(&hit.rule) {
-            matched.push(hit.rule);
-        }
-    })?;
-    matched.sort_unstable();
+    let count = || {
+        let mut matched: Vec<usize> = Vec::new();
+        let n = engine.search(&ops, &text, !req.no_prefilter, |_, hit| {
+            if !matched.contains(&hit.rule) {
+                matched.push(hit.rule);
+            }
+        })?;
+        matched.sort_unstable();
+        Ok((n, matched))
+    };
+    let key = cache::keyed(cache, req, &ops, c, &text, stored::COUNT);
+    let (n, matched) = cache::through(key, stored::decode_count, count, |counted| Some(stored::encode_count(counted)))?;
     let parsed = n > 0 || req.no_prefilter || ops.own.iter().any(|op| op.may_match(text.as_bytes()));
     Ok((n, FileSeen { parsed, matched, left_alone: false }))
 }
 
 /// The matches `range` (by their index in the file) of `c`, and the file's count
-/// now (or why it was skipped).
-fn page_of_file(engine: &Engine, req: &Request, c: &Candidate, range: Range<usize>) -> (Vec<SearchMatch>, std::result::Result<usize, Skip>) {
+/// now (or why it was skipped); through the `cache`, keyed with the range.
+fn page_of_file(
+    engine: &Engine,
+    req: &Request,
+    c: &Candidate,
+    range: Range<usize>,
+    cache: Option<&dyn EntryCache>,
+) -> (Vec<SearchMatch>, std::result::Result<usize, Skip>) {
     let (text, ops) = match read_for_search(engine, req, c) {
         Ok(Some(t)) => t,
         Ok(None) => return (Vec::new(), Ok(0)),
         Err(skip) => return (Vec::new(), Err(skip)),
     };
+    let key = cache::keyed(cache, req, &ops, c, &text, &stored::page_kind(&range));
+    let page = cache::through(
+        key,
+        |entry| stored::decode_page(entry).map(|(found, n)| (found, Ok(n))),
+        || Ok::<_, std::convert::Infallible>(page_made(engine, req, c, &text, &ops, range)),
+        |(found, n)| n.as_ref().ok().map(|&n| stored::encode_page(found, n)),
+    );
+    page.unwrap_or_else(|never| match never {})
+}
+
+/// [`page_of_file`] of the file `c` holding `text`, made.
+fn page_made(
+    engine: &Engine,
+    req: &Request,
+    c: &Candidate,
+    text: &str,
+    ops: &FileOps<'_>,
+    range: Range<usize>,
+) -> (Vec<SearchMatch>, std::result::Result<usize, Skip>) {
     let mut found = Vec::with_capacity(range.len());
     let names = req.rule_set.as_ref().map(|_| req.rule_names());
     // The named scopes of each tree a listed match is in, found once per tree.
     let mut scopes: Vec<(usize, Vec<Scope>)> = Vec::new();
-    let n = engine.search(&ops, &text, !req.no_prefilter, |i, hit| {
+    let n = engine.search(ops, text, !req.no_prefilter, |i, hit| {
         if range.contains(&i) {
             let body = &text[hit.source.clone()];
             let k = match scopes.iter().position(|(id, _)| *id == hit.root.id()) {
@@ -387,7 +426,7 @@ fn page_of_file(engine: &Engine, req: &Request, c: &Candidate, range: Range<usiz
                     scopes.len() - 1
                 }
             };
-            let mut m = located(&c.display, &text, hit, &scopes[k].1);
+            let mut m = located(&c.display, text, hit, &scopes[k].1);
             m.rule = names.as_ref().and_then(|n| n.get(hit.rule).cloned());
             m.message = hit.message.as_deref().map(|t| text::ellipsized(t, MAX_MATCH_TEXT_CHARS));
             found.push(m);
@@ -410,145 +449,6 @@ fn located(path: &str, text: &str, hit: &Hit<'_>, scopes: &[Scope]) -> SearchMat
         enclosing: enclosing_among(scopes, &text[hit.source.clone()], hit.node),
         rule: None,
         message: None,
-    }
-}
-
-/// Node kinds that name what encloses a match, and the word shown for them.
-/// Kinds are the grammars' own; one kind name means the same thing wherever
-/// it occurs (`function_definition` in Python, C, C++, PHP and Bash).
-const ENCLOSING: &[(&str, &str)] = &[
-    ("function_definition", "function"),
-    ("function_declaration", "function"),
-    ("generator_function_declaration", "function"),
-    ("function_item", "function"),
-    ("variable_declarator", "function"),
-    ("method_definition", "method"),
-    ("method_declaration", "method"),
-    ("method", "method"),
-    ("singleton_method", "method"),
-    ("constructor_declaration", "constructor"),
-    ("class_definition", "class"),
-    ("class_declaration", "class"),
-    ("abstract_class_declaration", "class"),
-    ("class_specifier", "class"),
-    ("class", "class"),
-    ("struct_specifier", "struct"),
-    ("struct_item", "struct"),
-    ("enum_item", "enum"),
-    ("enum_declaration", "enum"),
-    ("interface_declaration", "interface"),
-    ("trait_item", "trait"),
-    ("impl_item", "impl"),
-    ("mod_item", "mod"),
-    ("module", "module"),
-    ("namespace_definition", "namespace"),
-];
-
-/// The nearest named function, method, class, `impl` or `mod` around `node` (a
-/// match in the tree of `body`), as `function load`: the first ancestor of a kind
-/// in [`ENCLOSING`] that has a name. `None` at the top level. It climbs with
-/// tree-sitter's `Node::parent`, which walks down from the root on every call:
-/// a search looks most matches up among the tree's scopes instead
-/// ([`enclosing_among`]), and comes here only for the few it cannot settle.
-fn enclosing(body: &str, node: tree_sitter::Node<'_>) -> Option<String> {
-    let mut at = node.parent();
-    while let Some(n) = at {
-        if let Some(label) = scope_label(body, n) {
-            return Some(label);
-        }
-        at = n.parent();
-    }
-    None
-}
-
-/// `function load` for a node of a kind in [`ENCLOSING`] that has a name.
-fn scope_label(body: &str, n: tree_sitter::Node<'_>) -> Option<String> {
-    let (_, word) = ENCLOSING.iter().find(|(kind, _)| *kind == n.kind())?;
-    let name = name_of(body, n)?;
-    Some(text::ellipsized(&format!("{word} {name}"), MAX_ENCLOSING_CHARS))
-}
-
-/// A named node of a kind in [`ENCLOSING`]: its bytes, its depth in the tree,
-/// its id and the name shown (`function load`).
-struct Scope {
-    start: usize,
-    end: usize,
-    depth: usize,
-    id: usize,
-    label: String,
-}
-
-/// Every named scope of the tree at `root` (of `body`), by one walk over it: a
-/// search lists up to 200 matches of a file, and looking each one's scope up
-/// among these costs no climb of its own (climbing 2,000 levels for each of 200
-/// matches took 55 s).
-fn scopes_of(body: &str, root: tree_sitter::Node<'_>) -> Vec<Scope> {
-    let mut out = Vec::new();
-    let mut cursor = root.walk();
-    let mut depth = 0;
-    loop {
-        let n = cursor.node();
-        if let Some(label) = scope_label(body, n) {
-            out.push(Scope { start: n.start_byte(), end: n.end_byte(), depth, id: n.id(), label });
-        }
-        if cursor.goto_first_child() {
-            depth += 1;
-            continue;
-        }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                return out;
-            }
-            depth -= 1;
-        }
-    }
-}
-
-/// [`enclosing`], looked up in the tree's `scopes`: the deepest that holds
-/// more than the node's bytes is its nearest named ancestor (in a tree, a node
-/// whose bytes strictly hold another's is its ancestor). A zero-width node, or
-/// a scope with exactly its bytes (an ancestor or a child of the same extent),
-/// is settled by [`enclosing`].
-fn enclosing_among(scopes: &[Scope], body: &str, node: tree_sitter::Node<'_>) -> Option<String> {
-    let (start, end) = (node.start_byte(), node.end_byte());
-    if start == end || scopes.iter().any(|s| s.start == start && s.end == end && s.id != node.id()) {
-        return enclosing(body, node);
-    }
-    scopes.iter().filter(|s| s.start <= start && end <= s.end && (s.start, s.end) != (start, end)).max_by_key(|s| s.depth).map(|s| s.label.clone())
-}
-
-/// The name of a node of a kind in [`ENCLOSING`]: its `name` field; a Rust
-/// `impl`'s type (and trait); a C or C++ function's innermost declarator; a
-/// JavaScript or TypeScript variable's name when its value is a function.
-/// Whitespace runs become one space.
-fn name_of(body: &str, n: tree_sitter::Node<'_>) -> Option<String> {
-    let text = |x: tree_sitter::Node<'_>| text::one_line(&body[x.byte_range()]);
-    match n.kind() {
-        "impl_item" => {
-            let ty = text(n.child_by_field_name("type")?);
-            Some(match n.child_by_field_name("trait") {
-                Some(t) => format!("{} for {ty}", text(t)),
-                None => ty,
-            })
-        }
-        "variable_declarator" => {
-            let value = n.child_by_field_name("value")?;
-            let function = matches!(value.kind(), "arrow_function" | "function_expression" | "function" | "generator_function");
-            function.then(|| n.child_by_field_name("name").map(text)).flatten()
-        }
-        "struct_specifier" | "class_specifier" => {
-            n.child_by_field_name("body")?;
-            n.child_by_field_name("name").map(text)
-        }
-        "function_definition" if n.child_by_field_name("name").is_none() => {
-            // C and C++: `int *load(void)` names the function in its declarator.
-            let mut d = n.child_by_field_name("declarator")?;
-            while let Some(inner) = d.child_by_field_name("declarator") {
-                d = inner;
-            }
-            Some(text(d))
-        }
-        _ => n.child_by_field_name("name").map(text),
     }
 }
 
@@ -650,66 +550,6 @@ impl SearchResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ast_grep_language::SupportLang;
-
-    fn names(lang: SupportLang, src: &str, needle: &str) -> Option<String> {
-        let grep = ast_grep_core::tree_sitter::LanguageExt::ast_grep(&lang, src);
-        let at = src.find(needle).expect("the needle");
-        let root = grep.root().get_inner_node();
-        let node = root.descendant_for_byte_range(at, at + needle.len()).expect("a node");
-        enclosing(src, node)
-    }
-
-    /// The scopes found once name the same enclosing scope as climbing with
-    /// `parent`, for every node (named or not, zero-width MISSING ones
-    /// included) of code in several languages, nested and with errors.
-    #[test]
-    fn scopes_name_what_the_climb_names_for_every_node() {
-        let cases = [
-            (SupportLang::Python, "class A:\n    def f(self):\n        return g(h(1), [x for x in y])\n\nf((((1))))\n"),
-            (SupportLang::Rust, "mod m { impl K for T { fn f(&self) { a.b().c(); } } }\nfn g( {\n"),
-            (SupportLang::C, "int f(void) { if (x) { return g(1) } }\n"),
-            (SupportLang::JavaScript, "const f = () => { return [1, {a: `x${y}`}]; };\n"),
-        ];
-        for (lang, src) in cases {
-            let grep = ast_grep_core::tree_sitter::LanguageExt::ast_grep(&lang, src);
-            let root = grep.root().get_inner_node();
-            let scopes = scopes_of(src, root);
-            assert!(!scopes.is_empty(), "{lang:?}: no scope to look up");
-            let mut stack = vec![root];
-            let mut seen = 0;
-            while let Some(n) = stack.pop() {
-                assert_eq!(enclosing_among(&scopes, src, n), enclosing(src, n), "{lang:?} {} at {:?}", n.kind(), n.byte_range());
-                seen += 1;
-                let mut c = n.walk();
-                stack.extend(n.children(&mut c));
-            }
-            assert!(seen > 20, "{lang:?}: {seen} nodes");
-        }
-    }
-
-    #[test]
-    fn enclosing_names_the_nearest_named_function_or_class() {
-        use SupportLang::*;
-        let py = "class AdminConfig:\n    def load(self):\n        return fetch(1)\n\nx = fetch(2)\n";
-        assert_eq!(names(Python, py, "fetch(1)").as_deref(), Some("function load"));
-        assert_eq!(names(Python, py, "fetch(2)"), None);
-        assert_eq!(names(Python, "class A:\n    x = fetch(3)\n", "fetch(3)").as_deref(), Some("class A"));
-        let rs = "mod store {\n    impl Display for Key {\n        fn fmt(&self) { a.unwrap(); }\n    }\n    impl Key { const K: u8 = b.unwrap(); }\n}\n";
-        assert_eq!(names(Rust, rs, "a.unwrap()").as_deref(), Some("function fmt"));
-        assert_eq!(names(Rust, rs, "b.unwrap()").as_deref(), Some("impl Key"));
-        assert_eq!(names(Rust, "mod m { static S: u8 = c.unwrap(); }", "c.unwrap()").as_deref(), Some("mod m"));
-        let ts = "class Api {\n  get() { return fetch(1); }\n}\nconst load = () => fetch(2);\nfunction run() { fetch(3); }\n";
-        assert_eq!(names(TypeScript, ts, "fetch(1)").as_deref(), Some("method get"));
-        assert_eq!(names(TypeScript, ts, "fetch(2)").as_deref(), Some("function load"));
-        assert_eq!(names(TypeScript, ts, "fetch(3)").as_deref(), Some("function run"));
-        let go = "package p\nfunc (s *S) Load() { f(1) }\nfunc main() { f(2) }\n";
-        assert_eq!(names(Go, go, "f(1)").as_deref(), Some("method Load"));
-        assert_eq!(names(Go, go, "f(2)").as_deref(), Some("function main"));
-        assert_eq!(names(C, "static int *load(void) { return f(1); }\n", "f(1)").as_deref(), Some("function load"));
-        let java = "class App {\n  void run() { f(1); }\n}\n";
-        assert_eq!(names(Java, java, "f(1)").as_deref(), Some("method run"));
-    }
 
     #[test]
     fn the_page_is_cut_from_the_counts_per_file() {

@@ -35,11 +35,19 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::budget::{self, Budget};
 use crate::engine::metered;
+use crate::plan::cache::EntryCache;
 use crate::request::read::SkipReason;
 use crate::rules::project::MAX_RULE_FILE_BYTES;
 use crate::rules::project::{self, LoadedRule, LoadedRules, Project, TestConfig};
 use crate::shared::error::{Error, ProjectFault, Result, error_chain};
-use crate::shared::named::{Unread, read_capped, read_capped_text};
+use crate::shared::named::read_capped_text;
+
+mod stored;
+mod write;
+
+#[cfg(test)]
+pub(super) use write::snapshot_target;
+use write::{snapshot_path, write_snapshots};
 
 /// The snapshot folder of a test folder when `snapshotDir` is not given.
 pub const SNAPSHOT_DIR: &str = "__snapshots__";
@@ -270,9 +278,10 @@ struct Harness {
 }
 
 /// Runs the rule tests of `project`; with `update_all`, accepts every
-/// `wrong` snapshot and writes the snapshot files.
-pub fn run(project: &Project, opts: &Options) -> Result<TestOutcome> {
-    let mut tests = evaluate(project, opts)?;
+/// `wrong` snapshot and writes the snapshot files. With a `cache`, what a
+/// rule gives on a case is read and stored there ([`evaluate`]).
+pub fn run(project: &Project, opts: &Options, cache: Option<&dyn EntryCache>) -> Result<TestOutcome> {
+    let mut tests = evaluate(project, opts, cache)?;
     if opts.update_all {
         tests.accept_all();
     }
@@ -291,22 +300,27 @@ pub struct Evaluated<'p> {
     skip_snapshot_tests: bool,
 }
 
-/// Runs every test of `project` (no snapshot written).
-pub fn evaluate<'p>(project: &'p Project, opts: &Options) -> Result<Evaluated<'p>> {
+/// Runs every test of `project` (no snapshot written). With a `cache`, what
+/// a rule gives on a case (whether it matches, or its snapshot) is read from
+/// there when it was stored under the case's key, and stored when made
+/// (`rules/ruletest/stored.rs`); a case a limit stopped is not stored. The
+/// verdicts are the same.
+pub fn evaluate<'p>(project: &'p Project, opts: &Options, cache: Option<&dyn EntryCache>) -> Result<Evaluated<'p>> {
     let loaded = project.load_rules(opts.filter.as_ref())?;
     let tested: Vec<&LoadedRule> = loaded.rules.iter().chain(loaded.off.iter().filter(|_| opts.include_off)).collect();
     let globals = loaded.utils.globals();
-    let built: HashMap<String, Built> = tested
+    let built: HashMap<String, Built<'_>> = tested
         .iter()
         .map(|r| {
-            let growth = crate::compile::work::growth(&r.config.json());
-            Ok((r.id.clone(), (project::build_rule(&r.config, globals)?, growth)))
+            let json = r.config.json();
+            let growth = crate::compile::work::growth(&json);
+            let keys = cache.and_then(|cache| stored::CaseKeys::new(cache, &json, &loaded.utils));
+            Ok((r.id.clone(), (project::build_rule(&r.config, globals)?, growth, keys)))
         })
         .collect::<Result<_>>()?;
     let harness = read_tests(project, opts)?;
     let snapshots = (!opts.skip_snapshot_tests).then_some(&harness.snapshots);
-    let reports: Vec<RuleOutcome> =
-        harness.cases.par_iter().filter_map(|t| built.get(&t.case.id).map(|(rule, model)| verify(project, t, rule, *model, snapshots))).collect();
+    let reports: Vec<RuleOutcome> = harness.cases.par_iter().filter_map(|t| built.get(&t.case.id).map(|b| verify(project, t, b, snapshots))).collect();
     let missing_rules = harness.cases.iter().filter(|t| !built.contains_key(&t.case.id)).map(|t| missing(project, t, &loaded)).collect();
     let mut warnings = loaded.warnings.clone();
     warnings.extend(harness.warnings.iter().cloned());
@@ -437,83 +451,34 @@ fn test_files(project: &Project, test_dir: &Path, config: Option<&Project>, foll
     project::walk_yaml(builder, test_dir, project)
 }
 
-/// The path of the snapshot file of rule `id` in `dir`.
-/// Where `test -U` writes the snapshot of rule `id`: refused (bad input,
-/// nothing written) when the id holds a path separator (`../../x` or `/tmp/x`
-/// would put the file elsewhere) or when a snapshot folder of the project's
-/// `testConfigs` lies outside the project (its real location when it exists).
-pub(super) fn snapshot_target(project: &Project, dir: &Path, id: &str, confined: bool) -> Result<PathBuf> {
-    if id.contains(['/', '\\']) || id.is_empty() || id == ".." {
-        return Err(Error::bad(format!(
-            "rule `{}`: its id holds a path separator, so its snapshot file would be written outside {}; `test -U` writes no snapshot for it: give the rule an id without `/`. Nothing was written",
-            crate::shared::quote::escape_controls(id),
-            project.show(dir)
-        )));
-    }
-    // A file name holds at most 255 bytes on the usual file systems.
-    let name = format!("{id}-snapshot.yml");
-    if name.len() > MAX_FILE_NAME_BYTES {
-        return Err(Error::bad(format!(
-            "rule `{}…`: its id is {} bytes, too long for the name of its snapshot file `<id>-snapshot.yml` (at most {MAX_FILE_NAME_BYTES} bytes); `test -U` writes no snapshot for it: give the rule a shorter id. Nothing was written",
-            crate::shared::quote::escape_controls(&id.chars().take(40).collect::<String>()),
-            id.len()
-        )));
-    }
-    if confined {
-        confine_snapshots(project, dir, id)?;
-    }
-    Ok(snapshot_path(dir, id))
-}
-
-/// Refuses a snapshot folder of the project's `testConfigs` (`testDir`,
-/// `snapshotDir`) that really lies outside the project: symlinks followed as
-/// far as the folder exists, so a symlinked `testDir` or a link on the way to a
-/// `snapshotDir` not created yet is judged by where the write would land.
-/// `write_snapshots` checks again once the folder exists, just before writing.
-fn confine_snapshots(project: &Project, dir: &Path, id: &str) -> Result<()> {
-    let real = crate::shared::paths::real_location(dir);
-    if real.as_ref().is_some_and(|r| r.starts_with(&project.dir)) {
-        return Ok(());
-    }
-    Err(Error::bad(format!(
-        "the snapshot folder of `{}` ({}, from the project's testConfigs testDir and snapshotDir) {} the project {}; `test -U` writes snapshots only inside it: move the folder into the project, or give the folders with --test-dir and --snapshot-dir. Nothing was written",
-        crate::shared::quote::escape_controls(id),
-        real.as_deref().unwrap_or(dir).display(),
-        if real.is_some() { "is outside" } else { "passes a symlink that cannot be followed, so it may lead outside" },
-        project.dir.display()
-    )))
-}
-
-/// The longest file name `test -U` writes (255 bytes: ext4, xfs, btrfs, APFS).
-const MAX_FILE_NAME_BYTES: usize = 255;
-
-fn snapshot_path(dir: &Path, id: &str) -> PathBuf {
-    dir.join(format!("{id}-snapshot.yml"))
-}
-
-/// A rule built for its tests, with what bounds its transforms' work.
-type Built = (RuleConfig<SupportLang>, u64);
+/// A rule built for its tests, with what bounds its transforms' work and,
+/// with a cache, the keys of its cases.
+type Built<'c> = (RuleConfig<SupportLang>, u64, Option<stored::CaseKeys<'c>>);
 
 /// Judges every case of one test document. Each case is matched under the
 /// budget of one file (`engine::budget`, with `growth` the rule's transform
 /// growth): a case that meets a limit is an error with the reason, as a file
-/// of a scan is skipped with it.
-fn verify(project: &Project, t: &Located, rule: &RuleConfig<SupportLang>, growth: u64, snapshots: Option<&BTreeMap<String, TestSnapshots>>) -> RuleOutcome {
+/// of a scan is skipped with it. What the rule gives on a case goes through
+/// the cache of the rule's `keys`, if any.
+fn verify(project: &Project, t: &Located, (rule, growth, keys): &Built<'_>, snapshots: Option<&BTreeMap<String, TestSnapshots>>) -> RuleOutcome {
+    let growth = *growth;
     let over =
         |kind: CaseKind, code: &str, why: SkipReason| CaseOutcome { error: Some(why.text().to_string()), not_run: true, ..case(kind, code, Verdict::Error) };
-    let valid = t.case.valid.iter().map(|code| match metered(code, growth, || matches(rule, code)) {
+    let matched = |code: &str| stored::through(keys.as_ref().map(|k| k.matches(code)), || metered(code, growth, || matches(rule, code)));
+    let valid = t.case.valid.iter().map(|code| match matched(code) {
         Err(why) => over(CaseKind::Valid, code, why),
         Ok(true) => case(CaseKind::Valid, code, Verdict::Noisy),
         Ok(false) => case(CaseKind::Valid, code, Verdict::Validated),
     });
     let invalid = t.case.invalid.iter().map(|code| {
-        let judged = metered(code, growth, || match snapshots {
-            None => case(CaseKind::Invalid, code, if matches(rule, code) { Verdict::Reported } else { Verdict::Missing }),
+        let judged = match snapshots {
+            None => matched(code).map(|m| case(CaseKind::Invalid, code, if m { Verdict::Reported } else { Verdict::Missing })),
             Some(all) => {
                 let kept = all.get(&t.case.id).and_then(|s| s.snapshots.get(code));
-                verify_snapshot(rule, code, kept)
+                stored::through(keys.as_ref().map(|k| k.snapshot(code)), || metered(code, growth, || generate(rule, code)))
+                    .map(|made| verify_snapshot(rule, code, kept, made))
             }
-        });
+        };
         judged.unwrap_or_else(|why| over(CaseKind::Invalid, code, why))
     });
     let cases: Vec<CaseOutcome> = valid.chain(invalid).collect();
@@ -547,6 +512,10 @@ fn matches(rule: &RuleConfig<SupportLang>, code: &str) -> bool {
     metered::parse(code, rule.language).root().find(&rule.matcher).is_some()
 }
 
+/// What [`generate`] gives: the snapshot, none (no match), or why the fix
+/// could not be applied.
+type Generated = std::result::Result<Option<TestSnapshot>, String>;
+
 /// `judge` (of the case `code`) run under a fresh budget of one file; the
 /// reason instead when the case met one of its limits.
 fn metered<R>(code: &str, growth: u64, judge: impl FnOnce() -> R) -> std::result::Result<R, SkipReason> {
@@ -557,9 +526,10 @@ fn metered<R>(code: &str, growth: u64, judge: impl FnOnce() -> R) -> std::result
     })
 }
 
-/// An invalid case against its kept snapshot (ast-grep's `verify_snapshot`).
-fn verify_snapshot(rule: &RuleConfig<SupportLang>, code: &str, kept: Option<&TestSnapshot>) -> CaseOutcome {
-    let actual = match generate(rule, code) {
+/// An invalid case against its kept snapshot (ast-grep's `verify_snapshot`),
+/// with what the rule gives on it (`made`: [`generate`]'s).
+fn verify_snapshot(rule: &RuleConfig<SupportLang>, code: &str, kept: Option<&TestSnapshot>, made: Generated) -> CaseOutcome {
+    let actual = match made {
         Ok(Some(snap)) => snap,
         Ok(None) => return case(CaseKind::Invalid, code, Verdict::Missing),
         Err(e) => return CaseOutcome { error: Some(e), ..case(CaseKind::Invalid, code, Verdict::Error) },
@@ -590,7 +560,7 @@ fn same_snapshot(rule: &RuleConfig<SupportLang>, kept: &TestSnapshot, actual: &T
 /// The snapshot of `code`: the labels of the rule's first match and, when the
 /// rule has a fix, the code with that first match replaced by the first fixer
 /// (ast-grep's `TestSnapshot::generate`). `None`: no match.
-fn generate(rule: &RuleConfig<SupportLang>, code: &str) -> std::result::Result<Option<TestSnapshot>, String> {
+fn generate(rule: &RuleConfig<SupportLang>, code: &str) -> Generated {
     let mut sg = metered::parse(code, rule.language);
     let labels = {
         let Some(found) = sg.root().find(&rule.matcher) else { return Ok(None) };
@@ -619,58 +589,6 @@ fn generate(rule: &RuleConfig<SupportLang>, code: &str) -> std::result::Result<O
 /// A snapshot as YAML, as ast-grep prints and writes it.
 pub fn to_yaml<T: Serialize>(v: &T) -> String {
     serde_saphyr::to_string(v).expect("snapshots serialize")
-}
-
-/// Writes the snapshot file of every rule with tests, as `ast-grep test -U`:
-/// the kept snapshots with the accepted ones added (kept entries of cases no
-/// longer in the tests stay). Files whose bytes would not change are left alone.
-fn write_snapshots(project: &Project, h: &Harness, reports: &[RuleOutcome]) -> Result<Vec<String>> {
-    let mut merged = h.snapshots.clone();
-    for r in reports {
-        let entry = merged.entry(r.id.clone()).or_insert_with(|| TestSnapshots { id: r.id.clone(), snapshots: BTreeMap::new() });
-        for c in r.cases.iter().filter(|c| c.verdict == Verdict::Updated) {
-            entry.snapshots.insert(c.code.clone(), c.actual.clone().expect("an updated case has its snapshot"));
-        }
-    }
-    let dirs: HashMap<&str, (&Path, bool)> = h.cases.iter().map(|t| (t.case.id.as_str(), (t.snapshot_dir.as_path(), t.confined))).collect();
-    // Every target is checked before the first is written: a refusal writes nothing.
-    let mut todo: Vec<(&Path, bool, &str, PathBuf, String)> = Vec::new();
-    for (id, snaps) in &merged {
-        let Some(&(dir, confined)) = dirs.get(id.as_str()) else { continue };
-        let path = snapshot_target(project, dir, id, confined)?;
-        let text = to_yaml(snaps);
-        // The snapshot there is read as any named file (never a FIFO, never
-        // past the cap); one that is not a regular file is not replaced.
-        match read_capped(&path, MAX_RULE_FILE_BYTES) {
-            Ok(old) if old == text.as_bytes() => continue,
-            Ok(_) => {}
-            Err(e) if e.is_not_found() => {}
-            Err(e @ Unread::Io(_)) => return Err(project::unread(&format!("snapshot file {}", project.show(&path)), &e)),
-            Err(e) => {
-                return Err(Error::bad(format!(
-                    "snapshot file {} {}: remove it to let `test -U` write the snapshot there. Nothing was written",
-                    project.show(&path),
-                    e.reason()
-                )));
-            }
-        }
-        todo.push((dir, confined, id, path, text));
-    }
-    let cannot = |what: &str, at: &Path, e: &dyn std::fmt::Display| {
-        Error::bad(format!("cannot {what} {}: {e}; check the folder's permissions, or give another --snapshot-dir", project.show(at)))
-    };
-    let mut written = Vec::new();
-    for (dir, confined, id, path, text) in todo {
-        std::fs::create_dir_all(dir).map_err(|e| cannot("create", dir, &e))?;
-        // Where the folder really is now that it exists: a link made since the
-        // first check must not carry the write out of the project.
-        if confined {
-            confine_snapshots(project, dir, id)?;
-        }
-        crate::shared::atomic::write_user_file(&path, text.as_bytes()).map_err(|e| cannot("write", &path, &e))?;
-        written.push(project.show(&path));
-    }
-    Ok(written)
 }
 
 #[cfg(test)]

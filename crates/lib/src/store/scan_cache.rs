@@ -1,7 +1,10 @@
-//! The scan cache on disk (docs/DESIGN.md section 2.14): each file's report
-//! of a scan, kept in the state folder (`<state>/scan-cache/`, never in the
-//! user's tree) under its key (`plan/report_cache.rs`: the engine build, the
-//! rules' digest, the file's path, language and bytes).
+//! The scan cache on disk (docs/DESIGN.md section 2.14): what a run computed
+//! of each file (a report's matches, a preview's rewrite, a search's count
+//! and page) or of each rule test case, kept in the state folder
+//! (`<state>/scan-cache/`, never in the user's tree) under its key
+//! (`plan/cache.rs`: the kind of entry, the engine build, the rules' digest
+//! and the options that change results, the file's path, language and
+//! bytes).
 //!
 //! Entries live in packs: a run writes the entries it made into one pack (one
 //! per [`PACK_FLUSH_BYTES`] of them), a temporary file renamed into place when
@@ -20,9 +23,9 @@
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
-use crate::plan::report_cache::ReportCache;
+use crate::plan::cache::EntryCache;
 use crate::request::Request;
 use crate::store::pending_format::{engine_key, rules_digest, rules_of};
 
@@ -46,13 +49,27 @@ const TRAILER: &[u8; 8] = b"AEINDEX1";
 
 /// A workspace's scan cache, for the runs of one request.
 pub struct ScanCache {
+    state_dir: PathBuf,
     dir: PathBuf,
-    run_key: String,
+    /// What the run key holds after the build: the rules' digest and the
+    /// options, for a request's runs.
+    after_build: String,
+    /// The run key, worked out at the first lookup (a run that looks nothing
+    /// up, an ad-hoc edit's, neither hashes the executable nor writes its
+    /// digest to the state folder); `None` when the build cannot be
+    /// identified.
+    run_key: OnceLock<Option<String>>,
+    /// The packs and their indexes, read at the first lookup.
+    indexed: OnceLock<Indexed>,
+    /// Entries made by this run, not yet in a pack, and their bytes.
+    made: Mutex<Made>,
+}
+
+/// The packs of a cache and what their indexes hold.
+struct Indexed {
     packs: Vec<(PathBuf, std::fs::File)>,
     /// Key hash -> (pack, offset, length) of its record.
     index: HashMap<u64, (usize, u64, u32)>,
-    /// Entries made by this run, not yet in a pack, and their bytes.
-    made: Mutex<Made>,
     /// Per pack, whether this run read an entry of it.
     hit: Mutex<Vec<bool>>,
 }
@@ -61,35 +78,63 @@ pub struct ScanCache {
 type Made = (Vec<(String, Vec<u8>)>, usize);
 
 impl ScanCache {
-    /// The cache of the state folder `state_dir` for `req`, its packs'
-    /// indexes read; `None` when the running build cannot be identified (its
-    /// entries could not be told from another build's).
-    pub fn open(state_dir: &Path, req: &Request) -> Option<ScanCache> {
-        let build = engine_key(state_dir)?;
-        let run_key = format!("{build}\n{}", rules_digest(&rules_of(req), req));
-        let dir = state_dir.join("scan-cache");
-        let mut packs = Vec::new();
-        let mut index = HashMap::new();
-        for path in pack_paths(&dir) {
-            let Ok(file) = std::fs::File::open(&path) else { continue };
-            let Some(entries) = read_index(&path, &file) else { continue };
-            for (hash, at, len) in entries {
-                index.insert(hash, (packs.len(), at, len));
-            }
-            packs.push((path, file));
+    /// The cache of the state folder `state_dir` for the runs of `req`: its
+    /// keys hold the build and the rules' digest (`engine_key` and
+    /// `rules_digest` of `store/pending_format.rs`: the rules and the options
+    /// that change what a file becomes) and the steps one file may take (a
+    /// file that took more under a higher limit is skipped under a lower
+    /// one). Nothing is read before the first lookup.
+    pub fn open(state_dir: &Path, req: &Request) -> ScanCache {
+        ScanCache::with_key(state_dir, format!("\n{}\nsteps {}", rules_digest(&rules_of(req), req), req.max_steps))
+    }
+
+    /// The cache of `state_dir` for runs whose keys start with the build
+    /// alone (the rule tests, whose keys name each rule themselves).
+    pub fn open_for_build(state_dir: &Path) -> ScanCache {
+        ScanCache::with_key(state_dir, String::new())
+    }
+
+    /// The cache of `state_dir` whose run keys are the build and then
+    /// `after_build`.
+    fn with_key(state_dir: &Path, after_build: String) -> ScanCache {
+        ScanCache {
+            state_dir: state_dir.to_path_buf(),
+            dir: state_dir.join("scan-cache"),
+            after_build,
+            run_key: OnceLock::new(),
+            indexed: OnceLock::new(),
+            made: Mutex::new((Vec::new(), 0)),
         }
-        let hit = Mutex::new(vec![false; packs.len()]);
-        Some(ScanCache { dir, run_key, packs, index, made: Mutex::new((Vec::new(), 0)), hit })
+    }
+
+    /// The packs and their indexes, read once.
+    fn indexed(&self) -> &Indexed {
+        self.indexed.get_or_init(|| {
+            let mut packs = Vec::new();
+            let mut index = HashMap::new();
+            for path in pack_paths(&self.dir) {
+                let Ok(file) = std::fs::File::open(&path) else { continue };
+                let Some(entries) = read_index(&path, &file) else { continue };
+                for (hash, at, len) in entries {
+                    index.insert(hash, (packs.len(), at, len));
+                }
+                packs.push((path, file));
+            }
+            let hit = Mutex::new(vec![false; packs.len()]);
+            Indexed { packs, index, hit }
+        })
     }
 
     /// After a run: writes the entries it made, renews the packs it read, and
     /// keeps the cache within its bounds. Returns how many packs went.
     pub fn finish(&self) -> usize {
         self.flush();
-        let hit = self.hit.lock().unwrap_or_else(|p| p.into_inner());
-        for (k, (_, file)) in self.packs.iter().enumerate() {
-            if hit[k] {
-                let _ = file.set_modified(std::time::SystemTime::now());
+        if let Some(indexed) = self.indexed.get() {
+            let hit = indexed.hit.lock().unwrap_or_else(|p| p.into_inner());
+            for (k, (_, file)) in indexed.packs.iter().enumerate() {
+                if hit[k] {
+                    let _ = file.set_modified(std::time::SystemTime::now());
+                }
             }
         }
         evict(&self.dir, MAX_CACHE_BYTES, MAX_PACKS)
@@ -111,21 +156,22 @@ impl ScanCache {
     }
 }
 
-impl ReportCache for ScanCache {
-    fn run_key(&self) -> &str {
-        &self.run_key
+impl EntryCache for ScanCache {
+    fn run_key(&self) -> Option<&str> {
+        self.run_key.get_or_init(|| engine_key(&self.state_dir).map(|build| format!("{build}{}", self.after_build))).as_deref()
     }
 
     fn get(&self, key: &str) -> Option<Vec<u8>> {
-        let &(pack, at, len) = self.index.get(&key_hash(key))?;
+        let indexed = self.indexed();
+        let &(pack, at, len) = indexed.index.get(&key_hash(key))?;
         let mut record = vec![0u8; len as usize];
-        let (path, file) = &self.packs[pack];
+        let (path, file) = &indexed.packs[pack];
         read_at(path, file, &mut record, at).ok()?;
         let (stored_key, entry) = split_record(&record)?;
         if stored_key != key.as_bytes() {
             return None;
         }
-        self.hit.lock().unwrap_or_else(|p| p.into_inner())[pack] = true;
+        indexed.hit.lock().unwrap_or_else(|p| p.into_inner())[pack] = true;
         Some(entry.to_vec())
     }
 

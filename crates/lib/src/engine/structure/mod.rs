@@ -57,7 +57,7 @@ pub struct CapturedNodes {
 }
 
 /// What the guard found in one file.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Changes {
     /// Some node moved or changed outside the replaced text.
     pub changed: bool,

@@ -71,7 +71,7 @@ pub struct TemplateNote {
 }
 
 /// What the template check found in one file.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TemplateOutcome {
     /// Edits checked (every edit of the default mode in a language with a
     /// layout lexer).
