@@ -137,7 +137,13 @@ def main():
               f" ({row['ag'] / row['warm']:.2f}x)  one {row['one']:.3f}s  rss ag {row['ag_rss']:.0f} ae {row['ae_rss']:.0f} MiB"
               f"  cache==no-cache {same}  records==ast-grep's {equal}", flush=True)
     cold_ratios = [r["ag"] / r["cold"] for r in rows]
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     lines = [
+        f"# scan --json=compact beside ast-grep on {len(rows)} public rule projects: cache cold, warm, one file changed",
+        "",
+        f"ast-edit {commit} (release), {subprocess.run([ag, '--version'], capture_output=True, text=True).stdout.strip()}; "
+        f"{a.runs} interleaved runs per tool and case, medians; ratio = ast-grep / ast-edit. Made by benches/projects_speed.py.",
+        "",
         "| repo | commit | files with findings | ast-grep s | ast-edit cold s (ratio) | warm s (ratio) | one changed s (ratio) | peak RSS MiB ag / ae | cache = no-cache | records = ast-grep's |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
