@@ -8,6 +8,7 @@ pub mod checks;
 pub mod inspect;
 pub mod overwrite;
 pub mod project;
+mod project_keys;
 pub mod retired;
 pub mod suppression;
 pub mod ruletest;

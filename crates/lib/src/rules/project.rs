@@ -39,6 +39,8 @@ use serde_json::Value;
 
 use crate::request::lang::Lang;
 use crate::request::rule::{Rule, Util};
+pub use crate::rules::project_keys::NoIgnoreConfig;
+use crate::rules::project_keys::{NoIgnore, language_globs, language_injections};
 use crate::shared::error::{Error, ProjectFault, Result, error_chain};
 use crate::shared::message::{Input, Name, Text};
 use crate::shared::named::{Unread, read_capped_text};
@@ -116,18 +118,6 @@ struct RawConfig {
 struct AstEditConfig {
     #[serde(default)]
     check_dirs: Vec<PathBuf>,
-}
-
-/// The values of `noIgnore` (ast-grep's `IgnoreFile`).
-#[derive(Deserialize, Clone, Copy, Debug)]
-#[serde(rename_all = "camelCase")]
-enum NoIgnore {
-    Hidden,
-    Dot,
-    Exclude,
-    Global,
-    Parent,
-    Vcs,
 }
 
 /// The config file that applies in `start`: `sgconfig.yml`, else
@@ -279,91 +269,6 @@ fn refuse_unsupported(raw: &RawConfig, file: &Path) -> Result<Vec<String>> {
         .filter(|k| !QUIET_KEYS.contains(&k.as_str()))
         .map(|k| format!("config file {}: unknown key `{k}` is ignored (as ast-grep ignores it)", file.display()))
         .collect())
-}
-
-/// `languageInjections` checked: a list of entries that each compile (the
-/// host language known, the rule valid), as ast-grep checks them.
-fn language_injections(raw: Option<Value>, file: &Path) -> Result<Vec<Value>> {
-    let invalid = |what: String| Error::project(ProjectFault::Invalid, format!("config file {}: {what}", file.display()));
-    let entries = match raw {
-        None | Some(Value::Null) => return Ok(Vec::new()),
-        Some(Value::Array(a)) => a,
-        Some(_) => return Err(invalid("`languageInjections` must be a list of injection rules (`hostLanguage`, `rule`, `injected`)".into())),
-    };
-    for (i, entry) in entries.iter().enumerate() {
-        // ast-grep fails on such a host without a class of its own (exit 1).
-        if let Some(host) = entry.get("hostLanguage").and_then(Value::as_str)
-            && <ast_grep_language::SupportLang as std::str::FromStr>::from_str(host).is_err()
-        {
-            return Err(Error::project(
-                ProjectFault::Unclassified,
-                format!(
-                    "config file {}: languageInjections[{i}]: `hostLanguage: {host}` is not a language ast-edit knows (see `ast-edit langs`); give a built-in language, or remove the entry",
-                    file.display()
-                ),
-            ));
-        }
-        crate::engine::CustomInjection::compile(entry)
-            .map_err(|e| invalid(format!("languageInjections[{i}]: {e}; each entry needs `hostLanguage`, a `rule` whose match captures the embedded code as `$CONTENT`, and `injected` (a language, or a list of them with `$LANG` captured)")))?;
-    }
-    Ok(entries)
-}
-
-/// `languageGlobs` checked: known languages, globs that compile.
-fn language_globs(raw: BTreeMap<String, Vec<String>>, file: &Path) -> Result<Vec<(Lang, Vec<String>)>> {
-    let mut out: Vec<(Lang, Vec<String>)> = Vec::new();
-    for (name, globs) in raw {
-        let l = Lang::parse(&name)
-            .map_err(|e| Error::project(ProjectFault::UnknownLanguage, e.text()).prefixed(format!("config file {}: `languageGlobs`: ", file.display())))?;
-        let mut b = ignore::types::TypesBuilder::new();
-        for g in &globs {
-            b.add(l.name(), g).and_then(|_| b.select(l.name()).build().map(drop)).map_err(|e| {
-                Error::project(ProjectFault::Invalid, format!("config file {}: `languageGlobs` {name}: invalid glob `{g}`: {e}", file.display()))
-            })?;
-        }
-        match out.iter_mut().find(|(o, _)| *o == l) {
-            Some((_, have)) => have.extend(globs),
-            None => out.push((l, globs)),
-        }
-    }
-    Ok(out)
-}
-
-/// A project's `noIgnore`, as the walk takes it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct NoIgnoreConfig {
-    /// `hidden`: hidden files and folders are walked.
-    pub hidden: bool,
-    /// The kinds of ignore files left unread.
-    pub off: crate::request::IgnoreOff,
-}
-
-impl NoIgnoreConfig {
-    fn of(kinds: &[NoIgnore]) -> NoIgnoreConfig {
-        let mut c = NoIgnoreConfig::default();
-        for k in kinds {
-            match k {
-                NoIgnore::Hidden => c.hidden = true,
-                NoIgnore::Dot => c.off.dot = true,
-                NoIgnore::Exclude => c.off.exclude = true,
-                NoIgnore::Global => c.off.global = true,
-                NoIgnore::Parent => c.off.parent = true,
-                NoIgnore::Vcs => c.off.vcs = true,
-            }
-        }
-        c
-    }
-
-    /// `walk` with this project's kinds left unread too.
-    pub fn widen(&self, walk: &mut crate::request::WalkOptions) {
-        walk.hidden |= self.hidden;
-        let o = &mut walk.ignore_off;
-        o.dot |= self.off.dot;
-        o.vcs |= self.off.vcs;
-        o.exclude |= self.off.exclude;
-        o.global |= self.off.global;
-        o.parent |= self.off.parent;
-    }
 }
 
 /// The YAML files (`*.yml`, `*.yaml`) under `dirs`, walked as ast-grep walks
