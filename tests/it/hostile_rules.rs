@@ -209,6 +209,26 @@ fn a_file_over_its_steps_or_the_time_asked_is_skipped_with_the_reason() {
     assert!(start.elapsed() < std::time::Duration::from_secs(WATCHDOG_SECS), "{:?}", start.elapsed());
 }
 
+/// Reading a node's text counts on the meter (one step per 64 bytes): a rule
+/// whose deep `has` is narrowed to a word check (docs/DESIGN.md 2.4.7) reads
+/// the whole function from each of its 3,000 `return`s, which no walk counts;
+/// that work stops at the step limit with the reason, and the small file is
+/// matched.
+#[test]
+fn a_node_text_read_again_and_again_is_stopped_by_the_step_limit() {
+    let t = Tree::empty();
+    t.write(
+        "r.yml",
+        "id: r\nlanguage: c\nrule:\n  kind: return_statement\n  not:\n    inside:\n      kind: function_definition\n      stopBy: end\n      has: {kind: goto_statement, stopBy: end}\n",
+    );
+    t.write("big.c", format!("int f(int x) {{\n  while (x) {{\n{}  }}\n  return 0;\n}}\n", "    if (x == 1) return 1;\n".repeat(3000)));
+    t.write("small.c", "int g(void) {\n  return 2;\n}\n");
+    let r = t.run_limited(&["search", "--max-steps", STEPS, "--rule", "r.yml", "."], "", WATCHDOG_SECS, MEMORY);
+    assert_eq!(r.code, LIMIT, "{}", r.stderr);
+    assert!(r.stdout.starts_with("Found 1 match in 1 file (searched 2 files)\n"), "{}", r.stdout);
+    assert!(r.stdout.contains(&format!("warning: skipped big.c: {OVER_STEPS}")), "{}", r.stdout);
+}
+
 /// A cancelled `ast_search` stops its work within the file in progress: the
 /// server's CPU time stops growing, and it answers a ping. Before, the thread
 /// went on at 100% until the file was done.

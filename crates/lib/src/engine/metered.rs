@@ -16,6 +16,9 @@ use ast_grep_language::SupportLang;
 
 use super::budget::{built, tick};
 
+/// Bytes of a node's text read per step ([`Metered`]'s `get_node_text`).
+pub(crate) const TEXT_BYTES_PER_STEP: usize = 64;
+
 /// A file's text and tree, metered.
 #[derive(Clone)]
 pub struct Metered {
@@ -84,8 +87,17 @@ impl Doc for Metered {
         Step(self.tree.root_node())
     }
 
+    /// A node's text; reading a long one is work on the file's meter (one step
+    /// per [`TEXT_BYTES_PER_STEP`] bytes): a `regex` rule, or a narrowed
+    /// rule's word check (`compile/narrow.rs`), asked of a large node again
+    /// and again (from each node that climbs to it) is bounded by the step
+    /// budget as the walks it stands beside are.
     fn get_node_text<'a>(&'a self, node: &Step<'a>) -> Cow<'a, str> {
-        Cow::Borrowed(&self.src.0[node.0.start_byte()..node.0.end_byte()])
+        let (start, end) = (node.0.start_byte(), node.0.end_byte());
+        if end - start >= TEXT_BYTES_PER_STEP {
+            tick(((end - start) / TEXT_BYTES_PER_STEP) as u64);
+        }
+        Cow::Borrowed(&self.src.0[start..end])
     }
 }
 

@@ -389,7 +389,8 @@ pub struct Request {
     pub max_steps: u64,
 }
 
-/// Most steps (node visits, a sibling passed over, a child listed) matching
+/// Most steps (node visits, a sibling passed over, a child listed, 64 bytes
+/// of a node's text read) matching
 /// one file may take, by default ([`Request::max_steps`]; the CLI's
 /// `--max-steps`). No file of the Linux kernel, Django, sympy or tokio comes
 /// within a tenth of it with any rule of `queries/` or
