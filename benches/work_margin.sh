@@ -54,6 +54,7 @@ for corpus in python rust js-ts c-linux; do
   [[ -n "$FILTER" && ! "$corpus" =~ $FILTER ]] && continue
   [ -d "$CORPORA/$corpus" ] || "$HERE/corpora.sh" "$CORPORA" "$corpus" >&2
   # ast-grep reads .gitignore only inside a git repository; the kernel has them.
+  # (After the corpus: `--no-ignore` takes an optional KIND, which a path after it would be.)
   extra=()
   [ "$corpus" = c-linux ] && extra=(--no-ignore)
   for project in $PROJECTS; do
@@ -61,7 +62,7 @@ for corpus in python rust js-ts c-linux; do
     log "$corpus with $name"
     state=$(mktemp -d)
     set +e
-    (cd "$CORPORA" && AST_EDIT_STATE_DIR="$state" "$AST_EDIT" scan -c "$project" --stats "${extra[@]}" "$corpus" > /dev/null 2> "$TMP/err")
+    (cd "$CORPORA" && AST_EDIT_STATE_DIR="$state" "$AST_EDIT" scan -c "$project" --stats "$corpus" "${extra[@]}" > /dev/null 2> "$TMP/err")
     code=$?
     set -e
     rm -rf "$state"
