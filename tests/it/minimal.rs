@@ -499,3 +499,32 @@ fn a_line_break_of_the_original_goes_back_to_its_depth_when_the_code_before_it_m
         "fn m() {\n    match unsafe { take(x) }\n    {\n        Some(w) => {\n            w.wake();\n        }\n        None => {}\n    }\n}\n"
     );
 }
+
+/// A file with thousands of edits has their minimal layouts built on two
+/// threads, after the walk over the matches has settled which are kept; what
+/// is written is what a file of one such edit gets, copied. The second rule
+/// set holds a match whose minimal layout re-creates the code it replaces
+/// (no edit), with a match of another rule inside it: that inner match is
+/// kept as in the small file, not dropped as overlapping an edit that is none.
+#[test]
+fn thousands_of_edits_in_one_file_are_written_as_one_edit_is() {
+    const COPIES: usize = 3000;
+    let unit = "f(\n    g(1),\n    2)\n";
+    let cases = [
+        // Renamed: the line breaks of each call stay.
+        ("id: k\nlanguage: python\nrule: {pattern: 'f($A, $B)'}\nfix: 'k($A, $B)'\n", "k(\n    g(1),\n    2)\n"),
+        // The outer call only re-spelled (no edit); the inner one renamed.
+        (
+            "id: same\nlanguage: python\nrule: {pattern: 'f($A, $B)'}\nfix: 'f($A, $B)'\n---\nid: h\nlanguage: python\nrule: {pattern: 'g($C)'}\nfix: 'h($C)'\n",
+            "f(\n    h(1),\n    2)\n",
+        ),
+    ];
+    for (rules, want) in cases {
+        for copies in [1, COPIES] {
+            let t = Tree::empty();
+            t.write("a.py", unit.repeat(copies));
+            t.run(&["scan", "--inline-rules", rules, "-U", "."]).ok();
+            assert_eq!(t.read("a.py"), want.repeat(copies), "{copies} copies, rules:\n{rules}");
+        }
+    }
+}

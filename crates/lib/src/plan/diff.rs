@@ -71,6 +71,13 @@ fn line_ops(old: &str, new: &str) -> Vec<DiffOp> {
     similar::capture_diff_slices(similar::Algorithm::Myers, &a, &b)
 }
 
+/// True when no line of `old` is a line of `new` (lines as [`line_ops`]
+/// splits them).
+fn disjoint(old: &str, new: &str) -> bool {
+    let lines: std::collections::HashSet<&str> = old.split_inclusive('\n').collect();
+    !new.split_inclusive('\n').any(|l| lines.contains(l))
+}
+
 /// Where the lines of a text start and end: its line breaks.
 struct Lines<'a> {
     text: &'a str,
@@ -171,7 +178,12 @@ fn unified_edits_in(path: &str, old: &str, new: &str, edits: &[Edit], context: u
         push(&mut ops, DiffOp::Equal { old_index: ai, new_index: bi, len: lo - ai });
         let ends = if nhi == new.len() { nb } else { b.line_of(nhi) };
         let first = ops.len();
-        if (hi - lo) + (ends - blo) <= myers {
+        if (hi - lo) + (ends - blo) <= myers && disjoint(&old[olo..ohi], &new[nlo..nhi]) {
+            // No line in common (every line of a run of statements edited
+            // alike): what Myers' diff answers, without its cost of
+            // (old + new lines) x (lines changed).
+            push(&mut ops, change(lo, hi - lo, blo, ends - blo));
+        } else if (hi - lo) + (ends - blo) <= myers {
             for op in line_ops(&old[olo..ohi], &new[nlo..nhi]) {
                 push(&mut ops, shift(op, lo, blo));
             }
@@ -459,6 +471,34 @@ mod tests {
                     proptest::prop_assert!(changed(&d) <= changed(&whole), "{:?} {:?}\n{}\n{}", old, edits, d, whole);
                 }
             }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(2000))]
+
+        /// Two texts without a line in common: Myers' diff is one change of
+        /// every line, the op the edits' diff writes for them without it.
+        #[test]
+        fn texts_without_a_common_line_are_one_change(
+            a in proptest::collection::vec(proptest::sample::select(&["a\n", "b\n", "ccc\n", "\n", "a"][..]), 0..60),
+            b in proptest::collection::vec(proptest::sample::select(&["x\n", "y\n", "zz\n", " \n", "x"][..]), 0..60),
+        ) {
+            // A line without `\n` stands last only.
+            let text = |v: &[&str]| -> String {
+                let mut t: String = v.iter().filter(|l| l.ends_with('\n')).copied().collect();
+                t.extend(v.iter().filter(|l| !l.ends_with('\n')).take(1).copied());
+                t
+            };
+            let (old, new) = (text(&a), text(&b));
+            proptest::prop_assert!(disjoint(&old, &new));
+            let mut want = Vec::new();
+            push(&mut want, change(0, old.split_inclusive('\n').count(), 0, new.split_inclusive('\n').count()));
+            let mut got = Vec::new();
+            for op in line_ops(&old, &new) {
+                push(&mut got, op);
+            }
+            proptest::prop_assert_eq!(got, want);
         }
     }
 

@@ -51,14 +51,80 @@ pub(in crate::engine) fn pick(
     diffs: Vec<(usize, NodeMatch<'_, Metered>)>,
     (verbatim, judged): (bool, bool),
 ) -> std::result::Result<Picked, SkipReason> {
+    // Many edits: their minimal layouts are built on two threads
+    // (`shared::beside`) after the walk over the matches has settled which
+    // are kept, as it does when each layout differs from the code it
+    // replaces. One that does not (a template that only re-spells the
+    // matched code) changes which matches are kept after it: then the walk
+    // is done again with each layout built in turn. The matches are kept
+    // for that walk meanwhile, so only where few are nested in others (a
+    // nest of thousands is walked once, each match freed as it is passed).
+    if verbatim || diffs.len() < crate::shared::beside::MIN_ITEMS || !few_nested(&diffs) {
+        return Ok(walk(live, body, bom, diffs, (verbatim, judged), false)?.picked);
+    }
+    let walked = walk(live, body, bom, &diffs, (verbatim, judged), true)?;
+    match settle(body, bom, walked) {
+        Some(picked) => Ok(picked),
+        None => Ok(walk(live, body, bom, diffs, (verbatim, judged), false)?.picked),
+    }
+}
+
+/// True when at most one match in eight starts inside a match before it.
+fn few_nested(diffs: &[(usize, NodeMatch<'_, Metered>)]) -> bool {
+    let (mut end, mut nested) = (0, 0);
+    for (_, nm) in diffs {
+        let r = nm.range();
+        nested += usize::from(r.start < end);
+        end = end.max(r.end);
+    }
+    nested * 8 <= diffs.len()
+}
+
+/// A kept edit whose minimal layout is built after the walk: ast-grep's text
+/// `out` for the match of `node` at `range` (of the body), from op `op`'s
+/// template.
+struct Deferred<'t> {
+    node: tree_sitter::Node<'t>,
+    range: std::ops::Range<usize>,
+    out: String,
+    op: usize,
+    lang: ast_grep_language::SupportLang,
+}
+
+/// What [`walk`] picked, with the edits whose minimal layout is still to be
+/// built (`deferred`, each with its place in `picked.kept`).
+struct Walked<'t> {
+    picked: Picked,
+    deferred: Vec<(usize, Deferred<'t>)>,
+    /// Per op index: its first template, the names its transform defines,
+    /// the seams its patterns spell, and whether it is one piece of code.
+    templates: HashMap<usize, Template>,
+    lines: Option<crate::shared::text::Breaks>,
+    root: Option<tree_sitter::Node<'t>>,
+}
+
+/// An op's template, read once per file: its text, the names its
+/// `transform` defines, the seams its patterns spell, one piece of code.
+type Template = (String, Vec<String>, spelling::Spelling, bool);
+
+/// The walk over the matches of [`pick`]. With `defer`, the minimal layout
+/// of an edit that is not a deletion is left to [`settle`] (it keeps the
+/// range; only its text is built), and the edit is taken as kept.
+fn walk<'t, M: std::borrow::Borrow<(usize, NodeMatch<'t, Metered>)>>(
+    live: &[&CompiledOp],
+    body: &str,
+    bom: usize,
+    diffs: impl IntoIterator<Item = M>,
+    (verbatim, judged): (bool, bool),
+    defer: bool,
+) -> std::result::Result<Walked<'t>, SkipReason> {
     let mut kept: Vec<Edit> = Vec::new();
     let mut checks = Vec::new();
-    // Per op: its first template, the names its transform defines, and the
-    // seams its patterns spell.
-    let mut templates: HashMap<usize, (String, Vec<String>, spelling::Spelling, bool)> = HashMap::new();
+    let mut templates: HashMap<usize, Template> = HashMap::new();
     let mut dropped = Vec::new();
     let mut unparsed = Vec::new();
     let mut captured = Vec::new();
+    let mut deferred = Vec::new();
     // Per op, the metavariables its template writes, read at its first kept match.
     let mut vars: Vec<Option<Vec<captures::TemplateVar>>> = vec![None; live.len()];
     let mut last_end = 0;
@@ -69,9 +135,11 @@ pub(in crate::engine) fn pick(
     let mut lines: Option<crate::shared::text::Breaks> = None;
     // The ways down the old tree to the kept matches, in order, each going on
     // from the last (`template::around`): what holds each matched node.
-    let mut ways: Option<template::around::Descent<'_>> = None;
-    for (k, nm) in diffs {
-        let op = live[k];
+    let mut ways: Option<template::around::Descent<'t>> = None;
+    let mut root = None;
+    for m in diffs {
+        let (k, nm) = m.borrow();
+        let (k, op) = (*k, live[*k]);
         let Some(fixer) = op.fixer() else { continue };
         let node = nm.get_node();
         if node.get_inner_node().0.has_error() {
@@ -80,7 +148,7 @@ pub(in crate::engine) fn pick(
             unparsed.push(node.range().start + bom);
             continue;
         }
-        let range = fixer.get_replaced_range(&nm, &op.rule.matcher);
+        let range = fixer.get_replaced_range(nm, &op.rule.matcher);
         if let Some(k) = kept.last().filter(|_| range.start + bom < last_end) {
             // Inside or across a kept edit: counted, never built.
             let same = range.start + bom == k.start && range.end + bom == k.end;
@@ -92,7 +160,7 @@ pub(in crate::engine) fn pick(
         {
             return Err(over());
         }
-        let text = String::from_utf8(fixer.generate_replacement(&nm)).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        let text = String::from_utf8(fixer.generate_replacement(nm)).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         built += text.len();
         if built > budget {
             return Err(over());
@@ -116,25 +184,32 @@ pub(in crate::engine) fn pick(
             })
         });
         let reference = match read {
-            Some((template, transformed, ..)) if !identity => reference::build(op.rule.language, template, transformed, &nm, body),
+            Some((template, transformed, ..)) if !identity => reference::build(op.rule.language, template, transformed, nm, body),
             _ => None,
         };
         let one_piece = read.is_some_and(|r| r.3);
+        let inner = node.get_inner_node().0;
+        root.get_or_insert_with(|| node.root().root().get_inner_node().0);
         let mut held_by = || {
             let ways = ways.get_or_insert_with(|| template::around::Descent::new(node.root().root().get_inner_node().0));
-            ways.to(node.range()).held_by().unwrap_or_else(|| shape::held_by(node.get_inner_node().0))
+            ways.to(node.range()).held_by().unwrap_or_else(|| shape::held_by(inner))
         };
         let (range, text, check) = if verbatim {
             let parent = (node.range() == range).then(&mut held_by).flatten();
             let check = reference.map(|reference| template::EditCheck { reference, verbatim: None, parent, one_piece, kinds: Vec::new() });
+            (range, text, check)
+        } else if defer && !identity && !text.is_empty() {
+            // Built by `settle`: the range stays, the text and the parent
+            // come later.
+            deferred.push((kept.len(), Deferred { node: inner, range: range.clone(), out: text.clone(), op: op.index, lang: op.rule.language }));
+            let check = reference.map(|reference| template::EditCheck { reference, verbatim: None, parent: None, one_piece, kinds: Vec::new() });
             (range, text, check)
         } else {
             let (template, _, spelling, _) = read.expect("the minimal layout reads its template");
             let floor = last_end.saturating_sub(bom);
             let out = text.clone();
             let lines = lines.get_or_insert_with(|| crate::shared::text::Breaks::of(body));
-            let (range, new) =
-                minimal::edit(op.rule.language, node.get_inner_node().0, (body, lines), (range, text, template), floor, (reference.as_ref(), spelling));
+            let (range, new) = minimal::edit(op.rule.language, inner, (body, lines), (range, text, template), floor, (reference.as_ref(), spelling));
             let parent = (node.range() == range).then(&mut held_by).flatten();
             let check =
                 reference.map(|reference| template::EditCheck { reference, verbatim: (out != new).then_some(out), parent, one_piece, kinds: Vec::new() });
@@ -150,12 +225,49 @@ pub(in crate::engine) fn pick(
         let these: &[captures::TemplateVar] = vars[k].get_or_insert_with(|| captures::template_vars(op));
         let mut check = check;
         if let Some(c) = check.as_mut() {
-            c.kinds = captures::kinds(&nm, these);
+            c.kinds = captures::kinds(nm, these);
         }
         checks.push(check);
-        captured.push(captures::of(&nm, these, bom));
+        captured.push(captures::of(nm, these, bom));
     }
-    Ok(Picked { kept, checks, dropped, unparsed, captures: captured })
+    let picked = Picked { kept, checks, dropped, unparsed, captures: captured };
+    Ok(Walked { picked, deferred, templates, lines, root })
+}
+
+/// The minimal layouts [`walk`] left, built on two threads, and the parent
+/// of each edit's node, as the walk builds them in turn. `None` when one
+/// layout re-creates the code it replaces: that edit is no edit, and the
+/// matches after it are picked otherwise (the caller walks again).
+fn settle(body: &str, bom: usize, walked: Walked<'_>) -> Option<Picked> {
+    let Walked { mut picked, deferred, templates, lines, root, .. } = walked;
+    let (Some(root), false) = (root, deferred.is_empty()) else { return Some(picked) };
+    let lines = lines.unwrap_or_else(|| crate::shared::text::Breaks::of(body));
+    let checks = &picked.checks;
+    let ((), built) = crate::shared::beside::beside(
+        &deferred,
+        || (),
+        || template::around::Descent::new(root),
+        |ways, (i, d)| {
+            let (template, _, spelling, _) = &templates[&d.op];
+            let reference = checks[*i].as_ref().map(|c| &c.reference);
+            let (range, new) = minimal::edit(d.lang, d.node, (body, &lines), (d.range.clone(), d.out.clone(), template), 0, (reference, spelling));
+            debug_assert_eq!(range, d.range, "a minimal layout keeps the range of an edit that is no deletion");
+            let parent = (d.node.byte_range() == range).then(|| ways.to(range.clone()).held_by().unwrap_or_else(|| shape::held_by(d.node))).flatten();
+            (new, parent)
+        },
+    );
+    for ((i, d), (new, parent)) in deferred.into_iter().zip(built) {
+        if new.as_bytes() == &body.as_bytes()[d.range.clone()] {
+            return None;
+        }
+        if let Some(c) = picked.checks[i].as_mut() {
+            c.parent = parent;
+            c.verbatim = (d.out != new).then_some(d.out);
+        }
+        debug_assert_eq!(picked.kept[i].start, d.range.start + bom);
+        picked.kept[i].text = new;
+    }
+    Some(picked)
 }
 
 /// The first template of `op`'s fix: the one ast-grep's fixer uses.
