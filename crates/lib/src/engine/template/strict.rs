@@ -22,7 +22,18 @@ use crate::shared::nodes::{Next, walk};
 pub(crate) fn broken_rule(lang: SupportLang, at: &Around<'_, '_>, new: &str, span: &Range<usize>, holes: &[Hole]) -> Option<String> {
     operands(lang, at, new, span, holes)
         .or_else(|| inside(lang, at, new, span, holes))
-        .or_else(|| (lang == SupportLang::Python).then(|| py_await(at, span)).flatten())
+        .or_else(|| (lang == SupportLang::Python && may_hold(new, span, 5, &[b"def", b"async", b"await"])).then(|| py_await(at, span)).flatten())
+}
+
+/// True when one of `words` stands in `new` from `span`'s start to `tail`
+/// bytes past its end (a word that starts inside the span, up to `tail + 1`
+/// bytes long): a node that starts inside the span with one of them (a
+/// keyword) needs it to. Checks that look for such nodes only are passed
+/// by where it is false: most edits (a call renamed) hold none.
+fn may_hold(new: &str, span: &Range<usize>, tail: usize, words: &[&[u8]]) -> bool {
+    let bytes = new.as_bytes();
+    let text = &bytes[span.start.min(bytes.len())..(span.end + tail).min(bytes.len())];
+    words.iter().any(|w| memchr::memmem::find(text, w).is_some())
 }
 
 /// An f-string's `{}` (`n`, an `interpolation`) holding the string's own
@@ -250,6 +261,13 @@ fn placed<'t>(at: &Around<'_, 't>, new: &str, span: &Range<usize>, holes: &[Hole
 
 /// A placed node that stands where its language does not allow it.
 fn operands(lang: SupportLang, at: &Around<'_, '_>, new: &str, span: &Range<usize>, holes: &[Hole]) -> Option<String> {
+    // Python's rules below are all of a `*a`, `**a`, `k=v`, `lambda`,
+    // `yield` or `a if b else c` placed: none of them without one of
+    // these (the placed nodes lie in the span, holes and all).
+    let placed_span = holes.iter().map(|h| h.at.start).fold(span.start, usize::min)..holes.iter().map(|h| h.at.end).fold(span.end, usize::max);
+    if lang == SupportLang::Python && !may_hold(new, &placed_span, 0, &[b"*", b"=", b"lambda", b"yield", b"if"]) {
+        return None;
+    }
     for chain in placed(at, new, span, holes) {
         let [.., parent, node] = chain.as_slice() else { continue };
         let (k, p) = (node.kind(), parent.kind());
