@@ -161,6 +161,38 @@ mod meaning {
         assert_eq!(after, want);
     }
 
+    /// A file of thousands of edits whose minimal layouts are ast-grep's
+    /// texts has its new text parsed whole while the layouts are built
+    /// (`engine/pipeline.rs`, `Overlap`): its verdicts are those of one such
+    /// edit, copied: clean, moved code with a template mismatch, a syntax
+    /// error. (The file above, whose one edit far down has another layout,
+    /// goes the other way.)
+    #[test]
+    fn thousands_of_alike_edits_are_judged_as_one_edit_is() {
+        const COPIES: usize = 3000;
+        let cases = [("f(g(1), 2)\n", "f($A, $B)", "k($A, $B)"), ("x = a + b * c\n", "$A * $B", "$A + $B"), ("f(g(1), 2)\n", "f($A, $B)", "f($A $B)")];
+        let verdict = |v: &Value, copies: usize| {
+            let f = &v["files"][0];
+            let first = |k: &str| f[k].as_array().and_then(|a| a.first()).map(|n| n["message"].clone());
+            (
+                f["replacements"].as_u64().map(|n| n as usize / copies),
+                [&f["syntaxErrorsIntroduced"], &f["structureChanged"], &f["templateMismatch"]].map(|b| b.as_bool()),
+                ["syntaxErrors", "structureChanges", "templateMismatches", "layoutNotes"].map(first),
+                v["layoutFallbacks"].as_u64().map(|n| n as usize / copies),
+            )
+        };
+        for (unit, pat, out) in cases {
+            let (one, _) = rewrite(("a.py", unit), pat, out, &[]);
+            let (many, after) = rewrite(("a.py", &unit.repeat(COPIES)), pat, out, &[]);
+            assert_eq!(verdict(&many, COPIES), verdict(&one, 1), "{pat} -> {out} on {unit:?}: {}", one["files"][0]);
+            assert_eq!(many["editsChecked"].as_u64(), Some(COPIES as u64));
+            if one["files"][0]["syntaxErrorsIntroduced"] == false && one["files"][0]["structureChanged"] == false {
+                let (_, one_after) = rewrite(("a.py", unit), pat, out, &[]);
+                assert_eq!(after, one_after.repeat(COPIES));
+            }
+        }
+    }
+
     #[test]
     fn a_kept_trailing_comma_never_makes_a_tuple() {
         // Was `assert (\n    some_value,\n)`: an assert of a tuple, always true.

@@ -34,10 +34,31 @@ where
     A: Send,
     R: Send,
 {
+    let (a, (), out) = beside_with(items, aside, || (), init, f);
+    (a, out)
+}
+
+/// [`beside`], the calling thread running `mine()` first, before it takes
+/// its chunks of `items` (a job that must stay on it, or that the helper's
+/// `aside` is to run beside). With fewer than [`MIN_ITEMS`] items, `aside`,
+/// `mine` and the items run in turn on the calling thread.
+pub(crate) fn beside_with<T, A, M, R, S>(
+    items: &[T],
+    aside: impl FnOnce() -> A + Send,
+    mine: impl FnOnce() -> M,
+    init: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, &T) -> R + Sync,
+) -> (A, M, Vec<R>)
+where
+    T: Sync,
+    A: Send,
+    R: Send,
+{
     if items.len() < MIN_ITEMS {
         let a = aside();
+        let m = mine();
         let mut state = init();
-        return (a, items.iter().map(|t| f(&mut state, t)).collect());
+        return (a, m, items.iter().map(|t| f(&mut state, t)).collect());
     }
     let chunks = items.len().div_ceil(CHUNK);
     let next = AtomicUsize::new(0);
@@ -60,6 +81,7 @@ where
             let job = take_aside();
             (job.map(|a| a()), take())
         });
+        let m = mine();
         let mut mine = take();
         let (a, theirs) = match helper {
             Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
@@ -71,7 +93,7 @@ where
         };
         mine.extend(theirs);
         mine.sort_unstable_by_key(|(c, _)| *c);
-        (a, mine.into_iter().flat_map(|(_, r)| r).collect())
+        (a, m, mine.into_iter().flat_map(|(_, r)| r).collect())
     })
 }
 

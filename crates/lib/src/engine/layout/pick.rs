@@ -44,13 +44,14 @@ pub(in crate::engine) struct Picked {
 /// one that only re-creates the matched code is no edit either; `judged`: each
 /// edit gets what the template check needs, in either layout. `Err` is the
 /// reason to skip the file: its replacements would exceed [`replacement_budget`].
-pub(in crate::engine) fn pick(
+pub(in crate::engine) fn pick<H: Send, M>(
     live: &[&CompiledOp],
     body: &str,
     bom: usize,
     diffs: Vec<(usize, NodeMatch<'_, Metered>)>,
     (verbatim, judged): (bool, bool),
-) -> std::result::Result<Picked, SkipReason> {
+    overlap: Option<Overlap<'_, H, M>>,
+) -> std::result::Result<(Picked, Option<(H, M)>), SkipReason> {
     // Many edits: their minimal layouts are built on two threads
     // (`shared::beside`) after the walk over the matches has settled which
     // are kept, as it does when each layout differs from the code it
@@ -60,14 +61,31 @@ pub(in crate::engine) fn pick(
     // for that walk meanwhile, so only where few are nested in others (a
     // nest of thousands is walked once, each match freed as it is passed).
     if verbatim || diffs.len() < crate::shared::beside::MIN_ITEMS || !few_nested(&diffs) {
-        return Ok(walk(live, body, bom, diffs, (verbatim, judged), false)?.picked);
+        return Ok((walk(live, body, bom, diffs, (verbatim, judged), false)?.picked, None));
     }
     let walked = walk(live, body, bom, &diffs, (verbatim, judged), true)?;
-    match settle(body, bom, walked) {
-        Some(picked) => Ok(picked),
-        None => Ok(walk(live, body, bom, diffs, (verbatim, judged), false)?.picked),
+    match settle(body, bom, walked, overlap) {
+        Some(settled) => Ok(settled),
+        None => Ok((walk(live, body, bom, diffs, (verbatim, judged), false)?.picked, None)),
     }
 }
+
+/// Jobs run beside the minimal layouts of a large pick, given its edits
+/// with ast-grep's texts (and what else it picked), when `wanted` says so
+/// and the first layouts are ast-grep's texts (so most are: a run of code
+/// edited alike): `helper` on the helper thread, from the start, and
+/// `main` on the calling thread before it builds its share of the layouts.
+/// Their results are given back only when every layout is ast-grep's text,
+/// so that the edits are those the jobs were given.
+pub(in crate::engine) struct Overlap<'a, H, M> {
+    pub(in crate::engine) wanted: Box<dyn Fn(&Picked) -> bool + 'a>,
+    pub(in crate::engine) helper: Box<dyn FnOnce(&Picked) -> H + Send + 'a>,
+    pub(in crate::engine) main: Box<dyn FnOnce(&Picked) -> M + 'a>,
+}
+
+/// Layouts [`settle`] builds in turn before it decides whether to run an
+/// [`Overlap`]'s jobs.
+const FIRST_LAYOUTS: usize = 256;
 
 /// True when at most one match in eight starts inside a match before it.
 fn few_nested(diffs: &[(usize, NodeMatch<'_, Metered>)]) -> bool {
@@ -235,31 +253,43 @@ fn walk<'t, M: std::borrow::Borrow<(usize, NodeMatch<'t, Metered>)>>(
 }
 
 /// The minimal layouts [`walk`] left, built on two threads, and the parent
-/// of each edit's node, as the walk builds them in turn. `None` when one
-/// layout re-creates the code it replaces: that edit is no edit, and the
-/// matches after it are picked otherwise (the caller walks again).
-fn settle(body: &str, bom: usize, walked: Walked<'_>) -> Option<Picked> {
-    let Walked { mut picked, deferred, templates, lines, root, .. } = walked;
-    let (Some(root), false) = (root, deferred.is_empty()) else { return Some(picked) };
+/// of each edit's node, as the walk builds them in turn; with an
+/// [`Overlap`]'s results. `None` when one layout re-creates the code it
+/// replaces: that edit is no edit, and the matches after it are picked
+/// otherwise (the caller walks again).
+fn settle<H: Send, M>(body: &str, bom: usize, walked: Walked<'_>, overlap: Option<Overlap<'_, H, M>>) -> Option<(Picked, Option<(H, M)>)> {
+    let Walked { mut picked, deferred, templates, lines, root } = walked;
+    let (Some(root), false) = (root, deferred.is_empty()) else { return Some((picked, None)) };
     let lines = lines.unwrap_or_else(|| crate::shared::text::Breaks::of(body));
     let checks = &picked.checks;
-    let ((), built) = crate::shared::beside::beside(
-        &deferred,
-        || (),
-        || template::around::Descent::new(root),
-        |ways, (i, d)| {
-            let (template, _, spelling, _) = &templates[&d.op];
-            let reference = checks[*i].as_ref().map(|c| &c.reference);
-            let (range, new) = minimal::edit(d.lang, d.node, (body, &lines), (d.range.clone(), d.out.clone(), template), 0, (reference, spelling));
-            debug_assert_eq!(range, d.range, "a minimal layout keeps the range of an edit that is no deletion");
-            let parent = (d.node.byte_range() == range).then(|| ways.to(range.clone()).held_by().unwrap_or_else(|| shape::held_by(d.node))).flatten();
-            (new, parent)
-        },
-    );
+    let build = |ways: &mut template::around::Descent<'_>, (i, d): &(usize, Deferred<'_>)| {
+        let (template, _, spelling, _) = &templates[&d.op];
+        let reference = checks[*i].as_ref().map(|c| &c.reference);
+        let (range, new) = minimal::edit(d.lang, d.node, (body, &lines), (d.range.clone(), d.out.clone(), template), 0, (reference, spelling));
+        debug_assert_eq!(range, d.range, "a minimal layout keeps the range of an edit that is no deletion");
+        let parent = (d.node.byte_range() == range).then(|| ways.to(range.clone()).held_by().unwrap_or_else(|| shape::held_by(d.node))).flatten();
+        (new, parent)
+    };
+    let first = deferred.len().min(FIRST_LAYOUTS);
+    let mut ways = template::around::Descent::new(root);
+    let mut built: Vec<(String, Option<u16>)> = deferred[..first].iter().map(|d| build(&mut ways, d)).collect();
+    let alike = built.iter().zip(&deferred).all(|((new, _), (_, d))| *new == d.out);
+    let overlap = overlap.filter(|o| alike && (o.wanted)(&picked));
+    let (jobs, rest) = match overlap {
+        Some(Overlap { helper, main, .. }) => {
+            let (h, m, rest) =
+                crate::shared::beside::beside_with(&deferred[first..], || helper(&picked), || main(&picked), || template::around::Descent::new(root), build);
+            (Some((h, m)), rest)
+        }
+        None => (None, crate::shared::beside::beside(&deferred[first..], || (), || template::around::Descent::new(root), build).1),
+    };
+    built.extend(rest);
+    let mut alike = true;
     for ((i, d), (new, parent)) in deferred.into_iter().zip(built) {
         if new.as_bytes() == &body.as_bytes()[d.range.clone()] {
             return None;
         }
+        alike &= new == d.out;
         if let Some(c) = picked.checks[i].as_mut() {
             c.parent = parent;
             c.verbatim = (d.out != new).then_some(d.out);
@@ -267,7 +297,7 @@ fn settle(body: &str, bom: usize, walked: Walked<'_>) -> Option<Picked> {
         debug_assert_eq!(picked.kept[i].start, d.range.start + bom);
         picked.kept[i].text = new;
     }
-    Some(picked)
+    Some((picked, jobs.filter(|_| alike)))
 }
 
 /// The first template of `op`'s fix: the one ast-grep's fixer uses.

@@ -48,7 +48,7 @@ pub(in crate::engine) fn rewrite_nested(
             return Err(why);
         }
         let inside: Vec<_> = found.diffs.into_iter().filter(|(_, m)| region_of(&regions, m.range().start + bom, m.range().end + bom).is_some()).collect();
-        let picked = pick(live, body, bom, inside, (opts.verbatim, opts.check_syntax))?;
+        let (picked, _) = pick(live, body, bom, inside, (opts.verbatim, opts.check_syntax), None::<crate::engine::layout::pick::Overlap<'_, (), ()>>)?;
         *dropped = picked.dropped;
         if picked.kept.is_empty() {
             break;

@@ -88,6 +88,39 @@ pub(crate) fn reparse(
     edits: &[Edit],
     bom: usize,
 ) -> Option<(tree_sitter::Tree, Vec<std::ops::Range<usize>>)> {
+    tell(&mut tree, old, new, edits, bom);
+    PARSER.with(|p| {
+        let mut p = p.borrow_mut();
+        p.set_language(&lang.get_ts_language()).ok()?;
+        p.reset();
+        let new_tree = p.parse(new.as_bytes(), Some(&tree))?;
+        let changed = tree.changed_ranges(&new_tree).map(|r| r.start_byte..r.end_byte).collect();
+        drop_later(tree);
+        Some((new_tree, changed))
+    })
+}
+
+/// The byte ranges of `new` whose syntactic structure differs between
+/// `new_tree` (parsed whole from `new`) and `tree`, the tree of `old`, told
+/// of the `edits` that turn `old` into `new`: what [`reparse`] gives with
+/// its tree (`Tree::changed_ranges` compares the two trees node by node,
+/// however the new one was parsed).
+pub(in crate::engine) fn changed_since(
+    mut tree: tree_sitter::Tree,
+    old: &str,
+    new: &str,
+    edits: &[Edit],
+    bom: usize,
+    new_tree: &tree_sitter::Tree,
+) -> Vec<std::ops::Range<usize>> {
+    tell(&mut tree, old, new, edits, bom);
+    let changed = tree.changed_ranges(new_tree).map(|r| r.start_byte..r.end_byte).collect();
+    drop_later(tree);
+    changed
+}
+
+/// Tells `tree` (of `old`) of the edits that turn `old` into `new`.
+fn tell(tree: &mut tree_sitter::Tree, old: &str, new: &str, edits: &[Edit], bom: usize) {
     let lines = crate::shared::text::Breaks::of(old);
     let point = |at: usize| tree_sitter::Point { row: lines.line(at) - 1, column: at - lines.line_start(at) };
     for (start, old_end, new_start, new_end) in told(edits, bom).into_iter().rev() {
@@ -106,15 +139,6 @@ pub(crate) fn reparse(
             new_end_position,
         });
     }
-    PARSER.with(|p| {
-        let mut p = p.borrow_mut();
-        p.set_language(&lang.get_ts_language()).ok()?;
-        p.reset();
-        let new_tree = p.parse(new.as_bytes(), Some(&tree))?;
-        let changed = tree.changed_ranges(&new_tree).map(|r| r.start_byte..r.end_byte).collect();
-        drop_later(tree);
-        Some((new_tree, changed))
-    })
 }
 
 /// Edits closer than this (bytes of the old text between them) are told to
