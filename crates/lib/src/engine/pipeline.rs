@@ -138,6 +138,40 @@ impl Prep {
 /// The new text and its tree, parsed whole beside the pick.
 type Parsed = (Vec<u8>, tree_sitter::Tree);
 
+/// The byte ranges of the new text whose structure changed: known from an
+/// incremental re-parse, or found from the old tree told of the edits
+/// ([`changed_since`]) the first time they are asked for, by the structure
+/// guard beside the template check (off the file's path) or after it.
+struct Changed {
+    known: std::sync::OnceLock<Option<Vec<std::ops::Range<usize>>>>,
+    /// The old tree, the edits and the new text, until then.
+    later: std::sync::Mutex<Option<Later>>,
+}
+
+/// What [`Changed`] finds the ranges from: the old tree, the edits, the new text.
+type Later = (tree_sitter::Tree, Vec<Edit>, Vec<u8>);
+
+impl Changed {
+    fn known(changed: Option<Vec<std::ops::Range<usize>>>) -> Changed {
+        Changed { known: std::sync::OnceLock::from(changed), later: std::sync::Mutex::new(None) }
+    }
+
+    fn later(old_tree: tree_sitter::Tree, edits: &[Edit], new_text: &[u8]) -> Changed {
+        Changed { known: std::sync::OnceLock::new(), later: std::sync::Mutex::new(Some((old_tree, edits.to_vec(), new_text.to_vec()))) }
+    }
+
+    /// The ranges, of the new text whose tree is `new_tree` (`old`: the old
+    /// body, after `bom` bytes of BOM).
+    fn get(&self, old: &str, bom: usize, new_tree: &tree_sitter::Tree) -> Option<&[std::ops::Range<usize>]> {
+        self.known
+            .get_or_init(|| {
+                let (tree, edits, new_text) = self.later.lock().unwrap_or_else(|p| p.into_inner()).take()?;
+                Some(changed_since(tree, old, std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8"), &edits, bom, new_tree))
+            })
+            .as_deref()
+    }
+}
+
 /// Steps 4 to 7 of [`run`]: the new text of `text` (the old file, `bom` bytes
 /// of BOM, parsed as `grep`) rewritten by `edits`, re-parsed; the template
 /// check (for the edits with a check: it may put ast-grep's text in place of
@@ -176,8 +210,8 @@ fn checked(
             debug_assert_eq!(new_text, splice(text.as_bytes(), &edits), "the edits parsed beside the pick are these");
             let tree = grep.root().get_doc().tree.clone();
             drop(grep);
-            let changed = changed_since(tree, old, std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8"), &edits, bom, &new_tree);
-            (prep, (new_text, new_tree, Some(changed)))
+            let changed = Changed::later(tree, &edits, &new_text);
+            (prep, (new_text, new_tree, changed))
         }
         None => {
             let prep = Prep::of(&grep, &edits, captures, bom, (check_syntax, templated));
@@ -189,7 +223,7 @@ fn checked(
             drop(grep);
             let new_text = splice(text.as_bytes(), &edits);
             let (new_tree, changed) = tree_after_edit(tree, lang, old, std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8"), &edits, bom);
-            (prep, (new_text, new_tree, changed))
+            (prep, (new_text, new_tree, Changed::known(changed)))
         }
     };
     // 7 (run beside 5): the structure guard of a new text (docs/DESIGN.md
@@ -209,9 +243,10 @@ fn checked(
     // on when that differs (an edit written as ast-grep writes it).
     let (template, new_text, new_tree, guarded) = if templated {
         let new = std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8");
-        let (guarded, failed) =
-            template::failed(lang, text, bom, &edits, checks, &broken, (new, &new_tree), || guard(&new_text, &new_tree, changed.as_deref(), &edits));
-        match template::settle(lang, text, bom, &mut edits, checks, &broken, (&new_text, &new_tree, changed.as_deref()), failed) {
+        let (guarded, failed) = template::failed(lang, text, bom, &edits, checks, &broken, (new, &new_tree), || {
+            guard(&new_text, &new_tree, changed.get(old, bom, &new_tree), &edits)
+        });
+        match template::settle(lang, text, bom, &mut edits, checks, &broken, (&new_text, &new_tree, changed.get(old, bom, &new_tree)), failed) {
             (None, template) => (template, new_text, new_tree, guarded),
             (Some((text2, tree2, changed2)), template) => {
                 drop_later(new_tree);
@@ -220,7 +255,7 @@ fn checked(
             }
         }
     } else {
-        let guarded = guard(&new_text, &new_tree, changed.as_deref(), &edits);
+        let guarded = guard(&new_text, &new_tree, changed.get(old, bom, &new_tree), &edits);
         (TemplateOutcome::default(), new_text, new_tree, guarded)
     };
     drop_later(new_tree);
