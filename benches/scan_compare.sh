@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# ast-edit scan -U vs ast-grep scan -U 0.51.1 with a rule project of 13 rules
-# (benches/scan-project), on the corpora of benches/corpora.sh, with a file-by-file
-# check that both tools wrote the same trees.
+# ast-edit scan -U vs ast-grep scan -U 0.51.1 with a rule project (benches/scan-project:
+# 14 Rust and C rules, and the 11 Python rules of queries/), on the corpora of
+# benches/corpora.sh, with a file-by-file check that both tools wrote the same trees.
 #
 # Usage:  benches/scan_compare.sh [CORPORA_DIR] [CORPUS_REGEX]
 #   CORPORA_DIR   where benches/corpora.sh builds the corpora (also env CORPORA; default
 #                 $HOME/ast-edit-corpora); a missing corpus is built first
-#   CORPUS_REGEX  only the corpora whose name matches (also env FILTER): rust, c-linux
+#   CORPUS_REGEX  only the corpora whose name matches (also env FILTER): rust, c-linux,
+#                 python
 # Env:
-#   RUNS (5)        timed runs per tool and mode on rust;  RUNS_C (2) on the kernel
+#   RUNS (5)        timed runs per tool and mode on rust and python;  RUNS_C (2) on the kernel
 #   PREVIEW (1)     0: skip the preview timing
 #   REPORTS (1)     0: skip the report timing
 #   RELATIONAL (1)  0: skip the heavy relational rules on the kernel (benches/scan_relational.sh,
@@ -81,10 +82,11 @@ LOG_TAG=scan_compare
 
 # corpus | languages' extensions (ast-grep's, for the size cap)
 CORPUS_TABLE="rust|rs
-c-linux|c h rs"
+c-linux|c h rs
+python|py"
 SELECTED=()
 while IFS='|' read -r c _; do [[ $c =~ $FILTER ]] && SELECTED+=("$c"); done <<< "$CORPUS_TABLE"
-[ ${#SELECTED[@]} -gt 0 ] || die "no corpus matches '$FILTER' (corpora: rust, c-linux)"
+[ ${#SELECTED[@]} -gt 0 ] || die "no corpus matches '$FILTER' (corpora: rust, c-linux, python)"
 [ -f "$PROJECT" ] || die "no project config at $PROJECT"
 PROJECT=$(cd "$(dirname "$PROJECT")" && pwd)/$(basename "$PROJECT")
 
