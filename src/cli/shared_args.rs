@@ -5,7 +5,7 @@
 use clap::Args;
 
 use super::inspect;
-use ast_edit::app::request::{DEFAULT_MAX_FILESIZE, IgnoreOff, MAX_FILE_STEPS, Request, WalkOptions};
+use ast_edit::app::request::{DEFAULT_MAX_FILESIZE, IgnoreKind, IgnoreOff, MAX_FILE_STEPS, Request, WalkOptions};
 
 /// `--no-ignore`'s kinds, as ast-grep's (`all`, the flag alone: every kind
 /// of ignore file, hidden files still skipped).
@@ -26,6 +26,21 @@ pub enum NoIgnore {
     Parent,
     /// Leave `.gitignore` files unread (and git's exclude and global files).
     Vcs,
+}
+
+impl NoIgnore {
+    /// The library's kind (`None` for `all`, every ignore file).
+    fn kind(self) -> Option<IgnoreKind> {
+        Some(match self {
+            NoIgnore::All => return None,
+            NoIgnore::Hidden => IgnoreKind::Hidden,
+            NoIgnore::Dot => IgnoreKind::Dot,
+            NoIgnore::Exclude => IgnoreKind::Exclude,
+            NoIgnore::Global => IgnoreKind::Global,
+            NoIgnore::Parent => IgnoreKind::Parent,
+            NoIgnore::Vcs => IgnoreKind::Vcs,
+        })
+    }
 }
 
 /// Which files to search: flags shared by `run` and `scan`.
@@ -89,21 +104,18 @@ impl InputArgs {
     }
 
     pub(super) fn walk(&self) -> WalkOptions {
-        let kind = |k: NoIgnore| self.no_ignore.contains(&k);
-        WalkOptions {
-            hidden: self.hidden || kind(NoIgnore::Hidden),
-            no_ignore: kind(NoIgnore::All),
-            ignore_off: IgnoreOff {
-                dot: kind(NoIgnore::Dot),
-                vcs: kind(NoIgnore::Vcs),
-                exclude: kind(NoIgnore::Exclude),
-                global: kind(NoIgnore::Global),
-                parent: kind(NoIgnore::Parent),
-            },
+        let mut walk = WalkOptions {
+            hidden: self.hidden,
+            no_ignore: self.no_ignore.contains(&NoIgnore::All),
+            ignore_off: IgnoreOff::default(),
             hidden_files: self.hidden_files,
             require_git: !self.no_require_git,
             follow: self.follow,
+        };
+        for k in self.no_ignore.iter().filter_map(|k| k.kind()) {
+            walk.leave_unread(k);
         }
+        walk
     }
 }
 

@@ -160,7 +160,9 @@ fn unknown_config_keys_are_ignored_with_a_warning_but_not_in_ast_edit_key() {
     assert!(r.stderr.contains("unknown key `ignoreFiles` is ignored (as ast-grep ignores it)"), "{}", r.stderr);
     assert!(!r.stderr.contains("noIgnore"), "{}", r.stderr);
     let p = Project::open(&t.path().join("sgconfig.yml")).unwrap();
-    assert!(p.no_ignore.hidden && !p.no_ignore.off.any(), "{:?}", p.no_ignore);
+    let mut walk = ast_edit::app::request::WalkOptions::default();
+    p.no_ignore.widen(&mut walk);
+    assert!(walk.hidden && !walk.ignore_off.any(), "{:?}", p.no_ignore);
     // `scan` says it once.
     let scan = t.run(&["scan"]);
     assert_eq!(scan.stderr.matches("unknown key `ignoreFiles` is ignored").count(), 1, "{}", scan.stderr);

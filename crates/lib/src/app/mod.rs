@@ -20,8 +20,8 @@ pub mod request {
     pub use crate::request::rule::{Rule, Util};
     pub use crate::request::ruleset::RuleSet;
     pub use crate::request::{
-        CONTEXT, DEFAULT_MAX_FILESIZE, IgnoreOff, MAX_CONTEXT_LINES, MAX_FILE_STEPS, MAX_OPS_BYTES, MAX_PATTERN_BYTES, MAX_REQUEST_JSON_BYTES, Op, RawRequest,
-        Request, SERVED_TIME_LIMIT, Strictness, WORKER_STACK_BYTES, WalkOptions, check_context,
+        CONTEXT, DEFAULT_MAX_FILESIZE, IgnoreKind, IgnoreOff, MAX_CONTEXT_LINES, MAX_FILE_STEPS, MAX_OPS_BYTES, MAX_PATTERN_BYTES, MAX_REQUEST_JSON_BYTES, Op,
+        RawRequest, Request, SERVED_TIME_LIMIT, Strictness, WORKER_STACK_BYTES, WalkOptions, check_context,
     };
 }
 

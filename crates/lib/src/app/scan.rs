@@ -68,7 +68,7 @@ pub fn rules(input: ScanInput<'_>, cwd: &Path, on_project: &mut dyn FnMut(Option
         None => project::find_config(cwd).map(|file| Project::open(&file)).transpose()?,
     };
     on_project(found.as_ref().map(|p| p.dir.as_path()));
-    let mut no_ignore = found.as_ref().map(|p| p.no_ignore).unwrap_or_default();
+    let mut no_ignore = found.as_ref().map(|p| p.no_ignore.clone()).unwrap_or_default();
     let utils = || found.as_ref().map_or_else(|| Ok(project::Utils::none()), |p| p.load_utils());
     let (mut loaded, from) = if let Some(text) = input.inline_rules {
         (project::parse_inline(text, utils()?, filter.as_ref())?, RulesFrom::Given)
@@ -81,7 +81,7 @@ pub fn rules(input: ScanInput<'_>, cwd: &Path, on_project: &mut dyn FnMut(Option
             None => project::discover(cwd, None)?,
         };
         check_project(&p)?;
-        no_ignore = p.no_ignore;
+        no_ignore = p.no_ignore.clone();
         // The project's warnings come with its rules (`loaded.warnings`).
         (p.load_rules(filter.as_ref())?, RulesFrom::Project)
     };

@@ -276,6 +276,41 @@ impl Default for WalkOptions {
     }
 }
 
+/// One kind a walk may leave unread: ast-grep's `--no-ignore KIND` and a
+/// project's `noIgnore` entries (ast-grep's `IgnoreFile`); `hidden` walks
+/// hidden files and folders.
+#[derive(Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub enum IgnoreKind {
+    /// Hidden files and folders are walked.
+    Hidden,
+    /// `.ignore` files.
+    Dot,
+    /// The repository's `.git/info/exclude`.
+    Exclude,
+    /// Git's global excludes file (`core.excludesFile`).
+    Global,
+    /// The ignore files of the folders above each root.
+    Parent,
+    /// `.gitignore` files (and git's exclude and global files).
+    Vcs,
+}
+
+impl WalkOptions {
+    /// This walk with `kind` left unread too.
+    pub fn leave_unread(&mut self, kind: IgnoreKind) {
+        let o = &mut self.ignore_off;
+        match kind {
+            IgnoreKind::Hidden => self.hidden = true,
+            IgnoreKind::Dot => o.dot = true,
+            IgnoreKind::Exclude => o.exclude = true,
+            IgnoreKind::Global => o.global = true,
+            IgnoreKind::Parent => o.parent = true,
+            IgnoreKind::Vcs => o.vcs = true,
+        }
+    }
+}
+
 /// Kinds of ignore files a walk leaves unread (ast-grep's and ripgrep's
 /// `--no-ignore` kinds), each on its own.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -40,7 +40,7 @@ use serde_json::Value;
 use crate::request::lang::Lang;
 use crate::request::rule::{Rule, Util};
 pub use crate::rules::project_keys::NoIgnoreConfig;
-use crate::rules::project_keys::{NoIgnore, language_globs, language_injections};
+use crate::rules::project_keys::{language_globs, language_injections};
 use crate::shared::error::{Error, ProjectFault, Result, error_chain};
 use crate::shared::message::{Input, Name, Text};
 use crate::shared::named::{Unread, read_capped_text};
@@ -106,7 +106,7 @@ struct RawConfig {
     custom_languages: Option<Value>,
     language_globs: Option<BTreeMap<String, Vec<String>>>,
     language_injections: Option<Value>,
-    no_ignore: Option<Vec<NoIgnore>>,
+    no_ignore: Option<Vec<crate::request::IgnoreKind>>,
     ast_edit: Option<AstEditConfig>,
     #[serde(flatten)]
     other: BTreeMap<String, IgnoredAny>,
@@ -179,7 +179,7 @@ impl Project {
             rule_dirs: raw.rule_dirs,
             util_dirs: raw.util_dirs.unwrap_or_default(),
             test_configs: raw.test_configs.unwrap_or_default(),
-            no_ignore: NoIgnoreConfig::of(&raw.no_ignore.unwrap_or_default()),
+            no_ignore: NoIgnoreConfig(raw.no_ignore.unwrap_or_default()),
             check_dirs: raw.ast_edit.map(|a| a.check_dirs).unwrap_or_default(),
             warnings,
         })

@@ -7,23 +7,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::Deserialize;
 use serde_json::Value;
 
+use crate::request::IgnoreKind;
 use crate::request::lang::Lang;
 use crate::shared::error::{Error, ProjectFault, Result};
-
-/// The values of `noIgnore` (ast-grep's `IgnoreFile`).
-#[derive(Deserialize, Clone, Copy, Debug)]
-#[serde(rename_all = "camelCase")]
-pub(crate) enum NoIgnore {
-    Hidden,
-    Dot,
-    Exclude,
-    Global,
-    Parent,
-    Vcs,
-}
 
 /// `languageInjections` checked: a list of entries that each compile (the
 /// host language known, the rule valid), as ast-grep checks them.
@@ -73,39 +61,15 @@ pub(crate) fn language_globs(raw: BTreeMap<String, Vec<String>>, file: &Path) ->
     Ok(out)
 }
 
-/// A project's `noIgnore`, as the walk takes it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct NoIgnoreConfig {
-    /// `hidden`: hidden files and folders are walked.
-    pub hidden: bool,
-    /// The kinds of ignore files left unread.
-    pub off: crate::request::IgnoreOff,
-}
+/// A project's `noIgnore`, as the walk takes it: the kinds it leaves unread.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NoIgnoreConfig(pub Vec<IgnoreKind>);
 
 impl NoIgnoreConfig {
-    pub(crate) fn of(kinds: &[NoIgnore]) -> NoIgnoreConfig {
-        let mut c = NoIgnoreConfig::default();
-        for k in kinds {
-            match k {
-                NoIgnore::Hidden => c.hidden = true,
-                NoIgnore::Dot => c.off.dot = true,
-                NoIgnore::Exclude => c.off.exclude = true,
-                NoIgnore::Global => c.off.global = true,
-                NoIgnore::Parent => c.off.parent = true,
-                NoIgnore::Vcs => c.off.vcs = true,
-            }
-        }
-        c
-    }
-
     /// `walk` with this project's kinds left unread too.
     pub fn widen(&self, walk: &mut crate::request::WalkOptions) {
-        walk.hidden |= self.hidden;
-        let o = &mut walk.ignore_off;
-        o.dot |= self.off.dot;
-        o.vcs |= self.off.vcs;
-        o.exclude |= self.off.exclude;
-        o.global |= self.off.global;
-        o.parent |= self.off.parent;
+        for k in &self.0 {
+            walk.leave_unread(*k);
+        }
     }
 }
