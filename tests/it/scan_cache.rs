@@ -65,6 +65,7 @@ pub(crate) fn records(state: &Path, format: &str) -> usize {
 /// `rules/ruletest/stored.rs`).
 pub(crate) const PREVIEW: &str = "ast-edit preview cache 1";
 pub(crate) const COUNT: &str = "ast-edit search count cache 1";
+const REPORT: &str = "ast-edit report cache 4";
 const TEST: &str = "ast-edit rule test cache 1";
 
 /// `s` with each pending action id (`ae-` and 6 hex digits) as `ae-?`: a
@@ -121,6 +122,31 @@ fn a_warm_report_is_the_cold_one_and_is_served_from_the_cache() {
     assert_eq!(scan(&t, &[]).stdout, cold.stdout);
     // The text styles and the annotations are drawn from the same entries.
     assert_eq!(t.run(&["scan", "--format", "github"]).stdout, t.run(&["scan", "--format", "github", "--no-cache"]).stdout);
+}
+
+/// A rule whose patterns sit in an `any` list (here through a local utility)
+/// parses only the files that hold what one of its items needs: the others
+/// get no entry. The findings are those of the same patterns as separate rules.
+#[test]
+fn a_file_meeting_no_item_of_an_any_list_is_not_parsed() {
+    let t = Tree::empty();
+    t.write("sgconfig.yml", "ruleDirs: [rules]\n");
+    t.write(
+        "rules/r.yml",
+        "id: either\nlanguage: python\nseverity: warning\nmessage: print or none\nrule:\n  any:\n    - pattern: print($A)\n    - matches: eq-none\nutils:\n  eq-none: {pattern: $A == None}\n",
+    );
+    t.write("src/a.py", "print(1)\n");
+    t.write("src/b.py", "y = 2\nprint\n");
+    t.write("src/c.py", "if x == None:\n    pass\n");
+    let out = scan(&t, &[]).code(0);
+    let found: Vec<&str> = out.stdout.match_indices("\"file\":\"").map(|(i, _)| &out.stdout[i + 8..i + 16]).collect();
+    assert_eq!(found, ["src/a.py", "src/c.py"], "{}", out.stdout);
+    assert_eq!(records(t.state.path(), REPORT), 2, "b.py holds neither `print (` nor `None`");
+    let packs = entries(&t);
+    assert!(!String::from_utf8_lossy(&std::fs::read(&packs[0]).unwrap()).contains("src/b.py"));
+    t.write("rules/r.yml", "id: p\nlanguage: python\nseverity: warning\nmessage: print or none\nrule: {pattern: print($A)}\n---\nid: n\nlanguage: python\nseverity: warning\nmessage: print or none\nrule: {pattern: $A == None}\n");
+    let apart = scan(&t, &["--no-cache"]).code(0);
+    assert_eq!(apart.stdout.replace("\"ruleId\":\"p\"", "\"ruleId\":\"either\"").replace("\"ruleId\":\"n\"", "\"ruleId\":\"either\""), out.stdout);
 }
 
 #[test]

@@ -27,7 +27,7 @@ use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
 use ast_grep_core::{AstGrep, Pattern};
 use ast_grep_language::SupportLang;
 
-use crate::compile::prefilter::{Prefilter, occurrences};
+use crate::compile::prefilter::{Prefilter, Requirement, occurrences};
 use crate::request::lang;
 use crate::request::ruleset;
 use crate::request::{Op, Request, check_op_limits};
@@ -53,6 +53,10 @@ pub struct CompiledOp {
     /// says the pattern's literals lie inside every match (it matches the node or
     /// a node under it), so they can anchor the walk.
     pub prefilters: Vec<(Prefilter, bool)>,
+    /// What a file must also meet to match: one formula per `any` list of the
+    /// rule that must hold (a file meeting none of its items' prefilters is
+    /// skipped before parsing too).
+    pub alternatives: Vec<Requirement>,
     /// What bounds the size of one replacement (see [`FixBound::at_most`]);
     /// `None` when the fix uses transforms, whose output it cannot bound: the
     /// replacement is then counted after it is built.
@@ -139,7 +143,7 @@ impl FixBound {
 impl CompiledOp {
     /// True when `text` holds what every match holds (so it may match).
     pub fn may_match(&self, text: &[u8]) -> bool {
-        self.prefilters.iter().all(|(p, _)| p.may_match(text))
+        self.prefilters.iter().all(|(p, _)| p.may_match(text)) && self.alternatives.iter().all(|a| a.may_match(text))
     }
 
     /// The rarest literal in `text` among those every match's node spans: its
@@ -314,6 +318,7 @@ pub fn compile_op(index: usize, req: &Request, lang: SupportLang) -> Result<Comp
         narrow: None,
         check: None,
         prefilters: vec![(prefilter, true)],
+        alternatives: Vec::new(),
         fix_bound: Some(fix_bound),
         growth: 1,
         has_fix: true,
@@ -390,13 +395,16 @@ pub fn compile_rule(index: usize, rule: &crate::request::rule::Rule, config: &Va
         _ => None,
     };
     let check = check_of(config);
+    // The check runs only where a suppression comment is.
+    let (prefilters, alternatives) =
+        if check.is_some() { (vec![(Prefilter::literal("ast-grep-ignore"), false)], Vec::new()) } else { prefilter::rule_prefilters(config, lang) };
     Ok(CompiledOp {
         index,
         has_fix: !rule.fixer.is_empty(),
         suppressible: true,
         id,
-        // The check runs only where a suppression comment is.
-        prefilters: if check.is_some() { vec![(Prefilter::literal("ast-grep-ignore"), false)] } else { prefilter::rule_prefilters(config, lang) },
+        prefilters,
+        alternatives,
         check,
         fix_bound,
         growth: work::growth(config),

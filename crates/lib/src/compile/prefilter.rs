@@ -15,13 +15,14 @@ use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_language::SupportLang;
 
 use crate::request::Strictness;
+use crate::request::ruleset::{Must, PatternRef};
 
 /// What a file must contain for one op (compiled for one language) to match.
 pub struct Prefilter {
     /// Texts every match contains, longest first. Empty when none is sound.
     pub literals: Vec<String>,
     /// Token runs: every match holds the first, then a [`Gap`], then the next,
-    /// and so on. Each starts with a word and has at least two tokens.
+    /// and so on. Each starts with a word or a number and has at least two tokens.
     pub chains: Vec<Vec<String>>,
     gap: Option<Gap>,
 }
@@ -45,9 +46,10 @@ impl Prefilter {
             cx.tokens(&pattern.node, false, &mut seq);
             for run in seq.split(|t| matches!(t, Tok::Break)) {
                 let run: Vec<String> = run.iter().filter_map(|t| if let Tok::Text(x) = t { Some(x.clone()) } else { None }).collect();
-                // Start at the first word: a run of punctuation alone rejects nothing,
-                // and a word is rare enough to start the search from.
-                let Some(first) = run.iter().position(|t| is_word(t)) else { continue };
+                // Start at the first word or number (`0 == $X.len()`): a run of
+                // punctuation alone rejects nothing, and a word or number is rare
+                // enough to start the search from.
+                let Some(first) = run.iter().position(|t| t.bytes().next().is_some_and(is_word_byte)) else { continue };
                 if run.len() - first >= 2 && !chains.contains(&run[first..].to_vec()) {
                     chains.push(run[first..].to_vec());
                 }
@@ -444,24 +446,77 @@ impl Gap {
     }
 }
 
+/// What a file must hold for a rule to match, beyond its [`rule_prefilters`]'
+/// conjunction: a formula of prefilters ([`crate::request::ruleset::Must`]), for
+/// the rule's `any` lists. Every pattern of a branch is as sound as one pattern's
+/// prefilter; a branch that needs nothing makes its `any` need nothing.
+pub enum Requirement {
+    /// The file holds what this pattern needs.
+    Holds(Prefilter),
+    /// Every item holds.
+    All(Vec<Requirement>),
+    /// At least one item holds.
+    Any(Vec<Requirement>),
+}
+
+impl Requirement {
+    fn of(m: &Must<'_>, lang: SupportLang) -> Requirement {
+        match m {
+            Must::Pattern(p, _) => prefilter_of(p, lang).map_or(Requirement::All(Vec::new()), Requirement::Holds),
+            Must::All(items) => Requirement::All(items.iter().map(|i| Requirement::of(i, lang)).filter(|r| !r.always()).collect()),
+            Must::Any(items) => {
+                let items: Vec<Requirement> = items.iter().map(|i| Requirement::of(i, lang)).collect();
+                if items.iter().any(Requirement::always) { Requirement::All(Vec::new()) } else { Requirement::Any(items) }
+            }
+        }
+    }
+
+    /// True when every file meets it.
+    fn always(&self) -> bool {
+        match self {
+            Requirement::Holds(p) => p.literals.is_empty() && p.chains.is_empty(),
+            Requirement::All(items) => items.iter().all(Requirement::always),
+            Requirement::Any(items) => items.iter().any(Requirement::always),
+        }
+    }
+
+    /// True when `text` meets it (so the rule may match).
+    pub fn may_match(&self, text: &[u8]) -> bool {
+        match self {
+            Requirement::Holds(p) => p.may_match(text),
+            Requirement::All(items) => items.iter().all(|i| i.may_match(text)),
+            Requirement::Any(items) => items.iter().any(|i| i.may_match(text)),
+        }
+    }
+}
+
 /// The literal prefilters of a rule for `lang`: one per pattern that must match
 /// (a file lacking what any of them needs has no match), with whether that
 /// pattern matches the matched node itself or a node inside it (its literals then
-/// lie inside every match). Patterns that do not compile add nothing (the rule's
-/// own compile reports them).
-pub(crate) fn rule_prefilters(rule: &serde_json::Value, lang: SupportLang) -> Vec<(Prefilter, bool)> {
-    crate::request::ruleset::patterns(rule)
-        .into_iter()
-        .filter(|(_, need)| *need != crate::request::ruleset::Need::No)
-        .filter_map(|(p, need)| {
-            let built = match p.selector {
-                Some(sel) => Pattern::contextual(p.text, sel, lang),
-                None => Pattern::try_new(p.text, lang),
-            };
-            let pat = built.ok()?.with_strictness(p.strictness.to_core());
-            Some((Prefilter::new(&pat, p.strictness, lang), need == crate::request::ruleset::Need::InNode))
-        })
-        .collect()
+/// lie inside every match); and the [`Requirement`]s of its `any` lists that
+/// must hold. Patterns that do not compile add nothing (the rule's own compile
+/// reports them).
+pub(crate) fn rule_prefilters(rule: &serde_json::Value, lang: SupportLang) -> (Vec<(Prefilter, bool)>, Vec<Requirement>) {
+    fn split(m: &Must<'_>, lang: SupportLang, conj: &mut Vec<(Prefilter, bool)>, alts: &mut Vec<Requirement>) {
+        match m {
+            Must::Pattern(p, in_node) => conj.extend(prefilter_of(p, lang).map(|f| (f, *in_node))),
+            Must::All(items) => items.iter().for_each(|i| split(i, lang, conj, alts)),
+            Must::Any(_) => alts.extend(Some(Requirement::of(m, lang)).filter(|r| !r.always())),
+        }
+    }
+    let (mut conj, mut alts) = (Vec::new(), Vec::new());
+    split(&crate::request::ruleset::must(rule), lang, &mut conj, &mut alts);
+    (conj, alts)
+}
+
+/// The prefilter of pattern `p` in `lang`; `None` when it does not compile.
+fn prefilter_of(p: &PatternRef<'_>, lang: SupportLang) -> Option<Prefilter> {
+    let built = match p.selector {
+        Some(sel) => Pattern::contextual(p.text, sel, lang),
+        None => Pattern::try_new(p.text, lang),
+    };
+    let pat = built.ok()?.with_strictness(p.strictness.to_core());
+    Some(Prefilter::new(&pat, p.strictness, lang))
 }
 
 #[cfg(test)]
@@ -525,6 +580,56 @@ mod tests {
         let pat = Pattern::new("$A.b()", SupportLang::Rust);
         assert_eq!(grep.root().find_all(&pat).count(), 1, "tree-sitter reads the `//` line as code");
         assert!(pf("$A.b()", SupportLang::Rust).may_match(src.as_bytes()));
+    }
+
+    #[test]
+    fn a_chain_may_start_at_a_number() {
+        assert_eq!(chains(&pf("0 == $X.len()", SupportLang::Rust)), vec!["0 ==", "len ( )"]);
+        let p = pf("0 == $X.len()", SupportLang::Rust);
+        assert!(p.may_match(b"if 0 == v.len() {}") && p.may_match(b"10 == v.len()"), "not checked on the left");
+        assert!(!p.may_match(b"v.len() == 0") && !p.may_match(b"0.5 == v.len()"));
+    }
+
+    fn rule_gate(rule: serde_json::Value) -> (Vec<(Prefilter, bool)>, Vec<Requirement>) {
+        rule_prefilters(
+            &serde_json::json!({"rule": rule, "utils": {"u": {"any": [{"pattern": "a.b()"}, {"pattern": "c.d()"}]}, "r": {"any": [{"pattern": "e.f()"}, {"has": {"matches": "r"}}]}}}),
+            SupportLang::Rust,
+        )
+    }
+
+    fn meets(gate: &(Vec<(Prefilter, bool)>, Vec<Requirement>), text: &str) -> bool {
+        gate.0.iter().all(|(p, _)| p.may_match(text.as_bytes())) && gate.1.iter().all(|a| a.may_match(text.as_bytes()))
+    }
+
+    #[test]
+    fn an_any_needs_one_of_its_items() {
+        let g = rule_gate(serde_json::json!({"any": [{"pattern": "$X.len() == 0"}, {"all": [{"pattern": "foo()"}, {"has": {"pattern": "bar"}}]}]}));
+        assert!(g.0.is_empty() && g.1.len() == 1);
+        assert!(meets(&g, "v.len() == 0") && meets(&g, "bar; foo()") && !meets(&g, "foo()") && !meets(&g, "v.len() != 0"));
+        // Nested in `all` and `inside`, beside a pattern of the rule itself.
+        let g = rule_gate(serde_json::json!({"pattern": "x.y()", "inside": {"any": [{"pattern": "p()"}, {"pattern": "q()"}], "stopBy": "end"}}));
+        assert_eq!((g.0.len(), g.1.len()), (1, 1));
+        assert!(meets(&g, "q(); x.y()") && !meets(&g, "x.y()") && !meets(&g, "q()"));
+        // An item that needs nothing (`kind`, `not`, `regex`) makes the `any` need nothing.
+        for free in [serde_json::json!({"kind": "call_expression"}), serde_json::json!({"not": {"pattern": "p()"}})] {
+            let g = rule_gate(serde_json::json!({"any": [{"pattern": "p()"}, free]}));
+            assert!(g.1.is_empty() && meets(&g, ""));
+        }
+        // An empty `any` matches nothing, so no file meets it.
+        assert!(!meets(&rule_gate(serde_json::json!({"any": []})), "anything"));
+        // `not` and `stopBy` add nothing.
+        assert!(meets(&rule_gate(serde_json::json!({"kind": "x", "not": {"any": [{"pattern": "p()"}]}})), ""));
+    }
+
+    #[test]
+    fn a_local_utility_adds_its_needs() {
+        let g = rule_gate(serde_json::json!({"matches": "u"}));
+        assert!(meets(&g, "c.d()") && !meets(&g, "a.d()"));
+        // A utility met again inside itself adds nothing there.
+        let g = rule_gate(serde_json::json!({"matches": "r"}));
+        assert!(meets(&g, "") && g.1.is_empty());
+        // An unknown (global) utility adds nothing.
+        assert!(meets(&rule_gate(serde_json::json!({"matches": "global-one"})), ""));
     }
 
     #[test]

@@ -96,7 +96,7 @@ fn errors_that_were_there_before_are_not_listed_again() {
 fn a_broken_file_without_a_match_says_where_it_is_broken() {
     // The file holds the pattern's tokens (the prefilter lets it through) but
     // no match.
-    let src = "let y = f(2);\nlet x = [1, 2;\n";
+    let src = "let y = f(2, 1 + 1);\nlet x = [1, 2;\n";
     let r = ts("f($A, 1)", "g($A)", src, FULL).unwrap();
     assert!(r.edits.is_empty() && r.findings.is_empty() && r.unparsed.is_empty());
     assert_eq!(r.broken_before, Some(2));
@@ -105,7 +105,7 @@ fn a_broken_file_without_a_match_says_where_it_is_broken() {
     let quick = RewriteOptions { check_syntax: false, ..FULL };
     assert!(ts("f($A, 1)", "g($A)", src, quick).is_none());
     // A clean file without a match is nothing either.
-    assert!(ts("f($A, 1)", "g($A)", "let y = f(2);\nlet x = [1, 2];\n", FULL).is_none());
+    assert!(ts("f($A, 1)", "g($A)", "let y = f(2, 1 + 1);\nlet x = [1, 2];\n", FULL).is_none());
 }
 
 #[test]
@@ -278,6 +278,14 @@ proptest::proptest! {
             serde_json::json!({"id": "b", "language": "python", "rule": {"pattern": "f($A)", "not": {"inside": {"kind": "function_definition", "stopBy": {"pattern": "save"}}}}, "fix": "g($A)"}),
             serde_json::json!({"id": "c", "language": "python", "rule": {"any": [{"pattern": "x"}, {"pattern": "log"}], "has": {"pattern": "1", "stopBy": "end"}}}),
             serde_json::json!({"id": "d", "language": "python", "rule": {"kind": "call", "has": {"pattern": "print", "stopBy": "end"}}}),
+            // `any` lists gate the file too: at top level, inside `all` and
+            // `inside`, through local utilities (one that calls itself).
+            serde_json::json!({"id": "e", "language": "python", "rule": {"any": [{"pattern": "print($A)"}, {"pattern": "log($A)", "inside": {"pattern": "def save(): $$$B", "stopBy": "end"}}]}, "fix": "f($A)"}),
+            serde_json::json!({"id": "g", "language": "python", "rule": {"all": [{"kind": "call"}, {"any": [{"pattern": "f(1)"}, {"has": {"pattern": "x", "stopBy": "end"}}]}]}}),
+            serde_json::json!({"id": "h", "language": "python", "rule": {"pattern": "f($A)", "inside": {"any": [{"pattern": "if x: $$$B"}, {"matches": "u"}], "stopBy": "end"}},
+                "utils": {"u": {"any": [{"pattern": "def load(): $$$B"}, {"has": {"matches": "u"}}]}}}),
+            serde_json::json!({"id": "i", "language": "python", "rule": {"matches": "v", "not": {"pattern": "print(1)"}},
+                "utils": {"v": {"any": [{"pattern": "print($$$A)"}, {"pattern": "1, $A", "kind": "tuple"}]}}}),
         ];
         rules_prefilter_is_sound(&rules, &src)?;
     }
@@ -308,9 +316,9 @@ proptest::proptest! {
     /// lines inside strings and block comments begun above.
     #[test]
     fn prefilter_loses_no_rust_match(src in soup(&[
-        "foo", "bar", "x", "::", ".", "()", ";", "{", "}", "\"", "as", "u8", "\n// ", "/*", "*/", "\\",
+        "foo", "bar", "x", "::", ".", "()", ";", "{", "}", "\"", "as", "u8", "\n// ", "/*", "*/", "\\", "0", "1", "10", "==", "<", "0.",
     ], &[" ", "\n", "/* x /* y */ z */", "// x\n"])) {
-        prefilter_is_sound(SupportLang::Rust, "rs", &["foo::bar()", "$A.bar()", "foo.bar", "$A as u8"], &src)?;
+        prefilter_is_sound(SupportLang::Rust, "rs", &["foo::bar()", "$A.bar()", "foo.bar", "$A as u8", "0 == $A.bar()", "1 < foo"], &src)?;
     }
 
     /// Occurrences on `//` lines on random Rust, C, Go and Java where such a

@@ -338,15 +338,8 @@ pub(crate) struct PatternRef<'a> {
 
 fn walk_patterns<'a>(v: &'a Value, need: Need, out: &mut Vec<(PatternRef<'a>, Need)>) {
     let Value::Object(m) = v else { return };
-    match m.get("pattern") {
-        Some(Value::String(s)) => out.push((PatternRef { text: s, selector: None, strictness: Strictness::Smart }, need)),
-        Some(Value::Object(p)) => {
-            if let Some(text) = p.get("context").and_then(Value::as_str) {
-                let strictness = p.get("strictness").and_then(Value::as_str).and_then(|s| Strictness::parse(s).ok());
-                out.push((PatternRef { text, selector: p.get("selector").and_then(Value::as_str), strictness: strictness.unwrap_or_default() }, need));
-            }
-        }
-        _ => {}
+    if let Some(p) = pattern_ref(m) {
+        out.push((p, need));
     }
     if let Some(Value::Array(all)) = m.get("all") {
         all.iter().for_each(|x| walk_patterns(x, need, out));
@@ -369,6 +362,75 @@ fn walk_patterns<'a>(v: &'a Value, need: Need, out: &mut Vec<(PatternRef<'a>, Ne
                 walk_patterns(stop, Need::No, out);
             }
         }
+    }
+}
+
+/// What a rule needs of a file for a match: a formula over its patterns, each
+/// with whether it matches the matched node itself or a node inside it. Read
+/// from `rule`: `all` and the rule object's own keys are a conjunction, `any` a
+/// disjunction (of its items' formulas), `inside`/`has`/`follows`/`precedes` add
+/// their rule's formula, `matches` the formula of the rule's own utility of that
+/// name (a utility it is already inside adds nothing: recursion). `not`,
+/// `stopBy`, `constraints`, global utilities and every atomic key other than
+/// `pattern` add nothing. `All(vec![])` is no need at all; `Any(vec![])` (an
+/// empty `any`, which matches nothing) a need no file meets.
+#[derive(Debug)]
+pub(crate) enum Must<'a> {
+    /// The pattern matches a node; `true` when that node is the matched one or
+    /// inside it (the rule itself, `all`, `any`, `has`), `false` when it is
+    /// anywhere in the file (`inside`, `follows`, `precedes`).
+    Pattern(PatternRef<'a>, bool),
+    /// Every item holds.
+    All(Vec<Must<'a>>),
+    /// At least one item holds.
+    Any(Vec<Must<'a>>),
+}
+
+/// The formula of rule config `rule` ([`Must`]).
+pub(crate) fn must(rule: &Value) -> Must<'_> {
+    let utils = rule.get("utils").and_then(Value::as_object);
+    rule.get("rule").map_or(Must::All(Vec::new()), |r| must_of(r, true, utils, &mut Vec::new()))
+}
+
+fn must_of<'a>(v: &'a Value, in_node: bool, utils: Option<&'a Map<String, Value>>, expanding: &mut Vec<&'a str>) -> Must<'a> {
+    let Value::Object(m) = v else { return Must::All(Vec::new()) };
+    let mut all = Vec::new();
+    if let Some(p) = pattern_ref(m) {
+        all.push(Must::Pattern(p, in_node));
+    }
+    if let Some(Value::Array(items)) = m.get("all") {
+        all.extend(items.iter().map(|x| must_of(x, in_node, utils, expanding)));
+    }
+    if let Some(Value::Array(items)) = m.get("any") {
+        all.push(Must::Any(items.iter().map(|x| must_of(x, in_node, utils, expanding)).collect()));
+    }
+    for rel in ["inside", "has", "follows", "precedes"] {
+        if let Some(r) = m.get(rel) {
+            all.push(must_of(r, in_node && rel == "has", utils, expanding));
+        }
+    }
+    if let Some(Value::String(id)) = m.get("matches")
+        && let Some(body) = utils.and_then(|u| u.get(id))
+        && !expanding.contains(&id.as_str())
+    {
+        expanding.push(id);
+        all.push(must_of(body, in_node, utils, expanding));
+        expanding.pop();
+    }
+    Must::All(all)
+}
+
+/// The `pattern` of rule object `m`, if it has one (a string, or an object
+/// with a `context`).
+fn pattern_ref(m: &Map<String, Value>) -> Option<PatternRef<'_>> {
+    match m.get("pattern")? {
+        Value::String(s) => Some(PatternRef { text: s, selector: None, strictness: Strictness::Smart }),
+        Value::Object(p) => {
+            let text = p.get("context").and_then(Value::as_str)?;
+            let strictness = p.get("strictness").and_then(Value::as_str).and_then(|s| Strictness::parse(s).ok());
+            Some(PatternRef { text, selector: p.get("selector").and_then(Value::as_str), strictness: strictness.unwrap_or_default() })
+        }
+        _ => None,
     }
 }
 
@@ -453,5 +515,22 @@ mod tests {
         let got: Vec<(&str, Need)> = patterns(&r).into_iter().map(|(p, need)| (p.text, need)).collect();
         use Need::*;
         assert_eq!(got, vec![("a($X)", InNode), ("b", InNode), ("c", No), ("d", No), ("e", InFile), ("f", No)]);
+    }
+
+    #[test]
+    fn the_formula_keeps_any_and_follows_local_utilities() {
+        let r = json!({"rule": {"pattern": "a", "any": [{"pattern": "b"}, {"matches": "u"}], "not": {"pattern": "c"}, "inside": {"has": {"pattern": "d"}}},
+            "utils": {"u": {"has": {"pattern": "e"}, "matches": "u"}}});
+        let show = |m: &Must<'_>| -> String {
+            fn go(m: &Must<'_>) -> String {
+                match m {
+                    Must::Pattern(p, in_node) => format!("{}{}", p.text, if *in_node { "" } else { "@file" }),
+                    Must::All(v) => format!("all({})", v.iter().map(go).collect::<Vec<_>>().join(" ")),
+                    Must::Any(v) => format!("any({})", v.iter().map(go).collect::<Vec<_>>().join(" ")),
+                }
+            }
+            go(m)
+        };
+        assert_eq!(show(&must(&r)), "all(a any(all(b) all(all(all(e)))) all(all(d@file)))");
     }
 }
