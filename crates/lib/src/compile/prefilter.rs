@@ -58,6 +58,23 @@ impl Prefilter {
         Prefilter { literals, chains, gap }
     }
 
+    /// The prefilter of a rule's `pattern` under `strictness` in `lang`: its
+    /// named leaves' texts only (whole tokens), no keywords and no chains. A
+    /// rule's match is reported (`scan`) even around a parse error, as ast-grep
+    /// reports it, and there an ERROR node may sit between two adjacent tokens
+    /// or a MISSING keyword hold no text; a named leaf is compared by its text,
+    /// which a MISSING node never has.
+    pub fn for_rule(pattern: &Pattern, strictness: Strictness, lang: SupportLang) -> Prefilter {
+        if strictness == Strictness::Signature {
+            return Prefilter { literals: Vec::new(), chains: Vec::new(), gap: None };
+        }
+        let cx = Cx { keywords: false, lang, ts: lang.get_ts_language() };
+        let mut literals = Vec::new();
+        cx.literals(&pattern.node, false, &mut literals);
+        literals.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+        Prefilter { literals, chains: Vec::new(), gap: Gap::for_lang(lang) }
+    }
+
     /// A file may match only if it contains `text` (plain bytes).
     pub fn literal(text: &str) -> Prefilter {
         Prefilter { literals: vec![text.to_string()], chains: Vec::new(), gap: None }
@@ -463,6 +480,10 @@ impl Requirement {
     fn of(m: &Must<'_>, lang: SupportLang) -> Requirement {
         match m {
             Must::Pattern(p, _) => prefilter_of(p, lang).map_or(Requirement::All(Vec::new()), Requirement::Holds),
+            Must::Regex(re) => match regex_starts(re) {
+                Some(starts) => Requirement::Any(starts.into_iter().map(Requirement::Holds).collect()),
+                None => Requirement::All(Vec::new()),
+            },
             Must::All(items) => Requirement::All(items.iter().map(|i| Requirement::of(i, lang)).filter(|r| !r.always()).collect()),
             Must::Any(items) => {
                 let items: Vec<Requirement> = items.iter().map(|i| Requirement::of(i, lang)).collect();
@@ -501,12 +522,30 @@ pub(crate) fn rule_prefilters(rule: &serde_json::Value, lang: SupportLang) -> (V
         match m {
             Must::Pattern(p, in_node) => conj.extend(prefilter_of(p, lang).map(|f| (f, *in_node))),
             Must::All(items) => items.iter().for_each(|i| split(i, lang, conj, alts)),
-            Must::Any(_) => alts.extend(Some(Requirement::of(m, lang)).filter(|r| !r.always())),
+            Must::Any(_) | Must::Regex(_) => alts.extend(Some(Requirement::of(m, lang)).filter(|r| !r.always())),
         }
     }
     let (mut conj, mut alts) = (Vec::new(), Vec::new());
     split(&crate::request::ruleset::must(rule), lang, &mut conj, &mut alts);
     (conj, alts)
+}
+
+/// What every match of regex `re` starts with: one of these texts (as plain
+/// bytes, [`Prefilter::literal`]), from regex-syntax's prefix extraction, which
+/// ignores `^`, `$` and other look-arounds and gives up (an infinite set) past
+/// its limits. `None` when no such finite set is known or it holds the empty
+/// text (the regex may match anywhere), or `re` does not parse (the rule's own
+/// compile reports it). A node whose text matches `re` holds such a match, and
+/// the node's text is part of the file's.
+fn regex_starts(re: &str) -> Option<Vec<Prefilter>> {
+    use regex_syntax::hir::literal::{ExtractKind, Extractor};
+    let hir = regex_syntax::parse(re).ok()?;
+    let seq = Extractor::new().kind(ExtractKind::Prefix).extract(&hir);
+    let lits = seq.literals()?;
+    if lits.is_empty() || lits.iter().any(|l| l.as_bytes().is_empty()) {
+        return None;
+    }
+    lits.iter().map(|l| std::str::from_utf8(l.as_bytes()).ok().map(Prefilter::literal)).collect()
 }
 
 /// The prefilter of pattern `p` in `lang`; `None` when it does not compile.
@@ -516,7 +555,7 @@ fn prefilter_of(p: &PatternRef<'_>, lang: SupportLang) -> Option<Prefilter> {
         None => Pattern::try_new(p.text, lang),
     };
     let pat = built.ok()?.with_strictness(p.strictness.to_core());
-    Some(Prefilter::new(&pat, p.strictness, lang))
+    Some(Prefilter::for_rule(&pat, p.strictness, lang))
 }
 
 #[cfg(test)]
@@ -605,12 +644,18 @@ mod tests {
     fn an_any_needs_one_of_its_items() {
         let g = rule_gate(serde_json::json!({"any": [{"pattern": "$X.len() == 0"}, {"all": [{"pattern": "foo()"}, {"has": {"pattern": "bar"}}]}]}));
         assert!(g.0.is_empty() && g.1.len() == 1);
-        assert!(meets(&g, "v.len() == 0") && meets(&g, "bar; foo()") && !meets(&g, "foo()") && !meets(&g, "v.len() != 0"));
+        assert!(meets(&g, "v.len() == 0") && meets(&g, "bar; foo()") && !meets(&g, "foo()") && !meets(&g, "v.size() == 0"));
+        // A rule's patterns need their named leaves' texts only, no chain and no
+        // keyword: ast-grep reports a match around a parse error, where an
+        // ERROR node may sit between two tokens (`0` and `len` stay, whole tokens).
+        assert!(meets(&g, "v.len(:x:) == 0") && !meets(&g, "v.len_of() == 0"));
+        let (conj, _) = rule_gate(serde_json::json!({"pattern": "for $X in $Y { $$$B }"}));
+        assert!(conj[0].0.literals.is_empty() && conj[0].0.chains.is_empty(), "`for` and `in` are keywords");
         // Nested in `all` and `inside`, beside a pattern of the rule itself.
         let g = rule_gate(serde_json::json!({"pattern": "x.y()", "inside": {"any": [{"pattern": "p()"}, {"pattern": "q()"}], "stopBy": "end"}}));
         assert_eq!((g.0.len(), g.1.len()), (1, 1));
         assert!(meets(&g, "q(); x.y()") && !meets(&g, "x.y()") && !meets(&g, "q()"));
-        // An item that needs nothing (`kind`, `not`, `regex`) makes the `any` need nothing.
+        // An item that needs nothing (`kind`, `not`) makes the `any` need nothing.
         for free in [serde_json::json!({"kind": "call_expression"}), serde_json::json!({"not": {"pattern": "p()"}})] {
             let g = rule_gate(serde_json::json!({"any": [{"pattern": "p()"}, free]}));
             assert!(g.1.is_empty() && meets(&g, ""));
@@ -619,6 +664,23 @@ mod tests {
         assert!(!meets(&rule_gate(serde_json::json!({"any": []})), "anything"));
         // `not` and `stopBy` add nothing.
         assert!(meets(&rule_gate(serde_json::json!({"kind": "x", "not": {"any": [{"pattern": "p()"}]}})), ""));
+    }
+
+    #[test]
+    fn a_regex_needs_one_of_the_texts_its_matches_start_with() {
+        let g = rule_gate(serde_json::json!({"kind": "identifier", "regex": "^(dead|live)_code$"}));
+        assert!(meets(&g, "#[allow(dead_code)]") && meets(&g, "x.live_code") && !meets(&g, "dead code"));
+        // Inside `has` and `inside`, and in an `any` item.
+        let g = rule_gate(serde_json::json!({"kind": "function_item", "has": {"field": "name", "regex": "batch"}}));
+        assert!(meets(&g, "fn search_batch()") && !meets(&g, "fn search()"));
+        let g = rule_gate(serde_json::json!({"any": [{"regex": "(?i)todo"}, {"pattern": "p()"}]}));
+        assert!(meets(&g, "// ToDo") && meets(&g, "p()") && !meets(&g, "done"));
+        // No finite set of starts, or the empty text among them: no need.
+        for free in ["[^\\n]{80,}", "^.*$", "x?", "a|", "(("] {
+            assert!(meets(&rule_gate(serde_json::json!({"kind": "string_literal", "regex": free})), ""), "{free}");
+        }
+        // Under `not` a regex adds nothing.
+        assert!(meets(&rule_gate(serde_json::json!({"kind": "x", "not": {"regex": "y"}})), ""));
     }
 
     #[test]

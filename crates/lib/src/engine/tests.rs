@@ -286,6 +286,10 @@ proptest::proptest! {
                 "utils": {"u": {"any": [{"pattern": "def load(): $$$B"}, {"has": {"matches": "u"}}]}}}),
             serde_json::json!({"id": "i", "language": "python", "rule": {"matches": "v", "not": {"pattern": "print(1)"}},
                 "utils": {"v": {"any": [{"pattern": "print($$$A)"}, {"pattern": "1, $A", "kind": "tuple"}]}}}),
+            // A regex needs one of the texts its matches start with.
+            serde_json::json!({"id": "j", "language": "python", "rule": {"kind": "identifier", "regex": "^(lo|sa)"}}),
+            serde_json::json!({"id": "k", "language": "python", "rule": {"kind": "call", "has": {"regex": "(?i)PRINT\\b", "stopBy": "end"}}}),
+            serde_json::json!({"id": "l", "language": "python", "rule": {"any": [{"regex": "^x$", "kind": "identifier"}, {"pattern": "f(1)"}], "inside": {"regex": "def", "stopBy": "end"}}}),
         ];
         rules_prefilter_is_sound(&rules, &src)?;
     }

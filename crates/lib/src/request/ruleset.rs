@@ -366,20 +366,24 @@ fn walk_patterns<'a>(v: &'a Value, need: Need, out: &mut Vec<(PatternRef<'a>, Ne
 }
 
 /// What a rule needs of a file for a match: a formula over its patterns, each
-/// with whether it matches the matched node itself or a node inside it. Read
-/// from `rule`: `all` and the rule object's own keys are a conjunction, `any` a
-/// disjunction (of its items' formulas), `inside`/`has`/`follows`/`precedes` add
-/// their rule's formula, `matches` the formula of the rule's own utility of that
-/// name (a utility it is already inside adds nothing: recursion). `not`,
-/// `stopBy`, `constraints`, global utilities and every atomic key other than
-/// `pattern` add nothing. `All(vec![])` is no need at all; `Any(vec![])` (an
-/// empty `any`, which matches nothing) a need no file meets.
+/// with whether it matches the matched node itself or a node inside it, and
+/// its regexes. Read from `rule`: `all` and the rule object's own keys are a
+/// conjunction, `any` a disjunction (of its items' formulas),
+/// `inside`/`has`/`follows`/`precedes` add their rule's formula, `matches` the
+/// formula of the rule's own utility of that name (a utility it is already
+/// inside adds nothing: recursion). `not`, `stopBy`, `constraints`, global
+/// utilities and the atomic keys other than `pattern` and `regex` add nothing.
+/// `All(vec![])` is no need at all; `Any(vec![])` (an empty `any`, which
+/// matches nothing) a need no file meets.
 #[derive(Debug)]
 pub(crate) enum Must<'a> {
     /// The pattern matches a node; `true` when that node is the matched one or
     /// inside it (the rule itself, `all`, `any`, `has`), `false` when it is
     /// anywhere in the file (`inside`, `follows`, `precedes`).
     Pattern(PatternRef<'a>, bool),
+    /// A node's text matches this regex (`regex`; the node's text is part of
+    /// the file's).
+    Regex(&'a str),
     /// Every item holds.
     All(Vec<Must<'a>>),
     /// At least one item holds.
@@ -397,6 +401,9 @@ fn must_of<'a>(v: &'a Value, in_node: bool, utils: Option<&'a Map<String, Value>
     let mut all = Vec::new();
     if let Some(p) = pattern_ref(m) {
         all.push(Must::Pattern(p, in_node));
+    }
+    if let Some(Value::String(re)) = m.get("regex") {
+        all.push(Must::Regex(re));
     }
     if let Some(Value::Array(items)) = m.get("all") {
         all.extend(items.iter().map(|x| must_of(x, in_node, utils, expanding)));
@@ -519,18 +526,19 @@ mod tests {
 
     #[test]
     fn the_formula_keeps_any_and_follows_local_utilities() {
-        let r = json!({"rule": {"pattern": "a", "any": [{"pattern": "b"}, {"matches": "u"}], "not": {"pattern": "c"}, "inside": {"has": {"pattern": "d"}}},
+        let r = json!({"rule": {"pattern": "a", "any": [{"pattern": "b"}, {"matches": "u"}], "not": {"pattern": "c"}, "inside": {"has": {"pattern": "d"}, "regex": "x"}},
             "utils": {"u": {"has": {"pattern": "e"}, "matches": "u"}}});
         let show = |m: &Must<'_>| -> String {
             fn go(m: &Must<'_>) -> String {
                 match m {
                     Must::Pattern(p, in_node) => format!("{}{}", p.text, if *in_node { "" } else { "@file" }),
+                    Must::Regex(r) => format!("/{r}/"),
                     Must::All(v) => format!("all({})", v.iter().map(go).collect::<Vec<_>>().join(" ")),
                     Must::Any(v) => format!("any({})", v.iter().map(go).collect::<Vec<_>>().join(" ")),
                 }
             }
             go(m)
         };
-        assert_eq!(show(&must(&r)), "all(a any(all(b) all(all(all(e)))) all(all(d@file)))");
+        assert_eq!(show(&must(&r)), "all(a any(all(b) all(all(all(e)))) all(/x/ all(d@file)))");
     }
 }
