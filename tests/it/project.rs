@@ -180,6 +180,23 @@ fn undefined_fix_metavariable_names_file_rule_and_variable() {
     refused(&t, 8, &["error: rules/py/fix.yml: rule `bad-fix`: Fail to parse yaml as Rule.: Undefined meta var `B` used in `fix`."]);
 }
 
+/// Rule files are built on the workers; when several are bad, the error is
+/// the first in path order's, on every run (as when they are read in turn).
+#[test]
+fn of_several_bad_rule_files_the_first_in_path_order_is_named() {
+    let mut files: Vec<(String, String)> =
+        (0..40).map(|i| (format!("rules/r{i:02}.yml"), format!("id: ok{i}\nlanguage: python\nrule: {{pattern: f{i}($A)}}\n"))).collect();
+    for i in [7, 23, 31] {
+        files[i].1 = format!("id: bad{i}\nlanguage: python\nrule: {{pattern: f($A)}}\nfix: g($B)\n");
+    }
+    let files: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
+    let t = tiny(&files);
+    for _ in 0..5 {
+        let r = t.run(&["scan", "-j", "2"]).code(8);
+        assert!(r.stderr.contains("rules/r07.yml: rule `bad7`") && !r.stderr.contains("bad23"), "{}", r.stderr);
+    }
+}
+
 #[test]
 #[cfg_attr(not(peer), ignore = "needs ast-grep 0.51.1: pip install ast-grep-cli==0.51.1")]
 fn misspelt_key_gives_the_line_column_and_the_expected_keys() {

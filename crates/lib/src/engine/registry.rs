@@ -115,13 +115,25 @@ impl Engine {
         let mut by_lang: HashMap<SupportLang, Vec<CompiledOp>> = HashMap::new();
         let mut file_globs = Vec::with_capacity(set.rules.len());
         let mut warnings = Vec::new();
-        for (i, rule) in set.rules.iter().enumerate() {
-            let lang = rule.language();
-            let config = rule.json();
-            let op = compile::compile_rule(i, rule, &config, &globals, set.base.is_none()).map_err(|e| Error::bad(e.message))?;
+        // The rules are compiled on the workers (patterns parsed, regexes
+        // compiled, the prefilters derived); the first rule in order that fails
+        // is the error, as when they are compiled in turn.
+        use rayon::prelude::*;
+        let compiled: Vec<Result<(CompiledOp, crate::request::ruleset::FileGlobs)>> = set
+            .rules
+            .par_iter()
+            .enumerate()
+            .map(|(i, rule)| {
+                let config = rule.json();
+                let op = compile::compile_rule(i, rule, &config, &globals, set.base.is_none()).map_err(|e| Error::bad(e.message))?;
+                Ok((op, crate::request::ruleset::FileGlobs::of(&config)?))
+            })
+            .collect();
+        for (rule, one) in set.rules.iter().zip(compiled) {
+            let (op, globs) = one?;
             warnings.extend(op.lint.iter().map(|l| Text::from(l.as_str())));
-            by_lang.entry(lang).or_default().push(op);
-            file_globs.push(crate::request::ruleset::FileGlobs::of(&config)?);
+            by_lang.entry(rule.language()).or_default().push(op);
+            file_globs.push(globs);
         }
         let base = set.base.clone().unwrap_or_else(|| cwd.to_path_buf());
         let mut injections = Vec::with_capacity(set.language_injections.len());

@@ -239,10 +239,16 @@ impl Project {
     /// `utilDirs`; `filter` keeps the rules whose id it matches.
     pub fn load_rules(&self, filter: Option<&Regex>) -> Result<LoadedRules> {
         let utils = self.load_utils()?;
+        // Each file is read and its rules built (patterns parsed, regexes
+        // compiled) on the workers; the first file in path order that fails is
+        // the error, as when they are read in turn.
+        use rayon::prelude::*;
+        let files = yaml_files(&self.dir, &self.rule_dirs, "ruleDirs", self)?;
+        let parsed: Vec<Result<Vec<LoadedRule>>> =
+            files.par_iter().map(|path| read(path, self).and_then(|text| parse_rules(&text, &self.show(path), Some(path), &utils.globals))).collect();
         let mut rules = Vec::new();
-        for path in yaml_files(&self.dir, &self.rule_dirs, "ruleDirs", self)? {
-            let text = read(&path, self)?;
-            rules.extend(parse_rules(&text, &self.show(&path), Some(&path), &utils.globals)?);
+        for one in parsed {
+            rules.extend(one?);
         }
         check_duplicates(&rules, self)?;
         let mut loaded = LoadedRules::new(rules, filter, utils, self.dir.clone())?;
