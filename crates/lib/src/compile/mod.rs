@@ -368,8 +368,17 @@ fn prose(index: usize, pat: &str, lang: SupportLang, kind: Option<&str>) -> Comp
 /// request's `rule`), else a warning in [`CompiledOp::lint`] (a project's
 /// rules, which ast-grep loads anyway) when it does not match its own text
 /// filled with sample code either (`sample`). `globals`: the compiled global
-/// utilities.
-pub fn compile_rule(index: usize, rule: &crate::request::rule::Rule, config: &Value, globals: &GlobalRules, strict: bool) -> Result<CompiledOp, CompileError> {
+/// utilities, made from those `utils` identifies
+/// ([`crate::request::rule::utils_key`]: a build the project's loader kept is
+/// taken).
+pub fn compile_rule(
+    index: usize,
+    rule: &crate::request::rule::Rule,
+    config: &Value,
+    globals: &GlobalRules,
+    utils: &str,
+    strict: bool,
+) -> Result<CompiledOp, CompileError> {
     let lang = rule.language();
     let id = rule.id().to_string();
     let name = if id.is_empty() { format!("rule {index}") } else { format!("rule `{id}`") };
@@ -389,7 +398,7 @@ pub fn compile_rule(index: usize, rule: &crate::request::rule::Rule, config: &Va
     if strict && let Some(first) = lint.first() {
         return Err(cerr(OpField::Rule, first.clone(), "a pattern does not parse cleanly"));
     }
-    let rule = rule.build(globals).map_err(|e| cerr(OpField::Rule, format!("{name}: {}", user_text(&e, "", lang)), "does not compile"))?;
+    let rule = rule.build_or_take(globals, utils).map_err(|e| cerr(OpField::Rule, format!("{name}: {}", user_text(&e, "", lang)), "does not compile"))?;
     let fix_bound = match (&rule.fix, config.get("fix"), config.get("transform").filter(|t| !t.is_null())) {
         (Some(_), Some(Value::String(t)), None) => Some(FixBound::of(t, ast_grep_core::Language::meta_var_char(&lang))),
         _ => None,

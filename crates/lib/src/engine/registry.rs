@@ -112,6 +112,7 @@ impl Engine {
     /// and a warning for a project's (ast-grep loads those).
     pub(crate) fn for_rules(set: &crate::request::ruleset::RuleSet, cwd: &Path) -> Result<Self> {
         let globals = crate::request::ruleset::globals(&set.utils)?;
+        let utils = crate::request::rule::utils_key(&set.utils);
         let mut by_lang: HashMap<SupportLang, Vec<CompiledOp>> = HashMap::new();
         let mut file_globs = Vec::with_capacity(set.rules.len());
         let mut warnings = Vec::new();
@@ -125,10 +126,12 @@ impl Engine {
             .enumerate()
             .map(|(i, rule)| {
                 let config = rule.json();
-                let op = compile::compile_rule(i, rule, &config, &globals, set.base.is_none()).map_err(|e| Error::bad(e.message))?;
+                let op = compile::compile_rule(i, rule, &config, &globals, &utils, set.base.is_none()).map_err(|e| Error::bad(e.message))?;
                 Ok((op, crate::request::ruleset::FileGlobs::of(&config)?))
             })
             .collect();
+        // What the loader kept and this did not take is not wanted any more.
+        crate::request::rule::forget_kept();
         for (rule, one) in set.rules.iter().zip(compiled) {
             let (op, globs) = one?;
             warnings.extend(op.lint.iter().map(|l| Text::from(l.as_str())));

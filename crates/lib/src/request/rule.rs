@@ -107,6 +107,68 @@ impl Rule {
     pub(crate) fn build(&self, globals: &GlobalRules) -> Result<RuleConfig<SupportLang>, String> {
         RuleConfig::try_from(self.0.0.clone(), globals).map_err(|e| error_chain(&e))
     }
+
+    /// Compiles the rule as [`Rule::build`] does, to check it, and keeps what
+    /// it built for [`Rule::build_or_take`] of the same rule with the same
+    /// utilities (`utils`: [`utils_key`] of those `globals` were made from).
+    pub(crate) fn build_and_keep(&self, globals: &GlobalRules, utils: &str) -> Result<(), String> {
+        let built = self.build(globals)?;
+        let mut kept = KEPT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if kept.count < MAX_KEPT {
+            kept.count += 1;
+            kept.built.entry(self.kept_key(utils)).or_default().push(built);
+        }
+        Ok(())
+    }
+
+    /// What [`Rule::build`] gives: a build kept by [`Rule::build_and_keep`] of
+    /// this same rule (its JSON) with the same utilities, taken, else a new one.
+    pub(crate) fn build_or_take(&self, globals: &GlobalRules, utils: &str) -> Result<RuleConfig<SupportLang>, String> {
+        let taken = {
+            let mut kept = KEPT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let key = self.kept_key(utils);
+            let one = kept.built.get_mut(&key).and_then(Vec::pop);
+            if one.is_some() {
+                kept.count -= 1;
+            }
+            one
+        };
+        taken.map_or_else(|| self.build(globals), Ok)
+    }
+
+    fn kept_key(&self, utils: &str) -> String {
+        format!("{}\n{utils}", self.json())
+    }
+}
+
+/// Rules a project's loader built to check them, kept for the engine, which
+/// builds the same rules again right after (building is most of a scan's start
+/// on a small project: patterns parsed, regexes compiled). A rule is found by
+/// its JSON and its utilities' (the build depends on nothing else), so a rule
+/// changed in between (a severity flag) is built anew. At most [`MAX_KEPT`]
+/// wait; [`forget_kept`] drops what the engine did not take.
+struct Kept {
+    built: std::collections::HashMap<String, Vec<RuleConfig<SupportLang>>>,
+    count: usize,
+}
+
+static KEPT: std::sync::LazyLock<std::sync::Mutex<Kept>> =
+    std::sync::LazyLock::new(|| std::sync::Mutex::new(Kept { built: std::collections::HashMap::new(), count: 0 }));
+
+/// The most built rules kept at once; past it a rule is built twice.
+const MAX_KEPT: usize = 2048;
+
+/// Drops every kept build (the engine calls it once it has compiled its rules).
+pub(crate) fn forget_kept() {
+    let mut kept = KEPT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    kept.built.clear();
+    kept.count = 0;
+}
+
+/// What identifies a list of utilities for [`Rule::build_and_keep`]: their
+/// JSON, in order.
+pub(crate) fn utils_key(utils: &[Util]) -> String {
+    utils.iter().map(|u| u.json().to_string()).collect::<Vec<_>>().join("\n")
 }
 
 impl Util {
@@ -192,6 +254,35 @@ impl<T: Serialize + DeserializeOwned> Eq for Typed<T> {}
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A kept build is found only by the very rule (its JSON, a severity
+    /// included) and the very utilities it was built with; taking it leaves
+    /// none for the next build. Other tests build rules at once (and the
+    /// engine drops what it did not take), so the rule here is this test's own.
+    #[test]
+    fn a_kept_build_serves_only_the_same_rule_with_the_same_utilities() {
+        let rule = |sev: &str| {
+            Rule::from_json(json!({"id": "kept-only-here", "language": "python", "severity": sev, "rule": {"pattern": "kept_only_here($A)"}})).unwrap()
+        };
+        let util = Util::from_json(json!({"id": "u", "language": "python", "rule": {"pattern": "u"}})).unwrap();
+        let (none, one) = (utils_key(&[]), utils_key(std::slice::from_ref(&util)));
+        assert_ne!(none, one);
+        assert_ne!(rule("hint").kept_key(&none), rule("error").kept_key(&none));
+        assert_ne!(rule("hint").kept_key(&none), rule("hint").kept_key(&one));
+        assert_eq!(rule("hint").kept_key(&none), rule("hint").kept_key(&none));
+        let take = |r: &Rule, key: &str| {
+            let mut kept = KEPT.lock().unwrap();
+            kept.built.get_mut(&r.kept_key(key)).and_then(Vec::pop).is_some()
+        };
+        rule("hint").build_and_keep(&GlobalRules::default(), &none).unwrap();
+        assert!(!take(&rule("error"), &none) && !take(&rule("hint"), &one));
+        assert!(rule("hint").build_or_take(&GlobalRules::default(), &none).is_ok());
+        assert!(!take(&rule("hint"), &none), "taken once");
+        // A rule that does not build is an error, and nothing is kept.
+        let bad = Rule::from_json(json!({"id": "kept-bad", "language": "python", "rule": {"pattern": "f($A)"}, "fix": "g($B)"})).unwrap();
+        assert!(bad.build_and_keep(&GlobalRules::default(), &none).unwrap_err().contains("Undefined meta var `B`"));
+        assert!(!take(&bad, &none));
+    }
 
     /// The same rule with its maps in any order serializes to the same bytes,
     /// with its language by the canonical name.
