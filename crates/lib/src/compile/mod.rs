@@ -154,7 +154,8 @@ impl CompiledOp {
         self.prefilters
             .iter()
             .filter(|(_, in_node)| *in_node)
-            .flat_map(|(p, _)| p.literals.iter())
+            .flat_map(|(p, _)| p.literals.iter().map(String::as_str))
+            .chain(self.alternatives.iter().flat_map(Requirement::node_literals))
             .map(|l| (l.len(), occurrences(text, l.as_bytes()).collect::<Vec<_>>()))
             .min_by_key(|(_, hits)| hits.len())
     }

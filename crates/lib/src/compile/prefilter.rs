@@ -468,8 +468,10 @@ impl Gap {
 /// the rule's `any` lists. Every pattern of a branch is as sound as one pattern's
 /// prefilter; a branch that needs nothing makes its `any` need nothing.
 pub enum Requirement {
-    /// The file holds what this pattern needs.
-    Holds(Prefilter),
+    /// The file holds what this pattern (or regex) needs; `true` when the
+    /// pattern matches the matched node itself or a node inside it, so its
+    /// literals lie inside every match of its branch.
+    Holds(Prefilter, bool),
     /// Every item holds.
     All(Vec<Requirement>),
     /// At least one item holds.
@@ -479,9 +481,9 @@ pub enum Requirement {
 impl Requirement {
     fn of(m: &Must<'_>, lang: SupportLang) -> Requirement {
         match m {
-            Must::Pattern(p, _) => prefilter_of(p, lang).map_or(Requirement::All(Vec::new()), Requirement::Holds),
+            Must::Pattern(p, in_node) => prefilter_of(p, lang).map_or(Requirement::All(Vec::new()), |f| Requirement::Holds(f, *in_node)),
             Must::Regex(re) => match regex_starts(re) {
-                Some(starts) => Requirement::Any(starts.into_iter().map(Requirement::Holds).collect()),
+                Some(starts) => Requirement::Any(starts.into_iter().map(|f| Requirement::Holds(f, false)).collect()),
                 None => Requirement::All(Vec::new()),
             },
             Must::All(items) => Requirement::All(items.iter().map(|i| Requirement::of(i, lang)).filter(|r| !r.always()).collect()),
@@ -495,16 +497,37 @@ impl Requirement {
     /// True when every file meets it.
     fn always(&self) -> bool {
         match self {
-            Requirement::Holds(p) => p.literals.is_empty() && p.chains.is_empty(),
+            Requirement::Holds(p, _) => p.literals.is_empty() && p.chains.is_empty(),
             Requirement::All(items) => items.iter().all(Requirement::always),
             Requirement::Any(items) => items.iter().any(Requirement::always),
+        }
+    }
+
+    /// Literals every match of the rule holds inside its node, as far as this
+    /// formula tells: those of its patterns on or inside the node, and of an
+    /// `any`, those every item has (`len` of `$X.len() == 0` or `0 == $X.len()`).
+    pub fn node_literals(&self) -> Vec<&str> {
+        match self {
+            Requirement::Holds(p, true) => p.literals.iter().map(String::as_str).collect(),
+            Requirement::Holds(_, false) => Vec::new(),
+            Requirement::All(items) => {
+                let mut out: Vec<&str> = items.iter().flat_map(Requirement::node_literals).collect();
+                out.sort_unstable();
+                out.dedup();
+                out
+            }
+            Requirement::Any(items) => {
+                let mut lists = items.iter().map(Requirement::node_literals);
+                let first = lists.next().unwrap_or_default();
+                lists.fold(first, |acc, l| acc.into_iter().filter(|x| l.contains(x)).collect())
+            }
         }
     }
 
     /// True when `text` meets it (so the rule may match).
     pub fn may_match(&self, text: &[u8]) -> bool {
         match self {
-            Requirement::Holds(p) => p.may_match(text),
+            Requirement::Holds(p, _) => p.may_match(text),
             Requirement::All(items) => items.iter().all(|i| i.may_match(text)),
             Requirement::Any(items) => items.iter().any(|i| i.may_match(text)),
         }
@@ -664,6 +687,17 @@ mod tests {
         assert!(!meets(&rule_gate(serde_json::json!({"any": []})), "anything"));
         // `not` and `stopBy` add nothing.
         assert!(meets(&rule_gate(serde_json::json!({"kind": "x", "not": {"any": [{"pattern": "p()"}]}})), ""));
+    }
+
+    #[test]
+    fn an_any_anchors_on_what_every_item_holds_in_the_node() {
+        let g = rule_gate(
+            serde_json::json!({"any": [{"pattern": "$X.len() == 0"}, {"pattern": "0 == $X.len()"}, {"all": [{"pattern": "$X.len() > 1"}, {"has": {"pattern": "len"}}]}]}),
+        );
+        assert_eq!(g.1[0].node_literals(), ["len"]);
+        // An item whose pattern lies outside the node, or a regex, anchors nothing.
+        let g = rule_gate(serde_json::json!({"any": [{"pattern": "a.len()"}, {"kind": "x", "inside": {"pattern": "len"}, "regex": "len"}]}));
+        assert!(g.1[0].node_literals().is_empty());
     }
 
     #[test]

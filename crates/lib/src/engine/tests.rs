@@ -286,6 +286,9 @@ proptest::proptest! {
                 "utils": {"u": {"any": [{"pattern": "def load(): $$$B"}, {"has": {"matches": "u"}}]}}}),
             serde_json::json!({"id": "i", "language": "python", "rule": {"matches": "v", "not": {"pattern": "print(1)"}},
                 "utils": {"v": {"any": [{"pattern": "print($$$A)"}, {"pattern": "1, $A", "kind": "tuple"}]}}}),
+            // Every item holds `print` in the node: the walk is anchored on it.
+            serde_json::json!({"id": "m", "language": "python", "rule": {"any": [{"pattern": "print($A)"}, {"pattern": "print($A, 1)"},
+                {"all": [{"kind": "call"}, {"has": {"pattern": "print", "stopBy": "end"}}]}]}}),
             // A regex needs one of the texts its matches start with.
             serde_json::json!({"id": "j", "language": "python", "rule": {"kind": "identifier", "regex": "^(lo|sa)"}}),
             serde_json::json!({"id": "k", "language": "python", "rule": {"kind": "call", "has": {"regex": "(?i)PRINT\\b", "stopBy": "end"}}}),
