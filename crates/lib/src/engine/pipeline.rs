@@ -144,29 +144,27 @@ type Parsed = (Vec<u8>, tree_sitter::Tree);
 /// guard beside the template check (off the file's path) or after it.
 struct Changed {
     known: std::sync::OnceLock<Option<Vec<std::ops::Range<usize>>>>,
-    /// The old tree, the edits and the new text, until then.
-    later: std::sync::Mutex<Option<Later>>,
+    /// The old tree, until then.
+    old_tree: std::sync::Mutex<Option<tree_sitter::Tree>>,
 }
-
-/// What [`Changed`] finds the ranges from: the old tree, the edits, the new text.
-type Later = (tree_sitter::Tree, Vec<Edit>, Vec<u8>);
 
 impl Changed {
     fn known(changed: Option<Vec<std::ops::Range<usize>>>) -> Changed {
-        Changed { known: std::sync::OnceLock::from(changed), later: std::sync::Mutex::new(None) }
+        Changed { known: std::sync::OnceLock::from(changed), old_tree: std::sync::Mutex::new(None) }
     }
 
-    fn later(old_tree: tree_sitter::Tree, edits: &[Edit], new_text: &[u8]) -> Changed {
-        Changed { known: std::sync::OnceLock::new(), later: std::sync::Mutex::new(Some((old_tree, edits.to_vec(), new_text.to_vec()))) }
+    fn later(old_tree: tree_sitter::Tree) -> Changed {
+        Changed { known: std::sync::OnceLock::new(), old_tree: std::sync::Mutex::new(Some(old_tree)) }
     }
 
-    /// The ranges, of the new text whose tree is `new_tree` (`old`: the old
-    /// body, after `bom` bytes of BOM).
-    fn get(&self, old: &str, bom: usize, new_tree: &tree_sitter::Tree) -> Option<&[std::ops::Range<usize>]> {
+    /// The ranges of `new_text` (whose tree is `new_tree`), made from the old
+    /// body `old` (after `bom` bytes of BOM) by `edits`: the text and edits
+    /// every caller holds, which stay as they were when the tree was parsed.
+    fn get(&self, old: &str, (new_text, edits): (&[u8], &[Edit]), bom: usize, new_tree: &tree_sitter::Tree) -> Option<&[std::ops::Range<usize>]> {
         self.known
             .get_or_init(|| {
-                let (tree, edits, new_text) = self.later.lock().unwrap_or_else(|p| p.into_inner()).take()?;
-                Some(changed_since(tree, old, std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8"), &edits, bom, new_tree))
+                let tree = self.old_tree.lock().unwrap_or_else(|p| p.into_inner()).take()?;
+                Some(changed_since(tree, old, std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8"), edits, bom, new_tree))
             })
             .as_deref()
     }
@@ -210,7 +208,7 @@ fn checked(
             debug_assert_eq!(new_text, splice(text.as_bytes(), &edits), "the edits parsed beside the pick are these");
             let tree = grep.root().get_doc().tree.clone();
             drop(grep);
-            let changed = Changed::later(tree, &edits, &new_text);
+            let changed = Changed::later(tree);
             (prep, (new_text, new_tree, changed))
         }
         None => {
@@ -244,9 +242,11 @@ fn checked(
     let (template, new_text, new_tree, guarded) = if templated {
         let new = std::str::from_utf8(&new_text[bom..]).expect("edits keep UTF-8");
         let (guarded, failed) = template::failed(lang, text, bom, &edits, checks, &broken, (new, &new_tree), || {
-            guard(&new_text, &new_tree, changed.get(old, bom, &new_tree), &edits)
+            guard(&new_text, &new_tree, changed.get(old, (&new_text, &edits), bom, &new_tree), &edits)
         });
-        match template::settle(lang, text, bom, &mut edits, checks, &broken, (&new_text, &new_tree, changed.get(old, bom, &new_tree)), failed) {
+        // Found before `settle` may change the edits' texts.
+        let ranges = changed.get(old, (&new_text, &edits), bom, &new_tree);
+        match template::settle(lang, text, bom, &mut edits, checks, &broken, (&new_text, &new_tree, ranges), failed) {
             (None, template) => (template, new_text, new_tree, guarded),
             (Some((text2, tree2, changed2)), template) => {
                 drop_later(new_tree);
@@ -255,7 +255,7 @@ fn checked(
             }
         }
     } else {
-        let guarded = guard(&new_text, &new_tree, changed.get(old, bom, &new_tree), &edits);
+        let guarded = guard(&new_text, &new_tree, changed.get(old, (&new_text, &edits), bom, &new_tree), &edits);
         (TemplateOutcome::default(), new_text, new_tree, guarded)
     };
     drop_later(new_tree);
