@@ -244,8 +244,9 @@ impl Project {
         // the error, as when they are read in turn.
         use rayon::prelude::*;
         let files = yaml_files(&self.dir, &self.rule_dirs, "ruleDirs", self)?;
+        let kept = crate::request::rule::utils_key(&utils.json);
         let parsed: Vec<Result<Vec<LoadedRule>>> =
-            files.par_iter().map(|path| read(path, self).and_then(|text| parse_rules(&text, &self.show(path), Some(path), &utils))).collect();
+            files.par_iter().map(|path| read(path, self).and_then(|text| parse_rules(&text, &self.show(path), Some(path), &utils, &kept))).collect();
         let mut rules = Vec::new();
         for one in parsed {
             rules.extend(one?);
@@ -533,7 +534,7 @@ fn check_duplicates(rules: &[LoadedRule], project: &Project) -> Result<()> {
 /// the file's folder.
 pub fn load_rule_file(path: &Path, utils: Utils, filter: Option<&Regex>) -> Result<LoadedRules> {
     let text = read_capped_text(path, MAX_RULE_FILE_BYTES).map_err(|e| unread(&format!("rule file {}", path.display()), &e))?;
-    let rules = parse_rules(&text, &path.display().to_string(), Some(path), &utils)?;
+    let rules = parse_rules(&text, &path.display().to_string(), Some(path), &utils, &crate::request::rule::utils_key(&utils.json))?;
     let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let base = parent.canonicalize().or_else(|_| crate::shared::paths::current_dir())?;
     LoadedRules::new(rules, filter, utils, base)
@@ -542,14 +543,15 @@ pub fn load_rule_file(path: &Path, utils: Utils, filter: Option<&Regex>) -> Resu
 /// Inline rules (`--inline-rules TEXT`: YAML, one or more documents; no default
 /// ids, as ast-grep); `files`/`ignores` globs are relative to the working folder.
 pub fn parse_inline(text: &str, utils: Utils, filter: Option<&Regex>) -> Result<LoadedRules> {
-    let rules = parse_rules(text, "--inline-rules", None, &utils)?;
+    let rules = parse_rules(text, "--inline-rules", None, &utils, &crate::request::rule::utils_key(&utils.json))?;
     LoadedRules::new(rules, filter, utils, crate::shared::paths::current_dir()?)
 }
 
 /// Parses and checks the rules of one YAML text; `shown` names it in errors,
-/// `file` gives default ids.
-fn parse_rules(text: &str, shown: &str, file: Option<&Path>, utils: &Utils) -> Result<Vec<LoadedRule>> {
-    let kept = crate::request::rule::utils_key(&utils.json);
+/// `file` gives default ids. Each rule is built with `utils` and kept for the
+/// engine under `kept`, their [`crate::request::rule::utils_key`] (worked out
+/// once per project, not per file).
+fn parse_rules(text: &str, shown: &str, file: Option<&Path>, utils: &Utils, kept: &str) -> Result<Vec<LoadedRule>> {
     let docs: Vec<SerializableRuleConfig<SupportLang>> =
         ast_grep_config::from_multiple(text).map_err(|e| invalid(format!("{shown}: {}", yaml_error(shown, &e))))?;
     let stem = match file {
@@ -572,7 +574,7 @@ fn parse_rules(text: &str, shown: &str, file: Option<&Path>, utils: &Utils) -> R
         let (id, severity, language) = (doc.id.clone(), doc.severity.clone(), doc.language);
         let config = Rule::new(doc);
         crate::request::ruleset::check_rule_limits(&format!("{shown}: {name}"), &config.json(), language)?;
-        config.build_and_keep(&utils.globals, &kept).map_err(|e| invalid(format!("{shown}: {name}: {e}")))?;
+        config.build_and_keep(&utils.globals, kept).map_err(|e| invalid(format!("{shown}: {name}: {e}")))?;
         out.push(LoadedRule { id, file: file.map(Path::to_path_buf), index, severity, config });
     }
     Ok(out)
@@ -613,14 +615,14 @@ mod tests {
 
     #[test]
     fn undefined_fix_metavariable_names_the_rule_and_the_variable() {
-        let e = msg(parse_rules("id: x\nlanguage: python\nrule: {pattern: f($A)}\nfix: g($B)\n", "r.yml", None, &Utils::none()));
+        let e = msg(parse_rules("id: x\nlanguage: python\nrule: {pattern: f($A)}\nfix: g($B)\n", "r.yml", None, &Utils::none(), ""));
         assert!(e.starts_with("r.yml: rule `x`: "), "{e}");
         assert!(e.contains("Undefined meta var `B` used in `fix`."), "{e}");
     }
 
     #[test]
     fn misspelt_rule_key_gives_the_line_and_column_once() {
-        let e = msg(parse_rules("id: x\nlanguage: python\nrule: {patern: f($A)}\n", "r.yml", None, &Utils::none()));
+        let e = msg(parse_rules("id: x\nlanguage: python\nrule: {patern: f($A)}\n", "r.yml", None, &Utils::none(), ""));
         assert!(e.starts_with("r.yml: error: line 3 column 1: unknown field `patern`"), "{e}");
         assert!(e.contains(" --> r.yml:3:1"), "{e}");
         assert_eq!(e.matches("unknown field").count(), 2, "the message and the snippet's caret line, not a third copy: {e}");
@@ -635,7 +637,7 @@ mod tests {
         let utils: String = names.iter().map(|n| format!("  {n}: {{regex: x}}\n")).collect();
         let text = format!("id: r\nlanguage: python\nrule: {{pattern: f($A)}}\nutils:\n{utils}fix: g($A)\n");
         let bytes = |_| {
-            let rules = parse_rules(&text, "r.yml", None, &Utils::none()).unwrap();
+            let rules = parse_rules(&text, "r.yml", None, &Utils::none(), "").unwrap();
             serde_json::to_string(&rules[0].config).unwrap()
         };
         let first = bytes(0);
@@ -648,7 +650,7 @@ mod tests {
     #[test]
     fn default_ids_come_from_the_stem_and_the_document_number() {
         let g = Utils::none();
-        let one = parse_rules("language: go\nrule: {pattern: f()}\n", "a.yml", Some(Path::new("d/a.yml")), &g).unwrap();
+        let one = parse_rules("language: go\nrule: {pattern: f()}\n", "a.yml", Some(Path::new("d/a.yml")), &g, "").unwrap();
         assert_eq!(one[0].id, "a");
         assert_eq!(one[0].config.json()["id"], "a");
         assert_eq!(one[0].config.json()["language"], "go");
@@ -657,6 +659,7 @@ mod tests {
             "b.yml",
             Some(Path::new("b.yml")),
             &g,
+            "",
         )
         .unwrap();
         let ids: Vec<&str> = two.iter().map(|r| r.id.as_str()).collect();
