@@ -64,7 +64,13 @@ fn main() {
         std::process::exit(1);
     }
     drop(out);
-    std::process::exit(code);
+    // `out`'s flush above flushed stdout too. `_exit` leaves without the
+    // atexit handlers `std::process::exit` would run: mimalloc's there collects
+    // every heap and gives its pages back, work the kernel does anyway as the
+    // process ends (1.5% of a 12-file project's scan). Nothing else is left
+    // to flush: stderr is unbuffered, and no destructor would run either way.
+    // SAFETY: `_exit` only ends the process.
+    unsafe { libc::_exit(code) }
 }
 
 /// Turns transparent huge pages off for this process, on systems where THP is
