@@ -25,18 +25,22 @@ fn main() {
     // compiled yet), so every tree-sitter allocation is made and freed by mimalloc.
     unsafe {
         use libmimalloc_sys as mi;
-        // Give freed pages back to the OS 10 ms after they are freed (mimalloc v3's
+        // Give freed pages back to the OS 50 ms after they are freed (mimalloc v3's
         // default waits 1 s, which keeps a run's garbage: rs-common peaked at
-        // 42.6 MB instead of 31.6, above ast-grep's 36). 10 rather than 0: measured
-        // in interleaved pairs without huge pages, 0 cost 3-6% more CPU (rs-common
-        // 3.46 vs 3.37 s over 8 pairs, ts-common 1.32 vs 1.24 s over 6) in madvise
-        // calls and page faults, and saved under 1 MB of peak RSS. 15 is
+        // 42.6 MB instead of 31.6, above ast-grep's 36). Shorter delays pay in
+        // madvise calls and page faults for the pages a parse frees and the next
+        // one takes again: against 50, 10 cost 3.6% more wall time on the rust and
+        // python corpora' rule scans (`scan --no-cache -c benches/scan-project`,
+        // 8 interleaved pairs) for 3 MB less peak RSS on rust (48 vs 51 MB;
+        // ast-grep 57) and 0.4 MB on python; 100 saved 4.8% on rust for 6 MB more;
+        // on small projects 50 costs 0.2-1.1 MB and no time. 0 cost 3-6% more
+        // CPU than 10 and saved under 1 MB. 15 is
         // `mi_option_purge_delay` in mimalloc v3's mimalloc.h (libmimalloc-sys has
         // no constant for it).
         const MI_OPTION_PURGE_DELAY: mi::mi_option_t = 15;
         // mimalloc's own MIMALLOC_PURGE_DELAY still wins, for measuring.
         if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
-            mi::mi_option_set(MI_OPTION_PURGE_DELAY, 10);
+            mi::mi_option_set(MI_OPTION_PURGE_DELAY, 50);
         }
         tree_sitter::set_allocator(Some(tree_sitter::Allocator { malloc: mi::mi_malloc, calloc: mi::mi_calloc, realloc: mi::mi_realloc, free: mi::mi_free }));
     }
