@@ -506,3 +506,18 @@ fn generate_prints_the_man_page_and_completions_for_every_subcommand() {
     assert_eq!(bad.code, 2, "{}", bad.stderr);
     assert!(bad.stderr.contains("invalid value 'tcsh'"), "{}", bad.stderr);
 }
+
+/// Where build.rs packs the relative relocations (`cfg(relr)`: Linux, glibc 2.36
+/// or later), the binary carries them packed (DT_RELR) and starts: its table of
+/// relative relocations is about 10 KB, not 1 MB (docs/REFERENCE.md, "Build
+/// profile").
+#[test]
+#[cfg_attr(not(relr), ignore = "build.rs packs relocations only for Linux with glibc 2.36 or later")]
+fn the_binary_carries_its_relative_relocations_packed() {
+    let bin = env!("CARGO_BIN_EXE_ast-edit");
+    let out = std::process::Command::new("readelf").args(["-d", bin]).output().expect("readelf (binutils) runs");
+    let dynamic = String::from_utf8_lossy(&out.stdout);
+    assert!(dynamic.contains("(RELR)"), "no DT_RELR entry in {bin}:\n{dynamic}");
+    let version = std::process::Command::new(bin).arg("--version").output().unwrap();
+    assert!(version.status.success() && String::from_utf8_lossy(&version.stdout).starts_with("ast-edit "), "{version:?}");
+}
