@@ -30,7 +30,7 @@ fn main() {
         // 42.6 MB instead of 31.6, above ast-grep's 36). Shorter delays pay in
         // madvise calls and page faults for the pages a parse frees and the next
         // one takes again: against 50, 10 cost 3.6% more wall time on the rust and
-        // python corpora' rule scans (`scan --no-cache -c benches/scan-project`,
+        // python corpora's rule scans (`scan --no-cache -c benches/scan-project`,
         // 8 interleaved pairs) for 3 MB less peak RSS on rust (48 vs 51 MB;
         // ast-grep 57) and 0.4 MB on python; 100 saved 4.8% on rust for 6 MB more;
         // on small projects 50 costs 0.2-1.1 MB and no time. 0 cost 3-6% more
@@ -74,7 +74,12 @@ fn main() {
     // process ends (1.5% of a 12-file project's scan). Nothing else is left
     // to flush: stderr is unbuffered, and no destructor would run either way.
     // SAFETY: `_exit` only ends the process.
-    unsafe { libc::_exit(code) }
+    #[cfg(unix)]
+    unsafe {
+        libc::_exit(code)
+    }
+    #[cfg(not(unix))]
+    std::process::exit(code)
 }
 
 /// Turns transparent huge pages off for this process, on systems where THP is
