@@ -113,10 +113,12 @@ impl Rule {
     /// utilities (`utils`: [`utils_key`] of those `globals` were made from).
     pub(crate) fn build_and_keep(&self, globals: &GlobalRules, utils: &str) -> Result<(), String> {
         let built = self.build(globals)?;
+        // The key is serialized before the lock: the rules build on every worker.
+        let key = self.kept_key(utils);
         let mut kept = KEPT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if kept.count < MAX_KEPT {
             kept.count += 1;
-            kept.built.entry(self.kept_key(utils)).or_default().push(built);
+            kept.built.entry(key).or_default().push(built);
         }
         Ok(())
     }
@@ -124,9 +126,9 @@ impl Rule {
     /// What [`Rule::build`] gives: a build kept by [`Rule::build_and_keep`] of
     /// this same rule (its JSON) with the same utilities, taken, else a new one.
     pub(crate) fn build_or_take(&self, globals: &GlobalRules, utils: &str) -> Result<RuleConfig<SupportLang>, String> {
+        let key = self.kept_key(utils);
         let taken = {
             let mut kept = KEPT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            let key = self.kept_key(utils);
             let one = kept.built.get_mut(&key).and_then(Vec::pop);
             if one.is_some() {
                 kept.count -= 1;
