@@ -12,7 +12,8 @@
 //!
 //! It also packs the binary's relative relocations (`-z pack-relative-relocs`,
 //! `cfg(relr)`) where the C library that will load it reads them
-//! ([`pack_relocations`]).
+//! ([`pack_relocations`]), and links gcc's profiling runtime into the build
+//! `pgo/train.sh` makes ([`profile_generation`]).
 //!
 //! The peer found on the PATH is passed to the tests by its absolute path
 //! (`AST_EDIT_PEER`), and the script reruns when that file changes, not when
@@ -64,6 +65,7 @@ fn main() {
         panic!("AST_EDIT_REQUIRE_PEER is set but `python3 -c 'import mcp.client.stdio'` fails: pip install mcp==1.12.4");
     }
     pack_relocations();
+    profile_generation();
     let yaml = Command::new("python3").args(["-c", "import yaml"]).output().is_ok_and(|o| o.status.success());
     if yaml {
         println!("cargo::rustc-cfg=pyyaml");
@@ -112,5 +114,18 @@ fn pack_relocations() {
     if out.status.success() && version >= (2, 36) {
         println!("cargo::rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
         println!("cargo::rustc-cfg=relr");
+    }
+}
+
+/// In the instrumented build `pgo/train.sh` makes (`AST_EDIT_PGO=generate:DIR`,
+/// under which `pgo/cc` compiles the C code with `-fprofile-generate`), links
+/// gcc's profiling runtime and sets `cfg(pgo_generate)`, under which `main`
+/// writes the profiles out before it ends the process with `_exit`.
+fn profile_generation() {
+    println!("cargo::rustc-check-cfg=cfg(pgo_generate)");
+    println!("cargo::rerun-if-env-changed=AST_EDIT_PGO");
+    if std::env::var("AST_EDIT_PGO").is_ok_and(|v| v.starts_with("generate:")) {
+        println!("cargo::rustc-link-arg-bins=-lgcov");
+        println!("cargo::rustc-cfg=pgo_generate");
     }
 }

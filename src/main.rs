@@ -73,6 +73,16 @@ fn main() {
     // every heap and gives its pages back, work the kernel does anyway as the
     // process ends (1.5% of a 12-file project's scan). Nothing else is left
     // to flush: stderr is unbuffered, and no destructor would run either way.
+    // The instrumented build of pgo/train.sh writes its C profiles first (gcc's
+    // runtime would at exit, which `_exit` skips).
+    #[cfg(pgo_generate)]
+    {
+        unsafe extern "C" {
+            fn __gcov_dump();
+        }
+        // SAFETY: gcc's runtime writes the counters it keeps; it takes no argument.
+        unsafe { __gcov_dump() }
+    }
     // SAFETY: `_exit` only ends the process.
     #[cfg(unix)]
     unsafe {

@@ -48,6 +48,7 @@ mod mcp_words;
 mod minimal;
 mod names;
 mod parity;
+mod pgo;
 mod plain_messages;
 mod project;
 mod prop;
