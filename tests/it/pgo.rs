@@ -167,6 +167,26 @@ fn the_wrapper_adds_the_profile_to_optimized_builds_of_known_sources_only() {
     let other_cc = stand_in(other.path(), "clang version 19.1.7");
     assert_eq!(compile_as_tree_sitter(&pkg, &other_cc, &[("OPT_LEVEL", "3")], &args), given);
 
+    // Cross-compiling to x86_64 Linux with no compiler named: the cross compiler
+    // cc-rs would have run, found on the PATH.
+    let cross = tempfile::tempdir().unwrap();
+    std::fs::rename(stand_in(cross.path(), &compiler), cross.path().join("x86_64-linux-gnu-gcc")).unwrap();
+    let path = format!("{}:{}", cross.path().display(), std::env::var("PATH").unwrap_or_default());
+    let out = Command::new(wrapper())
+        .args(args)
+        .current_dir(&pkg)
+        .env_remove("CC")
+        .env_remove("TARGET_CC")
+        .env_remove("OPT_LEVEL")
+        .env("PATH", path)
+        .env("HOST", "aarch64-unknown-linux-gnu")
+        .env("TARGET", "x86_64-unknown-linux-gnu")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let got = std::fs::read_to_string(cross.path().join("args")).expect("the cross compiler ran");
+    assert_eq!(got.lines().collect::<Vec<_>>(), args);
+
     // The same package name and version with different bytes (a patched or
     // vendored copy): untouched.
     let copy = tmp.path().join(pkg.file_name().unwrap());
