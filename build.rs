@@ -12,7 +12,8 @@
 //!
 //! It also packs the binary's relative relocations (`-z pack-relative-relocs`,
 //! `cfg(relr)`) where the C library that will load it reads them
-//! ([`pack_relocations`]), and links gcc's profiling runtime into the build
+//! ([`pack_relocations`]), lays out the functions everyday runs execute together
+//! ([`order_functions`]), and links gcc's profiling runtime into the build
 //! `pgo/train.sh` makes ([`profile_generation`]).
 //!
 //! The peer found on the PATH is passed to the tests by its absolute path
@@ -66,6 +67,7 @@ fn main() {
     }
     pack_relocations();
     profile_generation();
+    order_functions();
     let yaml = Command::new("python3").args(["-c", "import yaml"]).output().is_ok_and(|o| o.status.success());
     if yaml {
         println!("cargo::rustc-cfg=pyyaml");
@@ -127,5 +129,41 @@ fn profile_generation() {
     if std::env::var("AST_EDIT_PGO").is_ok_and(|v| v.starts_with("generate:")) {
         println!("cargo::rustc-link-arg-bins=-lgcov");
         println!("cargo::rustc-cfg=pgo_generate");
+    }
+}
+
+/// In an optimized build for x86_64 Linux, asks the linker to place the
+/// functions `pgo/order.txt` lists (those everyday runs execute, found by
+/// `pgo/order.sh`) together, in that order: spread over the binary's 15 MB of
+/// code, each page a run touches made the kernel map the 64 KB around it, and
+/// those code pages were most of a small scan's resident memory
+/// (docs/REFERENCE.md, "Function order"). Only lld and gold take the option, and
+/// the build's linker may be another: an empty program is linked with the same
+/// rustc, target, linker and flags first, and the option is given only if that
+/// link succeeds (`cfg(function_order)`).
+fn order_functions() {
+    println!("cargo::rustc-check-cfg=cfg(function_order)");
+    println!("cargo::rerun-if-changed=pgo/order.txt");
+    println!("cargo::rerun-if-env-changed=RUSTC_LINKER");
+    let var = |k: &str| std::env::var(k).unwrap_or_default();
+    if var("OPT_LEVEL") != "3" || var("TARGET") != "x86_64-unknown-linux-gnu" {
+        return;
+    }
+    let order = std::path::Path::new(&var("CARGO_MANIFEST_DIR")).join("pgo/order.txt");
+    let out = std::path::PathBuf::from(var("OUT_DIR"));
+    if !order.is_file() || std::fs::write(out.join("probe.rs"), "fn main() {}\n").is_err() {
+        return;
+    }
+    let arg = format!("-Wl,--symbol-ordering-file={},--no-warn-symbol-ordering", order.display());
+    let mut probe = Command::new(var("RUSTC"));
+    probe.args(["--edition=2021", "--crate-type=bin", "--target", "x86_64-unknown-linux-gnu", "-o"]);
+    probe.arg(out.join("probe")).arg(out.join("probe.rs")).arg(format!("-Clink-arg={arg}"));
+    if let Ok(linker) = std::env::var("RUSTC_LINKER") {
+        probe.arg(format!("-Clinker={linker}"));
+    }
+    probe.args(var("CARGO_ENCODED_RUSTFLAGS").split('\x1f').filter(|f| !f.is_empty()));
+    if probe.output().is_ok_and(|o| o.status.success()) {
+        println!("cargo::rustc-link-arg-bins={arg}");
+        println!("cargo::rustc-cfg=function_order");
     }
 }

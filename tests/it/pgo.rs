@@ -240,3 +240,20 @@ fn the_runtime_s_stored_profile_fits_the_machine_s_gcc() {
     let missing = stderr.matches("not found in profile data").count();
     assert!(missing <= 2, "{missing} functions without their profile:\n{stderr}");
 }
+
+/// `pgo/order.txt`, the functions build.rs has the linker place together in an
+/// optimized build (docs/REFERENCE.md, "Function order"), is a sorted list of
+/// symbol names as the linker spells them (mangled), most of them this code
+/// base's: an empty, demangled or foreign list would order nothing, silently.
+#[test]
+fn the_function_order_lists_this_code_base_s_mangled_symbols() {
+    let text = std::fs::read_to_string(root().join("pgo/order.txt")).expect("pgo/order.txt (pgo/order.sh makes it)");
+    let names: Vec<&str> = text.lines().collect();
+    assert!(names.len() >= 1000, "{} names", names.len());
+    assert!(names.windows(2).all(|w| w[0] < w[1]), "not sorted and unique");
+    assert!(names.iter().all(|n| !n.is_empty() && !n.contains(char::is_whitespace)), "a name with spaces: demangled?");
+    let ours = names.iter().filter(|n| (n.starts_with("_ZN") || n.starts_with("_R")) && n.contains("ast_edit")).count();
+    let parser = names.iter().filter(|n| n.starts_with("ts_parser")).count();
+    assert!(ours >= 300, "{ours} of this code base's functions");
+    assert!(parser >= 5, "{parser} of tree-sitter's parser");
+}
