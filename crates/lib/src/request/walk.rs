@@ -178,9 +178,11 @@ fn walk_as(req: &Request, cwd: &Path, parallel: Option<bool>) -> Result<Walked> 
             let Some(ft) = entry.file_type() else { return WalkState::Continue };
             let path = entry.path();
             let explicit = entry.depth() == 0;
-            // A path named through a link is taken as what it leads to, as the
-            // parallel walker gives it (the serial one gives the link).
-            let ft = if explicit && ft.is_symlink() { std::fs::metadata(path).map_or(ft, |m| m.file_type()) } else { ft };
+            // A path named through a link is taken as what it leads to (its type
+            // and size), as the parallel walker gives it (the serial one gives
+            // the link): one stat of the target, read once.
+            let target = if explicit { std::fs::metadata(path).ok() } else { None };
+            let ft = target.as_ref().map_or(ft, |m| m.file_type());
             if !ft.is_file() {
                 // A folder is walked; anything else found inside one is not a
                 // candidate, but one named explicitly gets a reason, not silence.
@@ -211,9 +213,7 @@ fn walk_as(req: &Request, cwd: &Path, parallel: Option<bool>) -> Result<Walked> 
                 // (The absolute path is checked too: the store keeps it as a string.)
                 match display_path(path, cwd) {
                     Ok(display) if abs.to_str().is_some() => {
-                        // A named file's size is its target's, not its link's.
-                        let meta = if explicit { std::fs::metadata(path).ok() } else { entry.metadata().ok() };
-                        let size = meta.map_or(0, |m| m.len());
+                        let size = if explicit { target.as_ref().map_or(0, |m| m.len()) } else { entry.metadata().map_or(0, |m| m.len()) };
                         found.lock().unwrap().push(Candidate { path: abs, display, lang, size });
                     }
                     shown => {
