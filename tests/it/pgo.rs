@@ -97,21 +97,33 @@ fn stand_in(dir: &Path, version: &str) -> PathBuf {
 fn compile_as_tree_sitter(package: &Path, cc: &Path, env: &[(&str, &str)], args: &[&str]) -> Vec<String> {
     let record = cc.with_file_name("args");
     let _ = std::fs::remove_file(&record);
-    let mut cmd = Command::new(wrapper());
-    cmd.args(args)
-        .current_dir(package)
-        .env("CC", cc)
-        .env("CARGO_PKG_NAME", "tree-sitter")
-        .env("CARGO_PKG_VERSION", package.file_name().unwrap().to_str().unwrap().trim_start_matches("tree-sitter-"))
-        .env("CARGO_MANIFEST_DIR", package)
-        .env_remove("AST_EDIT_PGO")
-        .env_remove("OPT_LEVEL");
+    let mut cmd = wrapper_as_tree_sitter(package);
+    cmd.args(args).env("CC", cc);
     for (k, v) in env {
         cmd.env(k, v);
     }
     let out = cmd.output().unwrap();
     assert!(out.status.success(), "pgo/cc: {}", String::from_utf8_lossy(&out.stderr));
     std::fs::read_to_string(record).unwrap().lines().map(str::to_string).collect()
+}
+
+/// pgo/cc as cargo runs it for tree-sitter's build script (in the package's
+/// folder, with cargo's variables for it), and without the variables a test
+/// sets when it means to.
+fn wrapper_as_tree_sitter(package: &Path) -> Command {
+    let mut cmd = Command::new(wrapper());
+    cmd.current_dir(package)
+        .env("CARGO_PKG_NAME", "tree-sitter")
+        .env("CARGO_PKG_VERSION", version_of(package))
+        .env("CARGO_MANIFEST_DIR", package)
+        .env_remove("AST_EDIT_PGO")
+        .env_remove("OPT_LEVEL");
+    cmd
+}
+
+/// The version in the folder name of tree-sitter's package (`tree-sitter-0.27.1`).
+fn version_of(package: &Path) -> String {
+    package.file_name().unwrap().to_str().unwrap().trim_start_matches("tree-sitter-").to_string()
 }
 
 fn tree_sitter_dir() -> PathBuf {
@@ -139,7 +151,7 @@ fn the_wrapper_adds_the_profile_to_optimized_builds_of_known_sources_only() {
     let same = stand_in(tmp.path(), &compiler);
 
     let got = compile_as_tree_sitter(&pkg, &same, &[("OPT_LEVEL", "3")], &args);
-    let version = pkg.file_name().unwrap().to_str().unwrap().trim_start_matches("tree-sitter-").replace('.', "_");
+    let version = version_of(&pkg).replace('.', "_");
     let expected_base = format!("tree-sitter-{version}+src+lib");
     for want in [
         "-dumpdir",
@@ -172,12 +184,10 @@ fn the_wrapper_adds_the_profile_to_optimized_builds_of_known_sources_only() {
     let cross = tempfile::tempdir().unwrap();
     std::fs::rename(stand_in(cross.path(), &compiler), cross.path().join("x86_64-linux-gnu-gcc")).unwrap();
     let path = format!("{}:{}", cross.path().display(), std::env::var("PATH").unwrap_or_default());
-    let out = Command::new(wrapper())
+    let out = wrapper_as_tree_sitter(&pkg)
         .args(args)
-        .current_dir(&pkg)
         .env_remove("CC")
         .env_remove("TARGET_CC")
-        .env_remove("OPT_LEVEL")
         .env("PATH", path)
         .env("HOST", "aarch64-unknown-linux-gnu")
         .env("TARGET", "x86_64-unknown-linux-gnu")
@@ -220,17 +230,7 @@ fn the_runtime_s_stored_profile_fits_the_machine_s_gcc() {
     args.extend(inc.iter().map(String::as_str));
     args.extend(["-fvisibility=hidden", "-D_POSIX_C_SOURCE=200112L", "-D_DEFAULT_SOURCE", "-D_BSD_SOURCE", "-D_DARWIN_C_SOURCE", "-Wmissing-profile"]);
     args.extend(["-o", obj.to_str().unwrap(), "-c", src.to_str().unwrap()]);
-    let out = Command::new(wrapper())
-        .args(&args)
-        .current_dir(&pkg)
-        .env_remove("CC")
-        .env_remove("AST_EDIT_PGO")
-        .env("OPT_LEVEL", "3")
-        .env("CARGO_PKG_NAME", "tree-sitter")
-        .env("CARGO_PKG_VERSION", pkg.file_name().unwrap().to_str().unwrap().trim_start_matches("tree-sitter-"))
-        .env("CARGO_MANIFEST_DIR", &pkg)
-        .output()
-        .unwrap();
+    let out = wrapper_as_tree_sitter(&pkg).args(&args).env_remove("CC").env("OPT_LEVEL", "3").output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(obj.is_file());
