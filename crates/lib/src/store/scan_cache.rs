@@ -6,14 +6,16 @@
 //! and the options that change results, the file's path, language and
 //! bytes).
 //!
-//! Entries live in packs: a run writes the entries it made into one pack (one
-//! per [`PACK_FLUSH_BYTES`] of them), a temporary file renamed into place when
-//! whole, so a reader sees a whole pack or none, and two runs at once write two
-//! packs. A pack is never changed after; one that does not read back (cut
-//! short by a crash: packs are not synced) is no pack. A pack ends with an
-//! index (each key's hash, offset and length); a run reads the indexes of all
-//! packs once and an entry when it needs it, and a record holds its whole
-//! key, so a hash that collides is a miss. Creating a file per entry cost more
+//! Entries live in packs: a run writes each entry it makes, as it makes it, to
+//! a temporary file, renamed into place as a pack when the run ends (or at
+//! [`PACK_BYTES`]), so a reader sees a whole pack or none, and a run holds in
+//! memory only the index of the pack it writes. A pack is named by the keys it
+//! holds: two runs at once that make the same entries write one pack. A pack
+//! is never changed after; one that does not read back (cut short by a crash:
+//! packs are not synced) is no pack. A pack ends with an index (each key's
+//! hash, offset and length); a run reads the indexes of all packs once and an
+//! entry when it needs it, and a record holds its whole key, so a hash that
+//! collides is a miss. Creating a file per entry cost more
 //! than the parse it saves on this kind of disk (170 µs a file).
 //!
 //! Bounds: after a run, while the packs add up to more than
@@ -35,9 +37,10 @@ pub const MAX_CACHE_BYTES: u64 = 512 << 20;
 /// The most packs kept after a run.
 pub const MAX_PACKS: usize = 256;
 
-/// Entries made by a run are written as a pack once they add up to this
-/// (what a cold run holds in memory for the cache).
-const PACK_FLUSH_BYTES: usize = 4 << 20;
+/// A pack being written is closed (and the next one begun) once its records
+/// add up to this: eviction drops whole packs, so one run's entries are not
+/// one pack of any size.
+const PACK_BYTES: u64 = 4 << 20;
 
 /// The largest entry stored (a file's report bigger than this is made again
 /// each time).
@@ -61,8 +64,8 @@ pub struct ScanCache {
     run_key: OnceLock<Option<String>>,
     /// The packs and their indexes, read at the first lookup.
     indexed: OnceLock<Indexed>,
-    /// Entries made by this run, not yet in a pack, and their bytes.
-    made: Mutex<Made>,
+    /// The pack this run is writing, begun at its first entry.
+    writing: Mutex<Option<Writing>>,
 }
 
 /// The packs of a cache and what their indexes hold.
@@ -74,8 +77,13 @@ struct Indexed {
     hit: Mutex<Vec<bool>>,
 }
 
-/// Entries (key, entry) made by a run and not written yet, and their bytes.
-type Made = (Vec<(String, Vec<u8>)>, usize);
+/// A pack being written: its temporary file, holding the records so far, and
+/// their index (key hash, offset, record length).
+struct Writing {
+    file: std::io::BufWriter<tempfile::NamedTempFile>,
+    at: u64,
+    index: Vec<(u64, u64, u32)>,
+}
 
 impl ScanCache {
     /// The cache of the state folder `state_dir` for the runs of `req`: its
@@ -103,7 +111,7 @@ impl ScanCache {
             after_build,
             run_key: OnceLock::new(),
             indexed: OnceLock::new(),
-            made: Mutex::new((Vec::new(), 0)),
+            writing: Mutex::new(None),
         }
     }
 
@@ -125,10 +133,14 @@ impl ScanCache {
         })
     }
 
-    /// After a run: writes the entries it made, renews the packs it read, and
-    /// keeps the cache within its bounds. Returns how many packs went.
+    /// After a run: puts the pack of the entries it made in place, renews the
+    /// packs it read, and keeps the cache within its bounds. Returns how many
+    /// packs went.
     pub fn finish(&self) -> usize {
-        self.flush();
+        let writing = self.writing.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(w) = writing {
+            let _ = close_pack(&self.dir, w);
+        }
         if let Some(indexed) = self.indexed.get() {
             let hit = indexed.hit.lock().unwrap_or_else(|p| p.into_inner());
             for (k, (_, file)) in indexed.packs.iter().enumerate() {
@@ -138,21 +150,6 @@ impl ScanCache {
             }
         }
         evict(&self.dir, MAX_CACHE_BYTES, MAX_PACKS)
-    }
-
-    /// Writes the entries made so far as one pack.
-    fn flush(&self) {
-        let mut entries = {
-            let mut made = self.made.lock().unwrap_or_else(|p| p.into_inner());
-            made.1 = 0;
-            std::mem::take(&mut made.0)
-        };
-        // In key order, whichever thread made each: the same entries make the
-        // same pack, of the same name (two runs at once write one pack).
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
-        if !entries.is_empty() {
-            let _ = write_pack(&self.dir, &entries);
-        }
     }
 }
 
@@ -179,14 +176,22 @@ impl EntryCache for ScanCache {
         if entry.len() > MAX_ENTRY_BYTES {
             return;
         }
-        let full = {
-            let mut made = self.made.lock().unwrap_or_else(|p| p.into_inner());
-            made.1 += key.len() + entry.len();
-            made.0.push((key.to_string(), entry));
-            made.1 >= PACK_FLUSH_BYTES
-        };
-        if full {
-            self.flush();
+        let mut writing = self.writing.lock().unwrap_or_else(|p| p.into_inner());
+        if writing.is_none() {
+            // A cache that cannot be written costs the next run a parse, nothing more.
+            let Ok(w) = begin_pack(&self.dir) else { return };
+            *writing = Some(w);
+        }
+        let Some(w) = writing.as_mut() else { return };
+        if append(w, key, &entry).is_err() {
+            // The pack begun is dropped whole (its temporary file deleted).
+            *writing = None;
+            return;
+        }
+        if w.at >= PACK_BYTES
+            && let Some(full) = writing.take()
+        {
+            let _ = close_pack(&self.dir, full);
         }
     }
 }
@@ -267,34 +272,58 @@ fn read_index(path: &Path, file: &std::fs::File) -> Option<Vec<(u64, u64, u32)>>
     entries.iter().all(|&(_, off, len)| off >= MAGIC.len() as u64 && off + u64::from(len) <= at).then_some(entries)
 }
 
-/// Writes `entries` as a new pack of `dir`: a temporary file, renamed into
-/// place when whole.
-fn write_pack(dir: &Path, entries: &[(String, Vec<u8>)]) -> std::io::Result<()> {
+/// Begins a pack in `dir`: a temporary file holding the magic bytes.
+fn begin_pack(dir: &Path) -> std::io::Result<Writing> {
     std::fs::create_dir_all(dir)?;
     let tmp = tempfile::Builder::new().prefix(".pack-").tempfile_in(dir)?;
-    let mut w = std::io::BufWriter::new(tmp);
-    w.write_all(MAGIC)?;
-    let mut at = MAGIC.len() as u64;
-    let mut index = Vec::with_capacity(entries.len() * 20);
-    for (key, entry) in entries {
-        let len = 8 + key.len() + entry.len();
-        w.write_all(&(key.len() as u32).to_le_bytes())?;
-        w.write_all(key.as_bytes())?;
-        w.write_all(&(entry.len() as u32).to_le_bytes())?;
-        w.write_all(entry)?;
-        index.extend_from_slice(&key_hash(key).to_le_bytes());
+    let mut file = std::io::BufWriter::new(tmp);
+    file.write_all(MAGIC)?;
+    Ok(Writing { file, at: MAGIC.len() as u64, index: Vec::new() })
+}
+
+/// Adds the record of (`key`, `entry`) to the pack being written.
+fn append(w: &mut Writing, key: &str, entry: &[u8]) -> std::io::Result<()> {
+    let len = 8 + key.len() + entry.len();
+    w.file.write_all(&(key.len() as u32).to_le_bytes())?;
+    w.file.write_all(key.as_bytes())?;
+    w.file.write_all(&(entry.len() as u32).to_le_bytes())?;
+    w.file.write_all(entry)?;
+    w.index.push((key_hash(key), w.at, len as u32));
+    w.at += len as u64;
+    Ok(())
+}
+
+/// Ends the pack being written with its index and trailer and renames it into
+/// place, named by its keys: the same entries, made in any order, make a pack
+/// of the same name (a record is a function of its key).
+fn close_pack(dir: &Path, mut w: Writing) -> std::io::Result<()> {
+    let mut index = Vec::with_capacity(w.index.len() * 20);
+    for (hash, at, len) in &w.index {
+        index.extend_from_slice(&hash.to_le_bytes());
         index.extend_from_slice(&at.to_le_bytes());
-        index.extend_from_slice(&(len as u32).to_le_bytes());
-        at += len as u64;
+        index.extend_from_slice(&len.to_le_bytes());
     }
-    w.write_all(&index)?;
-    w.write_all(&at.to_le_bytes())?;
-    w.write_all(&(entries.len() as u32).to_le_bytes())?;
-    w.write_all(TRAILER)?;
-    let tmp = w.into_inner().map_err(|e| e.into_error())?;
-    let name = format!("{}.pack", &crate::shared::hash::digest(&index)["sha256:".len()..][..24]);
+    w.file.write_all(&index)?;
+    w.file.write_all(&w.at.to_le_bytes())?;
+    w.file.write_all(&(w.index.len() as u32).to_le_bytes())?;
+    w.file.write_all(TRAILER)?;
+    let tmp = w.file.into_inner().map_err(|e| e.into_error())?;
+    let mut keys: Vec<u64> = w.index.iter().map(|&(hash, ..)| hash).collect();
+    keys.sort_unstable();
+    let keys: Vec<u8> = keys.iter().flat_map(|h| h.to_le_bytes()).collect();
+    let name = format!("{}.pack", &crate::shared::hash::digest(&keys)["sha256:".len()..][..24]);
     tmp.persist(dir.join(name)).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// Writes `entries` as a new pack of `dir` (as a run would, one after another).
+#[cfg(test)]
+fn write_pack(dir: &Path, entries: &[(String, Vec<u8>)]) -> std::io::Result<()> {
+    let mut w = begin_pack(dir)?;
+    for (key, entry) in entries {
+        append(&mut w, key, entry)?;
+    }
+    close_pack(dir, w)
 }
 
 /// Deletes the least recently modified packs of `dir` while they add up to
@@ -358,6 +387,42 @@ mod tests {
             std::fs::write(&path, &bytes[..cut]).unwrap();
             assert!(read_index(&path, &std::fs::File::open(&path).unwrap()).is_none(), "cut at {cut}");
         }
+    }
+
+    #[test]
+    fn the_same_entries_made_in_another_order_make_a_pack_of_the_same_name() {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let entries = vec![("k1".to_string(), b"one".to_vec()), ("k2".to_string(), b"two".to_vec()), ("k3".to_string(), b"three".to_vec())];
+        let mut reversed = entries.clone();
+        reversed.reverse();
+        write_pack(a.path(), &entries).unwrap();
+        write_pack(b.path(), &reversed).unwrap();
+        let (pa, pb) = (pack_paths(a.path()), pack_paths(b.path()));
+        assert_eq!(pa.len(), 1);
+        assert_eq!(pa[0].file_name(), pb[0].file_name());
+        assert_ne!(std::fs::read(&pa[0]).unwrap(), std::fs::read(&pb[0]).unwrap(), "the records are in the order they were made");
+        write_pack(a.path(), &entries[..2]).unwrap();
+        assert_eq!(pack_paths(a.path()).len(), 2, "other keys, another pack");
+    }
+
+    #[test]
+    fn a_run_writes_its_entries_as_it_makes_them_and_puts_the_pack_in_place_at_its_end() {
+        let d = tempfile::tempdir().unwrap();
+        let cache = ScanCache::open_for_build(d.path());
+        let dir = d.path().join("scan-cache");
+        cache.put("key one", b"entry one".to_vec());
+        cache.put("key two", vec![7u8; 1000]);
+        let temporary: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+        assert!(temporary.len() == 1 && temporary[0].starts_with(".pack-"), "{temporary:?}");
+        assert!(pack_paths(&dir).is_empty(), "no pack before the run ends");
+        assert_eq!(cache.finish(), 0);
+        let packs = pack_paths(&dir);
+        assert_eq!(packs.len(), 1);
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "the temporary file became the pack");
+        let again = ScanCache::open_for_build(d.path());
+        assert_eq!(again.get("key one").as_deref(), Some(&b"entry one"[..]));
+        assert_eq!(again.get("key two"), Some(vec![7u8; 1000]));
+        assert_eq!(again.get("key three"), None);
     }
 
     #[test]
