@@ -25,22 +25,9 @@ fn main() {
     // compiled yet), so every tree-sitter allocation is made and freed by mimalloc.
     unsafe {
         use libmimalloc_sys as mi;
-        // Give freed pages back to the OS 50 ms after they are freed (mimalloc v3's
-        // default waits 1 s, which keeps a run's garbage: rs-common peaked at
-        // 42.6 MB instead of 31.6, above ast-grep's 36). Shorter delays pay in
-        // madvise calls and page faults for the pages a parse frees and the next
-        // one takes again: against 50, 10 cost 3.6% more wall time on the rust and
-        // python corpora's rule scans (`scan --no-cache -c benches/scan-project`,
-        // 8 interleaved pairs) for 3 MB less peak RSS on rust (48 vs 51 MB;
-        // ast-grep 57) and 0.4 MB on python; 100 saved 4.8% on rust for 6 MB more;
-        // on small projects 50 costs 0.2-1.1 MB and no time. 0 cost 3-6% more
-        // CPU than 10 and saved under 1 MB. 15 is
-        // `mi_option_purge_delay` in mimalloc v3's mimalloc.h (libmimalloc-sys has
-        // no constant for it).
-        const MI_OPTION_PURGE_DELAY: mi::mi_option_t = 15;
         // mimalloc's own MIMALLOC_PURGE_DELAY still wins, for measuring.
         if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
-            mi::mi_option_set(MI_OPTION_PURGE_DELAY, 50);
+            purge_delay::early();
         }
         tree_sitter::set_allocator(Some(tree_sitter::Allocator { malloc: mi::mi_malloc, calloc: mi::mi_calloc, realloc: mi::mi_realloc, free: mi::mi_free }));
     }
@@ -90,6 +77,56 @@ fn main() {
     }
     #[cfg(not(unix))]
     std::process::exit(code)
+}
+
+/// When mimalloc gives the pages a run frees back to the OS: quickly in a run's
+/// first [`purge_delay::EARLY_FOR`], lazily after.
+///
+/// mimalloc v3 keeps a freed page resident for `mi_option_purge_delay` ms (its
+/// default 1 s) in case it is taken again; a page freed and not taken again in
+/// that time counts in the peak RSS all the same. In a short run much of what is
+/// freed is such garbage: the main thread compiles the rules (a Unicode `\w` in a
+/// regex builds a ~1 MB NFA and frees it) and the workers, which parse, take
+/// their pages elsewhere in the arena. A long run pays for quick purging in
+/// madvise calls and page faults on the pages a parse frees and the next one
+/// takes again: against 50 ms throughout, 10 ms cost 3.6% more wall time on the
+/// rust and python corpora's rule scans for 3 MB less peak RSS on rust (48 vs
+/// 51 MB; ast-grep 57), 100 ms saved 4.8% for 6 MB more. Measured with this
+/// switch (`scan --no-cache --json=compact`, medians; ast-grep in brackets):
+/// facebook/bpfilter's 60 ms scan peaks at 17.5 MB, 19.8 with 50 ms throughout
+/// (16.3-16.8); wvhulle/nu-lint's 230 ms scan 15.9 MB for 17.1, and 3.5% more
+/// wall time; souliane/teatree's 480 ms +1.8%; the rust corpus and
+/// DataDog/dd-trace-py (1.3 s) the same time and peak within the noise. The
+/// thread that raises the delay costs ~1% of a 7 ms run.
+mod purge_delay {
+    use libmimalloc_sys as mi;
+
+    /// `mi_option_purge_delay` in mimalloc v3's mimalloc.h (libmimalloc-sys has
+    /// no constant for it).
+    const MI_OPTION_PURGE_DELAY: mi::mi_option_t = 15;
+
+    /// How long a run counts as short.
+    pub const EARLY_FOR: std::time::Duration = std::time::Duration::from_millis(100);
+
+    /// Sets the short run's delay, and starts the thread that sets the long
+    /// run's after [`EARLY_FOR`].
+    pub fn early() {
+        set(1);
+        // A thread that cannot start leaves the short run's delay: more
+        // madvise calls, no wrong result.
+        let _ = std::thread::Builder::new().name("purge-delay".into()).stack_size(64 << 10).spawn(|| {
+            std::thread::sleep(EARLY_FOR);
+            set(50);
+        });
+    }
+
+    fn set(ms: std::ffi::c_long) {
+        // SAFETY: mimalloc stores the value in its option table (an aligned
+        // `long`, read afresh each time an arena schedules a purge); a purge
+        // scheduled while the other thread sets it takes the old delay or the
+        // new one, both valid.
+        unsafe { mi::mi_option_set(MI_OPTION_PURGE_DELAY, ms) }
+    }
 }
 
 /// Turns transparent huge pages off for this process, on systems where THP is
