@@ -369,6 +369,33 @@ fn threads_do_not_change_the_output() {
     assert!(one.stdout.len() > 100);
 }
 
+/// A report of more files than one batch (`plan::report`'s `BATCH_FILES`,
+/// 256) matches the largest files first, before the batches, and still hands
+/// every file over in path order, once, with the same bytes at any thread
+/// count: the largest files here sit in every batch, first, middle and last.
+#[test]
+fn a_report_of_many_files_is_in_path_order_whatever_their_sizes() {
+    let t = Tree::empty();
+    t.write("sgconfig.yml", "ruleDirs: [rules]\n");
+    t.write("rules/p.yml", "id: p\nlanguage: python\nrule: {pattern: print($A)}\n");
+    let n = 700;
+    for i in 0..n {
+        // Every 9th file is the biggest of its neighbours, and the biggest of
+        // all come last in path order.
+        let pad = if i % 9 == 0 { 400 + i } else { i % 5 };
+        t.write(&format!("f{i:04}.py"), &format!("{}print({i})\n", "x = 1\n".repeat(pad)));
+    }
+    let one = t.run(&["scan", "-j", "1", "--no-cache", "--json=stream"]).ok();
+    let two = t.run(&["scan", "-j", "2", "--no-cache", "--json=stream"]).ok();
+    assert_eq!(one.stdout, two.stdout);
+    let files: Vec<String> = one.stdout.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["file"].as_str().unwrap().to_string()).collect();
+    let want: Vec<String> = (0..n).map(|i| format!("f{i:04}.py")).collect();
+    assert_eq!(files, want);
+    let cached = t.run(&["scan", "-j", "2", "--json=stream"]).ok();
+    assert_eq!(cached.stdout, one.stdout);
+    assert_eq!(t.run(&["scan", "-j", "2", "--json=stream"]).ok().stdout, one.stdout, "from the cache");
+}
+
 /// Which files a scan reads: ast-grep's choice by default (hidden files yes,
 /// hidden folders no, `.gitignore` only inside a git repository, as ripgrep),
 /// in and out of a git repository; `--no-require-git` reads `.gitignore`
