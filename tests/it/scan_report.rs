@@ -383,7 +383,7 @@ fn a_report_of_many_files_is_in_path_order_whatever_their_sizes() {
         // Every 9th file is the biggest of its neighbours, and the biggest of
         // all come last in path order.
         let pad = if i % 9 == 0 { 400 + i } else { i % 5 };
-        t.write(&format!("f{i:04}.py"), &format!("{}print({i})\n", "x = 1\n".repeat(pad)));
+        t.write(&format!("f{i:04}.py"), format!("{}print({i})\n", "x = 1\n".repeat(pad)));
     }
     let one = t.run(&["scan", "-j", "1", "--no-cache", "--json=stream"]).ok();
     let two = t.run(&["scan", "-j", "2", "--no-cache", "--json=stream"]).ok();
