@@ -370,9 +370,9 @@ fn threads_do_not_change_the_output() {
 }
 
 /// A report of more files than one batch (`plan::report`'s `BATCH_FILES`,
-/// 256) matches the largest files first, before the batches, and still hands
-/// every file over in path order, once, with the same bytes at any thread
-/// count: the largest files here sit in every batch, first, middle and last.
+/// 256; each matched largest first) hands every file over in path order, once,
+/// with the same bytes at any thread count and from the cache: the largest
+/// files here sit in every batch, first, middle and last.
 #[test]
 fn a_report_of_many_files_is_in_path_order_whatever_their_sizes() {
     let t = Tree::empty();

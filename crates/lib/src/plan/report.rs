@@ -3,9 +3,8 @@
 //! included, a fix's replacement beside it, per file in path order; nothing rewritten,
 //! nothing staged. The request goes through the dry run's walk, engine, prefilter and
 //! `ast-grep-ignore` handling (`plan::prepare`, `engine::report`). Memory is bounded by
-//! the files in flight: the [`HEAD_FILES`] largest files are matched first, then the
-//! rest in parallel in batches of [`BATCH_FILES`], and all are handed to the caller in
-//! path order.
+//! the files in flight: files are matched in parallel in batches of [`BATCH_FILES`] and
+//! handed to the caller in path order.
 
 use std::path::Path;
 
@@ -25,16 +24,6 @@ pub use crate::engine::{RuleMatch as Match, Severity as RuleSeverity};
 
 /// Files read and matched at once before their reports are handed on.
 pub const BATCH_FILES: usize = 256;
-
-/// The largest files of a walk of more than [`BATCH_FILES`], matched before the
-/// batches and their reports held until their turn. A file's tree takes memory in
-/// proportion to its size; with the biggest trees made first, on fresh memory,
-/// the smaller ones after fit in what they freed. Batch by batch alone, each
-/// batch's largest file met memory the batches before had cut up: a cold
-/// report of DataDog/dd-trace-py (2,949 files in 12 batches) peaked at 31.5 MB,
-/// 28.5 with every file in one largest-first pass (ast-grep: 28.9), which
-/// would hold every report to the end.
-pub const HEAD_FILES: usize = 64;
 
 /// One file's matches.
 #[derive(Clone, Debug)]
@@ -71,24 +60,12 @@ pub fn report(req: &Request, cwd: &Path, cache: Option<&dyn EntryCache>, each: &
     let (root, walked, engine) = plan::prepare(req, cwd)?;
     let mut summary = Summary { files_searched: walked.files.len(), ..Summary::default() };
     let budget = crate::engine::budget::Budget::of(req);
-    let files = &walked.files;
-    let matched = |order: &[usize]| plan::largest_first(order, |&i| files[i].size, &budget, |&i| report_file(&engine, req, cache, &files[i]));
-    let mut heads: Vec<usize> = Vec::new();
-    if files.len() > BATCH_FILES {
-        heads = (0..files.len()).collect();
-        heads.sort_by_key(|&i| (std::cmp::Reverse(files[i].size), i));
-        heads.truncate(HEAD_FILES);
-    }
-    let mut early: std::collections::HashMap<usize, _> = heads.iter().copied().zip(matched(&heads)).collect();
-    for (b, batch) in files.chunks(BATCH_FILES).enumerate() {
-        let at = b * BATCH_FILES;
-        let rest: Vec<usize> = (at..at + batch.len()).filter(|i| !early.contains_key(i)).collect();
-        let mut done = matched(&rest).into_iter();
-        for (k, c) in batch.iter().enumerate() {
-            let outcome = early.remove(&(at + k)).unwrap_or_else(|| done.next().expect("one outcome per file of the batch"));
+    for batch in walked.files.chunks(BATCH_FILES) {
+        let done = plan::largest_first(batch, |c| c.size, &budget, |c| report_file(&engine, req, cache, c));
+        for (c, outcome) in batch.iter().zip(done) {
             match outcome {
-                Ok(reports) => {
-                    for file in reports {
+                Ok(files) => {
+                    for file in files {
                         if !each(file) {
                             return Ok(summary);
                         }
