@@ -37,10 +37,10 @@ impl Written {
     /// store (no such file, or not a rule scan).
     pub fn of<'p>(plan: &Plan, paths: impl IntoIterator<Item = &'p str>) -> Option<Written> {
         plan.request.rule_set.as_ref()?;
-        let paths: Vec<&str> = paths.into_iter().collect();
+        let paths: std::collections::HashSet<&str> = paths.into_iter().collect();
         let mut left = MAX_WARMED_BYTES;
         let mut files = Vec::new();
-        for f in plan.files.iter().filter(|f| paths.contains(&f.path.as_str())) {
+        for f in plan.files.iter().filter(|f| paths.contains(f.path.as_str())) {
             let Ok(lang) = lang::parse_lang(&f.lang) else { continue };
             let Some(rest) = left.checked_sub(f.size) else { break };
             left = rest;
@@ -56,5 +56,7 @@ pub fn warm(written: &Written, cache: &dyn EntryCache) {
     let req = &written.request;
     let Ok(engine) = Engine::new(req, written.files.iter().map(|c| c.lang), &written.cwd) else { return };
     let names = req.rule_names();
-    largest_first(&written.files, |c| c.size, &Budget::of(req), |c| plan_file(&engine, req, &names, c, Some(cache)));
+    // Each file's plan is dropped as soon as its entry is stored: only the
+    // entry is wanted, not a list of plans held to the end.
+    largest_first(&written.files, |c| c.size, &Budget::of(req), |c| drop(plan_file(&engine, req, &names, c, Some(cache))));
 }
