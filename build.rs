@@ -104,7 +104,6 @@ fn runnable(_: &std::fs::Metadata) -> bool {
 /// Elsewhere (an older glibc, another C library, a cross build) nothing changes.
 fn pack_relocations() {
     println!("cargo::rustc-check-cfg=cfg(relr)");
-    let var = |k: &str| std::env::var(k).unwrap_or_default();
     if var("CARGO_CFG_TARGET_OS") != "linux" || var("CARGO_CFG_TARGET_ENV") != "gnu" || var("HOST") != var("TARGET") {
         return;
     }
@@ -145,7 +144,6 @@ fn order_functions() {
     println!("cargo::rustc-check-cfg=cfg(function_order)");
     println!("cargo::rerun-if-changed=pgo/order.txt");
     println!("cargo::rerun-if-env-changed=RUSTC_LINKER");
-    let var = |k: &str| std::env::var(k).unwrap_or_default();
     if var("OPT_LEVEL") != "3" || var("TARGET") != "x86_64-unknown-linux-gnu" {
         return;
     }
@@ -166,4 +164,9 @@ fn order_functions() {
         println!("cargo::rustc-link-arg-bins={arg}");
         println!("cargo::rustc-cfg=function_order");
     }
+}
+
+/// A variable cargo gives build scripts, empty when unset.
+fn var(k: &str) -> String {
+    std::env::var(k).unwrap_or_default()
 }
