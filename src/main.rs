@@ -140,10 +140,11 @@ mod purge_delay {
 /// whichever worker is free (`drop_later` in the library's engine), so the
 /// worker that parsed it sees its pages in use until it collects. Until then
 /// the next big file's tree takes fresh pages. Measured (`scan --json=compact`,
-/// cache cold, medians of 5, ast-grep in brackets): DataDog/dd-trace-py's 1.3 s
-/// scan peaks at 28.9 MB for 32.3 (29.5); the rust corpus's `--no-cache` scan at
-/// 44 MB for 48; nushell 23.5 for 24.9; wall times within the noise of the same
-/// runs (nu-lint, bpfilter, teatree, qdrant, xp, nushell, dd-trace-py, rust).
+/// cache cold, medians of 4-5, ast-grep in brackets): DataDog/dd-trace-py's
+/// 1.3 s scan peaks at 28.9-29.5 MB for 32.3 (29.2-29.5); the rust corpus's
+/// `--no-cache` scan at 44 MB for 48; nushell 23.5 for 24.9; wall times within
+/// the noise of the same runs (nu-lint, bpfilter, teatree, qdrant, xp, nushell,
+/// dd-trace-py, rust).
 fn collect_often() {
     use libmimalloc_sys as mi;
     /// `mi_option_generic_collect` in mimalloc v3's mimalloc.h (libmimalloc-sys
