@@ -21,18 +21,18 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     no_transparent_huge_pages();
+    // mimalloc's own MIMALLOC_GENERIC_COLLECT and MIMALLOC_PURGE_DELAY still
+    // win, for measuring.
+    if std::env::var_os("MIMALLOC_GENERIC_COLLECT").is_none() {
+        collect_often();
+    }
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        purge_delay::early();
+    }
     // SAFETY: set before any tree-sitter object exists (nothing has been parsed or
     // compiled yet), so every tree-sitter allocation is made and freed by mimalloc.
     unsafe {
         use libmimalloc_sys as mi;
-        // mimalloc's own MIMALLOC_GENERIC_COLLECT and MIMALLOC_PURGE_DELAY still
-        // win, for measuring.
-        if std::env::var_os("MIMALLOC_GENERIC_COLLECT").is_none() {
-            collect_often();
-        }
-        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
-            purge_delay::early();
-        }
         tree_sitter::set_allocator(Some(tree_sitter::Allocator { malloc: mi::mi_malloc, calloc: mi::mi_calloc, realloc: mi::mi_realloc, free: mi::mi_free }));
     }
     let args = cli::Cli::parse();
@@ -125,11 +125,7 @@ mod purge_delay {
     }
 
     fn set(ms: std::ffi::c_long) {
-        // SAFETY: mimalloc stores the value in its option table (an aligned
-        // `long`, read afresh each time an arena schedules a purge); a purge
-        // scheduled while the other thread sets it takes the old delay or the
-        // new one, both valid.
-        unsafe { mi::mi_option_set(MI_OPTION_PURGE_DELAY, ms) }
+        super::set_mi_option(MI_OPTION_PURGE_DELAY, ms);
     }
 }
 
@@ -146,13 +142,19 @@ mod purge_delay {
 /// the noise of the same runs (nu-lint, bpfilter, teatree, qdrant, xp, nushell,
 /// dd-trace-py, rust).
 fn collect_often() {
-    use libmimalloc_sys as mi;
     /// `mi_option_generic_collect` in mimalloc v3's mimalloc.h (libmimalloc-sys
     /// has no constant for it).
-    const MI_OPTION_GENERIC_COLLECT: mi::mi_option_t = 34;
-    // SAFETY: sets a value in mimalloc's option table before any thread but
-    // main's exists; mimalloc reads it on each collect check.
-    unsafe { mi::mi_option_set(MI_OPTION_GENERIC_COLLECT, 1000) }
+    const MI_OPTION_GENERIC_COLLECT: libmimalloc_sys::mi_option_t = 34;
+    set_mi_option(MI_OPTION_GENERIC_COLLECT, 1000);
+}
+
+/// Sets one of mimalloc's options, from any thread.
+fn set_mi_option(option: libmimalloc_sys::mi_option_t, value: std::ffi::c_long) {
+    // SAFETY: mimalloc stores the value in its option table (an aligned `long`,
+    // read afresh at each use: each purge an arena schedules, each collect
+    // check); a reader racing with the store takes the old value or the new
+    // one, both valid.
+    unsafe { libmimalloc_sys::mi_option_set(option, value) }
 }
 
 /// Turns transparent huge pages off for this process, on systems where THP is
